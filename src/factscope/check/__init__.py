@@ -1,0 +1,1 @@
+"""Checkers: decide Entailment / Neutral / Contradiction for claims against references."""

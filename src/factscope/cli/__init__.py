@@ -1,0 +1,1 @@
+"""The `factscope` command line: one module per command, registered in main.py."""

@@ -1,0 +1,5 @@
+"""The list of command modules; each exposes ``register(app)``."""
+
+from __future__ import annotations
+
+MODULES: list = []

@@ -1,0 +1,38 @@
+"""The error hierarchy: every error factscope raises on purpose is a FactscopeError."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class FactscopeError(Exception):
+    """Base class of factscope's own errors; the CLI prints these without a traceback."""
+
+
+class InputError(FactscopeError):
+    """Bad user input, located by file, line and field where known."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | Path | None = None,
+        line: int | None = None,
+        field: str | None = None,
+    ) -> None:
+        self.path = str(path) if path is not None else None
+        self.line = line
+        self.field = field
+        self.reason = message
+        where = ":".join(str(part) for part in (self.path, self.line) if part is not None)
+        prefix = f"{where}: " if where else ""
+        field_part = f"field '{field}': " if field else ""
+        super().__init__(f"{prefix}{field_part}{message}")
+
+
+class BackendError(FactscopeError):
+    """A model or service failed in a way retries could not fix."""
+
+
+class ConfigError(FactscopeError):
+    """A missing or inconsistent setting; the message names the setting to supply."""

@@ -1,0 +1,1 @@
+"""factscope.retrieve"""

@@ -1,0 +1,97 @@
+"""Typed records shared by every stage: input records, claims, verdicts."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+
+class Label(str, Enum):
+    """The three-way hallucination label of seed 004 (and NLI)."""
+
+    ENTAILMENT = "Entailment"
+    NEUTRAL = "Neutral"
+    CONTRADICTION = "Contradiction"
+
+    @classmethod
+    def parse(cls, text: str) -> "Label":
+        """Read a label from free text ('entailment', 'Contradiction', 'neutral.')."""
+        key = text.strip().strip(".").strip().lower()
+        for label in cls:
+            if label.value.lower() == key:
+                return label
+        raise ValueError(f"not a label: {text!r} (expected Entailment, Neutral or Contradiction)")
+
+
+LABELS: tuple[Label, Label, Label] = (Label.ENTAILMENT, Label.NEUTRAL, Label.CONTRADICTION)
+"""The order of every probability vector in factscope: (Entailment, Neutral, Contradiction)."""
+
+SEVERITY: dict[Label, int] = {Label.ENTAILMENT: 0, Label.NEUTRAL: 1, Label.CONTRADICTION: 2}
+"""Max-pooling order of the strict aggregation: Entailment < Neutral < Contradiction."""
+
+
+class Span(BaseModel):
+    """A half-open character range [start, end) in some text."""
+
+    start: int
+    end: int
+
+
+class Claim(BaseModel):
+    """One checkable unit of a response: a claim-triplet, an atomic fact or a sentence."""
+
+    text: str
+    kind: Literal["triplet", "fact", "sentence"] = "fact"
+    triplet: tuple[str, str, str] | None = None
+    sentence_ids: list[int] = Field(default_factory=list)
+    spans: list[Span] = Field(default_factory=list)
+
+    def render(self) -> str:
+        """The claim as a sentence for NLI: a triplet is joined 'subject predicate object'."""
+        if self.triplet is not None:
+            return " ".join(part.strip() for part in self.triplet if part.strip())
+        return self.text
+
+
+class Verdict(BaseModel):
+    """A checker's decision on one claim against a record's references."""
+
+    label: Label | None
+    probs: tuple[float, float, float] | None = None
+    evidence: str | None = None
+    evidence_reference: int | None = None
+    evidence_span: Span | None = None
+    failed: bool = False
+    raw: str | None = None
+    error: str | None = None
+
+    def prob(self, label: Label) -> float | None:
+        """Probability of one label, or None when the checker gives none."""
+        if self.probs is None:
+            return None
+        return self.probs[LABELS.index(label)]
+
+
+Setting = Literal["zero", "noisy", "accurate"]
+
+
+class Record(BaseModel):
+    """One input record of the check task (RefChecker's question, response, references)."""
+
+    id: str
+    response: str
+    question: str | None = None
+    references: list[str] = Field(default_factory=list)
+    setting: Setting | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class Extraction(BaseModel):
+    """An extractor's output for one text: its claims, or a recorded failure with the raw reply."""
+
+    claims: list[Claim] = Field(default_factory=list)
+    failed: bool = False
+    raw: str | None = None
+    error: str | None = None
