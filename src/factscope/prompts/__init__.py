@@ -1,0 +1,28 @@
+"""Prompts are data files in this package, loaded by name: ``load_prompt("check_triplet")``."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib import resources
+
+from factscope.errors import ConfigError
+
+
+def available_prompts() -> list[str]:
+    """Names of the prompt files shipped with factscope (without the .txt / .json suffix)."""
+    names = []
+    for entry in resources.files(__name__).iterdir():
+        if entry.is_file() and entry.name.endswith((".txt", ".json")):
+            names.append(entry.name.rsplit(".", 1)[0])
+    return sorted(names)
+
+
+@lru_cache(maxsize=None)
+def load_prompt(name: str) -> str:
+    """The text of the prompt file ``name`` (``name.txt``, ``name.json`` or the exact file name)."""
+    package = resources.files(__name__)
+    for candidate in (name, f"{name}.txt", f"{name}.json"):
+        entry = package / candidate
+        if entry.is_file():
+            return entry.read_text(encoding="utf-8")
+    raise ConfigError(f"no prompt named {name!r}; shipped prompts: {', '.join(available_prompts()) or 'none'}")
