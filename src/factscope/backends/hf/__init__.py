@@ -1,1 +1,1 @@
-"""factscope.backends.hf"""
+"""Local Hugging Face models: NLI classifiers, bi- and cross-encoders, causal LMs."""

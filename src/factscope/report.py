@@ -1,0 +1,69 @@
+"""What the user sees: rich progress bars and summary tables."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Iterator
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+console = Console(stderr=True)
+"""Progress and tables go to stderr, so stdout stays clean for piping."""
+
+
+class _Bar:
+    """A handle on one progress task."""
+
+    def __init__(self, progress: Progress, task: int) -> None:
+        self._progress = progress
+        self._task = task
+
+    def advance(self, n: int = 1) -> None:
+        """Move the bar forward by ``n`` items."""
+        self._progress.advance(self._task, n)
+
+    def total(self, total: int) -> None:
+        """Change the bar's total (when the amount of work becomes known later)."""
+        self._progress.update(self._task, total=total)
+
+
+@contextmanager
+def progress(description: str, total: int | None) -> Iterator[_Bar]:
+    """A progress bar for ``total`` items, shown on the terminal and silent when output is not a terminal."""
+    columns = (
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=console, transient=False, disable=not console.is_terminal) as bar:
+        task = bar.add_task(description, total=total)
+        yield _Bar(bar, task)
+
+
+def summary_table(title: str, rows: list[tuple[str, object]]) -> Table:
+    """A two-column table of named figures; floats are shown with 4 decimals, None as 'n/a'."""
+    table = Table(title=title, show_header=True, header_style="bold")
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    for name, value in rows:
+        table.add_row(name, format_value(value))
+    return table
+
+
+def format_value(value: object) -> str:
+    """A figure as the tables print it."""
+    if value is None:
+        return "n/a"
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    return str(value)
+
+
+def print_table(table: Table) -> None:
+    """Print a table to the user's terminal (stderr)."""
+    console.print(table)
