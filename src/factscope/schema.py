@@ -60,6 +60,7 @@ class Verdict(BaseModel):
 
     label: Label | None
     probs: tuple[float, float, float] | None = None
+    score: float | None = None
     evidence: str | None = None
     evidence_reference: int | None = None
     evidence_span: Span | None = None

@@ -1,0 +1,90 @@
+"""A Checker over any PairScorer: long references are cut into token segments, and verdicts merged."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from factscope.check.base import CheckTask, PairScorer
+from factscope.check.evidence import best_sentence
+from factscope.check.merge import merge_passage_labels
+from factscope.schema import LABELS, Label, Span, Verdict
+from factscope.text import segment_text
+
+
+class SegmentedChecker:
+    """Checks claims against references of any length with a (premise, hypothesis) model.
+
+    Each reference is split into segments of at most ``max_tokens`` tokens (seed 004: 200). Every
+    (segment, claim) pair of the whole batch is scored in one deduplicated, length-sorted call. A segment's
+    label is the argmax of its probabilities; the segments of a reference, and then the references of a
+    record, are merged by seed 004 A.3 (any Entailment wins, else any Contradiction, else Neutral). The
+    verdict keeps the probabilities of the segment that decided it and, as evidence, the sentence of that
+    segment with the highest word overlap with the claim.
+    """
+
+    def __init__(self, scorer: PairScorer, *, max_tokens: int = 200, name: str | None = None) -> None:
+        self.scorer = scorer
+        self.max_tokens = max_tokens
+        self.name = name or scorer.name
+        self._segments: dict[str, list[tuple[str, Span]]] = {}
+
+    def segments(self, reference: str) -> list[tuple[str, Span]]:
+        """The segments of one reference with their character spans in it (cached)."""
+        cached = self._segments.get(reference)
+        if cached is None:
+            cached = []
+            cursor = 0
+            for segment in segment_text(reference, self.scorer.count_tokens, self.max_tokens):
+                start = _locate(reference, segment, cursor)
+                cached.append((segment, Span(start=start, end=start + len(segment))))
+                cursor = start + 1 if start >= 0 else cursor
+            self._segments[reference] = cached
+        return cached
+
+    def check(self, tasks: Sequence[CheckTask]) -> list[Verdict]:
+        """One verdict per task, all pairs scored together."""
+        premises: list[str] = []
+        hypotheses: list[str] = []
+        for task in tasks:
+            for reference in task.references:
+                for segment, _ in self.segments(reference):
+                    premises.append(segment)
+                    hypotheses.append(task.claim)
+        probs = self.scorer.score(premises, hypotheses) if premises else np.zeros((0, len(LABELS)))
+        row = 0
+        verdicts = []
+        for task in tasks:
+            candidates: list[tuple[Label, np.ndarray, int, Span]] = []
+            for index, reference in enumerate(task.references):
+                for _, span in self.segments(reference):
+                    p = probs[row]
+                    row += 1
+                    candidates.append((LABELS[int(np.argmax(p))], p, index, span))
+            verdicts.append(self._verdict(task, candidates))
+        return verdicts
+
+    def _verdict(self, task: CheckTask, candidates: list[tuple[Label, np.ndarray, int, Span]]) -> Verdict:
+        label = merge_passage_labels(candidate[0] for candidate in candidates)
+        if not candidates:
+            return Verdict(label=label)
+        column = LABELS.index(label)
+        deciding = [c for c in candidates if c[0] == label] or candidates
+        _, p, index, segment_span = max(deciding, key=lambda c: c[1][column])
+        reference = task.references[index]
+        sentence = best_sentence(task.claim, reference, within=segment_span)
+        return Verdict(
+            label=label,
+            probs=tuple(float(x) for x in p),
+            evidence=reference[sentence.start : sentence.end] if sentence else None,
+            evidence_reference=index,
+            evidence_span=sentence,
+        )
+
+
+def _locate(reference: str, segment: str, cursor: int) -> int:
+    """Where a segment starts in its reference; segments re-join sentences with single spaces."""
+    first_word = segment.split(" ", 1)[0]
+    position = reference.find(first_word, cursor)
+    return position if position >= 0 else cursor
