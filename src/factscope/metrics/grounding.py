@@ -1,0 +1,204 @@
+"""Grounding metrics of seed 003 ("How Well Do LLMs Truly Ground?"), as pure functions.
+
+precision = share of the response's atomic facts that the presence model finds in the input contexts;
+recall    = share of the gold atomic facts that it finds in the response;
+grounding score = F1 of the two. (The paper's naming; the seed's public script swaps precision and recall.)
+
+A fact whose presence could not be judged (a failed LLM judgement) is passed as ``None``: it is left out of the
+ratio and counted in ``unjudged``, never read as absent.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+EmptyPolicy = Literal["zero", "skip"]
+"""What a ratio with an empty denominator becomes: 0.0 ("zero") or undefined and left out of averages ("skip")."""
+
+
+@dataclass(frozen=True)
+class FactShare:
+    """How many of a set of facts were judged present."""
+
+    total: int
+    present: int
+    unjudged: int = 0
+
+    @property
+    def judged(self) -> int:
+        return self.total - self.unjudged
+
+
+@dataclass(frozen=True)
+class GroundingScore:
+    """One record's grounding precision, recall and F1 (None where undefined under the chosen policy)."""
+
+    precision: float | None
+    recall: float | None
+    f1: float | None
+    response_facts: FactShare
+    gold_facts: FactShare
+
+
+def count_present(present: Iterable[bool | None]) -> FactShare:
+    """Count facts judged present; ``None`` entries are unjudged."""
+    values = list(present)
+    return FactShare(
+        total=len(values),
+        present=sum(1 for value in values if value is True),
+        unjudged=sum(1 for value in values if value is None),
+    )
+
+
+def share(counts: FactShare, empty: EmptyPolicy) -> float | None:
+    """present / judged; with no judged fact: 0.0 under ``empty="zero"``, None under ``"skip"``."""
+    if counts.judged == 0:
+        return 0.0 if empty == "zero" else None
+    return counts.present / counts.judged
+
+
+def f1_score(precision: float | None, recall: float | None) -> float | None:
+    """Harmonic mean of precision and recall; 0.0 when both are 0; None when either is undefined."""
+    if precision is None or recall is None:
+        return None
+    if precision + recall == 0:
+        return 0.0
+    return 2 * precision * recall / (precision + recall)
+
+
+def grounding_score(
+    response_present: Sequence[bool | None],
+    gold_present: Sequence[bool | None],
+    *,
+    no_response_facts: EmptyPolicy = "zero",
+    no_gold_facts: EmptyPolicy = "skip",
+) -> GroundingScore:
+    """Grounding precision, recall and F1 of one record.
+
+    ``response_present[i]``: is response fact i in the input contexts; ``gold_present[j]``: is gold fact j in
+    the response. Defaults: a response with no atomic facts (empty, or an abstention) gets precision 0 (it
+    used none of the context), and a record with no gold facts has undefined recall and F1 (left out of the
+    averages), since nothing was required of it.
+    """
+    response = count_present(response_present)
+    gold = count_present(gold_present)
+    precision = share(response, no_response_facts)
+    recall = share(gold, no_gold_facts)
+    return GroundingScore(precision, recall, f1_score(precision, recall), response, gold)
+
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_PUNCTUATION = str.maketrans({char: " " for char in string.punctuation})
+
+
+def normalize_answer(text: str) -> str:
+    """Lower-case, replace punctuation by spaces, drop the articles a / an / the, collapse whitespace."""
+    text = _ARTICLES.sub(" ", text.lower().translate(_PUNCTUATION))
+    return " ".join(text.split())
+
+
+def answer_alternatives(answer: str, separator: str = "|") -> list[str]:
+    """The accepted forms of an answer: ``"215|two hundred fifteen"`` -> two alternatives (empty ones dropped)."""
+    return [part.strip() for part in answer.split(separator) if normalize_answer(part)]
+
+
+def contains_answer(response: str, answer: str, separator: str = "|") -> bool | None:
+    """True when the normalised response contains any normalised alternative as a whole-word sequence.
+
+    None when the answer has no usable alternative (a free-form question without a short answer).
+    """
+    alternatives = answer_alternatives(answer, separator)
+    if not alternatives:
+        return None
+    padded = f" {normalize_answer(response)} "
+    return any(f" {normalize_answer(alternative)} " in padded for alternative in alternatives)
+
+
+@dataclass(frozen=True)
+class GroundingAverages:
+    """Macro averages over records: each record weighs the same; undefined values are left out and counted."""
+
+    records: int
+    precision: float | None
+    recall: float | None
+    f1: float | None
+    answer_accuracy: float | None
+    precision_n: int = 0
+    recall_n: int = 0
+    f1_n: int = 0
+    answer_n: int = 0
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def average_scores(scores: Sequence[GroundingScore], answers: Sequence[bool | None] | None = None) -> GroundingAverages:
+    """Macro-average precision, recall, F1 (mean of per-record F1) and answer accuracy."""
+    precisions = [s.precision for s in scores if s.precision is not None]
+    recalls = [s.recall for s in scores if s.recall is not None]
+    f1s = [s.f1 for s in scores if s.f1 is not None]
+    judged = [float(a) for a in (answers or []) if a is not None]
+    return GroundingAverages(
+        records=len(scores),
+        precision=_mean(precisions),
+        recall=_mean(recalls),
+        f1=_mean(f1s),
+        answer_accuracy=_mean(judged),
+        precision_n=len(precisions),
+        recall_n=len(recalls),
+        f1_n=len(f1s),
+        answer_n=len(judged),
+    )
+
+
+FACTOR_NAMES: dict[str, dict[Any, str]] = {
+    "has_answer": {True: "definite", False: "free-form"},
+    "has_multi": {True: "multi", False: "single"},
+}
+"""Display names of the seed's boolean factors; other fields are shown by their value."""
+
+
+def factor_value(metadata: Mapping[str, Any], name: str) -> str | None:
+    """The group a record falls in for one factor (None when the record lacks the field)."""
+    if name not in metadata or metadata[name] is None:
+        return None
+    value = metadata[name]
+    names = FACTOR_NAMES.get(name, {})
+    if isinstance(value, bool) and value in names:
+        return names[value]
+    return str(value)
+
+
+@dataclass
+class Breakdown:
+    """Averages per group of one metadata field."""
+
+    factor: str
+    groups: dict[str, GroundingAverages] = field(default_factory=dict)
+    missing: int = 0
+
+
+def breakdown(
+    items: Sequence[tuple[GroundingScore, bool | None, Mapping[str, Any]]],
+    factor: str,
+    name_of: Callable[[Mapping[str, Any], str], str | None] = factor_value,
+) -> Breakdown:
+    """Group (score, answer correct, metadata) items by ``factor`` and average each group."""
+    grouped: dict[str, list[tuple[GroundingScore, bool | None]]] = {}
+    missing = 0
+    for score, answer, metadata in items:
+        group = name_of(metadata, factor)
+        if group is None:
+            missing += 1
+            continue
+        grouped.setdefault(group, []).append((score, answer))
+    result = Breakdown(factor=factor, missing=missing)
+    for group in sorted(grouped):
+        pairs = grouped[group]
+        result.groups[group] = average_scores([p[0] for p in pairs], [p[1] for p in pairs])
+    return result
