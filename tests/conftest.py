@@ -1,6 +1,21 @@
-"""Session-wide test settings: no model hub access."""
+"""Session-wide test settings (no model hub access) and the `fake_llm` fixture.
+
+``fake_llm`` is a running FakeLLMServer (see tests/fake_llm.py): script replies with
+``fake_llm.script([...])`` or set ``fake_llm.responder``; point a client at ``fake_llm.base_url``.
+"""
 
 import os
 
+import pytest
+
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
+
+from fake_llm import FakeLLMServer
+
+
+@pytest.fixture
+def fake_llm():
+    """A fake OpenAI-compatible server on 127.0.0.1 with an empty reply queue, stopped after the test."""
+    with FakeLLMServer() as server:
+        yield server

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 
 from factscope.errors import ConfigError
@@ -17,7 +17,7 @@ def available_prompts() -> list[str]:
     return sorted(names)
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_prompt(name: str) -> str:
     """The text of the prompt file ``name`` (``name.txt``, ``name.json`` or the exact file name)."""
     package = resources.files(__name__)
@@ -25,4 +25,6 @@ def load_prompt(name: str) -> str:
         entry = package / candidate
         if entry.is_file():
             return entry.read_text(encoding="utf-8")
-    raise ConfigError(f"no prompt named {name!r}; shipped prompts: {', '.join(available_prompts()) or 'none'}")
+    raise ConfigError(
+        f"no prompt named {name!r}; shipped prompts: {', '.join(available_prompts()) or 'none'}"
+    )
