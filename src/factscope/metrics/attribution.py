@@ -1,0 +1,204 @@
+"""Citation quality, text-citation alignment and [NA] quality of KaLMA (seed 002 section 4).
+
+Pure functions: the model decisions (NLI entailment) arrive as booleans, None marking a failed check,
+which is skipped and counted, never read as 0 or 1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Literal
+
+from factscope.kg.citations import Citation
+from factscope.kg.graph import Triple
+
+EmptyPolicy = Literal["skip", "zero"]
+
+
+def f1(precision: float | None, recall: float | None) -> float | None:
+    """Harmonic mean; 0 when both are 0; None when either is undefined."""
+    if precision is None or recall is None:
+        return None
+    if precision + recall == 0:
+        return 0.0
+    return 2 * precision * recall / (precision + recall)
+
+
+def _ratio(part: int, whole: int) -> float | None:
+    return part / whole if whole else None
+
+
+@dataclass(frozen=True)
+class AnswerCitationCounts:
+    """Per-answer counts behind the citation metrics."""
+
+    citations: int
+    correct: int
+    precise: int
+    knowledge: int
+    recalled: int
+
+
+def citation_counts(citations: Sequence[Citation], graph_triples: Iterable[Triple],
+                    minimum: Iterable[Triple]) -> AnswerCitationCounts:
+    """Count one answer's citations (seed 002 4.2).
+
+    correct: complete (qid, relation and value) and equal to a triple of the question's graph;
+    precise: correct and equal to a triple of the minimum knowledge set;
+    recalled: a minimum-set triple equal to some correct citation.
+    Equality is on ``Triple.key()``: qid upper-cased, relation and value case-folded with outer quotes,
+    final period and repeated spaces removed. A citation repeated in an answer counts each time."""
+    graph_keys = {t.key() for t in graph_triples}
+    minimum_keys = [t.key() for t in dict.fromkeys(minimum)]
+    minimum_set = set(minimum_keys)
+    correct_keys = set()
+    correct = precise = 0
+    for citation in citations:
+        triple = citation.triple()
+        if triple is None or triple.key() not in graph_keys:
+            continue
+        correct += 1
+        correct_keys.add(triple.key())
+        precise += triple.key() in minimum_set
+    recalled = sum(key in correct_keys for key in minimum_keys)
+    return AnswerCitationCounts(len(citations), correct, precise, len(minimum_keys), recalled)
+
+
+@dataclass(frozen=True)
+class CitationQuality:
+    """Micro and macro citation quality over a set of answers (seed 002 Table 3)."""
+
+    answers: int
+    citations: int
+    knowledge: int
+    correctness: float | None
+    micro_precision: float | None
+    micro_recall: float | None
+    micro_f1: float | None
+    macro_precision: float | None
+    macro_recall: float | None
+    macro_f1: float | None
+    answers_without_citations: int
+
+    def as_dict(self) -> dict[str, float | int | None]:
+        """Plain dict for JSON output."""
+        return asdict(self)
+
+
+def citation_quality(counts: Sequence[AnswerCitationCounts], *,
+                     empty_answers: EmptyPolicy = "skip") -> CitationQuality:
+    """Aggregate per-answer counts.
+
+    Micro: correctness and precision over all citations, recall over all minimum-set knowledge.
+    Macro: precision and recall per answer, then averaged over answers. An answer with no citations has
+    no precision: ``empty_answers="skip"`` leaves it out of macro precision (it still counts in recall),
+    ``"zero"`` counts it as precision 0. F1 is the harmonic mean of the matching precision and recall."""
+    citations = sum(c.citations for c in counts)
+    knowledge = sum(c.knowledge for c in counts)
+    micro_p = _ratio(sum(c.precise for c in counts), citations)
+    micro_r = _ratio(sum(c.recalled for c in counts), knowledge)
+    precisions = [c.precise / c.citations for c in counts if c.citations]
+    if empty_answers == "zero":
+        precisions += [0.0] * sum(1 for c in counts if not c.citations)
+    recalls = [c.recalled / c.knowledge for c in counts if c.knowledge]
+    macro_p = sum(precisions) / len(precisions) if precisions else None
+    macro_r = sum(recalls) / len(recalls) if recalls else None
+    return CitationQuality(
+        answers=len(counts), citations=citations, knowledge=knowledge,
+        correctness=_ratio(sum(c.correct for c in counts), citations),
+        micro_precision=micro_p, micro_recall=micro_r, micro_f1=f1(micro_p, micro_r),
+        macro_precision=macro_p, macro_recall=macro_r, macro_f1=f1(macro_p, macro_r),
+        answers_without_citations=sum(1 for c in counts if not c.citations),
+    )
+
+
+@dataclass(frozen=True)
+class Alignment:
+    """Share of (sentence, citation) pairs whose sentence entails the citation (seed 002 4.3)."""
+
+    value: float | None
+    pairs: int
+    entailed: int
+    failed: int
+
+    def as_dict(self) -> dict[str, float | int | None]:
+        """Plain dict for JSON output."""
+        return asdict(self)
+
+
+def alignment(entailed: Iterable[bool | None]) -> Alignment:
+    """Alignment over all pairs; pairs whose check failed (None) are left out and counted."""
+    values = list(entailed)
+    decided = [e for e in values if e is not None]
+    failed = len(values) - len(decided)
+    return Alignment(_ratio(sum(decided), len(decided)), len(decided), sum(decided), failed)
+
+
+@dataclass(frozen=True)
+class AnswerNACounts:
+    """Per-answer counts behind [NA] precision and recall."""
+
+    na_sentences: int
+    na_precise: int
+    absent: int
+    absent_recalled: int
+    undecided: int
+
+
+def na_counts(entails: Sequence[Sequence[bool | None]], absent: int) -> AnswerNACounts:
+    """Count one answer's [NA] quality (seed 002 4.4).
+
+    ``entails[i][j]``: whether the i-th sentence marked [NA] entails the j-th absent (removed) triple
+    (None = the check failed). A sentence is precise when it entails some absent triple; an absent
+    triple is recalled when some [NA] sentence entails it. A sentence or triple whose outcome depends
+    on a failed check (no True, at least one None) is undecided: left out of both counts, reported."""
+    undecided = 0
+    precise = 0
+    sentences = 0
+    for row in entails:
+        if any(v is True for v in row):
+            precise += 1
+            sentences += 1
+        elif any(v is None for v in row):
+            undecided += 1
+        else:
+            sentences += 1
+    recalled = 0
+    triples = 0
+    for j in range(absent):
+        column = [row[j] for row in entails]
+        if any(v is True for v in column):
+            recalled += 1
+            triples += 1
+        elif any(v is None for v in column):
+            undecided += 1
+        else:
+            triples += 1
+    return AnswerNACounts(sentences, precise, triples, recalled, undecided)
+
+
+@dataclass(frozen=True)
+class NAQuality:
+    """[NA] precision over all [NA] sentences and recall over all absent knowledge (micro)."""
+
+    precision: float | None
+    recall: float | None
+    f1: float | None
+    na_sentences: int
+    absent: int
+    undecided: int
+
+    def as_dict(self) -> dict[str, float | int | None]:
+        """Plain dict for JSON output."""
+        return asdict(self)
+
+
+def na_quality(counts: Sequence[AnswerNACounts]) -> NAQuality:
+    """Aggregate [NA] counts over answers (micro, as seed 002 Figure 4)."""
+    sentences = sum(c.na_sentences for c in counts)
+    absent = sum(c.absent for c in counts)
+    precision = _ratio(sum(c.na_precise for c in counts), sentences)
+    recall = _ratio(sum(c.absent_recalled for c in counts), absent)
+    return NAQuality(precision, recall, f1(precision, recall), sentences, absent,
+                     sum(c.undecided for c in counts))
