@@ -2,4 +2,6 @@
 
 from __future__ import annotations
 
-MODULES: list = []
+from factscope.cli import train_checker
+
+MODULES: list = [train_checker]
