@@ -1,10 +1,10 @@
 """The OpenAI-compatible client against the fake server: retries, timeouts, cache, concurrency, usage."""
 
 import pytest
-from fake_llm import Fail, Hang, Logprobs, Raw
 
 from factscope.backends.llm import LLMClient, LLMConfig
 from factscope.errors import BackendError, ConfigError
+from fake_llm import Fail, Hang, Logprobs, Raw
 
 HELLO = [{"role": "user", "content": "say hello"}]
 
