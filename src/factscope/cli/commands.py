@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from factscope.cli import train_checker
+from factscope.cli import check
 
-MODULES: list = [train_checker]
+MODULES: list = [check]

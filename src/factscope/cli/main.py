@@ -7,6 +7,7 @@ import sys
 import typer
 from rich.console import Console
 
+from factscope import __version__
 from factscope.errors import FactscopeError
 
 app = typer.Typer(
@@ -25,6 +26,19 @@ app = typer.Typer(
 )
 
 
+def _version(value: bool) -> None:
+    if value:
+        print(f"factscope {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
+) -> None:
+    """Check what language models write against knowledge."""
+
+
 def _register() -> None:
     """Attach every command module's commands to the app."""
     from factscope.cli import commands
@@ -34,22 +48,10 @@ def _register() -> None:
 
 
 def main() -> None:
-    """Entry point: run the app, printing factscope's own errors without a traceback."""
+    """Entry point: run the app, printing factscope's own errors without a traceback (exit code 2)."""
     _register()
     try:
-        app(standalone_mode=False)
+        app()
     except FactscopeError as error:
-        Console(stderr=True).print(f"[bold red]error:[/] {error}")
+        Console(stderr=True).print(f"[bold red]error:[/] {error}", highlight=False)
         sys.exit(2)
-    except typer.Abort:
-        Console(stderr=True).print("aborted")
-        sys.exit(130)
-    except SystemExit:
-        raise
-    except Exception as error:  # click usage errors arrive here in non-standalone mode
-        import click
-
-        if isinstance(error, click.ClickException):
-            error.show()
-            sys.exit(error.exit_code)
-        raise

@@ -1,0 +1,124 @@
+"""`factscope check`: claim-level hallucination checking (RefChecker, seed 004)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from factscope.check.registry import CHECKER_SPECS, make_checker
+from factscope.cli import llm_options as lo
+from factscope.extract.registry import EXTRACTOR_SPECS, make_extractor
+from factscope.report import console, format_value, print_table, summary_table
+from factscope.schema import LABELS
+
+HELP = """Extract claims from LLM responses and check each against the references.
+
+Each claim gets Entailment (supported), Neutral (not verifiable from the references) or Contradiction.
+Input: JSON or JSONL records with `response`, `references` (list) or `reference` (text), and optional
+`id`, `question`, `setting` (zero / noisy / accurate); RefChecker's own JSON list works as is.
+Results are written to OUTPUT as they are made; rerunning the same command resumes.
+
+Examples:
+
+  factscope check examples/check.jsonl                       # offline: spaCy triplets + embedded checker
+
+  factscope check answers.jsonl -o checked.jsonl --extractor llm --checker nli:MODEL --llm-model gpt-4o-mini
+"""
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `check` command."""
+    app.command("check", help=HELP)(check_command)
+
+
+def check_command(
+    input: Annotated[Path, typer.Argument(help="JSON or JSONL records to check.", show_default=False)],
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="results JSONL (default: INPUT name + .checked.jsonl here)")
+    ] = None,
+    extractor: Annotated[str, typer.Option(help=EXTRACTOR_SPECS)] = "rules",
+    checker: Annotated[str, typer.Option(help=CHECKER_SPECS)] = "embedded",
+    segment_tokens: Annotated[int, typer.Option(help="split references into segments of this many tokens")] = 200,
+    similarity_threshold: Annotated[float, typer.Option(help="cosine threshold of the similarity checker")] = 0.7,
+    corpus: Annotated[
+        Path | None, typer.Option(help="JSONL or folder of .txt: passages to retrieve for records without references")
+    ] = None,
+    retriever: Annotated[str, typer.Option(help="bm25, dense or hybrid (with --corpus)")] = "bm25",
+    top_k: Annotated[int, typer.Option(help="passages retrieved per record (with --corpus)")] = 5,
+    batch_size: Annotated[int, typer.Option(help="records per extraction / checking batch")] = 32,
+    max_reference_chars: Annotated[int, typer.Option(help="skip records whose references are longer")] = 2_000_000,
+    summary: Annotated[Path | None, typer.Option(help="also write the run's figures as JSON here")] = None,
+    llm_base_url: lo.BaseUrl = None,
+    llm_model: lo.Model = None,
+    llm_api_key: lo.ApiKey = None,
+    llm_config: lo.ConfigFile = None,
+    llm_concurrency: lo.Concurrency = 8,
+    llm_cache: lo.Cache = None,
+) -> None:
+    from factscope.retrieve.corpus import Corpus, make_retriever
+    from factscope.tasks.check import check
+    from factscope.tasks.check_data import load_check_records
+
+    records, problems = load_check_records(input, max_reference_chars=max_reference_chars)
+    for problem in problems:
+        console.print(f"[yellow]skipped[/] {problem}")
+    if not records:
+        raise typer.Exit(code=2 if problems else 0)
+    needs_llm = extractor.startswith("llm") or checker == "llm"
+    llm = lo.build_llm(llm_base_url, llm_model, llm_api_key, llm_config, llm_concurrency, llm_cache) if needs_llm else None
+    found = make_retriever(retriever, Corpus.from_path(corpus)) if corpus else None
+    without = sum(1 for r in records if not r.references)
+    if without and found is None:
+        console.print(
+            f"[yellow]note[/] {without} record(s) have no references: their claims can only be Neutral. "
+            "Pass --corpus to retrieve passages for them."
+        )
+    output = output or Path(f"{input.stem}.checked.jsonl")
+    run = check(
+        records,
+        extractor=make_extractor(extractor, llm=llm),
+        checker=make_checker(checker, llm=llm, max_tokens=segment_tokens, similarity_threshold=similarity_threshold),
+        output=output,
+        retriever=found,
+        retrieve_k=top_k,
+        batch_size=batch_size,
+    )
+    print_table(_rates_table(run))
+    rows: list[tuple[str, object]] = [
+        ("records (new / resumed)", f"{run.new_records} / {run.resumed_records}"),
+        ("skipped input records", len(problems)),
+        ("claims", sum(len(r.claims) for r in run.results)),
+        ("extraction failures", run.extraction_failures),
+        ("check failures", run.check_failures),
+        ("records / second (this run)", round(run.new_records / run.seconds, 2) if run.seconds else None),
+        ("extractor / checker", f"{run.extractor} / {run.checker}"),
+        ("results", str(output)),
+    ]
+    rows.extend(lo.usage_rows(llm))
+    print_table(summary_table("run", rows))
+    if summary is not None:
+        figures = run.model_dump(mode="json", exclude={"results"})
+        figures["skipped"] = [str(p) for p in problems]
+        summary.write_text(json.dumps(figures, indent=2), encoding="utf-8")
+
+
+def _rates_table(run: object) -> Table:
+    """Label rates (seed 004 eq. 1), abstain and hallucination rates, overall and per context setting."""
+    table = Table(title="hallucination rates (share of claims, averaged over responses)", header_style="bold")
+    for column in ("setting", "responses", *(label.value for label in LABELS), "hallucination", "abstain"):
+        table.add_column(column, justify="left" if column == "setting" else "right")
+    groups = [("all", run.rates), *run.rates_by_setting.items()]
+    for name, rates in groups:
+        values = [rates.rates[label] if rates.rates else None for label in LABELS]
+        table.add_row(
+            name,
+            str(rates.responses),
+            *(format_value(v) for v in values),
+            format_value(rates.hallucination_rate),
+            format_value(rates.abstain_rate),
+        )
+    return table

@@ -1,0 +1,74 @@
+"""The --llm-* options every command shares, and building an LLM client from them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+PANEL = "LLM endpoint (OpenAI-compatible: OpenAI, vLLM, Ollama, llama.cpp, TGI, LiteLLM)"
+
+BaseUrl = Annotated[
+    str | None,
+    typer.Option("--llm-base-url", help="e.g. http://localhost:8000/v1 [env FACTSCOPE_LLM_BASE_URL]", rich_help_panel=PANEL),
+]
+Model = Annotated[str | None, typer.Option("--llm-model", help="model name [env FACTSCOPE_LLM_MODEL]", rich_help_panel=PANEL)]
+ApiKey = Annotated[
+    str | None,
+    typer.Option("--llm-api-key", help="[env FACTSCOPE_LLM_API_KEY or OPENAI_API_KEY]", rich_help_panel=PANEL),
+]
+ConfigFile = Annotated[
+    Path | None,
+    typer.Option("--llm-config", help="TOML file with an [llm] table (default ~/.config/factscope/config.toml)", rich_help_panel=PANEL),
+]
+Concurrency = Annotated[int, typer.Option("--llm-concurrency", help="parallel requests", rich_help_panel=PANEL)]
+Cache = Annotated[
+    str | None,
+    typer.Option("--llm-cache", help="SQLite response cache file, or 'off' [env FACTSCOPE_LLM_CACHE]", rich_help_panel=PANEL),
+]
+
+
+def build_llm(
+    base_url: str | None,
+    model: str | None,
+    api_key: str | None,
+    config: Path | None,
+    concurrency: int,
+    cache: str | None,
+) -> Any:
+    """An LLMClient from the shared options; raises ConfigError naming what is missing."""
+    from factscope.backends.llm import LLMClient, LLMConfig
+
+    settings = LLMConfig.resolve(
+        base_url, model, api_key, config_path=config, cache_path=cache, concurrency=concurrency
+    )
+    return LLMClient(settings)
+
+
+def llm_configured(base_url: str | None, model: str | None, config: Path | None) -> bool:
+    """True when flags, environment or a config file name an endpoint (used for optional LLM parts)."""
+    from factscope.backends.llm import LLMConfig
+    from factscope.errors import ConfigError
+
+    try:
+        LLMConfig.resolve(base_url, model, config_path=config, cache_path="off")
+    except ConfigError:
+        return False
+    return True
+
+
+def usage_rows(llm: Any) -> list[tuple[str, object]]:
+    """Summary-table rows for an LLM client's calls, tokens and cost (nothing when no LLM was used)."""
+    if llm is None:
+        return []
+    usage = llm.usage
+    rows: list[tuple[str, object]] = [
+        ("LLM calls (cache hits)", f"{usage.calls} ({usage.cache_hits})"),
+        ("LLM retries / failures", f"{usage.retries} / {usage.failures}"),
+        ("tokens prompt / completion", f"{usage.prompt_tokens:,} / {usage.completion_tokens:,}"),
+    ]
+    cost = usage.cost(llm.config.price_prompt_per_1k, llm.config.price_completion_per_1k)
+    if cost is not None:
+        rows.append(("cost", round(cost, 4)))
+    return rows

@@ -1,0 +1,35 @@
+"""Building an extractor from a short spec string, as the CLI names them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from factscope.errors import ConfigError
+from factscope.extract.base import Extractor
+
+EXTRACTOR_SPECS = (
+    "rules (offline spaCy claim-triplets, default), sentences (one claim per sentence), "
+    "llm (claim-triplets by an LLM), llm-claims (sub-sentence atomic claims by an LLM)"
+)
+
+
+def make_extractor(spec: str = "rules", *, llm: Any = None) -> Extractor:
+    """An Extractor for ``spec``; the LLM ones need a client."""
+    if spec == "rules":
+        from factscope.extract.rule_triplets import RuleTripletExtractor
+
+        return RuleTripletExtractor()
+    if spec == "sentences":
+        from factscope.extract.sentences import SentenceExtractor
+
+        return SentenceExtractor()
+    if spec in {"llm", "llm-claims"}:
+        if llm is None:
+            raise ConfigError(
+                f"the {spec} extractor needs a chat model: pass --llm-base-url and --llm-model "
+                "(or set FACTSCOPE_LLM_BASE_URL and FACTSCOPE_LLM_MODEL)"
+            )
+        from factscope.extract.llm_triplets import TripletExtractor
+
+        return TripletExtractor(llm, granularity="claim" if spec == "llm-claims" else "triplet")
+    raise ConfigError(f"unknown extractor '{spec}'; use one of: {EXTRACTOR_SPECS}")
