@@ -1,0 +1,433 @@
+"""Walking a spaCy dependency parse: sentences, noun phrases, verb groups and the propositions they state.
+
+The offline extractors share this module. A :class:`Proposition` is one clause reduced to its subject, its
+verb group (auxiliaries, negation and particles kept: "did not win", "gave up"), its object and its
+prepositional attachments; the triplet extractor and the atomic-fact extractor format propositions in their
+own way.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from factscope.schema import Claim, Extraction, Span
+
+SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass"})
+OBJECT_DEPS = frozenset({"dobj", "attr", "acomp", "oprd"})
+CLAUSE_DEPS = frozenset({"ROOT", "conj", "ccomp", "advcl", "relcl", "acl", "parataxis", "xcomp"})
+VERB_GROUP_DEPS = frozenset({"aux", "auxpass", "neg", "prt"})
+FINITE_VERB_TAGS = frozenset({"VBD", "VBZ", "VBP"})
+RELATIVE_TAGS = frozenset({"WDT", "WP"})
+RESOLVED_PRONOUNS = frozenset({"he", "she", "it", "they"})
+SPEAKER_PRONOUNS = frozenset({"i", "me", "you", "we"})
+NAMED_ENTITY_TYPES = frozenset(
+    {"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW", "LANGUAGE"}
+)
+CONTENT_POS = frozenset({"NOUN", "PROPN", "NUM"})
+EDGE_PUNCTUATION = " \t\r\n,;:.!?-\u2013\u2014/"
+BRACKET_PAIRS = (("(", ")"), ("[", "]"), ("{", "}"))
+QUOTES = "\"'\u2018\u2019\u201c\u201d`"
+
+REFUSAL = re.compile(
+    r"""^\W*(
+        (sorry|unfortunately)\b
+      | as\s+an?\s+(ai|language\s+model|large\s+language\s+model)\b
+      | i\s+(do\s+not|don't|cannot|can't|can\s+not|am\s+not|'m\s+not|have\s+no|am\s+unable|'m\s+unable
+             |am\s+sorry|'m\s+sorry|apologi[sz]e|could\s+not|couldn't|did\s+not\s+find|didn't\s+find)\b
+      | (there\s+is|there's)\s+no\s+(information|data|record|way\s+to\s+know)\b
+      | no\s+(information|answer)\s+(is\s+)?(available|provided|found)\b
+    )""",
+    re.IGNORECASE | re.VERBOSE,
+)
+"""Sentence openings that decline to answer rather than state something (seed 004 A.4 abstention)."""
+
+
+@dataclass(frozen=True)
+class Proposition:
+    """One clause: ``subject predicate object`` plus prepositional attachments ``(preposition, object)``."""
+
+    subject: str
+    predicate: str
+    object: str = ""
+    attachments: tuple[tuple[str, str], ...] = ()
+    sentence_id: int = 0
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """A sentence of a parsed text: its index, trimmed character span and spaCy span."""
+
+    index: int
+    span: Span
+    tokens: Any = field(repr=False)
+
+    @property
+    def text(self) -> str:
+        """The sentence text, trimmed of surrounding whitespace."""
+        return self.tokens.doc.text[self.span.start : self.span.end]
+
+
+def sentences(doc: Any) -> list[Sentence]:
+    """The non-blank sentences of a parsed doc, numbered from 0, with spans trimmed of whitespace."""
+    found = []
+    for sent in doc.sents:
+        raw = sent.text
+        stripped = raw.strip()
+        if not stripped:
+            continue
+        start = sent.start_char + (len(raw) - len(raw.lstrip()))
+        found.append(Sentence(len(found), Span(start=start, end=start + len(stripped)), sent))
+    return found
+
+
+def is_question(sentence: Sentence) -> bool:
+    """A sentence that asks rather than states (it ends with a question mark)."""
+    return sentence.text.rstrip(QUOTES + ")] ").endswith("?")
+
+
+def is_refusal(sentence: Sentence) -> bool:
+    """A sentence that declines to answer ("I don't know", "I cannot answer that", "As an AI ...")."""
+    return REFUSAL.match(sentence.text) is not None
+
+
+def is_statement(sentence: Sentence) -> bool:
+    """A sentence worth one sentence-level claim: not a question, a refusal, speaker talk or a bare fragment.
+
+    Speaker talk is a sentence whose main subject is I, we or you ("I hope this helps."); a bare fragment has
+    no noun, proper noun or number ("Sure!", a list marker "1.").
+    """
+    if is_question(sentence) or is_refusal(sentence):
+        return False
+    root = sentence.tokens.root
+    if any(child.dep_ in SUBJECT_DEPS and child.lower_ in SPEAKER_PRONOUNS for child in root.children):
+        return False
+    return any(token.pos_ in CONTENT_POS and token.tag_ != "LS" for token in sentence.tokens)
+
+
+def is_named(token: Any) -> bool:
+    """A token heading a name: a proper noun or part of a named entity."""
+    return token.pos_ == "PROPN" or token.ent_type_ in NAMED_ENTITY_TYPES
+
+
+def conjuncts(token: Any) -> list[Any]:
+    """The token and the tokens coordinated with it ("Jobs and Wozniak" -> [Jobs, Wozniak])."""
+    return [token, *token.conjuncts]
+
+
+def _keeps_appositive(head: Any, appositive: Any) -> bool:
+    """Appositives that belong to the name itself: dates ("March 14, 1879") and places ("Ulm, Germany")."""
+    if appositive.pos_ == "NUM" or (head.ent_type_ == "DATE" and appositive.ent_type_ == "DATE"):
+        return True
+    before = appositive.left_edge.i - 1
+    if before >= 0 and appositive.doc[before].text == "(":
+        return True
+    return head.ent_type_ in {"GPE", "LOC"} and appositive.ent_type_ in {"GPE", "LOC"}
+
+
+def is_detached_preposition(token: Any) -> bool:
+    """A preposition the parser hung on a date that belongs to the verb ("born on May 1 in Ulm")."""
+    return token.dep_ == "prep" and token.head.ent_type_ == "DATE" and token.ent_type_ != "DATE"
+
+
+def _cut_subtree(token: Any) -> bool:
+    """Whether a modifier is left out of its head's noun phrase (it is stated as a proposition of its own)."""
+    if token.dep_ == "relcl" or is_detached_preposition(token):
+        return True
+    if token.dep_ == "appos":
+        return not _keeps_appositive(token.head, token)
+    return token.dep_ == "acl" and token.tag_ in {"VBN", "VBG"}
+
+
+def clean_phrase(text: str) -> str:
+    """Trim punctuation from the ends of a phrase and drop brackets or quotes left unbalanced."""
+    text = re.sub(r"\s+", " ", text)
+    text = re.sub(r"""(\(\s*\)|\[\s*\]|"\s*"|'\s*'|\u2018\s*\u2019|\u201c\s*\u201d)""", " ", text)
+    text = re.sub(r"\s+", " ", text).strip(EDGE_PUNCTUATION)
+    changed = True
+    while changed and text:
+        changed = False
+        for opening, closing in BRACKET_PAIRS:
+            if text.startswith(opening) and text.count(opening) > text.count(closing):
+                text, changed = text[1:].strip(EDGE_PUNCTUATION), True
+            elif text.endswith(closing) and text.count(closing) > text.count(opening):
+                text, changed = text[:-1].strip(EDGE_PUNCTUATION), True
+        for quote in QUOTES:
+            if text.count(quote) % 2 == 1 and (text.startswith(quote) or text.endswith(quote)):
+                text, changed = text.replace(quote, "", 1 if text.startswith(quote) else 0), True
+                if text.endswith(quote) and text.count(quote) % 2 == 1:
+                    text = text[:-1]
+                text = text.strip(EDGE_PUNCTUATION)
+    return text
+
+
+def phrase(token: Any) -> str:
+    """The full noun phrase a token heads, without its conjuncts, appositives and relative clauses."""
+    return clean_phrase(join_tokens(phrase_tokens(token)))
+
+
+def phrase_tokens(token: Any) -> list[Any]:
+    """The tokens of :func:`phrase`, in text order."""
+    excluded: set[int] = set()
+    for child in token.children:
+        if child.dep_ in {"conj", "cc", "preconj"} or _cut_subtree(child):
+            excluded.update(t.i for t in child.subtree)
+    for descendant in token.subtree:
+        if descendant is not token and descendant.i not in excluded and _cut_subtree(descendant):
+            excluded.update(t.i for t in descendant.subtree)
+    return [t for t in token.subtree if t.i not in excluded]
+
+
+def verb_group(verb: Any) -> str:
+    """The verb with its auxiliaries, negation, particles and the adverbs inside the group ("was originally
+    performed", "did not win", "gave up", "to become")."""
+    group = [c for c in verb.children if c.dep_ in VERB_GROUP_DEPS]
+    first = min([t.i for t in group if t.i < verb.i], default=verb.i)
+    group += [c for c in verb.children if c.dep_ == "advmod" and first < c.i < verb.i and c.tag_ != "WRB"]
+    group.append(verb)
+    ordered = sorted(group, key=lambda t: t.i)
+    text = join_tokens(ordered)
+    if ordered[0].is_sent_start and ordered[0].pos_ != "PROPN" and ordered[0].text != "I":
+        text = text[:1].lower() + text[1:]
+    return text
+
+
+def is_negated(predicate: str) -> bool:
+    """Whether a verb group carries a negation ("did not win", "isn't", "never won")."""
+    return re.search(r"\b(not|never|no)\b|n't\b", predicate, re.IGNORECASE) is not None
+
+
+def join_tokens(tokens: list[Any]) -> str:
+    """Tokens in text order joined with their own spacing, one space where tokens were skipped."""
+    pieces: list[str] = []
+    previous = None
+    for t in tokens:
+        if previous is not None and t.i != previous + 1 and pieces and not pieces[-1].endswith(" "):
+            pieces.append(" ")
+        pieces.append(t.text_with_ws)
+        previous = t.i
+    return "".join(pieces).strip()
+
+
+def copula(subject: Any, sentence_root: Any) -> str:
+    """The form of "be" that states an appositive or a participle: tense of the sentence, number of the subject."""
+    if sentence_root.pos_ in {"VERB", "AUX"}:
+        tense_tokens = [sentence_root, *(c for c in sentence_root.children if c.dep_ in {"aux", "auxpass"})]
+    else:
+        tense_tokens = list(sentence_root.subtree)
+    past = any(t.tag_ == "VBD" for t in tense_tokens)
+    plural = subject.tag_ in {"NNS", "NNPS"} or bool(subject.conjuncts) or subject.lower_ == "they"
+    if past:
+        return "were" if plural else "was"
+    return "are" if plural else "is"
+
+
+class NamedSubjects:
+    """Resolves he / she / it / they subjects to the last named subject before them in the same text.
+
+    Named subjects are nominal subjects headed by a proper noun or a named entity. "he" and "she" take the last
+    one that is a PERSON entity (or a proper noun the tagger left untyped); "it" the last one that is not a
+    PERSON; "they" the last one of any type, with all its conjuncts ("Apple and Google ... They" -> both).
+    """
+
+    def __init__(self, doc: Any) -> None:
+        self._subjects = [
+            t for t in doc if t.dep_ in SUBJECT_DEPS and t.tag_ not in RELATIVE_TAGS and is_named(t)
+        ]
+
+    def resolve(self, pronoun: Any) -> list[Any]:
+        """The antecedent tokens for a pronoun subject, or [] when the heuristic finds none."""
+        word = pronoun.lower_
+        for candidate in reversed([t for t in self._subjects if t.i < pronoun.i]):
+            person = candidate.ent_type_ == "PERSON" or (
+                candidate.pos_ == "PROPN" and not candidate.ent_type_
+            )
+            if word in {"he", "she"} and person:
+                return [candidate]
+            if word == "it" and candidate.ent_type_ != "PERSON":
+                return [candidate]
+            if word == "they":
+                return conjuncts(candidate)
+        return []
+
+
+class PropositionReader:
+    """Reads the propositions of each sentence of one parsed text.
+
+    ``resolve_pronouns`` replaces he / she / it / they subjects by their antecedent (see NamedSubjects);
+    ``speaker_subjects`` keeps clauses whose subject is I, me, you or we (dropped by default: they are the
+    assistant talking about itself or the user, not claims about the world).
+    """
+
+    def __init__(self, doc: Any, *, resolve_pronouns: bool = True, speaker_subjects: bool = False) -> None:
+        self.doc = doc
+        self.named = NamedSubjects(doc) if resolve_pronouns else None
+        self.speaker_subjects = speaker_subjects
+
+    def read(self, sentence: Sentence) -> list[Proposition]:
+        """The propositions a sentence states, in reading order, without duplicates (none for a question or
+        a refusal)."""
+        if is_question(sentence) or is_refusal(sentence):
+            return []
+        found: list[Proposition] = []
+        folded = {x.i for t in sentence.tokens for x in self._folded_complements(t)}
+        for token in sentence.tokens:
+            if self._is_clause_head(token) and token.i not in folded:
+                found.extend(self._clause(token, sentence))
+            for appositive in (c for c in token.children if c.dep_ == "appos"):
+                if not _keeps_appositive(token, appositive) and token.pos_ in CONTENT_POS | {"PRON"}:
+                    found.extend(self._appositive(token, appositive, sentence))
+        return list(dict.fromkeys(found))
+
+    def _is_clause_head(self, token: Any) -> bool:
+        return token.pos_ in {"VERB", "AUX"} and token.dep_ in CLAUSE_DEPS
+
+    @staticmethod
+    def _folded_complements(verb: Any) -> list[Any]:
+        """An open complement without its own subject joins its governing verb ("wanted to become")."""
+        if verb.pos_ not in {"VERB", "AUX"} or any(c.dep_ in OBJECT_DEPS for c in verb.children):
+            return []
+        return [
+            c
+            for c in verb.children
+            if c.dep_ == "xcomp"
+            and c.pos_ in {"VERB", "AUX"}
+            and not any(g.dep_ in SUBJECT_DEPS for g in c.children)
+        ]
+
+    def _arguments(self, token: Any) -> list[str]:
+        """Phrases for an argument and its conjuncts, with pronoun subjects resolved."""
+        phrases = []
+        for conjunct in conjuncts(token):
+            if (
+                self.named is not None
+                and conjunct.dep_ in SUBJECT_DEPS | {"conj"}
+                and conjunct.lower_ in RESOLVED_PRONOUNS
+            ):
+                antecedents = self.named.resolve(conjunct)
+                if antecedents:
+                    phrases.extend(phrase(t) for t in antecedents)
+                    continue
+            phrases.append(phrase(conjunct))
+        return [p for p in phrases if p]
+
+    def _subjects(self, verb: Any) -> tuple[list[str], Any | None]:
+        """Subject phrases of a clause and the token that heads them (None when there is no subject)."""
+        own = [c for c in verb.children if c.dep_ in SUBJECT_DEPS]
+        if own:
+            subject = own[0]
+            if verb.dep_ == "relcl" and subject.tag_ in RELATIVE_TAGS:
+                return self._arguments(verb.head), verb.head
+            if subject.tag_ in RELATIVE_TAGS or subject.pos_ == "PRON" and subject.lower_ in {"what", "who"}:
+                return [], None
+            if not self.speaker_subjects and subject.lower_ in SPEAKER_PRONOUNS:
+                return [], None
+            return self._arguments(subject), subject
+        if verb.dep_ == "conj" and verb.head.pos_ in {"VERB", "AUX"}:
+            return self._subjects(verb.head)
+        if verb.dep_ == "acl" or verb.dep_ == "relcl":
+            noun = verb.head
+            while noun.dep_ == "appos":
+                noun = noun.head
+            return self._arguments(noun), noun
+        if verb.dep_ == "advcl" and verb.tag_ == "VBN" and verb.head.pos_ in {"VERB", "AUX"}:
+            return self._subjects(verb.head)
+        return [], None
+
+    def _clause(self, verb: Any, sentence: Sentence) -> list[Proposition]:
+        subjects, subject_token = self._subjects(verb)
+        if not subjects:
+            return []
+        parts = [verb, *self._folded_complements(verb)]
+        predicate = " ".join(verb_group(v) for v in parts)
+        needs_copula = verb.dep_ in {"acl", "advcl"} or (
+            verb.dep_ == "relcl" and not any(c.dep_ in SUBJECT_DEPS for c in verb.children)
+        )
+        if needs_copula and verb.tag_ in {"VBN", "VBG"} and subject_token is not None:
+            predicate = f"{copula(subject_token, sentence.tokens.root)} {predicate}"
+        objects: list[str] = []
+        attachments: list[tuple[str, str]] = []
+        for part in parts:
+            for child in part.children:
+                if child.dep_ in OBJECT_DEPS:
+                    if child.tag_ in RELATIVE_TAGS and verb.dep_ == "relcl":
+                        objects.extend(self._arguments(verb.head))
+                    else:
+                        objects.extend(self._arguments(child))
+                elif child.dep_ in {"prep", "agent"}:
+                    attachments.extend(self._attachments(child))
+                elif child.dep_ == "advmod" and child.lower_ == "where" and verb.dep_ == "relcl":
+                    attachments.extend(("in", p) for p in self._arguments(verb.head))
+        gap_object = (
+            verb.dep_ == "relcl" and subject_token is not verb.head and not objects and not attachments
+        )
+        if gap_object:
+            objects.extend(self._arguments(verb.head))
+        if (
+            not objects
+            and not attachments
+            and (verb.pos_ == "AUX" or any(c.dep_ in {"ccomp", "xcomp", "csubj"} for c in verb.children))
+        ):
+            return []
+        return [
+            Proposition(subject, predicate, obj, tuple(attachments), sentence.index)
+            for subject in subjects
+            for obj in (objects or [""])
+        ]
+
+    def _attachments(self, preposition: Any) -> list[tuple[str, str]]:
+        found = []
+        for prep in conjuncts(preposition):
+            for child in prep.children:
+                if child.dep_ == "pobj":
+                    found.extend((prep.lower_, p) for p in self._arguments(child))
+                    for inner in child.children:
+                        if is_detached_preposition(inner):
+                            found.extend(self._attachments(inner))
+        return found
+
+    def _appositive(self, head: Any, appositive: Any, sentence: Sentence) -> list[Proposition]:
+        subjects = self._arguments(head) if head.dep_ in SUBJECT_DEPS else [phrase(head)]
+        described = phrase(appositive)
+        if not described or any(
+            t.pos_ == "VERB" or t.tag_ in FINITE_VERB_TAGS for t in phrase_tokens(appositive)
+        ):
+            return []
+        return [
+            Proposition(subject, copula(head, sentence.tokens.root), described, (), sentence.index)
+            for subject in subjects
+            if subject and subject != described
+        ]
+
+
+def parse_batch(nlp: Any, texts: Sequence[object], batch_size: int) -> list[Any]:
+    """Parse a batch of texts with ``nlp.pipe``; an item that cannot be parsed comes back as a failed Extraction.
+
+    Non-string items and texts longer than the pipeline's ``max_length`` are the failures; every other item
+    comes back as its spaCy Doc, in input order.
+    """
+    results: list[Any] = [None] * len(texts)
+    valid: list[int] = []
+    for position, text in enumerate(texts):
+        if not isinstance(text, str):
+            results[position] = Extraction(
+                failed=True, raw=repr(text)[:200], error=f"expected a string, got {type(text).__name__}"
+            )
+        elif len(text) > nlp.max_length:
+            results[position] = Extraction(
+                failed=True,
+                raw=text[:200],
+                error=f"text has {len(text)} characters, over spaCy's max_length {nlp.max_length}; split it first",
+            )
+        else:
+            valid.append(position)
+    for position, doc in zip(valid, nlp.pipe([texts[p] for p in valid], batch_size=batch_size)):
+        results[position] = doc
+    return results
+
+
+def sentence_claim(sentence: Sentence, kind: Literal["fact", "sentence"]) -> Claim:
+    """A whole sentence as one claim, with its id and span."""
+    return Claim(text=sentence.text, kind=kind, sentence_ids=[sentence.index], spans=[sentence.span])

@@ -1,0 +1,119 @@
+"""Offline claim-triplets (seed 004, section 4.1) read from the spaCy dependency parse."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from factscope.extract.base import check_questions
+from factscope.extract.dependency import (
+    Proposition,
+    PropositionReader,
+    is_statement,
+    parse_batch,
+    sentence_claim,
+    sentences,
+)
+from factscope.schema import Claim, Extraction
+
+
+def proposition_triplets(proposition: Proposition) -> list[tuple[str, str, str]]:
+    """The claim-triplets of one proposition.
+
+    A clause with an object gives (subject, verb group, object); each prepositional attachment gives one more
+    triplet whose predicate carries the verb group, the object and the preposition:
+    "Einstein won the Nobel Prize in 1921" -> (Einstein, won, the Nobel Prize),
+    (Einstein, won the Nobel Prize in, 1921). A clause without an object gives one triplet per attachment,
+    (Einstein, was born in, Ulm), or, with none, the bare (The company, collapsed, "").
+    """
+    subject, predicate, obj = proposition.subject, proposition.predicate, proposition.object
+    found = []
+    if obj or not proposition.attachments:
+        found.append((subject, predicate, obj))
+    stem = f"{predicate} {obj}".strip()
+    found.extend(
+        (subject, f"{stem} {preposition}", target) for preposition, target in proposition.attachments
+    )
+    return found
+
+
+def triplet_text(triplet: tuple[str, str, str]) -> str:
+    """A triplet read as a sentence: its non-empty parts joined, ending with a full stop."""
+    return " ".join(part for part in triplet if part) + "."
+
+
+class RuleTripletExtractor:
+    """Claim-triplets from dependency rules, with no model beyond spaCy.
+
+    Covers subject-verb-object clauses (negation and particles kept in the predicate), passive voice kept as
+    (patient, "was founded by", agent), copulas, appositives, prepositional attachments, relative and participle
+    clauses, coordinated subjects / objects / verbs, and he / she / it / they subjects resolved to the last
+    named subject. A statement that gives no triplet becomes one sentence-level claim (``sentence_fallback``);
+    questions and refusals give nothing, so a refusal-only response has no claims: an abstention.
+
+    Example::
+
+        extractor = RuleTripletExtractor()
+        [claim.triplet for claim in extractor.extract(["Einstein was born in Ulm."])[0].claims]
+        # [("Einstein", "was born in", "Ulm")]
+    """
+
+    name = "rules"
+
+    def __init__(
+        self,
+        nlp: Any = None,
+        *,
+        batch_size: int = 32,
+        resolve_pronouns: bool = True,
+        sentence_fallback: bool = True,
+    ) -> None:
+        self._nlp = nlp
+        self.batch_size = batch_size
+        self.resolve_pronouns = resolve_pronouns
+        self.sentence_fallback = sentence_fallback
+
+    @property
+    def nlp(self) -> Any:
+        """The spaCy pipeline (the shared offline English model unless one was given)."""
+        if self._nlp is None:
+            from factscope.backends.embedded import load_spacy
+
+            self._nlp = load_spacy()
+        return self._nlp
+
+    def extract(
+        self, texts: Sequence[str], questions: Sequence[str | None] | None = None
+    ) -> list[Extraction]:
+        """One Extraction of triplet claims per text; ``questions`` are accepted for the protocol and unused."""
+        check_questions(texts, questions)
+        return [
+            item if isinstance(item, Extraction) else Extraction(claims=self.doc_claims(item))
+            for item in parse_batch(self.nlp, texts, self.batch_size)
+        ]
+
+    def doc_claims(self, doc: Any) -> list[Claim]:
+        """The claims of one parsed text, sentence by sentence, without duplicate triplets."""
+        reader = PropositionReader(doc, resolve_pronouns=self.resolve_pronouns)
+        claims: list[Claim] = []
+        seen: set[tuple[str, str, str]] = set()
+        for sentence in sentences(doc):
+            triplets = [t for p in reader.read(sentence) for t in proposition_triplets(p)]
+            if not triplets:
+                if self.sentence_fallback and is_statement(sentence):
+                    claims.append(sentence_claim(sentence, "sentence"))
+                continue
+            for triplet in triplets:
+                if triplet in seen:
+                    continue
+                seen.add(triplet)
+                claims.append(
+                    Claim(
+                        text=triplet_text(triplet),
+                        kind="triplet",
+                        triplet=triplet,
+                        sentence_ids=[sentence.index],
+                        spans=[sentence.span],
+                    )
+                )
+        return claims
