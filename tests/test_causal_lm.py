@@ -10,7 +10,7 @@ from transformers import BertTokenizer, GPT2Config, GPT2LMHeadModel
 from factscope.backends.hf.causal_lm import EndpointCausalLM, HFCausalLM
 from factscope.errors import ConfigError
 
-WORDS = "the cat sat on a mat paris is capital of france who wrote song glory love billy hill . ?".split()
+WORDS = ["the", "cat", "sat", "on", "a", "mat", "paris", "is", "capital", "of", "france", "who", "wrote", "song", "glory", "love", "billy", "hill", ".", "?"]
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +74,7 @@ class _Reply:
 
 
 class _Client:
-    class config:  # noqa: N801 - mimics LLMClient.config
+    class config:
         model = "fake"
 
     def __init__(self):

@@ -7,8 +7,9 @@ token log-probabilities and matching scores, and these functions turn them into 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, Sequence
+from typing import Literal
 
 import numpy as np
 

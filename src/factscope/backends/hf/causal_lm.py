@@ -7,10 +7,12 @@ CONNER's coherence (eq. 3), informativeness (eq. 5) and helpfulness (eq. 6) are 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
+from factscope.backends.hf.loading import load_pretrained
 from factscope.errors import BackendError, ConfigError
 
 if TYPE_CHECKING:
@@ -41,13 +43,12 @@ class HFCausalLM:
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         try:
-            self.tokenizer = AutoTokenizer.from_pretrained(name_or_path)
-            self.model = AutoModelForCausalLM.from_pretrained(name_or_path)
-        except (OSError, ValueError) as error:
+            self.tokenizer = load_pretrained(AutoTokenizer, name_or_path, "causal LM tokenizer")
+            self.model = load_pretrained(AutoModelForCausalLM, name_or_path, "causal LM")
+        except ConfigError as error:
             raise ConfigError(
-                f"could not load the causal LM {name_or_path!r} ({error}); pass --lm with a local model folder "
-                "or a hub name that is in your Hugging Face cache (HF_HUB_OFFLINE=1 forbids downloads), or "
-                "--lm-endpoint to score through an OpenAI-compatible completions endpoint"
+                f"{error}; pass --lm with a local causal-LM folder or a cached hub name, "
+                "or --lm-endpoint for an OpenAI-compatible completions endpoint"
             ) from None
         self.name = f"hf:{name_or_path}"
         self.batch_size = batch_size
@@ -116,7 +117,7 @@ class EndpointCausalLM:
     continuation token is unscored.
     """
 
-    def __init__(self, client: "LLMClient") -> None:
+    def __init__(self, client: LLMClient) -> None:
         self.client = client
         self.name = f"endpoint:{client.config.model}"
         self._cache: dict[tuple[str, str], np.ndarray] = {}
