@@ -83,13 +83,14 @@ class Entity:
         for values in self.properties.values():
             yield from values
 
-    def flatten(self) -> str:
-        """The prompt form of seed 002 Table 10: ``{name: X, rel: v, rel: v, ..., qid: Q1}``."""
+    def flatten(self, *, qid_first: bool = False) -> str:
+        """The prompt form of seed 002 Table 10: ``{name: X, rel: v, rel: v, ..., qid: Q1}``;
+        ``qid_first`` gives the Table 8 form ``{qid: Q1, name: X, ...}``."""
         parts = [f"{NAME}: {self.name}"] if self.name else []
         for relation, values in self.properties.items():
             parts.extend(f"{relation}: {value}" for value in values)
-        parts.append(f"qid: {self.qid}")
-        return "{" + ", ".join(parts) + "}"
+        qid = f"qid: {self.qid}"
+        return "{" + ", ".join([qid, *parts] if qid_first else [*parts, qid]) + "}"
 
     def to_dict(self) -> dict[str, object]:
         """JSON form: ``{qid, name, aliases?, properties: {relation: [values]}}``."""
@@ -171,9 +172,9 @@ class KnowledgeGraph:
         """A new graph holding the entities of both."""
         return KnowledgeGraph([*self.entities.values(), *other.entities.values()])
 
-    def flatten(self) -> str:
-        """One ``{...}`` line per entity, the prompt form of seed 002 Table 10."""
-        return "\n".join(entity.flatten() for entity in self.entities.values())
+    def flatten(self, *, qid_first: bool = False, separator: str = "\n\n") -> str:
+        """One ``{...}`` block per entity, the prompt form of seed 002 Table 10."""
+        return separator.join(entity.flatten(qid_first=qid_first) for entity in self.entities.values())
 
     def to_list(self) -> list[dict[str, object]]:
         """JSON form: a list of entity dicts."""

@@ -1,0 +1,156 @@
+"""A polite Wikidata SPARQL client: entities by name or alias, one-hop subgraphs, on-disk cache.
+
+Politeness: a User-Agent naming factscope (Wikidata's policy asks for one), at most one request per
+``min_interval`` seconds, retries on 429 / 5xx honouring Retry-After, and a cache so a question set is
+fetched once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+
+from factscope.errors import BackendError
+from factscope.kg.graph import Entity
+from factscope.kg.loaders import local_name
+
+WIKIDATA_SPARQL = "https://query.wikidata.org/sparql"
+USER_AGENT = "factscope/0.1 (knowledge-graph attribution; https://github.com/factscope/factscope)"
+
+FIND_QUERY = """SELECT DISTINCT ?item ?itemLabel WHERE {{
+  {{ ?item rdfs:label {literal} }} UNION {{ ?item skos:altLabel {literal} }}
+  SERVICE wikibase:label {{ bd:serviceParam wikibase:language "{language}". }}
+}} LIMIT {limit}"""
+
+SUBGRAPH_QUERY = """SELECT ?propLabel ?valueLabel WHERE {{
+  wd:{qid} ?direct ?value .
+  ?prop wikibase:directClaim ?direct .
+  SERVICE wikibase:label {{ bd:serviceParam wikibase:language "{language}". }}
+}}"""
+
+LABELS_QUERY = """SELECT ?label ?alias WHERE {{
+  OPTIONAL {{ wd:{qid} rdfs:label ?label . FILTER(LANG(?label) = "{language}") }}
+  OPTIONAL {{ wd:{qid} skos:altLabel ?alias . FILTER(LANG(?alias) = "{language}") }}
+}}"""
+
+
+def sparql_literal(text: str, language: str) -> str:
+    """A SPARQL string literal with a language tag, quotes and backslashes escaped."""
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
+    return f'"{escaped}"@{language}'
+
+
+class WikidataClient:
+    """Finds entities by name and fetches their one-hop subgraphs through a SPARQL endpoint."""
+
+    def __init__(
+        self,
+        endpoint: str = WIKIDATA_SPARQL,
+        *,
+        cache_dir: str | Path | None = None,
+        language: str = "en",
+        min_interval: float = 1.0,
+        max_retries: int = 4,
+        timeout: float = 60.0,
+        user_agent: str = USER_AGENT,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.endpoint = endpoint
+        self.cache_dir = Path(cache_dir) if cache_dir is not None else None
+        self.language = language
+        self.min_interval = min_interval
+        self.max_retries = max_retries
+        self.requests = 0
+        self._sleep = sleep
+        self._last = 0.0
+        self._lock = threading.Lock()
+        self._http = httpx.Client(timeout=timeout, headers={
+            "User-Agent": user_agent, "Accept": "application/sparql-results+json"})
+
+    def query(self, sparql: str) -> list[dict[str, str]]:
+        """Run a SELECT query; rows map variable -> value. Cached on disk by endpoint + query."""
+        key = hashlib.sha256(f"{self.endpoint}\n{sparql}".encode()).hexdigest()
+        cached = self._cache_path(key)
+        if cached is not None and cached.exists():
+            return json.loads(cached.read_text(encoding="utf-8"))
+        rows = self._fetch(sparql)
+        if cached is not None:
+            cached.parent.mkdir(parents=True, exist_ok=True)
+            cached.write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
+        return rows
+
+    def _cache_path(self, key: str) -> Path | None:
+        return self.cache_dir / key[:2] / f"{key}.json" if self.cache_dir is not None else None
+
+    def _fetch(self, sparql: str) -> list[dict[str, str]]:
+        error = "no attempt made"
+        for attempt in range(self.max_retries + 1):
+            self._wait_turn()
+            try:
+                response = self._http.get(self.endpoint, params={"query": sparql, "format": "json"})
+            except httpx.HTTPError as failure:
+                error = f"{type(failure).__name__}: {failure}"
+                self._sleep(min(60.0, 2.0**attempt))
+                continue
+            if response.status_code == 429 or response.status_code >= 500:
+                error = f"HTTP {response.status_code}"
+                retry_after = _retry_after(response)
+                self._sleep(min(60.0, 2.0**attempt) if retry_after is None else retry_after)
+                continue
+            if response.status_code != 200:
+                raise BackendError(f"SPARQL endpoint {self.endpoint} answered HTTP {response.status_code}: "
+                                   f"{response.text[:200]}")
+            try:
+                bindings = response.json()["results"]["bindings"]
+            except (ValueError, KeyError, TypeError):
+                raise BackendError(f"SPARQL endpoint {self.endpoint} sent a reply that is not SPARQL JSON: "
+                                   f"{response.text[:200]}") from None
+            return [{name: cell.get("value", "") for name, cell in row.items()} for row in bindings]
+        raise BackendError(f"SPARQL endpoint {self.endpoint} failed after {self.max_retries + 1} attempts "
+                           f"({error}); try again later or raise --sparql-interval")
+
+    def _wait_turn(self) -> None:
+        with self._lock:
+            wait = self._last + self.min_interval - time.monotonic()
+            if wait > 0:
+                self._sleep(wait)
+            self._last = time.monotonic()
+            self.requests += 1
+
+    def find(self, name: str, limit: int = 10) -> list[str]:
+        """Qids of the entities whose label or alias (in ``language``) is exactly ``name``."""
+        rows = self.query(FIND_QUERY.format(literal=sparql_literal(name, self.language),
+                                            language=self.language, limit=limit))
+        return list(dict.fromkeys(local_name(row["item"]) for row in rows if row.get("item")))
+
+    def entity(self, qid: str) -> Entity:
+        """The one-hop subgraph of ``qid``: its label, aliases and every direct property with value labels."""
+        labels = self.query(LABELS_QUERY.format(qid=qid, language=self.language))
+        entity = Entity(qid, next((r["label"] for r in labels if r.get("label")), ""),
+                        list(dict.fromkeys(r["alias"] for r in labels if r.get("alias"))))
+        for row in self.query(SUBGRAPH_QUERY.format(qid=qid, language=self.language)):
+            if row.get("propLabel") and row.get("valueLabel"):
+                entity.add(row["propLabel"], row["valueLabel"])
+        return entity
+
+    def lookup(self, name: str) -> list[Entity]:
+        """Every entity named (or aliased) ``name``, each with its one-hop subgraph."""
+        return [self.entity(qid) for qid in self.find(name)]
+
+    def close(self) -> None:
+        """Close the HTTP connection pool."""
+        self._http.close()
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    value = response.headers.get("Retry-After")
+    try:
+        return min(120.0, float(value)) if value is not None else None
+    except ValueError:
+        return None
