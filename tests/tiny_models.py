@@ -1,0 +1,48 @@
+"""Tiny Hugging Face models built inside the test session, standing in for hub models."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+WORDS = (
+    "the a an is was in of and to by on it he she they not no cat dog mat sat paris france berlin germany capital "
+    "city born won prize nobel physics chemistry 1903 1911 curie marie python guido created released 1991 james "
+    "gosling river mountain tall metres everest first climbed 1953"
+).split()
+
+
+def build_tokenizer(folder: Path):
+    """A WordPiece tokenizer over a small English vocabulary, saved to ``folder``."""
+    from transformers import BertTokenizer
+
+    vocab = {token: index for index, token in enumerate(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *WORDS, ".", ","])}
+    tokenizer = BertTokenizer(vocab=vocab, do_lower_case=True)
+    tokenizer.save_pretrained(folder)
+    return tokenizer
+
+
+def build_nli_classifier(folder: Path, id2label: dict[int, str], bias: list[float] | None = None, seed: int = 0) -> Path:
+    """A 2-layer BERT sequence classifier with the given label names; ``bias`` fixes its output (zero weights)."""
+    import torch
+    from transformers import BertConfig, BertForSequenceClassification
+
+    torch.manual_seed(seed)
+    tokenizer = build_tokenizer(folder)
+    config = BertConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=512,
+        num_labels=len(id2label),
+        id2label=id2label,
+        label2id={name: index for index, name in id2label.items()},
+    )
+    model = BertForSequenceClassification(config)
+    if bias is not None:
+        with torch.no_grad():
+            model.classifier.weight.zero_()
+            model.classifier.bias.copy_(torch.tensor(bias))
+    model.save_pretrained(folder)
+    return folder
