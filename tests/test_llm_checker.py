@@ -1,0 +1,206 @@
+"""The LLM checker: seed 004 Figure 16 prompt, strict label parsing, joint mode with fallback, A.3 merging."""
+
+import pytest
+
+from factscope.backends.llm import LLMClient, LLMConfig
+from factscope.check.base import CheckTask
+from factscope.check.llm import LLMChecker, parse_joint_labels, parse_label, render_claim
+from factscope.schema import Claim, Label
+from fake_llm import Fail
+
+E, N, C = Label.ENTAILMENT, Label.NEUTRAL, Label.CONTRADICTION
+
+
+@pytest.fixture
+def client(fake_llm):
+    return LLMClient(LLMConfig(base_url=fake_llm.base_url, model="fake", max_retries=0))
+
+
+def prompt_of(request):
+    return request["messages"][0]["content"]
+
+
+def reference_of(request):
+    return prompt_of(request).split("### Reference:\n")[1].split("\n\n### Claim")[0]
+
+
+@pytest.mark.parametrize(
+    ("reply", "label"),
+    [("Entailment", E), (" **Neutral**.\n", N), ("Answer: Contradiction", C), ("'entailment'", E)],
+)
+def test_parse_label_accepts_one_label_with_safe_trimming(reply, label):
+    assert parse_label(reply) is label
+
+
+@pytest.mark.parametrize(
+    "reply", ["", "Entailment, because the passage says so", "Supported", "Neutral or Entailment"]
+)
+def test_parse_label_rejects_anything_else(reply):
+    with pytest.raises(ValueError, match="not one of"):
+        parse_label(reply)
+
+
+def test_parse_joint_labels_uses_the_numbers():
+    assert parse_joint_labels("```\n2. Neutral\n1) Entailment\n\n3: contradiction\n```", 3) == [E, N, C]
+
+
+@pytest.mark.parametrize(
+    ("reply", "message"),
+    [
+        ("1. Entailment", "no answer for claim.*2"),
+        ("1. Entailment\n1. Neutral", "repeated"),
+        ("1. Entailment\n3. Neutral", "not in 1..2"),
+        ("Here are my answers:\n1. Entailment\n2. Neutral", "not an answer line"),
+        ("1. Entailment\n2. Probably neutral", "not one of"),
+    ],
+)
+def test_parse_joint_labels_is_strict(reply, message):
+    with pytest.raises(ValueError, match=message):
+        parse_joint_labels(reply, 2)
+
+
+def test_render_claim_writes_triplets_in_the_seed_format():
+    claim = Claim(text="x", kind="triplet", triplet=("Paris", "capital of", "France"))
+    assert render_claim(claim) == '("Paris", "capital of", "France")'
+    assert render_claim(Claim(text="Paris is in France.")) == "Paris is in France."
+
+
+def test_single_mode_prompt_and_verdict(fake_llm, client):
+    fake_llm.script(["Contradiction"])
+    task = CheckTask(
+        claim='("Paris", "capital of", "Spain")',
+        references=("Paris is the capital of France.",),
+        question="Where is Paris?",
+    )
+    (verdict,) = LLMChecker(client).check([task])
+    assert (verdict.label, verdict.failed, verdict.raw, verdict.evidence_reference) == (
+        C,
+        False,
+        "Contradiction",
+        0,
+    )
+    prompt = prompt_of(fake_llm.requests[0]["json"])
+    assert "### Question: Where is Paris?" in prompt
+    assert "### Reference:\nParis is the capital of France.\n" in prompt
+    assert '### Claim: ("Paris", "capital of", "Spain")' in prompt
+    assert "do not use what you know yourself" in prompt
+
+
+def test_unparsable_reply_gives_a_failed_verdict_with_the_raw_text(fake_llm, client):
+    fake_llm.script(["I think it is probably true."])
+    (verdict,) = LLMChecker(client).check([CheckTask(claim="c", references=("r",))])
+    assert verdict.label is None and verdict.failed
+    assert verdict.raw == "I think it is probably true." and "not one of" in verdict.error
+
+
+def test_failed_call_gives_a_failed_verdict(fake_llm, client):
+    fake_llm.script([Fail(500, "down")])
+    (verdict,) = LLMChecker(client).check([CheckTask(claim="c", references=("r",))])
+    assert verdict.failed and verdict.label is None and "LLM call failed" in verdict.error
+
+
+def answer_by_passage(mapping):
+    def responder(request):
+        return mapping[reference_of(request)]
+
+    return responder
+
+
+@pytest.mark.parametrize(
+    ("answers", "label", "evidence"),
+    [
+        (["Neutral", "Contradiction", "Entailment"], E, 2),  # entailed by any passage
+        (["Neutral", "Contradiction", "Neutral"], C, 1),  # none entails, one contradicts
+        (["Neutral", "Neutral", "Neutral"], N, None),
+    ],
+)
+def test_each_passage_is_checked_and_merged_by_seed_004_a3(fake_llm, client, answers, label, evidence):
+    passages = ("passage one.", "passage two.", "passage three.")
+    fake_llm.responder = answer_by_passage(dict(zip(passages, answers, strict=True)))
+    (verdict,) = LLMChecker(client).check([CheckTask(claim="c", references=passages)])
+    assert (verdict.label, verdict.evidence_reference) == (label, evidence)
+    assert len(fake_llm.requests) == 3
+    assert verdict.raw.splitlines()[0] == f"[passage 1] {answers[0]}"
+
+
+def test_a_failed_passage_fails_the_verdict_unless_another_passage_entails(fake_llm, client):
+    fake_llm.responder = answer_by_passage({"p1.": "Neutral", "p2.": "no idea", "p3.": "Entailment"})
+    undecided, entailed = LLMChecker(client).check(
+        [CheckTask(claim="c", references=("p1.", "p2.")), CheckTask(claim="c", references=("p2.", "p3."))]
+    )
+    assert undecided.failed and undecided.label is None and undecided.error.startswith("passage 2:")
+    assert entailed.label is E and not entailed.failed and entailed.evidence_reference == 1
+
+
+def test_together_mode_sends_all_passages_in_one_prompt(fake_llm, client):
+    fake_llm.script(["Entailment"])
+    (verdict,) = LLMChecker(client, passages="together").check(
+        [CheckTask(claim="c", references=("a.", "b."))]
+    )
+    assert verdict.label is E and verdict.evidence_reference is None
+    assert reference_of(fake_llm.requests[0]["json"]) == "Passage 1: a.\n\nPassage 2: b."
+
+
+def test_no_reference_is_neutral_without_a_call(fake_llm, client):
+    (verdict,) = LLMChecker(client).check([CheckTask(claim="c", references=())])
+    assert verdict.label is N and not verdict.failed and fake_llm.requests == []
+
+
+def test_identical_tasks_are_asked_once(fake_llm, client):
+    fake_llm.script(["Neutral"])
+    task = CheckTask(claim="c", references=("r",))
+    assert [v.label for v in LLMChecker(client).check([task, task])] == [N, N]
+    assert len(fake_llm.requests) == 1
+
+
+def record_tasks(claims, reference="The reference.", question="Q?"):
+    return [CheckTask(claim=claim, references=(reference,), question=question) for claim in claims]
+
+
+def test_joint_mode_numbers_the_claims_of_a_record_in_one_call(fake_llm, client):
+    fake_llm.script(["1. Entailment\n2. Contradiction\n3. Neutral"])
+    verdicts = LLMChecker(client, mode="joint").check(record_tasks(["a", "b", "c"]))
+    assert [v.label for v in verdicts] == [E, C, N]
+    prompt = prompt_of(fake_llm.requests[0]["json"])
+    assert "### Claims:\n1. a\n2. b\n3. c\n" in prompt and "exactly 3 lines" in prompt
+    assert len(fake_llm.requests) == 1
+
+
+def test_joint_mode_splits_records_and_batches(fake_llm, client):
+    def responder(request):
+        count = prompt_of(request).split("### Claims:\n")[1].split("\n\n")[0].count("\n") + 1
+        return "\n".join(f"{i}. Neutral" for i in range(1, count + 1))
+
+    fake_llm.responder = responder
+    tasks = record_tasks(["a", "b", "c"]) + record_tasks(["d"], reference="Another reference.")
+    verdicts = LLMChecker(client, mode="joint", batch_size=2).check(tasks)
+    assert [v.label for v in verdicts] == [N, N, N, N]
+    assert len(fake_llm.requests) == 3  # [a, b], [c] and [d]
+
+
+def test_bad_joint_reply_falls_back_to_one_call_per_claim(fake_llm, client):
+    fake_llm.script(["1. Entailment\nClaim 2 seems neutral to me.", "Neutral", "Entailment"])
+    verdicts = LLMChecker(client, mode="joint").check(record_tasks(["a", "b"]))
+    assert sorted(v.label.value for v in verdicts) == ["Entailment", "Neutral"]
+    assert len(fake_llm.requests) == 3
+    assert all("### Claim: " in prompt_of(r["json"]) for r in fake_llm.requests[1:])
+
+
+def test_failed_joint_call_fails_its_claims(fake_llm, client):
+    fake_llm.script([Fail(500, "down")])
+    verdicts = LLMChecker(client, mode="joint").check(record_tasks(["a", "b"]))
+    assert all(v.failed and v.label is None for v in verdicts)
+    assert len(fake_llm.requests) == 1
+
+
+def test_registry_builds_the_llm_checker(client):
+    from factscope.check.registry import make_checker
+
+    assert isinstance(make_checker("llm", llm=client), LLMChecker)
+
+
+def test_bad_settings_are_rejected(client):
+    with pytest.raises(ValueError, match="mode"):
+        LLMChecker(client, mode="batch")
+    with pytest.raises(ValueError, match="passages"):
+        LLMChecker(client, passages="some")
