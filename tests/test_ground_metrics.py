@@ -72,3 +72,30 @@ def test_macro_average_and_breakdown_by_factor():
     assert by_multi.groups["single"].recall == pytest.approx(0.5)
     by_pop = breakdown(items, "pop")
     assert list(by_pop.groups) == ["high"] and by_pop.missing == 2
+
+
+def test_agreement_statistics_by_hand():
+    from factscope.metrics.grounding import agreement
+
+    human = [True, True, False, False]
+    predicted = [True, False, False, False]
+    # accuracy 3/4; kappa: p_o = 0.75, p_e = 0.5*0.25 + 0.5*0.75 = 0.5 -> (0.75 - 0.5) / 0.5 = 0.5
+    assert agreement("accuracy", human, predicted) == pytest.approx(0.75)
+    assert agreement("kappa", human, predicted) == pytest.approx(0.5)
+    # phi = (TP*TN - FP*FN) / sqrt((TP+FP)(TN+FN)(TP+FN)(TN+FP)) = (1*2 - 0*1) / sqrt(1*3*2*2) = 2 / sqrt(12)
+    assert agreement("pearson", human, predicted) == pytest.approx(2 / 12**0.5)
+    assert agreement("pearson", human, [True] * 4) is None
+
+
+def test_calibrate_threshold_picks_the_best_midpoint():
+    from factscope.metrics.grounding import calibrate_threshold
+
+    scores = [0.9, 0.7, 0.5, 0.3, 0.1]
+    human = [True, True, False, True, False]
+    # candidates: 0.1-1, 0.2, 0.4, 0.6, 0.8, 0.9+1. Accuracy at 0.2: 4/5 (0.1 absent ok, 0.5 wrongly present);
+    # at 0.4: 4/5 as well (0.3 wrongly absent) -> tie, lowest wins; at 0.6: 3/5.
+    result = calibrate_threshold(scores, human, "accuracy")
+    assert result.threshold == pytest.approx(0.2) and result.value == pytest.approx(0.8)
+    assert result.candidates == 6
+    with pytest.raises(ValueError, match="undefined for every threshold"):
+        calibrate_threshold([0.1, 0.2], [True, True], "pearson")

@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from factscope.cli import check
+from factscope.cli import check, ground
 
-MODULES: list = [check]
+MODULES: list = [check, ground]

@@ -202,3 +202,66 @@ def breakdown(
         pairs = grouped[group]
         result.groups[group] = average_scores([p[0] for p in pairs], [p[1] for p in pairs])
     return result
+
+
+AgreementStatistic = Literal["pearson", "accuracy", "macro-f1", "kappa"]
+
+
+def agreement(statistic: AgreementStatistic, human: Sequence[bool], predicted: Sequence[bool]) -> float | None:
+    """Agreement of binary presence decisions with human labels; None where undefined (a constant side).
+
+    ``pearson`` on 0/1 values is the phi coefficient (the seed picks thresholds by correlation with humans);
+    ``kappa`` is Cohen's kappa = (p_o - p_e) / (1 - p_e).
+    """
+    from factscope.metrics.agreement import accuracy, macro_f1, pearson
+
+    if len(human) != len(predicted) or not human:
+        raise ValueError("agreement needs two non-empty label lists of the same length")
+    if statistic == "accuracy":
+        return accuracy(list(human), list(predicted))
+    if statistic == "macro-f1":
+        return macro_f1(list(human), list(predicted), classes=[True, False])
+    if statistic == "pearson":
+        try:
+            return pearson([float(h) for h in human], [float(p) for p in predicted])[0]
+        except ValueError:
+            return None
+    if statistic == "kappa":
+        n = len(human)
+        observed = sum(h == p for h, p in zip(human, predicted)) / n
+        yes_h, yes_p = sum(human) / n, sum(predicted) / n
+        expected = yes_h * yes_p + (1 - yes_h) * (1 - yes_p)
+        return None if expected == 1 else (observed - expected) / (1 - expected)
+    raise ValueError(f"unknown agreement statistic {statistic!r}; use pearson, accuracy, macro-f1 or kappa")
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The threshold that agrees best with human presence labels, and the agreement it reaches."""
+
+    threshold: float
+    value: float
+    statistic: str
+    candidates: int
+
+
+def calibrate_threshold(
+    scores: Sequence[float], human: Sequence[bool], statistic: AgreementStatistic = "pearson"
+) -> Calibration:
+    """Try a threshold between every two adjacent distinct scores (and beyond both ends); keep the best.
+
+    A fact is present when score >= threshold. Ties go to the lowest threshold. Raises ValueError when no
+    threshold gives a defined statistic (e.g. all human labels are equal under ``pearson``).
+    """
+    if len(scores) != len(human) or not scores:
+        raise ValueError("calibration needs one human label per score, and at least one")
+    distinct = sorted(set(float(s) for s in scores))
+    candidates = [distinct[0] - 1.0] + [(a + b) / 2 for a, b in zip(distinct, distinct[1:])] + [distinct[-1] + 1.0]
+    best: tuple[float, float] | None = None
+    for threshold in candidates:
+        value = agreement(statistic, list(human), [s >= threshold for s in scores])
+        if value is not None and (best is None or value > best[1]):
+            best = (threshold, value)
+    if best is None:
+        raise ValueError(f"{statistic} is undefined for every threshold (are all human labels the same?)")
+    return Calibration(threshold=best[0], value=best[1], statistic=statistic, candidates=len(candidates))

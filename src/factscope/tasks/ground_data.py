@@ -233,6 +233,8 @@ def load_dataset(path: str | Path, metadata_path: str | Path | None = None) -> G
 def attach_responses(dataset: GroundDataset, path: str | Path, field_name: str = "response") -> None:
     """Set each example's response from a JSONL of ``{id, response}`` (e.g. ``ground generate`` output).
 
+    A row may also carry ``contexts`` (the input contexts the model was given, e.g. with distractors added by
+    ``ground generate``): they replace the example's contexts, so precision is judged against what the model saw.
     Examples without a response line are reported in ``warnings``; response ids matching no example too.
     """
     from factscope.io import read_json_records
@@ -241,6 +243,7 @@ def attach_responses(dataset: GroundDataset, path: str | Path, field_name: str =
     if not path.exists():
         raise InputError("file not found; check the path", path=path)
     responses: dict[str, str] = {}
+    contexts: dict[str, list[str]] = {}
     for line, item in read_json_records(path):
         if isinstance(item, InputError):
             dataset.errors.append(item)
@@ -252,11 +255,21 @@ def attach_responses(dataset: GroundDataset, path: str | Path, field_name: str =
         if not isinstance(text, str):
             dataset.errors.append(InputError("missing or not a string", path=path, line=line, field=field_name))
             continue
+        if "contexts" in item:
+            try:
+                contexts[str(item["id"])] = _string_list(
+                    item["contexts"], path=path, where="contexts", name="contexts", line=line
+                )
+            except InputError as error:
+                dataset.errors.append(error)
+                continue
         responses[str(item["id"])] = text
     ids = {e.id for e in dataset.examples}
     for example in dataset.examples:
         if example.id in responses:
             example.response = responses[example.id]
+        if contexts.get(example.id):
+            example.contexts = contexts[example.id]
     missing = sorted(ids - set(responses))
     unknown = sorted(set(responses) - ids)
     if missing:

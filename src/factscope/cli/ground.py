@@ -1,0 +1,357 @@
+"""`factscope ground`: grounding precision / recall / F1 of LLM responses (Truly Ground, seed 003)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import click
+import typer
+from rich.table import Table
+from typer.core import TyperGroup
+
+from factscope.cli import llm_options as lo
+from factscope.errors import InputError
+from factscope.report import console, format_value, print_table, progress, summary_table
+
+HELP = """Grounding evaluation: does a response use all the needed knowledge of its contexts, and only that?
+
+precision = share of the response's atomic facts present in the input contexts; recall = share of the gold atomic facts present in the response; grounding score = F1 (per record, macro-averaged). Also answer accuracy and breakdowns by popularity, single / multi context and definite / free-form.
+
+Commands: `factscope ground INPUT` scores (same as `ground score INPUT`); `ground generate` makes the responses with an LLM; `ground calibrate` picks a presence threshold from human labels.
+
+Examples:
+
+  factscope ground examples/ground/original.json --metadata examples/ground/metadata.json --responses examples/ground/responses.jsonl                       # offline: spaCy facts + MiniLM
+
+  factscope ground generate data.json -o responses.jsonl --llm-model gpt-4o-mini --corpus wiki.jsonl --budget 1500 --gold-position end          # the Dist setting
+
+  factscope ground calibrate labels.jsonl --presence cross --statistic pearson
+"""
+
+PRESENCE_HELP = (
+    "presence model M: bi (packaged all-MiniLM-L6-v2 cosine, 0.4; offline default), bi:MODEL, "
+    "cross (cross-encoder/ms-marco-MiniLM-L-12-v2 score, 6; the seed's best), cross:MODEL, "
+    "nli:CHECKER (entailment probability of a check-task checker, e.g. nli:embedded; 0.5), llm (LLM judge; 0.5)"
+)
+EXTRACTOR_HELP = "atomic facts of the responses: spacy (offline clause decomposition) or llm (seed-style LLM prompt)"
+
+
+class _ScoreByDefault(TyperGroup):
+    """A group whose default command is `score`: `factscope ground INPUT` means `factscope ground score INPUT`."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in {"--help", "-h"}:
+            args = ["score", *args]
+        return super().parse_args(ctx, args)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `ground` command group."""
+    ground_app = typer.Typer(cls=_ScoreByDefault, help=HELP, no_args_is_help=True)
+    ground_app.command("score", help="Score responses (the default command). " + HELP.split("\n\n", 1)[1])(
+        score_command
+    )
+    ground_app.command("generate", help=GENERATE_HELP)(generate_command)
+    ground_app.command("calibrate", help=CALIBRATE_HELP)(calibrate_command)
+    app.add_typer(ground_app, name="ground")
+
+
+def _load(input: Path, metadata: Path | None, responses: Path | None) -> Any:
+    from factscope.tasks.ground_data import attach_responses, load_dataset
+
+    dataset = load_dataset(input, metadata)
+    if responses is not None:
+        attach_responses(dataset, responses)
+    for error in dataset.errors:
+        console.print(f"[yellow]skipped[/] {error}")
+    for warning in dataset.warnings:
+        console.print(f"[yellow]warning[/] {warning}")
+    return dataset
+
+
+def _extractor(spec: str, llm: Any) -> Any:
+    if spec == "spacy":
+        from factscope.extract.clause_facts import ClauseFactExtractor
+
+        return ClauseFactExtractor()
+    if spec == "llm":
+        from factscope.extract.llm_facts import LLMFactExtractor
+
+        return LLMFactExtractor(llm)
+    raise InputError(f"unknown extractor {spec!r}; use spacy or llm", field="--extractor")
+
+
+def score_command(
+    input: Annotated[Path, typer.Argument(help="dataset: seed-layout JSON or generic JSONL", show_default=False)],
+    metadata: Annotated[Path | None, typer.Option(help="metadata JSON keyed by question id (has_answer, has_multi, pop)")] = None,
+    responses: Annotated[Path | None, typer.Option(help="JSONL of {id, response[, contexts]}, e.g. from `ground generate`")] = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="results JSONL (default: INPUT name + .ground.jsonl)")] = None,
+    extractor: Annotated[str, typer.Option(help=EXTRACTOR_HELP)] = "spacy",
+    presence: Annotated[str, typer.Option(help=PRESENCE_HELP)] = "bi",
+    threshold: Annotated[float | None, typer.Option(help="presence threshold (default: the model's, see --presence)")] = None,
+    window: Annotated[int | None, typer.Option(help="sentences per window of a long text; 0 = whole text (default 3; LLM judge: whole)")] = None,
+    stride: Annotated[int, typer.Option(help="sentences between window starts")] = 1,
+    by: Annotated[str, typer.Option(help="comma-separated metadata fields to break results down by")] = "pop,has_multi,has_answer",
+    no_response_facts: Annotated[str, typer.Option(help="precision of a response with no atomic facts: zero or skip")] = "zero",
+    no_gold_facts: Annotated[str, typer.Option(help="recall / F1 of a record with no gold facts: skip or zero")] = "skip",
+    batch_size: Annotated[int, typer.Option(help="records per decomposition / presence batch")] = 16,
+    summary: Annotated[Path | None, typer.Option(help="also write the summary figures as JSON here")] = None,
+    llm_base_url: lo.BaseUrl = None,
+    llm_model: lo.Model = None,
+    llm_api_key: lo.ApiKey = None,
+    llm_config: lo.ConfigFile = None,
+    llm_concurrency: lo.Concurrency = 8,
+    llm_cache: lo.Cache = None,
+) -> None:
+    from factscope.check.presence import make_presence
+    from factscope.io import ResultWriter
+    from factscope.tasks.ground import GroundResult, ground, summarize
+
+    for name, value in (("--no-response-facts", no_response_facts), ("--no-gold-facts", no_gold_facts)):
+        if value not in {"zero", "skip"}:
+            raise InputError(f"expected zero or skip, got {value!r}", field=name)
+    dataset = _load(input, metadata, responses)
+    without = [e.id for e in dataset.examples if e.response is None]
+    if without:
+        console.print(
+            f"[yellow]skipped[/] {len(without)} record(s) without a response (e.g. {without[0]!r}); "
+            "pass --responses or run `factscope ground generate` first"
+        )
+    examples = [e for e in dataset.examples if e.response is not None]
+    needs_llm = extractor == "llm" or presence == "llm" or presence.startswith("nli:llm")
+    llm = lo.build_llm(llm_base_url, llm_model, llm_api_key, llm_config, llm_concurrency, llm_cache) if needs_llm else None
+    model = make_presence(presence, threshold=threshold, window=window, stride=stride, llm=llm)
+    fact_extractor = _extractor(extractor, llm)
+    factors = [f.strip() for f in by.split(",") if f.strip()]
+    output = output or Path(f"{input.stem}.ground.jsonl")
+    with ResultWriter(output) as writer:
+        todo = [e for e in examples if e.id not in writer.done]
+        with progress("grounding", len(todo)) as bar:
+
+            def keep(result: GroundResult) -> None:
+                writer.write(result)
+                bar.advance()
+
+            ground(
+                todo,
+                extractor=fact_extractor,
+                presence=model,
+                batch_size=batch_size,
+                factors=factors,
+                no_response_facts=no_response_facts,  # type: ignore[arg-type]
+                no_gold_facts=no_gold_facts,  # type: ignore[arg-type]
+                on_result=keep,
+            )
+        ids = {e.id for e in examples}
+        results = [GroundResult.model_validate(row) for row in writer.rows() if str(row.get("id")) in ids]
+    report = summarize(results, factors)
+    print_table(_factor_table(report))
+    rows: list[tuple[str, object]] = [
+        ("records scored (new / resumed)", f"{len(todo)} / {len(results) - len(todo)}"),
+        ("failed decompositions (left out)", report.failed),
+        ("unjudged facts (left out)", report.unjudged_facts),
+        ("skipped input records", len(dataset.errors) + len(without)),
+        ("extractor / presence model", f"{fact_extractor.name} / {model.name} >= {model.threshold:g}"),
+        ("results", str(output)),
+    ]
+    rows.extend(lo.usage_rows(llm))
+    print_table(summary_table("run", rows))
+    if summary is not None:
+        summary.write_text(json.dumps(report.model_dump(mode="json"), indent=2), encoding="utf-8")
+
+
+def _factor_table(report: Any) -> Table:
+    """Precision, recall, F1 and answer accuracy overall and per factor group."""
+    table = Table(title="grounding (macro average over records)", header_style="bold")
+    for column in ("factor", "group", "records", "precision", "recall", "F1", "answer acc."):
+        table.add_column(column, justify="left" if column in {"factor", "group"} else "right")
+
+    def add(factor: str, group: str, averages: Any) -> None:
+        table.add_row(
+            factor,
+            group,
+            str(averages.records),
+            format_value(averages.precision),
+            format_value(averages.recall),
+            format_value(averages.f1),
+            format_value(averages.answer_accuracy),
+        )
+
+    add("all", "", report.overall)
+    for item in report.by_factor:
+        for group, averages in item.groups.items():
+            add(item.factor, group, averages)
+        if item.missing:
+            table.add_row(item.factor, "(no value)", str(item.missing), "", "", "", "")
+    return table
+
+
+GENERATE_HELP = """Produce a response per question with an LLM (prompt `ground_generate`), resumably.
+
+Each output line is {id, question, response, contexts, model}; `contexts` are the input contexts the model saw, so `factscope ground DATA --responses OUT` judges precision against them. With --corpus, retrieved distractor passages (not the gold documents) are added up to --budget words, and the gold contexts are put at --gold-position: the seed's Dist setting. Failed calls are reported and not written; rerun to retry them.
+
+Example:
+
+  factscope ground generate data.json --metadata meta.json -o responses.jsonl --llm-model gpt-4o-mini
+"""
+
+
+def generate_command(
+    input: Annotated[Path, typer.Argument(help="dataset: seed-layout JSON or generic JSONL", show_default=False)],
+    output: Annotated[Path, typer.Option("--output", "-o", help="responses JSONL (appended to; resumes)")],
+    metadata: Annotated[Path | None, typer.Option(help="metadata JSON keyed by question id")] = None,
+    corpus: Annotated[Path | None, typer.Option(help="JSONL {id, title, text} or folder of .txt to draw distractors from")] = None,
+    retriever: Annotated[str, typer.Option(help="distractor retriever: bm25, dense or hybrid")] = "dense",
+    budget: Annotated[int, typer.Option(help="distractor budget in whitespace tokens")] = 1000,
+    gold_position: Annotated[str, typer.Option(help="where the gold contexts go: end, beginning, middle or random")] = "end",
+    depth: Annotated[int, typer.Option(help="passages retrieved per question before filtering (seed: 40)")] = 40,
+    seed: Annotated[int, typer.Option(help="seed of the random gold position")] = 0,
+    max_tokens: Annotated[int, typer.Option(help="response length limit")] = 512,
+    llm_base_url: lo.BaseUrl = None,
+    llm_model: lo.Model = None,
+    llm_api_key: lo.ApiKey = None,
+    llm_config: lo.ConfigFile = None,
+    llm_concurrency: lo.Concurrency = 8,
+    llm_cache: lo.Cache = None,
+) -> None:
+    from factscope.io import ResultWriter
+    from factscope.tasks.ground import generate_responses
+
+    dataset = _load(input, metadata, None)
+    llm = lo.build_llm(llm_base_url, llm_model, llm_api_key, llm_config, llm_concurrency, llm_cache)
+    examples = dataset.examples
+    if corpus is not None:
+        from factscope.retrieve.corpus import Corpus, make_retriever
+        from factscope.retrieve.distractors import GOLD_POSITIONS, add_distractors
+
+        if gold_position not in GOLD_POSITIONS:
+            raise InputError(f"use one of {', '.join(GOLD_POSITIONS)}", field="--gold-position")
+        found = make_retriever(retriever, Corpus.from_path(corpus))
+        examples = add_distractors(
+            examples, found, budget=budget, gold_position=gold_position, depth=depth, seed=seed  # type: ignore[arg-type]
+        )
+    failures = 0
+    with ResultWriter(output) as writer:
+        todo = [e for e in examples if e.id not in writer.done]
+        with progress("generating", len(todo)) as bar:
+            replies = generate_responses(todo, llm, max_tokens=max_tokens, on_done=bar.advance)
+        for example, reply in zip(todo, replies):
+            if reply.failed:
+                failures += 1
+                console.print(f"[yellow]failed[/] {example.id}: {reply.error}")
+                continue
+            writer.write(
+                {
+                    "id": example.id,
+                    "question": example.question,
+                    "response": reply.text,
+                    "contexts": example.contexts,
+                    "model": llm.name,
+                }
+            )
+    rows: list[tuple[str, object]] = [
+        ("responses written (new)", len(todo) - failures),
+        ("already there (resumed)", len(examples) - len(todo)),
+        ("failed calls (rerun to retry)", failures),
+        ("distractors", f"{retriever}, {budget} tokens, gold at {gold_position}" if corpus else "none (gold only)"),
+        ("responses", str(output)),
+    ]
+    rows.extend(lo.usage_rows(llm))
+    print_table(summary_table("generation", rows))
+
+
+CALIBRATE_HELP = """Choose the presence threshold that agrees best with human presence labels.
+
+LABELS is JSONL: {"fact": "...", "text": "..." (or "contexts": [...]), "present": true/false (or 1/0)}. Every midpoint between two adjacent model scores is tried; the best by --statistic wins (pearson: the correlation with the human labels, as the seed chose its thresholds; also accuracy, macro-f1, kappa).
+
+Example:
+
+  factscope ground calibrate labels.jsonl --presence bi --statistic pearson
+"""
+
+
+def calibrate_command(
+    labels: Annotated[Path, typer.Argument(help="JSONL of {fact, text | contexts, present}", show_default=False)],
+    presence: Annotated[str, typer.Option(help=PRESENCE_HELP)] = "bi",
+    statistic: Annotated[str, typer.Option(help="pearson, accuracy, macro-f1 or kappa")] = "pearson",
+    window: Annotated[int | None, typer.Option(help="sentences per window; 0 = whole text")] = None,
+    stride: Annotated[int, typer.Option(help="sentences between window starts")] = 1,
+    llm_base_url: lo.BaseUrl = None,
+    llm_model: lo.Model = None,
+    llm_api_key: lo.ApiKey = None,
+    llm_config: lo.ConfigFile = None,
+    llm_concurrency: lo.Concurrency = 8,
+    llm_cache: lo.Cache = None,
+) -> None:
+    import math
+
+    from factscope.check.presence import make_presence
+    from factscope.metrics.grounding import agreement, calibrate_threshold
+
+    if statistic not in {"pearson", "accuracy", "macro-f1", "kappa"}:
+        raise InputError(f"unknown statistic {statistic!r}; use pearson, accuracy, macro-f1 or kappa", field="--statistic")
+    facts, sources, human = _read_labels(labels)
+    needs_llm = presence == "llm" or presence.startswith("nli:llm")
+    llm = lo.build_llm(llm_base_url, llm_model, llm_api_key, llm_config, llm_concurrency, llm_cache) if needs_llm else None
+    model = make_presence(presence, window=window, stride=stride, llm=llm)
+    with progress("scoring labelled pairs", None):
+        scores = model.score(facts, sources).tolist()
+    judged = [(s, h) for s, h in zip(scores, human) if not math.isnan(s)]
+    if not judged:
+        raise InputError("the presence model could judge none of the labelled pairs", path=labels)
+    try:
+        result = calibrate_threshold([s for s, _ in judged], [h for _, h in judged], statistic)  # type: ignore[arg-type]
+    except ValueError as error:
+        raise InputError(str(error), path=labels) from error
+    at_default = agreement(statistic, [h for _, h in judged], [s >= model.threshold for s, _ in judged])  # type: ignore[arg-type]
+    print_table(
+        summary_table(
+            f"presence threshold for {model.name}",
+            [
+                ("labelled pairs (judged / unjudged)", f"{len(judged)} / {len(scores) - len(judged)}"),
+                ("human: present", sum(h for _, h in judged)),
+                (f"best threshold ({statistic})", round(result.threshold, 4)),
+                (f"{statistic} at best threshold", result.value),
+                (f"{statistic} at default threshold {model.threshold:g}", at_default),
+                ("thresholds tried", result.candidates),
+            ],
+        )
+    )
+    typer.echo(json.dumps({"threshold": result.threshold, statistic: result.value, "model": model.name}))
+
+
+def _read_labels(path: Path) -> tuple[list[str], list[list[str]], list[bool]]:
+    """Facts, their source texts and human presence labels; bad lines are reported and skipped."""
+    from factscope.io import read_json_records
+
+    if not path.exists():
+        raise InputError("file not found; check the path", path=path)
+    facts: list[str] = []
+    sources: list[list[str]] = []
+    human: list[bool] = []
+    for line, item in read_json_records(path):
+        try:
+            if isinstance(item, InputError):
+                raise item
+            fact = item.get("fact")
+            if not isinstance(fact, str) or not fact.strip():
+                raise InputError("missing or empty", path=path, line=line, field="fact")
+            texts = item.get("contexts", item.get("text"))
+            if isinstance(texts, str):
+                texts = [texts]
+            if not isinstance(texts, list) or not texts or not all(isinstance(t, str) for t in texts):
+                raise InputError("missing; give `text` (a string) or `contexts` (a list)", path=path, line=line, field="text")
+            label = item.get("present")
+            if label not in (True, False, 0, 1):
+                raise InputError("expected true / false or 1 / 0", path=path, line=line, field="present")
+        except InputError as error:
+            console.print(f"[yellow]skipped[/] {error}")
+            continue
+        facts.append(fact)
+        sources.append(texts)
+        human.append(bool(label))
+    if not facts:
+        raise InputError("no usable labelled pairs", path=path)
+    return facts, sources, human
