@@ -11,8 +11,8 @@ A reply item is one of:
   optional Retry-After header;
 - ``Hang(seconds, then="...")``: waits ``seconds`` (longer than the client's timeout) and then answers ``then``;
 - ``Raw(body, status=200)``: the body as given, e.g. not JSON at all;
-- ``Logprobs(tokens, token_logprobs)``: a /v1/completions reply that echoes the prompt as these tokens with
-  these log-probabilities (the first is usually None).
+- ``Logprobs(tokens, token_logprobs, text_offset=None)``: a /v1/completions reply that echoes the prompt as these
+  tokens with these log-probabilities (the first is usually None) and, if given, these character offsets.
 
 Usage::
 
@@ -69,6 +69,7 @@ class Logprobs:
     tokens: list[str]
     token_logprobs: list[float | None]
     text: str | None = None
+    text_offset: list[int] | None = None
 
 
 Reply = str | Fail | Hang | Raw | Logprobs
@@ -225,6 +226,8 @@ def _completion_body(request: dict[str, Any], reply: str | Logprobs) -> dict[str
     if isinstance(reply, Logprobs):
         text = reply.text if reply.text is not None else "".join(reply.tokens)
         logprobs: dict[str, Any] | None = {"tokens": reply.tokens, "token_logprobs": reply.token_logprobs}
+        if reply.text_offset is not None:
+            logprobs["text_offset"] = reply.text_offset
     else:
         text, logprobs = reply, None
     return {

@@ -170,6 +170,20 @@ def test_complete_returns_prompt_token_logprobs(fake_llm):
     )
 
 
+def test_complete_passes_text_offsets_and_rejects_uneven_logprobs(fake_llm, tmp_path):
+    fake_llm.script(
+        [
+            Logprobs(["a", "b"], [None, -1.0, -2.0]),
+            Logprobs(["Hi", " you"], [None, -0.5], text_offset=[0, 2]),
+        ]
+    )
+    client = make_client(fake_llm, tmp_path)
+    uneven = client.complete("a b")
+    assert uneven.failed and "differ in length" in uneven.error
+    assert client.complete("Hi you").text_offset == [0, 2]
+    assert client.usage.failures == 1
+
+
 def test_complete_failure_is_marked(fake_llm):
     fake_llm.script([Fail(500)] * 2)
     reply = make_client(fake_llm, max_retries=1).complete("x")

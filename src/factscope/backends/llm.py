@@ -175,6 +175,7 @@ class CompletionReply:
     text: str | None
     tokens: list[str] = field(default_factory=list)
     token_logprobs: list[float | None] = field(default_factory=list)
+    text_offset: list[int] = field(default_factory=list)
     failed: bool = False
     error: str | None = None
     cached: bool = False
@@ -317,15 +318,12 @@ class LLMClient:
             return CompletionReply(
                 None, failed=True, error=outcome.error, raw=outcome.raw, attempts=outcome.attempts
             )
-        text, tokens, token_logprobs = outcome.value
-        if echo and len(tokens) != len(token_logprobs):
-            return CompletionReply(
-                text, failed=True, error="tokens and token_logprobs differ in length", raw=str(outcome.body)
-            )
+        text, tokens, token_logprobs, text_offset = outcome.value
         return CompletionReply(
             text,
             tokens=tokens,
             token_logprobs=token_logprobs,
+            text_offset=text_offset,
             cached=outcome.cached,
             usage=_usage_of(outcome.body),
             attempts=outcome.attempts,
@@ -463,15 +461,18 @@ def _chat_text(body: dict[str, Any]) -> str:
     return text
 
 
-def _completion_logprobs(body: dict[str, Any]) -> tuple[str | None, list[str], list[float | None]]:
+def _completion_logprobs(body: dict[str, Any]) -> tuple[str | None, list[str], list[float | None], list[int]]:
     try:
         choice = body["choices"][0]
         block = choice.get("logprobs") or {}
         tokens = [str(token) for token in block.get("tokens") or []]
         logprobs = [None if value is None else float(value) for value in block.get("token_logprobs") or []]
-        return choice.get("text"), tokens, logprobs
+        offsets = [int(value) for value in block.get("text_offset") or []]
     except (KeyError, IndexError, TypeError, AttributeError) as error:
         raise ValueError(f"no choices[0] with text and logprobs ({error!r})") from error
+    if len(tokens) != len(logprobs) or (offsets and len(offsets) != len(tokens)):
+        raise ValueError("logprobs.tokens, token_logprobs and text_offset differ in length")
+    return choice.get("text"), tokens, logprobs, offsets
 
 
 def _usage_of(body: dict[str, Any]) -> dict[str, int]:
