@@ -92,7 +92,7 @@ def test_factuality_per_sentence_best_evidence_and_min(records, retriever):
     # sentence 1 is entailed by doc "glory" -> (0.9, 0.1, 0.0)
     # sentence 2 ("recorded by Elvis Presley") has no supporting passage: its best evidence has E = 0.2 -> (0.2, 0.7, 0.1)
     # min along entailment -> sentence 2's vector
-    assert [s.doc_id for s in q1.sentences][0] == "glory"
+    assert q1.sentences[0].doc_id == "glory"
     assert q1.sentences[0].probs == pytest.approx((0.9, 0.1, 0.0))
     assert (q1.factuality.consistent, q1.factuality.non_verified, q1.factuality.inconsistent) == pytest.approx((0.2, 0.7, 0.1))
     # l = 2 evidence passages per sentence, every (evidence, sentence) pair checked once; + 1 validity task

@@ -1,0 +1,410 @@
+"""`factscope knowledge score | generate | select | agree`: knowledge quality (CONNER, seed 001)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from factscope.cli import llm_options as lo
+from factscope.errors import ConfigError, InputError
+from factscope.report import console, print_table, progress, summary_table
+
+HELP = """Evaluate knowledge for a query on CONNER's six dimensions, and use the scores to pick better knowledge.
+
+score: factuality, relevance, coherence, informativeness, helpfulness, validity (+ Q_know).
+generate: knowledge (zero- or few-shot) and answers through an LLM. select: sample r candidates, keep the best.
+agree: Somers' D / Pearson / Spearman of the scores against human ratings 0 / 1 / 2.
+"""
+
+SCORE_HELP = """Score knowledge records on CONNER's six dimensions (seed 001, eq. 1-9).
+
+Input: JSON / JSONL records with `query`, `knowledge`, optional `id`, `answer`, `gold_answer`, `topic` and
+`task` (qa: span answers; dialogue: open-ended). Each metric runs when its part is configured, else it is
+reported as not computed (never as 0):
+
+  factuality, dialogue validity  --corpus (evidence) + --checker (NLI)
+  qa validity                    --checker, records with `gold_answer`
+  relevance                      --relevance-model (default: packaged bi-encoder fallback)
+  paragraph coherence            --coherence-model (default: adjacent-sentence similarity proxy)
+  sentence coherence, informativeness, helpfulness   --lm (a causal LM, or `endpoint`)
+
+Results are written to OUTPUT as they are made; rerunning resumes.
+
+Examples:
+
+  factscope knowledge score examples/knowledge/records.jsonl --corpus examples/knowledge/corpus.jsonl
+
+  factscope knowledge score knowledge.jsonl --corpus wiki/ --retriever hybrid --lm gpt2 \\
+      --relevance-model cross-encoder/ms-marco-MiniLM-L-6-v2 --checker nli:roberta-large-mnli -o scored.jsonl
+
+  factscope knowledge score knowledge.jsonl --corpus wiki.jsonl --lm endpoint --llm-base-url http://localhost:8000/v1 --llm-model gpt2
+"""
+
+GENERATE_HELP = """Generate knowledge for each query through an LLM, with the seed's prompts (Appendix F, Tables 11-12).
+
+--mode zero uses Table 11's best zero-shot prompt; --mode few builds Appendix F.2's prompt from --shots
+examples of --train (records with knowledge): random ones, or, with --select-from M, the best --shots of M
+random examples by Q_know (CONNER-guided demonstration selection; needs the scoring options). --answer also
+generates answers with Table 13's few-shot template. The output is a valid input of `knowledge score`.
+
+Examples:
+
+  factscope knowledge generate queries.jsonl --llm-model gpt-4o-mini -o generated.jsonl --answer
+
+  factscope knowledge generate queries.jsonl --mode few --train train.jsonl --shots 8 --select-from 30 \\
+      --corpus wiki.jsonl --lm gpt2 --llm-model gpt-4o-mini
+"""
+
+SELECT_HELP = """Knowledge selection (seed 001 section 5): sample r candidates (top-p) and keep argmax Q_know.
+
+Q_know = gamma . [factuality, relevance, paragraph coherence, informativeness]; all four must be
+computable, so pass --corpus and --lm. --answer then answers with the selected knowledge.
+
+Example:
+
+  factscope knowledge select queries.jsonl --candidates 5 --top-p 0.9 --corpus wiki.jsonl --lm gpt2 \\
+      --llm-model gpt-4o-mini -o selected.jsonl --answer
+"""
+
+AGREE_HELP = """Correlate `knowledge score` results with human ratings (seed 001 Tables 9-10).
+
+HUMAN: JSON / JSONL rows with `id` and any of factuality, relevance, coherence, informativeness,
+helpfulness, validity rated 0 (unacceptable), 1 (acceptable) or 2 (excellent). Prints Somers' D(metric |
+human) with its p-value, Pearson and Spearman per dimension.
+
+Example:
+
+  factscope knowledge agree scored.jsonl human.jsonl -o agreement.json
+"""
+
+SCORING = "Scoring (CONNER metrics)"
+Corpus = Annotated[Path | None, typer.Option(help="evidence corpus: JSONL of {id, title?, text} or a folder of .txt", rich_help_panel=SCORING)]
+Retriever = Annotated[str, typer.Option(help="bm25, dense or hybrid", rich_help_panel=SCORING)]
+EvidenceK = Annotated[int, typer.Option("--evidence-k", help="l: evidence passages per sentence", rich_help_panel=SCORING)]
+Aggregate = Annotated[str, typer.Option(help="sentence aggregation of factuality: min, mean or max", rich_help_panel=SCORING)]
+Hard = Annotated[bool, typer.Option("--hard-factuality", help="count each sentence by its argmax label", rich_help_panel=SCORING)]
+CheckerSpec = Annotated[str, typer.Option("--checker", help="NLI checker: embedded, nli:MODEL, path:DIR, llm, similarity", rich_help_panel=SCORING)]
+Relevance = Annotated[str, typer.Option(help="ranking cross-encoder (name or folder); 'bi-encoder' fallback; 'none'", rich_help_panel=SCORING)]
+Coherence = Annotated[str, typer.Option(help="coherence classifier (name or folder); 'proxy' offline; 'none'", rich_help_panel=SCORING)]
+LM = Annotated[str | None, typer.Option("--lm", help="causal LM (name or folder), or 'endpoint' for the --llm-* completions endpoint", rich_help_panel=SCORING)]
+Baselines = Annotated[int, typer.Option(help="u: random other knowledge texts for the helpfulness baseline", rich_help_panel=SCORING)]
+Weights = Annotated[str, typer.Option(help="gamma of Q_know: factuality,relevance,coherence,informativeness", rich_help_panel=SCORING)]
+Seed = Annotated[int, typer.Option(help="random seed (baselines, demonstrations, sampling)")]
+BatchSize = Annotated[int, typer.Option(help="records per batch")]
+Output = Annotated[Path | None, typer.Option("--output", "-o", help="results JSONL (resumable)")]
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `knowledge` command group."""
+    group = typer.Typer(help=HELP, no_args_is_help=True)
+    group.command("score", help=SCORE_HELP)(score_command)
+    group.command("generate", help=GENERATE_HELP)(generate_command)
+    group.command("select", help=SELECT_HELP)(select_command)
+    group.command("agree", help=AGREE_HELP)(agree_command)
+    app.add_typer(group, name="knowledge")
+
+
+def build_evaluator(
+    *, corpus: Path | None, retriever: str, evidence_k: int, aggregate: str, hard: bool, checker: str,
+    relevance: str, coherence: str, lm: str | None, baselines: int, weights: str, seed: int, llm: Any,
+) -> Any:
+    """A KnowledgeEvaluator from the command-line options (models load only for the metrics they serve)."""
+    from factscope.check.registry import make_checker
+    from factscope.coherence import AdjacentSimilarityCoherence, ClassifierCoherence
+    from factscope.retrieve.corpus import Corpus as CorpusFile
+    from factscope.retrieve.corpus import make_retriever
+    from factscope.tasks.knowledge import KnowledgeEvaluator, KnowledgeSettings
+    from factscope.tasks.knowledge_relevance import BiEncoderRelevance, CrossEncoderRelevance
+
+    if aggregate not in ("min", "mean", "max"):
+        raise ConfigError(f"--aggregate must be min, mean or max, not {aggregate!r}")
+    settings = KnowledgeSettings(
+        evidence_k=evidence_k, aggregate=aggregate, hard_factuality=hard, baselines=baselines, seed=seed,
+        weights=_weights(weights),
+    )
+    found = make_retriever(retriever, CorpusFile.from_path(corpus)) if corpus else None
+    if found is None:
+        console.print("[yellow]note[/] no --corpus: factuality and open-ended validity are not computed")
+    judge = make_checker(checker, llm=llm) if checker != "none" else None
+    ranker = None if relevance == "none" else BiEncoderRelevance() if relevance == "bi-encoder" else CrossEncoderRelevance(relevance)
+    paragraph = None if coherence == "none" else AdjacentSimilarityCoherence() if coherence == "proxy" else ClassifierCoherence(coherence)
+    return KnowledgeEvaluator(
+        checker=judge, retriever=found, relevance=ranker, coherence=paragraph, lm=_causal_lm(lm, llm), settings=settings
+    )
+
+
+def _causal_lm(spec: str | None, llm: Any) -> Any:
+    if not spec:
+        console.print(
+            "[yellow]note[/] no --lm: sentence coherence, informativeness and helpfulness are not computed "
+            "(pass --lm gpt2, a local folder, or --lm endpoint)"
+        )
+        return None
+    if spec == "endpoint":
+        from factscope.backends.hf.causal_lm import EndpointCausalLM
+
+        if llm is None:
+            raise ConfigError("--lm endpoint needs the completions endpoint: pass --llm-base-url and --llm-model")
+        return EndpointCausalLM(llm)
+    from factscope.backends.hf.causal_lm import HFCausalLM
+
+    return HFCausalLM(spec)
+
+
+def _weights(text: str) -> tuple[float, float, float, float]:
+    try:
+        values = tuple(float(part) for part in text.split(","))
+    except ValueError:
+        values = ()
+    if len(values) != 4:
+        raise ConfigError(f"--weights takes four comma-separated numbers (factuality,relevance,coherence,informativeness), got {text!r}")
+    return values  # type: ignore[return-value]
+
+
+def _load(path: Path, need_knowledge: bool = True) -> tuple[list[Any], int]:
+    from factscope.tasks.knowledge_records import read_knowledge_records
+
+    records, skipped = [], 0
+    for _, item in read_knowledge_records(path, need_knowledge=need_knowledge):
+        if isinstance(item, InputError):
+            console.print(f"[yellow]skipped[/] {item}")
+            skipped += 1
+        else:
+            records.append(item)
+    return records, skipped
+
+
+def score_command(
+    input: Annotated[Path, typer.Argument(help="JSON / JSONL knowledge records.", show_default=False)],
+    output: Output = None,
+    corpus: Corpus = None,
+    retriever: Retriever = "bm25",
+    evidence_k: EvidenceK = 5,
+    aggregate: Aggregate = "min",
+    hard_factuality: Hard = False,
+    checker: CheckerSpec = "embedded",
+    relevance_model: Relevance = "bi-encoder",
+    coherence_model: Coherence = "proxy",
+    lm: LM = None,
+    baselines: Baselines = 3,
+    weights: Weights = "0.25,0.25,0.25,0.25",
+    seed: Seed = 0,
+    batch_size: BatchSize = 16,
+    llm_base_url: lo.BaseUrl = None,
+    llm_model: lo.Model = None,
+    llm_api_key: lo.ApiKey = None,
+    llm_config: lo.ConfigFile = None,
+    llm_concurrency: lo.Concurrency = 8,
+    llm_cache: lo.Cache = None,
+) -> None:
+    from factscope.io import ResultWriter
+    from factscope.tasks.knowledge import METRICS, KnowledgeScores
+
+    records, skipped = _load(input)
+    if not records:
+        raise InputError("no usable records; see the messages above", path=input)
+    needs_llm = lm == "endpoint" or checker == "llm"
+    llm = lo.build_llm(llm_base_url, llm_model, llm_api_key, llm_config, llm_concurrency, llm_cache) if needs_llm else None
+    evaluator = build_evaluator(
+        corpus=corpus, retriever=retriever, evidence_k=evidence_k, aggregate=aggregate, hard=hard_factuality,
+        checker=checker, relevance=relevance_model, coherence=coherence_model, lm=lm, baselines=baselines,
+        weights=weights, seed=seed, llm=llm,
+    )
+    output = output or Path(f"{input.stem}.knowledge.jsonl")
+    pool = [record.knowledge for record in records]
+    with ResultWriter(output) as writer:
+        todo = [record for record in records if record.id not in writer.done]
+        with progress("scoring knowledge", len(todo)) as bar:
+            for start in range(0, len(todo), batch_size):
+                chunk = todo[start : start + batch_size]
+                for result in evaluator.score(chunk, pool=pool):
+                    writer.write(result)
+                bar.advance(len(chunk))
+        rows = [KnowledgeScores.model_validate(row) for row in writer.rows() if row.get("id") in {r.id for r in records}]
+    table: list[tuple[str, object]] = [("records scored", len(rows)), ("records skipped (bad input)", skipped)]
+    for metric in ("factual_consistent", "non_verified", "factual_inconsistent", *METRICS[1:], "q_know"):
+        values = [v for v in (row.value(metric) for row in rows) if v is not None]
+        table.append((f"{metric} (mean of {len(values)})", sum(values) / len(values) if values else None))
+    reasons = {metric: row.not_computed[metric] for row in rows for metric in row.not_computed}
+    print_table(summary_table(f"CONNER knowledge scores -> {output}", table + lo.usage_rows(llm)))
+    for metric, reason in sorted(reasons.items()):
+        console.print(f"[yellow]not computed[/] {metric}: {reason}")
+
+
+def _generate(
+    input: Path, output: Path | None, llm: Any, settings: Any, *, train: Path | None, shots: int,
+    select_from: int | None, evaluator_options: dict[str, Any] | None, select: bool, answer: bool, batch_size: int,
+) -> None:
+    from factscope.io import ResultWriter
+    from factscope.tasks.knowledge_generation import (
+        KnowledgeGenerator,
+        sample_demonstrations,
+        select_demonstrations,
+        select_knowledge,
+    )
+
+    records, skipped = _load(input, need_knowledge=False)
+    if not records:
+        raise InputError("no usable records; see the messages above", path=input)
+    evaluator = build_evaluator(**evaluator_options, llm=llm) if evaluator_options is not None else None
+    demonstrations: list[Any] = []
+    if settings.mode == "few" or answer:
+        if train is None and settings.mode == "few":
+            raise ConfigError("--mode few needs --train: records with query and knowledge to use as examples")
+        pool, _ = _load(train) if train else ([], 0)
+        if select_from and evaluator is not None:
+            demonstrations, choice = select_demonstrations(pool, evaluator, m=select_from, n=shots, seed=settings.seed)
+            console.print(f"demonstrations chosen by Q_know: {', '.join(choice.selected) or 'none'}")
+        else:
+            demonstrations = sample_demonstrations(pool, shots, settings.seed)
+    generator = KnowledgeGenerator(llm, settings)
+    output = output or Path(f"{input.stem}.generated.jsonl")
+    failed = 0
+    with ResultWriter(output) as writer:
+        todo = [record for record in records if record.id not in writer.done]
+        with progress("generating knowledge", len(todo)) as bar:
+            for start in range(0, len(todo), batch_size):
+                chunk = todo[start : start + batch_size]
+                generated = generator.generate(chunk, demonstrations)
+                if select and evaluator is not None:
+                    select_knowledge(chunk, generated, evaluator)
+                if answer:
+                    generator.answer(chunk, generated, demonstrations)
+                for item in generated:
+                    failed += item.failed
+                    writer.write(item)
+                bar.advance(len(chunk))
+    rows = [("records", len(records)), ("skipped (bad input)", skipped), ("generated now", len(todo)), ("failed", failed)]
+    print_table(summary_table(f"knowledge generation -> {output}", rows + lo.usage_rows(llm)))
+
+
+def generate_command(
+    input: Annotated[Path, typer.Argument(help="JSON / JSONL records with `query` (and `topic`, `task`).", show_default=False)],
+    output: Output = None,
+    mode: Annotated[str, typer.Option(help="zero (Table 11 prompt) or few (Table 12 examples)")] = "zero",
+    train: Annotated[Path | None, typer.Option(help="records with knowledge (and answers) for few-shot examples")] = None,
+    shots: Annotated[int, typer.Option(help="n: few-shot examples in the prompt")] = 8,
+    select_from: Annotated[int | None, typer.Option(help="m: score m random --train examples, keep the best --shots")] = None,
+    answer: Annotated[bool, typer.Option("--answer", help="also generate answers (Table 13 few-shot)")] = False,
+    corpus: Corpus = None,
+    retriever: Retriever = "bm25",
+    evidence_k: EvidenceK = 5,
+    checker: CheckerSpec = "embedded",
+    relevance_model: Relevance = "bi-encoder",
+    coherence_model: Coherence = "proxy",
+    lm: LM = None,
+    weights: Weights = "0.25,0.25,0.25,0.25",
+    seed: Seed = 0,
+    batch_size: BatchSize = 16,
+    llm_base_url: lo.BaseUrl = None,
+    llm_model: lo.Model = None,
+    llm_api_key: lo.ApiKey = None,
+    llm_config: lo.ConfigFile = None,
+    llm_concurrency: lo.Concurrency = 8,
+    llm_cache: lo.Cache = None,
+) -> None:
+    from factscope.tasks.knowledge_generation import GenerationSettings
+
+    if mode not in ("zero", "few"):
+        raise ConfigError(f"--mode must be zero or few, not {mode!r}")
+    llm = lo.build_llm(llm_base_url, llm_model, llm_api_key, llm_config, llm_concurrency, llm_cache)
+    options = _scoring_options(corpus, retriever, evidence_k, checker, relevance_model, coherence_model, lm, weights, seed)
+    _generate(
+        input, output, llm, GenerationSettings(mode=mode, seed=seed), train=train, shots=shots, select_from=select_from,
+        evaluator_options=options if select_from else None, select=False, answer=answer, batch_size=batch_size,
+    )
+
+
+def select_command(
+    input: Annotated[Path, typer.Argument(help="JSON / JSONL records with `query` (and `topic`, `task`).", show_default=False)],
+    output: Output = None,
+    candidates: Annotated[int, typer.Option(help="r: knowledge candidates sampled per query")] = 5,
+    top_p: Annotated[float, typer.Option(help="nucleus sampling p")] = 0.9,
+    temperature: Annotated[float, typer.Option(help="sampling temperature")] = 1.0,
+    mode: Annotated[str, typer.Option(help="zero or few")] = "zero",
+    train: Annotated[Path | None, typer.Option(help="records with knowledge for few-shot examples / answers")] = None,
+    shots: Annotated[int, typer.Option(help="few-shot examples")] = 8,
+    answer: Annotated[bool, typer.Option("--answer", help="also answer with the selected knowledge")] = False,
+    corpus: Corpus = None,
+    retriever: Retriever = "bm25",
+    evidence_k: EvidenceK = 5,
+    checker: CheckerSpec = "embedded",
+    relevance_model: Relevance = "bi-encoder",
+    coherence_model: Coherence = "proxy",
+    lm: LM = None,
+    weights: Weights = "0.25,0.25,0.25,0.25",
+    seed: Seed = 0,
+    batch_size: BatchSize = 16,
+    llm_base_url: lo.BaseUrl = None,
+    llm_model: lo.Model = None,
+    llm_api_key: lo.ApiKey = None,
+    llm_config: lo.ConfigFile = None,
+    llm_concurrency: lo.Concurrency = 8,
+    llm_cache: lo.Cache = None,
+) -> None:
+    from factscope.tasks.knowledge_generation import GenerationSettings
+
+    if mode not in ("zero", "few"):
+        raise ConfigError(f"--mode must be zero or few, not {mode!r}")
+    if candidates < 2:
+        raise ConfigError("--candidates must be at least 2 to select among them")
+    llm = lo.build_llm(llm_base_url, llm_model, llm_api_key, llm_config, llm_concurrency, llm_cache)
+    settings = GenerationSettings(mode=mode, candidates=candidates, top_p=top_p, temperature=temperature, seed=seed)
+    options = _scoring_options(corpus, retriever, evidence_k, checker, relevance_model, coherence_model, lm, weights, seed)
+    _generate(
+        input, output, llm, settings, train=train, shots=shots, select_from=None, evaluator_options=options,
+        select=True, answer=answer, batch_size=batch_size,
+    )
+
+
+def _scoring_options(
+    corpus: Path | None, retriever: str, evidence_k: int, checker: str, relevance: str, coherence: str,
+    lm: str | None, weights: str, seed: int,
+) -> dict[str, Any]:
+    return {
+        "corpus": corpus, "retriever": retriever, "evidence_k": evidence_k, "aggregate": "min", "hard": False,
+        "checker": checker, "relevance": relevance, "coherence": coherence, "lm": lm, "baselines": 3,
+        "weights": weights, "seed": seed,
+    }
+
+
+def agree_command(
+    scores: Annotated[Path, typer.Argument(help="results of `factscope knowledge score`.", show_default=False)],
+    human: Annotated[Path, typer.Argument(help="JSON / JSONL human ratings (0 / 1 / 2) with `id`.", show_default=False)],
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="also write the figures as JSON here")] = None,
+) -> None:
+    from rich.table import Table
+
+    from factscope.io import read_json_records
+    from factscope.tasks.knowledge_agreement import agreement, read_human_ratings
+
+    rows: dict[str, dict[str, Any]] = {}
+    for _, item in read_json_records(scores):
+        if isinstance(item, InputError):
+            console.print(f"[yellow]skipped[/] {item}")
+        elif "id" in item:
+            rows[str(item["id"])] = item
+    ratings, problems = read_human_ratings(human)
+    for problem in problems:
+        console.print(f"[yellow]skipped[/] {problem}")
+    results = agreement(rows, ratings)
+    if not results:
+        raise InputError("no record has both a human rating and a computed score; check that the ids match", path=human)
+    table = Table(title="Agreement with human ratings (Somers' D of metric given rating)")
+    for column in ("dimension", "metric", "n", "Somers' D", "p", "Pearson", "Spearman"):
+        table.add_column(column, justify="left" if column in ("dimension", "metric") else "right")
+    for r in results:
+        mark = "" if r.somers_p is None or r.somers_p >= 0.05 else " †"
+        cells = [r.somers_d, r.somers_p, r.pearson, r.spearman]
+        shown = ["n/a" if v is None else f"{v:.2f}" for v in cells]
+        table.add_row(r.dimension, r.metric, str(r.n), shown[0] + mark, shown[1], shown[2], shown[3])
+    print_table(table)
+    console.print("† p < 0.05, as in the seed's Table 9")
+    for r in results:
+        if r.note:
+            console.print(f"[yellow]note[/] {r.dimension} / {r.metric}: {r.note}")
+    if output:
+        output.write_text(json.dumps([r.model_dump() for r in results], indent=2), encoding="utf-8")
