@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from factscope.cli import check, ground, train_checker, knowledge
+from factscope.cli import attribute, check, ground, train_checker, knowledge
 
-MODULES: list = [check, ground, train_checker, knowledge]
+MODULES: list = [check, ground, train_checker, knowledge, attribute]

@@ -58,6 +58,9 @@ def parse_triples(value: Any, *, path: Path, line: int | None, field_name: str) 
 def question_from_record(data: dict[str, Any], *, path: Path, line: int | None,
                          default_id: str) -> AttributionQuestion:
     """One question from ``{id?, question, minimum, graph?}``."""
+    if data.get("failed"):
+        raise InputError("this question's generation failed (see its 'error' and 'raw'); left out", path=path,
+                         line=line, field="failed")
     question = data.get("question")
     if not isinstance(question, str) or not question.strip():
         raise InputError("missing or empty", path=path, line=line, field="question")

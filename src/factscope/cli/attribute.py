@@ -1,0 +1,248 @@
+"""`factscope attribute`: knowledge-graph attributed answers and their evaluation (KaLMA, seed 002)."""
+
+from __future__ import annotations
+
+import json
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from factscope.cli import llm_options as lo
+from factscope.errors import ConfigError, InputError
+from factscope.report import console, print_table, summary_table
+
+HELP = """Knowledge-graph attribution (KaLMA / BioKaLMA): answers that cite triples of a knowledge graph as
+[Q212657, place of birth: Rome], mark what the graph lacks with [NA], and are scored with no reference answers.
+
+generate: answer questions with an LLM from each question's graph (gold, retrieved from a local graph or Wikidata,
+with knowledge removed, or with a share of graphs swapped for irrelevant ones).
+score: citation correctness, micro / macro precision, recall and F1, text-citation alignment (NLI), [NA]
+precision / recall, and optionally G-Eval text quality from an LLM judge.
+make-questions: evolutionary question generation from seed paragraphs, recording each question's minimum knowledge set.
+
+Examples:
+
+  factscope attribute score examples/attribute/answers.jsonl -o scores.jsonl
+
+  factscope attribute generate examples/attribute/questions.jsonl --graph examples/attribute/graph.jsonl -o answers.jsonl --llm-model gpt-4o-mini
+
+  factscope attribute generate questions.jsonl --graph graph.jsonl --remove 2 -o answers_removed2.jsonl
+
+  factscope attribute make-questions examples/attribute/seeds.jsonl --graph examples/attribute/graph.jsonl --rounds 6 -o questions.jsonl
+"""
+
+GENERATE_HELP = """Generate attributed answers with an LLM (one-shot prompt with an [NA] demonstration, seed 002 Table 10).
+
+QUESTIONS: the BioKaLMA layout (JSON list of [question, [entity, ...]]) or JSON / JSONL records
+{id, question, minimum: [[qid, relation, value], ...], graph?: [entity, ...]}.
+The graph each question gets: --retrieve none (default) uses its gold graph: the one-hop subgraphs in --graph of its
+minimum-set entities, plus its own graph; --retrieve local / wikidata runs NER + look-up + type filter + exact-match
+re-ranking over --graph or live Wikidata. --remove N takes N minimum-set triples out (conscious incompetence, Table 5);
+--retrieval-accuracy 0.8 swaps 20% of the graphs for irrelevant ones (Figure 5). Output is resumable JSONL.
+
+Example: factscope attribute generate questions.jsonl --graph graph.jsonl -o answers.jsonl --llm-model gpt-4o-mini
+"""
+
+SCORE_HELP = """Score attributed answers: citation quality (micro and macro), alignment, [NA] quality, text quality.
+
+ANSWERS: the output of `attribute generate`, or JSON / JSONL records {id, question, answer, graph: [entity, ...],
+minimum: [[qid, relation, value], ...], removed?: [...]}. Alignment and [NA] use --checker (premise: the sentence,
+hypothesis: "relation: value"); G-Eval (--geval) needs an LLM endpoint. Rows with different numbers of removed
+triples are summarised separately. Output is resumable JSONL, one row per answer.
+
+Example: factscope attribute score answers.jsonl -o scores.jsonl --checker nli:MoritzLaurer/DeBERTa-v3-base-mnli --summary summary.json
+"""
+
+EVOLVE_HELP = """Evolutionary question generation (seed 002 section 2.2): round 1 labels a seed paragraph with graph knowledge
+and writes a question; each later round injects one more triple and rewrites the question. The cited and injected
+knowledge is the question's minimum knowledge set. The output is a questions file for `attribute generate`.
+
+SEEDS: JSON / JSONL records {id, paragraph, qids: [...]} (entities from --graph) or {id, paragraph, graph: [entity, ...]}.
+
+Example: factscope attribute make-questions seeds.jsonl --graph graph.jsonl --rounds 6 -o questions.jsonl --llm-model gpt-4o-mini
+"""
+
+
+class RetrieveMode(str, Enum):
+    none = "none"
+    local = "local"
+    wikidata = "wikidata"
+
+
+class EmptyPolicy(str, Enum):
+    skip = "skip"
+    zero = "zero"
+
+
+Output = Annotated[Path, typer.Option("--output", "-o", help="JSONL results file (resumes when it exists)")]
+GraphFile = Annotated[Path | None, typer.Option("--graph", help="knowledge graph: .json / .jsonl entities, BioKaLMA "
+                                                                 "layout, or RDF .nt / .ttl / .rdf")]
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `attribute` command group."""
+    attribute_app = typer.Typer(help=HELP, no_args_is_help=True)
+    attribute_app.command("generate", help=GENERATE_HELP)(generate_command)
+    attribute_app.command("score", help=SCORE_HELP)(score_command)
+    attribute_app.command("make-questions", help=EVOLVE_HELP)(make_questions_command)
+    app.add_typer(attribute_app, name="attribute")
+
+
+def _graph(path: Path | None) -> Any:
+    if path is None:
+        return None
+    from factscope.kg.loaders import load_graph
+
+    graph = load_graph(path)
+    console.print(f"graph {path}: {len(graph)} entities, {len(graph.triples())} triples")
+    return graph
+
+
+def generate_command(
+    questions: Annotated[Path, typer.Argument(help="questions file (BioKaLMA layout, JSON or JSONL)")],
+    output: Output,
+    graph: GraphFile = None,
+    retrieve: Annotated[RetrieveMode, typer.Option(help="where each question's graph comes from")] = RetrieveMode.none,
+    remove: Annotated[int, typer.Option(help="minimum-set triples to remove from each graph (0-3 in the seed)")] = 0,
+    retrieval_accuracy: Annotated[float, typer.Option(help="share of graphs kept; the rest are swapped")] = 1.0,
+    seed: Annotated[int, typer.Option(help="seed of the removal and swap choices")] = 0,
+    sparql_endpoint: Annotated[str, typer.Option(help="SPARQL endpoint for --retrieve wikidata")] = (
+        "https://query.wikidata.org/sparql"),
+    sparql_cache: Annotated[Path, typer.Option(help="on-disk cache of SPARQL replies")] = Path(".factscope/sparql"),
+    sparql_interval: Annotated[float, typer.Option(help="seconds between SPARQL requests")] = 1.0,
+    temperature: Annotated[float | None, typer.Option(help="sampling temperature (default: the LLM config's, 0)")] = None,
+    llm_base_url: lo.BaseUrl = None,
+    llm_model: lo.Model = None,
+    llm_api_key: lo.ApiKey = None,
+    llm_config: lo.ConfigFile = None,
+    llm_concurrency: lo.Concurrency = 8,
+    llm_cache: lo.Cache = None,
+) -> None:
+    from factscope.tasks.attribute import generate, prepare
+
+    if not 0.0 <= retrieval_accuracy <= 1.0:
+        raise ConfigError("--retrieval-accuracy must be between 0 and 1 (e.g. 0.8)")
+    llm = lo.build_llm(llm_base_url, llm_model, llm_api_key, llm_config, llm_concurrency, llm_cache)
+    kg = _graph(graph)
+    loaded = _read_questions(questions)
+    retriever = None
+    if retrieve is not RetrieveMode.none:
+        from factscope.retrieve.kg_retrieval import GraphSource, KGRetriever
+
+        if retrieve is RetrieveMode.local:
+            if kg is None:
+                raise ConfigError("--retrieve local needs --graph")
+            retriever = KGRetriever(GraphSource(kg))
+        else:
+            from factscope.kg.wikidata import WikidataClient
+
+            retriever = KGRetriever(WikidataClient(sparql_endpoint, cache_dir=sparql_cache,
+                                                   min_interval=sparql_interval))
+    items, warnings = prepare(loaded, kg=kg, retrieve=retriever.retrieve_many if retriever else None,
+                              remove=remove, retrieval_accuracy=retrieval_accuracy, seed=seed)
+    for warning in warnings:
+        console.print(f"[yellow]warning[/] {warning}")
+    params = {"temperature": temperature} if temperature is not None else {}
+    counts = generate(items, llm, output=output, **params)
+    rows = [("questions", len(loaded)), ("answers written", counts["written"]),
+            ("already in output (resumed)", counts["resumed"]), ("generation failures", counts["failed"])]
+    print_table(summary_table(f"attribute generate -> {output}", rows + lo.usage_rows(llm)))
+
+
+def _read_questions(path: Path) -> list[Any]:
+    from factscope.kg.dataset import read_questions
+
+    loaded = []
+    for _line, item in read_questions(path):
+        if isinstance(item, InputError):
+            console.print(f"[yellow]skipped[/] {item}")
+        else:
+            loaded.append(item)
+    if not loaded:
+        raise InputError("no usable questions", path=path)
+    return loaded
+
+
+def score_command(
+    answers: Annotated[Path, typer.Argument(help="answers file (output of `attribute generate`, or your own)")],
+    output: Output,
+    checker: Annotated[str, typer.Option(help="NLI checker for alignment and [NA]: embedded, nli:MODEL, path:DIR, "
+                                              "similarity, llm")] = "embedded",
+    geval: Annotated[bool, typer.Option(help="also score text quality with an LLM judge (G-Eval)")] = False,
+    geval_weighted: Annotated[bool, typer.Option(help="also the probability-weighted G-Eval score from the "
+                                                      "completions endpoint's log-probabilities")] = False,
+    empty_answers: Annotated[EmptyPolicy, typer.Option(help="answers with no citations in macro precision")] = (
+        EmptyPolicy.skip),
+    summary: Annotated[Path | None, typer.Option(help="also write the summary figures as JSON here")] = None,
+    llm_base_url: lo.BaseUrl = None,
+    llm_model: lo.Model = None,
+    llm_api_key: lo.ApiKey = None,
+    llm_config: lo.ConfigFile = None,
+    llm_concurrency: lo.Concurrency = 8,
+    llm_cache: lo.Cache = None,
+) -> None:
+    from factscope.check.registry import make_checker
+    from factscope.io import ResultWriter, read_json_records
+    from factscope.tasks.attribute import read_answer, score, summarize
+
+    llm = None
+    if geval or geval_weighted or checker == "llm":
+        llm = lo.build_llm(llm_base_url, llm_model, llm_api_key, llm_config, llm_concurrency, llm_cache)
+    records, failed_generations = [], 0
+    for line, data in read_json_records(answers):
+        try:
+            if isinstance(data, InputError):
+                raise data
+            record = read_answer(data, path=answers, line=line)
+        except InputError as error:
+            console.print(f"[yellow]skipped[/] {error}")
+            continue
+        if record is None:
+            failed_generations += 1
+        else:
+            records.append(record)
+    counts = score(records, make_checker(checker, llm=llm), output=output,
+                   judge=llm if (geval or geval_weighted) else None, weighted=geval_weighted)
+    with ResultWriter(output) as writer:
+        figures = summarize(writer.rows(), empty_answers=empty_answers.value)
+    for group, values in figures.items():
+        rows = [(name, value) for name, value in values.items()]
+        if len(figures) == 1:
+            rows = [("answers scored now / resumed", f"{counts['written']} / {counts['resumed']}"),
+                    ("failed generations (not scored)", failed_generations), *rows]
+        print_table(summary_table(f"attribute score ({group})", rows + lo.usage_rows(llm)))
+    if summary is not None:
+        summary.write_text(json.dumps(figures, indent=2), encoding="utf-8")
+
+
+def make_questions_command(
+    seeds: Annotated[Path, typer.Argument(help="seed paragraphs (JSON or JSONL)")],
+    output: Output,
+    graph: GraphFile = None,
+    rounds: Annotated[int, typer.Option(min=1, help="evolution rounds (the seed uses 6)")] = 6,
+    seed: Annotated[int, typer.Option(help="seed of the knowledge choices")] = 0,
+    llm_base_url: lo.BaseUrl = None,
+    llm_model: lo.Model = None,
+    llm_api_key: lo.ApiKey = None,
+    llm_config: lo.ConfigFile = None,
+    llm_concurrency: lo.Concurrency = 8,
+    llm_cache: lo.Cache = None,
+) -> None:
+    from factscope.tasks.question_evolution import evolve, read_seeds
+
+    llm = lo.build_llm(llm_base_url, llm_model, llm_api_key, llm_config, llm_concurrency, llm_cache)
+    kg = _graph(graph)
+    loaded = []
+    for _line, item in read_seeds(seeds, kg):
+        if isinstance(item, InputError):
+            console.print(f"[yellow]skipped[/] {item}")
+        else:
+            loaded.append(item)
+    if not loaded:
+        raise InputError("no usable seed paragraphs", path=seeds)
+    counts = evolve(loaded, llm, output=output, rounds=rounds, seed=seed)
+    rows = [("seed paragraphs", len(loaded)), ("questions written", counts["written"]),
+            ("already in output (resumed)", counts["resumed"]), ("failed (kept raw, marked)", counts["failed"])]
+    print_table(summary_table(f"attribute make-questions -> {output}", rows + lo.usage_rows(llm)))
