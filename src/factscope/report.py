@@ -29,9 +29,23 @@ class _Bar:
         self._progress.update(self._task, total=total)
 
 
+_active: list[Progress] = []
+
+
 @contextmanager
 def progress(description: str, total: int | None) -> Iterator[_Bar]:
-    """A progress bar for ``total`` items, shown on the terminal and silent when output is not a terminal."""
+    """A progress bar for ``total`` items on the terminal (silent when stderr is not a terminal).
+
+    Bars opened while another is showing join it as extra lines, so tasks and stages can nest.
+    """
+    if _active:
+        outer = _active[-1]
+        task = outer.add_task(description, total=total)
+        try:
+            yield _Bar(outer, task)
+        finally:
+            outer.remove_task(task)
+        return
     columns = (
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -41,8 +55,11 @@ def progress(description: str, total: int | None) -> Iterator[_Bar]:
         TimeRemainingColumn(),
     )
     with Progress(*columns, console=console, transient=False, disable=not console.is_terminal) as bar:
-        task = bar.add_task(description, total=total)
-        yield _Bar(bar, task)
+        _active.append(bar)
+        try:
+            yield _Bar(bar, bar.add_task(description, total=total))
+        finally:
+            _active.pop()
 
 
 def summary_table(title: str, rows: list[tuple[str, object]]) -> Table:

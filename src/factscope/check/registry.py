@@ -26,6 +26,7 @@ def make_checker(
     batch_size: int = 32,
     similarity_threshold: float = 0.7,
     label_order: list[str] | None = None,
+    llm_mode: str = "joint",
 ) -> Checker:
     """A Checker for ``spec``; model checkers are wrapped to segment long references (``max_tokens``)."""
     from factscope.check.segmented import SegmentedChecker
@@ -56,7 +57,7 @@ def make_checker(
             )
         from factscope.check.llm import LLMChecker
 
-        return LLMChecker(llm)
+        return LLMChecker(llm, mode=llm_mode)
     raise ConfigError(f"unknown checker '{spec}'; use one of: {CHECKER_SPECS}")
 
 

@@ -51,6 +51,9 @@ def check_command(
     top_k: Annotated[int, typer.Option(help="passages retrieved per record (with --corpus)")] = 5,
     batch_size: Annotated[int, typer.Option(help="records per extraction / checking batch")] = 32,
     max_reference_chars: Annotated[int, typer.Option(help="skip records whose references are longer")] = 2_000_000,
+    llm_check_mode: Annotated[
+        str, typer.Option(help="llm checker: 'joint' (all claims of a record in one call) or 'single'")
+    ] = "joint",
     summary: Annotated[Path | None, typer.Option(help="also write the run's figures as JSON here")] = None,
     llm_base_url: lo.BaseUrl = None,
     llm_model: lo.Model = None,
@@ -81,7 +84,13 @@ def check_command(
     run = check(
         records,
         extractor=make_extractor(extractor, llm=llm),
-        checker=make_checker(checker, llm=llm, max_tokens=segment_tokens, similarity_threshold=similarity_threshold),
+        checker=make_checker(
+            checker,
+            llm=llm,
+            max_tokens=segment_tokens,
+            similarity_threshold=similarity_threshold,
+            llm_mode=llm_check_mode,
+        ),
         output=output,
         retriever=found,
         retrieve_k=top_k,

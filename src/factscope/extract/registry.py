@@ -29,7 +29,7 @@ def make_extractor(spec: str = "rules", *, llm: Any = None) -> Extractor:
                 f"the {spec} extractor needs a chat model: pass --llm-base-url and --llm-model "
                 "(or set FACTSCOPE_LLM_BASE_URL and FACTSCOPE_LLM_MODEL)"
             )
-        from factscope.extract.llm_triplets import TripletExtractor
+        from factscope.extract.llm_triplets import AtomicClaimExtractor, TripletExtractor
 
-        return TripletExtractor(llm, granularity="claim" if spec == "llm-claims" else "triplet")
+        return AtomicClaimExtractor(llm) if spec == "llm-claims" else TripletExtractor(llm)
     raise ConfigError(f"unknown extractor '{spec}'; use one of: {EXTRACTOR_SPECS}")
