@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from factscope.cli import attribute, check, ground, train_checker, knowledge
+from factscope.cli import agree, attribute, check, ground, knowledge, train_checker
 
-MODULES: list = [check, ground, train_checker, knowledge, attribute]
+MODULES: list = [check, agree, ground, attribute, knowledge, train_checker]
