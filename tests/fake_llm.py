@@ -138,7 +138,10 @@ class FakeLLMServer:
             if self._state.queue:
                 return self._state.queue.popleft()
         if self.responder is not None:
-            return self.responder(request)
+            try:
+                return self.responder(request)
+            except Exception as error:  # a broken responder shows up as a 500 that names the error
+                return Fail(500, f"FakeLLMServer responder raised {error!r}")
         return Fail(500, "FakeLLMServer: no scripted reply left and no responder set")
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
@@ -168,12 +171,13 @@ class FakeLLMServer:
                     if isinstance(reply, Hang):
                         server._stop.wait(reply.seconds)
                         reply = reply.then
+                finally:
+                    with server._lock:  # before replying, so a client's next request never overlaps this one
+                        server._state.in_flight -= 1
+                try:
                     self._send(reply, payload or {})
                 except (BrokenPipeError, ConnectionResetError):
                     pass
-                finally:
-                    with server._lock:
-                        server._state.in_flight -= 1
 
             def _send(self, reply: Reply, request: dict[str, Any]) -> None:
                 if isinstance(reply, Fail):
