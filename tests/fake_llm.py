@@ -140,7 +140,7 @@ class FakeLLMServer:
         if self.responder is not None:
             try:
                 return self.responder(request)
-            except Exception as error:  # a broken responder shows up as a 500 that names the error
+            except Exception as error:  # noqa: BLE001 - a broken responder becomes a 500 naming the error
                 return Fail(500, f"FakeLLMServer responder raised {error!r}")
         return Fail(500, "FakeLLMServer: no scripted reply left and no responder set")
 
