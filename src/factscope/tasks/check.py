@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from pydantic import BaseModel, Field
 
-from factscope.check.base import CheckTask, Checker
+from factscope.check.base import Checker, CheckTask
 from factscope.extract.base import Extractor
 from factscope.io import ResultWriter
-from factscope.metrics.hallucination import DatasetRates, ResponseSummary, copy_rate, dataset_rates, summarize_response
+from factscope.metrics.hallucination import (
+    DatasetRates,
+    ResponseSummary,
+    copy_rate,
+    dataset_rates,
+    summarize_response,
+)
 from factscope.report import progress
 from factscope.schema import Claim, Record, Verdict
 
