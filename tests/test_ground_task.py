@@ -1,0 +1,95 @@
+"""The grounding task: batching, per-record scores by hand, failures left out, summary by factor, generation."""
+
+import numpy as np
+import pytest
+
+from factscope.backends.llm import LLMClient, LLMConfig
+from factscope.check.presence import WindowedPresence
+from factscope.schema import Claim, Extraction
+from factscope.tasks.ground import GroundResult, generate_responses, ground, summarize
+from factscope.tasks.ground_data import GroundExample
+
+
+class _SentenceFacts:
+    """Each sentence is one fact; a response containing 'FAIL' fails to decompose."""
+
+    name = "sentences"
+
+    def extract(self, texts, questions=None):
+        out = []
+        for text in texts:
+            if "FAIL" in text:
+                out.append(Extraction(failed=True, raw="garbled", error="not a fact line"))
+            else:
+                out.append(Extraction(claims=[Claim(text=s.strip() + ".") for s in text.split(".") if s.strip()]))
+        return out
+
+
+class _Contains(WindowedPresence):
+    """1.0 when the fact (without its full stop) is a substring of the window, else 0.0."""
+
+    name = "contains"
+    threshold = 0.5
+
+    def __init__(self):
+        super().__init__(window=None)
+
+    def score_pairs(self, pairs):
+        return np.array([1.0 if f.rstrip(".") in w else 0.0 for f, w in pairs])
+
+
+EXAMPLES = [
+    GroundExample(
+        "a", "Q?", ["Title: A \n\n Corvel is a town. The Lenne flows through Corvel."],
+        ["The Lenne flows through Corvel.", "Corvel is a town."],
+        answer="Lenne", response="The Lenne flows through Corvel. The Lenne is long.", metadata={"pop": "low"},
+    ),
+    GroundExample(
+        "b", "Q?", ["Owls hunt at dusk."], ["Owls hunt at dusk."],
+        answer="dusk|evening", response="Owls hunt at dusk.", metadata={"pop": "high"},
+    ),
+    GroundExample("c", "Q?", ["X."], ["X is x."], answer="x", response="FAIL", metadata={"pop": "high"}),
+]
+
+
+def test_ground_scores_each_record_by_hand_and_leaves_failures_out():
+    seen = []
+    results, summary = ground(
+        EXAMPLES, extractor=_SentenceFacts(), presence=_Contains(), batch_size=2, on_result=seen.append
+    )
+    assert [r.id for r in seen] == ["a", "b", "c"]
+    a, b, c = results
+    # a: response facts "The Lenne flows through Corvel." (in context) and "The Lenne is long." (not) -> P 1/2;
+    # gold "The Lenne flows through Corvel." in response, "Corvel is a town." not -> R 1/2; F1 0.5
+    assert (a.precision, a.recall, a.f1) == (0.5, 0.5, 0.5)
+    assert [j.present for j in a.response_facts] == [True, False]
+    assert a.answer_correct is True
+    assert (b.precision, b.recall, b.f1) == (1.0, 1.0, 1.0)
+    assert c.failed and c.raw == "garbled" and c.precision is None
+    # macro over the 2 scored records: F1 (0.5 + 1) / 2 = 0.75; answer accuracy 2/2
+    assert summary.overall.f1 == pytest.approx(0.75) and summary.failed == 1 and summary.records == 3
+    assert summary.overall.answer_accuracy == 1.0
+    pop = summary.by_factor[0]
+    assert pop.factor == "pop" and pop.groups["high"].records == 1 and pop.groups["low"].f1 == 0.5
+
+
+def test_results_round_trip_through_json_for_resumed_summaries():
+    results, summary = ground(EXAMPLES[:2], extractor=_SentenceFacts(), presence=_Contains())
+    again = summarize([GroundResult.model_validate(r.model_dump(mode="json")) for r in results])
+    assert again.overall == summary.overall
+
+
+def test_examples_without_response_are_refused():
+    with pytest.raises(ValueError, match="no response"):
+        ground([GroundExample("z", "Q?", ["c"], ["f"])], extractor=_SentenceFacts(), presence=_Contains())
+
+
+def test_generate_builds_the_prompt_from_contexts_and_question(fake_llm):
+    fake_llm.script(["The Lenne."])
+    client = LLMClient(LLMConfig(base_url=fake_llm.base_url, model="gen", cache_path=None, max_retries=0))
+    [reply] = generate_responses(EXAMPLES[:1], client, max_tokens=64)
+    assert reply.text == "The Lenne."
+    request = fake_llm.requests[0]["json"]
+    prompt = request["messages"][-1]["content"]
+    assert "Corvel is a town. The Lenne flows through Corvel." in prompt and prompt.rstrip().endswith("Answer:")
+    assert "Question: Q?" in prompt and request["max_tokens"] == 64
