@@ -222,3 +222,17 @@ def test_resolve_rejects_unknown_config_keys_and_missing_files(tmp_path):
         LLMConfig.resolve(config_path=config_file)
     with pytest.raises(ConfigError, match="not found"):
         LLMConfig.resolve(config_path=tmp_path / "missing.toml")
+
+
+def test_a_fatal_error_stops_the_batch_early(fake_llm):
+    fake_llm.delay = 0.05
+    fake_llm.script([Fail(401, "invalid api key")] * 40)
+    client = make_client(fake_llm, concurrency=2)
+    with pytest.raises(BackendError):
+        client.chat_many([[{"role": "user", "content": f"q{i}"}] for i in range(40)])
+    assert len(fake_llm.requests) < 10
+
+
+def test_settings_are_validated():
+    with pytest.raises(ConfigError, match="concurrency must be at least 1.*timeout must be positive"):
+        LLMConfig(base_url="http://x/v1", model="m", concurrency=0, timeout=0)

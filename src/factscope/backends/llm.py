@@ -72,6 +72,19 @@ class LLMConfig:
     price_prompt_per_1k: float | None = None
     price_completion_per_1k: float | None = None
 
+    def __post_init__(self) -> None:
+        problems = []
+        if self.concurrency < 1:
+            problems.append(f"concurrency must be at least 1 (got {self.concurrency})")
+        if self.max_retries < 0:
+            problems.append(f"max_retries must be 0 or more (got {self.max_retries})")
+        if self.timeout <= 0:
+            problems.append(f"timeout must be positive seconds (got {self.timeout})")
+        if problems:
+            raise ConfigError("bad LLM settings: " + "; ".join(problems))
+        if self.cache_path is not None:
+            self.cache_path = Path(self.cache_path).expanduser()
+
     @classmethod
     def resolve(
         cls,
@@ -293,8 +306,13 @@ class LLMClient:
                     on_done()
 
         with ThreadPoolExecutor(max_workers=max(1, self.config.concurrency)) as pool:
-            for future in [pool.submit(run, index) for index in unique]:
-                future.result()
+            futures = [pool.submit(run, index) for index in unique]
+            try:
+                for future in futures:
+                    future.result()
+            except BaseException:
+                pool.shutdown(wait=True, cancel_futures=True)  # a fatal error: send no more requests
+                raise
         return [results[key] for key in keys]
 
     def complete(
