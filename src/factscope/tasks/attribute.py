@@ -354,7 +354,8 @@ def summarize(rows: Sequence[dict[str, Any]], *, empty_answers: Literal["skip", 
                         alignment([e for r in group for e in r["alignment"]]).as_dict().items()})
         na_rows = [AnswerNACounts(**r["na"]) for r in group if r.get("na")]
         if na_rows:
-            figures.update({f"na_{k}": v for k, v in na_quality(na_rows).as_dict().items()})
+            figures.update({k if k.startswith("na_") else f"na_{k}": v
+                            for k, v in na_quality(na_rows).as_dict().items()})
         judged = [r["geval"] for r in group if r.get("geval")]
         for aspect in aspect_scores(judged) if judged else []:
             figures[f"{aspect.aspect}"] = aspect.mean

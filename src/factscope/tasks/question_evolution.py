@@ -152,7 +152,7 @@ def evolve(seeds: Sequence[EvolutionSeed], llm: Any, *, output: str | Path, roun
                 for state in active:
                     if number == 1:
                         injected.append(None)
-                        prompts.append(first_prompt(state))
+                        prompts.append(first_prompt(state.seed))
                         continue
                     rng = random.Random(f"{seed}:{state.seed.id}:{number}")
                     triple = pick_knowledge(state.seed.graph, state.minimum, rng, excluded)
