@@ -11,7 +11,7 @@ from factscope.extract.llm_triplets import (
     load_json_reply,
     parse_claims,
 )
-from fake_llm import Fail
+from fake_llm import Fail, Raw
 
 RESPONSE = "Paris is the capital of France. It has 2.1 million inhabitants."
 
@@ -143,3 +143,14 @@ def test_atomic_claims_keep_their_sentences(fake_llm, client):
 def test_questions_must_align_with_texts(client):
     with pytest.raises(ValueError, match="2 texts but 1 questions"):
         TripletExtractor(client).extract(["a.", "b."], ["q"])
+
+
+def test_a_reply_cut_at_the_token_limit_says_so(fake_llm, client):
+    cut = '{"claims": [{"triplet": ["Paris", "capital of"'
+    body = {
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": cut}, "finish_reason": "length"}]
+    }
+    fake_llm.script([Raw(json.dumps(body))])
+    (extraction,) = TripletExtractor(client, max_tokens=16).extract([RESPONSE])
+    assert extraction.failed and extraction.raw == cut
+    assert "cut off at max_tokens=16" in extraction.error

@@ -179,6 +179,12 @@ class ChatReply:
     usage: dict[str, int] = field(default_factory=dict)
     raw: str | None = None
     attempts: int = 0
+    finish_reason: str | None = None
+
+    @property
+    def truncated(self) -> bool:
+        """True when the server stopped the reply at the token limit (finish_reason "length")."""
+        return self.finish_reason == "length"
 
 
 @dataclass
@@ -274,8 +280,13 @@ class LLMClient:
             return ChatReply(
                 None, failed=True, error=outcome.error, raw=outcome.raw, attempts=outcome.attempts
             )
+        choice = outcome.body["choices"][0]
         return ChatReply(
-            outcome.value, cached=outcome.cached, usage=_usage_of(outcome.body), attempts=outcome.attempts
+            outcome.value,
+            cached=outcome.cached,
+            usage=_usage_of(outcome.body),
+            attempts=outcome.attempts,
+            finish_reason=choice.get("finish_reason") if isinstance(choice, dict) else None,
         )
 
     def chat_many(

@@ -30,12 +30,17 @@ ClaimFormat = Literal["triplet", "atomic"]
 
 PROMPTS: dict[str, str] = {"triplet": "extract_triplets", "atomic": "extract_triplets_atomic"}
 
+
+class ReplyFormatError(ValueError):
+    """An extraction reply that does not follow the format the prompt asked for."""
+
+
 _FENCE = re.compile(r"^\s*```[\w-]*\s*\n(?P<body>.*?)\n\s*```\s*$", re.DOTALL)
 _TRAILING_COMMA = re.compile(r",(\s*[\]}])")
 
 
 def load_json_reply(reply: str) -> Any:
-    """The JSON value of an LLM reply, after the safe repairs; raises ValueError when there is none."""
+    """The JSON value of an LLM reply, after the safe repairs; raises ReplyFormatError when there is none."""
     text = reply.strip()
     fenced = _FENCE.match(text)
     if fenced:
@@ -46,14 +51,14 @@ def load_json_reply(reply: str) -> Any:
         first_error = error
     starts = [index for index in (text.find("{"), text.find("[")) if index >= 0]
     if not starts:
-        raise ValueError(f"reply is not JSON: {first_error}")
+        raise ReplyFormatError(f"reply is not JSON: {first_error}")
     start = min(starts)
     end = text.rfind("}" if text[start] == "{" else "]")
     candidate = _TRAILING_COMMA.sub(r"\1", text[start : end + 1])
     try:
         return json.loads(candidate)
     except json.JSONDecodeError as error:
-        raise ValueError(f"reply is not JSON: {error}") from error
+        raise ReplyFormatError(f"reply is not JSON: {error}") from error
 
 
 def _sentence_numbers(item: dict[str, Any], sentence_count: int, where: str) -> list[int]:
@@ -65,9 +70,9 @@ def _sentence_numbers(item: dict[str, Any], sentence_count: int, where: str) -> 
         if isinstance(number, str) and number.strip().isdigit():
             number = int(number)
         if isinstance(number, bool) or not isinstance(number, int):
-            raise ValueError(f"{where}: sentence number {number!r} is not an integer")
+            raise ReplyFormatError(f"{where}: sentence number {number!r} is not an integer")
         if not 1 <= number <= sentence_count:
-            raise ValueError(f"{where}: sentence number {number} is not in 1..{sentence_count}")
+            raise ReplyFormatError(f"{where}: sentence number {number} is not in 1..{sentence_count}")
         if number - 1 not in ids:
             ids.append(number - 1)
     return sorted(ids)
@@ -77,29 +82,29 @@ def _claim_from_item(item: Any, claim_format: ClaimFormat, sentence_count: int, 
     if claim_format == "triplet":
         parts = item.get("triplet") if isinstance(item, dict) else item
         if not (isinstance(parts, list) and len(parts) == 3 and all(isinstance(part, str) for part in parts)):
-            raise ValueError(f"{where}: a triplet must be a list of three strings, got {parts!r}")
+            raise ReplyFormatError(f"{where}: a triplet must be a list of three strings, got {parts!r}")
         triplet = tuple(part.strip() for part in parts)
         if not all(triplet):
-            raise ValueError(f"{where}: the triplet {parts!r} has an empty part")
+            raise ReplyFormatError(f"{where}: the triplet {parts!r} has an empty part")
         ids = _sentence_numbers(item, sentence_count, where) if isinstance(item, dict) else []
         claim = Claim(text="", kind="triplet", triplet=triplet, sentence_ids=ids)
         return claim.model_copy(update={"text": claim.render()})
     text = item.get("claim") if isinstance(item, dict) else item
     if not isinstance(text, str) or not text.strip():
-        raise ValueError(f"{where}: a claim must be a non-empty string, got {text!r}")
+        raise ReplyFormatError(f"{where}: a claim must be a non-empty string, got {text!r}")
     ids = _sentence_numbers(item, sentence_count, where) if isinstance(item, dict) else []
     return Claim(text=text.strip(), kind="fact", sentence_ids=ids)
 
 
 def parse_claims(reply: str, sentence_count: int, claim_format: ClaimFormat = "triplet") -> list[Claim]:
-    """The claims of one extraction reply (without spans); raises ValueError saying what is wrong.
+    """The claims of one extraction reply (without spans); raises ReplyFormatError saying what is wrong.
 
     Exact duplicate claims are merged, keeping the union of their sentence ids.
     """
     value = load_json_reply(reply)
     items = value.get("claims") if isinstance(value, dict) else value
     if not isinstance(items, list):
-        raise ValueError('reply must be {"claims": [...]} or a JSON list of claims')
+        raise ReplyFormatError('reply must be {"claims": [...]} or a JSON list of claims')
     claims: dict[tuple[str, ...], Claim] = {}
     for number, item in enumerate(items, start=1):
         claim = _claim_from_item(item, claim_format, sentence_count, f"claim {number}")
@@ -135,7 +140,7 @@ class TripletExtractor:
         max_tokens: int | None = 1024,
     ) -> None:
         if claim_format not in PROMPTS:
-            raise ValueError(f"claim_format must be one of {sorted(PROMPTS)}, got {claim_format!r}")
+            raise ReplyFormatError(f"claim_format must be one of {sorted(PROMPTS)}, got {claim_format!r}")
         self.client = client
         self.claim_format: ClaimFormat = claim_format
         self.template = Template(load_prompt(prompt or PROMPTS[claim_format]))
@@ -175,7 +180,12 @@ class TripletExtractor:
         try:
             claims = parse_claims(reply.text or "", len(spans), self.claim_format)
         except ValueError as error:
-            return Extraction(failed=True, raw=reply.text, error=str(error))
+            cut = (
+                f" (the reply was cut off at max_tokens={self.max_tokens}; raise max_tokens)"
+                if reply.truncated
+                else ""
+            )
+            return Extraction(failed=True, raw=reply.text, error=f"{error}{cut}")
         located = [
             claim.model_copy(update={"spans": [spans[i] for i in claim.sentence_ids]}) for claim in claims
         ]
