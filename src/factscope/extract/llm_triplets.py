@@ -140,7 +140,7 @@ class TripletExtractor:
         max_tokens: int | None = 1024,
     ) -> None:
         if claim_format not in PROMPTS:
-            raise ReplyFormatError(f"claim_format must be one of {sorted(PROMPTS)}, got {claim_format!r}")
+            raise ValueError(f"claim_format must be one of {sorted(PROMPTS)}, got {claim_format!r}")
         self.client = client
         self.claim_format: ClaimFormat = claim_format
         self.template = Template(load_prompt(prompt or PROMPTS[claim_format]))
