@@ -13,13 +13,12 @@ from factscope.cli import llm_options as lo
 from factscope.errors import ConfigError, InputError
 from factscope.report import console, print_table, summary_table
 
-HELP = """Knowledge-graph attribution (KaLMA / BioKaLMA): answers that cite triples of a knowledge graph as
-[Q212657, place of birth: Rome], mark what the graph lacks with [NA], and are scored with no reference answers.
+HELP = """Knowledge-graph attribution (KaLMA / BioKaLMA): answers that cite triples of a knowledge graph as \\[Q212657, place of birth: Rome], mark what the graph lacks with \\[NA], and are scored with no reference answers.
 
-generate: answer questions with an LLM from each question's graph (gold, retrieved from a local graph or Wikidata,
-with knowledge removed, or with a share of graphs swapped for irrelevant ones).
-score: citation correctness, micro / macro precision, recall and F1, text-citation alignment (NLI), [NA]
-precision / recall, and optionally G-Eval text quality from an LLM judge.
+generate: answer questions with an LLM from each question's graph (gold, retrieved from a local graph or Wikidata, with knowledge removed, or with a share of graphs swapped for irrelevant ones).
+
+score: citation correctness, micro / macro precision, recall and F1, text-citation alignment (NLI), \\[NA] precision / recall, and optionally G-Eval text quality from an LLM judge.
+
 make-questions: evolutionary question generation from seed paragraphs, recording each question's minimum knowledge set.
 
 Examples:
@@ -33,33 +32,23 @@ Examples:
   factscope attribute make-questions examples/attribute/seeds.jsonl --graph examples/attribute/graph.jsonl --rounds 6 -o questions.jsonl
 """
 
-GENERATE_HELP = """Generate attributed answers with an LLM (one-shot prompt with an [NA] demonstration, seed 002 Table 10).
+GENERATE_HELP = """Generate attributed answers with an LLM (one-shot prompt with an \\[NA] demonstration, seed 002 Table 10).
 
-QUESTIONS: the BioKaLMA layout (JSON list of [question, [entity, ...]]) or JSON / JSONL records
-{id, question, minimum: [[qid, relation, value], ...], graph?: [entity, ...]}.
-The graph each question gets: --retrieve none (default) uses its gold graph: the one-hop subgraphs in --graph of its
-minimum-set entities, plus its own graph; --retrieve local / wikidata runs NER + look-up + type filter + exact-match
-re-ranking over --graph or live Wikidata. --remove N takes N minimum-set triples out (conscious incompetence, Table 5);
---retrieval-accuracy 0.8 swaps 20% of the graphs for irrelevant ones (Figure 5). Output is resumable JSONL.
+QUESTIONS: the BioKaLMA layout (JSON list of \\[question, \\[entity, ...]]) or JSON / JSONL records {id, question, minimum: \\[\\[qid, relation, value], ...], graph?: \\[entity, ...]}. The graph each question gets: --retrieve none (default) uses its gold graph: the one-hop subgraphs in --graph of its minimum-set entities, plus its own graph; --retrieve local / wikidata runs NER + look-up + type filter + exact-match re-ranking over --graph or live Wikidata. --remove N takes N minimum-set triples out (conscious incompetence, Table 5); --retrieval-accuracy 0.8 swaps 20% of the graphs for irrelevant ones (Figure 5). Output is resumable JSONL.
 
 Example: factscope attribute generate questions.jsonl --graph graph.jsonl -o answers.jsonl --llm-model gpt-4o-mini
 """
 
-SCORE_HELP = """Score attributed answers: citation quality (micro and macro), alignment, [NA] quality, text quality.
+SCORE_HELP = """Score attributed answers: citation quality (micro and macro), alignment, \\[NA] quality, text quality.
 
-ANSWERS: the output of `attribute generate`, or JSON / JSONL records {id, question, answer, graph: [entity, ...],
-minimum: [[qid, relation, value], ...], removed?: [...]}. Alignment and [NA] use --checker (premise: the sentence,
-hypothesis: "relation: value"); G-Eval (--geval) needs an LLM endpoint. Rows with different numbers of removed
-triples are summarised separately. Output is resumable JSONL, one row per answer.
+ANSWERS: the output of `attribute generate`, or JSON / JSONL records {id, question, answer, graph: \\[entity, ...], minimum: \\[\\[qid, relation, value], ...], removed?: \\[...]}. Alignment and \\[NA] use --checker (premise: the sentence, hypothesis: "relation: value"); G-Eval (--geval) needs an LLM endpoint. Rows with different numbers of removed triples are summarised separately. Output is resumable JSONL, one row per answer.
 
 Example: factscope attribute score answers.jsonl -o scores.jsonl --checker nli:MoritzLaurer/DeBERTa-v3-base-mnli --summary summary.json
 """
 
-EVOLVE_HELP = """Evolutionary question generation (seed 002 section 2.2): round 1 labels a seed paragraph with graph knowledge
-and writes a question; each later round injects one more triple and rewrites the question. The cited and injected
-knowledge is the question's minimum knowledge set. The output is a questions file for `attribute generate`.
+EVOLVE_HELP = """Evolutionary question generation (seed 002 section 2.2): round 1 labels a seed paragraph with graph knowledge and writes a question; each later round injects one more triple and rewrites the question. The cited and injected knowledge is the question's minimum knowledge set. The output is a questions file for `attribute generate`.
 
-SEEDS: JSON / JSONL records {id, paragraph, qids: [...]} (entities from --graph) or {id, paragraph, graph: [entity, ...]}.
+SEEDS: JSON / JSONL records {id, paragraph, qids: \\[...]} (entities from --graph) or {id, paragraph, graph: \\[entity, ...]}.
 
 Example: factscope attribute make-questions seeds.jsonl --graph graph.jsonl --rounds 6 -o questions.jsonl --llm-model gpt-4o-mini
 """

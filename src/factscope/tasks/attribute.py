@@ -90,6 +90,8 @@ def prepare(
     for index, question in enumerate(questions):
         if retrieved is not None:
             graph, unmatched = retrieved[index].graph, list(retrieved[index].unmatched)
+            if not len(graph):
+                warnings.append(f"question {question.id}: retrieval found no entity; answered with an empty graph")
         else:
             graph, unmatched = gold_graph(question, kg), []
         removed: list[Triple] = []
