@@ -17,10 +17,10 @@ failed when some passage's answer failed, since that passage might have entailed
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from string import Template
-from typing import Literal
+from typing import Any, Literal
 
 from factscope.backends.llm import ChatReply, LLMClient
 from factscope.check.base import CheckTask
@@ -119,11 +119,12 @@ class LLMChecker:
         groups = [self._passage_groups(task.references) for task in tasks]
         units = [(t, g) for t, task_groups in enumerate(groups) for g in range(len(task_groups))]
         answers: dict[Unit, _Answer] = {}
-        with progress("checking claims", len(units)) as bar:
-            pending = units
+        with progress("LLM checker calls", None) as bar:
+            pending, joint_calls = units, 0
             if self.mode == "joint":
-                pending = self._check_joint(tasks, groups, units, answers, bar.advance)
-            self._check_single(tasks, groups, pending, answers, bar.advance)
+                pending, joint_calls = self._check_joint(tasks, groups, units, answers, bar)
+            bar.total(joint_calls + len(pending))
+            self._check_single(tasks, groups, pending, answers, bar)
         return [self._verdict([answers[(t, g)] for g in range(len(groups[t]))]) for t in range(len(tasks))]
 
     def _passage_groups(self, references: Sequence[str]) -> list[str]:
@@ -141,12 +142,12 @@ class LLMChecker:
         groups: list[list[str]],
         units: list[Unit],
         answers: dict[Unit, _Answer],
-        advance: Callable[[], None],
+        bar: Any,
     ) -> None:
         conversations = [
             [{"role": "user", "content": self._single_prompt(tasks[t], groups[t][g])}] for t, g in units
         ]
-        replies = self.client.chat_many(conversations, on_done=advance, **self._params()) if units else []
+        replies = self.client.chat_many(conversations, on_done=bar.advance, **self._params()) if units else []
         for unit, reply in zip(units, replies, strict=True):
             answers[unit] = _single_answer(reply)
 
@@ -156,9 +157,10 @@ class LLMChecker:
         groups: list[list[str]],
         units: list[Unit],
         answers: dict[Unit, _Answer],
-        advance: Callable[..., None],
-    ) -> list[Unit]:
-        """Ask the joint questions; returns the units whose joint reply did not parse, for single calls."""
+        bar: Any,
+    ) -> tuple[list[Unit], int]:
+        """Ask the joint questions; returns the units whose joint reply did not parse (for single calls) and
+        the number of joint calls."""
         batches: dict[tuple[str, str | None], list[Unit]] = {}
         for t, g in units:
             batches.setdefault((groups[t][g], tasks[t].question), []).append((t, g))
@@ -171,13 +173,15 @@ class LLMChecker:
             [{"role": "user", "content": self._joint_prompt(tasks, groups, chunk)}] for chunk in chunks
         ]
 
-        replies = self.client.chat_many(conversations, **self._params()) if chunks else []
+        bar.total(len(chunks))
+        replies = (
+            self.client.chat_many(conversations, on_done=bar.advance, **self._params()) if chunks else []
+        )
         retry: list[Unit] = []
         for chunk, reply in zip(chunks, replies, strict=True):
             if reply.failed:
                 for unit in chunk:
                     answers[unit] = _Answer(None, reply.raw, f"LLM call failed: {reply.error}")
-                advance(len(chunk))
                 continue
             try:
                 labels = parse_joint_labels(reply.text or "", len(chunk))
@@ -186,8 +190,7 @@ class LLMChecker:
                 continue
             for unit, label in zip(chunk, labels, strict=True):
                 answers[unit] = _Answer(label, reply.text)
-            advance(len(chunk))
-        return retry
+        return retry, len(chunks)
 
     def _single_prompt(self, task: CheckTask, reference: str) -> str:
         return self.single_template.safe_substitute(
