@@ -16,6 +16,7 @@ import random
 import threading
 import time
 import tomllib
+from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, fields
@@ -28,6 +29,9 @@ from factscope.backends.llm_cache import ResponseCache, cache_key
 from factscope.errors import BackendError, ConfigError
 
 Message = dict[str, str]
+
+CHAT_ROUTE = "chat/completions"
+COMPLETIONS_ROUTE = "completions"
 
 RETRYABLE_STATUS = frozenset({408, 409, 429})
 """HTTP statuses worth retrying besides every 5xx: timeouts, conflicts and rate limits."""
@@ -275,7 +279,7 @@ class LLMClient:
 
     def chat(self, messages: Sequence[Message], **params: Any) -> ChatReply:
         """One chat completion. ``params`` (max_tokens, stop, seed, ...) go into the request body."""
-        outcome = self._call("chat/completions", self._chat_request(messages, params), _chat_text)
+        outcome = self._call(CHAT_ROUTE, self._chat_request(messages, params), _chat_text)
         if outcome.error is not None:
             return ChatReply(
                 None, failed=True, error=outcome.error, raw=outcome.raw, attempts=outcome.attempts
@@ -301,12 +305,14 @@ class LLMClient:
         Returns one reply per conversation, in order; failures are replies with ``failed=True``.
         ``on_done`` is called once per conversation as its reply arrives (e.g. to advance a progress bar).
         """
-        keys = [cache_key("chat", self.config.model, self._chat_request(c, params)) for c in conversations]
+        keys = [
+            cache_key(CHAT_ROUTE, self.config.model, self._chat_request(c, params)) for c in conversations
+        ]
         first_index: dict[str, int] = {}
         for index, key in enumerate(keys):
             first_index.setdefault(key, index)
         unique = list(first_index.values())
-        copies = {key: keys.count(key) for key in first_index}
+        copies = Counter(keys)
         results: dict[str, ChatReply] = {}
 
         def run(index: int) -> None:
@@ -342,7 +348,7 @@ class LLMClient:
             "temperature": params.pop("temperature", self.config.temperature),
             **params,
         }
-        outcome = self._call("completions", request, _completion_logprobs)
+        outcome = self._call(COMPLETIONS_ROUTE, request, _completion_logprobs)
         if outcome.error is not None:
             return CompletionReply(
                 None, failed=True, error=outcome.error, raw=outcome.raw, attempts=outcome.attempts
