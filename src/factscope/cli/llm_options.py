@@ -59,16 +59,5 @@ def llm_configured(base_url: str | None, model: str | None, config: Path | None)
 
 
 def usage_rows(llm: Any) -> list[tuple[str, object]]:
-    """Summary-table rows for an LLM client's calls, tokens and cost (nothing when no LLM was used)."""
-    if llm is None:
-        return []
-    usage = llm.usage
-    rows: list[tuple[str, object]] = [
-        ("LLM calls (cache hits)", f"{usage.calls} ({usage.cache_hits})"),
-        ("LLM retries / failures", f"{usage.retries} / {usage.failures}"),
-        ("tokens prompt / completion", f"{usage.prompt_tokens:,} / {usage.completion_tokens:,}"),
-    ]
-    cost = usage.cost(llm.config.price_prompt_per_1k, llm.config.price_completion_per_1k)
-    if cost is not None:
-        rows.append(("cost", round(cost, 4)))
-    return rows
+    """Summary-table rows of an LLM client's calls, tokens and cost; none when no LLM was used."""
+    return llm.usage_rows() if llm is not None else []
