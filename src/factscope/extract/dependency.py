@@ -9,7 +9,7 @@ own way.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -30,6 +30,9 @@ CONTENT_POS = frozenset({"NOUN", "PROPN", "NUM"})
 EDGE_PUNCTUATION = " \t\r\n,;:.!?-\u2013\u2014/"
 BRACKET_PAIRS = (("(", ")"), ("[", "]"), ("{", "}"))
 QUOTES = "\"'\u2018\u2019\u201c\u201d`"
+
+LIST_MARKER = re.compile(r"([-*\u2022]|\d{1,3}[.)])(\s|$)")
+"""A list item opening a line: a bullet or a number followed by "." or ")"."""
 
 REFUSAL = re.compile(
     r"""^\W*(
@@ -58,16 +61,12 @@ class Proposition:
 
 @dataclass(frozen=True)
 class Sentence:
-    """A sentence of a parsed text: its index, trimmed character span and spaCy span."""
+    """A sentence of a parsed text: its index, character span and text (trimmed of whitespace), spaCy span."""
 
     index: int
     span: Span
+    text: str
     tokens: Any = field(repr=False)
-
-    @property
-    def text(self) -> str:
-        """The sentence text, trimmed of surrounding whitespace."""
-        return self.tokens.doc.text[self.span.start : self.span.end]
 
 
 def sentences(doc: Any) -> list[Sentence]:
@@ -79,7 +78,7 @@ def sentences(doc: Any) -> list[Sentence]:
         if not stripped:
             continue
         start = sent.start_char + (len(raw) - len(raw.lstrip()))
-        found.append(Sentence(len(found), Span(start=start, end=start + len(stripped)), sent))
+        found.append(Sentence(len(found), Span(start=start, end=start + len(stripped)), stripped, sent))
     return found
 
 
@@ -97,9 +96,9 @@ def is_statement(sentence: Sentence) -> bool:
     """A sentence worth one sentence-level claim: not a question, a refusal, speaker talk or a bare fragment.
 
     Speaker talk is a sentence whose main subject is I, we or you ("I hope this helps."); a bare fragment has
-    no noun, proper noun or number ("Sure!", a list marker "1.").
+    no noun, proper noun or number ("Sure!", a list marker "1."); a line ending in a colon is a heading.
     """
-    if is_question(sentence) or is_refusal(sentence):
+    if is_question(sentence) or is_refusal(sentence) or sentence.text.endswith(":"):
         return False
     root = sentence.tokens.root
     if any(child.dep_ in SUBJECT_DEPS and child.lower_ in SPEAKER_PRONOUNS for child in root.children):
@@ -423,9 +422,40 @@ def parse_batch(nlp: Any, texts: Sequence[object], batch_size: int) -> list[Any]
             )
         else:
             valid.append(position)
-    for position, doc in zip(valid, nlp.pipe([texts[p] for p in valid], batch_size=batch_size)):
+    docs: Iterable[Any] = [mark_line_breaks(nlp.make_doc(texts[p])) for p in valid]
+    for _, component in nlp.pipeline:
+        docs = (
+            component.pipe(docs, batch_size=batch_size)
+            if hasattr(component, "pipe")
+            else map(component, docs)
+        )
+    for position, doc in zip(valid, docs):
         results[position] = doc
     return results
+
+
+def mark_line_breaks(doc: Any) -> Any:
+    """Start a sentence after a line break that ends a line of text, so the parser never joins list items.
+
+    A line break is a sentence boundary after a blank line, after a line ending in . ! ? : or ;, and before a
+    line starting with a list marker ("-", "*", "1.", "2)"); a hard-wrapped line inside a sentence is not.
+    """
+    text = doc.text
+    for token in doc[:-1]:
+        if not token.is_space or "\n" not in token.text:
+            continue
+        before = doc[token.i - 1] if token.i > 0 else None
+        after = doc[token.i + 1]
+        ends_line = before is None or before.text[-1:] in ".!?:;" or token.text.count("\n") > 1
+        item = LIST_MARKER.match(text[after.idx : after.idx + 5])
+        if ends_line or item:
+            after.is_sent_start = True
+        if item:
+            marker_end = after.idx + len(item.group(1))
+            following = next((t for t in doc[after.i + 1 :] if t.idx >= marker_end and not t.is_space), None)
+            if following is not None:
+                following.is_sent_start = False
+    return doc
 
 
 def sentence_claim(sentence: Sentence, kind: Literal["fact", "sentence"]) -> Claim:

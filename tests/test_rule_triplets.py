@@ -1,0 +1,208 @@
+"""RuleTripletExtractor on the packaged spaCy English model: one test per construction."""
+
+import pytest
+
+from factscope.backends.embedded import load_spacy
+from factscope.extract.dependency import Proposition, clean_phrase
+from factscope.extract.rule_triplets import RuleTripletExtractor, proposition_triplets
+
+
+@pytest.fixture(scope="session")
+def extractor():
+    return RuleTripletExtractor(load_spacy())
+
+
+def triplets(extractor, text):
+    return [claim.triplet for claim in extractor.extract([text])[0].claims]
+
+
+def test_subject_verb_object_keeps_negation_in_predicate(extractor):
+    assert triplets(extractor, "Einstein did not win the Nobel Prize in 1905.") == [
+        ("Einstein", "did not win", "the Nobel Prize"),
+        ("Einstein", "did not win the Nobel Prize in", "1905"),
+    ]
+
+
+def test_particle_and_contracted_negation(extractor):
+    assert triplets(extractor, "Marie gave up smoking.") == [("Marie", "gave up", "smoking")]
+    assert triplets(extractor, "Marie didn't give up chemistry.") == [
+        ("Marie", "didn't give up", "chemistry")
+    ]
+
+
+def test_passive_voice_keeps_patient_as_subject_and_expands_agents(extractor):
+    assert triplets(extractor, "Apple was founded by Steve Jobs and Steve Wozniak in 1976.") == [
+        ("Apple", "was founded by", "Steve Jobs"),
+        ("Apple", "was founded by", "Steve Wozniak"),
+        ("Apple", "was founded in", "1976"),
+    ]
+
+
+def test_copula_and_appositive(extractor):
+    assert triplets(extractor, "Paris, the capital of France, is a large city.") == [
+        ("Paris", "is", "the capital of France"),
+        ("Paris", "is", "a large city"),
+    ]
+    assert triplets(extractor, "Berlin is big.") == [("Berlin", "is", "big")]
+
+
+def test_prepositional_objects_with_numbers_and_places(extractor):
+    assert triplets(extractor, "Einstein was born in 1879 in Ulm.") == [
+        ("Einstein", "was born in", "1879"),
+        ("Einstein", "was born in", "Ulm"),
+    ]
+
+
+def test_date_keeps_its_year_and_a_place_keeps_its_country(extractor):
+    assert triplets(extractor, "Einstein was born on March 14, 1879 in Ulm, Germany.") == [
+        ("Einstein", "was born on", "March 14, 1879"),
+        ("Einstein", "was born in", "Ulm, Germany"),
+    ]
+
+
+def test_numbers_as_objects(extractor):
+    assert triplets(extractor, "The Eiffel Tower, which was completed in 1889, is 330 metres tall.") == [
+        ("The Eiffel Tower", "was completed in", "1889"),
+        ("The Eiffel Tower", "is", "330 metres tall"),
+    ]
+
+
+def test_coordinated_subjects_and_objects_expand(extractor):
+    assert triplets(extractor, "Apple and Google make phones and tablets.") == [
+        ("Apple", "make", "phones"),
+        ("Apple", "make", "tablets"),
+        ("Google", "make", "phones"),
+        ("Google", "make", "tablets"),
+    ]
+
+
+def test_coordinated_verbs_share_the_subject_and_pronouns_resolve(extractor):
+    text = "Einstein was born in Ulm. He developed relativity and won the Nobel Prize."
+    claims = extractor.extract([text])[0].claims
+    assert [c.triplet for c in claims] == [
+        ("Einstein", "was born in", "Ulm"),
+        ("Einstein", "developed", "relativity"),
+        ("Einstein", "won", "the Nobel Prize"),
+    ]
+    assert [c.sentence_ids for c in claims] == [[0], [1], [1]]
+
+
+def test_pronoun_without_named_antecedent_is_kept(extractor):
+    assert triplets(extractor, "He gave up smoking.") == [("He", "gave up", "smoking")]
+
+
+def test_relative_clauses(extractor):
+    assert triplets(extractor, "Marie Curie, who discovered radium, was Polish.") == [
+        ("Marie Curie", "discovered", "radium"),
+        ("Marie Curie", "was", "Polish"),
+    ]
+    assert triplets(extractor, "Born in Ulm, Einstein moved to Berlin, where he worked until 1933.") == [
+        ("Einstein", "was born in", "Ulm"),
+        ("Einstein", "moved to", "Berlin"),
+        ("Einstein", "worked in", "Berlin"),
+        ("Einstein", "worked until", "1933"),
+    ]
+
+
+def test_open_complement_joins_the_predicate(extractor):
+    assert triplets(extractor, "She wanted to become a doctor.") == [("She", "wanted to become", "a doctor")]
+
+
+def test_intransitive_clause_has_empty_object_and_readable_text(extractor):
+    claim = extractor.extract(["The company collapsed."])[0].claims[0]
+    assert claim.triplet == ("The company", "collapsed", "")
+    assert claim.text == "The company collapsed."
+    assert claim.render() == "The company collapsed"
+
+
+def test_claims_carry_kind_text_and_sentence_span(extractor):
+    text = "Hello there!  Apple was founded in 1976. Who cares?"
+    claims = extractor.extract([text])[0].claims
+    assert len(claims) == 1
+    claim = claims[0]
+    assert claim.kind == "triplet"
+    assert claim.text == "Apple was founded in 1976."
+    assert claim.sentence_ids == [1]
+    assert text[claim.spans[0].start : claim.spans[0].end] == "Apple was founded in 1976."
+
+
+def test_statement_without_triplet_falls_back_to_a_sentence_claim(extractor):
+    text = "There are three moons."
+    claims = extractor.extract([text])[0].claims
+    assert [(c.kind, c.text, c.triplet) for c in claims] == [("sentence", "There are three moons.", None)]
+    assert RuleTripletExtractor(load_spacy(), sentence_fallback=False).extract([text])[0].claims == []
+
+
+def test_questions_list_markers_and_refusals_give_nothing(extractor):
+    text = "Did he win?\n1. Paris is the capital of France.\n2. I don't know the rest."
+    claims = extractor.extract([text])[0].claims
+    assert [c.triplet for c in claims] == [("Paris", "is", "the capital of France")]
+
+
+@pytest.mark.parametrize(
+    "refusal",
+    [
+        "I cannot answer that.",
+        "I don't know.",
+        "I'm sorry, but I cannot answer that question. I do not have enough information.",
+        "As an AI language model, I have no access to current events.",
+        "",
+        "   \n ",
+    ],
+)
+def test_refusal_only_or_empty_response_is_an_abstention(extractor, refusal):
+    extraction = extractor.extract([refusal])[0]
+    assert extraction.claims == []
+    assert extraction.failed is False
+
+
+def test_bad_items_fail_alone_and_batches_keep_order(extractor):
+    results = extractor.extract(["Berlin is big.", None, "Paris is old."])
+    assert [r.failed for r in results] == [False, True, False]
+    assert "expected a string" in results[1].error
+    assert results[0].claims[0].triplet == ("Berlin", "is", "big")
+    assert results[2].claims[0].triplet == ("Paris", "is", "old")
+
+
+def test_question_count_must_match(extractor):
+    with pytest.raises(ValueError, match="one question per text"):
+        extractor.extract(["Berlin is big."], ["q1", "q2"])
+
+
+def test_long_response_in_a_batch(extractor):
+    sentences = [
+        f"Company {n} was founded in {1800 + n} by Anna Berg. It makes phones and tablets. Who cares?"
+        for n in range(400)
+    ]
+    long_text = " ".join(sentences)
+    assert len(long_text.split()) >= 5000
+    results = extractor.extract([long_text, "Berlin is big."])
+    triplets = [c.triplet for c in results[0].claims]
+    assert ("Company 399", "was founded in", "2199") in triplets
+    assert ("Company 399", "was founded by", "Anna Berg") in triplets
+    assert len(set(triplets)) == len(triplets)
+    assert max(c.sentence_ids[0] for c in results[0].claims) > 1000
+    assert all(long_text[c.spans[0].start : c.spans[0].end].endswith(".") for c in results[0].claims)
+    assert results[1].claims[0].triplet == ("Berlin", "is", "big")
+
+
+def test_proposition_triplets_without_object():
+    proposition = Proposition("Einstein", "was born", "", (("in", "Ulm"), ("in", "1879")))
+    assert proposition_triplets(proposition) == [
+        ("Einstein", "was born in", "Ulm"),
+        ("Einstein", "was born in", "1879"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("raw", "clean"),
+    [
+        ("the band ,", "the band"),
+        ("'I Ran (So Far Away)'", "'I Ran (So Far Away)'"),
+        ("The song ' '", "The song"),
+        ("Ulm)", "Ulm"),
+        ("(ICL", "ICL"),
+    ],
+)
+def test_clean_phrase_trims_punctuation_and_unbalanced_brackets(raw, clean):
+    assert clean_phrase(raw) == clean
