@@ -289,3 +289,51 @@ def test_cli_generate_without_llm_names_the_setting(cli, tmp_path, monkeypatch):
     with pytest.raises(ConfigError, match="--llm-base-url"):
         cli(["attribute", "generate", str(EXAMPLES / "questions.jsonl"), "-o", str(tmp_path / "a.jsonl"),
              "--llm-config", str(tmp_path / "none.toml")])
+
+
+def test_hypothesis_template_with_entity_name(tmp_path):
+    seen = []
+
+    class Recording(ValueInSentence):
+        def check(self, tasks):
+            seen.extend(t.claim for t in tasks)
+            return [Verdict(label=Label.NEUTRAL) for _ in tasks]
+
+    score([record("Ada's father was Lord Byron [Q1, father: Lord Byron].")], Recording(),
+          output=tmp_path / "s.jsonl", template="{name} {relation} {value}")
+    assert seen == ["Ada Lovelace father Lord Byron"]
+
+
+def test_bad_hypothesis_template_is_a_config_error(tmp_path):
+    from factscope.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="subject"):
+        score([record("x [Q1, father: Lord Byron].")], ValueInSentence(), output=tmp_path / "s.jsonl",
+              template="{subject}: {value}")
+
+
+def test_cli_score_with_geval_judge(cli, fake_llm, tmp_path):
+    fake_llm.responder = lambda request: "5" if "Fluency (1-5)" in request["messages"][0]["content"] else "Score: 3"
+    summary = tmp_path / "summary.json"
+    result = cli(["attribute", "score", str(EXAMPLES / "answers.jsonl"), "-o", str(tmp_path / "s.jsonl"), "--geval",
+                  "--summary", str(summary), "--llm-base-url", fake_llm.base_url, "--llm-model", "fake",
+                  "--llm-cache", "off"])
+    assert result.exit_code == 0
+    figures = json.loads(summary.read_text())["removed=0"]
+    assert (figures["fluency"], figures["coherence"], figures["relevance_failed"]) == (5.0, 3.0, 0)
+    # 4 answers x 4 aspects; the consistency prompt carries the graph
+    prompts = [r["json"]["messages"][0]["content"] for r in fake_llm.requests]
+    assert len(prompts) == 16
+    assert all(("qid: Q" in p) == ("Consistency (1-5)" in p) for p in prompts)
+
+
+def test_cli_generate_with_local_retrieval(cli, fake_llm, tmp_path):
+    fake_llm.responder = lambda request: "An answer [NA]."
+    out = tmp_path / "a.jsonl"
+    result = cli(["attribute", "generate", str(EXAMPLES / "questions.jsonl"), "--graph", str(EXAMPLES / "graph.jsonl"),
+                  "--retrieve", "local", "-o", str(out), "--llm-base-url", fake_llm.base_url, "--llm-model", "fake",
+                  "--llm-cache", "off"])
+    assert result.exit_code == 0
+    rows = {r["id"]: r for r in map(json.loads, out.read_text().splitlines())}
+    # 'What did Charles Babbage design ...' -> NER finds Charles Babbage -> his one-hop subgraph
+    assert [e["qid"] for e in rows["babbage-1"]["graph"]] == ["Q46633"]

@@ -165,6 +165,8 @@ def score_command(
     empty_answers: Annotated[EmptyPolicy, typer.Option(help="answers with no citations in macro precision")] = (
         EmptyPolicy.skip),
     summary: Annotated[Path | None, typer.Option(help="also write the summary figures as JSON here")] = None,
+    hypothesis: Annotated[str, typer.Option(help="NLI hypothesis of a citation; fields {relation} {value} {name} "
+                                                 "{qid}; the seed's form is the default")] = "{relation}: {value}",
     llm_base_url: lo.BaseUrl = None,
     llm_model: lo.Model = None,
     llm_api_key: lo.ApiKey = None,
@@ -174,8 +176,9 @@ def score_command(
 ) -> None:
     from factscope.check.registry import make_checker
     from factscope.io import ResultWriter, read_json_records
-    from factscope.tasks.attribute import read_answer, score, summarize
+    from factscope.tasks.attribute import check_template, read_answer, score, summarize
 
+    check_template(hypothesis)
     llm = None
     if geval or geval_weighted or checker == "llm":
         llm = lo.build_llm(llm_base_url, llm_model, llm_api_key, llm_config, llm_concurrency, llm_cache)
@@ -193,7 +196,7 @@ def score_command(
         else:
             records.append(record)
     counts = score(records, make_checker(checker, llm=llm), output=output,
-                   judge=llm if (geval or geval_weighted) else None, weighted=geval_weighted)
+                   judge=llm if (geval or geval_weighted) else None, weighted=geval_weighted, template=hypothesis)
     with ResultWriter(output) as writer:
         figures = summarize(writer.rows(), empty_answers=empty_answers.value)
     for group, values in figures.items():

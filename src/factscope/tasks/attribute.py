@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from factscope.check.base import Checker, CheckTask
-from factscope.errors import InputError
+from factscope.errors import ConfigError, InputError
 from factscope.io import ResultWriter
 from factscope.kg.citations import ParsedAnswer, parse_answer
 from factscope.kg.dataset import AttributionQuestion, parse_triples
@@ -218,16 +218,39 @@ def read_answer(data: dict[str, Any], *, path: Path, line: int | None) -> Answer
     )
 
 
-def alignment_pairs(parsed: ParsedAnswer) -> list[tuple[str, str]]:
-    """(sentence, ``relation: value``) for every citation that names a relation and a value."""
-    return [(parsed.sentences[c.sentence], c.hypothesis()) for c in parsed.citations
-            if c.relation and c.value and c.sentence < len(parsed.sentences)]
+DEFAULT_HYPOTHESIS = "{relation}: {value}"
+"""The NLI hypothesis of a citation or triple, as seed 002 A.3 writes it; ``{name}`` and ``{qid}`` are also
+available, e.g. ``"{name} {relation} {value}"`` for NLI models that need a full sentence."""
 
 
-def na_pairs(parsed: ParsedAnswer, removed: Sequence[Triple]) -> list[tuple[str, str]]:
-    """(sentence marked [NA], ``relation: value`` of a removed triple) for every such combination."""
-    return [(parsed.sentences[i], t.render()) for i in parsed.na_sentences if i < len(parsed.sentences)
-            for t in removed]
+def hypothesis(template: str, qid: str | None, relation: str, value: str, graph: KnowledgeGraph) -> str:
+    """Fill the hypothesis template; ``{name}`` is the entity's name in ``graph``, else its qid."""
+    entity = graph.get(qid) if qid else None
+    name = entity.name if entity is not None and entity.name else (qid or "")
+    return template.format(qid=qid or "", name=name, relation=relation, value=value).strip()
+
+
+def check_template(template: str) -> None:
+    """Raise ConfigError when the hypothesis template uses fields other than qid, name, relation, value."""
+    try:
+        template.format(qid="Q1", name="n", relation="r", value="v")
+    except (KeyError, IndexError, ValueError) as error:
+        raise ConfigError(f"bad --hypothesis template {template!r} ({error}); use the fields "
+                          "{qid}, {name}, {relation} and {value}") from None
+
+
+def alignment_pairs(parsed: ParsedAnswer, graph: KnowledgeGraph,
+                    template: str = DEFAULT_HYPOTHESIS) -> list[tuple[str, str]]:
+    """(sentence, hypothesis) for every citation that names a relation and a value."""
+    return [(parsed.sentences[c.sentence], hypothesis(template, c.qid, c.relation, c.value, graph))
+            for c in parsed.citations if c.relation and c.value and c.sentence < len(parsed.sentences)]
+
+
+def na_pairs(parsed: ParsedAnswer, removed: Sequence[Triple], graph: KnowledgeGraph,
+             template: str = DEFAULT_HYPOTHESIS) -> list[tuple[str, str]]:
+    """(sentence marked [NA], hypothesis of a removed triple) for every such combination."""
+    return [(parsed.sentences[i], hypothesis(template, t.qid, t.relation, t.value, graph))
+            for i in parsed.na_sentences if i < len(parsed.sentences) for t in removed]
 
 
 def entailment_decisions(checker: Checker, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], bool | None]:
@@ -240,7 +263,7 @@ def entailment_decisions(checker: Checker, pairs: Sequence[tuple[str, str]]) -> 
 
 
 def score_row(record: AnswerRecord, decisions: dict[tuple[str, str], bool | None],
-              geval: dict[str, dict[str, Any]] | None) -> dict[str, Any]:
+              geval: dict[str, dict[str, Any]] | None, template: str = DEFAULT_HYPOTHESIS) -> dict[str, Any]:
     """The per-answer result row: citations with their judgements, counts, alignment and [NA] counts."""
     parsed = parse_answer(record.answer)
     graph_keys = record.graph.triple_keys()
@@ -249,7 +272,10 @@ def score_row(record: AnswerRecord, decisions: dict[tuple[str, str], bool | None
     for c in parsed.citations:
         triple = c.triple()
         correct = triple is not None and triple.key() in graph_keys
-        entailed = decisions.get((parsed.sentences[c.sentence], c.hypothesis())) if c.relation and c.value else None
+        entailed = None
+        if c.relation and c.value:
+            entailed = decisions.get((parsed.sentences[c.sentence],
+                                      hypothesis(template, c.qid, c.relation, c.value, record.graph)))
         citations.append({"qid": c.qid, "relation": c.relation, "value": c.value, "sentence": c.sentence,
                           "correct": correct, "precise": correct and triple.key() in minimum_keys,
                           "entailed": entailed})
@@ -262,10 +288,11 @@ def score_row(record: AnswerRecord, decisions: dict[tuple[str, str], bool | None
         "na_sentences": parsed.na_sentences,
         "issues": [{"raw": i.raw, "sentence": i.sentence, "reason": i.reason} for i in parsed.issues],
         "counts": counts.__dict__,
-        "alignment": [decisions.get(pair) for pair in alignment_pairs(parsed)],
+        "alignment": [decisions.get(pair) for pair in alignment_pairs(parsed, record.graph, template)],
     }
     if record.removed:
-        matrix = [[decisions.get((parsed.sentences[i], t.render())) for t in record.removed]
+        matrix = [[decisions.get((parsed.sentences[i], hypothesis(template, t.qid, t.relation, t.value, record.graph)))
+                   for t in record.removed]
                   for i in parsed.na_sentences if i < len(parsed.sentences)]
         row["na"] = na_counts(matrix, len(record.removed)).__dict__
     if geval is not None:
@@ -318,8 +345,10 @@ def judge_text_quality(records: Sequence[AnswerRecord], llm: Any, *, aspects: Se
 
 
 def score(records: Iterable[AnswerRecord], checker: Checker, *, output: str | Path, judge: Any = None,
-          weighted: bool = False, batch_size: int = 32) -> dict[str, int]:
-    """Score answers in batches, writing each row as it is done; ids already in ``output`` are skipped."""
+          weighted: bool = False, batch_size: int = 32, template: str = DEFAULT_HYPOTHESIS) -> dict[str, int]:
+    """Score answers in batches, writing each row as it is done; ids already in ``output`` are skipped.
+    ``template`` shapes the NLI hypothesis of a citation (see DEFAULT_HYPOTHESIS)."""
+    check_template(template)
     records = list(records)
     counts = {"written": 0, "resumed": 0}
     with ResultWriter(output) as writer:
@@ -331,11 +360,12 @@ def score(records: Iterable[AnswerRecord], checker: Checker, *, output: str | Pa
                 pairs = []
                 for record in batch:
                     parsed = parse_answer(record.answer)
-                    pairs += alignment_pairs(parsed) + na_pairs(parsed, record.removed)
+                    pairs += alignment_pairs(parsed, record.graph, template)
+                    pairs += na_pairs(parsed, record.removed, record.graph, template)
                 decisions = entailment_decisions(checker, pairs)
                 judged = judge_text_quality(batch, judge, weighted=weighted) if judge is not None else None
                 for index, record in enumerate(batch):
-                    writer.write(score_row(record, decisions, judged[index] if judged else None))
+                    writer.write(score_row(record, decisions, judged[index] if judged else None, template))
                     counts["written"] += 1
                     bar.advance()
     return counts
