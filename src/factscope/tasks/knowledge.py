@@ -198,7 +198,7 @@ class KnowledgeEvaluator:
         pool: list[str] | None,
     ) -> None:
         if self.lm is None:
-            reason = "no causal LM; pass --lm MODEL (local or cached) or --lm-endpoint URL"
+            reason = "no causal LM; pass --lm MODEL (a local folder or cached hub name) or --lm endpoint"
             for result in results:
                 for metric in ("coherence_sentence", "informativeness", "helpfulness"):
                     result.not_computed[metric] = reason
