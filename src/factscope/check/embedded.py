@@ -1,0 +1,176 @@
+"""The embedded checker: a PairScorer loaded from a self-describing checker directory (shipped or user-trained).
+
+A checker directory holds ``manifest.json`` (method, encoder, classes, layers, classifier, training data and
+sha256, split seed, held-out figures, validation-tuned class biases, optional cue stacker) and its weights:
+``encoder/`` (a fine-tuned cross-encoder, safetensors) for ``finetune``, or ``head.npz`` (a shallow classifier
+over a frozen encoder) for ``repc``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from factscope.errors import ConfigError
+from factscope.schema import LABELS
+
+MANIFEST = "manifest.json"
+PACKAGED_ENCODER = "packaged-minilm"
+"""How a manifest names the packaged all-MiniLM-L6-v2, so a checker directory does not record a local path."""
+
+
+def shipped_checker_dir() -> Path:
+    """The checker directory shipped inside the package (factscope/models/checker)."""
+    return Path(__file__).resolve().parent.parent / "models" / "checker"
+
+
+def resolve_encoder(name: str) -> str:
+    """A loadable name or folder for a manifest's encoder ("packaged-minilm" -> the packaged MiniLM folder)."""
+    if name == PACKAGED_ENCODER:
+        from factscope.backends.embedded import minilm_path
+
+        return minilm_path()
+    return name
+
+
+def to_three_way(probs: np.ndarray, classes: Sequence[str]) -> np.ndarray:
+    """Columns in factscope's (Entailment, Neutral, Contradiction) order.
+
+    A 2-way checker's (entailment, not_entailment) maps to E = p(entailment), N = p(not_entailment), C = 0:
+    a 2-way model cannot tell a contradiction from missing support, so it never claims one.
+    """
+    probs = np.asarray(probs, dtype=np.float64)
+    if tuple(classes) == ("entailment", "neutral", "contradiction"):
+        return probs
+    if tuple(classes) == ("entailment", "not_entailment"):
+        return np.column_stack([probs[:, 0], probs[:, 1], np.zeros(len(probs))])
+    raise ConfigError(f"unknown checker classes {list(classes)}; expected 3-way or 2-way NLI classes")
+
+
+class CrossEncoderModel:
+    """A sequence-classification encoder over (premise, hypothesis) pairs, batched and length-sorted."""
+
+    def __init__(self, model: Any, tokenizer: Any, batch_size: int = 32, max_length: int = 320) -> None:
+        self.model = model.eval()
+        self.tokenizer = tokenizer
+        self.batch_size = batch_size
+        self.max_length = max_length
+
+    @classmethod
+    def from_pretrained(cls, path: str | Path, **kwargs: Any) -> CrossEncoderModel:
+        """Load weights (fp16 on disk is read back as fp32) and tokenizer from a folder."""
+        import torch
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+        model = AutoModelForSequenceClassification.from_pretrained(str(path), dtype=torch.float32)
+        tokenizer = AutoTokenizer.from_pretrained(str(path))
+        return cls(model, tokenizer, **kwargs)
+
+    def probs(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
+        """Softmax class probabilities, one row per pair, in the model's class order; duplicates scored once."""
+        import torch
+
+        pairs = list(zip(premises, hypotheses))
+        unique = list(dict.fromkeys(pairs))
+        order = sorted(range(len(unique)), key=lambda i: len(unique[i][0]) + len(unique[i][1]))
+        out = np.zeros((len(unique), self.model.config.num_labels), dtype=np.float64)
+        with torch.inference_mode():
+            for start in range(0, len(order), self.batch_size):
+                batch = order[start : start + self.batch_size]
+                encoded = self.tokenizer(
+                    [unique[i][0] for i in batch],
+                    [unique[i][1] for i in batch],
+                    padding=True,
+                    truncation="longest_first",
+                    max_length=self.max_length,
+                    return_tensors="pt",
+                )
+                logits = self.model(**encoded).logits.float()
+                out[batch] = torch.softmax(logits, dim=-1).numpy()
+        index = {pair: i for i, pair in enumerate(unique)}
+        return out[[index[pair] for pair in pairs]]
+
+
+class EmbeddedScorer:
+    """PairScorer over a checker directory: (n, 3) probabilities in schema.LABELS order, rows summing to 1."""
+
+    def __init__(self, directory: Path, manifest: dict[str, Any], model: Any, tokenizer: Any) -> None:
+        self.directory = directory
+        self.manifest = manifest
+        self.classes: tuple[str, ...] = tuple(manifest["classes"])
+        self.name = f"embedded:{manifest['method']}:{directory.name}"
+        self._model = model
+        self._tokenizer = tokenizer
+        self._log_bias = np.asarray(manifest.get("log_bias") or np.zeros(len(self.classes)), dtype=np.float64)
+        self._cues = None
+        if manifest.get("cues"):
+            from factscope.check.cues import CueStacker
+
+            self._cues = CueStacker.load(directory / manifest["cues"]["file"])
+
+    @classmethod
+    def from_dir(cls, path: str | Path) -> EmbeddedScorer:
+        """Load a checker directory written by `factscope train-checker`."""
+        directory = Path(path)
+        manifest_path = directory / MANIFEST
+        if not manifest_path.is_file():
+            raise ConfigError(
+                f"{directory} is not a checker directory (no {MANIFEST}); "
+                "train one with `factscope train-checker --data FILE.jsonl --out DIR`"
+            )
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        method = manifest.get("method")
+        if method == "finetune":
+            model = CrossEncoderModel.from_pretrained(
+                directory / "encoder", max_length=int(manifest.get("inference_max_length", 320))
+            )
+            return cls(directory, manifest, model, model.tokenizer)
+        if method == "repc":
+            from factscope.checker_training.repc import RepCModel
+
+            model = RepCModel.load(directory, manifest)
+            return cls(directory, manifest, model, model.featurizer.tokenizer)
+        raise ConfigError(f"{manifest_path}: unknown method {method!r}; expected 'repc' or 'finetune'")
+
+    def model_probs(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
+        """The model's own class probabilities (manifest class order), before biases and cues."""
+        return self._model.probs(premises, hypotheses)
+
+    def class_probs(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
+        """Final probabilities in the manifest's class order: model, then cue stacker or class biases."""
+        from factscope.checker_training.evaluation import apply_log_bias
+
+        probs = self.model_probs(premises, hypotheses)
+        if self._cues is not None:
+            return self._cues.apply(probs, premises, hypotheses)
+        return apply_log_bias(probs, self._log_bias)
+
+    def score(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
+        """(n, 3) probabilities in (Entailment, Neutral, Contradiction) order."""
+        if len(premises) != len(hypotheses):
+            raise ValueError("premises and hypotheses must have the same length")
+        if not premises:
+            return np.zeros((0, len(LABELS)))
+        return to_three_way(self.class_probs(premises, hypotheses), self.classes)
+
+    def count_tokens(self, text: str) -> int:
+        """Word-piece tokens of ``text`` under the checker's tokenizer (no special tokens)."""
+        return len(self._tokenizer(text, add_special_tokens=False)["input_ids"])
+
+
+@lru_cache(maxsize=4)
+def _load_cached(path: str) -> EmbeddedScorer:
+    return EmbeddedScorer.from_dir(path)
+
+
+def load_embedded_scorer(path: str | Path | None = None) -> EmbeddedScorer:
+    """The checker at ``path``, or the shipped default; loads offline (HF_HUB_OFFLINE=1) and is cached."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    directory = Path(path) if path is not None else shipped_checker_dir()
+    return _load_cached(str(directory.resolve()))

@@ -1,0 +1,211 @@
+"""Train a checker directory end to end: load, split, fit (repc or finetune), tune on validation, report held-out."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from factscope.check.embedded import MANIFEST, PACKAGED_ENCODER, resolve_encoder
+from factscope.checker_training.evaluation import CheckerReport, apply_log_bias, evaluate, tune_log_bias
+from factscope.checker_training.nli_data import NLIExample, file_sha256, load_nli_jsonl, split_dataset
+from factscope.errors import ConfigError, InputError
+
+ProgressFactory = Callable[[str, int], object]
+"""``progress(description, total)`` -> a context manager whose value has ``advance(n)`` (factscope.report.progress)."""
+
+
+@dataclass
+class TrainOptions:
+    """Everything `factscope train-checker` accepts; the defaults train the shipped checker."""
+
+    data: Path
+    out: Path
+    method: str = "finetune"
+    encoder: str = PACKAGED_ENCODER
+    layers: str = "all"
+    features: str = "both"
+    classifier: str = "logreg"
+    epochs: int = 3
+    learning_rate: float = 5e-5
+    seed: int = 13
+    limit: int | None = None
+    cues: str = "auto"
+    threads: int = 2
+
+
+@dataclass
+class TrainResult:
+    """What a training run produced: the held-out report, the validation report and the manifest written."""
+
+    test: CheckerReport
+    validation: CheckerReport
+    manifest: dict
+    skipped: list[InputError] = field(default_factory=list)
+    cue_figures: dict | None = None
+
+
+def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResult:
+    """Train, tune biases (and test cues) on validation, report on the held-out part, write the directory."""
+    started = time.perf_counter()
+    if options.method not in ("repc", "finetune"):
+        raise ConfigError(f"unknown method {options.method!r}; use --method repc or --method finetune")
+    if options.cues not in ("auto", "on", "off"):
+        raise ConfigError("--cues must be auto, on or off")
+    dataset = load_nli_jsonl(options.data, limit=options.limit)
+    split = split_dataset(dataset, seed=options.seed)
+    if not split.train or not split.validation or not split.test:
+        raise InputError("too few usable pairs to split into train / validation / test", path=options.data)
+    encoder_path = resolve_encoder(options.encoder)
+    staging = options.out.with_name(options.out.name + ".partial")
+    if staging.exists():
+        shutil.rmtree(staging)
+    staging.mkdir(parents=True)
+    manifest: dict = {
+        "format": 1,
+        "method": options.method,
+        "encoder": options.encoder,
+        "classes": list(dataset.classes),
+        "label_order": ["Entailment", "Neutral", "Contradiction"],
+        "inference_max_length": 320,
+        "training": {
+            "data_path": str(options.data),
+            "data_sha256": file_sha256(options.data),
+            "limit": options.limit,
+            "split_seed": split.seed,
+            "split_fractions": {"validation": 0.1, "test": 0.15},
+            "n_train": len(split.train),
+            "n_validation": len(split.validation),
+            "n_test": len(split.test),
+            "n_skipped_records": len(dataset.skipped),
+        },
+    }
+    if options.method == "finetune":
+        model, details = _train_finetune(options, encoder_path, split.train, split.validation, dataset.classes, progress)
+        from factscope.checker_training.finetune import save_cross_encoder
+
+        save_cross_encoder(model, staging / "encoder")
+    else:
+        model, details = _train_repc(options, encoder_path, split.train, split.validation, dataset.classes, progress)
+        model.head.save(staging / "head.npz")
+    manifest.update(details)
+    validation_probs = _probs(model, split.validation, progress, "scoring validation")
+    test_probs = _probs(model, split.test, progress, "scoring held-out test")
+    validation_labels = np.array([e.label for e in split.validation])
+    test_labels = np.array([e.label for e in split.test])
+    log_bias = tune_log_bias(validation_labels, validation_probs)
+    manifest["log_bias"] = [float(b) for b in log_bias]
+    manifest["thresholds"] = {
+        "decision": "argmax of probabilities after the class log-biases, tuned on validation for macro-F1"
+    }
+    manifest["held_out_model_only"] = evaluate(test_labels, test_probs, dataset.classes).as_dict()
+    test_report = evaluate(test_labels, apply_log_bias(test_probs, log_bias), dataset.classes)
+    validation_report = evaluate(validation_labels, apply_log_bias(validation_probs, log_bias), dataset.classes)
+    cue_figures = None
+    if options.cues != "off" and len(dataset.classes) == 3:
+        from factscope.check.cues import CueStacker
+
+        stacker = CueStacker.fit(
+            validation_probs, [e.premise for e in split.validation], [e.hypothesis for e in split.validation],
+            validation_labels, seed=options.seed,
+        )
+        cue_probs = stacker.apply(test_probs, [e.premise for e in split.test], [e.hypothesis for e in split.test])
+        cue_report = evaluate(test_labels, cue_probs, dataset.classes)
+        keep = options.cues == "on" or cue_report.macro_f1 > test_report.macro_f1
+        cue_figures = {
+            "held_out_without_cues": test_report.as_dict(),
+            "held_out_with_cues": cue_report.as_dict(),
+            "kept": keep,
+        }
+        if keep:
+            stacker.save(staging / "cues.npz")
+            manifest["cues"] = {"file": "cues.npz", "features": list(stacker.feature_names)}
+            test_report = cue_report
+            validation_report = evaluate(
+                validation_labels,
+                stacker.apply(
+                    validation_probs, [e.premise for e in split.validation], [e.hypothesis for e in split.validation]
+                ),
+                dataset.classes,
+            )
+        manifest["cue_test"] = cue_figures
+    manifest["held_out"] = test_report.as_dict()
+    manifest["validation"] = validation_report.as_dict()
+    manifest["training"]["seconds"] = round(time.perf_counter() - started, 1)
+    (staging / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    if options.out.exists():
+        shutil.rmtree(options.out)
+    staging.rename(options.out)
+    return TrainResult(
+        test=test_report, validation=validation_report, manifest=manifest, skipped=dataset.skipped,
+        cue_figures=cue_figures,
+    )
+
+
+def _train_finetune(options, encoder_path, train, validation, classes, progress):
+    from factscope.checker_training.finetune import FinetuneConfig, finetune_cross_encoder
+
+    config = FinetuneConfig(
+        epochs=options.epochs, learning_rate=options.learning_rate, seed=options.seed, threads=options.threads
+    )
+    with progress("fine-tuning", len(train) * config.epochs) as bar:
+        result = finetune_cross_encoder(encoder_path, train, validation, classes, config, on_step=bar.advance)
+    details = {
+        "finetune": {
+            "epochs": config.epochs,
+            "best_epoch": result.best_epoch,
+            "learning_rate": config.learning_rate,
+            "batch_size": config.batch_size,
+            "max_length": config.max_length,
+            "warmup": config.warmup,
+            "weight_decay": config.weight_decay,
+            "seed": config.seed,
+            "history": result.history,
+            "weights": "encoder/model.safetensors (fp16)",
+        }
+    }
+    return result.model, details
+
+
+def _train_repc(options, encoder_path, train, validation, classes, progress):
+    import torch
+
+    from factscope.checker_training.repc import RepCFeaturizer, RepCModel, fit_head, parse_layers
+
+    torch.set_num_threads(options.threads)
+    probe = RepCFeaturizer(encoder_path, layers=[0], features=options.features)
+    layers = parse_layers(options.layers, probe.n_hidden_states)
+    probe.layers = layers
+    x_train = _features(probe, train, progress, "encoding train")
+    x_validation = _features(probe, validation, progress, "encoding validation")
+    head = fit_head(
+        options.classifier,
+        x_train,
+        np.array([e.label for e in train]),
+        x_validation,
+        np.array([e.label for e in validation]),
+        n_classes=len(classes),
+        seed=options.seed,
+    )
+    details = {"layers": layers, "features": options.features, "classifier": options.classifier}
+    return RepCModel(probe, head), details
+
+
+def _features(featurizer, examples: list[NLIExample], progress, description: str) -> np.ndarray:
+    passes = {"pair": 1, "sentence": 2, "both": 3}[featurizer.features]
+    with progress(description, len(examples) * passes) as bar:
+        return featurizer.transform(
+            [e.premise for e in examples], [e.hypothesis for e in examples], on_batch=bar.advance
+        )
+
+
+def _probs(model, examples: list[NLIExample], progress, description: str) -> np.ndarray:
+    with progress(description, len(examples)) as bar:
+        probs = model.probs([e.premise for e in examples], [e.hypothesis for e in examples])
+        bar.advance(len(examples))
+    return probs

@@ -1,0 +1,285 @@
+"""Training a checker: data loading, split, metrics, shallow heads, cues, and end-to-end repc / finetune runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from factscope.check.cues import CueStacker, best_evidence_sentence, cue_features
+from factscope.check.embedded import EmbeddedScorer, to_three_way
+from factscope.checker_training.evaluation import apply_log_bias, evaluate, tune_log_bias
+from factscope.checker_training.nli_data import load_nli_jsonl, parse_label, split_dataset
+from factscope.checker_training.repc import ShallowHead, fit_head, parse_layers
+from factscope.cli import train_checker
+from factscope.errors import InputError
+from factscope.schema import LABELS
+from tiny_models import build_nli_classifier
+
+TEMPLATES = [
+    ("the cat sat on the mat .", "the cat sat .", "entailment"),
+    ("marie curie won the nobel prize in physics .", "curie won a prize .", "entailment"),
+    ("paris is the capital of france .", "paris is a city in france .", "entailment"),
+    ("the cat sat on the mat .", "the dog was born in berlin .", "neutral"),
+    ("marie curie won the nobel prize in physics .", "curie was born in paris .", "neutral"),
+    ("paris is the capital of france .", "paris is tall .", "neutral"),
+    ("the cat sat on the mat .", "the cat is not on the mat .", "contradiction"),
+    ("marie curie won the nobel prize in physics .", "curie won no prize .", "contradiction"),
+    ("paris is the capital of france .", "paris is not in france .", "contradiction"),
+]
+
+
+def write_pairs(path: Path, n: int = 60, extra_lines: tuple[str, ...] = ()) -> Path:
+    """``n`` pairs cycling over TEMPLATES (balanced classes), then any extra raw lines."""
+    lines = []
+    for i in range(n):
+        premise, hypothesis, label = TEMPLATES[i % len(TEMPLATES)]
+        lines.append(json.dumps({"id": str(i), "premise": premise, "hypothesis": hypothesis, "label": label}))
+    path.write_text("\n".join([*lines, *extra_lines]) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def tiny_encoder(tmp_path_factory) -> Path:
+    """A 2-layer BERT (hidden 32) over a small vocabulary, standing in for a hub encoder."""
+    folder = tmp_path_factory.mktemp("tiny_encoder")
+    return build_nli_classifier(folder, {0: "entailment", 1: "neutral", 2: "contradiction"})
+
+
+def run_cli(*args: object):
+    app = typer.Typer()
+
+    @app.callback()
+    def root() -> None:
+        """factscope"""
+
+    train_checker.register(app)
+    return CliRunner().invoke(app, ["train-checker", *[str(a) for a in args]], catch_exceptions=False)
+
+
+# --- data -------------------------------------------------------------------------------------------------
+
+
+def test_bad_records_are_skipped_and_located(tmp_path):
+    path = write_pairs(
+        tmp_path / "pairs.jsonl",
+        n=9,
+        extra_lines=(
+            "{broken",
+            json.dumps({"premise": "a", "label": "neutral"}),
+            json.dumps({"premise": "a", "hypothesis": "b", "label": "maybe"}),
+            json.dumps({"premise": "", "hypothesis": "b", "label": "neutral"}),
+        ),
+    )
+    dataset = load_nli_jsonl(path)
+    assert len(dataset.examples) == 9
+    assert dataset.classes == ("entailment", "neutral", "contradiction")
+    located = [(e.line, e.field) for e in dataset.skipped]
+    assert located == [(10, None), (11, "hypothesis"), (12, "label"), (13, "premise")]
+    assert all(str(path) in str(e) for e in dataset.skipped)
+
+
+def test_two_way_labels_and_mixing(tmp_path):
+    two = tmp_path / "two.jsonl"
+    two.write_text(
+        "\n".join(
+            json.dumps({"premise": "p", "hypothesis": f"h{i}", "label": label})
+            for i, label in enumerate(["entailment", "not_entailment", "Non-Entailment"])
+        ),
+        encoding="utf-8",
+    )
+    dataset = load_nli_jsonl(two)
+    assert dataset.classes == ("entailment", "not_entailment")
+    assert dataset.labels.tolist() == [0, 1, 1]
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_text(
+        json.dumps({"premise": "p", "hypothesis": "h", "label": "neutral"})
+        + "\n"
+        + json.dumps({"premise": "p", "hypothesis": "h", "label": "not_entailment"}),
+        encoding="utf-8",
+    )
+    with pytest.raises(InputError, match="mixes 2-way"):
+        load_nli_jsonl(mixed)
+
+
+def test_parse_label_numbers_follow_factscope_order():
+    assert [parse_label(i) for i in (0, 1, 2)] == ["entailment", "neutral", "contradiction"]
+    assert parse_label(" Contradiction. ") == "contradiction"
+    with pytest.raises(ValueError):
+        parse_label(True)
+
+
+def test_split_is_stratified_disjoint_and_seeded(tmp_path):
+    dataset = load_nli_jsonl(write_pairs(tmp_path / "pairs.jsonl", n=90))
+    split = split_dataset(dataset, seed=5)
+    again = split_dataset(dataset, seed=5)
+    other = split_dataset(dataset, seed=6)
+    lines = [{e.line for e in part} for part in (split.train, split.validation, split.test)]
+    assert sum(len(part) for part in lines) == 90 and not (lines[0] & lines[1] or lines[0] & lines[2] or lines[1] & lines[2])
+    # 30 per class: test round(30 * 0.15) = 4 (4.5 rounds to even), validation round(3.0) = 3, train 23
+    assert len(split.test) == 12 and len(split.validation) == 9 and len(split.train) == 69
+    assert [e.line for e in split.test] == [e.line for e in again.test]
+    assert [e.line for e in split.test] != [e.line for e in other.test]
+
+
+# --- metrics and biases --------------------------------------------------------------------------------------
+
+
+def test_evaluate_matches_hand_computation():
+    gold = np.array([0, 0, 1, 1, 2, 2])
+    # predictions 0, 1, 1, 1, 2, 0
+    probs = np.eye(3)[[0, 1, 1, 1, 2, 0]]
+    report = evaluate(gold, probs, ("entailment", "neutral", "contradiction"))
+    # accuracy 4/6; E: P 1/2 R 1/2 F1 0.5; N: P 2/3 R 1 F1 0.8; C: P 1 R 1/2 F1 2/3
+    assert report.accuracy == pytest.approx(4 / 6)
+    assert report.per_class_f1 == pytest.approx({"entailment": 0.5, "neutral": 0.8, "contradiction": 2 / 3})
+    assert report.macro_f1 == pytest.approx((0.5 + 0.8 + 2 / 3) / 3)
+
+
+def test_log_bias_shift_and_tuning():
+    probs = np.array([[0.5, 0.3, 0.2]])
+    shifted = apply_log_bias(probs, np.array([0.0, np.log(2.0), 0.0]))
+    # 0.5 : 0.6 : 0.2 renormalised over 1.3
+    assert shifted[0] == pytest.approx([0.5 / 1.3, 0.6 / 1.3, 0.2 / 1.3])
+    # a model that under-predicts neutral: every neutral pair has N at 0.4 against E at 0.45
+    gold = np.array([0, 0, 1, 1, 2, 2])
+    raw = np.array(
+        [[0.8, 0.1, 0.1], [0.7, 0.2, 0.1], [0.45, 0.4, 0.15], [0.45, 0.4, 0.15], [0.1, 0.1, 0.8], [0.1, 0.2, 0.7]]
+    )
+    bias = tune_log_bias(gold, raw)
+    assert bias[0] == 0.0 and bias[1] > 0
+    assert evaluate(gold, apply_log_bias(raw, bias), ("e", "n", "c")).macro_f1 == pytest.approx(1.0)
+
+
+def test_two_way_probabilities_fill_three_columns():
+    three = to_three_way(np.array([[0.7, 0.3]]), ("entailment", "not_entailment"))
+    assert three.tolist() == [[0.7, 0.3, 0.0]]
+
+
+# --- shallow heads ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["logreg", "svm", "mlp", "knn"])
+def test_shallow_heads_fit_save_and_load(kind, tmp_path):
+    rng = np.random.default_rng(0)
+    centres = np.array([[3.0, 0.0, 0.0, 0.0], [0.0, 3.0, 0.0, 0.0], [0.0, 0.0, 3.0, 0.0]])
+    y = np.repeat([0, 1, 2], 40)
+    x = centres[y] + rng.normal(scale=0.5, size=(120, 4))
+    vy = np.repeat([0, 1, 2], 10)
+    vx = centres[vy] + rng.normal(scale=0.5, size=(30, 4))
+    head = fit_head(kind, x, y, vx, vy, n_classes=3, knn_k=5)
+    probs = head.probs(vx)
+    assert probs.shape == (30, 3) and np.allclose(probs.sum(axis=1), 1.0)
+    assert (probs.argmax(axis=1) == vy).mean() > 0.9
+    head.save(tmp_path / "head.npz")
+    assert np.allclose(ShallowHead.load(tmp_path / "head.npz").probs(vx), probs, atol=1e-3)
+
+
+def test_two_class_logreg_head_matches_sigmoid():
+    rng = np.random.default_rng(1)
+    y = np.repeat([0, 1], 30)
+    x = np.c_[y * 2.0 + rng.normal(scale=0.7, size=60), rng.normal(size=60)]
+    head = fit_head("logreg", x, y, x, y, n_classes=2)
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.preprocessing import StandardScaler
+
+    scaled = StandardScaler().fit(x).transform(x)
+    reference = LogisticRegression(C=0.5, max_iter=2000, random_state=13).fit(scaled, y).predict_proba(scaled)
+    assert np.allclose(head.probs(x), reference, atol=1e-5)
+
+
+def test_parse_layers():
+    assert parse_layers("all", 7) == [1, 2, 3, 4, 5, 6]
+    assert parse_layers("3,-1", 7) == [3, 6]
+    with pytest.raises(ValueError):
+        parse_layers("9", 7)
+
+
+# --- cues ------------------------------------------------------------------------------------------------------
+
+
+def test_cue_features_on_hand_examples():
+    premise = "The bridge opened in 1932. It carries 6 lanes and is not tolled. Paris lies far away."
+    assert best_evidence_sentence(premise, "The bridge opened in 1935.") == "The bridge opened in 1932."
+    number, date, negation, name, overlap = cue_features(premise, "The bridge opened in 1935.")
+    # 1935 vs 1932: a number and a date the sentence lacks; no negation either side; no new name;
+    # content words {bridge, opened, 1935}: {bridge, opened} found -> 2/3
+    assert (number, date, negation, name) == (1.0, 1.0, 0.0, 0.0)
+    assert overlap == pytest.approx(2 / 3)
+    # "not tolled" against "is tolled": negation differs; "Berlin" appears nowhere in the premise
+    assert cue_features(premise, "It carries 6 lanes and is tolled.")[2] == 1.0
+    assert cue_features(premise, "It carries 6 lanes near Berlin.")[3] == 1.0
+    assert cue_features(premise, "It carries 6 lanes near Paris.")[3] == 0.0
+
+
+def test_cue_stacker_learns_from_a_cue_and_round_trips(tmp_path):
+    # the model is unsure (uniform) and only the negation cue separates E from C
+    premises = ["the door is open."] * 40
+    hypotheses = ["the door is open."] * 20 + ["the door is not open."] * 20
+    labels = np.array([0] * 20 + [2] * 20)
+    labels[0] = 1  # every class must be present
+    probs = np.full((40, 3), 1 / 3)
+    stacker = CueStacker.fit(probs, premises, hypotheses, labels)
+    out = stacker.apply(probs, premises, hypotheses)
+    assert np.allclose(out.sum(axis=1), 1.0)
+    assert out[25].argmax() == 2 and out[5].argmax() == 0
+    stacker.save(tmp_path / "cues.npz")
+    assert np.allclose(CueStacker.load(tmp_path / "cues.npz").apply(probs, premises, hypotheses), out)
+
+
+# --- end to end ------------------------------------------------------------------------------------------------
+
+
+def check_loadable(out: Path) -> EmbeddedScorer:
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["classes"] == ["entailment", "neutral", "contradiction"]
+    assert manifest["label_order"] == [label.value for label in LABELS]
+    assert len(manifest["training"]["data_sha256"]) == 64
+    assert set(manifest["held_out"]) >= {"accuracy", "macro_f1", "per_class_f1"}
+    scorer = EmbeddedScorer.from_dir(out)
+    probs = scorer.score(["the cat sat on the mat ."] * 2, ["the cat sat .", "the cat is not on the mat ."])
+    assert probs.shape == (2, 3) and np.allclose(probs.sum(axis=1), 1.0)
+    assert scorer.count_tokens("the cat sat") == 3
+    return scorer
+
+
+def test_repc_end_to_end_on_a_tiny_encoder(tmp_path, tiny_encoder):
+    data = write_pairs(tmp_path / "pairs.jsonl", n=60, extra_lines=("{broken",))
+    out = tmp_path / "repc"
+    result = run_cli(
+        "--data", data, "--out", out, "--method", "repc", "--encoder", tiny_encoder, "--layers", "1,2",
+        "--classifier", "logreg",
+    )
+    assert result.exit_code == 0, result.output
+    assert "held-out macro-F1" in result.output and "skipped" in result.output
+    scorer = check_loadable(out)
+    manifest = scorer.manifest
+    assert manifest["layers"] == [1, 2] and manifest["classifier"] == "logreg"
+    # the templates repeat, so a fitted head separates them: the held-out pairs are seen templates
+    assert manifest["held_out"]["macro_f1"] > 0.9
+
+
+def test_finetune_end_to_end_one_tiny_epoch(tmp_path, tiny_encoder):
+    data = write_pairs(tmp_path / "pairs.jsonl", n=60)
+    out = tmp_path / "ft"
+    result = run_cli(
+        "--data", data, "--out", out, "--method", "finetune", "--encoder", tiny_encoder, "--epochs", "1",
+        "--cues", "off",
+    )
+    assert result.exit_code == 0, result.output
+    scorer = check_loadable(out)
+    assert scorer.manifest["finetune"]["best_epoch"] == 1
+    assert (out / "encoder" / "model.safetensors").exists()
+    assert not (out.parent / "ft.partial").exists()
+
+
+def test_unknown_method_is_a_clear_error(tmp_path):
+    from factscope.errors import ConfigError
+
+    data = write_pairs(tmp_path / "pairs.jsonl", n=9)
+    with pytest.raises(ConfigError, match="--method"):
+        run_cli("--data", data, "--out", tmp_path / "x", "--method", "lora")
