@@ -95,3 +95,14 @@ def test_bad_question_record_is_reported_and_others_kept(tmp_path):
 def test_unknown_graph_suffix_is_an_input_error(tmp_path):
     with pytest.raises(InputError, match="unknown graph file type"):
         load_graph(tmp_path / "g.csv")
+
+
+def test_bad_biokalma_item_is_reported_and_the_rest_kept(tmp_path):
+    path = tmp_path / "b.json"
+    path.write_text('[["Q one?", [{"qid": "Q1", "name": "A", "r": "v"}]], ["Q two?", [{"name": "no qid"}]], "junk"]')
+    items = [item for _, item in read_questions(path)]
+    assert items[0].minimum == [Triple("Q1", "r", "v")]
+    assert isinstance(items[1], InputError) and items[1].field == "[1][1][0]"
+    assert isinstance(items[2], InputError) and items[2].field == "[2]"
+    with pytest.raises(InputError, match=r"\[1\]\[1\]\[0\]"):
+        load_graph(path)

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from factscope.errors import InputError
-from factscope.kg.graph import NAME, Entity, KnowledgeGraph, Triple, normalize_qid, normalize_text
-from factscope.kg.loaders import entity_from_dict, is_biokalma, read_biokalma
+from factscope.kg.graph import Entity, KnowledgeGraph, Triple, normalize_qid
+from factscope.kg.loaders import entity_from_dict, is_biokalma, iter_biokalma
 
 
 @dataclass
@@ -88,7 +88,11 @@ def read_questions(path: str | Path) -> Iterator[tuple[int | None, AttributionQu
         except json.JSONDecodeError as error:
             raise InputError(f"not valid JSON: {error.msg}", path=path, line=error.lineno) from None
         if is_biokalma(data):
-            for index, (question, entities) in enumerate(read_biokalma(path)):
+            for index, item in iter_biokalma(data, path):
+                if isinstance(item, InputError):
+                    yield None, item
+                    continue
+                question, entities = item
                 yield None, AttributionQuestion(str(index), question.strip(), minimum_from_entities(entities),
                                                 KnowledgeGraph(entities))
             return
@@ -103,7 +107,3 @@ def read_questions(path: str | Path) -> Iterator[tuple[int | None, AttributionQu
         except InputError as error:
             yield line, error
 
-
-def is_identity(triple: Triple) -> bool:
-    """Whether a triple is an entity's name (not knowledge a question needs)."""
-    return normalize_text(triple.relation) == NAME

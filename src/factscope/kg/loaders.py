@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -48,26 +49,38 @@ def entity_from_dict(data: Any, *, path: str | Path | None = None, line: int | N
     return entity
 
 
-def read_biokalma(path: str | Path) -> list[tuple[str, list[Entity]]]:
-    """The BioKaLMA layout: a JSON list of ``[question, [entity, ...]]``; errors name the item."""
-    path = Path(path)
-    data = _read_json(path)
+def iter_biokalma(data: Any, path: str | Path) -> Iterator[tuple[int, tuple[str, list[Entity]] | InputError]]:
+    """Items of the BioKaLMA layout (a JSON list of ``[question, [entity, ...]]``), each as
+    (index, (question, entities)) or (index, InputError) so one bad item can be reported and skipped."""
     if not isinstance(data, list):
         raise InputError("expected a JSON list of [question, [entity, ...]] items", path=path)
-    out = []
     for index, item in enumerate(data):
         where = f"[{index}]"
         if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)
                 and isinstance(item[1], list)):
-            raise InputError("expected [question, [entity, ...]]", path=path, field=where)
-        entities = [entity_from_dict(e, path=path, field=f"{where}[1][{j}]") for j, e in enumerate(item[1])]
-        out.append((item[0], entities))
+            yield index, InputError("expected [question, [entity, ...]]", path=path, field=where)
+            continue
+        try:
+            entities = [entity_from_dict(e, path=path, field=f"{where}[1][{j}]") for j, e in enumerate(item[1])]
+        except InputError as error:
+            yield index, error
+            continue
+        yield index, (item[0], entities)
+
+
+def read_biokalma(path: str | Path) -> list[tuple[str, list[Entity]]]:
+    """The BioKaLMA layout read whole; the first bad item raises an InputError naming it."""
+    out = []
+    for _index, item in iter_biokalma(_read_json(Path(path)), path):
+        if isinstance(item, InputError):
+            raise item
+        out.append(item)
     return out
 
 
 def is_biokalma(data: Any) -> bool:
-    """Whether parsed JSON is in the BioKaLMA layout (a list whose items are lists)."""
-    return isinstance(data, list) and bool(data) and all(isinstance(item, list) for item in data)
+    """Whether parsed JSON is in the BioKaLMA layout (a list whose first item is a list)."""
+    return isinstance(data, list) and bool(data) and isinstance(data[0], list)
 
 
 def _read_json(path: Path) -> Any:

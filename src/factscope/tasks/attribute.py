@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -287,14 +287,14 @@ def score_row(record: AnswerRecord, decisions: dict[tuple[str, str], bool | None
         "citations": citations,
         "na_sentences": parsed.na_sentences,
         "issues": [{"raw": i.raw, "sentence": i.sentence, "reason": i.reason} for i in parsed.issues],
-        "counts": counts.__dict__,
+        "counts": asdict(counts),
         "alignment": [decisions.get(pair) for pair in alignment_pairs(parsed, record.graph, template)],
     }
     if record.removed:
         matrix = [[decisions.get((parsed.sentences[i], hypothesis(template, t.qid, t.relation, t.value, record.graph)))
                    for t in record.removed]
                   for i in parsed.na_sentences if i < len(parsed.sentences)]
-        row["na"] = na_counts(matrix, len(record.removed)).__dict__
+        row["na"] = asdict(na_counts(matrix, len(record.removed)))
     if geval is not None:
         row["geval"] = geval
     return row
@@ -390,7 +390,7 @@ def summarize(rows: Sequence[dict[str, Any]], *, empty_answers: Literal["skip", 
                             for k, v in na_quality(na_rows).as_dict().items()})
         judged = [r["geval"] for r in group if r.get("geval")]
         for aspect in aspect_scores(judged) if judged else []:
-            figures[f"{aspect.aspect}"] = aspect.mean
+            figures[aspect.aspect] = aspect.mean
             figures[f"{aspect.aspect}_weighted"] = aspect.weighted_mean
             figures[f"{aspect.aspect}_failed"] = aspect.failed
         figures["citation_issues"] = sum(len(r["issues"]) for r in group)
