@@ -225,3 +225,17 @@ def test_q_know_from_all_four_intrinsic_scores(records, retriever, tiny_lm):
     expected = 0.4 * q2.factuality.consistent + 0.3 * 0.5 + 0.2 * 0.8 + 0.1 * q2.informativeness
     assert q2.q_know == pytest.approx(expected)
     assert conner.q_know([q2.factuality.consistent, 0.5, 0.8, q2.informativeness], settings.weights) == pytest.approx(q2.q_know)
+
+
+def test_cross_encoder_relevance_and_classifier_coherence_normalise(tmp_path):
+    from factscope.coherence import ClassifierCoherence
+    from factscope.tasks.knowledge_relevance import CrossEncoderRelevance
+    from tiny_models import build_nli_classifier
+
+    # one logit 2.0 -> sigmoid(2) = 1 / (1 + e^-2) = 0.8808
+    one = build_nli_classifier(tmp_path / "one", {0: "LABEL_0"}, bias=[2.0])
+    assert CrossEncoderRelevance(str(one)).score([("q", "k"), ("q", "k")]) == pytest.approx([0.8808, 0.8808], abs=1e-4)
+    # two logits (0, ln 3) -> softmax = (0.25, 0.75); the relevant / coherent class is the second
+    two = build_nli_classifier(tmp_path / "two", {0: "incoherent", 1: "coherent"}, bias=[0.0, math.log(3)])
+    assert CrossEncoderRelevance(str(two)).score([("q", "k")]) == pytest.approx([0.75])
+    assert ClassifierCoherence(str(two)).score([["a sentence.", "another."]]) == pytest.approx([0.75])
