@@ -204,3 +204,67 @@ def test_bad_settings_are_rejected(client):
         LLMChecker(client, mode="batch")
     with pytest.raises(ValueError, match="passages"):
         LLMChecker(client, passages="some")
+
+
+def test_a_task_triplet_is_shown_in_the_seed_form_while_the_plain_text_stays_for_nli(fake_llm, client):
+    fake_llm.script(["Entailment", "1. Entailment\n2. Neutral"])
+    triplet_task = CheckTask(
+        claim="Paris capital of France",
+        references=("Paris is the capital of France.",),
+        triplet=("Paris", "capital of", "France"),
+    )
+    LLMChecker(client).check([triplet_task])
+    assert '### Claim: ("Paris", "capital of", "France")\n' in prompt_of(fake_llm.requests[0]["json"])
+    sentence_task = CheckTask(claim="Paris is big.", references=("Paris is the capital of France.",))
+    LLMChecker(client, mode="joint").check([triplet_task, sentence_task])
+    joint = prompt_of(fake_llm.requests[1]["json"])
+    assert '### Claims:\n1. ("Paris", "capital of", "France")\n2. Paris is big.\n' in joint
+
+
+def test_the_check_task_passes_claim_triplets_to_the_checker(fake_llm, client):
+    from factscope.schema import Extraction, Record
+    from factscope.tasks.check import check
+
+    class OneTriplet:
+        name = "one-triplet"
+
+        def extract(self, responses, questions):
+            claim = Claim(
+                text="Paris is the capital of France.",
+                kind="triplet",
+                triplet=("Paris", "capital of", "France"),
+            )
+            return [Extraction(claims=[claim]) for _ in responses]
+
+    fake_llm.script(["Entailment"])
+    record = Record(
+        id="r1", response="Paris is the capital of France.", references=["Paris is the capital of France."]
+    )
+    run = check([record], extractor=OneTriplet(), checker=LLMChecker(client))
+    assert run.results[0].claims[0].verdict.label is E
+    assert '### Claim: ("Paris", "capital of", "France")\n' in prompt_of(fake_llm.requests[0]["json"])
+
+
+def test_price_flags_reach_the_cost_line_of_check(fake_llm, tmp_path):
+    import typer
+
+    from factscope.cli import commands
+    from factscope.cli import llm_options as lo
+
+    fake_llm.script(["Entailment"])
+    llm = lo.build_llm(fake_llm.base_url, "fake", None, None, 2, "off", price_prompt=0.5, price_completion=2.0)
+    reply = llm.chat([{"role": "user", "content": "one two three four"}])
+    # the fake server counts words: 4 prompt tokens, 1 completion token -> 4/1000*0.5 + 1/1000*2.0 = 0.004
+    assert (reply.usage["prompt_tokens"], reply.usage["completion_tokens"]) == (4, 1)
+    assert dict(llm.usage_rows())["LLM cost"] == pytest.approx(0.004)
+    config = tmp_path / "config.toml"
+    config.write_text("[llm]\nprice_prompt_per_1k = 1.5\n", encoding="utf-8")
+    kept = lo.build_llm(fake_llm.base_url, "fake", None, config, 2, "off", price_completion=3.0)
+    assert (kept.config.price_prompt_per_1k, kept.config.price_completion_per_1k) == (1.5, 3.0)
+    assert lo.build_llm(fake_llm.base_url, "fake", None, None, 2, "off").config.price_prompt_per_1k is None
+    app = typer.Typer()
+    for module in commands.MODULES:
+        module.register(app)
+    built = typer.main.get_command(app).commands
+    flags = {name: {opt for param in command.params for opt in param.opts} for name, command in built.items()}
+    assert {"--llm-price-prompt", "--llm-price-completion"} <= flags["check"]

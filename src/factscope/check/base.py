@@ -12,11 +12,16 @@ from factscope.schema import Verdict
 
 @dataclass(frozen=True)
 class CheckTask:
-    """One claim to check against the passages of one record."""
+    """One claim to check against the passages of one record.
+
+    ``claim`` is the plain text that NLI checkers score; ``triplet`` keeps a claim-triplet's parts so that the
+    LLM checker can show it in the seed's ("subject", "predicate", "object") form.
+    """
 
     claim: str
     references: tuple[str, ...]
     question: str | None = None
+    triplet: tuple[str, str, str] | None = None
 
 
 class PairScorer(Protocol):

@@ -8,6 +8,9 @@ References: with ``passages="each"`` (default) every passage of a record is chec
 are merged by seed 004 A.3 (``merge_passage_labels``); with ``passages="together"`` all passages go into one
 prompt as a numbered list and the LLM applies that rule itself, as in the seed's prompt.
 
+A task that carries a claim-triplet is shown in the seed's form ("subject", "predicate", "object"); other
+claims are shown as their text.
+
 Replies are parsed strictly: after trimming whitespace, quotes, markdown emphasis, a leading "Answer:" and a
 final full stop, the reply must be one of the three labels. Otherwise the verdict has ``label=None``,
 ``failed=True``, the raw reply and the reason. With several passages, a claim that no passage entails is
@@ -40,11 +43,21 @@ _JOINT_LINE = re.compile(r"^\s*(?:claim\s*)?(?P<number>\d+)\s*[.):\-]\s*(?P<labe
 _FENCE_LINE = re.compile(r"^\s*```[\w-]*\s*$")
 
 
+def render_triplet(triplet: tuple[str, str, str]) -> str:
+    """A claim-triplet in the seed's form: ("subject", "predicate", "object")."""
+    return "(" + ", ".join(f'"{part}"' for part in triplet) + ")"
+
+
 def render_claim(claim: Claim) -> str:
     """A claim as the checker prompt shows it: a triplet as ("subject", "predicate", "object"), else its text."""
     if claim.triplet is not None:
-        return "(" + ", ".join(f'"{part}"' for part in claim.triplet) + ")"
+        return render_triplet(claim.triplet)
     return claim.text
+
+
+def task_claim(task: CheckTask) -> str:
+    """A task's claim as the checker prompt shows it: its triplet in the seed's form when it has one."""
+    return render_triplet(task.triplet) if task.triplet is not None else task.claim
 
 
 def parse_label(reply: str) -> Label:
@@ -194,12 +207,14 @@ class LLMChecker:
 
     def _single_prompt(self, task: CheckTask, reference: str) -> str:
         return self.single_template.safe_substitute(
-            question=_question(task.question), reference=reference, claim=task.claim
+            question=_question(task.question), reference=reference, claim=task_claim(task)
         )
 
     def _joint_prompt(self, tasks: Sequence[CheckTask], groups: list[list[str]], chunk: list[Unit]) -> str:
         first_task, first_group = chunk[0]
-        claims = "\n".join(f"{number}. {tasks[t].claim}" for number, (t, _) in enumerate(chunk, start=1))
+        claims = "\n".join(
+            f"{number}. {task_claim(tasks[t])}" for number, (t, _) in enumerate(chunk, start=1)
+        )
         return self.joint_template.safe_substitute(
             question=_question(tasks[first_task].question),
             reference=groups[first_task][first_group],

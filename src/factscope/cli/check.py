@@ -61,6 +61,8 @@ def check_command(
     llm_config: lo.ConfigFile = None,
     llm_concurrency: lo.Concurrency = 8,
     llm_cache: lo.Cache = None,
+    llm_price_prompt: lo.PricePrompt = None,
+    llm_price_completion: lo.PriceCompletion = None,
 ) -> None:
     from factscope.retrieve.corpus import Corpus, make_retriever
     from factscope.tasks.check import check
@@ -72,7 +74,20 @@ def check_command(
     if not records:
         raise typer.Exit(code=2 if problems else 0)
     needs_llm = extractor.startswith("llm") or checker == "llm"
-    llm = lo.build_llm(llm_base_url, llm_model, llm_api_key, llm_config, llm_concurrency, llm_cache) if needs_llm else None
+    llm = (
+        lo.build_llm(
+            llm_base_url,
+            llm_model,
+            llm_api_key,
+            llm_config,
+            llm_concurrency,
+            llm_cache,
+            price_prompt=llm_price_prompt,
+            price_completion=llm_price_completion,
+        )
+        if needs_llm
+        else None
+    )
     found = make_retriever(retriever, Corpus.from_path(corpus)) if corpus else None
     without = sum(1 for r in records if not r.references)
     if without and found is None:

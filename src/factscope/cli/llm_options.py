@@ -28,6 +28,25 @@ Cache = Annotated[
     typer.Option("--llm-cache", help="SQLite response cache file, or 'off' [env FACTSCOPE_LLM_CACHE]", rich_help_panel=PANEL),
 ]
 
+PricePrompt = Annotated[
+    float | None,
+    typer.Option(
+        "--llm-price-prompt",
+        min=0.0,
+        help="price per 1,000 prompt tokens, for the cost line of the summary (e.g. 0.00015)",
+        rich_help_panel=PANEL,
+    ),
+]
+PriceCompletion = Annotated[
+    float | None,
+    typer.Option(
+        "--llm-price-completion",
+        min=0.0,
+        help="price per 1,000 completion tokens, for the cost line of the summary (e.g. 0.0006)",
+        rich_help_panel=PANEL,
+    ),
+]
+
 
 def build_llm(
     base_url: str | None,
@@ -36,12 +55,25 @@ def build_llm(
     config: Path | None,
     concurrency: int,
     cache: str | None,
+    *,
+    price_prompt: float | None = None,
+    price_completion: float | None = None,
 ) -> Any:
-    """An LLMClient from the shared options; raises ConfigError naming what is missing."""
+    """An LLMClient from the shared options; raises ConfigError naming what is missing.
+
+    Prices (per 1,000 tokens) given here override those of the config file; None keeps the file's.
+    """
     from factscope.backends.llm import LLMClient, LLMConfig
 
     settings = LLMConfig.resolve(
-        base_url, model, api_key, config_path=config, cache_path=cache, concurrency=concurrency
+        base_url,
+        model,
+        api_key,
+        config_path=config,
+        cache_path=cache,
+        concurrency=concurrency,
+        price_prompt_per_1k=price_prompt,
+        price_completion_per_1k=price_completion,
     )
     return LLMClient(settings)
 

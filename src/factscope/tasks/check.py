@@ -113,7 +113,11 @@ def _check_batch(
     tasks: list[CheckTask] = []
     for record, extraction, refs in zip(batch, extractions, references):
         for claim in extraction.claims:
-            tasks.append(CheckTask(claim=claim.render(), references=tuple(refs), question=record.question))
+            tasks.append(
+                CheckTask(
+                    claim=claim.render(), references=tuple(refs), question=record.question, triplet=claim.triplet
+                )
+            )
     verdicts = iter(checker.check(tasks)) if tasks else iter(())
     results = []
     for record, extraction, refs in zip(batch, extractions, references):
