@@ -269,6 +269,20 @@ def test_cli_score_example_answers_and_bad_rows(cli, tmp_path):
     assert figures["micro_precision"] == pytest.approx(12 / 18) and figures["micro_recall"] == pytest.approx(12 / 15)
 
 
+def test_cli_score_example_with_removed_knowledge(cli, tmp_path):
+    summary = tmp_path / "summary.json"
+    cli(["attribute", "score", str(EXAMPLES / "answers_removed1.jsonl"), "-o", str(tmp_path / "s.jsonl"),
+         "--summary", str(summary)])
+    figures = json.loads(summary.read_text())["removed=1"]
+    # 12 citations, all correct against the reduced graphs, 11 precise (occupation: mathematician is not needed);
+    # 11 of 15 minimum-set triples recalled (the 4 removed ones cannot be)
+    assert (figures["citations"], figures["correctness"]) == (12, 1.0)
+    assert figures["micro_precision"] == pytest.approx(11 / 12) and figures["micro_recall"] == pytest.approx(11 / 15)
+    # value-in-sentence checker: 'radioactivity', 'Pierre Curie', 'poet' occur in their [NA] sentences; 'Analytical
+    # Engine' does not occur in the Babbage [NA] sentence -> [NA] precision 3/4, recall 3/4
+    assert figures["na_precision"] == pytest.approx(3 / 4) and figures["na_recall"] == pytest.approx(3 / 4)
+
+
 def test_cli_make_questions(cli, fake_llm, tmp_path):
     fake_llm.responder = lambda request: "Generated Answer: Text [qid: Q7259, father: Lord Byron].\nGenerated Question: Q?"
     out = tmp_path / "q.jsonl"
