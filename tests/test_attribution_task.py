@@ -351,3 +351,18 @@ def test_cli_generate_with_local_retrieval(cli, fake_llm, tmp_path):
     rows = {r["id"]: r for r in map(json.loads, out.read_text().splitlines())}
     # 'What did Charles Babbage design ...' -> NER finds Charles Babbage -> his one-hop subgraph
     assert [e["qid"] for e in rows["babbage-1"]["graph"]] == ["Q46633"]
+
+
+@pytest.mark.parametrize("bias, expected", [([6.0, 0.0, 0.0], 1.0), ([0.0, 6.0, 0.0], 0.0)])
+def test_alignment_through_a_real_nli_checker(tmp_path, bias, expected):
+    from factscope.check.registry import make_checker
+    from tiny_models import build_nli_classifier
+
+    folder = build_nli_classifier(tmp_path / "nli", {0: "entailment", 1: "neutral", 2: "contradiction"}, bias=bias)
+    out = tmp_path / "s.jsonl"
+    answer = "Ada was born in London [Q1, place of birth: London]. She wrote notes [NA]."
+    score([record(answer, [Triple("Q1", "father", "Lord Byron")])], make_checker(f"nli:{folder}"), output=out)
+    figures = summarize([json.loads(out.read_text())])["removed=1"]
+    # a classifier fixed on Entailment (Neutral) entails every pair (none)
+    assert (figures["alignment_value"], figures["alignment_pairs"]) == (expected, 1)
+    assert (figures["na_precision"], figures["na_recall"]) == (expected, expected)
