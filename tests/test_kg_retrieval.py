@@ -15,7 +15,8 @@ DATA = Path(__file__).parent / "data" / "attribute"
 
 ENTITIES = {
     "Q1": {"label": "Ada Lovelace", "aliases": ["Augusta Ada King"],
-           "properties": {"instance of": ["human"], "father": ["Lord Byron"], "place of birth": ["London"]}},
+           "properties": {"instance of": ["human"], "father": ["Lord Byron"], "place of birth": ["London"],
+                          "date of birth": ["1815-12-10T00:00:00Z"]}},
     "Q2": {"label": "Lord Byron", "properties": {"instance of": ["human"], "child": ["Ada Lovelace"]}},
     "Q3": {"label": "Lord Byron", "properties": {"instance of": ["ship"]}},
     "Q9": {"label": "Ada Lovelace", "properties": {"instance of": ["human"], "occupation": ["actress"]}},
@@ -65,6 +66,8 @@ def test_wikidata_client_finds_by_alias_and_fetches_subgraph(tmp_path):
         entity = client.entity("Q1")
         assert entity.name == "Ada Lovelace" and entity.aliases == ["Augusta Ada King"]
         assert entity.properties["father"] == ["Lord Byron"]
+        assert entity.properties["date of birth"] == ["1815-12-10"]
+        assert "ExternalId" in server.requests[-1]["query"]
         assert all(r["user_agent"].startswith("factscope/") for r in server.requests)
         sent = len(server.requests)
         client.entity("Q1")  # served from the on-disk cache

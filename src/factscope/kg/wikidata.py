@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -30,7 +31,8 @@ FIND_QUERY = """SELECT DISTINCT ?item ?itemLabel WHERE {{
 
 SUBGRAPH_QUERY = """SELECT ?propLabel ?valueLabel WHERE {{
   wd:{qid} ?direct ?value .
-  ?prop wikibase:directClaim ?direct .
+  ?prop wikibase:directClaim ?direct ; wikibase:propertyType ?type .
+  FILTER(?type NOT IN (wikibase:ExternalId, wikibase:CommonsMedia, wikibase:Url))
   SERVICE wikibase:label {{ bd:serviceParam wikibase:language "{language}". }}
 }}"""
 
@@ -38,6 +40,15 @@ LABELS_QUERY = """SELECT ?label ?alias WHERE {{
   OPTIONAL {{ wd:{qid} rdfs:label ?label . FILTER(LANG(?label) = "{language}") }}
   OPTIONAL {{ wd:{qid} skos:altLabel ?alias . FILTER(LANG(?alias) = "{language}") }}
 }}"""
+
+
+_MIDNIGHT = re.compile(r"^(-?\d{4,}-\d\d-\d\d)T00:00:00Z$")
+
+
+def wikidata_value(text: str) -> str:
+    """A value as BioKaLMA writes it: ``1867-11-07T00:00:00Z`` -> ``1867-11-07``; other values unchanged."""
+    match = _MIDNIGHT.match(text)
+    return match.group(1) if match else text
 
 
 def sparql_literal(text: str, language: str) -> str:
@@ -130,13 +141,14 @@ class WikidataClient:
         return list(dict.fromkeys(local_name(row["item"]) for row in rows if row.get("item")))
 
     def entity(self, qid: str) -> Entity:
-        """The one-hop subgraph of ``qid``: its label, aliases and every direct property with value labels."""
+        """The one-hop subgraph of ``qid``: its label, aliases and every direct property with value labels
+        (external identifiers, media files and URLs left out; dates at midnight written as YYYY-MM-DD)."""
         labels = self.query(LABELS_QUERY.format(qid=qid, language=self.language))
         entity = Entity(qid, next((r["label"] for r in labels if r.get("label")), ""),
                         list(dict.fromkeys(r["alias"] for r in labels if r.get("alias"))))
         for row in self.query(SUBGRAPH_QUERY.format(qid=qid, language=self.language)):
             if row.get("propLabel") and row.get("valueLabel"):
-                entity.add(row["propLabel"], row["valueLabel"])
+                entity.add(row["propLabel"], wikidata_value(row["valueLabel"]))
         return entity
 
     def lookup(self, name: str) -> list[Entity]:
