@@ -191,3 +191,32 @@ def test_select_keeps_argmax_q_know(app, fake_llm, models, monkeypatch, tmp_path
     assert row["selected"] == int(np.argmax(q)) and row["knowledge"] == candidates[row["selected"]]
     sent = [r["json"] for r in fake_llm.requests]
     assert sorted(r["seed"] for r in sent) == [0, 1, 2] and all(r["top_p"] == 0.9 for r in sent)
+
+
+def test_generate_few_shot_needs_train_and_uses_its_examples(app, fake_llm, monkeypatch, tmp_path):
+    monkeypatch.setenv("FACTSCOPE_LLM_BASE_URL", fake_llm.base_url)
+    with pytest.raises(ConfigError, match="--train"):
+        _run(app, "knowledge", "generate", EXAMPLES / "records.jsonl", "--mode", "few", "-o", tmp_path / "x.jsonl", *LLM)
+    fake_llm.responder = lambda request: "Some knowledge."
+    out = tmp_path / "few.jsonl"
+    result = _run(app, "knowledge", "generate", DATA / "records.jsonl", "--mode", "few", "--train", EXAMPLES / "records.jsonl",
+                  "--shots", 2, "-o", out, *LLM)
+    assert result.exit_code == 0, result.output
+    assert [r["knowledge"] for r in _rows(out)] == ["Some knowledge."] * 4
+    prompt = fake_llm.requests[0]["json"]["messages"][0]["content"]
+    assert prompt.count("Related Wikipedia knowledge:") == 3 and prompt.endswith("Related Wikipedia knowledge:")
+
+
+def test_generate_with_demonstrations_chosen_by_q_know(app, fake_llm, models, monkeypatch, tmp_path):
+    monkeypatch.setenv("FACTSCOPE_LLM_BASE_URL", fake_llm.base_url)
+    fake_llm.responder = lambda request: "Some knowledge."
+    queries = tmp_path / "q.jsonl"
+    queries.write_text(json.dumps({"id": "q", "query": "who wrote the glory of love"}) + "\n")
+    out = tmp_path / "few.jsonl"
+    result = _run(app, "knowledge", "generate", queries, "--mode", "few", "--train", EXAMPLES / "records.jsonl",
+                  "--select-from", 4, "--shots", 2, "--corpus", EXAMPLES / "corpus.jsonl", "--checker", f"nli:{models['nli']}",
+                  "--lm", models["lm"], "-o", out, *LLM)
+    assert result.exit_code == 0, result.output
+    assert "chosen by Q_know" in result.output
+    prompt = fake_llm.requests[0]["json"]["messages"][0]["content"]
+    assert prompt.count("Related Wikipedia knowledge:") == 3

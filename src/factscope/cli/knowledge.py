@@ -255,11 +255,14 @@ def _generate(
         if train is None and settings.mode == "few":
             raise ConfigError("--mode few needs --train: records with query and knowledge to use as examples")
         pool, _ = _load(train) if train else ([], 0)
-        if select_from and evaluator is not None:
-            demonstrations, choice = select_demonstrations(pool, evaluator, m=select_from, n=shots, seed=settings.seed)
-            console.print(f"demonstrations chosen by Q_know: {', '.join(choice.selected) or 'none'}")
-        else:
-            demonstrations = sample_demonstrations(pool, shots, settings.seed)
+        for task in sorted({record.task for record in records}):
+            same_task = [example for example in pool if example.task == task]
+            if select_from and evaluator is not None:
+                chosen, choice = select_demonstrations(same_task, evaluator, m=select_from, n=shots, seed=settings.seed)
+                console.print(f"{task} demonstrations chosen by Q_know: {', '.join(choice.selected) or 'none'}")
+            else:
+                chosen = sample_demonstrations(same_task, shots, settings.seed)
+            demonstrations.extend(chosen)
     generator = KnowledgeGenerator(llm, settings)
     output = output or Path(f"{input.stem}.generated.jsonl")
     failed = 0
