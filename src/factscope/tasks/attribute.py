@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -34,9 +35,6 @@ from factscope.metrics.geval import ASPECTS, SCORES, aspect_scores, parse_score,
 from factscope.prompts import load_prompt
 from factscope.report import progress
 from factscope.schema import Label
-
-GraphMode = Literal["gold", "retrieve"]
-
 
 # ---------------------------------------------------------------- preparing graphs
 
@@ -337,11 +335,25 @@ def judge_text_quality(records: Sequence[AnswerRecord], llm: Any, *, aspects: Se
         score = None if reply.failed else parse_score(reply.text)
         cell: dict[str, Any] = {"score": score, "raw": reply.text if not reply.failed else reply.error,
                                 "failed": score is None, "weighted": None}
-        if weighted:
-            logprobs = {s: continuation_logprob(prompt, llm.complete(f"{prompt} {s}")) for s in SCORES}
-            cell["weighted"] = weighted_score(logprobs)
         out[index // len(aspects)][aspect] = cell
+    if weighted:
+        for (index, aspect), value in _weighted_scores(prompts, llm, aspects).items():
+            out[index][aspect]["weighted"] = value
     return out
+
+
+def _weighted_scores(prompts: Sequence[tuple[AnswerRecord, str, str]], llm: Any,
+                     aspects: Sequence[str]) -> dict[tuple[int, str], float | None]:
+    """Probability-weighted scores, the 5 scoring completions of every prompt run in parallel."""
+    calls = [(position, s, f"{prompt} {s}") for position, (_, _, prompt) in enumerate(prompts) for s in SCORES]
+    workers = max(1, getattr(getattr(llm, "config", None), "concurrency", 1))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        replies = list(pool.map(lambda call: llm.complete(call[2]), calls))
+    logprobs: dict[int, dict[int, float | None]] = {}
+    for (position, s, _), reply in zip(calls, replies):
+        logprobs.setdefault(position, {})[s] = continuation_logprob(prompts[position][2], reply)
+    return {(position // len(aspects), prompts[position][1]): weighted_score(values)
+            for position, values in logprobs.items()}
 
 
 def score(records: Iterable[AnswerRecord], checker: Checker, *, output: str | Path, judge: Any = None,
