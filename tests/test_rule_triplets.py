@@ -87,6 +87,33 @@ def test_coordinated_verbs_share_the_subject_and_pronouns_resolve(extractor):
     assert [c.sentence_ids for c in claims] == [[0], [1], [1]]
 
 
+def test_it_and_they_resolve_to_fitting_subjects(extractor):
+    assert triplets(extractor, "The Eiffel Tower was built in 1889. It is 330 metres tall.") == [
+        ("The Eiffel Tower", "was built in", "1889"),
+        ("The Eiffel Tower", "is", "330 metres tall"),
+    ]
+    assert triplets(extractor, "Apple and Google make phones. They compete in many markets.") == [
+        ("Apple", "makes", "phones"),
+        ("Google", "makes", "phones"),
+        ("Apple", "competes in", "many markets"),
+        ("Google", "competes in", "many markets"),
+    ]
+
+
+def test_she_skips_a_subject_that_is_not_a_person(extractor):
+    text = "Marie Curie studied in Paris. The city was large. She died in 1934."
+    assert triplets(extractor, text)[-1] == ("Marie Curie", "died in", "1934")
+
+
+def test_pronoun_resolution_can_be_turned_off():
+    extractor = RuleTripletExtractor(load_spacy(), resolve_pronouns=False)
+    assert extractor.extract(["Einstein was born in Ulm. He died in 1955."])[0].claims[-1].triplet == (
+        "He",
+        "died in",
+        "1955",
+    )
+
+
 def test_pronoun_without_named_antecedent_is_kept(extractor):
     assert triplets(extractor, "He gave up smoking.") == [("He", "gave up", "smoking")]
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from factscope.extract.base import check_questions
 from factscope.extract.dependency import (
+    BE_FORMS,
     Proposition,
     PropositionReader,
     is_negated,
@@ -31,11 +32,14 @@ def proposition_facts(proposition: Proposition, *, core_facts: bool = True) -> l
     attachment adds one fact that repeats the core with it ("The ICL was founded in 2007.", "The ICL was founded
     by Zee."), the policy of seed 003's examples. With ``core_facts=False`` the core is only kept when the clause
     has no attachment. A negated clause keeps its core only when it has no attachment, because the negation
-    usually bears on the attachment: "Tesla was not founded by Musk." does not state "Tesla was not founded.".
+    usually bears on the attachment: "Tesla was not founded by Musk." does not state "Tesla was not founded.";
+    nor does a bare copula ("Paris is on the Seine." gives no "Paris is.").
     """
     core = (proposition.subject, proposition.predicate, proposition.object)
     facts = []
-    if not proposition.attachments or (core_facts and not is_negated(proposition.predicate)):
+    bare_copula = not proposition.object and proposition.predicate.split()[-1].lower() in BE_FORMS
+    keep_core = core_facts and not is_negated(proposition.predicate) and not bare_copula
+    if not proposition.attachments or keep_core:
         facts.append(as_sentence(*core))
     facts.extend(as_sentence(*core, preposition, target) for preposition, target in proposition.attachments)
     return facts

@@ -9,6 +9,7 @@ own way.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -22,10 +23,9 @@ VERB_GROUP_DEPS = frozenset({"aux", "auxpass", "neg", "prt"})
 FINITE_VERB_TAGS = frozenset({"VBD", "VBZ", "VBP"})
 RELATIVE_TAGS = frozenset({"WDT", "WP"})
 RESOLVED_PRONOUNS = frozenset({"he", "she", "it", "they"})
+DEMONSTRATIVES = frozenset({"this", "that", "these", "those"})
+BE_FORMS = frozenset({"be", "is", "are", "was", "were", "been", "being", "'s", "'re", "am", "'m"})
 SPEAKER_PRONOUNS = frozenset({"i", "me", "you", "we"})
-NAMED_ENTITY_TYPES = frozenset(
-    {"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW", "LANGUAGE"}
-)
 CONTENT_POS = frozenset({"NOUN", "PROPN", "NUM"})
 EDGE_PUNCTUATION = " \t\r\n,;:.!?-\u2013\u2014/"
 BRACKET_PAIRS = (("(", ")"), ("[", "]"), ("{", "}"))
@@ -70,14 +70,17 @@ class Sentence:
 
 
 def sentences(doc: Any) -> list[Sentence]:
-    """The non-blank sentences of a parsed doc, numbered from 0, with spans trimmed of whitespace."""
+    """The non-blank sentences of a parsed doc, numbered from 0, spans trimmed of whitespace and list markers."""
     found = []
     for sent in doc.sents:
         raw = sent.text
         stripped = raw.strip()
+        marker = LIST_MARKER.match(stripped)
+        if marker:
+            stripped = stripped[marker.end() :].lstrip()
         if not stripped:
             continue
-        start = sent.start_char + (len(raw) - len(raw.lstrip()))
+        start = sent.start_char + len(raw.rstrip()) - len(stripped)
         found.append(Sentence(len(found), Span(start=start, end=start + len(stripped)), stripped, sent))
     return found
 
@@ -104,11 +107,6 @@ def is_statement(sentence: Sentence) -> bool:
     if any(child.dep_ in SUBJECT_DEPS and child.lower_ in SPEAKER_PRONOUNS for child in root.children):
         return False
     return any(token.pos_ in CONTENT_POS and token.tag_ != "LS" for token in sentence.tokens)
-
-
-def is_named(token: Any) -> bool:
-    """A token heading a name: a proper noun or part of a named entity."""
-    return token.pos_ == "PROPN" or token.ent_type_ in NAMED_ENTITY_TYPES
 
 
 def conjuncts(token: Any) -> list[Any]:
@@ -198,6 +196,30 @@ def is_negated(predicate: str) -> bool:
     return re.search(r"\b(not|never|no)\b|n't\b", predicate, re.IGNORECASE) is not None
 
 
+def first_verb_tag(verb: Any) -> str:
+    """The tag of the first word of a verb group (the finite auxiliary, or the verb itself)."""
+    group = [c for c in verb.children if c.dep_ in {"aux", "auxpass"} and c.i < verb.i]
+    return min([*group, verb], key=lambda t: t.i).tag_
+
+
+IRREGULAR_THIRD_PERSON = {"are": "is", "were": "was", "have": "has", "do": "does", "don't": "doesn't"}
+
+
+def third_person(predicate: str) -> str:
+    """A verb group agreed with a singular subject: "make" -> "makes", "have won" -> "has won"."""
+    first, _, rest = predicate.partition(" ")
+    lowered = first.lower()
+    if lowered in IRREGULAR_THIRD_PERSON:
+        agreed = IRREGULAR_THIRD_PERSON[lowered]
+    elif re.search(r"(s|sh|ch|x|z|o)$", lowered):
+        agreed = first + "es"
+    elif re.search(r"[^aeiou]y$", lowered):
+        agreed = first[:-1] + "ies"
+    else:
+        agreed = first + "s"
+    return f"{agreed} {rest}".strip()
+
+
 def join_tokens(tokens: list[Any]) -> str:
     """Tokens in text order joined with their own spacing, one space where tokens were skipped."""
     pieces: list[str] = []
@@ -223,31 +245,36 @@ def copula(subject: Any, sentence_root: Any) -> str:
     return "are" if plural else "is"
 
 
-class NamedSubjects:
-    """Resolves he / she / it / they subjects to the last named subject before them in the same text.
+class PronounResolver:
+    """Resolves he / she / it / they subjects to the last fitting subject before them in the same text.
 
-    Named subjects are nominal subjects headed by a proper noun or a named entity. "he" and "she" take the last
-    one that is a PERSON entity (or a proper noun the tagger left untyped); "it" the last one that is not a
-    PERSON; "they" the last one of any type, with all its conjuncts ("Apple and Google ... They" -> both).
+    Candidates are the nominal subjects (nouns and names, never pronouns) that come earlier in the response,
+    nearest first, and the nearest one that fits wins: "he" and "she" take a PERSON entity or a proper noun the
+    tagger left untyped; "it" a singular, uncoordinated subject that is not a PERSON; "they" a plural or
+    coordinated subject ("Apple and Google ... They" -> both) or an organisation. With no fitting candidate
+    the pronoun stays.
     """
 
     def __init__(self, doc: Any) -> None:
         self._subjects = [
-            t for t in doc if t.dep_ in SUBJECT_DEPS and t.tag_ not in RELATIVE_TAGS and is_named(t)
+            t
+            for t in doc
+            if t.dep_ in SUBJECT_DEPS and t.pos_ in {"NOUN", "PROPN"} and t.tag_ not in RELATIVE_TAGS
         ]
+        self._positions = [t.i for t in self._subjects]
 
     def resolve(self, pronoun: Any) -> list[Any]:
         """The antecedent tokens for a pronoun subject, or [] when the heuristic finds none."""
         word = pronoun.lower_
-        for candidate in reversed([t for t in self._subjects if t.i < pronoun.i]):
-            person = candidate.ent_type_ == "PERSON" or (
-                candidate.pos_ == "PROPN" and not candidate.ent_type_
-            )
-            if word in {"he", "she"} and person:
+        for candidate in reversed(self._subjects[: bisect_left(self._positions, pronoun.i)]):
+            plural = candidate.tag_ in {"NNS", "NNPS"} or bool(candidate.conjuncts)
+            if word in {"he", "she"} and (
+                candidate.ent_type_ == "PERSON" or (candidate.pos_ == "PROPN" and not candidate.ent_type_)
+            ):
                 return [candidate]
-            if word == "it" and candidate.ent_type_ != "PERSON":
+            if word == "it" and candidate.ent_type_ != "PERSON" and not plural:
                 return [candidate]
-            if word == "they":
+            if word == "they" and (plural or candidate.ent_type_ in {"ORG", "NORP"}):
                 return conjuncts(candidate)
         return []
 
@@ -255,14 +282,14 @@ class NamedSubjects:
 class PropositionReader:
     """Reads the propositions of each sentence of one parsed text.
 
-    ``resolve_pronouns`` replaces he / she / it / they subjects by their antecedent (see NamedSubjects);
+    ``resolve_pronouns`` replaces he / she / it / they subjects by their antecedent (see PronounResolver);
     ``speaker_subjects`` keeps clauses whose subject is I, me, you or we (dropped by default: they are the
     assistant talking about itself or the user, not claims about the world).
     """
 
     def __init__(self, doc: Any, *, resolve_pronouns: bool = True, speaker_subjects: bool = False) -> None:
         self.doc = doc
-        self.named = NamedSubjects(doc) if resolve_pronouns else None
+        self.resolver = PronounResolver(doc) if resolve_pronouns else None
         self.speaker_subjects = speaker_subjects
 
     def read(self, sentence: Sentence) -> list[Proposition]:
@@ -298,39 +325,45 @@ class PropositionReader:
 
     def _arguments(self, token: Any) -> list[str]:
         """Phrases for an argument and its conjuncts, with pronoun subjects resolved."""
-        phrases = []
+        return [text for text, _ in self._headed_arguments(token)]
+
+    def _headed_arguments(self, token: Any) -> list[tuple[str, Any]]:
+        """(phrase, head token) for an argument and its conjuncts, with pronoun subjects resolved."""
+        found = []
         for conjunct in conjuncts(token):
             if (
-                self.named is not None
+                self.resolver is not None
                 and conjunct.dep_ in SUBJECT_DEPS | {"conj"}
                 and conjunct.lower_ in RESOLVED_PRONOUNS
             ):
-                antecedents = self.named.resolve(conjunct)
+                antecedents = self.resolver.resolve(conjunct)
                 if antecedents:
-                    phrases.extend(phrase(t) for t in antecedents)
+                    found.extend((phrase(t), t) for t in antecedents)
                     continue
-            phrases.append(phrase(conjunct))
-        return [p for p in phrases if p]
+            found.append((phrase(conjunct), conjunct))
+        return [(text, head) for text, head in found if text]
 
-    def _subjects(self, verb: Any) -> tuple[list[str], Any | None]:
-        """Subject phrases of a clause and the token that heads them (None when there is no subject)."""
+    def _subjects(self, verb: Any) -> tuple[list[tuple[str, Any]], Any | None]:
+        """(phrase, head) of each subject of a clause and the token the clause names as subject (or None)."""
         own = [c for c in verb.children if c.dep_ in SUBJECT_DEPS]
         if own:
             subject = own[0]
             if verb.dep_ == "relcl" and subject.tag_ in RELATIVE_TAGS:
-                return self._arguments(verb.head), verb.head
+                return self._headed_arguments(verb.head), verb.head
             if subject.tag_ in RELATIVE_TAGS or subject.pos_ == "PRON" and subject.lower_ in {"what", "who"}:
                 return [], None
             if not self.speaker_subjects and subject.lower_ in SPEAKER_PRONOUNS:
                 return [], None
-            return self._arguments(subject), subject
+            if subject.pos_ == "PRON" and subject.lower_ in DEMONSTRATIVES:
+                return [], None
+            return self._headed_arguments(subject), subject
         if verb.dep_ == "conj" and verb.head.pos_ in {"VERB", "AUX"}:
             return self._subjects(verb.head)
         if verb.dep_ == "acl" or verb.dep_ == "relcl":
             noun = verb.head
             while noun.dep_ == "appos":
                 noun = noun.head
-            return self._arguments(noun), noun
+            return self._headed_arguments(noun), noun
         if verb.dep_ == "advcl" and verb.tag_ == "VBN" and verb.head.pos_ in {"VERB", "AUX"}:
             return self._subjects(verb.head)
         return [], None
@@ -346,6 +379,7 @@ class PropositionReader:
         )
         if needs_copula and verb.tag_ in {"VBN", "VBG"} and subject_token is not None:
             predicate = f"{copula(subject_token, sentence.tokens.root)} {predicate}"
+        plural_verb = first_verb_tag(verb) == "VBP"
         objects: list[str] = []
         attachments: list[tuple[str, str]] = []
         for part in parts:
@@ -371,8 +405,14 @@ class PropositionReader:
         ):
             return []
         return [
-            Proposition(subject, predicate, obj, tuple(attachments), sentence.index)
-            for subject in subjects
+            Proposition(
+                subject,
+                third_person(predicate) if plural_verb and head.tag_ in {"NN", "NNP"} else predicate,
+                obj,
+                tuple(attachments),
+                sentence.index,
+            )
+            for subject, head in subjects
             for obj in (objects or [""])
         ]
 
@@ -422,7 +462,7 @@ def parse_batch(nlp: Any, texts: Sequence[object], batch_size: int) -> list[Any]
             )
         else:
             valid.append(position)
-    docs: Iterable[Any] = [mark_line_breaks(nlp.make_doc(texts[p])) for p in valid]
+    docs: Iterable[Any] = [mark_line_breaks(join_hyphenated(nlp.make_doc(texts[p]))) for p in valid]
     for _, component in nlp.pipeline:
         docs = (
             component.pipe(docs, batch_size=batch_size)
@@ -432,6 +472,29 @@ def parse_batch(nlp: Any, texts: Sequence[object], batch_size: int) -> list[Any]
     for position, doc in zip(valid, docs):
         results[position] = doc
     return results
+
+
+def join_hyphenated(doc: Any) -> Any:
+    """Merge words joined by a hyphen ("co-founded", "new-wave") into one token before tagging.
+
+    The packaged small English model splits them and then mis-tags the pieces ("co" as the verb).
+    """
+    spans = []
+    position = 1
+    while position < len(doc) - 1:
+        hyphen = doc[position]
+        before, after = doc[position - 1], doc[position + 1]
+        glued = not before.whitespace_ and not hyphen.whitespace_
+        if hyphen.text == "-" and glued and before.is_alpha and after.is_alpha:
+            start = spans.pop()[0] if spans and spans[-1][1] == position else position - 1
+            spans.append((start, position + 2))
+            position += 2
+        else:
+            position += 1
+    with doc.retokenize() as retokenizer:
+        for start, end in spans:
+            retokenizer.merge(doc[start:end])
+    return doc
 
 
 def mark_line_breaks(doc: Any) -> Any:
