@@ -122,7 +122,7 @@ class KnowledgeEvaluator:
         (default: the knowledge of ``records``)."""
         results = [KnowledgeScores(id=record.id) for record in records]
         sentences = [split_sentences(record.knowledge) or [record.knowledge.strip()] for record in records]
-        self._factuality(records, sentences, results)
+        self._factuality(sentences, results)
         self._relevance(records, results)
         self._coherence(sentences, results)
         self._language_model(records, sentences, results, list(pool) if pool is not None else None)
@@ -131,7 +131,7 @@ class KnowledgeEvaluator:
             self._q_know(result)
         return results
 
-    def _factuality(self, records: Sequence[KnowledgeRecord], sentences: list[list[str]], results: list[KnowledgeScores]) -> None:
+    def _factuality(self, sentences: list[list[str]], results: list[KnowledgeScores]) -> None:
         if self.retriever is None or self.checker is None:
             reason = _missing(retriever=self.retriever, checker=self.checker)
             for result in results:
@@ -142,7 +142,7 @@ class KnowledgeEvaluator:
         tasks = [CheckTask(claim=s, references=(hit.text,)) for s, per in zip(flat, hits) for hit in per]
         verdicts = iter(self.checker.check(tasks))
         evidence_of = iter(hits)
-        for record, group, result in zip(records, sentences, results):
+        for group, result in zip(sentences, results):
             per_sentence: list[np.ndarray] = []
             for sentence in group:
                 found = next(evidence_of)

@@ -111,8 +111,8 @@ class HFCausalLM:
 class EndpointCausalLM:
     """Prompt log-probabilities from an OpenAI-compatible completions endpoint (``echo`` + ``logprobs``).
 
-    The context and continuation are sent as one prompt; the reply's tokens are placed by their character
-    offsets, and those starting at or after the end of the context belong to the continuation. The
+    The context and continuation are sent as one prompt; the reply's tokens (which concatenate to the prompt)
+    are placed by their character offsets, and those starting at or after the end of the context belong to the continuation. The
     endpoint gives no log-probability for a prompt's very first token, so with an empty context the first
     continuation token is unscored.
     """
@@ -135,8 +135,8 @@ class EndpointCausalLM:
             raise BackendError(f"the completions endpoint failed to score a prompt: {reply.error}")
         tokens = list(reply.tokens or [])
         values = list(reply.token_logprobs or [])
-        offsets = list(getattr(reply, "text_offset", None) or _offsets(tokens))
-        if len(tokens) != len(values) or len(offsets) != len(tokens):
+        offsets = _offsets(tokens)
+        if len(tokens) != len(values):
             raise BackendError("the completions endpoint returned tokens and log-probabilities of unequal length")
         boundary = len(context)
         scored = [value for offset, value in zip(offsets, values) if offset >= boundary and value is not None]
