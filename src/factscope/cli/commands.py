@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from factscope.cli import agree, attribute, check, ground, knowledge, train_checker
+from factscope.cli import agree, attribute, check, ground, knowledge, report, train_checker
 
-MODULES: list = [check, agree, ground, attribute, knowledge, train_checker]
+MODULES: list = [check, agree, ground, attribute, knowledge, train_checker, report]

@@ -1,0 +1,285 @@
+"""The HTML report of check results: escaping, overlapping highlights, evidence offsets, rates, CLI."""
+
+import json
+import re
+from html import escape
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from factscope.errors import InputError
+from factscope.metrics.hallucination import summarize_response
+from factscope.report_html import (
+    Highlight,
+    highlight_text,
+    load_results,
+    render_report,
+    select_results,
+    verdict_class,
+)
+from factscope.schema import Claim, Label, Span, Verdict
+from factscope.tasks.check import CheckResult, ClaimResult
+
+E, N, C = Label.ENTAILMENT, Label.NEUTRAL, Label.CONTRADICTION
+
+RESPONSE = "Marie Curie was a physicist. She was born in Paris & Warsaw. <script>alert(1)</script>"
+REFERENCE = "Marie Curie (1867-1934) was a physicist and chemist. She was born in Warsaw, Poland."
+BORN = "She was born in Warsaw, Poland."
+
+
+def span_of(text, part):
+    start = text.index(part)
+    return Span(start=start, end=start + len(part))
+
+
+def claim(triplet, sentence, verdict, copy_rate=None):
+    return ClaimResult(
+        claim=Claim(
+            text=" ".join(triplet), kind="triplet", triplet=triplet, spans=[span_of(RESPONSE, sentence)]
+        ),
+        verdict=verdict,
+        copy_rate=copy_rate,
+    )
+
+
+def result(id, claims, setting=None, **fields):
+    summary = (
+        None if fields.get("extraction_failed") else summarize_response([c.verdict.label for c in claims])
+    )
+    return CheckResult(
+        id=id,
+        response=fields.pop("response", RESPONSE),
+        setting=setting,
+        claims=claims,
+        summary=summary,
+        **fields,
+    )
+
+
+@pytest.fixture
+def rows():
+    born = span_of(REFERENCE, BORN)
+    curie = result(
+        "curie",
+        [
+            claim(
+                ("Marie Curie", "occupation", "physicist"),
+                "Marie Curie was a physicist.",
+                Verdict(
+                    label=E,
+                    probs=(0.9, 0.08, 0.02),
+                    evidence_reference=0,
+                    evidence_span=span_of(REFERENCE, "Marie Curie (1867-1934) was a physicist and chemist."),
+                ),
+                copy_rate=1.0,
+            ),
+            claim(
+                ("Marie Curie", "born in", "Paris"),
+                "She was born in Paris & Warsaw.",
+                Verdict(
+                    label=C, probs=(0.1, 0.2, 0.7), evidence=BORN, evidence_reference=0, evidence_span=born
+                ),
+                copy_rate=0.5,
+            ),
+            claim(
+                ("Marie Curie", "born in", "Warsaw"),
+                "She was born in Paris & Warsaw.",
+                Verdict(
+                    label=E, probs=(0.8, 0.1, 0.1), evidence=BORN, evidence_reference=0, evidence_span=born
+                ),
+            ),
+            claim(
+                ("<b>x</b>", "says", "y"),
+                "<script>alert(1)</script>",
+                Verdict(label=None, failed=True, raw="<i>maybe</i>", error="reply is not one of the labels"),
+            ),
+        ],
+        setting="noisy",
+        question="Who was <Marie> Curie?",
+        references=[REFERENCE],
+    )
+    supported = result(
+        "supported",
+        [claim(("Marie Curie", "occupation", "physicist"), "Marie Curie was a physicist.", Verdict(label=E, score=0.83))],
+        setting="accurate",
+        references=[REFERENCE],
+    )
+    abstain = result("abstain", [], setting="zero", response="I cannot say.", references=[REFERENCE])
+    broken = result(
+        "broken",
+        [],
+        extraction_failed=True,
+        extraction_error="reply is not JSON",
+        extraction_raw="not json <x>",
+    )
+    return [curie, supported, abstain, broken]
+
+
+def section(page, index):
+    return page.split(f'<section class="record" id="r{index}">')[1].split("</section>")[0]
+
+
+def marks(html):
+    return re.findall(r'<mark class="(\w+)" data-claims="([\d ]+)" title="[^"]*">(.*?)</mark>', html)
+
+
+def test_overlapping_spans_are_cut_at_every_boundary_and_take_the_most_severe_colour():
+    def h(start, end, number, label):
+        return Highlight(Span(start=start, end=end), number, Verdict(label=label))
+
+    # "abcdef": claim 1 (Entailment) covers [0, 4), claim 2 (Contradiction) covers [2, 6), claim 3 is empty
+    # -> pieces "ab" {1} green, "cd" {1, 2} red, "ef" {2} red
+    html = highlight_text("abcdef", [h(0, 4, 1, E), h(2, 6, 2, C), h(3, 3, 3, N)], "r1")
+    assert marks(html) == [
+        ("entailment", "1", "ab"),
+        ("contradiction", "1 2", "cd"),
+        ("contradiction", "2", "ef"),
+    ]
+    assert '<sup class="claims"><a href="#r1-c1">1</a>,<a href="#r1-c2">2</a></sup>' in html
+    # spans past the end are clipped; uncovered text stays plain and escaped
+    html = highlight_text("a<b", [h(2, 99, 1, N)], "r2")
+    assert html.startswith("a&lt;") and marks(html) == [("neutral", "1", "b")]
+    # a failed check outranks Entailment, Neutral outranks a failed check
+    failed = Highlight(Span(start=0, end=1), 2, Verdict(label=None, failed=True))
+    assert marks(highlight_text("x", [h(0, 1, 1, E), failed], "r"))[0][0] == "failed"
+    assert marks(highlight_text("x", [h(0, 1, 1, N), failed], "r"))[0][0] == "neutral"
+    assert highlight_text("<b>", [], "r") == "&lt;b&gt;"
+
+
+def test_response_sentences_are_coloured_by_their_claims(rows):
+    page = render_report(rows)
+    response = section(page, 1).split('<div class="text response">')[1].split("</div>")[0]
+    assert marks(response) == [
+        ("entailment", "1", "Marie Curie was a physicist."),
+        ("contradiction", "2 3", "She was born in Paris &amp; Warsaw."),
+        ("failed", "4", "&lt;script&gt;alert(1)&lt;/script&gt;"),
+    ]
+    assert 'title="claim 2: Contradiction; claim 3: Entailment"' in response
+
+
+def test_evidence_is_highlighted_at_its_offsets_in_the_reference(rows):
+    page = render_report(rows)
+    reference = section(page, 1).split('<div class="reference" id="r1-ref1">')[1]
+    text = reference.split('<div class="text">')[1].split("</div>")[0]
+    first = span_of(REFERENCE, "Marie Curie (1867-1934) was a physicist and chemist.")
+    born = span_of(REFERENCE, BORN)
+    expected = (
+        f'<mark class="entailment" data-claims="1" title="claim 1: Entailment">{REFERENCE[first.start : first.end]}</mark>'
+        '<sup class="claims"><a href="#r1-c1">1</a></sup>'
+        f"{REFERENCE[first.end : born.start]}"
+        f'<mark class="contradiction" data-claims="2 3" title="claim 2: Contradiction; claim 3: Entailment">{BORN}'
+        '</mark><sup class="claims"><a href="#r1-c2">2</a>,<a href="#r1-c3">3</a></sup>'
+    )
+    assert text == expected
+    assert (
+        'decides <a href="#r1-c1">claim 1</a> (Entailment), <a href="#r1-c2">claim 2</a> (Contradiction)'
+        in reference
+    )
+
+
+def test_claim_table_rows_carry_label_probabilities_copy_rate_and_escaped_text(rows):
+    page = render_report(rows)
+    record = section(page, 1)
+    row2 = record.split('<tr id="r1-c2" class="contradiction">')[1].split("</tr>")[0]
+    cells = re.findall(r'<td class="num">([^<]*)</td>', row2)
+    assert cells == ["0.1000", "0.2000", "0.7000", "0.5000"]
+    assert '<span class="badge contradiction">Contradiction</span>' in row2
+    assert '<span class="part">born in</span>' in row2 and f"<q>{BORN}</q>" in row2
+    row4 = record.split('<tr id="r1-c4" class="failed">')[1].split("</tr>")[0]
+    assert '<span class="part">&lt;b&gt;x&lt;/b&gt;</span>' in row4
+    assert "&lt;i&gt;maybe&lt;/i&gt;" in row4 and "reply is not one of the labels" in row4
+    assert "<b>Question</b> Who was &lt;Marie&gt; Curie?" in record
+
+
+def test_a_score_column_appears_only_for_checkers_that_give_scores(rows):
+    page = render_report(rows)
+    assert "<th>score</th>" not in section(page, 1)
+    supported = section(page, 2)
+    assert "<th>P(C)</th><th>score</th><th>copy rate</th>" in supported
+    assert re.findall(r'<td class="num">([^<]*)</td>', supported) == ["n/a", "n/a", "n/a", "0.8300", "n/a"]
+
+
+def test_nothing_from_the_results_reaches_the_page_unescaped(rows):
+    page = render_report(rows, title="<t>")
+    assert "<script" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "<Marie>" not in page and "<x>" not in page and "not json &lt;x&gt;" in page
+    assert "<title>&lt;t&gt;</title>" in page and "http" not in page
+
+
+def test_header_rates_follow_seed_004_eq_1(rows):
+    page = render_report(rows)
+    # rated responses: curie (E 2/3, N 0, C 1/3 over its 3 checked claims) and supported (E 1);
+    # abstain has no claims; broken failed extraction and is not rated.
+    # E = (2/3 + 1) / 2 = 0.8333, N = 0, C = (1/3 + 0) / 2 = 0.1667, hallucination 0.1667, abstain 1/3
+    assert (
+        "<tr><th>all</th><td>3</td><td>2</td><td>0.8333</td><td>0.0000</td><td>0.1667</td><td>0.1667</td>"
+        "<td>0.3333</td></tr>"
+    ) in page
+    assert "<tr><th>noisy</th><td>1</td><td>1</td><td>0.6667</td><td>0.0000</td><td>0.3333</td>" in page
+    assert "<tr><th>zero</th><td>1</td><td>0</td><td>n/a</td>" in page
+    # claims by label: 3 Entailment (copy rates 1.0 and None and None -> mean 1.0), 1 Contradiction (0.5), 1 failed
+    assert '<span class="badge entailment">Entailment</span></th><td>3</td><td>1.0000</td>' in page
+    assert '<span class="badge contradiction">Contradiction</span></th><td>1</td><td>0.5000</td>' in page
+    assert "4 records, 5 claims; 1 extraction failure; 1 failed check; showing 4 records" in page
+
+
+def test_only_hallucinated_and_limit_choose_records_but_not_rates(rows):
+    assert [r.id for r in select_results(rows, only="hallucinated")] == ["curie"]
+    assert [r.id for r in select_results(rows, limit=2)] == ["curie", "supported"]
+    page = render_report(rows, only="hallucinated")
+    assert page.count('<section class="record"') == 1 and "<td>0.8333</td>" in page
+    assert render_report(rows, limit=0).count('<section class="record"') == 0
+    with pytest.raises(ValueError, match="only"):
+        select_results(rows, only="some")
+
+
+def test_records_without_claims_say_why(rows):
+    page = render_report(rows)
+    assert "no claims: the response abstains." in section(page, 3)
+    broken = section(page, 4)
+    assert "extraction failed:</b> reply is not JSON" in broken and '<span class="badge failed">' in broken
+    assert verdict_class(Verdict(label=None, failed=True)) == "failed"
+
+
+def cli_app():
+    from factscope.cli import report
+
+    app = typer.Typer()
+    report.register(app)
+    app.command("noop")(lambda: None)
+    return app
+
+
+def test_cli_writes_the_page_and_skips_bad_rows(rows, tmp_path):
+    checked = tmp_path / "checked.jsonl"
+    lines = [
+        rows[0].model_dump_json(),
+        "{broken",
+        json.dumps({"id": "x", "claims": []}),
+        rows[1].model_dump_json(),
+    ]
+    checked.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    output = tmp_path / "out" / "report.html"
+    outcome = CliRunner().invoke(
+        cli_app(),
+        ["report", str(checked), "-o", str(output), "--only", "hallucinated"],
+        env={"COLUMNS": "200"},
+    )
+    assert outcome.exit_code == 0, outcome.output
+    page = output.read_text(encoding="utf-8")
+    assert page.count('<section class="record"') == 1 and escape(str(checked)) in page
+    results, problems = load_results(checked)
+    assert [r.id for r in results] == ["curie", "supported"]
+    assert [(p.line, p.field) for p in problems] == [(2, None), (3, "response")]
+
+
+def test_cli_refuses_bad_input_clearly(tmp_path):
+    outcome = CliRunner().invoke(cli_app(), ["report", str(tmp_path / "missing.jsonl")])
+    assert isinstance(outcome.exception, InputError) and "file not found" in str(outcome.exception)
+    empty = tmp_path / "other.jsonl"
+    empty.write_text('{"question": "q"}\n', encoding="utf-8")
+    outcome = CliRunner().invoke(cli_app(), ["report", str(empty)])
+    assert isinstance(outcome.exception, InputError) and "no check results" in str(outcome.exception)
+    outcome = CliRunner().invoke(cli_app(), ["report", str(empty), "--only", "bad"])
+    assert isinstance(outcome.exception, InputError) and "--only" in str(outcome.exception)
