@@ -101,7 +101,13 @@ def rows():
     )
     supported = result(
         "supported",
-        [claim(("Marie Curie", "occupation", "physicist"), "Marie Curie was a physicist.", Verdict(label=E, score=0.83))],
+        [
+            claim(
+                ("Marie Curie", "occupation", "physicist"),
+                "Marie Curie was a physicist.",
+                Verdict(label=E, score=0.83),
+            )
+        ],
         setting="accurate",
         references=[REFERENCE],
     )
@@ -173,7 +179,7 @@ def test_evidence_is_highlighted_at_its_offsets_in_the_reference(rows):
     )
     assert text == expected
     assert (
-        'decides <a href="#r1-c1">claim 1</a> (Entailment), <a href="#r1-c2">claim 2</a> (Contradiction)'
+        'evidence for <a href="#r1-c1">claim 1</a> (Entailment), <a href="#r1-c2">claim 2</a> (Contradiction)'
         in reference
     )
 
@@ -192,12 +198,12 @@ def test_claim_table_rows_carry_label_probabilities_copy_rate_and_escaped_text(r
     assert "<b>Question</b> Who was &lt;Marie&gt; Curie?" in record
 
 
-def test_a_score_column_appears_only_for_checkers_that_give_scores(rows):
+def test_probability_and_score_columns_appear_only_when_the_checker_gives_them(rows):
     page = render_report(rows)
-    assert "<th>score</th>" not in section(page, 1)
+    assert "<th>P(E)</th><th>P(N)</th><th>P(C)</th><th>copy rate</th>" in section(page, 1)
     supported = section(page, 2)
-    assert "<th>P(C)</th><th>score</th><th>copy rate</th>" in supported
-    assert re.findall(r'<td class="num">([^<]*)</td>', supported) == ["n/a", "n/a", "n/a", "0.8300", "n/a"]
+    assert "<th>label</th><th>score</th><th>copy rate</th>" in supported
+    assert re.findall(r'<td class="num">([^<]*)</td>', supported) == ["0.8300", "n/a"]
 
 
 def test_nothing_from_the_results_reaches_the_page_unescaped(rows):

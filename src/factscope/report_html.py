@@ -331,14 +331,13 @@ def _extraction_failure(result: CheckResult) -> str:
 def _claim_rows(result: CheckResult, anchor: str) -> str:
     if not result.claims:
         return "" if result.extraction_failed else '<p class="summary">no claims: the response abstains.</p>'
+    with_probs = any(item.verdict.probs is not None for item in result.claims)
     scored = any(item.verdict.score is not None for item in result.claims)
     names = (
         "#",
         "claim",
         "label",
-        "P(E)",
-        "P(N)",
-        "P(C)",
+        *(("P(E)", "P(N)", "P(C)") if with_probs else ()),
         *(("score",) if scored else ()),
         "copy rate",
         "evidence",
@@ -348,13 +347,14 @@ def _claim_rows(result: CheckResult, anchor: str) -> str:
     for number, item in enumerate(result.claims, start=1):
         verdict = item.verdict
         css = verdict_class(verdict)
-        probs = [verdict.prob(label) for label in LABELS] + ([verdict.score] if scored else [])
+        figures = [verdict.prob(label) for label in LABELS] if with_probs else []
+        figures += [verdict.score] if scored else []
         no_span = "" if item.claim.spans else ' <span class="note">(no span in the response)</span>'
         rows.append(
             f'<tr id="{anchor}-c{number}" class="{css}"><td>{number}</td>'
             f"<td>{_claim_cell(item.claim.triplet, item.claim.text)}{no_span}</td>"
             f'<td><span class="badge {css}">{escape(_label_name(verdict))}</span></td>'
-            + "".join(f'<td class="num">{escape(format_value(p))}</td>' for p in probs)
+            + "".join(f'<td class="num">{escape(format_value(p))}</td>' for p in figures)
             + f'<td class="num">{escape(format_value(item.copy_rate))}</td>'
             f"<td>{_evidence_cell(verdict, anchor)}</td></tr>"
         )
@@ -393,10 +393,10 @@ def _references(result: CheckResult, anchor: str) -> str:
             if item.verdict.evidence_reference == ref_index
         ]
         marks = [Highlight(v.evidence_span, n, v) for n, v in deciding if v.evidence_span is not None]
-        decides = ", ".join(
+        claims = ", ".join(
             f'<a href="#{anchor}-c{n}">claim {n}</a> ({escape(_label_name(v))})' for n, v in deciding
         )
-        note = f'<p class="note">decides {decides}</p>' if decides else ""
+        note = f'<p class="note">evidence for {claims}</p>' if claims else ""
         number = ref_index + 1
         retrieved = " (retrieved)" if result.retrieved else ""
         blocks.append(
