@@ -39,8 +39,16 @@ def _rows(path):
 
 def test_default_scoring_offline_writes_results_and_resumes(app, tmp_path):
     out = tmp_path / "out.jsonl"
-    args = ["ground", DATA / "original.json", "--metadata", DATA / "metadata.json",
-            "--responses", DATA / "responses.jsonl", "-o", out]
+    args = [
+        "ground",
+        DATA / "original.json",
+        "--metadata",
+        DATA / "metadata.json",
+        "--responses",
+        DATA / "responses.jsonl",
+        "-o",
+        out,
+    ]
     result = _run(app, *args)
     assert result.exit_code == 0, result.output
     rows = _rows(out)
@@ -68,15 +76,42 @@ def test_llm_facts_and_generation_with_distractors_on_the_fake_server(app, tmp_p
     fake_llm.responder = reply
     corpus = tmp_path / "corpus.jsonl"
     corpus.write_text(
-        "\n".join(json.dumps(d) for d in [
-            {"id": "corvel", "title": "Corvel", "text": "Corvel is a market town. The Lenne flows through Corvel."},
-            {"id": "lenne", "title": "Lenne", "text": "The Lenne is a river that flows through Corvel to the sea."},
-            {"id": "owls", "title": "Owls", "text": "Owls hunt at dusk."},
-        ]) + "\n"
+        "\n".join(
+            json.dumps(d)
+            for d in [
+                {
+                    "id": "corvel",
+                    "title": "Corvel",
+                    "text": "Corvel is a market town. The Lenne flows through Corvel.",
+                },
+                {
+                    "id": "lenne",
+                    "title": "Lenne",
+                    "text": "The Lenne is a river that flows through Corvel to the sea.",
+                },
+                {"id": "owls", "title": "Owls", "text": "Owls hunt at dusk."},
+            ]
+        )
+        + "\n"
     )
     responses = tmp_path / "responses.jsonl"
-    result = _run(app, "ground", "generate", DATA / "original.json", "-o", responses, "--corpus", corpus,
-                  "--retriever", "bm25", "--budget", "100", "--gold-position", "end", *LLM)
+    result = _run(
+        app,
+        "ground",
+        "generate",
+        DATA / "original.json",
+        "-o",
+        responses,
+        "--corpus",
+        corpus,
+        "--retriever",
+        "bm25",
+        "--budget",
+        "100",
+        "--gold-position",
+        "end",
+        *LLM,
+    )
     assert result.exit_code == 0, result.output
     rows = {r["id"]: r for r in _rows(responses)}
     assert set(rows) == {"q1", "q2", "q3"}
@@ -89,8 +124,20 @@ def test_llm_facts_and_generation_with_distractors_on_the_fake_server(app, tmp_p
     assert len(fake_llm.requests) == requests and len(_rows(responses)) == 3
 
     out = tmp_path / "scored.jsonl"
-    result = _run(app, "ground", DATA / "original.json", "--responses", responses, "-o", out, "--extractor", "llm",
-                  "--threshold", "0.9", *LLM)
+    result = _run(
+        app,
+        "ground",
+        DATA / "original.json",
+        "--responses",
+        responses,
+        "-o",
+        out,
+        "--extractor",
+        "llm",
+        "--threshold",
+        "0.9",
+        *LLM,
+    )
     assert result.exit_code == 0, result.output
     scored = {r["id"]: r for r in _rows(out)}
     assert [f["fact"] for f in scored["q3"]["response_facts"]] == ["The Lenne flows through Corvel."]
@@ -122,10 +169,21 @@ def test_bad_input_is_reported_and_skipped(app, tmp_path):
     data = tmp_path / "broken.json"
     shutil.copy(DATA / "broken.json", data)
     responses = tmp_path / "responses.jsonl"
-    responses.write_text(json.dumps({"id": "c", "response": "C is here."}) + "\n" + json.dumps({"id": "nope"}) + "\n")
+    responses.write_text(
+        json.dumps({"id": "c", "response": "C is here."}) + "\n" + json.dumps({"id": "nope"}) + "\n"
+    )
     out = tmp_path / "out.jsonl"
-    result = _run(app, "ground", data, "--metadata", DATA / "metadata_mismatch.json", "--responses", responses,
-                  "-o", out)
+    result = _run(
+        app,
+        "ground",
+        data,
+        "--metadata",
+        DATA / "metadata_mismatch.json",
+        "--responses",
+        responses,
+        "-o",
+        out,
+    )
     assert result.exit_code == 0, result.output
     text = " ".join(result.output.split())
     assert "field 'atomic_texts'" in text and "match no question: zz" in text and "field 'response'" in text

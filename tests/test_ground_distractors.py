@@ -45,8 +45,12 @@ def test_add_distractors_with_bm25_over_a_corpus():
             Document("owl", "The marsh owl hunts at dusk.", "Marsh owl"),
         ]
     )
-    example = GroundExample("q3", "Which river flows through Corvel?", list(GOLD), ["The Lenne flows through Corvel."])
-    [updated] = add_distractors([example], BM25Retriever(corpus), budget=100, gold_position="beginning", depth=3)
+    example = GroundExample(
+        "q3", "Which river flows through Corvel?", list(GOLD), ["The Lenne flows through Corvel."]
+    )
+    [updated] = add_distractors(
+        [example], BM25Retriever(corpus), budget=100, gold_position="beginning", depth=3
+    )
     assert updated.contexts[0] == GOLD[0]
     assert updated.contexts[1].startswith("Title: Astry")
     assert all("Title: Corvel" not in c for c in updated.contexts[1:])

@@ -34,6 +34,19 @@ def test_sentence_windows_cover_the_text_with_overlap():
     assert sentence_windows(text, 2, 2) == ["One is here. Two is here.", "Three is here. Four is here."]
     assert sentence_windows(text, 3, 3)[-1] == "Two is here. Three is here. Four is here."
     assert sentence_windows("Short text.", 3) == ["Short text."]
+    # widths 1 to 3, narrowest first: 4 single sentences, 3 pairs, 2 triples
+    windows = sentence_windows(text, 3, 1, min_size=1)
+    assert (
+        len(windows) == 4 + 3 + 2
+        and windows[0] == "One is here."
+        and windows[4] == "One is here. Two is here."
+    )
+    # a width that covers the whole text gives the text itself and ends the list
+    assert sentence_windows("Ants dig. Bees fly.", 3, 1, min_size=1) == [
+        "Ants dig.",
+        "Bees fly.",
+        "Ants dig. Bees fly.",
+    ]
     assert sentence_windows(text, None) == [text]
     assert sentence_windows("   ", 3) == []
 
@@ -105,8 +118,11 @@ def test_nli_presence_uses_entailment_probability_and_keeps_failures():
 
 def test_llm_judge_parses_true_false_and_marks_unparsable(fake_llm):
     fake_llm.responder = lambda request: (
-        "True." if "Fact: cats purr." in request["messages"][-1]["content"]
-        else "maybe" if "Fact: owls" in request["messages"][-1]["content"] else "False"
+        "True."
+        if "Fact: cats purr." in request["messages"][-1]["content"]
+        else "maybe"
+        if "Fact: owls" in request["messages"][-1]["content"]
+        else "False"
     )
     client = LLMClient(LLMConfig(base_url=fake_llm.base_url, model="judge", cache_path=None, max_retries=0))
     model = LLMJudgePresence(client)
@@ -127,3 +143,52 @@ def test_make_presence_specs(bi_presence):
         make_presence("llm")
     model = make_presence("bi", threshold=0.5, window=0)
     assert model.threshold == 0.5 and model.window is None
+
+
+def test_cross_encoder_presence_on_a_tiny_model_takes_the_best_window(tmp_path):
+    import torch
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    from factscope.check.presence import CrossEncoderPresence
+    from tiny_models import build_nli_classifier
+
+    folder = build_nli_classifier(tmp_path / "cross", {0: "LABEL_0"}, seed=1)
+    model = CrossEncoderPresence(str(folder), threshold=0.0, window=1)
+    text = "the cat sat on the mat. paris is the capital of france. the river was tall."
+    facts = ["paris is the capital of france.", "the dog sat."]
+    scores = model.score(facts, [[text], [text]])
+    # reference: the tiny model's first logit for (fact as query, sentence as passage), best sentence per fact
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    network = AutoModelForSequenceClassification.from_pretrained(folder).eval()
+    sentences = sentence_windows(text, 1)
+    for fact, score in zip(facts, scores):
+        with torch.inference_mode():
+            logits = network(**tokenizer([fact] * 3, sentences, padding=True, return_tensors="pt")).logits[
+                :, 0
+            ]
+        assert score == pytest.approx(float(logits.max()), abs=1e-5)
+
+
+def test_cross_encoder_threshold_is_on_the_raw_score(tmp_path):
+    from factscope.check.presence import CrossEncoderPresence
+    from tiny_models import build_nli_classifier
+
+    # zero classifier weights: every pair scores exactly its bias
+    high = build_nli_classifier(tmp_path / "high", {0: "LABEL_0"}, bias=[6.5])
+    low = build_nli_classifier(tmp_path / "low", {0: "LABEL_0"}, bias=[5.5])
+    pair = (["the cat sat."], [["the cat sat on the mat."]])
+    assert CrossEncoderPresence(str(high)).present(*pair) == [True]  # 6.5 >= 6 (the seed's threshold)
+    assert CrossEncoderPresence(str(low)).present(*pair) == [False]  # 5.5 < 6
+
+
+def test_nli_presence_through_a_check_task_checker_spec(tmp_path):
+    from tiny_models import build_nli_classifier
+
+    folder = build_nli_classifier(
+        tmp_path / "nli", {0: "entailment", 1: "neutral", 2: "contradiction"}, bias=[2.0, 0.0, 0.0]
+    )
+    model = make_presence(f"nli:nli:{folder}")
+    # softmax of (2, 0, 0): P(entailment) = e^2 / (e^2 + 2) = 7.389 / 9.389 = 0.787 >= 0.5
+    [score] = model.score(["the cat sat."], [["the cat sat on the mat."]])
+    assert score == pytest.approx(np.exp(2) / (np.exp(2) + 2), abs=1e-4)
+    assert model.present(["the cat sat."], [["the cat sat on the mat."]]) == [True]

@@ -21,7 +21,9 @@ class _SentenceFacts:
             if "FAIL" in text:
                 out.append(Extraction(failed=True, raw="garbled", error="not a fact line"))
             else:
-                out.append(Extraction(claims=[Claim(text=s.strip() + ".") for s in text.split(".") if s.strip()]))
+                out.append(
+                    Extraction(claims=[Claim(text=s.strip() + ".") for s in text.split(".") if s.strip()])
+                )
         return out
 
 
@@ -40,13 +42,22 @@ class _Contains(WindowedPresence):
 
 EXAMPLES = [
     GroundExample(
-        "a", "Q?", ["Title: A \n\n Corvel is a town. The Lenne flows through Corvel."],
+        "a",
+        "Q?",
+        ["Title: A \n\n Corvel is a town. The Lenne flows through Corvel."],
         ["The Lenne flows through Corvel.", "Corvel is a town."],
-        answer="Lenne", response="The Lenne flows through Corvel. The Lenne is long.", metadata={"pop": "low"},
+        answer="Lenne",
+        response="The Lenne flows through Corvel. The Lenne is long.",
+        metadata={"pop": "low"},
     ),
     GroundExample(
-        "b", "Q?", ["Owls hunt at dusk."], ["Owls hunt at dusk."],
-        answer="dusk|evening", response="Owls hunt at dusk.", metadata={"pop": "high"},
+        "b",
+        "Q?",
+        ["Owls hunt at dusk."],
+        ["Owls hunt at dusk."],
+        answer="dusk|evening",
+        response="Owls hunt at dusk.",
+        metadata={"pop": "high"},
     ),
     GroundExample("c", "Q?", ["X."], ["X is x."], answer="x", response="FAIL", metadata={"pop": "high"}),
 ]
@@ -91,5 +102,7 @@ def test_generate_builds_the_prompt_from_contexts_and_question(fake_llm):
     assert reply.text == "The Lenne."
     request = fake_llm.requests[0]["json"]
     prompt = request["messages"][-1]["content"]
-    assert "Corvel is a town. The Lenne flows through Corvel." in prompt and prompt.rstrip().endswith("Answer:")
+    assert "Corvel is a town. The Lenne flows through Corvel." in prompt and prompt.rstrip().endswith(
+        "Answer:"
+    )
     assert "Question: Q?" in prompt and request["max_tokens"] == 64

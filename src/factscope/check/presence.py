@@ -1,8 +1,11 @@
 """The presence model M of seed 003: "is the knowledge of this atomic fact in that text?".
 
 Every model gives a score per (fact, sources) pair and a threshold turns it into present / absent
-(score >= threshold). A fact against long sources is scored against sentence windows of each source (by
-default 3 sentences, stride 1, so every pair of adjacent sentences shares a window) and the best window counts.
+(score >= threshold). A fact against long sources is scored against sentence windows of each source and the
+best window counts. By default the windows are every run of 3 consecutive sentences (stride 1, so every pair of
+adjacent sentences shares a window; a shorter text is one window). ``min_window`` adds narrower windows (every
+width from ``min_window`` to ``window``): a one-sentence fact then meets its sentence alone, undiluted, but
+same-subject sentences also score higher against facts they do not state (see docs/ground.md for figures).
 All (fact, window) pairs of a batch are deduplicated and sorted by length before the model sees them.
 
 Implementations: the seed's best, an MS MARCO MiniLM cross-encoder with threshold 6 (``CrossEncoderPresence``);
@@ -40,20 +43,33 @@ class PresenceModel(Protocol):
     def score(self, facts: Sequence[str], sources: Sequence[Sequence[str]]) -> np.ndarray: ...
 
 
-def sentence_windows(text: str, size: int | None = 3, stride: int = 1) -> list[str]:
-    """Windows of ``size`` consecutive sentences every ``stride`` sentences; the whole text when it is short.
+def sentence_windows(
+    text: str, size: int | None = 3, stride: int = 1, min_size: int | None = None
+) -> list[str]:
+    """Windows of ``min_size`` to ``size`` consecutive sentences, starting every ``stride`` sentences.
 
-    ``size=None`` keeps the text whole. The last window always reaches the last sentence.
+    ``min_size`` defaults to ``size`` (one window width). A width that covers the whole text gives the text
+    itself; ``size=None`` keeps the text whole. The last window of each width always reaches the last sentence.
+    Windows are returned once each, narrowest first.
     """
-    if size is not None and (size < 1 or stride < 1):
-        raise ValueError("window size and stride must be at least 1")
+    if size is not None and (size < 1 or stride < 1 or (min_size is not None and not 1 <= min_size <= size)):
+        raise ValueError("window sizes and stride must be at least 1, and min_size at most size")
+    whole = text.strip()
+    if not whole:
+        return []
+    if size is None:
+        return [whole]
     sentences = split_sentences(text)
-    if size is None or len(sentences) <= size:
-        return [text.strip()] if text.strip() else []
-    starts = list(range(0, len(sentences) - size + 1, stride))
-    if starts[-1] != len(sentences) - size:
-        starts.append(len(sentences) - size)
-    return [" ".join(sentences[start : start + size]) for start in starts]
+    windows: list[str] = []
+    for width in range(size if min_size is None else min_size, size + 1):
+        if width >= len(sentences):
+            windows.append(whole)
+            break
+        starts = list(range(0, len(sentences) - width + 1, stride))
+        if starts[-1] != len(sentences) - width:
+            starts.append(len(sentences) - width)
+        windows.extend(" ".join(sentences[start : start + width]) for start in starts)
+    return list(dict.fromkeys(windows))
 
 
 def decide(scores: np.ndarray, threshold: float) -> list[bool | None]:
@@ -67,9 +83,12 @@ class WindowedPresence:
     name = "windowed"
     threshold = 0.0
 
-    def __init__(self, window: int | None = 3, stride: int = 1) -> None:
+    def __init__(self, window: int | None = 3, stride: int = 1, min_window: int | None = None) -> None:
         self.window = window
         self.stride = stride
+        self.min_window = (
+            min(min_window, window) if window is not None and min_window is not None else min_window
+        )
 
     def score_pairs(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         """Scores of unique (fact, window) pairs, in order; NaN for a failed judgement."""
@@ -86,7 +105,7 @@ class WindowedPresence:
             indices = []
             for text in texts:
                 if text not in windows_of:
-                    windows_of[text] = sentence_windows(text, self.window, self.stride)
+                    windows_of[text] = sentence_windows(text, self.window, self.stride, self.min_window)
                 for window in windows_of[text]:
                     indices.append(pair_index.setdefault((fact, window), len(pair_index)))
             per_fact.append(indices)
@@ -113,9 +132,17 @@ class WindowedPresence:
 class BiEncoderPresence(WindowedPresence):
     """Cosine of bi-encoder embeddings of fact and window; the seed's threshold 0.4 (scale -1..1)."""
 
-    def __init__(self, model: str | None = None, threshold: float = 0.4, *, window: int | None = 3, stride: int = 1,
-                 encoder: object | None = None) -> None:
-        super().__init__(window, stride)
+    def __init__(
+        self,
+        model: str | None = None,
+        threshold: float = 0.4,
+        *,
+        window: int | None = 3,
+        stride: int = 1,
+        min_window: int | None = None,
+        encoder: object | None = None,
+    ) -> None:
+        super().__init__(window, stride, min_window)
         from factscope.backends.hf.encoders import BiEncoder
 
         self.encoder = encoder if encoder is not None else BiEncoder(model)
@@ -131,9 +158,17 @@ class BiEncoderPresence(WindowedPresence):
 class CrossEncoderPresence(WindowedPresence):
     """Raw relevance score of an MS MARCO cross-encoder for (fact as query, window as passage); threshold 6."""
 
-    def __init__(self, model: str = CROSS_ENCODER_MODEL, threshold: float = 6.0, *, window: int | None = 3,
-                 stride: int = 1, batch_size: int = 32) -> None:
-        super().__init__(window, stride)
+    def __init__(
+        self,
+        model: str = CROSS_ENCODER_MODEL,
+        threshold: float = 6.0,
+        *,
+        window: int | None = 3,
+        stride: int = 1,
+        min_window: int | None = None,
+        batch_size: int = 32,
+    ) -> None:
+        super().__init__(window, stride, min_window)
         from factscope.backends.hf.encoders import CrossEncoderScorer
 
         self.scorer = CrossEncoderScorer(model, batch_size=batch_size)
@@ -151,8 +186,16 @@ class NLIPresence(WindowedPresence):
     verdict scores NaN. Default threshold 0.5.
     """
 
-    def __init__(self, checker: Checker, threshold: float = 0.5, *, window: int | None = 3, stride: int = 1) -> None:
-        super().__init__(window, stride)
+    def __init__(
+        self,
+        checker: Checker,
+        threshold: float = 0.5,
+        *,
+        window: int | None = 3,
+        stride: int = 1,
+        min_window: int | None = None,
+    ) -> None:
+        super().__init__(window, stride, min_window)
         self.checker = checker
         self.name = f"nli:{getattr(checker, 'name', type(checker).__name__)}"
         self.threshold = threshold
@@ -191,9 +234,17 @@ class LLMJudgePresence(WindowedPresence):
     are kept in ``failures`` with the raw reply.
     """
 
-    def __init__(self, client: LLMClient, threshold: float = 0.5, *, window: int | None = None, stride: int = 1,
-                 prompt: str = "ground_presence") -> None:
-        super().__init__(window, stride)
+    def __init__(
+        self,
+        client: LLMClient,
+        threshold: float = 0.5,
+        *,
+        window: int | None = None,
+        stride: int = 1,
+        min_window: int | None = None,
+        prompt: str = "ground_presence",
+    ) -> None:
+        super().__init__(window, stride, min_window)
         from factscope.prompts import load_prompt
 
         self.client = client
@@ -204,34 +255,46 @@ class LLMJudgePresence(WindowedPresence):
 
     def score_pairs(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         messages = [
-            [{"role": "user", "content": self.template.format(text=window, fact=fact)}] for fact, window in pairs
+            [{"role": "user", "content": self.template.format(text=window, fact=fact)}]
+            for fact, window in pairs
         ]
         replies = self.client.chat_many(messages)
         scores = []
         for (fact, _), reply in zip(pairs, replies):
             verdict = None if reply.failed else parse_judgement(reply.text or "")
             if verdict is None:
-                self.failures.append({"fact": fact, "raw": reply.text, "error": reply.error or "not True / False"})
+                self.failures.append(
+                    {"fact": fact, "raw": reply.text, "error": reply.error or "not True / False"}
+                )
                 scores.append(math.nan)
             else:
                 scores.append(1.0 if verdict else 0.0)
         return np.array(scores, dtype=np.float64)
 
 
-def make_presence(spec: str, *, threshold: float | None = None, window: int | None = None, stride: int = 1,
-                  llm: LLMClient | None = None) -> WindowedPresence:
+def make_presence(
+    spec: str,
+    *,
+    threshold: float | None = None,
+    window: int | None = None,
+    stride: int = 1,
+    min_window: int | None = None,
+    llm: LLMClient | None = None,
+) -> WindowedPresence:
     """Build a presence model from a spec.
 
     ``bi`` / ``bi:MODEL`` (offline default: packaged all-MiniLM-L6-v2, threshold 0.4), ``cross`` /
     ``cross:MODEL`` (default ``cross-encoder/ms-marco-MiniLM-L-12-v2``, threshold 6), ``nli:CHECKER`` (a
     check-task checker spec such as ``nli:embedded`` or ``nli:nli:MODEL``, threshold 0.5), ``llm`` (an LLM
     judge, threshold 0.5). ``window``: sentences per window, 0 for whole sources, None for the model's default
-    (3 for the encoders and NLI, whole sources for the LLM judge).
+    (3 for the encoders and NLI, whole sources for the LLM judge); ``min_window``: the narrowest window (default: only ``window``-wide windows).
     """
     from factscope.errors import ConfigError
 
     kind, _, rest = spec.partition(":")
     options: dict = {"stride": stride}
+    if min_window is not None:
+        options["min_window"] = min_window
     if window is not None:
         options["window"] = window or None
     if threshold is not None:
@@ -246,7 +309,11 @@ def make_presence(spec: str, *, threshold: float | None = None, window: int | No
         return NLIPresence(make_checker(rest or "embedded", llm=llm), **options)
     if kind == "llm":
         if llm is None:
-            raise ConfigError("the llm presence judge needs an LLM: pass --llm-base-url and --llm-model "
-                              "(or set FACTSCOPE_LLM_BASE_URL / FACTSCOPE_LLM_MODEL)")
+            raise ConfigError(
+                "the llm presence judge needs an LLM: pass --llm-base-url and --llm-model "
+                "(or set FACTSCOPE_LLM_BASE_URL / FACTSCOPE_LLM_MODEL)"
+            )
         return LLMJudgePresence(llm, **options)
-    raise ConfigError(f"unknown presence model {spec!r}; use bi, bi:MODEL, cross, cross:MODEL, nli:CHECKER or llm")
+    raise ConfigError(
+        f"unknown presence model {spec!r}; use bi, bi:MODEL, cross, cross:MODEL, nli:CHECKER or llm"
+    )

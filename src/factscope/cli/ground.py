@@ -35,7 +35,9 @@ PRESENCE_HELP = (
     "cross (cross-encoder/ms-marco-MiniLM-L-12-v2 score, 6; the seed's best), cross:MODEL, "
     "nli:CHECKER (entailment probability of a check-task checker, e.g. nli:embedded; 0.5), llm (LLM judge; 0.5)"
 )
-EXTRACTOR_HELP = "atomic facts of the responses: spacy (offline clause decomposition) or llm (seed-style LLM prompt)"
+EXTRACTOR_HELP = (
+    "atomic facts of the responses: spacy (offline clause decomposition) or llm (seed-style LLM prompt)"
+)
 
 
 class _ScoreByDefault(TyperGroup):
@@ -84,18 +86,46 @@ def _extractor(spec: str, llm: Any) -> Any:
 
 
 def score_command(
-    input: Annotated[Path, typer.Argument(help="dataset: seed-layout JSON or generic JSONL", show_default=False)],
-    metadata: Annotated[Path | None, typer.Option(help="metadata JSON keyed by question id (has_answer, has_multi, pop)")] = None,
-    responses: Annotated[Path | None, typer.Option(help="JSONL of {id, response[, contexts]}, e.g. from `ground generate`")] = None,
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="results JSONL (default: INPUT name + .ground.jsonl)")] = None,
+    input: Annotated[
+        Path, typer.Argument(help="dataset: seed-layout JSON or generic JSONL", show_default=False)
+    ],
+    metadata: Annotated[
+        Path | None, typer.Option(help="metadata JSON keyed by question id (has_answer, has_multi, pop)")
+    ] = None,
+    responses: Annotated[
+        Path | None, typer.Option(help="JSONL of {id, response[, contexts]}, e.g. from `ground generate`")
+    ] = None,
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="results JSONL (default: INPUT name + .ground.jsonl)"),
+    ] = None,
     extractor: Annotated[str, typer.Option(help=EXTRACTOR_HELP)] = "spacy",
     presence: Annotated[str, typer.Option(help=PRESENCE_HELP)] = "bi",
-    threshold: Annotated[float | None, typer.Option(help="presence threshold (default: the model's, see --presence)")] = None,
-    window: Annotated[int | None, typer.Option(help="sentences per window of a long text; 0 = whole text (default 3; LLM judge: whole)")] = None,
+    threshold: Annotated[
+        float | None, typer.Option(help="presence threshold (default: the model's, see --presence)")
+    ] = None,
+    window: Annotated[
+        int | None,
+        typer.Option(
+            help="sentences per window of a long text; 0 = whole text (default 3; LLM judge: whole)"
+        ),
+    ] = None,
     stride: Annotated[int, typer.Option(help="sentences between window starts")] = 1,
-    by: Annotated[str, typer.Option(help="comma-separated metadata fields to break results down by")] = "pop,has_multi,has_answer",
-    no_response_facts: Annotated[str, typer.Option(help="precision of a response with no atomic facts: zero or skip")] = "zero",
-    no_gold_facts: Annotated[str, typer.Option(help="recall / F1 of a record with no gold facts: skip or zero")] = "skip",
+    min_window: Annotated[
+        int | None,
+        typer.Option(
+            help="also score narrower windows, of every width from this to --window (default: --window only)"
+        ),
+    ] = None,
+    by: Annotated[
+        str, typer.Option(help="comma-separated metadata fields to break results down by")
+    ] = "pop,has_multi,has_answer",
+    no_response_facts: Annotated[
+        str, typer.Option(help="precision of a response with no atomic facts: zero or skip")
+    ] = "zero",
+    no_gold_facts: Annotated[
+        str, typer.Option(help="recall / F1 of a record with no gold facts: skip or zero")
+    ] = "skip",
     batch_size: Annotated[int, typer.Option(help="records per decomposition / presence batch")] = 16,
     summary: Annotated[Path | None, typer.Option(help="also write the summary figures as JSON here")] = None,
     llm_base_url: lo.BaseUrl = None,
@@ -121,8 +151,14 @@ def score_command(
         )
     examples = [e for e in dataset.examples if e.response is not None]
     needs_llm = extractor == "llm" or presence == "llm" or presence.startswith("nli:llm")
-    llm = lo.build_llm(llm_base_url, llm_model, llm_api_key, llm_config, llm_concurrency, llm_cache) if needs_llm else None
-    model = make_presence(presence, threshold=threshold, window=window, stride=stride, llm=llm)
+    llm = (
+        lo.build_llm(llm_base_url, llm_model, llm_api_key, llm_config, llm_concurrency, llm_cache)
+        if needs_llm
+        else None
+    )
+    model = make_presence(
+        presence, threshold=threshold, window=window, stride=stride, min_window=min_window, llm=llm
+    )
     fact_extractor = _extractor(extractor, llm)
     factors = [f.strip() for f in by.split(",") if f.strip()]
     output = output or Path(f"{input.stem}.ground.jsonl")
@@ -199,14 +235,22 @@ Example:
 
 
 def generate_command(
-    input: Annotated[Path, typer.Argument(help="dataset: seed-layout JSON or generic JSONL", show_default=False)],
+    input: Annotated[
+        Path, typer.Argument(help="dataset: seed-layout JSON or generic JSONL", show_default=False)
+    ],
     output: Annotated[Path, typer.Option("--output", "-o", help="responses JSONL (appended to; resumes)")],
     metadata: Annotated[Path | None, typer.Option(help="metadata JSON keyed by question id")] = None,
-    corpus: Annotated[Path | None, typer.Option(help="JSONL {id, title, text} or folder of .txt to draw distractors from")] = None,
+    corpus: Annotated[
+        Path | None, typer.Option(help="JSONL {id, title, text} or folder of .txt to draw distractors from")
+    ] = None,
     retriever: Annotated[str, typer.Option(help="distractor retriever: bm25, dense or hybrid")] = "dense",
     budget: Annotated[int, typer.Option(help="distractor budget in whitespace tokens")] = 1000,
-    gold_position: Annotated[str, typer.Option(help="where the gold contexts go: end, beginning, middle or random")] = "end",
-    depth: Annotated[int, typer.Option(help="passages retrieved per question before filtering (seed: 40)")] = 40,
+    gold_position: Annotated[
+        str, typer.Option(help="where the gold contexts go: end, beginning, middle or random")
+    ] = "end",
+    depth: Annotated[
+        int, typer.Option(help="passages retrieved per question before filtering (seed: 40)")
+    ] = 40,
     seed: Annotated[int, typer.Option(help="seed of the random gold position")] = 0,
     max_tokens: Annotated[int, typer.Option(help="response length limit")] = 512,
     llm_base_url: lo.BaseUrl = None,
@@ -230,7 +274,12 @@ def generate_command(
             raise InputError(f"use one of {', '.join(GOLD_POSITIONS)}", field="--gold-position")
         found = make_retriever(retriever, Corpus.from_path(corpus))
         examples = add_distractors(
-            examples, found, budget=budget, gold_position=gold_position, depth=depth, seed=seed  # type: ignore[arg-type]
+            examples,
+            found,
+            budget=budget,
+            gold_position=gold_position,
+            depth=depth,
+            seed=seed,  # type: ignore[arg-type]
         )
     failures = 0
     with ResultWriter(output) as writer:
@@ -255,7 +304,10 @@ def generate_command(
         ("responses written (new)", len(todo) - failures),
         ("already there (resumed)", len(examples) - len(todo)),
         ("failed calls (rerun to retry)", failures),
-        ("distractors", f"{retriever}, {budget} tokens, gold at {gold_position}" if corpus else "none (gold only)"),
+        (
+            "distractors",
+            f"{retriever}, {budget} tokens, gold at {gold_position}" if corpus else "none (gold only)",
+        ),
         ("responses", str(output)),
     ]
     rows.extend(lo.usage_rows(llm))
@@ -273,11 +325,16 @@ Example:
 
 
 def calibrate_command(
-    labels: Annotated[Path, typer.Argument(help="JSONL of {fact, text | contexts, present}", show_default=False)],
+    labels: Annotated[
+        Path, typer.Argument(help="JSONL of {fact, text | contexts, present}", show_default=False)
+    ],
     presence: Annotated[str, typer.Option(help=PRESENCE_HELP)] = "bi",
     statistic: Annotated[str, typer.Option(help="pearson, accuracy, macro-f1 or kappa")] = "pearson",
     window: Annotated[int | None, typer.Option(help="sentences per window; 0 = whole text")] = None,
     stride: Annotated[int, typer.Option(help="sentences between window starts")] = 1,
+    min_window: Annotated[
+        int | None, typer.Option(help="also score narrower windows, down to this width")
+    ] = None,
     llm_base_url: lo.BaseUrl = None,
     llm_model: lo.Model = None,
     llm_api_key: lo.ApiKey = None,
@@ -291,11 +348,17 @@ def calibrate_command(
     from factscope.metrics.grounding import agreement, calibrate_threshold
 
     if statistic not in {"pearson", "accuracy", "macro-f1", "kappa"}:
-        raise InputError(f"unknown statistic {statistic!r}; use pearson, accuracy, macro-f1 or kappa", field="--statistic")
+        raise InputError(
+            f"unknown statistic {statistic!r}; use pearson, accuracy, macro-f1 or kappa", field="--statistic"
+        )
     facts, sources, human = _read_labels(labels)
     needs_llm = presence == "llm" or presence.startswith("nli:llm")
-    llm = lo.build_llm(llm_base_url, llm_model, llm_api_key, llm_config, llm_concurrency, llm_cache) if needs_llm else None
-    model = make_presence(presence, window=window, stride=stride, llm=llm)
+    llm = (
+        lo.build_llm(llm_base_url, llm_model, llm_api_key, llm_config, llm_concurrency, llm_cache)
+        if needs_llm
+        else None
+    )
+    model = make_presence(presence, window=window, stride=stride, min_window=min_window, llm=llm)
     with progress("scoring labelled pairs", None):
         scores = model.score(facts, sources).tolist()
     judged = [(s, h) for s, h in zip(scores, human) if not math.isnan(s)]
@@ -342,7 +405,12 @@ def _read_labels(path: Path) -> tuple[list[str], list[list[str]], list[bool]]:
             if isinstance(texts, str):
                 texts = [texts]
             if not isinstance(texts, list) or not texts or not all(isinstance(t, str) for t in texts):
-                raise InputError("missing; give `text` (a string) or `contexts` (a list)", path=path, line=line, field="text")
+                raise InputError(
+                    "missing; give `text` (a string) or `contexts` (a list)",
+                    path=path,
+                    line=line,
+                    field="text",
+                )
             label = item.get("present")
             if label not in (True, False, 0, 1):
                 raise InputError("expected true / false or 1 / 0", path=path, line=line, field="present")

@@ -48,7 +48,9 @@ def parse_facts(reply: str) -> list[str]:
 class LLMFactExtractor:
     """Decomposes texts into atomic facts (Claim kind "fact") with an OpenAI-compatible LLM."""
 
-    def __init__(self, client: LLMClient, *, prompt: str = "facts_decompose", max_tokens: int | None = 512) -> None:
+    def __init__(
+        self, client: LLMClient, *, prompt: str = "facts_decompose", max_tokens: int | None = 512
+    ) -> None:
         self.client = client
         self.template = load_prompt(prompt)
         self.max_tokens = max_tokens
@@ -57,12 +59,16 @@ class LLMFactExtractor:
     def _messages(self, sentence: str) -> list[dict[str, str]]:
         return [{"role": "user", "content": self.template.replace("{sentence}", sentence)}]
 
-    def extract(self, texts: Sequence[str], questions: Sequence[str | None] | None = None) -> list[Extraction]:
+    def extract(
+        self, texts: Sequence[str], questions: Sequence[str | None] | None = None
+    ) -> list[Extraction]:
         """One Extraction per text: its atomic facts with the sentence id and span each came from."""
         check_questions(texts, questions)
         spans_of = [sentence_spans(text) for text in texts]
         conversations = [
-            self._messages(text[span.start : span.end]) for text, spans in zip(texts, spans_of) for span in spans
+            self._messages(text[span.start : span.end])
+            for text, spans in zip(texts, spans_of)
+            for span in spans
         ]
         params = {"max_tokens": self.max_tokens} if self.max_tokens else {}
         replies = iter(self.client.chat_many(conversations, **params) if conversations else [])

@@ -14,6 +14,7 @@ import re
 import string
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any, Literal
 
 EmptyPolicy = Literal["zero", "skip"]
@@ -137,7 +138,9 @@ def _mean(values: Sequence[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def average_scores(scores: Sequence[GroundingScore], answers: Sequence[bool | None] | None = None) -> GroundingAverages:
+def average_scores(
+    scores: Sequence[GroundingScore], answers: Sequence[bool | None] | None = None
+) -> GroundingAverages:
     """Macro-average precision, recall, F1 (mean of per-record F1) and answer accuracy."""
     precisions = [s.precision for s in scores if s.precision is not None]
     recalls = [s.recall for s in scores if s.recall is not None]
@@ -207,7 +210,9 @@ def breakdown(
 AgreementStatistic = Literal["pearson", "accuracy", "macro-f1", "kappa"]
 
 
-def agreement(statistic: AgreementStatistic, human: Sequence[bool], predicted: Sequence[bool]) -> float | None:
+def agreement(
+    statistic: AgreementStatistic, human: Sequence[bool], predicted: Sequence[bool]
+) -> float | None:
     """Agreement of binary presence decisions with human labels; None where undefined (a constant side).
 
     ``pearson`` on 0/1 values is the phi coefficient (the seed picks thresholds by correlation with humans);
@@ -255,8 +260,8 @@ def calibrate_threshold(
     """
     if len(scores) != len(human) or not scores:
         raise ValueError("calibration needs one human label per score, and at least one")
-    distinct = sorted(set(float(s) for s in scores))
-    candidates = [distinct[0] - 1.0] + [(a + b) / 2 for a, b in zip(distinct, distinct[1:])] + [distinct[-1] + 1.0]
+    distinct = sorted({float(s) for s in scores})
+    candidates = [distinct[0] - 1.0] + [(a + b) / 2 for a, b in pairwise(distinct)] + [distinct[-1] + 1.0]
     best: tuple[float, float] | None = None
     for threshold in candidates:
         value = agreement(statistic, list(human), [s >= threshold for s in scores])

@@ -131,9 +131,13 @@ def score_batch(
             id=example.id,
             question=example.question,
             response=example.response,
-            response_facts=_judgements([c.render() for c in extraction.claims], response_scores, presence.threshold),
+            response_facts=_judgements(
+                [c.render() for c in extraction.claims], response_scores, presence.threshold
+            ),
             gold_facts=_judgements(example.gold_facts, gold_scores, presence.threshold),
-            answer_correct=contains_answer(example.response or "", example.answer) if example.answer else None,
+            answer_correct=contains_answer(example.response or "", example.answer)
+            if example.answer
+            else None,
             metadata=example.metadata,
         )
         if extraction.failed:

@@ -65,7 +65,9 @@ def _read_json(path: Path) -> Any:
     except FileNotFoundError as error:
         raise InputError("file not found; check the path", path=path) from error
     except json.JSONDecodeError as error:
-        raise InputError(f"not valid JSON ({error.msg} at column {error.colno})", path=path, line=error.lineno) from error
+        raise InputError(
+            f"not valid JSON ({error.msg} at column {error.colno})", path=path, line=error.lineno
+        ) from error
 
 
 def is_seed_layout(path: Path) -> bool:
@@ -112,7 +114,9 @@ def _seed_example(path: Path, key: str, entry: Any) -> GroundExample:
         raise InputError(f"{where}: no input context", path=path, field="context_list")
     gold = _string_list(entry["atomic_texts"], path=path, where=where, name="atomic_texts")
     if not gold:
-        raise InputError(f"{where}: no gold atomic facts; recall needs at least one", path=path, field="atomic_texts")
+        raise InputError(
+            f"{where}: no gold atomic facts; recall needs at least one", path=path, field="atomic_texts"
+        )
     answer = entry.get("answer")
     if answer is not None and not isinstance(answer, (str, int, float)):
         raise InputError(f"{where}: expected a string", path=path, field="answer")
@@ -137,7 +141,9 @@ def _attach_metadata(dataset: GroundDataset, path: Path, data_ids: set[str]) -> 
         if entry is None:
             continue
         if not isinstance(entry, dict):
-            dataset.errors.append(InputError(f"question {example.id!r}: expected an object", path=path, field=example.id))
+            dataset.errors.append(
+                InputError(f"question {example.id!r}: expected an object", path=path, field=example.id)
+            )
             continue
         example.metadata.update(entry)
     without = sorted(data_ids - set(metadata))
@@ -171,7 +177,9 @@ def generic_example(obj: Mapping[str, Any], *, path: Path, line: int) -> GroundE
         raise InputError("no input context", path=path, line=line, field="contexts")
     gold = _string_list(obj["gold_facts"], path=path, where="gold_facts", name="gold_facts", line=line)
     if not gold:
-        raise InputError("no gold atomic facts; recall needs at least one", path=path, line=line, field="gold_facts")
+        raise InputError(
+            "no gold atomic facts; recall needs at least one", path=path, line=line, field="gold_facts"
+        )
     response = obj.get("response")
     if response is not None and not isinstance(response, str):
         raise InputError("expected a string", path=path, line=line, field="response")
@@ -210,7 +218,9 @@ def load_generic_dataset(path: str | Path) -> GroundDataset:
             dataset.errors.append(error)
             continue
         if example.id in seen:
-            dataset.errors.append(InputError(f"duplicate id {example.id!r}", path=path, line=line, field="id"))
+            dataset.errors.append(
+                InputError(f"duplicate id {example.id!r}", path=path, line=line, field="id")
+            )
             continue
         seen.add(example.id)
         dataset.examples.append(example)
@@ -253,7 +263,9 @@ def attach_responses(dataset: GroundDataset, path: str | Path, field_name: str =
             continue
         text = item.get(field_name)
         if not isinstance(text, str):
-            dataset.errors.append(InputError("missing or not a string", path=path, line=line, field=field_name))
+            dataset.errors.append(
+                InputError("missing or not a string", path=path, line=line, field=field_name)
+            )
             continue
         if "contexts" in item:
             try:
