@@ -53,5 +53,5 @@ def main() -> None:
     try:
         app()
     except FactscopeError as error:
-        Console(stderr=True).print(f"[bold red]error:[/] {error}", highlight=False)
+        Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {error}", highlight=False)
         sys.exit(2)

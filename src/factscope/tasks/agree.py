@@ -127,7 +127,14 @@ def _check_given_triplets(
         record = by_id[response.id]
         for triplet in response.triplets:
             claim = Claim(text=" ".join(triplet.triplet), kind="triplet", triplet=triplet.triplet)
-            tasks.append(CheckTask(claim=claim.render(), references=tuple(record.references), question=record.question))
+            tasks.append(
+                CheckTask(
+                    claim=claim.render(),
+                    references=tuple(record.references),
+                    question=record.question,
+                    triplet=claim.triplet,
+                )
+            )
     verdicts = iter(checker.check(tasks))
     return [[next(verdicts).label for _ in response.triplets] for response in human]
 
