@@ -48,6 +48,8 @@ def test_default_scoring_offline_writes_results_and_resumes(app, tmp_path):
         DATA / "responses.jsonl",
         "-o",
         out,
+        "--summary",
+        tmp_path / "summary.json",
     ]
     result = _run(app, *args)
     assert result.exit_code == 0, result.output
@@ -58,6 +60,10 @@ def test_default_scoring_offline_writes_results_and_resumes(app, tmp_path):
     assert q3["recall"] == 1.0 and q3["answer_correct"] is True and q3["metadata"]["has_multi"] is True
     assert all(0.0 <= r["f1"] <= 1.0 for r in rows)
     assert "grounding" in result.output and "definite" in result.output and "free-form" in result.output
+    figures = json.loads((tmp_path / "summary.json").read_text())
+    assert figures["records"] == 3 and figures["failed"] == 0
+    assert figures["overall"]["f1"] == pytest.approx(sum(r["f1"] for r in rows) / 3)
+    assert [b["factor"] for b in figures["by_factor"]] == ["pop", "has_multi", "has_answer"]
     again = _run(app, *args)
     assert again.exit_code == 0 and len(_rows(out)) == 3
     assert "0 / 3" in again.output
