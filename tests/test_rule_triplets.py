@@ -213,6 +213,19 @@ def test_long_response_in_a_batch(extractor):
     assert results[1].claims[0].triplet == ("Berlin", "is", "big")
 
 
+def test_conditional_clause_is_not_asserted(extractor):
+    assert triplets(extractor, "If Einstein had stayed in Ulm, he would have become an engineer.") == [
+        ("Einstein", "would have become", "an engineer")
+    ]
+
+
+def test_between_keeps_both_ends_and_abbreviations_keep_their_full_stop(extractor):
+    assert triplets(extractor, "The town flourished between 6500 and 5500 BC.") == [
+        ("The town", "flourished between", "6500 and 5500 BC")
+    ]
+    assert triplets(extractor, "The U.S. invested in Canada.") == [("The U.S.", "invested in", "Canada")]
+
+
 def test_proposition_triplets_without_object():
     proposition = Proposition("Einstein", "was born", "", (("in", "Ulm"), ("in", "1879")))
     assert proposition_triplets(proposition) == [
@@ -229,6 +242,9 @@ def test_proposition_triplets_without_object():
         ("The song ' '", "The song"),
         ("Ulm)", "Ulm"),
         ("(ICL", "ICL"),
+        ("strengthened (", "strengthened"),
+        ("the Smiths'", "the Smiths'"),
+        ("'Hey June", "Hey June"),
     ],
 )
 def test_clean_phrase_trims_punctuation_and_unbalanced_brackets(raw, clean):

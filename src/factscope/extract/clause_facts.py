@@ -84,7 +84,7 @@ class ClauseFactExtractor:
         if self._nlp is None:
             from factscope.backends.embedded import load_spacy
 
-            self._nlp = load_spacy()
+            self._nlp = load_spacy(disable=("lemmatizer",))
         return self._nlp
 
     def extract(

@@ -23,11 +23,14 @@ VERB_GROUP_DEPS = frozenset({"aux", "auxpass", "neg", "prt"})
 FINITE_VERB_TAGS = frozenset({"VBD", "VBZ", "VBP"})
 RELATIVE_TAGS = frozenset({"WDT", "WP"})
 RESOLVED_PRONOUNS = frozenset({"he", "she", "it", "they"})
+UNASSERTED_MARKS = frozenset({"if", "unless", "whether", "than", "lest"})
+"""Subordinators whose clause the sentence does not assert ("if he won", "more than it saved")."""
 DEMONSTRATIVES = frozenset({"this", "that", "these", "those"})
 BE_FORMS = frozenset({"be", "is", "are", "was", "were", "been", "being", "'s", "'re", "am", "'m"})
 SPEAKER_PRONOUNS = frozenset({"i", "me", "you", "we"})
 CONTENT_POS = frozenset({"NOUN", "PROPN", "NUM"})
-EDGE_PUNCTUATION = " \t\r\n,;:.!?-\u2013\u2014/"
+EDGE_PUNCTUATION = " \t\r\n,;:!?-\u2013\u2014/"
+SENTENCE_PUNCTUATION = frozenset({".", ",", ";", ":", "!", "?", "-", "--", "...", "\u2013", "\u2014"})
 BRACKET_PAIRS = (("(", ")"), ("[", "]"), ("{", "}"))
 QUOTES = "\"'\u2018\u2019\u201c\u201d`"
 
@@ -139,25 +142,34 @@ def _cut_subtree(token: Any) -> bool:
 
 
 def clean_phrase(text: str) -> str:
-    """Trim punctuation from the ends of a phrase and drop brackets or quotes left unbalanced."""
+    """Trim punctuation from the ends of a phrase and drop brackets or quotes left empty or unbalanced.
+
+    A full stop is not trimmed here (it ends abbreviations such as "U.S."); :func:`phrase_tokens` leaves out
+    sentence punctuation as tokens.
+    """
     text = re.sub(r"\s+", " ", text)
     text = re.sub(r"""(\(\s*\)|\[\s*\]|"\s*"|'\s*'|\u2018\s*\u2019|\u201c\s*\u201d)""", " ", text)
-    text = re.sub(r"\s+", " ", text).strip(EDGE_PUNCTUATION)
-    changed = True
-    while changed and text:
-        changed = False
+    text = re.sub(r"\s+", " ", text)
+    while True:
+        before = text
+        text = text.strip(EDGE_PUNCTUATION)
         for opening, closing in BRACKET_PAIRS:
-            if text.startswith(opening) and text.count(opening) > text.count(closing):
-                text, changed = text[1:].strip(EDGE_PUNCTUATION), True
-            elif text.endswith(closing) and text.count(closing) > text.count(opening):
-                text, changed = text[:-1].strip(EDGE_PUNCTUATION), True
+            if text.endswith(opening) or (
+                text.endswith(closing) and text.count(closing) > text.count(opening)
+            ):
+                text = text[:-1]
+            if text.startswith(closing) or (
+                text.startswith(opening) and text.count(opening) > text.count(closing)
+            ):
+                text = text[1:]
         for quote in QUOTES:
-            if text.count(quote) % 2 == 1 and (text.startswith(quote) or text.endswith(quote)):
-                text, changed = text.replace(quote, "", 1 if text.startswith(quote) else 0), True
-                if text.endswith(quote) and text.count(quote) % 2 == 1:
+            if text.count(quote) % 2 == 1:
+                if text.startswith(quote):
+                    text = text[1:]
+                elif text.endswith(quote) and not (quote == "'" and text[-2:-1] == "s"):
                     text = text[:-1]
-                text = text.strip(EDGE_PUNCTUATION)
-    return text
+        if text == before:
+            return text
 
 
 def phrase(token: Any) -> str:
@@ -174,7 +186,12 @@ def phrase_tokens(token: Any) -> list[Any]:
     for descendant in token.subtree:
         if descendant is not token and descendant.i not in excluded and _cut_subtree(descendant):
             excluded.update(t.i for t in descendant.subtree)
-    return [t for t in token.subtree if t.i not in excluded]
+    kept = [t for t in token.subtree if t.i not in excluded]
+    while kept and kept[-1].text in SENTENCE_PUNCTUATION:
+        kept.pop()
+    while kept and kept[0].text in SENTENCE_PUNCTUATION:
+        kept.pop(0)
+    return kept
 
 
 def verb_group(verb: Any) -> str:
@@ -308,6 +325,10 @@ class PropositionReader:
         return list(dict.fromkeys(found))
 
     def _is_clause_head(self, token: Any) -> bool:
+        if token.dep_ == "acl" and token.tag_ not in {"VBN", "VBG"}:
+            return False
+        if any(c.dep_ == "mark" and c.lower_ in UNASSERTED_MARKS for c in token.children):
+            return False
         return token.pos_ in {"VERB", "AUX"} and token.dep_ in CLAUSE_DEPS
 
     @staticmethod
@@ -374,8 +395,8 @@ class PropositionReader:
             return []
         parts = [verb, *self._folded_complements(verb)]
         predicate = " ".join(verb_group(v) for v in parts)
-        needs_copula = verb.dep_ in {"acl", "advcl"} or (
-            verb.dep_ == "relcl" and not any(c.dep_ in SUBJECT_DEPS for c in verb.children)
+        needs_copula = verb.dep_ in {"acl", "advcl", "relcl"} and not any(
+            c.dep_ in SUBJECT_DEPS for c in verb.children
         )
         if needs_copula and verb.tag_ in {"VBN", "VBG"} and subject_token is not None:
             predicate = f"{copula(subject_token, sentence.tokens.root)} {predicate}"
@@ -414,13 +435,16 @@ class PropositionReader:
             )
             for subject, head in subjects
             for obj in (objects or [""])
+            if subject != obj and not any(t.tag_ in RELATIVE_TAGS for t in phrase_tokens(head))
         ]
 
     def _attachments(self, preposition: Any) -> list[tuple[str, str]]:
         found = []
         for prep in conjuncts(preposition):
             for child in prep.children:
-                if child.dep_ == "pobj":
+                if child.dep_ == "pobj" and prep.lower_ == "between":
+                    found.append((prep.lower_, clean_phrase(join_tokens(list(child.subtree)))))
+                elif child.dep_ == "pobj":
                     found.extend((prep.lower_, p) for p in self._arguments(child))
                     for inner in child.children:
                         if is_detached_preposition(inner):

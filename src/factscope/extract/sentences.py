@@ -37,7 +37,7 @@ class SentenceExtractor:
         if self._nlp is None:
             from factscope.backends.embedded import load_spacy
 
-            self._nlp = load_spacy()
+            self._nlp = load_spacy(disable=("lemmatizer", "ner"))
         return self._nlp
 
     def extract(
