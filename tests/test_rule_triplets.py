@@ -131,6 +131,25 @@ def test_relative_clauses(extractor):
     ]
 
 
+def test_contracted_auxiliaries_are_written_out(extractor):
+    assert triplets(extractor, "Berlin is big. It's been a capital since 1871. They're not rivals.") == [
+        ("Berlin", "is", "big"),
+        ("Berlin", "has been", "a capital"),
+        ("Berlin", "has been a capital since", "1871"),
+        ("They", "are not", "rivals"),
+    ]
+
+
+def test_coordinated_participles_share_the_added_copula(extractor):
+    text = "The Palais-Royal, built for Richelieu in 1639 and originally named Palais-Cardinal, is in Paris."
+    assert triplets(extractor, text) == [
+        ("The Palais-Royal", "is built for", "Richelieu"),
+        ("The Palais-Royal", "is built in", "1639"),
+        ("The Palais-Royal", "is named", "Palais-Cardinal"),
+        ("The Palais-Royal", "is in", "Paris"),
+    ]
+
+
 def test_open_complement_joins_the_predicate(extractor):
     assert triplets(extractor, "She wanted to become a doctor.") == [("She", "wanted to become", "a doctor")]
 

@@ -25,6 +25,21 @@ RELATIVE_TAGS = frozenset({"WDT", "WP"})
 RESOLVED_PRONOUNS = frozenset({"he", "she", "it", "they"})
 UNASSERTED_MARKS = frozenset({"if", "unless", "whether", "than", "lest"})
 """Subordinators whose clause the sentence does not assert ("if he won", "more than it saved")."""
+CONTRACTIONS = {
+    "'s": "is",
+    "\u2019s": "is",
+    "'re": "are",
+    "\u2019re": "are",
+    "'m": "am",
+    "\u2019m": "am",
+    "'ve": "have",
+    "\u2019ve": "have",
+    "'ll": "will",
+    "\u2019ll": "will",
+    "'d": "would",
+    "\u2019d": "would",
+}
+"""Contracted auxiliaries written out when they open a predicate ("it's wise" -> (it, is, wise))."""
 DEMONSTRATIVES = frozenset({"this", "that", "these", "those"})
 BE_FORMS = frozenset({"be", "is", "are", "was", "were", "been", "being", "'s", "'re", "am", "'m"})
 SPEAKER_PRONOUNS = frozenset({"i", "me", "you", "we"})
@@ -203,6 +218,12 @@ def verb_group(verb: Any) -> str:
     group.append(verb)
     ordered = sorted(group, key=lambda t: t.i)
     text = join_tokens(ordered)
+    if ordered[0].lower_ in CONTRACTIONS:
+        full = CONTRACTIONS[ordered[0].lower_]
+        if ordered[0].lower_ in {"'s", "\u2019s"} and len(ordered) > 1 and ordered[1].tag_ == "VBN":
+            full = "has"
+        rest = join_tokens(ordered[1:]) if len(ordered) > 1 else ""
+        text = full + rest if rest.startswith("n't") else f"{full} {rest}".strip()
     if ordered[0].is_sent_start and ordered[0].pos_ != "PROPN" and ordered[0].text != "I":
         text = text[:1].lower() + text[1:]
     return text
@@ -211,6 +232,16 @@ def verb_group(verb: Any) -> str:
 def is_negated(predicate: str) -> bool:
     """Whether a verb group carries a negation ("did not win", "isn't", "never won")."""
     return re.search(r"\b(not|never|no)\b|n't\b", predicate, re.IGNORECASE) is not None
+
+
+def is_participle_clause(verb: Any) -> bool:
+    """A participle clause without its own subject ("a palace built in 1639 and named X", "Born in Ulm, ..."):
+    it is stated with a form of "be" added before the participle."""
+    if verb.tag_ not in {"VBN", "VBG"} or any(c.dep_ in SUBJECT_DEPS for c in verb.children):
+        return False
+    if verb.dep_ == "conj":
+        return is_participle_clause(verb.head)
+    return verb.dep_ in {"acl", "advcl", "relcl"}
 
 
 def first_verb_tag(verb: Any) -> str:
@@ -395,10 +426,7 @@ class PropositionReader:
             return []
         parts = [verb, *self._folded_complements(verb)]
         predicate = " ".join(verb_group(v) for v in parts)
-        needs_copula = verb.dep_ in {"acl", "advcl", "relcl"} and not any(
-            c.dep_ in SUBJECT_DEPS for c in verb.children
-        )
-        if needs_copula and verb.tag_ in {"VBN", "VBG"} and subject_token is not None:
+        if is_participle_clause(verb) and subject_token is not None:
             predicate = f"{copula(subject_token, sentence.tokens.root)} {predicate}"
         plural_verb = first_verb_tag(verb) == "VBP"
         objects: list[str] = []
