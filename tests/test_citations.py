@@ -79,3 +79,11 @@ def test_empty_and_citation_free_answers():
 def test_hypothesis_is_relation_colon_value():
     assert parse_answer("X [Q1, employer: University of Jena].").citations[0].hypothesis() == (
         "employer: University of Jena")
+
+
+def test_abbreviations_do_not_end_a_sentence_and_edge_positions():
+    answer = parse_answer("[Q1, name: Dr. Smith] Dr. Smith was born on Jan. 5, 1900 in the U.S. state of Ohio "
+                          "[Q1, date of birth: 1900-01-05].[NA] He died.")
+    assert answer.sentences == ["Dr. Smith was born on Jan. 5, 1900 in the U.S. state of Ohio.", "He died."]
+    assert [c.sentence for c in answer.citations] == [0, 0]
+    assert answer.na_sentences == [0]

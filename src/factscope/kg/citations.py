@@ -12,12 +12,12 @@ import re
 from dataclasses import dataclass, field
 
 from factscope.kg.graph import Triple, normalize_qid
+from factscope.text import sentence_spans as split_spans
 
 _BRACKET = re.compile(r"\[([^\[\]]*)\]")
 _NA = re.compile(r"^\s*[\"']?\s*n\s*/?\s*a\s*[\"']?\s*$", re.IGNORECASE)
 _QID = re.compile(r"^\s*[\"']?\s*(?:qid\s*[:=]\s*)?[\"']?\s*(q\d+)\s*[\"']?\s*$", re.IGNORECASE)
 _HAS_QID = re.compile(r"\bq\d+\b", re.IGNORECASE)
-_SENTENCE_END = re.compile(r"[.!?][\"'\u201d)]*(?=\s+[\"'\u201c(]?[A-Z0-9])|[.!?][\"'\u201d)]*\s*$")
 _SPACE = re.compile(r"\s+")
 _SPACE_BEFORE_PUNCT = re.compile(r"\s+(?=[.,;:!?])")
 _QUOTES = "\"'`\u2018\u2019\u201c\u201d"
@@ -72,18 +72,9 @@ class ParsedAnswer:
 
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
-    """Sentence spans [start, end) of citation-free text: a sentence ends at . ! or ? followed by
-    whitespace and a capital letter, digit or opening quote, or at the end of the text."""
-    spans = []
-    start = 0
-    for match in _SENTENCE_END.finditer(text):
-        end = match.end()
-        if text[start:end].strip():
-            spans.append((start, end))
-        start = end
-    if text[start:].strip():
-        spans.append((start, len(text)))
-    return spans
+    """Sentence spans [start, end) of citation-free text (factscope's rule-based splitter, which keeps
+    abbreviations, initials and decimals inside their sentence)."""
+    return [(span.start, span.end) for span in split_spans(text)]
 
 
 def _tidy(sentence: str) -> str:
@@ -156,7 +147,7 @@ def parse_answer(text: str) -> ParsedAnswer:
     answer = ParsedAnswer(text=text, sentences=[_tidy(clean[s:e]) for s, e in spans])
     na: set[int] = set()
     for position, content in marks:
-        sentence = _sentence_of(position, spans, clean)
+        sentence = _sentence_of(position, spans)
         if _NA.match(content):
             na.add(sentence)
         elif _HAS_QID.search(content) or ":" in content:
@@ -169,12 +160,12 @@ def parse_answer(text: str) -> ParsedAnswer:
     return answer
 
 
-def _sentence_of(position: int, spans: list[tuple[int, int]], clean: str) -> int:
-    """The sentence a bracket at ``position`` of the clean text ends: the one containing it, or the
-    previous one when only whitespace of the next sentence precedes it (``Rome. [Q1, ...] She ...``)."""
+def _sentence_of(position: int, spans: list[tuple[int, int]]) -> int:
+    """The sentence a bracket at ``position`` of the clean text ends: the one it sits in, or the one
+    before when it sits between sentences or right at a sentence's start (``Rome. [Q1, ...] She ...``)."""
     for index, (start, end) in enumerate(spans):
-        if start <= position < end or (position == end and index == len(spans) - 1):
-            if index and not clean[start:position].strip():
-                return index - 1
+        if start < position <= end:
             return index
+        if position <= start:
+            return max(index - 1, 0)
     return max(len(spans) - 1, 0)
