@@ -150,6 +150,29 @@ def test_coordinated_participles_share_the_added_copula(extractor):
     ]
 
 
+def test_clause_on_a_predicate_noun_is_about_the_subject(extractor):
+    assert triplets(extractor, "Python is a programming language that was created by Guido van Rossum.") == [
+        ("Python", "is", "a programming language"),
+        ("Python", "was created by", "Guido van Rossum"),
+    ]
+
+
+def test_infinitive_stays_in_its_noun_phrase(extractor):
+    assert triplets(extractor, "Curie was the first woman to win a Nobel Prize.") == [
+        ("Curie", "was", "the first woman to win a Nobel Prize")
+    ]
+
+
+def test_imperative_is_not_a_statement(extractor):
+    assert extractor.extract(["Paris is old. Let me know if you have other questions."])[0].claims[
+        -1
+    ].triplet == (
+        "Paris",
+        "is",
+        "old",
+    )
+
+
 def test_open_complement_joins_the_predicate(extractor):
     assert triplets(extractor, "She wanted to become a doctor.") == [("She", "wanted to become", "a doctor")]
 

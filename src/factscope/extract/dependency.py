@@ -116,13 +116,16 @@ def is_refusal(sentence: Sentence) -> bool:
 def is_statement(sentence: Sentence) -> bool:
     """A sentence worth one sentence-level claim: not a question, a refusal, speaker talk or a bare fragment.
 
-    Speaker talk is a sentence whose main subject is I, we or you ("I hope this helps."); a bare fragment has
+    Speaker talk is a sentence whose main subject is I, we or you ("I hope this helps.") or an imperative
+    ("Let me know if you have questions."); a bare fragment has
     no noun, proper noun or number ("Sure!", a list marker "1."); a line ending in a colon is a heading.
     """
     if is_question(sentence) or is_refusal(sentence) or sentence.text.endswith(":"):
         return False
     root = sentence.tokens.root
     if any(child.dep_ in SUBJECT_DEPS and child.lower_ in SPEAKER_PRONOUNS for child in root.children):
+        return False
+    if root.tag_ == "VB" and not any(child.dep_ in SUBJECT_DEPS | {"aux"} for child in root.children):
         return False
     return any(token.pos_ in CONTENT_POS and token.tag_ != "LS" for token in sentence.tokens)
 
@@ -147,9 +150,14 @@ def is_detached_preposition(token: Any) -> bool:
     return token.dep_ == "prep" and token.head.ent_type_ == "DATE" and token.ent_type_ != "DATE"
 
 
+def is_infinitive(verb: Any) -> bool:
+    """A to-infinitive ("the first woman to win a Nobel Prize"): it stays inside its noun phrase."""
+    return verb.tag_ == "VB" and any(c.dep_ == "aux" and c.lower_ == "to" for c in verb.children)
+
+
 def _cut_subtree(token: Any) -> bool:
     """Whether a modifier is left out of its head's noun phrase (it is stated as a proposition of its own)."""
-    if token.dep_ == "relcl" or is_detached_preposition(token):
+    if token.dep_ == "relcl" and not is_infinitive(token) or is_detached_preposition(token):
         return True
     if token.dep_ == "appos":
         return not _keeps_appositive(token.head, token)
@@ -356,7 +364,12 @@ class PropositionReader:
         return list(dict.fromkeys(found))
 
     def _is_clause_head(self, token: Any) -> bool:
-        if token.dep_ == "acl" and token.tag_ not in {"VBN", "VBG"}:
+        if (
+            token.dep_ == "acl"
+            and token.tag_ not in {"VBN", "VBG"}
+            or token.dep_ == "relcl"
+            and is_infinitive(token)
+        ):
             return False
         if any(c.dep_ == "mark" and c.lower_ in UNASSERTED_MARKS for c in token.children):
             return False
@@ -401,7 +414,7 @@ class PropositionReader:
         if own:
             subject = own[0]
             if verb.dep_ == "relcl" and subject.tag_ in RELATIVE_TAGS:
-                return self._headed_arguments(verb.head), verb.head
+                return self._described(verb.head)
             if subject.tag_ in RELATIVE_TAGS or subject.pos_ == "PRON" and subject.lower_ in {"what", "who"}:
                 return [], None
             if not self.speaker_subjects and subject.lower_ in SPEAKER_PRONOUNS:
@@ -412,13 +425,21 @@ class PropositionReader:
         if verb.dep_ == "conj" and verb.head.pos_ in {"VERB", "AUX"}:
             return self._subjects(verb.head)
         if verb.dep_ == "acl" or verb.dep_ == "relcl":
-            noun = verb.head
-            while noun.dep_ == "appos":
-                noun = noun.head
-            return self._headed_arguments(noun), noun
+            return self._described(verb.head)
         if verb.dep_ == "advcl" and verb.tag_ == "VBN" and verb.head.pos_ in {"VERB", "AUX"}:
             return self._subjects(verb.head)
         return [], None
+
+    def _described(self, noun: Any) -> tuple[list[tuple[str, Any]], Any]:
+        """What a relative or participle clause on ``noun`` is about: the noun itself, or, when the noun is
+        predicated of a subject ("Curie was a physicist who ...", "Paris, a city founded ..."), that subject."""
+        while noun.dep_ in {"appos", "conj"} and noun.head.pos_ in CONTENT_POS | {"PRON"}:
+            noun = noun.head
+        if noun.dep_ == "attr" and noun.head.pos_ == "AUX":
+            subjects, subject_token = self._subjects(noun.head)
+            if subjects:
+                return subjects, subject_token
+        return self._headed_arguments(noun), noun
 
     def _clause(self, verb: Any, sentence: Sentence) -> list[Proposition]:
         subjects, subject_token = self._subjects(verb)
