@@ -198,3 +198,23 @@ def test_bad_input_is_reported_and_skipped(app, tmp_path):
 
     with pytest.raises(InputError, match="zero or skip"):
         _run(app, "ground", data, "--no-gold-facts", "maybe")
+
+
+def test_generate_skips_failed_calls_and_a_rerun_retries_only_them(app, tmp_path, fake_llm, monkeypatch):
+    from fake_llm import Fail
+
+    monkeypatch.setenv("FACTSCOPE_LLM_BASE_URL", fake_llm.base_url)
+    config = tmp_path / "config.toml"
+    config.write_text("[llm]\nmax_retries = 0\nconcurrency = 1\n")
+    fake_llm.script([Fail(500)])
+    fake_llm.responder = lambda request: "An answer."
+    out = tmp_path / "responses.jsonl"
+    args = ["ground", "generate", DATA / "original.json", "-o", out, "--llm-config", config, *LLM]
+    first = _run(app, *args)
+    assert first.exit_code == 0, first.output
+    assert "failed" in first.output and len(_rows(out)) == 2
+    before = len(fake_llm.requests)
+    second = _run(app, *args)
+    assert second.exit_code == 0, second.output
+    assert len(fake_llm.requests) - before == 1
+    assert sorted(r["id"] for r in _rows(out)) == ["q1", "q2", "q3"]

@@ -91,7 +91,9 @@ def test_results_round_trip_through_json_for_resumed_summaries():
 
 
 def test_examples_without_response_are_refused():
-    with pytest.raises(ValueError, match="no response"):
+    from factscope.errors import InputError
+
+    with pytest.raises(InputError, match="no response"):
         ground([GroundExample("z", "Q?", ["c"], ["f"])], extractor=_SentenceFacts(), presence=_Contains())
 
 

@@ -253,6 +253,9 @@ def generate_command(
     ] = 40,
     seed: Annotated[int, typer.Option(help="seed of the random gold position")] = 0,
     max_tokens: Annotated[int, typer.Option(help="response length limit")] = 512,
+    batch_size: Annotated[
+        int, typer.Option(help="questions sent (in parallel) before results are written")
+    ] = 32,
     llm_base_url: lo.BaseUrl = None,
     llm_model: lo.Model = None,
     llm_api_key: lo.ApiKey = None,
@@ -285,21 +288,23 @@ def generate_command(
     with ResultWriter(output) as writer:
         todo = [e for e in examples if e.id not in writer.done]
         with progress("generating", len(todo)) as bar:
-            replies = generate_responses(todo, llm, max_tokens=max_tokens, on_done=bar.advance)
-        for example, reply in zip(todo, replies):
-            if reply.failed:
-                failures += 1
-                console.print(f"[yellow]failed[/] {example.id}: {reply.error}")
-                continue
-            writer.write(
-                {
-                    "id": example.id,
-                    "question": example.question,
-                    "response": reply.text,
-                    "contexts": example.contexts,
-                    "model": llm.name,
-                }
-            )
+            for start in range(0, len(todo), batch_size):
+                batch = todo[start : start + batch_size]
+                replies = generate_responses(batch, llm, max_tokens=max_tokens, on_done=bar.advance)
+                for example, reply in zip(batch, replies):
+                    if reply.failed:
+                        failures += 1
+                        console.print(f"[yellow]failed[/] {example.id}: {reply.error}")
+                        continue
+                    writer.write(
+                        {
+                            "id": example.id,
+                            "question": example.question,
+                            "response": reply.text,
+                            "contexts": example.contexts,
+                            "model": llm.name,
+                        }
+                    )
     rows: list[tuple[str, object]] = [
         ("responses written (new)", len(todo) - failures),
         ("already there (resumed)", len(examples) - len(todo)),

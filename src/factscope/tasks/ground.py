@@ -11,9 +11,11 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 from pydantic import BaseModel, Field
 
 from factscope.check.presence import PresenceModel, decide
+from factscope.errors import InputError
 from factscope.metrics.grounding import (
     Breakdown,
     EmptyPolicy,
@@ -77,8 +79,6 @@ class GroundResult(BaseModel):
 class GroundSummary(BaseModel):
     """Macro averages over the scored records, the breakdowns by factor, and what was left out."""
 
-    model_config = {"arbitrary_types_allowed": True}
-
     overall: GroundingAverages
     by_factor: list[Breakdown]
     records: int
@@ -87,17 +87,11 @@ class GroundSummary(BaseModel):
 
 
 def _judgements(facts: Sequence[str], scores: Sequence[float], threshold: float) -> list[FactJudgement]:
-    decisions = decide(_array(scores), threshold)
+    decisions = decide(np.asarray(scores, dtype=np.float64), threshold)
     return [
         FactJudgement(fact=f, score=None if math.isnan(s) or math.isinf(s) else float(s), present=d)
         for f, s, d in zip(facts, scores, decisions)
     ]
-
-
-def _array(values: Sequence[float]):
-    import numpy as np
-
-    return np.asarray(values, dtype=np.float64)
 
 
 def score_batch(
@@ -196,7 +190,10 @@ def ground(
         presence = BiEncoderPresence()
     missing = [e.id for e in examples if e.response is None]
     if missing:
-        raise ValueError(f"{len(missing)} example(s) have no response, e.g. {missing[0]!r}")
+        raise InputError(
+            f"{len(missing)} example(s) have no response, e.g. {missing[0]!r}; attach responses first "
+            "(tasks.ground_data.attach_responses) or generate them (generate_responses)"
+        )
     results: list[GroundResult] = []
     for start in range(0, len(examples), batch_size):
         for result in score_batch(

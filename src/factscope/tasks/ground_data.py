@@ -72,11 +72,11 @@ def _read_json(path: Path) -> Any:
 
 def is_seed_layout(path: Path) -> bool:
     """True when the file is one JSON object whose values are objects with ``qText`` (the seed layout)."""
-    head = path.read_text(encoding="utf-8")[:4096].lstrip()
-    if not head.startswith("{"):
+    text = path.read_text(encoding="utf-8")
+    if not text.lstrip().startswith("{"):
         return False
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(text)
     except json.JSONDecodeError:
         return False
     return isinstance(data, dict) and any(isinstance(v, dict) and "qText" in v for v in data.values())
