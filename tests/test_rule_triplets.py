@@ -17,9 +17,21 @@ def triplets(extractor, text):
 
 
 def test_subject_verb_object_keeps_negation_in_predicate(extractor):
-    assert triplets(extractor, "Einstein did not win the Nobel Prize in 1905.") == [
+    assert triplets(extractor, "Einstein did not win the Nobel Prize.") == [
         ("Einstein", "did not win", "the Nobel Prize"),
+    ]
+
+
+def test_negated_clause_with_attachment_keeps_only_the_attached_triplet(extractor):
+    assert triplets(extractor, "Einstein did not win the Nobel Prize in 1905.") == [
         ("Einstein", "did not win the Nobel Prize in", "1905"),
+    ]
+
+
+def test_object_and_attachment_give_two_triplets(extractor):
+    assert triplets(extractor, "Einstein won the Nobel Prize in 1921.") == [
+        ("Einstein", "won", "the Nobel Prize"),
+        ("Einstein", "won the Nobel Prize in", "1921"),
     ]
 
 

@@ -9,6 +9,7 @@ from factscope.extract.base import check_questions
 from factscope.extract.dependency import (
     Proposition,
     PropositionReader,
+    is_negated,
     is_statement,
     parse_batch,
     sentence_claim,
@@ -24,11 +25,13 @@ def proposition_triplets(proposition: Proposition) -> list[tuple[str, str, str]]
     triplet whose predicate carries the verb group, the object and the preposition:
     "Einstein won the Nobel Prize in 1921" -> (Einstein, won, the Nobel Prize),
     (Einstein, won the Nobel Prize in, 1921). A clause without an object gives one triplet per attachment,
-    (Einstein, was born in, Ulm), or, with none, the bare (The company, collapsed, "").
+    (Einstein, was born in, Ulm), or, with none, the bare (The company, collapsed, ""). A negated clause with
+    attachments gives only the attachment triplets, because the negation usually bears on them: "Apple did not
+    make phones until 2007" does not state (Apple, did not make, phones).
     """
     subject, predicate, obj = proposition.subject, proposition.predicate, proposition.object
     found = []
-    if obj or not proposition.attachments:
+    if not proposition.attachments or (obj and not is_negated(predicate)):
         found.append((subject, predicate, obj))
     stem = f"{predicate} {obj}".strip()
     found.extend(
