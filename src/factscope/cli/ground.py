@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 import click
 import typer
+from rich.markup import escape
 from rich.table import Table
 from typer.core import TyperGroup
 
@@ -21,13 +22,13 @@ precision = share of the response's atomic facts present in the input contexts; 
 
 Commands: `factscope ground INPUT` scores (same as `ground score INPUT`); `ground generate` makes the responses with an LLM; `ground calibrate` picks a presence threshold from human labels.
 
-Examples:
+Examples (offline: spaCy facts, packaged MiniLM presence; then the Dist setting with an LLM; then calibration):
 
-  factscope ground examples/ground/original.json --metadata examples/ground/metadata.json --responses examples/ground/responses.jsonl                       # offline: spaCy facts + MiniLM
+  factscope ground examples/ground/original.json --metadata examples/ground/metadata.json --responses examples/ground/responses.jsonl
 
-  factscope ground generate data.json -o responses.jsonl --llm-model gpt-4o-mini --corpus wiki.jsonl --budget 1500 --gold-position end          # the Dist setting
+  factscope ground generate data.json -o responses.jsonl --llm-model gpt-4o-mini --corpus wiki.jsonl --gold-position end
 
-  factscope ground calibrate labels.jsonl --presence cross --statistic pearson
+  factscope ground calibrate examples/ground/labels.jsonl --presence bi --statistic pearson
 """
 
 PRESENCE_HELP = (
@@ -67,9 +68,9 @@ def _load(input: Path, metadata: Path | None, responses: Path | None) -> Any:
     if responses is not None:
         attach_responses(dataset, responses)
     for error in dataset.errors:
-        console.print(f"[yellow]skipped[/] {error}")
+        console.print(f"[yellow]skipped[/] {escape(str(error))}")
     for warning in dataset.warnings:
-        console.print(f"[yellow]warning[/] {warning}")
+        console.print(f"[yellow]warning[/] {escape(warning)}")
     return dataset
 
 
@@ -150,6 +151,11 @@ def score_command(
             "pass --responses or run `factscope ground generate` first"
         )
     examples = [e for e in dataset.examples if e.response is not None]
+    if not examples:
+        raise InputError(
+            "no record to score: none has a response; pass --responses FILE or run `factscope ground generate`",
+            path=input,
+        )
     needs_llm = extractor == "llm" or presence == "llm" or presence.startswith("nli:llm")
     llm = (
         lo.build_llm(llm_base_url, llm_model, llm_api_key, llm_config, llm_concurrency, llm_cache)
@@ -294,7 +300,7 @@ def generate_command(
                 for example, reply in zip(batch, replies):
                     if reply.failed:
                         failures += 1
-                        console.print(f"[yellow]failed[/] {example.id}: {reply.error}")
+                        console.print(f"[yellow]failed[/] {escape(f'{example.id}: {reply.error}')}")
                         continue
                     writer.write(
                         {
@@ -420,7 +426,7 @@ def _read_labels(path: Path) -> tuple[list[str], list[list[str]], list[bool]]:
             if label not in (True, False, 0, 1):
                 raise InputError("expected true / false or 1 / 0", path=path, line=line, field="present")
         except InputError as error:
-            console.print(f"[yellow]skipped[/] {error}")
+            console.print(f"[yellow]skipped[/] {escape(str(error))}")
             continue
         facts.append(fact)
         sources.append(texts)
