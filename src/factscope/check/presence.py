@@ -95,7 +95,11 @@ class WindowedPresence:
         raise NotImplementedError
 
     def score(self, facts: Sequence[str], sources: Sequence[Sequence[str]]) -> np.ndarray:
-        """Best score of each fact over the windows of its sources (NaN when no window could be judged)."""
+        """Best score of each fact over the windows of its sources.
+
+        NaN when windows exist but none could be judged (unjudged); -inf when the sources have no text at all
+        (an empty response), so the fact is absent.
+        """
         if len(facts) != len(sources):
             raise ValueError(f"got {len(facts)} facts but {len(sources)} source lists")
         windows_of: dict[str, list[str]] = {}
