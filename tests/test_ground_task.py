@@ -108,3 +108,15 @@ def test_generate_builds_the_prompt_from_contexts_and_question(fake_llm):
         "Answer:"
     )
     assert "Question: Q?" in prompt and request["max_tokens"] == 64
+
+
+def test_an_empty_response_scores_zero_by_default_and_can_be_skipped():
+    empty = GroundExample("e", "Q?", ["Owls hunt at dusk."], ["Owls hunt at dusk."], response="")
+    [result], summary = ground([empty], extractor=_SentenceFacts(), presence=_Contains())
+    # no response facts -> precision 0 ("zero" policy); the gold fact meets no text -> absent, recall 0
+    assert (result.precision, result.recall, result.f1) == (0.0, 0.0, 0.0)
+    assert result.gold_facts[0].present is False and result.gold_facts[0].score is None
+    [skipped], summary = ground(
+        [empty], extractor=_SentenceFacts(), presence=_Contains(), no_response_facts="skip"
+    )
+    assert skipped.precision is None and skipped.f1 is None and summary.overall.f1_n == 0
