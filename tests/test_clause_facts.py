@@ -24,7 +24,32 @@ def test_core_fact_and_one_fact_per_attachment(extractor):
     ]
 
 
-def test_core_facts_off_keeps_only_attached_facts(load=None):
+def test_seed_003_examples(extractor):
+    # Sentences of seed 003 appendix A.3; the seed's InstructGPT facts are in the comments.
+    ipl = (
+        "The Indian Premier League (IPL) (also known as the TATA IPL for sponsorship reasons) is a men's "
+        "Twenty20 (T20) cricket league that is annually held in India and contested by ten city-based "
+        "franchise teams."
+    )
+    assert facts(extractor, ipl) == [
+        "The Indian Premier League (IPL) is known.",
+        "The Indian Premier League (IPL) is known as the TATA IPL.",  # Fact 4
+        "The Indian Premier League (IPL) is known for sponsorship reasons.",  # Fact 5
+        "The Indian Premier League (IPL) is a men's Twenty20 (T20) cricket league.",  # Fact 1
+        "The Indian Premier League (IPL) is annually held.",
+        "The Indian Premier League (IPL) is annually held in India.",  # Fact 2
+        "The Indian Premier League (IPL) is contested.",
+        "The Indian Premier League (IPL) is contested by ten city-based franchise teams.",  # Fact 3
+    ]
+    season = "The first season was due to start in April 2008 in a 'high-profile ceremony' in New Delhi."
+    assert facts(extractor, season) == [
+        "The first season was due to start.",  # Fact 1
+        "The first season was due to start in April 2008.",  # Fact 2
+        "The first season was due to start in a 'high-profile ceremony' in New Delhi.",  # Facts 3 and 4 merged
+    ]
+
+
+def test_core_facts_off_keeps_only_attached_facts():
     extractor = ClauseFactExtractor(load_spacy(), core_facts=False)
     assert facts(extractor, "Apple was founded by Steve Jobs in 1976.") == [
         "Apple was founded by Steve Jobs.",

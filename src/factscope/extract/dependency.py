@@ -140,7 +140,7 @@ def _keeps_appositive(head: Any, appositive: Any) -> bool:
     if appositive.pos_ == "NUM" or (head.ent_type_ == "DATE" and appositive.ent_type_ == "DATE"):
         return True
     before = appositive.left_edge.i - 1
-    if before >= 0 and appositive.doc[before].text == "(":
+    if appositive.left_edge.text == "(" or before >= 0 and appositive.doc[before].text == "(":
         return True
     return head.ent_type_ in {"GPE", "LOC"} and appositive.ent_type_ in {"GPE", "LOC"}
 
@@ -219,8 +219,13 @@ def phrase_tokens(token: Any) -> list[Any]:
 
 def verb_group(verb: Any) -> str:
     """The verb with its auxiliaries, negation, particles and the adverbs inside the group ("was originally
-    performed", "did not win", "gave up", "to become")."""
+    performed", "did not win", "gave up", "to become"); a coordinated passive participle borrows the
+    auxiliaries of its head ("is held and contested by" -> "is contested")."""
     group = [c for c in verb.children if c.dep_ in VERB_GROUP_DEPS]
+    if verb.dep_ == "conj" and verb.tag_ == "VBN" and not any(c.dep_ in {"aux", "auxpass"} for c in group):
+        borrowed = [c for c in verb.head.children if c.dep_ in {"aux", "auxpass"}]
+        if any(c.dep_ == "auxpass" for c in borrowed):
+            group += borrowed
     first = min([t.i for t in group if t.i < verb.i], default=verb.i)
     group += [c for c in verb.children if c.dep_ == "advmod" and first < c.i < verb.i and c.tag_ != "WRB"]
     group.append(verb)
@@ -240,6 +245,15 @@ def verb_group(verb: Any) -> str:
 def is_negated(predicate: str) -> bool:
     """Whether a verb group carries a negation ("did not win", "isn't", "never won")."""
     return re.search(r"\b(not|never|no)\b|n't\b", predicate, re.IGNORECASE) is not None
+
+
+def is_open_complement(token: Any) -> bool:
+    """A verb complement without its own subject ("to become" in "wanted to become")."""
+    return (
+        token.dep_ == "xcomp"
+        and token.pos_ in {"VERB", "AUX"}
+        and not any(c.dep_ in SUBJECT_DEPS for c in token.children)
+    )
 
 
 def is_participle_clause(verb: Any) -> bool:
@@ -377,16 +391,18 @@ class PropositionReader:
 
     @staticmethod
     def _folded_complements(verb: Any) -> list[Any]:
-        """An open complement without its own subject joins its governing verb ("wanted to become")."""
-        if verb.pos_ not in {"VERB", "AUX"} or any(c.dep_ in OBJECT_DEPS for c in verb.children):
+        """Open complements without their own subject that join the verb's predicate: "wanted to become",
+        and an adjective with one after a copula, "was due to start", "is able to fly"."""
+        if verb.pos_ not in {"VERB", "AUX"}:
             return []
-        return [
-            c
-            for c in verb.children
-            if c.dep_ == "xcomp"
-            and c.pos_ in {"VERB", "AUX"}
-            and not any(g.dep_ in SUBJECT_DEPS for g in c.children)
-        ]
+        complements = [c for c in verb.children if c.dep_ in OBJECT_DEPS]
+        if len(complements) == 1 and verb.pos_ == "AUX" and complements[0].pos_ == "ADJ":
+            adjective = complements[0]
+            inner = [c for c in adjective.children if is_open_complement(c)]
+            return [adjective, inner[0]] if inner else []
+        if complements:
+            return []
+        return [c for c in verb.children if is_open_complement(c)]
 
     def _arguments(self, token: Any) -> list[str]:
         """Phrases for an argument and its conjuncts, with pronoun subjects resolved."""
@@ -454,6 +470,8 @@ class PropositionReader:
         attachments: list[tuple[str, str]] = []
         for part in parts:
             for child in part.children:
+                if child in parts:
+                    continue
                 if child.dep_ in OBJECT_DEPS:
                     if child.tag_ in RELATIVE_TAGS and verb.dep_ == "relcl":
                         objects.extend(self._arguments(verb.head))
