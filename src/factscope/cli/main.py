@@ -6,6 +6,7 @@ import sys
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from factscope import __version__
 from factscope.errors import FactscopeError
@@ -53,5 +54,5 @@ def main() -> None:
     try:
         app()
     except FactscopeError as error:
-        Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {error}", highlight=False)
+        Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {escape(str(error))}", highlight=False)
         sys.exit(2)
