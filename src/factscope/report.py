@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.markup import escape
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 
 console = Console(stderr=True)
@@ -84,3 +92,8 @@ def format_value(value: object) -> str:
 def print_table(table: Table) -> None:
     """Print a table to the user's terminal (stderr)."""
     console.print(table)
+
+
+def print_skipped(problem: object) -> None:
+    """Report one skipped input record (its message printed literally, never read as markup)."""
+    console.print(f"[yellow]skipped[/] {escape(str(problem))}", highlight=False)

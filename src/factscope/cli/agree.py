@@ -11,7 +11,7 @@ import typer
 from factscope.check.registry import CHECKER_SPECS, make_checker
 from factscope.cli import llm_options as lo
 from factscope.extract.registry import EXTRACTOR_SPECS, make_extractor
-from factscope.report import console, print_table, summary_table
+from factscope.report import print_skipped, print_table, summary_table
 
 HELP = """Measure agreement with human labels.
 
@@ -56,11 +56,11 @@ def agree_command(
     for path in human:
         responses, problems = load_human_annotations(path)
         for problem in problems:
-            console.print(f"[yellow]skipped[/] {problem}")
+            print_skipped(problem)
         annotations.extend(responses)
     records, problems = load_check_records(input)
     for problem in problems:
-        console.print(f"[yellow]skipped[/] {problem}")
+        print_skipped(problem)
     needs_llm = checker == "llm" or (mode == "pipeline" and extractor.startswith("llm"))
     llm = lo.build_llm(llm_base_url, llm_model, llm_api_key, llm_config, llm_concurrency, llm_cache) if needs_llm else None
     result = agree(

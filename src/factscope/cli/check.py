@@ -12,7 +12,7 @@ from rich.table import Table
 from factscope.check.registry import CHECKER_SPECS, make_checker
 from factscope.cli import llm_options as lo
 from factscope.extract.registry import EXTRACTOR_SPECS, make_extractor
-from factscope.report import console, format_value, print_table, summary_table
+from factscope.report import console, format_value, print_skipped, print_table, summary_table
 from factscope.schema import LABELS
 
 HELP = """Extract claims from LLM responses and check each against the references.
@@ -70,7 +70,7 @@ def check_command(
 
     records, problems = load_check_records(input, max_reference_chars=max_reference_chars)
     for problem in problems:
-        console.print(f"[yellow]skipped[/] {problem}")
+        print_skipped(problem)
     if not records:
         raise typer.Exit(code=2 if problems else 0)
     needs_llm = extractor.startswith("llm") or checker == "llm"

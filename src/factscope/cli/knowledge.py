@@ -10,7 +10,7 @@ import typer
 
 from factscope.cli import llm_options as lo
 from factscope.errors import ConfigError, InputError
-from factscope.report import console, print_table, progress, summary_table
+from factscope.report import console, print_skipped, print_table, progress, summary_table
 
 HELP = """Evaluate knowledge for a query on CONNER's six dimensions, and use the scores to pick better knowledge.
 
@@ -392,7 +392,7 @@ def agree_command(
             rows[str(item["id"])] = item
     ratings, problems = read_human_ratings(human)
     for problem in problems:
-        console.print(f"[yellow]skipped[/] {problem}")
+        print_skipped(problem)
     results = agreement(rows, ratings)
     if not results:
         raise InputError("no record has both a human rating and a computed score; check that the ids match", path=human)
