@@ -164,3 +164,9 @@ def test_cli_errors_are_clear(tmp_path):
     assert no_llm.returncode == 2 and "--llm-base-url" in no_llm.stderr
     help_text = _run_cli("check", "--help", cwd=tmp_path)
     assert help_text.returncode == 0 and "Examples" in help_text.stdout
+
+
+@pytest.mark.parametrize("spec, kind", [("rules", "triplet"), ("sentences", "sentence"), ("facts", "fact")])
+def test_offline_extractor_specs(spec, kind):
+    extraction = make_extractor(spec).extract(["Marie Curie was born in Warsaw."])[0]
+    assert extraction.claims and {claim.kind for claim in extraction.claims} == {kind}

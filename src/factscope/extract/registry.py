@@ -9,7 +9,8 @@ from factscope.extract.base import Extractor
 
 EXTRACTOR_SPECS = (
     "rules (offline spaCy claim-triplets, default), sentences (one claim per sentence), "
-    "llm (claim-triplets by an LLM), llm-claims (sub-sentence atomic claims by an LLM)"
+    "facts (offline spaCy atomic facts), llm (claim-triplets by an LLM), "
+    "llm-claims (sub-sentence atomic claims by an LLM), llm-facts (atomic facts by an LLM, seed 003 style)"
 )
 
 
@@ -23,13 +24,19 @@ def make_extractor(spec: str = "rules", *, llm: Any = None) -> Extractor:
         from factscope.extract.sentences import SentenceExtractor
 
         return SentenceExtractor()
-    if spec in {"llm", "llm-claims"}:
+    if spec == "facts":
+        from factscope.extract.clause_facts import ClauseFactExtractor
+
+        return ClauseFactExtractor()
+    if spec in {"llm", "llm-claims", "llm-facts"}:
         if llm is None:
             raise ConfigError(
                 f"the {spec} extractor needs a chat model: pass --llm-base-url and --llm-model "
                 "(or set FACTSCOPE_LLM_BASE_URL and FACTSCOPE_LLM_MODEL)"
             )
+        from factscope.extract.llm_facts import LLMFactExtractor
         from factscope.extract.llm_triplets import AtomicClaimExtractor, TripletExtractor
 
-        return AtomicClaimExtractor(llm) if spec == "llm-claims" else TripletExtractor(llm)
+        choices = {"llm": TripletExtractor, "llm-claims": AtomicClaimExtractor, "llm-facts": LLMFactExtractor}
+        return choices[spec](llm)
     raise ConfigError(f"unknown extractor '{spec}'; use one of: {EXTRACTOR_SPECS}")
