@@ -169,6 +169,10 @@ def test_clause_on_a_predicate_noun_is_about_the_subject(extractor):
     ]
 
 
+def test_cleft_relative_clause_stays_with_its_noun(extractor):
+    assert ("Curie", "discovered", "radium") in triplets(extractor, "It was Curie who discovered radium.")
+
+
 def test_infinitive_stays_in_its_noun_phrase(extractor):
     assert triplets(extractor, "Curie was the first woman to win a Nobel Prize.") == [
         ("Curie", "was", "the first woman to win a Nobel Prize")

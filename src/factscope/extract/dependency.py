@@ -453,7 +453,7 @@ class PropositionReader:
             noun = noun.head
         if noun.dep_ == "attr" and noun.head.pos_ == "AUX":
             subjects, subject_token = self._subjects(noun.head)
-            if subjects:
+            if subjects and subject_token is not None and subject_token.pos_ != "PRON":
                 return subjects, subject_token
         return self._headed_arguments(noun), noun
 
