@@ -231,6 +231,8 @@ def test_questions_list_markers_and_refusals_give_nothing(extractor):
         "I don't know.",
         "I'm sorry, but I cannot answer that question. I do not have enough information.",
         "As an AI language model, I have no access to current events.",
+        "Unfortunately, I don't have information about that.",
+        "I apologize, but there is no information about this person.",
         "",
         "   \n ",
     ],
@@ -239,6 +241,13 @@ def test_refusal_only_or_empty_response_is_an_abstention(extractor, refusal):
     extraction = extractor.extract([refusal])[0]
     assert extraction.claims == []
     assert extraction.failed is False
+
+
+def test_hedged_or_regretful_statement_keeps_its_claim(extractor):
+    assert triplets(extractor, "Unfortunately, Einstein died in 1955.") == [("Einstein", "died in", "1955")]
+    assert triplets(extractor, "I'm not sure, but Paris is the capital of France.") == [
+        ("Paris", "is", "the capital of France")
+    ]
 
 
 def test_bad_items_fail_alone_and_batches_keep_order(extractor):

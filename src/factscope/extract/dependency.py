@@ -53,9 +53,8 @@ LIST_MARKER = re.compile(r"([-*\u2022]|\d{1,3}[.)])(\s|$)")
 """A list item opening a line: a bullet or a number followed by "." or ")"."""
 
 REFUSAL = re.compile(
-    r"""^\W*(
-        (sorry|unfortunately)\b
-      | as\s+an?\s+(ai|language\s+model|large\s+language\s+model)\b
+    r"""^\W*((sorry|unfortunately)\W+(but\s+)?)?(
+        as\s+an?\s+(ai|language\s+model|large\s+language\s+model)\b
       | i\s+(do\s+not|don't|cannot|can't|can\s+not|am\s+not|'m\s+not|have\s+no|am\s+unable|'m\s+unable
              |am\s+sorry|'m\s+sorry|apologi[sz]e|could\s+not|couldn't|did\s+not\s+find|didn't\s+find)\b
       | (there\s+is|there's)\s+no\s+(information|data|record|way\s+to\s+know)\b
@@ -74,7 +73,6 @@ class Proposition:
     predicate: str
     object: str = ""
     attachments: tuple[tuple[str, str], ...] = ()
-    sentence_id: int = 0
 
 
 @dataclass(frozen=True)
@@ -117,8 +115,8 @@ def is_statement(sentence: Sentence) -> bool:
     """A sentence worth one sentence-level claim: not a question, a refusal, speaker talk or a bare fragment.
 
     Speaker talk is a sentence whose main subject is I, we or you ("I hope this helps.") or an imperative
-    ("Let me know if you have questions."); a bare fragment has
-    no noun, proper noun or number ("Sure!", a list marker "1."); a line ending in a colon is a heading.
+    ("Let me know if you have questions."); a bare fragment has no noun, proper noun or number ("Sure!", a
+    list marker "1."); a line ending in a colon is a heading.
     """
     if is_question(sentence) or is_refusal(sentence) or sentence.text.endswith(":"):
         return False
@@ -358,14 +356,15 @@ class PropositionReader:
     """
 
     def __init__(self, doc: Any, *, resolve_pronouns: bool = True, speaker_subjects: bool = False) -> None:
-        self.doc = doc
         self.resolver = PronounResolver(doc) if resolve_pronouns else None
         self.speaker_subjects = speaker_subjects
 
     def read(self, sentence: Sentence) -> list[Proposition]:
-        """The propositions a sentence states, in reading order, without duplicates (none for a question or
-        a refusal)."""
-        if is_question(sentence) or is_refusal(sentence):
+        """The propositions a sentence states, in reading order, without duplicates (none for a question).
+
+        Refusals need no test here: "I don't know" and "As an AI, I cannot ..." have speaker subjects, and a
+        mixed sentence ("I'm not sure, but Paris is the capital.") keeps its claim."""
+        if is_question(sentence):
             return []
         found: list[Proposition] = []
         folded = {x.i for t in sentence.tokens for x in self._folded_complements(t)}
@@ -498,7 +497,6 @@ class PropositionReader:
                 third_person(predicate) if plural_verb and head.tag_ in {"NN", "NNP"} else predicate,
                 obj,
                 tuple(attachments),
-                sentence.index,
             )
             for subject, head in subjects
             for obj in (objects or [""])
@@ -526,17 +524,18 @@ class PropositionReader:
         ):
             return []
         return [
-            Proposition(subject, copula(head, sentence.tokens.root), described, (), sentence.index)
+            Proposition(subject, copula(head, sentence.tokens.root), described)
             for subject in subjects
             if subject and subject != described
         ]
 
 
 def parse_batch(nlp: Any, texts: Sequence[object], batch_size: int) -> list[Any]:
-    """Parse a batch of texts with ``nlp.pipe``; an item that cannot be parsed comes back as a failed Extraction.
+    """Parse a batch of texts, each pipeline component running batched over the whole batch.
 
-    Non-string items and texts longer than the pipeline's ``max_length`` are the failures; every other item
-    comes back as its spaCy Doc, in input order.
+    Hyphenated words are merged and line breaks marked (:func:`join_hyphenated`, :func:`mark_line_breaks`)
+    before the components run. Non-string items and texts longer than the pipeline's ``max_length`` come back
+    as failed Extractions; every other item as its spaCy Doc, in input order.
     """
     results: list[Any] = [None] * len(texts)
     valid: list[int] = []
