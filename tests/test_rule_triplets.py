@@ -250,6 +250,19 @@ def test_hedged_or_regretful_statement_keeps_its_claim(extractor):
     ]
 
 
+def test_markdown_list_response(extractor):
+    text = (
+        "## Facts\n**Paris** is the capital of France.\n- It has 2.1 million people\n- It is on the *Seine*"
+    )
+    claims = extractor.extract([text])[0].claims
+    assert [c.triplet for c in claims] == [
+        ("Paris", "is", "the capital of France"),
+        ("Paris", "has", "2.1 million people"),
+        ("Paris", "is on", "the Seine"),
+    ]
+    assert text[claims[2].spans[0].start : claims[2].spans[0].end] == "It is on the *Seine*"
+
+
 def test_bad_items_fail_alone_and_batches_keep_order(extractor):
     results = extractor.extract(["Berlin is big.", None, "Paris is old."])
     assert [r.failed for r in results] == [False, True, False]

@@ -4,6 +4,7 @@ import pytest
 
 from factscope.backends.embedded import load_spacy
 from factscope.extract.clause_facts import ClauseFactExtractor
+from factscope.extract.dependency import mask_markup
 from factscope.extract.rule_triplets import RuleTripletExtractor
 from factscope.extract.sentences import SentenceExtractor
 
@@ -78,3 +79,26 @@ def test_long_response_in_a_batch(extractor):
     assert len(claims) == 900
     assert claims[-1].text == "Company 899 was founded in 2699."
     assert claims[-1].sentence_ids == [1798]
+
+
+def test_markdown_marks_are_left_out_of_the_text_but_inside_the_span(extractor):
+    text = (
+        "## Summary\n**Paris** is the capital of France.\n* It is known for the *Eiffel Tower*.\nUse `pip`."
+    )
+    claims = extractor.extract([text])[0].claims
+    assert [c.text for c in claims] == [
+        "Paris is the capital of France.",
+        "It is known for the Eiffel Tower.",
+    ]
+    assert [text[c.spans[0].start : c.spans[0].end] for c in claims] == [
+        "**Paris** is the capital of France.",
+        "It is known for the *Eiffel Tower*.",
+    ]
+    assert [c.sentence_ids for c in claims] == [[1], [2]]
+
+
+def test_mask_markup_keeps_offsets_and_bullets():
+    text = "**Paris** is *old*.\n* Rome `is` older.\n# Title"
+    masked = mask_markup(text)
+    assert len(masked) == len(text)
+    assert masked == "  Paris   is  old .\n* Rome  is  older.\n  Title"

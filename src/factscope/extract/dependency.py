@@ -49,6 +49,11 @@ SENTENCE_PUNCTUATION = frozenset({".", ",", ";", ":", "!", "?", "-", "--", "..."
 BRACKET_PAIRS = (("(", ")"), ("[", "]"), ("{", "}"))
 QUOTES = "\"'\u2018\u2019\u201c\u201d`"
 
+SOURCE_TEXT = "factscope_source_text"
+"""Key of ``Doc.user_data`` holding the response as written, before :func:`mask_markup`."""
+EMPHASIS = re.compile(r"\*{1,3}|`+|^[ \t]*#{1,6}(?=\s)", re.MULTILINE)
+MARKUP = "*`#"
+BULLET_STAR = re.compile(r"(^|\n)[ \t]*$")
 LIST_MARKER = re.compile(r"([-*\u2022]|\d{1,3}[.)])(\s|$)")
 """A list item opening a line: a bullet or a number followed by "." or ")"."""
 
@@ -77,27 +82,48 @@ class Proposition:
 
 @dataclass(frozen=True)
 class Sentence:
-    """A sentence of a parsed text: its index, character span and text (trimmed of whitespace), spaCy span."""
+    """A sentence of a parsed text: its index, character span in the response, clean text, spaCy span, and
+    whether it is a Markdown heading."""
 
     index: int
     span: Span
     text: str
     tokens: Any = field(repr=False)
+    heading: bool = False
 
 
 def sentences(doc: Any) -> list[Sentence]:
-    """The non-blank sentences of a parsed doc, numbered from 0, spans trimmed of whitespace and list markers."""
+    """The non-blank sentences of a parsed doc, numbered from 0, spans trimmed of whitespace and list markers.
+
+    The span covers the sentence as written, Markdown marks included; the text is the sentence without them
+    (see :func:`mask_markup`) and with runs of whitespace, line breaks included, collapsed to one space.
+    """
+    masked = doc.text
+    source = doc.user_data.get(SOURCE_TEXT, masked)
     found = []
     for sent in doc.sents:
-        raw = sent.text
-        stripped = raw.strip()
-        marker = LIST_MARKER.match(stripped)
+        start, end = sent.start_char, sent.end_char
+        while start < end and masked[start].isspace():
+            start += 1
+        while end > start and masked[end - 1].isspace():
+            end -= 1
+        marker = LIST_MARKER.match(masked, start, end)
         if marker:
-            stripped = stripped[marker.end() :].lstrip()
-        if not stripped:
-            continue
-        start = sent.start_char + len(raw.rstrip()) - len(stripped)
-        found.append(Sentence(len(found), Span(start=start, end=start + len(stripped)), stripped, sent))
+            start = marker.end()
+            while start < end and masked[start].isspace():
+                start += 1
+        probe = start
+        while probe > 0 and masked[probe - 1] == " " and source[probe - 1] in MARKUP + " ":
+            probe -= 1
+            if source[probe] in MARKUP:
+                start = probe
+        while end < len(masked) and masked[end] == " " and source[end] in MARKUP:
+            end += 1
+        if start < end:
+            written = "".join(c for c, m in zip(source[start:end], masked[start:end]) if c == m)
+            text = re.sub(r"\s+", " ", written).strip()
+            heading = source[start] == "#"
+            found.append(Sentence(len(found), Span(start=start, end=end), text, sent, heading))
     return found
 
 
@@ -116,9 +142,11 @@ def is_statement(sentence: Sentence) -> bool:
 
     Speaker talk is a sentence whose main subject is I, we or you ("I hope this helps.") or an imperative
     ("Let me know if you have questions."); a bare fragment has no noun, proper noun or number ("Sure!", a
-    list marker "1."); a line ending in a colon is a heading.
+    list marker "1."); a line ending in a colon or starting with "#" is a heading.
     """
     if is_question(sentence) or is_refusal(sentence) or sentence.text.endswith(":"):
+        return False
+    if sentence.heading:
         return False
     root = sentence.tokens.root
     if any(child.dep_ in SUBJECT_DEPS and child.lower_ in SPEAKER_PRONOUNS for child in root.children):
@@ -552,7 +580,7 @@ def parse_batch(nlp: Any, texts: Sequence[object], batch_size: int) -> list[Any]
             )
         else:
             valid.append(position)
-    docs: Iterable[Any] = [mark_line_breaks(join_hyphenated(nlp.make_doc(texts[p]))) for p in valid]
+    docs: Iterable[Any] = [prepared(nlp, texts[p]) for p in valid]
     for _, component in nlp.pipeline:
         docs = (
             component.pipe(docs, batch_size=batch_size)
@@ -562,6 +590,30 @@ def parse_batch(nlp: Any, texts: Sequence[object], batch_size: int) -> list[Any]
     for position, doc in zip(valid, docs):
         results[position] = doc
     return results
+
+
+def prepared(nlp: Any, text: str) -> Any:
+    """A tokenized Doc of ``text`` ready for the pipeline: markup masked, hyphenated words merged, line breaks
+    marked; the text as written is kept in ``doc.user_data``."""
+    doc = nlp.make_doc(mask_markup(text))
+    doc.user_data[SOURCE_TEXT] = text
+    return mark_line_breaks(join_hyphenated(doc))
+
+
+def mask_markup(text: str) -> str:
+    """Blank out Markdown emphasis and heading marks (``**``, ``*``, backticks, leading ``#``) with spaces.
+
+    The text keeps its length, so character offsets into it are offsets into the response. A ``*`` that
+    opens a line and is followed by a space is a bullet and stays.
+    """
+
+    def blank(match: re.Match[str]) -> str:
+        mark = match.group()
+        line_start = BULLET_STAR.search(text, 0, match.start()) if mark == "*" else None
+        bullet = line_start is not None and text[match.end() : match.end() + 1] in {" ", "\t"}
+        return mark if bullet else " " * len(mark)
+
+    return EMPHASIS.sub(blank, text)
 
 
 def join_hyphenated(doc: Any) -> Any:
@@ -590,16 +642,20 @@ def join_hyphenated(doc: Any) -> Any:
 def mark_line_breaks(doc: Any) -> Any:
     """Start a sentence after a line break that ends a line of text, so the parser never joins list items.
 
-    A line break is a sentence boundary after a blank line, after a line ending in . ! ? : or ;, and before a
-    line starting with a list marker ("-", "*", "1.", "2)"); a hard-wrapped line inside a sentence is not.
+    A line break is a sentence boundary after a blank line, after a line ending in . ! ? : or ;, after a
+    Markdown heading ("## Summary"), and before a line starting with a list marker ("-", "*", "1.", "2)"); a
+    hard-wrapped line inside a sentence is not.
     """
     text = doc.text
+    source = doc.user_data.get(SOURCE_TEXT, text)
     for token in doc[:-1]:
         if not token.is_space or "\n" not in token.text:
             continue
         before = doc[token.i - 1] if token.i > 0 else None
         after = doc[token.i + 1]
-        ends_line = before is None or before.text[-1:] in ".!?:;" or token.text.count("\n") > 1
+        line = source[source.rfind("\n", 0, token.idx) + 1 : token.idx]
+        heading = line.lstrip().startswith("#")
+        ends_line = before is None or heading or before.text[-1:] in ".!?:;" or token.text.count("\n") > 1
         item = LIST_MARKER.match(text[after.idx : after.idx + 5])
         if ends_line or item:
             after.is_sent_start = True
