@@ -173,6 +173,21 @@ def test_cleft_relative_clause_stays_with_its_noun(extractor):
     assert ("Curie", "discovered", "radium") in triplets(extractor, "It was Curie who discovered radium.")
 
 
+def test_relative_subject_of_a_reported_clause(extractor):
+    text = "The treaty imposed reparations on Germany, which many historians believe contributed to the war."
+    # the relative pronoun is the subject of "contributed", inside the relative clause "many historians believe"
+    assert triplets(extractor, text) == [
+        ("The treaty", "imposed", "reparations on Germany"),
+        ("reparations on Germany", "contributed to", "the war"),
+    ]
+
+
+def test_measure_keeps_its_unit(extractor):
+    assert triplets(extractor, "Water boils at 100 degrees Celsius at sea level.") == [
+        ("Water", "boils at", "100 degrees Celsius at sea level")
+    ]
+
+
 def test_infinitive_stays_in_its_noun_phrase(extractor):
     assert triplets(extractor, "Curie was the first woman to win a Nobel Prize.") == [
         ("Curie", "was", "the first woman to win a Nobel Prize")

@@ -162,8 +162,12 @@ def conjuncts(token: Any) -> list[Any]:
 
 
 def _keeps_appositive(head: Any, appositive: Any) -> bool:
-    """Appositives that belong to the name itself: dates ("March 14, 1879") and places ("Ulm, Germany")."""
+    """Appositives that belong to the phrase itself: dates ("March 14, 1879"), places ("Ulm, Germany"),
+    units ("100 degrees Celsius") and bracketed aliases ("The Indian Cricket League (ICL)")."""
     if appositive.pos_ == "NUM" or (head.ent_type_ == "DATE" and appositive.ent_type_ == "DATE"):
+        return True
+    measured = any(c.dep_ == "nummod" for c in head.children)
+    if measured and not any(c.dep_ in {"det", "amod", "compound", "nummod"} for c in appositive.children):
         return True
     before = appositive.left_edge.i - 1
     if appositive.left_edge.text == "(" or before >= 0 and appositive.doc[before].text == "(":
@@ -458,8 +462,11 @@ class PropositionReader:
             subject = own[0]
             if verb.dep_ == "relcl" and subject.tag_ in RELATIVE_TAGS:
                 return self._described(verb.head)
-            if subject.tag_ in RELATIVE_TAGS or subject.pos_ == "PRON" and subject.lower_ in {"what", "who"}:
-                return [], None
+            if subject.tag_ in RELATIVE_TAGS:
+                relative = verb
+                while relative.dep_ in {"ccomp", "xcomp", "conj"} and relative.head is not relative:
+                    relative = relative.head
+                return self._described(relative.head) if relative.dep_ == "relcl" else ([], None)
             if not self.speaker_subjects and subject.lower_ in SPEAKER_PRONOUNS:
                 return [], None
             if subject.pos_ == "PRON" and subject.lower_ in DEMONSTRATIVES:
@@ -508,8 +515,19 @@ class PropositionReader:
                     attachments.extend(self._attachments(child))
                 elif child.dep_ == "advmod" and child.lower_ == "where" and verb.dep_ == "relcl":
                     attachments.extend(("in", p) for p in self._arguments(verb.head))
+        if not objects:
+            objects.extend(
+                p
+                for c in verb.children
+                if c.dep_ == "npadvmod" and c.pos_ == "PROPN"
+                for p in self._arguments(c)
+            )
         gap_object = (
-            verb.dep_ == "relcl" and subject_token is not verb.head and not objects and not attachments
+            verb.dep_ == "relcl"
+            and subject_token is not verb.head
+            and not objects
+            and not attachments
+            and not any(c.dep_ in {"ccomp", "xcomp"} for c in verb.children)
         )
         if gap_object:
             objects.extend(self._arguments(verb.head))
