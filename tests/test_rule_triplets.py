@@ -50,6 +50,19 @@ def test_passive_voice_keeps_patient_as_subject_and_expands_agents(extractor):
     ]
 
 
+def test_seed_004_figure_1_sentence(extractor):
+    # the parser splits the agent: "by the English new wave band" + direct object "A Flock of Seagulls"
+    text = (
+        "The song 'I Ran (So Far Away)' was originally performed by the English new wave band "
+        "A Flock of Seagulls in 1983."
+    )
+    assert triplets(extractor, text) == [
+        ("The song", "was", "I Ran (So Far Away)"),
+        ("The song", "was originally performed by", "the English new wave band A Flock of Seagulls"),
+        ("The song", "was originally performed in", "1983"),
+    ]
+
+
 def test_copula_and_appositive(extractor):
     assert triplets(extractor, "Paris, the capital of France, is a large city.") == [
         ("Paris", "is", "the capital of France"),

@@ -296,6 +296,18 @@ def is_participle_clause(verb: Any) -> bool:
     return verb.dep_ in {"acl", "advcl", "relcl"}
 
 
+def stray_passive_object(verb: Any) -> tuple[Any, Any] | None:
+    """(agent, object) when the parser split a passive's agent in two, the name becoming a direct object:
+    "performed by the new wave band A Flock of Seagulls" (a passive verb takes no direct object)."""
+    if not any(c.dep_ == "auxpass" for c in verb.children):
+        return None
+    objects = [c for c in verb.children if c.dep_ == "dobj"]
+    agents = [g for c in verb.children if c.dep_ == "agent" for g in c.children if g.dep_ == "pobj"]
+    if len(objects) == 1 and len(agents) == 1 and agents[0].right_edge.i + 1 == objects[0].left_edge.i:
+        return agents[0], objects[0]
+    return None
+
+
 def first_verb_tag(verb: Any) -> str:
     """The tag of the first word of a verb group (the finite auxiliary, or the verb itself)."""
     group = [c for c in verb.children if c.dep_ in {"aux", "auxpass"} and c.i < verb.i]
@@ -502,9 +514,13 @@ class PropositionReader:
         plural_verb = first_verb_tag(verb) == "VBP"
         objects: list[str] = []
         attachments: list[tuple[str, str]] = []
+        stray = stray_passive_object(verb)
+        if stray is not None:
+            agent, obj = stray
+            attachments.append(("by", clean_phrase(join_tokens(phrase_tokens(agent) + phrase_tokens(obj)))))
         for part in parts:
             for child in part.children:
-                if child in parts:
+                if child in parts or (stray is not None and child.dep_ in {"agent", "dobj"}):
                     continue
                 if child.dep_ in OBJECT_DEPS:
                     if child.tag_ in RELATIVE_TAGS and verb.dep_ == "relcl":
