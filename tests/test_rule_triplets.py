@@ -139,6 +139,24 @@ def test_pronoun_resolution_can_be_turned_off():
     )
 
 
+def test_coordinated_verbs_share_a_modal(extractor):
+    text = "Finally, the FDA will conduct workshops, issue guidance manuals and videotapes, and hold teleconferences."
+    assert triplets(extractor, text) == [
+        ("the FDA", "will conduct", "workshops"),
+        ("the FDA", "will issue", "guidance manuals"),
+        ("the FDA", "will issue", "videotapes"),
+        ("the FDA", "will hold", "teleconferences"),
+    ]
+
+
+def test_coordination_word_is_trimmed_from_a_phrase(extractor):
+    text = "This site includes a list of all award winners and a searchable database of articles."
+    assert triplets(extractor, text) == [
+        ("This site", "includes", "a list of all award winners"),
+        ("This site", "includes", "a searchable database of articles"),
+    ]
+
+
 def test_pronoun_without_named_antecedent_is_kept(extractor):
     assert triplets(extractor, "He gave up smoking.") == [("He", "gave up", "smoking")]
 

@@ -240,21 +240,27 @@ def phrase_tokens(token: Any) -> list[Any]:
         if descendant is not token and descendant.i not in excluded and _cut_subtree(descendant):
             excluded.update(t.i for t in descendant.subtree)
     kept = [t for t in token.subtree if t.i not in excluded]
-    while kept and kept[-1].text in SENTENCE_PUNCTUATION:
+    while kept and (kept[-1].text in SENTENCE_PUNCTUATION or kept[-1].dep_ == "cc"):
         kept.pop()
-    while kept and kept[0].text in SENTENCE_PUNCTUATION:
+    while kept and (kept[0].text in SENTENCE_PUNCTUATION or kept[0].dep_ == "cc"):
         kept.pop(0)
     return kept
 
 
 def verb_group(verb: Any) -> str:
     """The verb with its auxiliaries, negation, particles and the adverbs inside the group ("was originally
-    performed", "did not win", "gave up", "to become"); a coordinated passive participle borrows the
-    auxiliaries of its head ("is held and contested by" -> "is contested")."""
+    performed", "did not win", "gave up", "to become"); a coordinated passive participle or bare infinitive
+    borrows the auxiliaries of its head ("is held and contested by" -> "is contested", "will conduct workshops
+    and issue manuals" -> "will issue")."""
     group = [c for c in verb.children if c.dep_ in VERB_GROUP_DEPS]
-    if verb.dep_ == "conj" and verb.tag_ == "VBN" and not any(c.dep_ in {"aux", "auxpass"} for c in group):
-        borrowed = [c for c in verb.head.children if c.dep_ in {"aux", "auxpass"}]
-        if any(c.dep_ == "auxpass" for c in borrowed):
+    if verb.dep_ == "conj" and not any(c.dep_ in {"aux", "auxpass"} for c in group):
+        head = verb.head
+        while head.dep_ == "conj" and not any(c.dep_ in {"aux", "auxpass"} for c in head.children):
+            head = head.head
+        borrowed = [c for c in head.children if c.dep_ in {"aux", "auxpass"}]
+        passive = verb.tag_ == "VBN" and any(c.dep_ == "auxpass" for c in borrowed)
+        modal = verb.tag_ == "VB" and any(c.tag_ == "MD" for c in borrowed)
+        if passive or modal:
             group += borrowed
     first = min([t.i for t in group if t.i < verb.i], default=verb.i)
     group += [c for c in verb.children if c.dep_ == "advmod" and first < c.i < verb.i and c.tag_ != "WRB"]
