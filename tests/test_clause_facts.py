@@ -59,10 +59,24 @@ def test_core_facts_off_keeps_only_attached_facts():
 
 def test_appositive_and_coordinated_attachments(extractor):
     assert facts(extractor, "Marie Curie, a Polish chemist, won the Nobel Prize in 1903 and 1911.") == [
-        "Marie Curie was a Polish chemist.",
+        "Marie Curie was Polish.",
+        "Marie Curie was a chemist.",
         "Marie Curie won the Nobel Prize.",
         "Marie Curie won the Nobel Prize in 1903.",
         "Marie Curie won the Nobel Prize in 1911.",
+    ]
+
+
+def test_nationality_is_its_own_fact(extractor):
+    # seed 003: "Napoleon is a French general" decomposes into "Napoleon is French." and "Napoleon is a general."
+    assert facts(extractor, "Napoleon is a French general.") == [
+        "Napoleon is French.",
+        "Napoleon is a general.",
+    ]
+    unsplit = ClauseFactExtractor(load_spacy(), split_nationality=False)
+    assert facts(unsplit, "Napoleon is a French general.") == ["Napoleon is a French general."]
+    assert facts(extractor, "The English Premier League is a football league.") == [
+        "The English Premier League is a football league."
     ]
 
 

@@ -51,8 +51,9 @@ class ClauseFactExtractor:
     A sentence is split by clauses, coordinated subjects / verbs / objects, appositives ("Paris, the capital of
     France," -> "Paris is the capital of France."), relative and participle clauses ("Marie Curie, who
     discovered radium," -> "Marie Curie discovered radium.") and prepositional attachments (see
-    :func:`proposition_facts`). He / she / it / they subjects are replaced by the last named subject, so every
-    fact stands alone. A statement with no clause the rules read is kept whole as one fact; questions and
+    :func:`proposition_facts`). A nationality is its own fact, as in seed 003 ("Napoleon is a French general." ->
+    "Napoleon is French.", "Napoleon is a general."; ``split_nationality``). He / she / it / they subjects are
+    replaced by the last fitting subject, so every fact stands alone. A statement with no clause the rules read is kept whole as one fact; questions and
     refusals give none.
 
     Example::
@@ -69,12 +70,14 @@ class ClauseFactExtractor:
         *,
         batch_size: int = 32,
         core_facts: bool = True,
+        split_nationality: bool = True,
         resolve_pronouns: bool = True,
         sentence_fallback: bool = True,
     ) -> None:
         self._nlp = nlp
         self.batch_size = batch_size
         self.core_facts = core_facts
+        self.split_nationality = split_nationality
         self.resolve_pronouns = resolve_pronouns
         self.sentence_fallback = sentence_fallback
 
@@ -99,7 +102,9 @@ class ClauseFactExtractor:
 
     def doc_claims(self, doc: Any) -> list[Claim]:
         """The atomic facts of one parsed text, sentence by sentence, without duplicates."""
-        reader = PropositionReader(doc, resolve_pronouns=self.resolve_pronouns)
+        reader = PropositionReader(
+            doc, resolve_pronouns=self.resolve_pronouns, split_nationality=self.split_nationality
+        )
         claims: list[Claim] = []
         seen: set[str] = set()
         for sentence in sentences(doc):

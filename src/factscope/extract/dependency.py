@@ -402,12 +402,21 @@ class PropositionReader:
 
     ``resolve_pronouns`` replaces he / she / it / they subjects by their antecedent (see PronounResolver);
     ``speaker_subjects`` keeps clauses whose subject is I, me, you or we (dropped by default: they are the
-    assistant talking about itself or the user, not claims about the world).
+    assistant talking about itself or the user, not claims about the world); ``split_nationality`` states a
+    nationality apart from the noun it qualifies ("X is a French general" -> X is French, X is a general).
     """
 
-    def __init__(self, doc: Any, *, resolve_pronouns: bool = True, speaker_subjects: bool = False) -> None:
+    def __init__(
+        self,
+        doc: Any,
+        *,
+        resolve_pronouns: bool = True,
+        speaker_subjects: bool = False,
+        split_nationality: bool = False,
+    ) -> None:
         self.resolver = PronounResolver(doc) if resolve_pronouns else None
         self.speaker_subjects = speaker_subjects
+        self.split_nationality = split_nationality
 
     def read(self, sentence: Sentence) -> list[Proposition]:
         """The propositions a sentence states, in reading order, without duplicates (none for a question).
@@ -531,6 +540,8 @@ class PropositionReader:
                 if child.dep_ in OBJECT_DEPS:
                     if child.tag_ in RELATIVE_TAGS and verb.dep_ == "relcl":
                         objects.extend(self._arguments(verb.head))
+                    elif child.dep_ == "attr" and self.split_nationality:
+                        objects.extend(p for c in conjuncts(child) for p in self._described_as(c))
                     else:
                         objects.extend(self._arguments(child))
                 elif child.dep_ in {"prep", "agent"}:
@@ -586,16 +597,24 @@ class PropositionReader:
 
     def _appositive(self, head: Any, appositive: Any, sentence: Sentence) -> list[Proposition]:
         subjects = self._arguments(head) if head.dep_ in SUBJECT_DEPS else [phrase(head)]
-        described = phrase(appositive)
-        if not described or any(
-            t.pos_ == "VERB" or t.tag_ in FINITE_VERB_TAGS for t in phrase_tokens(appositive)
-        ):
+        if any(t.pos_ == "VERB" or t.tag_ in FINITE_VERB_TAGS for t in phrase_tokens(appositive)):
             return []
         return [
             Proposition(subject, copula(head, sentence.tokens.root), described)
             for subject in subjects
-            if subject and subject != described
+            for described in self._described_as(appositive)
+            if subject and described and subject != described
         ]
+
+    def _described_as(self, noun: Any) -> list[str]:
+        """What a predicate noun says of its subject: its phrase, or, with ``split_nationality``, the
+        nationality and the noun phrase without it ("a French general" -> "French", "a general")."""
+        adjectives = [c for c in noun.children if c.dep_ == "amod" and c.ent_type_ == "NORP"]
+        if not self.split_nationality or noun.pos_ != "NOUN" or not adjectives:
+            return [phrase(noun)]
+        dropped = {t.i for a in adjectives for t in a.subtree}
+        rest = clean_phrase(join_tokens([t for t in phrase_tokens(noun) if t.i not in dropped]))
+        return [*(phrase(a) for a in adjectives), rest]
 
 
 def parse_batch(nlp: Any, texts: Sequence[object], batch_size: int) -> list[Any]:
