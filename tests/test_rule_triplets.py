@@ -183,12 +183,19 @@ def test_contracted_auxiliaries_are_written_out(extractor):
     ]
 
 
+def test_undated_participle_takes_the_sentence_tense(extractor):
+    assert triplets(extractor, "The reef, located off the coast of Queensland, is huge.") == [
+        ("The reef", "is located off", "the coast of Queensland"),
+        ("The reef", "is", "huge"),
+    ]
+
+
 def test_coordinated_participles_share_the_added_copula(extractor):
     text = "The Palais-Royal, built for Richelieu in 1639 and originally named Palais-Cardinal, is in Paris."
     assert triplets(extractor, text) == [
-        ("The Palais-Royal", "is built for", "Richelieu"),
-        ("The Palais-Royal", "is built in", "1639"),
-        ("The Palais-Royal", "is named", "Palais-Cardinal"),
+        ("The Palais-Royal", "was built for", "Richelieu"),  # dated event: past
+        ("The Palais-Royal", "was built in", "1639"),
+        ("The Palais-Royal", "is named", "Palais-Cardinal"),  # undated: tense of "is in Paris"
         ("The Palais-Royal", "is in", "Paris"),
     ]
 

@@ -350,13 +350,27 @@ def join_tokens(tokens: list[Any]) -> str:
     return "".join(pieces).strip()
 
 
-def copula(subject: Any, sentence_root: Any) -> str:
-    """The form of "be" that states an appositive or a participle: tense of the sentence, number of the subject."""
-    if sentence_root.pos_ in {"VERB", "AUX"}:
+def copula(subject: Any, sentence_root: Any, participle: Any = None) -> str:
+    """The form of "be" that states an appositive or a participle: number of the subject, tense of the sentence.
+
+    A past participle that reports a dated event is in the past whatever the sentence's tense ("The palace,
+    built in 1639, is in Paris." -> "was built"): "born", or one with a date in its clause.
+    """
+    dated = (
+        participle is not None
+        and participle.tag_ == "VBN"
+        and (
+            participle.lower_ == "born"
+            or any(t.ent_type_ == "DATE" for c in participle.children if c.dep_ != "conj" for t in c.subtree)
+        )
+    )
+    if dated:
+        tense_tokens = [participle]
+    elif sentence_root.pos_ in {"VERB", "AUX"}:
         tense_tokens = [sentence_root, *(c for c in sentence_root.children if c.dep_ in {"aux", "auxpass"})]
     else:
         tense_tokens = list(sentence_root.subtree)
-    past = any(t.tag_ == "VBD" for t in tense_tokens)
+    past = dated or any(t.tag_ == "VBD" for t in tense_tokens)
     plural = subject.tag_ in {"NNS", "NNPS"} or bool(subject.conjuncts) or subject.lower_ == "they"
     if past:
         return "were" if plural else "was"
@@ -525,7 +539,7 @@ class PropositionReader:
         parts = [verb, *self._folded_complements(verb)]
         predicate = " ".join(verb_group(v) for v in parts)
         if is_participle_clause(verb) and subject_token is not None:
-            predicate = f"{copula(subject_token, sentence.tokens.root)} {predicate}"
+            predicate = f"{copula(subject_token, sentence.tokens.root, verb)} {predicate}"
         plural_verb = first_verb_tag(verb) == "VBP"
         objects: list[str] = []
         attachments: list[tuple[str, str]] = []
