@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
-from factscope.extract.base import check_questions
 from factscope.extract.dependency import (
     BE_FORMS,
+    ParsedExtractor,
     Proposition,
     PropositionReader,
     is_negated,
     is_statement,
-    parse_batch,
     sentence_claim,
     sentences,
 )
-from factscope.schema import Claim, Extraction
+from factscope.schema import Claim
 
 
 def as_sentence(*parts: str) -> str:
@@ -45,7 +43,7 @@ def proposition_facts(proposition: Proposition, *, core_facts: bool = True) -> l
     return facts
 
 
-class ClauseFactExtractor:
+class ClauseFactExtractor(ParsedExtractor):
     """Atomic facts (``kind="fact"``) from the dependency parse, for the grounding task of seed 003.
 
     A sentence is split by clauses, coordinated subjects / verbs / objects, appositives ("Paris, the capital of
@@ -53,8 +51,8 @@ class ClauseFactExtractor:
     discovered radium," -> "Marie Curie discovered radium.") and prepositional attachments (see
     :func:`proposition_facts`). A nationality is its own fact, as in seed 003 ("Napoleon is a French general." ->
     "Napoleon is French.", "Napoleon is a general."; ``split_nationality``). He / she / it / they subjects are
-    replaced by the last fitting subject, so every fact stands alone. A statement with no clause the rules read is kept whole as one fact; questions and
-    refusals give none.
+    replaced by the last fitting subject, so every fact stands alone. A statement with no clause the rules read
+    is kept whole as one fact; questions and refusals give none.
 
     Example::
 
@@ -74,31 +72,11 @@ class ClauseFactExtractor:
         resolve_pronouns: bool = True,
         sentence_fallback: bool = True,
     ) -> None:
-        self._nlp = nlp
-        self.batch_size = batch_size
+        super().__init__(nlp, batch_size=batch_size)
         self.core_facts = core_facts
         self.split_nationality = split_nationality
         self.resolve_pronouns = resolve_pronouns
         self.sentence_fallback = sentence_fallback
-
-    @property
-    def nlp(self) -> Any:
-        """The spaCy pipeline (the shared offline English model unless one was given)."""
-        if self._nlp is None:
-            from factscope.backends.embedded import load_spacy
-
-            self._nlp = load_spacy(disable=("lemmatizer",))
-        return self._nlp
-
-    def extract(
-        self, texts: Sequence[str], questions: Sequence[str | None] | None = None
-    ) -> list[Extraction]:
-        """One Extraction of atomic facts per text; ``questions`` are accepted for the protocol and unused."""
-        check_questions(texts, questions)
-        return [
-            item if isinstance(item, Extraction) else Extraction(claims=self.doc_claims(item))
-            for item in parse_batch(self.nlp, texts, self.batch_size)
-        ]
 
     def doc_claims(self, doc: Any) -> list[Claim]:
         """The atomic facts of one parsed text, sentence by sentence, without duplicates."""

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from factscope.extract.base import check_questions
 from factscope.schema import Claim, Extraction, Span
 
 SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass"})
@@ -743,3 +744,39 @@ def mark_line_breaks(doc: Any) -> Any:
 def sentence_claim(sentence: Sentence, kind: Literal["fact", "sentence"]) -> Claim:
     """A whole sentence as one claim, with its id and span."""
     return Claim(text=sentence.text, kind=kind, sentence_ids=[sentence.index], spans=[sentence.span])
+
+
+class ParsedExtractor:
+    """The frame the offline extractors share: a spaCy pipeline loaded on first use, each batch parsed once
+    (:func:`parse_batch`), and one Extraction per text from the subclass's ``doc_claims``."""
+
+    name = "parsed"
+    unused_components: tuple[str, ...] = ("lemmatizer",)
+    """Pipeline components left out when the shared model is loaded (none of the rules reads them)."""
+
+    def __init__(self, nlp: Any = None, *, batch_size: int = 32) -> None:
+        self._nlp = nlp
+        self.batch_size = batch_size
+
+    @property
+    def nlp(self) -> Any:
+        """The spaCy pipeline (the shared offline English model unless one was given)."""
+        if self._nlp is None:
+            from factscope.backends.embedded import load_spacy
+
+            self._nlp = load_spacy(disable=self.unused_components)
+        return self._nlp
+
+    def extract(
+        self, texts: Sequence[str], questions: Sequence[str | None] | None = None
+    ) -> list[Extraction]:
+        """One Extraction per text, in order; ``questions`` are accepted for the protocol and unused."""
+        check_questions(texts, questions)
+        return [
+            item if isinstance(item, Extraction) else Extraction(claims=self.doc_claims(item))
+            for item in parse_batch(self.nlp, texts, self.batch_size)
+        ]
+
+    def doc_claims(self, doc: Any) -> list[Claim]:
+        """The claims of one parsed text."""
+        raise NotImplementedError

@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
-from factscope.extract.base import check_questions
 from factscope.extract.dependency import (
+    ParsedExtractor,
     Proposition,
     PropositionReader,
     is_negated,
     is_statement,
-    parse_batch,
     sentence_claim,
     sentences,
 )
-from factscope.schema import Claim, Extraction
+from factscope.schema import Claim
 
 
 def proposition_triplets(proposition: Proposition) -> list[tuple[str, str, str]]:
@@ -45,13 +43,13 @@ def triplet_text(triplet: tuple[str, str, str]) -> str:
     return " ".join(part for part in triplet if part) + "."
 
 
-class RuleTripletExtractor:
+class RuleTripletExtractor(ParsedExtractor):
     """Claim-triplets from dependency rules, with no model beyond spaCy.
 
     Covers subject-verb-object clauses (negation and particles kept in the predicate), passive voice kept as
     (patient, "was founded by", agent), copulas, appositives, prepositional attachments, relative and participle
     clauses, coordinated subjects / objects / verbs, and he / she / it / they subjects resolved to the last
-    named subject. A statement that gives no triplet becomes one sentence-level claim (``sentence_fallback``);
+    fitting subject (see ``PronounResolver``). A statement that gives no triplet becomes one sentence-level claim (``sentence_fallback``);
     questions and refusals give nothing, so a refusal-only response has no claims: an abstention.
 
     Example::
@@ -71,29 +69,9 @@ class RuleTripletExtractor:
         resolve_pronouns: bool = True,
         sentence_fallback: bool = True,
     ) -> None:
-        self._nlp = nlp
-        self.batch_size = batch_size
+        super().__init__(nlp, batch_size=batch_size)
         self.resolve_pronouns = resolve_pronouns
         self.sentence_fallback = sentence_fallback
-
-    @property
-    def nlp(self) -> Any:
-        """The spaCy pipeline (the shared offline English model unless one was given)."""
-        if self._nlp is None:
-            from factscope.backends.embedded import load_spacy
-
-            self._nlp = load_spacy(disable=("lemmatizer",))
-        return self._nlp
-
-    def extract(
-        self, texts: Sequence[str], questions: Sequence[str | None] | None = None
-    ) -> list[Extraction]:
-        """One Extraction of triplet claims per text; ``questions`` are accepted for the protocol and unused."""
-        check_questions(texts, questions)
-        return [
-            item if isinstance(item, Extraction) else Extraction(claims=self.doc_claims(item))
-            for item in parse_batch(self.nlp, texts, self.batch_size)
-        ]
 
     def doc_claims(self, doc: Any) -> list[Claim]:
         """The claims of one parsed text, sentence by sentence, without duplicate triplets."""

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
-from factscope.extract.base import check_questions
-from factscope.extract.dependency import is_statement, parse_batch, sentence_claim, sentences
-from factscope.schema import Claim, Extraction
+from factscope.extract.dependency import ParsedExtractor, is_statement, sentence_claim, sentences
+from factscope.schema import Claim
 
 
-class SentenceExtractor:
+class SentenceExtractor(ParsedExtractor):
     """Each sentence of a response as one claim (``kind="sentence"``), split by the spaCy parser.
 
     Questions, refusals ("I don't know."), speaker talk ("I hope this helps.") and bare fragments (list markers,
@@ -26,29 +24,11 @@ class SentenceExtractor:
 
     name = "sentences"
 
+    unused_components = ("lemmatizer", "ner")
+
     def __init__(self, nlp: Any = None, *, batch_size: int = 64, keep_all: bool = False) -> None:
-        self._nlp = nlp
-        self.batch_size = batch_size
+        super().__init__(nlp, batch_size=batch_size)
         self.keep_all = keep_all
-
-    @property
-    def nlp(self) -> Any:
-        """The spaCy pipeline (the shared offline English model unless one was given)."""
-        if self._nlp is None:
-            from factscope.backends.embedded import load_spacy
-
-            self._nlp = load_spacy(disable=("lemmatizer", "ner"))
-        return self._nlp
-
-    def extract(
-        self, texts: Sequence[str], questions: Sequence[str | None] | None = None
-    ) -> list[Extraction]:
-        """One Extraction of sentence claims per text; ``questions`` are accepted for the protocol and unused."""
-        check_questions(texts, questions)
-        return [
-            item if isinstance(item, Extraction) else Extraction(claims=self.doc_claims(item))
-            for item in parse_batch(self.nlp, texts, self.batch_size)
-        ]
 
     def doc_claims(self, doc: Any) -> list[Claim]:
         """The sentence claims of one parsed text."""
