@@ -58,7 +58,8 @@ def to_label_order(probs: np.ndarray, columns: dict[int, Label]) -> np.ndarray:
 class HFNLIScorer:
     """3-way probabilities for (premise, hypothesis) pairs from a sequence-classification NLI model.
 
-    Pairs are deduplicated, sorted by length and run in batches with dynamic padding.
+    Pairs are deduplicated and tokenised once per chunk of ``chunk_batches`` batches; each chunk is sorted by
+    token length and run in batches padded to their own longest pair, so little compute goes to padding.
     """
 
     def __init__(
@@ -69,12 +70,14 @@ class HFNLIScorer:
         max_length: int = 512,
         label_order: Sequence[str] | None = None,
         device: str = "cpu",
+        chunk_batches: int = 64,
     ) -> None:
         import torch
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
         self.name = f"nli:{name_or_path}"
         self.batch_size = batch_size
+        self.chunk_size = batch_size * max(1, chunk_batches)
         self.device = device
         self.tokenizer = load_pretrained(AutoTokenizer, name_or_path, "NLI tokenizer")
         self.model = load_pretrained(AutoModelForSequenceClassification, name_or_path, "NLI model").to(device).eval()
@@ -92,28 +95,27 @@ class HFNLIScorer:
         if len(premises) != len(hypotheses):
             raise ValueError("premises and hypotheses differ in length")
         unique = list(dict.fromkeys(zip(premises, hypotheses)))
-        order = sorted(range(len(unique)), key=lambda i: len(unique[i][0]) + len(unique[i][1]))
-        results: dict[tuple[str, str], np.ndarray] = {}
-        for start in range(0, len(order), self.batch_size):
-            batch = [unique[i] for i in order[start : start + self.batch_size]]
-            probs = self._forward(batch)
-            for pair, row in zip(batch, probs):
-                results[pair] = row
         if not unique:
             return np.zeros((0, len(LABELS)))
+        results: dict[tuple[str, str], np.ndarray] = {}
+        for start in range(0, len(unique), self.chunk_size):
+            chunk = unique[start : start + self.chunk_size]
+            encoded = self.tokenizer(
+                [p for p, _ in chunk], [h for _, h in chunk], truncation=True, max_length=self.max_length
+            )
+            order = sorted(range(len(chunk)), key=lambda i: len(encoded["input_ids"][i]))
+            for first in range(0, len(order), self.batch_size):
+                batch = order[first : first + self.batch_size]
+                probs = self._forward([{key: encoded[key][i] for key in encoded} for i in batch])
+                for i, row in zip(batch, probs):
+                    results[chunk[i]] = row
         return np.stack([results[pair] for pair in zip(premises, hypotheses)])
 
-    def _forward(self, batch: list[tuple[str, str]]) -> np.ndarray:
+    def _forward(self, features: list[dict[str, list[int]]]) -> np.ndarray:
+        """Probabilities in LABELS order for one batch of tokenised pairs, padded to its longest pair."""
         torch = self._torch
-        encoded = self.tokenizer(
-            [p for p, _ in batch],
-            [h for _, h in batch],
-            padding=True,
-            truncation=True,
-            max_length=self.max_length,
-            return_tensors="pt",
-        ).to(self.device)
+        inputs = self.tokenizer.pad(features, return_tensors="pt").to(self.device)
         with torch.inference_mode():
-            logits = self.model(**encoded).logits.float()
+            logits = self.model(**inputs).logits.float()
         probs = torch.softmax(logits, dim=-1).cpu().numpy()
         return to_label_order(probs, self.columns)
