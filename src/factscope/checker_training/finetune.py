@@ -19,7 +19,7 @@ from factscope.checker_training.nli_data import NLIExample
 class FinetuneConfig:
     """Training settings; the defaults are those of the shipped checker."""
 
-    epochs: int = 3
+    epochs: int = 2
     learning_rate: float = 5e-5
     batch_size: int = 32
     max_length: int = 128

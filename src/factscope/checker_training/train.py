@@ -31,7 +31,7 @@ class TrainOptions:
     layers: str = "all"
     features: str = "both"
     classifier: str = "logreg"
-    epochs: int = 3
+    epochs: int = 2
     learning_rate: float = 5e-5
     seed: int = 13
     limit: int | None = None

@@ -33,7 +33,7 @@ def train_checker(
     layers: Annotated[str, typer.Option(help="repc: 'all' (layer ensemble) or indices like '3' or '2,4,6'.")] = "all",
     features: Annotated[str, typer.Option(help="repc: pair (joint encoding), sentence, or both.")] = "both",
     classifier: Annotated[str, typer.Option(help="repc: logreg, svm, mlp or knn.")] = "logreg",
-    epochs: Annotated[int, typer.Option(min=1, help="finetune: passes over the train part.")] = 3,
+    epochs: Annotated[int, typer.Option(min=1, help="finetune: passes over the train part.")] = 2,
     learning_rate: Annotated[float, typer.Option(help="finetune: peak AdamW learning rate.")] = 5e-5,
     seed: Annotated[int, typer.Option(help="Seed of the split and of training.")] = 13,
     limit: Annotated[int | None, typer.Option(min=3, help="Use only the first N usable pairs (quick runs).")] = None,

@@ -1,0 +1,94 @@
+"""The shipped embedded checker: loads offline, probabilities are consistent, clear pairs are decided right."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+from factscope.check.base import CheckTask
+from factscope.check.embedded import EmbeddedScorer, load_embedded_scorer, shipped_checker_dir
+from factscope.errors import ConfigError
+from factscope.schema import LABELS, Label
+
+ENTAILED = [
+    ("Marie Curie won the Nobel Prize in Physics in 1903 and the Nobel Prize in Chemistry in 1911.",
+     "Marie Curie won a Nobel Prize."),
+    ("The Eiffel Tower is located in Paris, the capital of France.", "The Eiffel Tower is in Paris."),
+    ("John bought three apples and two oranges at the market on Monday.", "John bought apples."),
+    ("All of the employees attended the meeting yesterday afternoon.", "The employees attended a meeting."),
+]
+CONTRADICTED = [
+    ("The museum is open every day of the week, including Sundays.", "The museum is closed on Sundays."),
+    ("The Eiffel Tower is located in Paris, the capital of France.", "The Eiffel Tower is not in France."),
+    ("She has never been to Japan.", "She has visited Japan many times."),
+    ("The store was completely empty when we arrived.", "The store was crowded with people when we arrived."),
+]
+
+
+@pytest.fixture(scope="module")
+def shipped() -> EmbeddedScorer:
+    assert os.environ.get("HF_HUB_OFFLINE") == "1"
+    return load_embedded_scorer()
+
+
+def test_shipped_manifest_describes_the_checker():
+    manifest = json.loads((shipped_checker_dir() / "manifest.json").read_text())
+    assert manifest["classes"] == ["entailment", "neutral", "contradiction"]
+    assert manifest["label_order"] == [label.value for label in LABELS]
+    assert manifest["encoder"] == "packaged-minilm"
+    assert len(manifest["training"]["data_sha256"]) == 64
+    assert manifest["held_out"]["macro_f1"] >= 0.65
+
+
+def test_shipped_model_files_fit_the_budget():
+    size = sum(path.stat().st_size for path in shipped_checker_dir().rglob("*") if path.is_file())
+    assert size < 50 * 1024 * 1024
+
+
+def test_probabilities_are_consistent(shipped):
+    premises = [p for p, _ in ENTAILED + CONTRADICTED]
+    hypotheses = [h for _, h in ENTAILED + CONTRADICTED]
+    probs = shipped.score(premises, hypotheses)
+    assert probs.shape == (len(premises), 3)
+    assert np.all(probs >= 0) and np.allclose(probs.sum(axis=1), 1.0)
+    # duplicates and order do not change a pair's probabilities
+    again = shipped.score(premises[::-1] + premises[:1], hypotheses[::-1] + hypotheses[:1])
+    assert np.allclose(again[: len(premises)][::-1], probs, atol=1e-5)
+    assert np.allclose(again[-1], probs[0], atol=1e-5)
+    assert shipped.score([], []).shape == (0, 3)
+
+
+def test_clear_pairs_are_decided_right(shipped):
+    probs = shipped.score([p for p, _ in ENTAILED], [h for _, h in ENTAILED])
+    assert [LABELS[i] for i in probs.argmax(axis=1)] == [Label.ENTAILMENT] * len(ENTAILED)
+    probs = shipped.score([p for p, _ in CONTRADICTED], [h for _, h in CONTRADICTED])
+    assert [LABELS[i] for i in probs.argmax(axis=1)] == [Label.CONTRADICTION] * len(CONTRADICTED)
+
+
+def test_long_reference_is_segmented_and_merged(shipped):
+    from factscope.check.registry import make_checker
+
+    filler = " ".join(
+        f"Paragraph {i} talks about the weather in a small town, where it rained on most days of the year."
+        for i in range(40)
+    )
+    reference = filler + " The Eiffel Tower is located in Paris, the capital of France. " + filler
+    assert shipped.count_tokens(reference) > 600
+    checker = make_checker("embedded")
+    verdicts = checker.check(
+        [
+            CheckTask(claim="The Eiffel Tower is in Paris.", references=(reference,)),
+            CheckTask(claim="The Eiffel Tower is not in France.", references=(reference,)),
+        ]
+    )
+    assert verdicts[0].label == Label.ENTAILMENT
+    assert "Eiffel" in (verdicts[0].evidence or "")
+    assert verdicts[1].label == Label.CONTRADICTION
+
+
+def test_not_a_checker_directory_is_a_clear_error(tmp_path):
+    with pytest.raises(ConfigError, match="train-checker"):
+        EmbeddedScorer.from_dir(tmp_path)
