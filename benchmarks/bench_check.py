@@ -159,14 +159,14 @@ class Ours:
         self.checker: Any = None
 
     def prepare(self) -> None:
-        from factscope.check.registry import make_checker
+        from factscope.checkers.registry import make_checker
 
         self.checker = make_checker(
             f"path:{self.model_dir}", batch_size=self.batch_size, max_tokens=self.max_tokens
         )
 
     def run(self, pairs: list[tuple[str, str]]) -> list[str]:
-        from factscope.check.base import CheckTask
+        from factscope.checkers.base import CheckTask
 
         verdicts = self.checker.check(
             [CheckTask(claim=claim, references=(segment,)) for segment, claim in pairs]

@@ -66,7 +66,7 @@ def main() -> None:
 
     import torch
 
-    from factscope.check.embedded import load_embedded_scorer
+    from factscope.checkers.embedded import load_embedded_scorer
 
     torch.set_num_threads(args.threads)
     scorer = load_embedded_scorer()

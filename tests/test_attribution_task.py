@@ -229,7 +229,7 @@ def test_evolution_unreadable_reply_is_kept_raw_and_marked(fake_llm, tmp_path):
 
 @pytest.fixture
 def cli(monkeypatch):
-    from factscope.check import registry
+    from factscope.checkers import registry
     from factscope.cli.main import _register, app
 
     monkeypatch.setattr(registry, "make_checker", lambda spec, **kw: ValueInSentence())
@@ -355,7 +355,7 @@ def test_cli_generate_with_local_retrieval(cli, fake_llm, tmp_path):
 
 @pytest.mark.parametrize("bias, expected", [([6.0, 0.0, 0.0], 1.0), ([0.0, 6.0, 0.0], 0.0)])
 def test_alignment_through_a_real_nli_checker(tmp_path, bias, expected):
-    from factscope.check.registry import make_checker
+    from factscope.checkers.registry import make_checker
     from tiny_models import build_nli_classifier
 
     folder = build_nli_classifier(tmp_path / "nli", {0: "entailment", 1: "neutral", 2: "contradiction"}, bias=bias)

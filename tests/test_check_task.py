@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from factscope.backends.llm import LLMClient, LLMConfig
-from factscope.check.registry import make_checker
+from factscope.checkers.registry import make_checker
 from factscope.extract.registry import make_extractor
 from factscope.schema import Label
 from factscope.tasks.check import check
@@ -170,3 +170,19 @@ def test_cli_errors_are_clear(tmp_path):
 def test_offline_extractor_specs(spec, kind):
     extraction = make_extractor(spec).extract(["Marie Curie was born in Warsaw."])[0]
     assert extraction.claims and {claim.kind for claim in extraction.claims} == {kind}
+
+
+def test_python_api_accepts_dicts_and_objects():
+    import factscope
+    from factscope.schema import Verdict
+
+    class AlwaysNeutral:
+        name = "neutral"
+
+        def check(self, tasks):
+            return [Verdict(label=Label.NEUTRAL) for _ in tasks]
+
+    run = factscope.check(RECORDS, checker=AlwaysNeutral())
+    assert [r.id for r in run.results] == ["r1", "r2"]
+    assert run.results[0].summary.strict == Label.NEUTRAL
+    assert run.results[1].summary.abstain

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from factscope.backends.hf.nli import HFNLIScorer, label_columns
-from factscope.check.base import CheckTask
-from factscope.check.registry import make_checker
-from factscope.check.segmented import SegmentedChecker
+from factscope.checkers.base import CheckTask
+from factscope.checkers.registry import make_checker
+from factscope.checkers.segmented import SegmentedChecker
 from factscope.errors import ConfigError
 from factscope.schema import LABELS, Label
 from factscope.text import segment_text, split_sentences

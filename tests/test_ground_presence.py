@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from factscope.backends.llm import LLMClient, LLMConfig
-from factscope.check.presence import (
+from factscope.checkers.presence import (
     BiEncoderPresence,
     LLMJudgePresence,
     NLIPresence,
@@ -149,7 +149,7 @@ def test_cross_encoder_presence_on_a_tiny_model_takes_the_best_window(tmp_path):
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    from factscope.check.presence import CrossEncoderPresence
+    from factscope.checkers.presence import CrossEncoderPresence
     from tiny_models import build_nli_classifier
 
     folder = build_nli_classifier(tmp_path / "cross", {0: "LABEL_0"}, seed=1)
@@ -170,7 +170,7 @@ def test_cross_encoder_presence_on_a_tiny_model_takes_the_best_window(tmp_path):
 
 
 def test_cross_encoder_threshold_is_on_the_raw_score(tmp_path):
-    from factscope.check.presence import CrossEncoderPresence
+    from factscope.checkers.presence import CrossEncoderPresence
     from tiny_models import build_nli_classifier
 
     # zero classifier weights: every pair scores exactly its bias

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from factscope.backends.llm import LLMClient, LLMConfig
-from factscope.check.presence import WindowedPresence
+from factscope.checkers.presence import WindowedPresence
 from factscope.schema import Claim, Extraction
 from factscope.tasks.ground import GroundResult, generate_responses, ground, summarize
 from factscope.tasks.ground_data import GroundExample

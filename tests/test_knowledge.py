@@ -12,7 +12,7 @@ import torch
 from transformers import BertTokenizer, GPT2Config, GPT2LMHeadModel
 
 from factscope.backends.hf.causal_lm import HFCausalLM
-from factscope.check.base import CheckTask
+from factscope.checkers.base import CheckTask
 from factscope.errors import InputError
 from factscope.metrics import conner
 from factscope.retrieve.corpus import BM25Retriever, Corpus

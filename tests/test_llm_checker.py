@@ -3,8 +3,8 @@
 import pytest
 
 from factscope.backends.llm import LLMClient, LLMConfig
-from factscope.check.base import CheckTask
-from factscope.check.llm import LLMChecker, parse_joint_labels, parse_label, render_claim
+from factscope.checkers.base import CheckTask
+from factscope.checkers.llm import LLMChecker, parse_joint_labels, parse_label, render_claim
 from factscope.schema import Claim, Label
 from fake_llm import Fail
 
@@ -194,7 +194,7 @@ def test_failed_joint_call_fails_its_claims(fake_llm, client):
 
 
 def test_registry_builds_the_llm_checker(client):
-    from factscope.check.registry import make_checker
+    from factscope.checkers.registry import make_checker
 
     assert isinstance(make_checker("llm", llm=client), LLMChecker)
 

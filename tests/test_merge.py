@@ -2,7 +2,7 @@
 
 import pytest
 
-from factscope.check.merge import merge_passage_labels
+from factscope.checkers.merge import merge_passage_labels
 from factscope.errors import ConfigError
 from factscope.prompts import load_prompt
 from factscope.schema import Label

@@ -10,8 +10,8 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from factscope.check.cues import CueStacker, best_evidence_sentence, cue_features
-from factscope.check.embedded import EmbeddedScorer, to_three_way
+from factscope.checkers.cues import CueStacker, best_evidence_sentence, cue_features
+from factscope.checkers.embedded import EmbeddedScorer, to_three_way
 from factscope.checker_training.evaluation import apply_log_bias, evaluate, tune_log_bias
 from factscope.checker_training.nli_data import load_nli_jsonl, parse_label, split_dataset
 from factscope.checker_training.repc import ShallowHead, fit_head, parse_layers

@@ -1,3 +1,54 @@
-"""factscope: check what language models write against knowledge."""
+"""factscope: check what language models write against knowledge.
+
+The one-call Python API of the check task is ``factscope.check``; the other tasks live in
+``factscope.tasks.ground``, ``factscope.tasks.attribute`` and ``factscope.tasks.knowledge``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable
+
+if TYPE_CHECKING:
+    from factscope.tasks.check import CheckRun
 
 __version__ = "0.1.0"
+
+
+def check(
+    records: str | Path | Iterable[Any],
+    *,
+    extractor: Any = "rules",
+    checker: Any = "embedded",
+    llm: Any = None,
+    output: str | Path | None = None,
+    **options: Any,
+) -> CheckRun:
+    """Extract claims from responses and check them against references (RefChecker).
+
+    ``records`` is a JSON / JSONL path, or an iterable of ``Record`` objects or dicts in the input format
+    (``response``, ``references`` or ``reference``, optional ``id``, ``question``, ``setting``). ``extractor`` and
+    ``checker`` are spec strings ('rules', 'embedded', 'nli:MODEL', 'llm', ...) or ready objects; ``llm`` is an
+    ``LLMClient`` for the LLM ones. Bad records in a file are skipped; bad dicts raise InputError. Remaining
+    ``options`` go to ``factscope.tasks.check.check`` (retriever, retrieve_k, batch_size).
+    """
+    from factscope.checkers.registry import make_checker
+    from factscope.extract.registry import make_extractor
+    from factscope.schema import Record
+    from factscope.tasks.check import check as run_check
+    from factscope.tasks.check_data import load_check_records, parse_record
+
+    if isinstance(records, (str, Path)):
+        loaded, _ = load_check_records(records)
+    else:
+        loaded = [
+            item if isinstance(item, Record) else parse_record(item, path="<records>", line=index)
+            for index, item in enumerate(records, start=1)
+        ]
+    return run_check(
+        loaded,
+        extractor=make_extractor(extractor, llm=llm) if isinstance(extractor, str) else extractor,
+        checker=make_checker(checker, llm=llm) if isinstance(checker, str) else checker,
+        output=output,
+        **options,
+    )

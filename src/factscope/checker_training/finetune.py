@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from factscope.check.embedded import CrossEncoderModel
+from factscope.checkers.embedded import CrossEncoderModel
 from factscope.checker_training.evaluation import evaluate
 from factscope.checker_training.nli_data import NLIExample
 

@@ -228,7 +228,7 @@ class RepCModel:
     @classmethod
     def load(cls, directory: Path, manifest: dict[str, Any]) -> RepCModel:
         """Rebuild from a checker directory's manifest and head.npz."""
-        from factscope.check.embedded import resolve_encoder
+        from factscope.checkers.embedded import resolve_encoder
 
         featurizer = RepCFeaturizer(
             resolve_encoder(manifest["encoder"]),

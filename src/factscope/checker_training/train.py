@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from factscope.check.embedded import MANIFEST, PACKAGED_ENCODER, resolve_encoder
+from factscope.checkers.embedded import MANIFEST, PACKAGED_ENCODER, resolve_encoder
 from factscope.checker_training.evaluation import CheckerReport, apply_log_bias, evaluate, tune_log_bias
 from factscope.checker_training.nli_data import NLIExample, file_sha256, load_nli_jsonl, split_dataset
 from factscope.errors import ConfigError, InputError
@@ -108,7 +108,7 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
     validation_report = evaluate(validation_labels, apply_log_bias(validation_probs, log_bias), dataset.classes)
     cue_figures = None
     if options.cues != "off" and len(dataset.classes) == 3:
-        from factscope.check.cues import CueStacker
+        from factscope.checkers.cues import CueStacker
 
         stacker = CueStacker.fit(
             validation_probs, [e.premise for e in split.validation], [e.hypothesis for e in split.validation],

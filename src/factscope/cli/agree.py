@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from factscope.check.registry import CHECKER_SPECS, make_checker
+from factscope.checkers.registry import CHECKER_SPECS, make_checker
 from factscope.cli import llm_options as lo
 from factscope.extract.registry import EXTRACTOR_SPECS, make_extractor
 from factscope.report import print_skipped, print_table, summary_table

@@ -174,7 +174,7 @@ def score_command(
     llm_concurrency: lo.Concurrency = 8,
     llm_cache: lo.Cache = None,
 ) -> None:
-    from factscope.check.registry import make_checker
+    from factscope.checkers.registry import make_checker
     from factscope.io import ResultWriter, read_json_records
     from factscope.tasks.attribute import check_template, read_answer, score, summarize
 

@@ -136,7 +136,7 @@ def score_command(
     llm_concurrency: lo.Concurrency = 8,
     llm_cache: lo.Cache = None,
 ) -> None:
-    from factscope.check.presence import make_presence
+    from factscope.checkers.presence import make_presence
     from factscope.io import ResultWriter
     from factscope.tasks.ground import GroundResult, ground, summarize
 
@@ -355,7 +355,7 @@ def calibrate_command(
 ) -> None:
     import math
 
-    from factscope.check.presence import make_presence
+    from factscope.checkers.presence import make_presence
     from factscope.metrics.grounding import agreement, calibrate_threshold
 
     if statistic not in {"pearson", "accuracy", "macro-f1", "kappa"}:

@@ -112,7 +112,7 @@ def build_evaluator(
     relevance: str, coherence: str, lm: str | None, baselines: int, weights: str, seed: int, llm: Any,
 ) -> Any:
     """A KnowledgeEvaluator from the command-line options (models load only for the metrics they serve)."""
-    from factscope.check.registry import make_checker
+    from factscope.checkers.registry import make_checker
     from factscope.coherence import AdjacentSimilarityCoherence, ClassifierCoherence
     from factscope.retrieve.corpus import Corpus as CorpusFile
     from factscope.retrieve.corpus import make_retriever

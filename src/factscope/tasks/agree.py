@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from factscope.check.base import Checker, CheckTask
+from factscope.checkers.base import Checker, CheckTask
 from factscope.errors import InputError
 from factscope.extract.base import Extractor
 from factscope.io import read_json_records

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from factscope.check.base import Checker, CheckTask
+from factscope.checkers.base import Checker, CheckTask
 from factscope.errors import ConfigError, InputError
 from factscope.io import ResultWriter
 from factscope.kg.citations import ParsedAnswer, parse_answer

@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from factscope.check.base import Checker, CheckTask
+from factscope.checkers.base import Checker, CheckTask
 from factscope.extract.base import Extractor
 from factscope.io import ResultWriter
 from factscope.metrics.hallucination import (

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from pydantic import BaseModel, Field
 
-from factscope.check.presence import PresenceModel, decide
+from factscope.checkers.presence import PresenceModel, decide
 from factscope.errors import InputError
 from factscope.metrics.grounding import (
     Breakdown,
@@ -185,7 +185,7 @@ def ground(
 
         extractor = ClauseFactExtractor()
     if presence is None:
-        from factscope.check.presence import BiEncoderPresence
+        from factscope.checkers.presence import BiEncoderPresence
 
         presence = BiEncoderPresence()
     missing = [e.id for e in examples if e.response is None]

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 from pydantic import BaseModel, Field
 
-from factscope.check.base import Checker, CheckTask
+from factscope.checkers.base import Checker, CheckTask
 from factscope.errors import BackendError
 from factscope.metrics import conner
 from factscope.schema import LABELS, Verdict

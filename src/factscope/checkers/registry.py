@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from factscope.check.base import Checker
+from factscope.checkers.base import Checker
 from factscope.errors import ConfigError
 
 CHECKER_SPECS = (
@@ -29,11 +29,11 @@ def make_checker(
     llm_mode: str = "joint",
 ) -> Checker:
     """A Checker for ``spec``; model checkers are wrapped to segment long references (``max_tokens``)."""
-    from factscope.check.segmented import SegmentedChecker
+    from factscope.checkers.segmented import SegmentedChecker
 
     kind, _, argument = spec.partition(":")
     if kind == "embedded" and not argument:
-        from factscope.check.embedded import load_embedded_scorer
+        from factscope.checkers.embedded import load_embedded_scorer
 
         return SegmentedChecker(load_embedded_scorer(), max_tokens=max_tokens, name="embedded")
     if kind == "nli" and argument:
@@ -46,7 +46,7 @@ def make_checker(
         return SegmentedChecker(_scorer_from_folder(Path(argument), batch_size, label_order), max_tokens=max_tokens)
     if kind == "similarity":
         from factscope.backends.hf.encoders import BiEncoder
-        from factscope.check.similarity import SimilarityChecker
+        from factscope.checkers.similarity import SimilarityChecker
 
         return SimilarityChecker(BiEncoder(argument or None), threshold=similarity_threshold)
     if kind == "llm" and not argument:
@@ -55,7 +55,7 @@ def make_checker(
                 "the llm checker needs a chat model: pass --llm-base-url and --llm-model "
                 "(or set FACTSCOPE_LLM_BASE_URL and FACTSCOPE_LLM_MODEL)"
             )
-        from factscope.check.llm import LLMChecker
+        from factscope.checkers.llm import LLMChecker
 
         return LLMChecker(llm, mode=llm_mode)
     raise ConfigError(f"unknown checker '{spec}'; use one of: {CHECKER_SPECS}")
@@ -67,7 +67,7 @@ def _scorer_from_folder(folder: Path, batch_size: int, label_order: list[str] | 
         raise ConfigError(f"checker folder '{folder}' does not exist")
     manifest = folder / "manifest.json"
     if manifest.exists() and "method" in json.loads(manifest.read_text(encoding="utf-8")):
-        from factscope.check.embedded import load_embedded_scorer
+        from factscope.checkers.embedded import load_embedded_scorer
 
         return load_embedded_scorer(folder)
     if (folder / "config.json").exists():

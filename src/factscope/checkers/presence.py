@@ -28,7 +28,7 @@ from factscope.text import split_sentences
 
 if TYPE_CHECKING:
     from factscope.backends.llm import LLMClient
-    from factscope.check.base import Checker
+    from factscope.checkers.base import Checker
 
 CROSS_ENCODER_MODEL = "cross-encoder/ms-marco-MiniLM-L-12-v2"
 """The seed's presence model (Appendix B), loaded by hub name or local path by users who have it."""
@@ -205,7 +205,7 @@ class NLIPresence(WindowedPresence):
         self.threshold = threshold
 
     def score_pairs(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
-        from factscope.check.base import CheckTask
+        from factscope.checkers.base import CheckTask
         from factscope.schema import Label
 
         verdicts = self.checker.check([CheckTask(claim=fact, references=(window,)) for fact, window in pairs])
@@ -308,7 +308,7 @@ def make_presence(
     if kind == "cross":
         return CrossEncoderPresence(rest or CROSS_ENCODER_MODEL, **options)
     if kind == "nli":
-        from factscope.check.registry import make_checker
+        from factscope.checkers.registry import make_checker
 
         return NLIPresence(make_checker(rest or "embedded", llm=llm), **options)
     if kind == "llm":

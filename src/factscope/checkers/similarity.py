@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from factscope.backends.hf.encoders import BiEncoder
-from factscope.check.base import CheckTask
+from factscope.checkers.base import CheckTask
 from factscope.schema import Label, Verdict
 from factscope.text import sentence_spans
 

@@ -110,7 +110,7 @@ class EmbeddedScorer:
         self._log_bias = np.asarray(manifest.get("log_bias") or np.zeros(len(self.classes)), dtype=np.float64)
         self._cues = None
         if manifest.get("cues"):
-            from factscope.check.cues import CueStacker
+            from factscope.checkers.cues import CueStacker
 
             self._cues = CueStacker.load(directory / manifest["cues"]["file"])
 

@@ -26,8 +26,8 @@ from string import Template
 from typing import Any, Literal
 
 from factscope.backends.llm import ChatReply, LLMClient
-from factscope.check.base import CheckTask
-from factscope.check.merge import merge_passage_labels
+from factscope.checkers.base import CheckTask
+from factscope.checkers.merge import merge_passage_labels
 from factscope.prompts import load_prompt
 from factscope.report import progress
 from factscope.schema import Claim, Label, Verdict

@@ -6,9 +6,9 @@ from typing import Sequence
 
 import numpy as np
 
-from factscope.check.base import CheckTask, PairScorer
-from factscope.check.evidence import best_sentence
-from factscope.check.merge import merge_passage_labels
+from factscope.checkers.base import CheckTask, PairScorer
+from factscope.checkers.evidence import best_sentence
+from factscope.checkers.merge import merge_passage_labels
 from factscope.schema import LABELS, Label, Span, Verdict
 from factscope.text import segment_text
 
