@@ -37,7 +37,7 @@ def _write_jsonl(path: Path, rows: list[dict]) -> Path:
 
 def _run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "factscope", *args], cwd=cwd, capture_output=True, text=True, timeout=600
+        [sys.executable, "-m", "factscope", *args], cwd=cwd, capture_output=True, text=True, timeout=600, check=False
     )
 
 
@@ -53,7 +53,7 @@ def _fake_replies(request: dict) -> str:
                 ]}
             )
         return '{"claims": []}'
-    claims = re.findall(r"^(\d+)\. (.*)$", prompt.split("### Claims:")[1].split("Answer with")[0], re.M)
+    claims = re.findall(r"^(\d+)\. (.*)$", prompt.split("### Claims:")[1].split("Answer with")[0], re.MULTILINE)
     labels = ["Contradiction" if "Gosling" in text else "Entailment" for _, text in claims]
     return "\n".join(f"{n}. {label}" for (n, _), label in zip(claims, labels))
 

@@ -2,7 +2,13 @@
 
 import pytest
 
-from factscope.metrics.hallucination import copy_rate, dataset_rates, majority_label, strict_label, summarize_response
+from factscope.metrics.hallucination import (
+    copy_rate,
+    dataset_rates,
+    majority_label,
+    strict_label,
+    summarize_response,
+)
 from factscope.schema import Label
 
 E, N, C = Label.ENTAILMENT, Label.NEUTRAL, Label.CONTRADICTION

@@ -10,11 +10,11 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from factscope.checkers.cues import CueStacker, best_evidence_sentence, cue_features
-from factscope.checkers.embedded import EmbeddedScorer, to_three_way
 from factscope.checker_training.evaluation import apply_log_bias, evaluate, tune_log_bias
 from factscope.checker_training.nli_data import load_nli_jsonl, parse_label, split_dataset
 from factscope.checker_training.repc import ShallowHead, fit_head, parse_layers
+from factscope.checkers.cues import CueStacker, best_evidence_sentence, cue_features
+from factscope.checkers.embedded import EmbeddedScorer, to_three_way
 from factscope.cli import train_checker
 from factscope.errors import InputError
 from factscope.schema import LABELS

@@ -6,8 +6,9 @@ The one-call Python API of the check task is ``factscope.check``; the other task
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from factscope.tasks.check import CheckRun

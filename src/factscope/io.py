@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Self
 
 from pydantic import BaseModel
 
@@ -143,7 +144,7 @@ class ResultWriter:
         """Close the file."""
         self._handle.close()
 
-    def __enter__(self) -> "ResultWriter":
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

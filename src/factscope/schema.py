@@ -16,7 +16,7 @@ class Label(str, Enum):
     CONTRADICTION = "Contradiction"
 
     @classmethod
-    def parse(cls, text: str) -> "Label":
+    def parse(cls, text: str) -> Label:
         """Read a label from free text ('entailment', 'Contradiction', 'neutral.')."""
         key = text.strip().strip(".").strip().lower()
         for label in cls:

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import numpy as np
 
-from factscope.checkers.embedded import CrossEncoderModel
 from factscope.checker_training.evaluation import evaluate
 from factscope.checker_training.nli_data import NLIExample
+from factscope.checkers.embedded import CrossEncoderModel
 
 
 @dataclass(frozen=True)

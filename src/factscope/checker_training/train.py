@@ -11,9 +11,9 @@ from pathlib import Path
 
 import numpy as np
 
-from factscope.checkers.embedded import MANIFEST, PACKAGED_ENCODER, resolve_encoder
 from factscope.checker_training.evaluation import CheckerReport, apply_log_bias, evaluate, tune_log_bias
 from factscope.checker_training.nli_data import NLIExample, file_sha256, load_nli_jsonl, split_dataset
+from factscope.checkers.embedded import MANIFEST, PACKAGED_ENCODER, resolve_encoder
 from factscope.errors import ConfigError, InputError
 
 ProgressFactory = Callable[[str, int], object]

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -46,7 +46,7 @@ class Corpus:
             raise InputError("the corpus has duplicate document ids")
 
     @classmethod
-    def from_path(cls, path: str | Path) -> "Corpus":
+    def from_path(cls, path: str | Path) -> Corpus:
         """Load a JSONL / JSON file of {id, title?, text} objects, or a folder of .txt files (id = file name)."""
         path = Path(path)
         if not path.exists():

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -84,11 +83,16 @@ class HFNLIScorer:
         self.max_length = min(max_length, getattr(self.tokenizer, "model_max_length", max_length) or max_length)
         self.columns = label_columns(self.model.config.id2label, label_order)
         self._torch = torch
+        self._token_counts: dict[str, int] = {}
 
-    @lru_cache(maxsize=100_000)
     def count_tokens(self, text: str) -> int:
-        """Number of tokens of ``text`` without special tokens."""
-        return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+        """Number of tokens of ``text`` without special tokens (memoised per scorer)."""
+        count = self._token_counts.get(text)
+        if count is None:
+            count = len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+            if len(self._token_counts) < 200_000:
+                self._token_counts[text] = count
+        return count
 
     def score(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
         """Probabilities (n, 3) in LABELS order for each (premise, hypothesis) pair."""
