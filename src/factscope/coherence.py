@@ -12,8 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
-
-from factscope.backends.hf.loading import load_pretrained
+from scipy.special import softmax
 
 if TYPE_CHECKING:
     from factscope.backends.hf.encoders import BiEncoder
@@ -61,36 +60,19 @@ class ClassifierCoherence:
     """
 
     def __init__(self, name_or_path: str, batch_size: int = 16, max_length: int = 512, device: str = "cpu") -> None:
-        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+        from factscope.backends.hf.encoders import SequenceClassifier
 
         self.name = f"classifier:{name_or_path}"
-        self.batch_size = batch_size
-        self.device = device
-        self.tokenizer = load_pretrained(AutoTokenizer, name_or_path, "coherence model tokenizer")
-        self.model = load_pretrained(AutoModelForSequenceClassification, name_or_path, "coherence model")
-        self.model.to(device).eval()
-        self.max_length = max_length
-        labels = {int(k): str(v).lower() for k, v in (self.model.config.id2label or {}).items()}
+        self.classifier = SequenceClassifier(
+            name_or_path, what="coherence model", batch_size=batch_size, max_length=max_length, device=device
+        )
+        labels = {index: name.lower() for index, name in self.classifier.id2label.items()}
         coherent = [i for i, name in labels.items() if name in {"coherent", "coherence", "positive", "label_1"}]
-        self.column = coherent[0] if coherent else self.model.config.num_labels - 1
+        self.column = coherent[0] if coherent else self.classifier.model.config.num_labels - 1
 
     def score(self, paragraphs: Sequence[Sequence[str]]) -> list[float]:
         """One normalised coherence score per paragraph (sentences joined by spaces)."""
-        import torch
-
-        texts = [" ".join(sentences) for sentences in paragraphs]
-        unique = sorted(set(texts), key=len)
-        results: dict[str, float] = {}
-        for start in range(0, len(unique), self.batch_size):
-            batch = unique[start : start + self.batch_size]
-            encoded = self.tokenizer(
-                batch, padding=True, truncation=True, max_length=self.max_length, return_tensors="pt"
-            ).to(self.device)
-            with torch.inference_mode():
-                logits = self.model(**encoded).logits.float().cpu()
-            if logits.shape[1] == 1:
-                values = torch.sigmoid(logits[:, 0])
-            else:
-                values = torch.softmax(logits, dim=-1)[:, self.column]
-            results.update(zip(batch, values.tolist()))
-        return [results[text] for text in texts]
+        logits = self.classifier.logits([" ".join(sentences) for sentences in paragraphs])
+        if logits.shape[1] == 1:
+            return (1.0 / (1.0 + np.exp(-logits[:, 0]))).tolist()
+        return softmax(logits, axis=-1)[:, self.column].tolist()

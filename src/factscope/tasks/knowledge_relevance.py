@@ -6,8 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
-
-from factscope.backends.hf.loading import load_pretrained
+from scipy.special import softmax
 
 if TYPE_CHECKING:
     from factscope.backends.hf.encoders import BiEncoder
@@ -29,36 +28,19 @@ class CrossEncoderRelevance:
     """
 
     def __init__(self, name_or_path: str, batch_size: int = 32, max_length: int = 512, device: str = "cpu") -> None:
-        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+        from factscope.backends.hf.encoders import SequenceClassifier
 
         self.name = f"cross-encoder:{name_or_path}"
-        self.batch_size = batch_size
-        self.max_length = max_length
-        self.device = device
-        self.tokenizer = load_pretrained(AutoTokenizer, name_or_path, "relevance cross-encoder tokenizer")
-        self.model = load_pretrained(AutoModelForSequenceClassification, name_or_path, "relevance cross-encoder")
-        self.model.to(device).eval()
+        self.classifier = SequenceClassifier(
+            name_or_path, what="relevance cross-encoder", batch_size=batch_size, max_length=max_length, device=device
+        )
 
     def score(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         """Relevance in [0, 1] per (query, knowledge) pair, batched by length, duplicates scored once."""
-        import torch
-
-        unique = sorted(set(pairs), key=lambda pair: len(pair[0]) + len(pair[1]))
-        results: dict[tuple[str, str], float] = {}
-        for start in range(0, len(unique), self.batch_size):
-            batch = unique[start : start + self.batch_size]
-            encoded = self.tokenizer(
-                [q for q, _ in batch], [k for _, k in batch],
-                padding=True, truncation=True, max_length=self.max_length, return_tensors="pt",
-            ).to(self.device)
-            with torch.inference_mode():
-                logits = self.model(**encoded).logits.float().cpu()
-            if logits.shape[1] == 1:
-                values = torch.sigmoid(logits[:, 0])
-            else:
-                values = torch.softmax(logits, dim=-1)[:, -1]
-            results.update(zip(batch, values.tolist()))
-        return np.array([results[pair] for pair in pairs], dtype=float)
+        logits = self.classifier.logits([q for q, _ in pairs], [k for _, k in pairs])
+        if logits.shape[1] == 1:
+            return 1.0 / (1.0 + np.exp(-logits[:, 0]))
+        return softmax(logits, axis=-1)[:, -1]
 
 
 class BiEncoderRelevance:

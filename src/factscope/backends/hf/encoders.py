@@ -63,39 +63,56 @@ class _SentenceTransformerLoader:
         return self._cls(source, device=self._device, local_files_only=bool(kwargs.get("local_files_only")))
 
 
-class CrossEncoderScorer:
-    """Raw relevance scores (logits) of a single-output cross-encoder, e.g. an MS MARCO re-ranker."""
+class SequenceClassifier:
+    """Any Hugging Face sequence classifier over texts or text pairs: logits in deduplicated, length-sorted batches."""
 
-    def __init__(self, name_or_path: str, *, batch_size: int = 32, max_length: int = 512, device: str = "cpu") -> None:
+    def __init__(
+        self, name_or_path: str, *, what: str = "classifier", batch_size: int = 32, max_length: int = 512, device: str = "cpu"
+    ) -> None:
         import torch
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
         self.name = name_or_path
         self.batch_size = batch_size
         self.device = device
-        self.tokenizer = load_pretrained(AutoTokenizer, name_or_path, "cross-encoder tokenizer")
-        self.model = load_pretrained(AutoModelForSequenceClassification, name_or_path, "cross-encoder").to(device).eval()
+        self.tokenizer = load_pretrained(AutoTokenizer, name_or_path, f"{what} tokenizer")
+        self.model = load_pretrained(AutoModelForSequenceClassification, name_or_path, what).to(device).eval()
         self.max_length = min(max_length, getattr(self.tokenizer, "model_max_length", max_length) or max_length)
+        self.id2label = {int(k): str(v) for k, v in (self.model.config.id2label or {}).items()}
         self._torch = torch
 
-    def score(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
-        """One score per (query, passage) pair: the first logit, unnormalised (thresholds refer to it)."""
-        unique = list(dict.fromkeys(pairs))
-        order = sorted(range(len(unique)), key=lambda i: len(unique[i][0]) + len(unique[i][1]))
-        results: dict[tuple[str, str], float] = {}
-        for start in range(0, len(order), self.batch_size):
-            batch = [unique[i] for i in order[start : start + self.batch_size]]
+    def logits(self, first: Sequence[str], second: Sequence[str] | None = None) -> np.ndarray:
+        """Logits (n, labels) for each text, or each (first[i], second[i]) pair."""
+        items = list(zip(first, second)) if second is not None else [(text, None) for text in first]
+        unique = sorted(set(items), key=lambda item: len(item[0]) + len(item[1] or ""))
+        results: dict[tuple[str, str | None], np.ndarray] = {}
+        for start in range(0, len(unique), self.batch_size):
+            batch = unique[start : start + self.batch_size]
             encoded = self.tokenizer(
                 [a for a, _ in batch],
-                [b for _, b in batch],
+                [b for _, b in batch] if second is not None else None,
                 padding=True,
                 truncation=True,
                 max_length=self.max_length,
                 return_tensors="pt",
             ).to(self.device)
             with self._torch.inference_mode():
-                logits = self.model(**encoded).logits.float()[:, 0].cpu().numpy()
-            results.update(zip(batch, logits.tolist()))
-        return np.array([results[pair] for pair in pairs], dtype=np.float64)
+                rows = self.model(**encoded).logits.float().cpu().numpy()
+            results.update(zip(batch, rows))
+        if not items:
+            return np.zeros((0, self.model.config.num_labels))
+        return np.stack([results[item] for item in items]).astype(np.float64)
 
 
+class CrossEncoderScorer:
+    """Raw relevance scores (the first logit) of a cross-encoder, e.g. an MS MARCO re-ranker."""
+
+    def __init__(self, name_or_path: str, *, batch_size: int = 32, max_length: int = 512, device: str = "cpu") -> None:
+        self.name = name_or_path
+        self.classifier = SequenceClassifier(
+            name_or_path, what="cross-encoder", batch_size=batch_size, max_length=max_length, device=device
+        )
+
+    def score(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        """One score per (query, passage) pair: the first logit, unnormalised (thresholds refer to it)."""
+        return self.classifier.logits([a for a, _ in pairs], [b for _, b in pairs])[:, 0]
