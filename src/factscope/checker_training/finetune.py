@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from factscope.backends.hf.loading import load_pretrained
 from factscope.checker_training.evaluation import evaluate
 from factscope.checker_training.nli_data import NLIExample
 from factscope.checkers.embedded import CrossEncoderModel
@@ -57,9 +58,11 @@ def finetune_cross_encoder(
 
     torch.set_num_threads(config.threads)
     torch.manual_seed(config.seed)
-    tokenizer = AutoTokenizer.from_pretrained(encoder)
-    model = AutoModelForSequenceClassification.from_pretrained(
+    tokenizer = load_pretrained(AutoTokenizer, encoder, "encoder tokenizer")
+    model = load_pretrained(
+        AutoModelForSequenceClassification,
         encoder,
+        "encoder",
         num_labels=len(classes),
         id2label=dict(enumerate(classes)),
         label2id={name: i for i, name in enumerate(classes)},

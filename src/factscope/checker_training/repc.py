@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from factscope.backends.hf.loading import load_pretrained
+
 CLASSIFIERS = ("logreg", "svm", "mlp", "knn")
 FEATURES = ("pair", "sentence", "both")
 
@@ -52,8 +54,8 @@ class RepCFeaturizer:
 
         if features not in FEATURES:
             raise ValueError(f"features must be one of {FEATURES}")
-        self.tokenizer = AutoTokenizer.from_pretrained(encoder)
-        self.model = AutoModel.from_pretrained(encoder, dtype=torch.float32).eval()
+        self.tokenizer = load_pretrained(AutoTokenizer, encoder, "encoder tokenizer")
+        self.model = load_pretrained(AutoModel, encoder, "encoder", dtype=torch.float32).eval()
         self.layers = list(layers)
         self.features = features
         self.max_length = max_length

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from factscope.backends.hf.loading import load_pretrained
 from factscope.errors import ConfigError
 from factscope.schema import LABELS
 
@@ -68,8 +69,8 @@ class CrossEncoderModel:
         import torch
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-        model = AutoModelForSequenceClassification.from_pretrained(str(path), dtype=torch.float32)
-        tokenizer = AutoTokenizer.from_pretrained(str(path))
+        model = load_pretrained(AutoModelForSequenceClassification, str(path), "checker model", dtype=torch.float32)
+        tokenizer = load_pretrained(AutoTokenizer, str(path), "checker tokenizer")
         return cls(model, tokenizer, **kwargs)
 
     def probs(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:

@@ -133,7 +133,8 @@ def check_command(
 def _rates_table(run: object) -> Table:
     """Label rates (seed 004 eq. 1), abstain and hallucination rates, overall and per context setting."""
     table = Table(title="hallucination rates (share of claims, averaged over responses)", header_style="bold")
-    for column in ("setting", "responses", *(label.value for label in LABELS), "hallucination", "abstain"):
+    table.caption = "E / N / C: Entailment, Neutral, Contradiction; halluc.: N + C; abstain: share with no claims"
+    for column in ("setting", "responses", "E", "N", "C", "halluc.", "abstain"):
         table.add_column(column, justify="left" if column == "setting" else "right")
     groups = [("all", run.rates), *run.rates_by_setting.items()]
     for name, rates in groups:
