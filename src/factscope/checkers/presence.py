@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import re
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
@@ -77,7 +78,7 @@ def decide(scores: np.ndarray, threshold: float) -> list[bool | None]:
     return [None if math.isnan(value) else bool(value >= threshold) for value in scores.tolist()]
 
 
-class WindowedPresence:
+class WindowedPresence(ABC):
     """Base of the presence models: windows the sources, scores unique pairs, keeps each fact's best window."""
 
     name = "windowed"
@@ -90,9 +91,9 @@ class WindowedPresence:
             min(min_window, window) if window is not None and min_window is not None else min_window
         )
 
+    @abstractmethod
     def score_pairs(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         """Scores of unique (fact, window) pairs, in order; NaN for a failed judgement."""
-        raise NotImplementedError
 
     def score(self, facts: Sequence[str], sources: Sequence[Sequence[str]]) -> np.ndarray:
         """Best score of each fact over the windows of its sources.

@@ -9,6 +9,7 @@ own way.
 from __future__ import annotations
 
 import re
+from abc import ABC, abstractmethod
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -746,7 +747,7 @@ def sentence_claim(sentence: Sentence, kind: Literal["fact", "sentence"]) -> Cla
     return Claim(text=sentence.text, kind=kind, sentence_ids=[sentence.index], spans=[sentence.span])
 
 
-class ParsedExtractor:
+class ParsedExtractor(ABC):
     """The frame the offline extractors share: a spaCy pipeline loaded on first use, each batch parsed once
     (:func:`parse_batch`), and one Extraction per text from the subclass's ``doc_claims``."""
 
@@ -777,6 +778,6 @@ class ParsedExtractor:
             for item in parse_batch(self.nlp, texts, self.batch_size)
         ]
 
+    @abstractmethod
     def doc_claims(self, doc: Any) -> list[Claim]:
         """The claims of one parsed text."""
-        raise NotImplementedError
