@@ -268,11 +268,14 @@ def test_finetune_end_to_end_one_tiny_epoch(tmp_path, tiny_encoder):
     out = tmp_path / "ft"
     result = run_cli(
         "--data", data, "--out", out, "--method", "finetune", "--encoder", tiny_encoder, "--epochs", "1",
-        "--cues", "off",
+        "--cues", "off", "--long-context", "0.5", "--context-words", "30",
     )
     assert result.exit_code == 0, result.output
     scorer = check_loadable(out)
     assert scorer.manifest["finetune"]["best_epoch"] == 1
+    assert scorer.manifest["training"]["long_context"] == {"share": 0.5, "words": 30}
+    assert scorer.manifest["finetune"]["max_length"] == 256
+    assert 0.0 <= scorer.manifest["held_out_in_context"]["macro_f1"] <= 1.0
     assert (out / "encoder" / "model.safetensors").exists()
     assert not (out.parent / "ft.partial").exists()
 

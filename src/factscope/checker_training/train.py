@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from factscope.checker_training.evaluation import CheckerReport, apply_log_bias, evaluate, tune_log_bias
+from factscope.checker_training.long_context import augment
 from factscope.checker_training.nli_data import NLIExample, file_sha256, load_nli_jsonl, split_dataset
 from factscope.checkers.embedded import MANIFEST, PACKAGED_ENCODER, resolve_encoder
 from factscope.errors import ConfigError, InputError
@@ -37,6 +38,8 @@ class TrainOptions:
     limit: int | None = None
     cues: str = "auto"
     threads: int = 2
+    long_context: float = 0.0
+    context_words: int = 150
 
 
 @dataclass
@@ -62,6 +65,10 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
     if not split.train or not split.validation or not split.test:
         raise InputError("too few usable pairs to split into train / validation / test", path=options.data)
     encoder_path = resolve_encoder(options.encoder)
+    train, validation = split.train, split.validation
+    if options.long_context > 0:
+        train = augment(train, options.long_context, options.context_words, options.seed)
+        validation = augment(validation, options.long_context, options.context_words, options.seed + 1)
     staging = options.out.with_name(options.out.name + ".partial")
     if staging.exists():
         shutil.rmtree(staging)
@@ -83,20 +90,21 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
             "n_validation": len(split.validation),
             "n_test": len(split.test),
             "n_skipped_records": len(dataset.skipped),
+            "long_context": {"share": options.long_context, "words": options.context_words},
         },
     }
     if options.method == "finetune":
-        model, details = _train_finetune(options, encoder_path, split.train, split.validation, dataset.classes, progress)
+        model, details = _train_finetune(options, encoder_path, train, validation, dataset.classes, progress)
         from factscope.checker_training.finetune import save_cross_encoder
 
         save_cross_encoder(model, staging / "encoder")
     else:
-        model, details = _train_repc(options, encoder_path, split.train, split.validation, dataset.classes, progress)
+        model, details = _train_repc(options, encoder_path, train, validation, dataset.classes, progress)
         model.head.save(staging / "head.npz")
     manifest.update(details)
-    validation_probs = _probs(model, split.validation, progress, "scoring validation")
+    validation_probs = _probs(model, validation, progress, "scoring validation")
     test_probs = _probs(model, split.test, progress, "scoring held-out test")
-    validation_labels = np.array([e.label for e in split.validation])
+    validation_labels = np.array([e.label for e in validation])
     test_labels = np.array([e.label for e in split.test])
     log_bias = tune_log_bias(validation_labels, validation_probs)
     manifest["log_bias"] = [float(b) for b in log_bias]
@@ -111,7 +119,7 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
         from factscope.checkers.cues import CueStacker
 
         stacker = CueStacker.fit(
-            validation_probs, [e.premise for e in split.validation], [e.hypothesis for e in split.validation],
+            validation_probs, [e.premise for e in validation], [e.hypothesis for e in validation],
             validation_labels, seed=options.seed,
         )
         cue_probs = stacker.apply(test_probs, [e.premise for e in split.test], [e.hypothesis for e in split.test])
@@ -129,12 +137,19 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
             validation_report = evaluate(
                 validation_labels,
                 stacker.apply(
-                    validation_probs, [e.premise for e in split.validation], [e.hypothesis for e in split.validation]
+                    validation_probs, [e.premise for e in validation], [e.hypothesis for e in validation]
                 ),
                 dataset.classes,
             )
         manifest["cue_test"] = cue_figures
     manifest["held_out"] = test_report.as_dict()
+    in_context = augment(split.test, 1.0, options.context_words, options.seed + 2)[len(split.test) :]
+    context_probs = _probs(model, in_context, progress, "scoring held-out test in context")
+    if "cues" in manifest:
+        context_probs = stacker.apply(context_probs, [e.premise for e in in_context], [e.hypothesis for e in in_context])
+    else:
+        context_probs = apply_log_bias(context_probs, log_bias)
+    manifest["held_out_in_context"] = evaluate(test_labels, context_probs, dataset.classes).as_dict()
     manifest["validation"] = validation_report.as_dict()
     manifest["training"]["seconds"] = round(time.perf_counter() - started, 1)
     (staging / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
@@ -151,7 +166,11 @@ def _train_finetune(options, encoder_path, train, validation, classes, progress)
     from factscope.checker_training.finetune import FinetuneConfig, finetune_cross_encoder
 
     config = FinetuneConfig(
-        epochs=options.epochs, learning_rate=options.learning_rate, seed=options.seed, threads=options.threads
+        epochs=options.epochs,
+        learning_rate=options.learning_rate,
+        seed=options.seed,
+        threads=options.threads,
+        max_length=256 if options.long_context > 0 else 128,
     )
     with progress("fine-tuning", len(train) * config.epochs) as bar:
         result = finetune_cross_encoder(encoder_path, train, validation, classes, config, on_step=bar.advance)

@@ -41,6 +41,14 @@ def train_checker(
         str, typer.Option(help="Contradiction cues: auto keeps them only if held-out macro-F1 improves; on; off.")
     ] = "auto",
     threads: Annotated[int, typer.Option(min=1, help="torch CPU threads.")] = 2,
+    long_context: Annotated[
+        float,
+        typer.Option(
+            min=0.0, max=1.0,
+            help="Share of train / validation pairs also used with the premise inside a segment of other premises.",
+        ),
+    ] = 0.0,
+    context_words: Annotated[int, typer.Option(min=10, help="Words of such a segment (150 words ~ 200 tokens).")] = 150,
 ) -> None:
     """Train an offline checker (see `factscope train-checker --help`)."""
     import os
@@ -53,7 +61,7 @@ def train_checker(
     options = TrainOptions(
         data=data, out=out, method=method, encoder=encoder, layers=layers, features=features,
         classifier=classifier, epochs=epochs, learning_rate=learning_rate, seed=seed, limit=limit, cues=cues,
-        threads=threads,
+        threads=threads, long_context=long_context, context_words=context_words,
     )
     result = run(options, progress)
     for error in result.skipped[:20]:
@@ -68,6 +76,7 @@ def train_checker(
         ("held-out macro-F1", result.test.macro_f1),
     ]
     rows += [(f"held-out F1 {name}", value) for name, value in result.test.per_class_f1.items()]
+    rows.append(("held-out macro-F1, premise inside a segment", result.manifest["held_out_in_context"]["macro_f1"]))
     rows.append(("validation macro-F1", result.validation.macro_f1))
     if result.cue_figures is not None:
         rows.append(("held-out macro-F1 without cues", result.cue_figures["held_out_without_cues"]["macro_f1"]))

@@ -1,0 +1,85 @@
+"""How a checker holds up when the supporting sentence sits inside a ~200-token segment of unrelated text.
+
+The held-out part of the training split is scored twice: as is (MNLI's one- or two-sentence premises), and with
+each premise placed at a seeded random position among other held-out premises until the segment has about
+``--words`` words. Labels stay the same (other premises rarely bear on the hypothesis), so the drop in macro-F1
+measures what long references cost. Also reported: through SegmentedChecker, how often a claim gets Entailment
+from a segment of unrelated premises only (the false-Entailment rate that any-Entailment-wins merging amplifies).
+
+    HF_HUB_OFFLINE=1 python benchmarks/bench_long_context.py --data mnli_dev_matched.jsonl [--checker DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+
+from factscope.checker_training.evaluation import evaluate
+from factscope.checker_training.long_context import in_context
+from factscope.checker_training.nli_data import load_nli_jsonl, split_dataset
+from factscope.checkers.embedded import load_embedded_scorer, shipped_checker_dir
+from factscope.report import console, print_table, summary_table
+from factscope.schema import LABELS, Label
+
+
+def unrelated(premises: list[str], index: int, words: int, rng: random.Random) -> str:
+    """A segment of about ``words`` words made only of other premises."""
+    others = [p for i, p in enumerate(premises) if i != index]
+    context: list[str] = []
+    while sum(len(p.split()) for p in context) < words:
+        context.append(rng.choice(others))
+    return " ".join(context)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", type=Path, required=True, help="the NLI JSONL the checker was trained on")
+    parser.add_argument("--checker", type=Path, default=shipped_checker_dir(), help="checker directory")
+    parser.add_argument("--words", type=int, default=150, help="segment length in words (~200 tokens)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", type=Path, help="write the figures as JSON")
+    args = parser.parse_args()
+
+    manifest = json.loads((args.checker / "manifest.json").read_text(encoding="utf-8"))
+    dataset = load_nli_jsonl(args.data)
+    test = split_dataset(dataset, seed=manifest["training"]["split_seed"]).test
+    scorer = load_embedded_scorer(args.checker)
+    rng = random.Random(args.seed)
+    premises = [e.premise for e in test]
+    hypotheses = [e.hypothesis for e in test]
+    gold = np.array([LABELS.index(Label.parse(dataset.classes[e.label])) for e in test])
+    plain = scorer.score(premises, hypotheses)
+    long = scorer.score([in_context(premises, i, args.words, rng) for i in range(len(test))], hypotheses)
+    noise = scorer.score([unrelated(premises, i, args.words, rng) for i in range(len(test))], hypotheses)
+    names = tuple(label.value.lower() for label in LABELS)
+    figures = {
+        "checker": str(args.checker),
+        "pairs": len(test),
+        "words": args.words,
+        "held_out_plain": evaluate(gold, plain, names).as_dict(),
+        "held_out_in_context": evaluate(gold, long, names).as_dict(),
+        "unrelated_segment_labels": {
+            label.value: float(np.mean(noise.argmax(axis=1) == i)) for i, label in enumerate(LABELS)
+        },
+    }
+    print_table(
+        summary_table(
+            f"long-context robustness ({len(test)} held-out pairs, ~{args.words}-word segments)",
+            [
+                ("macro-F1, premise alone", figures["held_out_plain"]["macro_f1"]),
+                ("macro-F1, premise inside a segment", figures["held_out_in_context"]["macro_f1"]),
+                *[(f"unrelated segment -> {k}", v) for k, v in figures["unrelated_segment_labels"].items()],
+            ],
+        )
+    )
+    if args.out:
+        args.out.write_text(json.dumps(figures, indent=2), encoding="utf-8")
+        console.print(f"figures written to {args.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,40 @@
+"""Long-context augmentation: NLI premises placed inside segments of unrelated text.
+
+MNLI premises are one or two sentences, but a checker reads 200-token reference segments. A copy of a pair whose
+premise sits at a random position among other premises of the same split keeps its label (the other premises
+rarely bear on the hypothesis) and teaches the model to find the relevant sentence inside a segment.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+from factscope.checker_training.nli_data import NLIExample
+
+
+def in_context(premises: list[str], index: int, words: int, rng: random.Random) -> str:
+    """Premise ``index`` among randomly drawn other premises, at a random position, about ``words`` words long."""
+    others = len(premises) - 1
+    if others < 1:
+        return premises[index]
+    context: list[str] = []
+    size = len(premises[index].split())
+    while size < words:
+        pick = rng.randrange(others)
+        other = premises[pick if pick < index else pick + 1]
+        context.append(other)
+        size += len(other.split())
+    context.insert(rng.randint(0, len(context)), premises[index])
+    return " ".join(context)
+
+
+def augment(examples: list[NLIExample], share: float, words: int, seed: int) -> list[NLIExample]:
+    """The examples plus in-context copies of a seeded ``share`` of them (copies drawn from the same examples)."""
+    if not 0.0 <= share <= 1.0:
+        raise ValueError("the long-context share must be between 0 and 1")
+    rng = random.Random(seed)
+    premises = [e.premise for e in examples]
+    chosen = sorted(rng.sample(range(len(examples)), round(share * len(examples))))
+    copies = [replace(examples[i], premise=in_context(premises, i, words, rng)) for i in chosen]
+    return examples + copies

@@ -1,0 +1,31 @@
+"""Long-context augmentation of NLI training pairs."""
+
+import random
+
+import pytest
+
+from factscope.checker_training.long_context import augment, in_context
+from factscope.checker_training.nli_data import NLIExample
+
+EXAMPLES = [NLIExample(f"Premise number {i} says something.", f"Hypothesis {i}.", i % 3, i + 1) for i in range(20)]
+
+
+def test_in_context_keeps_the_premise_and_reaches_the_length():
+    premises = [e.premise for e in EXAMPLES]
+    text = in_context(premises, 4, 30, random.Random(0))
+    assert "Premise number 4 says something." in text
+    assert len(text.split()) >= 30
+    assert text.count("Premise number 4 ") == 1
+
+
+def test_augment_adds_labelled_copies_of_a_seeded_share():
+    out = augment(EXAMPLES, 0.5, 25, seed=3)
+    assert out[:20] == EXAMPLES and len(out) == 30
+    for copy in out[20:]:
+        original = next(e for e in EXAMPLES if e.line == copy.line)
+        assert copy.label == original.label and copy.hypothesis == original.hypothesis
+        assert original.premise in copy.premise and len(copy.premise.split()) >= 25
+    assert augment(EXAMPLES, 0.5, 25, seed=3) == out
+    assert augment(EXAMPLES, 0.0, 25, seed=3) == EXAMPLES
+    with pytest.raises(ValueError):
+        augment(EXAMPLES, 1.5, 25, seed=3)
