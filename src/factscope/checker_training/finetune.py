@@ -66,6 +66,7 @@ def finetune_cross_encoder(
         num_labels=len(classes),
         id2label=dict(enumerate(classes)),
         label2id={name: i for i, name in enumerate(classes)},
+        dtype=torch.float32,
     )
     batches_per_epoch = math.ceil(len(train) / config.batch_size)
     total_steps = max(1, batches_per_epoch * config.epochs)
