@@ -42,7 +42,8 @@ def test_shipped_manifest_describes_the_checker():
     assert manifest["encoder"] == "packaged-minilm"
     assert len(manifest["training"]["data_sha256"]) == 64
     # the floor is 0.65; the shipped checker reaches 0.61 (docs/embedded_checker.md): far above chance (0.33)
-    assert manifest["held_out"]["macro_f1"] > 0.55
+    assert manifest["held_out"]["macro_f1"] > 0.6
+    assert manifest["held_out_in_context"]["macro_f1"] > 0.5
 
 
 def test_shipped_model_files_fit_the_budget():
@@ -72,8 +73,8 @@ def test_clear_pairs_are_decided_right(shipped):
 
 @pytest.mark.xfail(
     strict=True,
-    reason="known weakness (docs/embedded_checker.md): trained on 1-2 sentence MNLI premises, the shipped checker "
-    "gives false Entailments on some unrelated 200-token segments, and any Entailment wins the merge",
+    reason="known weakness (README, embedded checker): the shipped checker still gives false Entailments on some "
+    "unrelated 200-token segments, and any Entailment wins the merge",
 )
 def test_long_reference_is_segmented_and_merged(shipped):
     from factscope.checkers.registry import make_checker
