@@ -8,7 +8,7 @@ All three paths score the same (claim, ~200-token segment) pairs with the same m
   dynamic padding, argmax (nothing else);
 - ``refchecker``: ``refchecker.checker.NLIChecker(model=MODEL).check(...)`` from PyPI, called per pair the way
   its pipeline calls an NLI checker (``is_joint=False``); install it for the benchmark only:
-  ``pip install --no-deps refchecker`` plus the modules its package imports (see docs/benchmarks.md).
+  ``pip install --no-deps refchecker`` plus the modules its package imports (see the README, check-path speed benchmark).
 
 The model is the packaged all-MiniLM-L6-v2 with a new 3-way classification head (fixed seed), saved to a temp
 folder that all paths load (or ``--model DIR``). Segments pack consecutive premises of an NLI JSONL file

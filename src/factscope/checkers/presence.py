@@ -5,7 +5,7 @@ Every model gives a score per (fact, sources) pair and a threshold turns it into
 best window counts. By default the windows are every run of 3 consecutive sentences (stride 1, so every pair of
 adjacent sentences shares a window; a shorter text is one window). ``min_window`` adds narrower windows (every
 width from ``min_window`` to ``window``): a one-sentence fact then meets its sentence alone, undiluted, but
-same-subject sentences also score higher against facts they do not state (see docs/ground.md for figures).
+same-subject sentences also score higher against facts they do not state (see the README, grounding section, for figures).
 All (fact, window) pairs of a batch are deduplicated and sorted by length before the model sees them.
 
 Implementations: the seed's best, an MS MARCO MiniLM cross-encoder with threshold 6 (``CrossEncoderPresence``);
