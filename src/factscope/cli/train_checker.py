@@ -13,9 +13,11 @@ Labels are entailment / neutral / contradiction (or 0 / 1 / 2), or entailment / 
 
 Examples:
 
-  # the shipped checker: fine-tuned packaged MiniLM cross-encoder (about 25 min on 2 CPU cores)
+  # the shipped checker in two stages (about 30 min on 2 CPU cores): plain fine-tuning, then long-context
 
-  factscope train-checker --data mnli_dev_matched.jsonl --method finetune --out my_checker
+  factscope train-checker --data mnli_dev_matched.jsonl --method finetune --epochs 2 --out stage1
+
+  factscope train-checker --data mnli_dev_matched.jsonl --method finetune --encoder stage1/encoder --epochs 1 --learning-rate 3e-5 --long-context 0.5 --out my_checker
 
   # RepC: logistic regression on frozen MiniLM layers 3-6, a quick run on 2,000 pairs
 
