@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from factscope.checker_training.long_context import augment, in_context
+from factscope.checker_training.long_context import augment, context_copies, in_context
 from factscope.checker_training.nli_data import NLIExample
 
 EXAMPLES = [NLIExample(f"Premise number {i} says something.", f"Hypothesis {i}.", i % 3, i + 1) for i in range(20)]
@@ -29,3 +29,8 @@ def test_augment_adds_labelled_copies_of_a_seeded_share():
     assert augment(EXAMPLES, 0.0, 25, seed=3) == EXAMPLES
     with pytest.raises(ValueError):
         augment(EXAMPLES, 1.5, 25, seed=3)
+
+
+def test_context_copies_are_the_tail_of_augment():
+    assert context_copies(EXAMPLES, 0.5, 25, seed=3) == augment(EXAMPLES, 0.5, 25, seed=3)[20:]
+    assert context_copies(EXAMPLES, 0.0, 25, seed=3) == []

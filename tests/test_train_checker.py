@@ -11,7 +11,8 @@ import typer
 from typer.testing import CliRunner
 
 from factscope.checker_training.evaluation import apply_log_bias, evaluate, tune_log_bias
-from factscope.checker_training.nli_data import load_nli_jsonl, parse_label, split_dataset
+from factscope.checker_training.finetune import epoch_schedule, resolve_precision
+from factscope.checker_training.nli_data import NLIExample, load_nli_jsonl, parse_label, split_dataset
 from factscope.checker_training.repc import ShallowHead, fit_head, parse_layers
 from factscope.checkers.cues import CueStacker, best_evidence_sentence, cue_features
 from factscope.checkers.embedded import EmbeddedScorer, to_three_way
@@ -263,21 +264,41 @@ def test_repc_end_to_end_on_a_tiny_encoder(tmp_path, tiny_encoder):
     assert manifest["held_out"]["macro_f1"] > 0.9
 
 
-def test_finetune_end_to_end_one_tiny_epoch(tmp_path, tiny_encoder):
+def test_finetune_end_to_end_two_tiny_epochs(tmp_path, tiny_encoder):
     data = write_pairs(tmp_path / "pairs.jsonl", n=60)
     out = tmp_path / "ft"
     result = run_cli(
-        "--data", data, "--out", out, "--method", "finetune", "--encoder", tiny_encoder, "--epochs", "1",
-        "--cues", "off", "--long-context", "0.5", "--context-words", "30",
+        "--data", data, "--out", out, "--method", "finetune", "--encoder", tiny_encoder, "--epochs", "2",
+        "--cues", "off", "--long-context", "0.5", "--context-words", "30", "--context-epochs", "1",
+        "--precision", "fp32",
     )
     assert result.exit_code == 0, result.output
     scorer = check_loadable(out)
-    assert scorer.manifest["finetune"]["best_epoch"] == 1
-    assert scorer.manifest["training"]["long_context"] == {"share": 0.5, "words": 30}
-    assert scorer.manifest["finetune"]["max_length"] == 256
+    finetune = scorer.manifest["finetune"]
+    assert finetune["best_epoch"] in (1, 2) and len(finetune["history"]) == 2
+    assert scorer.manifest["training"]["long_context"] == {"share": 0.5, "words": 30, "epochs": 1}
+    assert finetune["max_length"] == 256 and finetune["precision"] == "fp32"
     assert 0.0 <= scorer.manifest["held_out_in_context"]["macro_f1"] <= 1.0
     assert (out / "encoder" / "model.safetensors").exists()
     assert not (out.parent / "ft.partial").exists()
+
+
+def test_epoch_schedule_adds_the_copies_to_the_last_epochs():
+    plain = [NLIExample("p", "h", 0, i) for i in range(4)]
+    copies = [NLIExample("long p", "h", 0, i) for i in range(2)]
+    schedule = epoch_schedule(plain, copies, epochs=3, context_epochs=1)
+    assert [len(data) for data in schedule] == [4, 4, 6]
+    assert schedule[2][4:] == copies
+    assert [len(data) for data in epoch_schedule(plain, copies, 2, 5)] == [6, 6]
+    assert [len(data) for data in epoch_schedule(plain, copies, 2, 0)] == [4, 4]
+    assert [len(data) for data in epoch_schedule(plain, [], 2, 1)] == [4, 4]
+
+
+def test_precision_choice():
+    assert resolve_precision("fp32") == "fp32" and resolve_precision("bf16") == "bf16"
+    assert resolve_precision("auto") in ("fp32", "bf16")
+    with pytest.raises(ValueError, match="precision"):
+        resolve_precision("fp8")
 
 
 def test_unknown_method_is_a_clear_error(tmp_path):

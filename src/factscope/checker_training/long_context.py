@@ -29,12 +29,16 @@ def in_context(premises: list[str], index: int, words: int, rng: random.Random) 
     return " ".join(context)
 
 
-def augment(examples: list[NLIExample], share: float, words: int, seed: int) -> list[NLIExample]:
-    """The examples plus in-context copies of a seeded ``share`` of them (copies drawn from the same examples)."""
+def context_copies(examples: list[NLIExample], share: float, words: int, seed: int) -> list[NLIExample]:
+    """In-context copies of a seeded ``share`` of the examples (the other premises drawn from the same examples)."""
     if not 0.0 <= share <= 1.0:
         raise ValueError("the long-context share must be between 0 and 1")
     rng = random.Random(seed)
     premises = [e.premise for e in examples]
     chosen = sorted(rng.sample(range(len(examples)), round(share * len(examples))))
-    copies = [replace(examples[i], premise=in_context(premises, i, words, rng)) for i in chosen]
-    return examples + copies
+    return [replace(examples[i], premise=in_context(premises, i, words, rng)) for i in chosen]
+
+
+def augment(examples: list[NLIExample], share: float, words: int, seed: int) -> list[NLIExample]:
+    """The examples followed by their in-context copies (:func:`context_copies`)."""
+    return examples + context_copies(examples, share, words, seed)

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from factscope.checker_training.evaluation import CheckerReport, apply_log_bias, evaluate, tune_log_bias
-from factscope.checker_training.long_context import augment
+from factscope.checker_training.long_context import augment, context_copies
 from factscope.checker_training.nli_data import NLIExample, file_sha256, load_nli_jsonl, split_dataset
 from factscope.checkers.embedded import MANIFEST, PACKAGED_ENCODER, resolve_encoder
 from factscope.errors import ConfigError, InputError
@@ -23,7 +23,7 @@ ProgressFactory = Callable[[str, int], object]
 
 @dataclass
 class TrainOptions:
-    """Everything `factscope train-checker` accepts; the defaults train the shipped checker."""
+    """Everything `factscope train-checker` accepts; the defaults are the one-command recipe (README)."""
 
     data: Path
     out: Path
@@ -32,14 +32,16 @@ class TrainOptions:
     layers: str = "all"
     features: str = "both"
     classifier: str = "logreg"
-    epochs: int = 2
-    learning_rate: float = 5e-5
+    epochs: int = 3
+    learning_rate: float = 1e-4
     seed: int = 13
     limit: int | None = None
     cues: str = "auto"
     threads: int = 2
-    long_context: float = 0.0
+    long_context: float = 0.5
     context_words: int = 150
+    context_epochs: int = 1
+    precision: str = "auto"
 
 
 @dataclass
@@ -60,14 +62,16 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
         raise ConfigError(f"unknown method {options.method!r}; use --method repc or --method finetune")
     if options.cues not in ("auto", "on", "off"):
         raise ConfigError("--cues must be auto, on or off")
+    if options.precision not in ("auto", "fp32", "bf16"):
+        raise ConfigError("--precision must be auto, fp32 or bf16")
     dataset = load_nli_jsonl(options.data, limit=options.limit)
     split = split_dataset(dataset, seed=options.seed)
     if not split.train or not split.validation or not split.test:
         raise InputError("too few usable pairs to split into train / validation / test", path=options.data)
     encoder_path = resolve_encoder(options.encoder)
     train, validation = split.train, split.validation
+    copies = context_copies(train, options.long_context, options.context_words, options.seed)
     if options.long_context > 0:
-        train = augment(train, options.long_context, options.context_words, options.seed)
         validation = augment(validation, options.long_context, options.context_words, options.seed + 1)
     staging = options.out.with_name(options.out.name + ".partial")
     if staging.exists():
@@ -90,16 +94,20 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
             "n_validation": len(split.validation),
             "n_test": len(split.test),
             "n_skipped_records": len(dataset.skipped),
-            "long_context": {"share": options.long_context, "words": options.context_words},
+            "long_context": {
+                "share": options.long_context,
+                "words": options.context_words,
+                "epochs": options.context_epochs if options.method == "finetune" else None,
+            },
         },
     }
     if options.method == "finetune":
-        model, details = _train_finetune(options, encoder_path, train, validation, dataset.classes, progress)
+        model, details = _train_finetune(options, encoder_path, train, copies, validation, dataset.classes, progress)
         from factscope.checker_training.finetune import save_cross_encoder
 
         save_cross_encoder(model, staging / "encoder")
     else:
-        model, details = _train_repc(options, encoder_path, train, validation, dataset.classes, progress)
+        model, details = _train_repc(options, encoder_path, train + copies, validation, dataset.classes, progress)
         model.head.save(staging / "head.npz")
     manifest.update(details)
     validation_probs = _probs(model, validation, progress, "scoring validation")
@@ -162,28 +170,40 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
     )
 
 
-def _train_finetune(options, encoder_path, train, validation, classes, progress):
-    from factscope.checker_training.finetune import FinetuneConfig, finetune_cross_encoder
+def _train_finetune(options, encoder_path, train, copies, validation, classes, progress):
+    from factscope.checker_training.finetune import (
+        FinetuneConfig,
+        epoch_schedule,
+        finetune_cross_encoder,
+        resolve_precision,
+    )
 
     config = FinetuneConfig(
         epochs=options.epochs,
+        context_epochs=options.context_epochs,
         learning_rate=options.learning_rate,
         seed=options.seed,
         threads=options.threads,
+        precision=options.precision,
         max_length=256 if options.long_context > 0 else 128,
     )
-    with progress("fine-tuning", len(train) * config.epochs) as bar:
-        result = finetune_cross_encoder(encoder_path, train, validation, classes, config, on_step=bar.advance)
+    pairs = sum(len(data) for data in epoch_schedule(train, copies, config.epochs, config.context_epochs))
+    with progress("fine-tuning", pairs) as bar:
+        result = finetune_cross_encoder(
+            encoder_path, train, validation, classes, config, on_step=bar.advance, context_copies=copies
+        )
     details = {
         "finetune": {
             "epochs": config.epochs,
             "best_epoch": result.best_epoch,
+            "context_epochs": config.context_epochs,
             "learning_rate": config.learning_rate,
             "batch_size": config.batch_size,
             "max_length": config.max_length,
             "warmup": config.warmup,
             "weight_decay": config.weight_decay,
             "seed": config.seed,
+            "precision": resolve_precision(config.precision),
             "history": result.history,
             "weights": "encoder/model.safetensors (fp16)",
         }
