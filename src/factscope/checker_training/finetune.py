@@ -55,7 +55,8 @@ def finetune_cross_encoder(
     The last ``config.context_epochs`` epochs train on ``train`` plus ``context_copies`` (pairs whose premise
     sits inside a longer segment), the earlier ones on ``train`` alone: a curriculum from plain pairs to
     segments that costs far less than long copies in every epoch. AdamW with linear warm-up and decay; batches
-    are drawn from length-sorted buckets (shuffled) so padding stays small. After each epoch the validation macro-F1 is measured and the best epoch's weights are kept.
+    are drawn from length-sorted buckets (shuffled) so padding stays small. After each epoch the validation
+    macro-F1 is measured and the best epoch's weights are kept.
     ``on_step(n)`` is called after each batch with its number of pairs.
     """
     import torch

@@ -53,7 +53,7 @@ def train_checker(
         typer.Option(
             min=0.0, max=1.0,
             help="Share of train / validation pairs also used with the premise inside a segment of other premises "
-            "(0 turns the long-context copies off).",
+            "(both methods; repc trains on all of them, finetune in the last --context-epochs; 0 turns this off).",
         ),
     ] = 0.5,
     context_words: Annotated[int, typer.Option(min=10, help="Words of such a segment (150 words ~ 200 tokens).")] = 150,
