@@ -193,15 +193,15 @@ def test_complete_failure_is_marked(fake_llm):
 def test_resolve_prefers_flags_then_environment_then_config_file(tmp_path, monkeypatch):
     config_file = tmp_path / "config.toml"
     config_file.write_text(
-        '[llm]\nbase_url = "http://file/v1"\nmodel = "file-model"\napi_key = "file-key"\nconcurrency = 3\n'
+        '[llm]\nbase_url = "http://file.example.org/v1"\nmodel = "file-model"\napi_key = "file-key"\nconcurrency = 3\n'
         'cache_path = "off"\n'
     )
     for name in ("FACTSCOPE_LLM_BASE_URL", "FACTSCOPE_LLM_MODEL", "FACTSCOPE_LLM_API_KEY", "OPENAI_API_KEY"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("FACTSCOPE_LLM_MODEL", "env-model")
     monkeypatch.setenv("OPENAI_API_KEY", "env-key")
-    config = LLMConfig.resolve(base_url="http://flag/v1", config_path=config_file)
-    assert (config.base_url, config.model, config.api_key) == ("http://flag/v1", "env-model", "env-key")
+    config = LLMConfig.resolve(base_url="http://flag.example.org/v1", config_path=config_file)
+    assert (config.base_url, config.model, config.api_key) == ("http://flag.example.org/v1", "env-model", "env-key")
     assert config.concurrency == 3 and config.cache_path is None
 
 
@@ -212,12 +212,12 @@ def test_resolve_names_the_missing_setting(tmp_path, monkeypatch):
     with pytest.raises(ConfigError, match="FACTSCOPE_LLM_BASE_URL"):
         LLMConfig.resolve(model="m")
     with pytest.raises(ConfigError, match="--llm-model.*FACTSCOPE_LLM_MODEL"):
-        LLMConfig.resolve(base_url="http://x/v1")
+        LLMConfig.resolve(base_url="http://x.example.org/v1")
 
 
 def test_resolve_rejects_unknown_config_keys_and_missing_files(tmp_path):
     config_file = tmp_path / "config.toml"
-    config_file.write_text('[llm]\nbase_url = "http://x/v1"\nmodle = "typo"\n')
+    config_file.write_text('[llm]\nbase_url = "http://x.example.org/v1"\nmodle = "typo"\n')
     with pytest.raises(ConfigError, match="unknown setting.*modle"):
         LLMConfig.resolve(config_path=config_file)
     with pytest.raises(ConfigError, match="not found"):
@@ -235,4 +235,4 @@ def test_a_fatal_error_stops_the_batch_early(fake_llm):
 
 def test_settings_are_validated():
     with pytest.raises(ConfigError, match="concurrency must be at least 1.*timeout must be positive"):
-        LLMConfig(base_url="http://x/v1", model="m", concurrency=0, timeout=0)
+        LLMConfig(base_url="http://x.example.org/v1", model="m", concurrency=0, timeout=0)
