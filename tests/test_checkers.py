@@ -10,8 +10,8 @@ from factscope.checkers.base import CheckTask
 from factscope.checkers.registry import make_checker
 from factscope.checkers.segmented import SegmentedChecker
 from factscope.errors import ConfigError
-from factscope.schema import LABELS, Label
-from factscope.text import segment_text, split_sentences
+from factscope.schema import LABELS, Label, Span
+from factscope.text import segment_spans, segment_text, split_sentences
 from tiny_models import build_nli_classifier
 
 
@@ -84,6 +84,19 @@ def test_segmenting_respects_the_token_budget():
     assert " ".join(segments).split() == text.split()
     long_sentence = "word " * 130
     assert all(len(s.split()) <= 50 for s in segment_text(long_sentence, lambda s: len(s.split()), 50))
+
+
+def test_segment_spans_index_the_original_text():
+    # every sentence starts with "The": segment k+1's first word also occurs inside segment k
+    text = "  " + "\n".join(f"The item  number {i} is here." for i in range(30)) + " The " + "long " * 60 + "end.\n"
+    spans = segment_spans(text, lambda s: len(s.split()), max_tokens=20)
+    assert len(spans) > 3
+    assert all(a.end <= b.start for a, b in zip(spans, spans[1:]))
+    pieces = [text[span.start : span.end] for span in spans]
+    assert all(len(piece.split()) <= 20 for piece in pieces)
+    assert " ".join(pieces).split() == text.split()
+    assert pieces[1].startswith("The item  number") and "\n" in pieces[1]
+    assert segment_spans("   ", len, 5) == [] and segment_spans(" short text ", len, 50) == [Span(start=1, end=11)]
 
 
 def test_long_reference_is_checked_segment_by_segment_and_merged():

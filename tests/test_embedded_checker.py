@@ -71,11 +71,6 @@ def test_clear_pairs_are_decided_right(shipped):
     assert [LABELS[i] for i in probs.argmax(axis=1)] == [Label.CONTRADICTION] * len(CONTRADICTED)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known weakness (README, embedded checker): the shipped checker still gives false Entailments on some "
-    "unrelated 200-token segments, and any Entailment wins the merge",
-)
 def test_long_reference_is_segmented_and_merged(shipped):
     from factscope.checkers.registry import make_checker
 

@@ -56,48 +56,63 @@ def split_sentences(text: str) -> list[str]:
     return [text[span.start : span.end] for span in sentence_spans(text)]
 
 
-def segment_text(text: str, count_tokens: Callable[[str], int], max_tokens: int = 200) -> list[str]:
-    """Pack consecutive sentences into segments of at most ``max_tokens`` tokens.
+def segment_spans(text: str, count_tokens: Callable[[str], int], max_tokens: int = 200) -> list[Span]:
+    """Spans of ``text``, each a run of consecutive sentences of at most ``max_tokens`` tokens.
 
-    A sentence longer than the budget is cut into word windows that fit. The reference is returned whole
-    when it already fits, so short references cost one tokenizer call.
+    A sentence longer than the budget is cut into word windows that fit. The whole (trimmed) text is one span
+    when it already fits, so short references cost one tokenizer call. Spans index the original text, so a
+    segment is ``text[span.start:span.end]`` with its own whitespace.
     """
     if max_tokens < 1:
         raise ValueError("max_tokens must be at least 1")
+    if not text.strip():
+        return []
     if count_tokens(text) <= max_tokens:
-        return [text] if text.strip() else []
-    segments: list[str] = []
-    current: list[str] = []
+        start = len(text) - len(text.lstrip())
+        return [Span(start=start, end=len(text.rstrip()))]
+    segments: list[Span] = []
+    current: list[Span] = []
     current_tokens = 0
-    for sentence in split_sentences(text):
-        tokens = count_tokens(sentence)
-        if tokens > max_tokens:
-            if current:
-                segments.append(" ".join(current))
-                current, current_tokens = [], 0
-            segments.extend(_cut_long_sentence(sentence, count_tokens, max_tokens))
-            continue
-        if current and current_tokens + tokens > max_tokens:
-            segments.append(" ".join(current))
+    for sentence in sentence_spans(text):
+        tokens = count_tokens(text[sentence.start : sentence.end])
+        if current and (tokens > max_tokens or current_tokens + tokens > max_tokens):
+            segments.append(Span(start=current[0].start, end=current[-1].end))
             current, current_tokens = [], 0
+        if tokens > max_tokens:
+            segments.extend(_word_windows(text, sentence, count_tokens, max_tokens))
+            continue
         current.append(sentence)
         current_tokens += tokens
     if current:
-        segments.append(" ".join(current))
+        segments.append(Span(start=current[0].start, end=current[-1].end))
     return segments
 
 
-def _cut_long_sentence(sentence: str, count_tokens: Callable[[str], int], max_tokens: int) -> list[str]:
-    """Word windows of one over-long sentence, each within the token budget."""
-    words = sentence.split()
-    tokens_per_word = max(1.0, count_tokens(sentence) / max(1, len(words)))
+def segment_text(text: str, count_tokens: Callable[[str], int], max_tokens: int = 200) -> list[str]:
+    """The segments of :func:`segment_spans` as strings."""
+    return [text[span.start : span.end] for span in segment_spans(text, count_tokens, max_tokens)]
+
+
+def _word_windows(text: str, sentence: Span, count_tokens: Callable[[str], int], max_tokens: int) -> list[Span]:
+    """Spans of word windows of one over-long sentence, each within the token budget."""
+    words = [
+        Span(start=sentence.start + m.start(), end=sentence.start + m.end())
+        for m in re.finditer(r"\S+", text[sentence.start : sentence.end])
+    ]
+    tokens_per_word = max(1.0, count_tokens(text[sentence.start : sentence.end]) / max(1, len(words)))
     step = max(1, int(max_tokens / tokens_per_word))
     windows = []
-    start = 0
-    while start < len(words):
+    first = 0
+    while first < len(words):
         width = step
-        while width > 1 and count_tokens(" ".join(words[start : start + width])) > max_tokens:
+        while width > 1 and count_tokens(_window(text, words, first, width)) > max_tokens:
             width = max(1, int(width * 0.8))
-        windows.append(" ".join(words[start : start + width]))
-        start += width
+        end = words[min(first + width, len(words)) - 1].end
+        windows.append(Span(start=words[first].start, end=end))
+        first += width
     return windows
+
+
+def _window(text: str, words: list[Span], first: int, width: int) -> str:
+    """The text from word ``first`` through the next ``width`` words (fewer at the end)."""
+    return text[words[first].start : words[min(first + width, len(words)) - 1].end]

@@ -10,7 +10,7 @@ from factscope.checkers.base import CheckTask, PairScorer
 from factscope.checkers.evidence import best_sentence
 from factscope.checkers.merge import merge_passage_labels
 from factscope.schema import LABELS, Label, Span, Verdict
-from factscope.text import segment_text
+from factscope.text import segment_spans
 
 
 class SegmentedChecker:
@@ -34,12 +34,10 @@ class SegmentedChecker:
         """The segments of one reference with their character spans in it (cached)."""
         cached = self._segments.get(reference)
         if cached is None:
-            cached = []
-            cursor = 0
-            for segment in segment_text(reference, self.scorer.count_tokens, self.max_tokens):
-                start = _locate(reference, segment, cursor)
-                cached.append((segment, Span(start=start, end=start + len(segment))))
-                cursor = start + 1 if start >= 0 else cursor
+            cached = [
+                (reference[span.start : span.end], span)
+                for span in segment_spans(reference, self.scorer.count_tokens, self.max_tokens)
+            ]
             self._segments[reference] = cached
         return cached
 
@@ -82,9 +80,3 @@ class SegmentedChecker:
             evidence_span=sentence,
         )
 
-
-def _locate(reference: str, segment: str, cursor: int) -> int:
-    """Where a segment starts in its reference; segments re-join sentences with single spaces."""
-    first_word = segment.split(" ", 1)[0]
-    position = reference.find(first_word, cursor)
-    return position if position >= 0 else cursor
