@@ -3,8 +3,8 @@
 The held-out part of the training split is scored twice: as is (MNLI's one- or two-sentence premises), and with
 each premise placed at a seeded random position among other held-out premises until the segment has about
 ``--words`` words. Labels stay the same (other premises rarely bear on the hypothesis), so the drop in macro-F1
-measures what long references cost. Also reported: through SegmentedChecker, how often a claim gets Entailment
-from a segment of unrelated premises only (the false-Entailment rate that any-Entailment-wins merging amplifies).
+measures what long references cost. Also reported: the labels a hypothesis gets from a segment made only of
+other premises (anything but Neutral is wrong there, and merging segments amplifies such errors).
 
     HF_HUB_OFFLINE=1 python benchmarks/bench_long_context.py --data mnli_dev_matched.jsonl [--checker DIR]
 """
@@ -19,20 +19,11 @@ from pathlib import Path
 import numpy as np
 
 from factscope.checker_training.evaluation import evaluate
-from factscope.checker_training.long_context import in_context
+from factscope.checker_training.long_context import in_context, unrelated_context
 from factscope.checker_training.nli_data import load_nli_jsonl, split_dataset
 from factscope.checkers.embedded import load_embedded_scorer, shipped_checker_dir
 from factscope.report import console, print_table, summary_table
 from factscope.schema import LABELS, Label
-
-
-def unrelated(premises: list[str], index: int, words: int, rng: random.Random) -> str:
-    """A segment of about ``words`` words made only of other premises."""
-    others = [p for i, p in enumerate(premises) if i != index]
-    context: list[str] = []
-    while sum(len(p.split()) for p in context) < words:
-        context.append(rng.choice(others))
-    return " ".join(context)
 
 
 def main() -> None:
@@ -54,7 +45,7 @@ def main() -> None:
     gold = np.array([LABELS.index(Label.parse(dataset.classes[e.label])) for e in test])
     plain = scorer.score(premises, hypotheses)
     long = scorer.score([in_context(premises, i, args.words, rng) for i in range(len(test))], hypotheses)
-    noise = scorer.score([unrelated(premises, i, args.words, rng) for i in range(len(test))], hypotheses)
+    noise = scorer.score([unrelated_context(premises, i, args.words, rng) for i in range(len(test))], hypotheses)
     names = tuple(label.value.lower() for label in LABELS)
     figures = {
         "checker": str(args.checker),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -91,7 +93,7 @@ def test_segment_spans_index_the_original_text():
     text = "  " + "\n".join(f"The item  number {i} is here." for i in range(30)) + " The " + "long " * 60 + "end.\n"
     spans = segment_spans(text, lambda s: len(s.split()), max_tokens=20)
     assert len(spans) > 3
-    assert all(a.end <= b.start for a, b in zip(spans, spans[1:]))
+    assert all(a.end <= b.start for a, b in itertools.pairwise(spans))
     pieces = [text[span.start : span.end] for span in spans]
     assert all(len(piece.split()) <= 20 for piece in pieces)
     assert " ".join(pieces).split() == text.split()

@@ -276,7 +276,13 @@ def test_finetune_end_to_end_two_tiny_epochs(tmp_path, tiny_encoder):
     scorer = check_loadable(out)
     finetune = scorer.manifest["finetune"]
     assert finetune["best_epoch"] in (1, 2) and len(finetune["history"]) == 2
-    assert scorer.manifest["training"]["long_context"] == {"share": 0.5, "words": 30, "epochs": 1}
+    assert scorer.manifest["training"]["long_context"] == {
+        "share": 0.5, "words": 30, "epochs": 1, "unrelated_share": 0.25
+    }
+    unrelated = scorer.manifest["held_out_unrelated_labels"]
+    assert set(unrelated) == {"entailment", "neutral", "contradiction"}
+    assert sum(unrelated.values()) == pytest.approx(1.0)
+    assert "unrelated segments: Neutral share" in result.output
     assert finetune["max_length"] == 256 and finetune["precision"] == "fp32"
     assert 0.0 <= scorer.manifest["held_out_in_context"]["macro_f1"] <= 1.0
     assert (out / "encoder" / "model.safetensors").exists()

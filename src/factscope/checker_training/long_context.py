@@ -2,7 +2,10 @@
 
 MNLI premises are one or two sentences, but a checker reads 200-token reference segments. A copy of a pair whose
 premise sits at a random position among other premises of the same split keeps its label (the other premises
-rarely bear on the hypothesis) and teaches the model to find the relevant sentence inside a segment.
+rarely bear on the hypothesis) and teaches the model to find the relevant sentence inside a segment. A copy whose
+premise is replaced by other premises only is labelled neutral: it teaches the model that a segment about other
+things neither supports nor contradicts the claim (without it the shipped checker called 28% of such segments a
+Contradiction; `benchmarks/bench_long_context.py`).
 """
 
 from __future__ import annotations
@@ -42,3 +45,27 @@ def context_copies(examples: list[NLIExample], share: float, words: int, seed: i
 def augment(examples: list[NLIExample], share: float, words: int, seed: int) -> list[NLIExample]:
     """The examples followed by their in-context copies (:func:`context_copies`)."""
     return examples + context_copies(examples, share, words, seed)
+
+
+def unrelated_context(premises: list[str], index: int, words: int, rng: random.Random) -> str:
+    """About ``words`` words of randomly drawn premises that differ from premise ``index`` (it is left out)."""
+    others = [p for p in premises if p != premises[index]]
+    if not others:
+        return ""
+    context: list[str] = []
+    size = 0
+    while size < words:
+        context.append(rng.choice(others))
+        size += len(context[-1].split())
+    return " ".join(context)
+
+
+def unrelated_copies(examples: list[NLIExample], share: float, words: int, seed: int, neutral: int) -> list[NLIExample]:
+    """Copies of a seeded ``share`` of the examples whose premise is :func:`unrelated_context`, labelled ``neutral``."""
+    if not 0.0 <= share <= 1.0:
+        raise ValueError("the unrelated-context share must be between 0 and 1")
+    rng = random.Random(seed)
+    premises = [e.premise for e in examples]
+    chosen = sorted(rng.sample(range(len(examples)), round(share * len(examples))))
+    copies = [replace(examples[i], premise=unrelated_context(premises, i, words, rng), label=neutral) for i in chosen]
+    return [copy for copy in copies if copy.premise]

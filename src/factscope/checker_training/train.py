@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from factscope.checker_training.evaluation import CheckerReport, apply_log_bias, evaluate, tune_log_bias
-from factscope.checker_training.long_context import augment, context_copies
+from factscope.checker_training.long_context import augment, context_copies, unrelated_copies
 from factscope.checker_training.nli_data import NLIExample, file_sha256, load_nli_jsonl, split_dataset
 from factscope.checkers.embedded import MANIFEST, PACKAGED_ENCODER, resolve_encoder
 from factscope.errors import ConfigError, InputError
@@ -42,6 +42,7 @@ class TrainOptions:
     context_words: int = 150
     context_epochs: int = 1
     precision: str = "auto"
+    unrelated_context: float = 0.25
 
 
 @dataclass
@@ -70,9 +71,12 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
         raise InputError("too few usable pairs to split into train / validation / test", path=options.data)
     encoder_path = resolve_encoder(options.encoder)
     train, validation = split.train, split.validation
+    neutral = _neutral_class(dataset.classes)
     copies = context_copies(train, options.long_context, options.context_words, options.seed)
-    if options.long_context > 0:
-        validation = augment(validation, options.long_context, options.context_words, options.seed + 1)
+    copies += unrelated_copies(train, options.unrelated_context, options.context_words, options.seed + 3, neutral)
+    validation = augment(validation, options.long_context, options.context_words, options.seed + 1) + unrelated_copies(
+        validation, options.unrelated_context, options.context_words, options.seed + 4, neutral
+    )
     staging = options.out.with_name(options.out.name + ".partial")
     if staging.exists():
         shutil.rmtree(staging)
@@ -98,6 +102,7 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
                 "share": options.long_context,
                 "words": options.context_words,
                 "epochs": options.context_epochs if options.method == "finetune" else None,
+                "unrelated_share": options.unrelated_context,
             },
         },
     }
@@ -158,6 +163,15 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
     else:
         context_probs = apply_log_bias(context_probs, log_bias)
     manifest["held_out_in_context"] = evaluate(test_labels, context_probs, dataset.classes).as_dict()
+    unrelated = unrelated_copies(split.test, 1.0, options.context_words, options.seed + 5, neutral)
+    unrelated_probs = _probs(model, unrelated, progress, "scoring held-out hypotheses against unrelated segments")
+    if "cues" in manifest:
+        unrelated_probs = stacker.apply(unrelated_probs, [e.premise for e in unrelated], [e.hypothesis for e in unrelated])
+    else:
+        unrelated_probs = apply_log_bias(unrelated_probs, log_bias)
+    manifest["held_out_unrelated_labels"] = {
+        name: float(np.mean(unrelated_probs.argmax(axis=1) == i)) for i, name in enumerate(dataset.classes)
+    }
     manifest["validation"] = validation_report.as_dict()
     manifest["training"]["seconds"] = round(time.perf_counter() - started, 1)
     (staging / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
@@ -168,6 +182,11 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
         test=test_report, validation=validation_report, manifest=manifest, skipped=dataset.skipped,
         cue_figures=cue_figures,
     )
+
+
+def _neutral_class(classes: tuple[str, ...]) -> int:
+    """The class a claim gets from a segment about other things: neutral (3-way) or not_entailment (2-way)."""
+    return classes.index("neutral") if "neutral" in classes else classes.index("not_entailment")
 
 
 def _train_finetune(options, encoder_path, train, copies, validation, classes, progress):
@@ -185,7 +204,7 @@ def _train_finetune(options, encoder_path, train, copies, validation, classes, p
         seed=options.seed,
         threads=options.threads,
         precision=options.precision,
-        max_length=256 if options.long_context > 0 else 128,
+        max_length=256 if options.long_context > 0 or options.unrelated_context > 0 else 128,
     )
     pairs = sum(len(data) for data in epoch_schedule(train, copies, config.epochs, config.context_epochs))
     with progress("fine-tuning", pairs) as bar:

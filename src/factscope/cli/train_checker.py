@@ -67,6 +67,14 @@ def train_checker(
             "has native bf16 (AVX512-BF16 / AMX), about 1.4-2x faster there.",
         ),
     ] = "auto",
+    unrelated_context: Annotated[
+        float,
+        typer.Option(
+            min=0.0, max=1.0,
+            help="Share of train / validation pairs also used with the premise replaced by a segment of other "
+            "premises only, labelled neutral (finetune: in the last --context-epochs; 0 turns this off).",
+        ),
+    ] = 0.25,
 ) -> None:
     """Train an offline checker (see `factscope train-checker --help`)."""
     import os
@@ -80,7 +88,7 @@ def train_checker(
         data=data, out=out, method=method, encoder=encoder, layers=layers, features=features,
         classifier=classifier, epochs=epochs, learning_rate=learning_rate, seed=seed, limit=limit, cues=cues,
         threads=threads, long_context=long_context, context_words=context_words,
-        context_epochs=context_epochs, precision=precision,
+        context_epochs=context_epochs, precision=precision, unrelated_context=unrelated_context,
     )
     result = run(options, progress)
     for error in result.skipped[:20]:
@@ -96,6 +104,7 @@ def train_checker(
     ]
     rows += [(f"held-out F1 {name}", value) for name, value in result.test.per_class_f1.items()]
     rows.append(("held-out macro-F1, premise inside a segment", result.manifest["held_out_in_context"]["macro_f1"]))
+    rows.append(("held-out hypotheses against unrelated segments: Neutral share", _neutral_share(result.manifest)))
     rows.append(("validation macro-F1", result.validation.macro_f1))
     if result.cue_figures is not None:
         rows.append(("held-out macro-F1 without cues", result.cue_figures["held_out_without_cues"]["macro_f1"]))
@@ -103,6 +112,11 @@ def train_checker(
         rows.append(("cues kept", result.cue_figures["kept"]))
     rows.append(("training seconds", training["seconds"]))
     print_table(summary_table(f"checker written to {out}", rows))
+
+
+def _neutral_share(manifest: dict) -> float:
+    shares = manifest["held_out_unrelated_labels"]
+    return shares.get("neutral", shares.get("not_entailment", 0.0))
 
 
 def register(app: typer.Typer) -> None:
