@@ -253,13 +253,18 @@ def test_repc_end_to_end_on_a_tiny_encoder(tmp_path, tiny_encoder):
     out = tmp_path / "repc"
     result = run_cli(
         "--data", data, "--out", out, "--method", "repc", "--encoder", tiny_encoder, "--layers", "1,2",
-        "--classifier", "logreg",
+        "--classifier", "logreg", "--cues", "on",
     )
     assert result.exit_code == 0, result.output
     assert "held-out macro-F1" in result.output and "skipped" in result.output
     scorer = check_loadable(out)
     manifest = scorer.manifest
     assert manifest["layers"] == [1, 2] and manifest["classifier"] == "logreg"
+    # --cues on keeps the stacker whatever the held-out figures say, and the loaded scorer applies it
+    assert manifest["cue_test"]["kept"] and (out / manifest["cues"]["file"]).exists()
+    premises, hypotheses = ["The cat sat on the mat in 1990."], ["The cat sat on the mat in 1991."]
+    expected = scorer._cues.apply(scorer.model_probs(premises, hypotheses), premises, hypotheses)
+    assert np.allclose(scorer.class_probs(premises, hypotheses), expected)
     # the templates repeat, so a fitted head separates them: the held-out pairs are seen templates
     assert manifest["held_out"]["macro_f1"] > 0.9
 
