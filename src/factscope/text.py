@@ -105,14 +105,15 @@ def _word_windows(text: str, sentence: Span, count_tokens: Callable[[str], int],
     first = 0
     while first < len(words):
         width = step
-        while width > 1 and count_tokens(_window(text, words, first, width)) > max_tokens:
+        window = _window(words, first, width)
+        while width > 1 and count_tokens(text[window.start : window.end]) > max_tokens:
             width = max(1, int(width * 0.8))
-        end = words[min(first + width, len(words)) - 1].end
-        windows.append(Span(start=words[first].start, end=end))
+            window = _window(words, first, width)
+        windows.append(window)
         first += width
     return windows
 
 
-def _window(text: str, words: list[Span], first: int, width: int) -> str:
-    """The text from word ``first`` through the next ``width`` words (fewer at the end)."""
-    return text[words[first].start : words[min(first + width, len(words)) - 1].end]
+def _window(words: list[Span], first: int, width: int) -> Span:
+    """The span from word ``first`` through the next ``width`` words (fewer at the end)."""
+    return Span(start=words[first].start, end=words[min(first + width, len(words)) - 1].end)
