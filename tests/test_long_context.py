@@ -50,6 +50,10 @@ def test_unrelated_copies_drop_the_premise_and_are_neutral():
     for seed in range(5):
         text = unrelated_context(premises, 0, 40, random.Random(seed))
         assert "shared premise" not in text and len(text.split()) >= 40
+    # the draws are those of rng.choice over the other premises (what trained the shipped checker)
+    reference_rng = random.Random(7)
+    expected = " ".join(reference_rng.choice(premises[2:]) for _ in range(10))  # 10 premises of 5 words
+    assert unrelated_context(premises, 1, 48, random.Random(7)) == expected
     copies = unrelated_copies(examples, 0.5, 25, seed=3, neutral=1)
     assert len(copies) == 11 and unrelated_copies(examples, 0.5, 25, seed=3, neutral=1) == copies
     for copy in copies:

@@ -4,8 +4,8 @@ MNLI premises are one or two sentences, but a checker reads 200-token reference 
 premise sits at a random position among other premises of the same split keeps its label (the other premises
 rarely bear on the hypothesis) and teaches the model to find the relevant sentence inside a segment. A copy whose
 premise is replaced by other premises only is labelled neutral: it teaches the model that a segment about other
-things neither supports nor contradicts the claim (without them the previous shipped checker called 27.5% of such segments a
-Contradiction; `benchmarks/bench_long_context.py`).
+things neither supports nor contradicts the claim (without such copies the previous shipped checker called 27.5%
+of these segments a Contradiction; `benchmarks/bench_long_context.py`).
 """
 
 from __future__ import annotations
