@@ -13,7 +13,7 @@ from factscope.checkers.registry import make_checker
 from factscope.checkers.segmented import SegmentedChecker
 from factscope.errors import ConfigError
 from factscope.schema import LABELS, Label, Span
-from factscope.text import segment_spans, segment_text, split_sentences
+from factscope.text import segment_spans, split_sentences
 from tiny_models import build_nli_classifier
 
 
@@ -77,6 +77,10 @@ def test_make_checker_loads_nli_and_path_specs(tiny_nli):
         assert verdicts[0].probs is not None and sum(verdicts[0].probs) == pytest.approx(1.0)
     with pytest.raises(ConfigError, match="unknown checker"):
         make_checker("magic")
+
+
+def segment_text(text: str, count_tokens, max_tokens: int) -> list[str]:
+    return [text[span.start : span.end] for span in segment_spans(text, count_tokens, max_tokens)]
 
 
 def test_segmenting_respects_the_token_budget():

@@ -88,11 +88,6 @@ def segment_spans(text: str, count_tokens: Callable[[str], int], max_tokens: int
     return segments
 
 
-def segment_text(text: str, count_tokens: Callable[[str], int], max_tokens: int = 200) -> list[str]:
-    """The segments of :func:`segment_spans` as strings."""
-    return [text[span.start : span.end] for span in segment_spans(text, count_tokens, max_tokens)]
-
-
 def _word_windows(text: str, sentence: Span, count_tokens: Callable[[str], int], max_tokens: int) -> list[Span]:
     """Spans of word windows of one over-long sentence, each within the token budget."""
     words = [
