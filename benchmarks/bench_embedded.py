@@ -1,7 +1,7 @@
 """Speed of the shipped embedded checker on (claim, 200-token segment) pairs, against a plain MiniLM forward pass.
 
 Segments are built from the premises of an NLI JSONL file (consecutive premises joined, then cut into
-200-token windows by factscope.text.segment_text); claims are that file's hypotheses. The baseline is one
+200-token windows by factscope.text.segment_spans); claims are that file's hypotheses. The baseline is one
 forward pass of the packaged all-MiniLM-L6-v2 (AutoModel, no head) over the same (segment, claim) pairs with the
 same batch size, tokenizer and length sorting.
 
@@ -20,12 +20,13 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 def build_pairs(data: str, n_pairs: int, count_tokens, max_tokens: int) -> tuple[list[str], list[str]]:
     """``n_pairs`` (segment, claim) pairs: 200-token windows of joined premises, each with one hypothesis."""
-    from factscope.text import segment_text
+    from factscope.text import segment_spans
 
     with open(data, encoding="utf-8") as handle:
         records = [json.loads(line) for line in handle if line.strip()]
     text = " ".join(record["premise"].strip().rstrip(".") + "." for record in records[: n_pairs * 12])
-    segments = [s for s in segment_text(text, count_tokens, max_tokens) if count_tokens(s) > max_tokens * 0.8]
+    windows = [text[span.start : span.end] for span in segment_spans(text, count_tokens, max_tokens)]
+    segments = [s for s in windows if count_tokens(s) > max_tokens * 0.8]
     if len(segments) < n_pairs:
         raise SystemExit(f"only {len(segments)} full segments; use a larger --data file or fewer --pairs")
     claims = [record["hypothesis"] for record in records[:n_pairs]]
