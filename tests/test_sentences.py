@@ -4,7 +4,7 @@ import pytest
 
 from factscope.backends.embedded import load_spacy
 from factscope.extract.clause_facts import ClauseFactExtractor
-from factscope.extract.dependency import mask_markup
+from factscope.extract.parsing import mask_markup
 from factscope.extract.rule_triplets import RuleTripletExtractor
 from factscope.extract.sentences import SentenceExtractor
 

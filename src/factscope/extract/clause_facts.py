@@ -4,16 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from factscope.extract.dependency import (
-    BE_FORMS,
-    ParsedExtractor,
-    Proposition,
-    PropositionReader,
-    is_negated,
-    is_statement,
-    sentence_claim,
-    sentences,
-)
+from factscope.extract.dependency import BE_FORMS, Proposition, PropositionReader, is_negated
+from factscope.extract.parsing import ParsedExtractor, is_statement, sentence_claim, sentences
 from factscope.schema import Claim
 
 

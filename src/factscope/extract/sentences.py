@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from factscope.extract.dependency import ParsedExtractor, is_statement, sentence_claim, sentences
+from factscope.extract.parsing import ParsedExtractor, is_statement, sentence_claim, sentences
 from factscope.schema import Claim
 
 
