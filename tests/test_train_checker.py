@@ -15,7 +15,8 @@ from factscope.checker_training.finetune import epoch_schedule, resolve_precisio
 from factscope.checker_training.nli_data import NLIExample, load_nli_jsonl, parse_label, split_dataset
 from factscope.checker_training.repc import ShallowHead, fit_head, parse_layers
 from factscope.checkers.cues import CueStacker, best_evidence_sentence, cue_features
-from factscope.checkers.embedded import EmbeddedScorer, to_three_way
+from factscope.checkers.embedded import CrossEncoderModel, EmbeddedScorer, to_three_way
+from factscope.checkers.int8_weights import INT8_WEIGHTS
 from factscope.cli import train_checker
 from factscope.errors import InputError
 from factscope.schema import LABELS
@@ -280,7 +281,9 @@ def test_finetune_end_to_end_two_tiny_epochs(tmp_path, tiny_encoder):
     assert result.exit_code == 0, result.output
     scorer = check_loadable(out)
     finetune = scorer.manifest["finetune"]
-    assert finetune["best_epoch"] in (1, 2) and len(finetune["history"]) == 2
+    [member] = finetune["members"]
+    assert member["best_epoch"] in (1, 2) and len(member["history"]) == 2 and member["seed"] == 13
+    assert scorer.manifest["members"] == ["encoder"] and finetune["weights"] == "fp16"
     assert scorer.manifest["training"]["long_context"] == {
         "share": 0.5, "words": 30, "epochs": 1, "unrelated_share": 0.25
     }
@@ -292,6 +295,38 @@ def test_finetune_end_to_end_two_tiny_epochs(tmp_path, tiny_encoder):
     assert 0.0 <= scorer.manifest["held_out_in_context"]["macro_f1"] <= 1.0
     assert (out / "encoder" / "model.safetensors").exists()
     assert not (out.parent / "ft.partial").exists()
+
+
+def test_finetune_ensemble_of_two_int8_members(tmp_path, tiny_encoder):
+    data = write_pairs(tmp_path / "pairs.jsonl", n=60)
+    out = tmp_path / "ens"
+    result = run_cli(
+        "--data", data, "--out", out, "--encoder", tiny_encoder, "--epochs", "1", "--cues", "off",
+        "--long-context", "0", "--unrelated-context", "0", "--precision", "fp32", "--members", "2",
+        "--weights", "int8", "--seed", "5",
+    )
+    assert result.exit_code == 0, result.output
+    assert "members (training seeds)" in result.output and "2 (5, 6)" in result.output
+    scorer = check_loadable(out)
+    assert scorer.manifest["members"] == ["encoder", "encoder_2"]
+    assert [m["seed"] for m in scorer.manifest["finetune"]["members"]] == [5, 6]
+    for folder in ("encoder", "encoder_2"):
+        assert (out / folder / INT8_WEIGHTS).exists() and not (out / folder / "model.safetensors").exists()
+    members = [CrossEncoderModel.from_pretrained(out / folder) for folder in ("encoder", "encoder_2")]
+    premises, hypotheses = ["the cat sat on the mat ."] * 2, ["the cat sat .", "the cat is not on the mat ."]
+    first, second = (member.probs(premises, hypotheses) for member in members)
+    assert not np.allclose(first, second)  # different seeds, different members
+    assert np.allclose(scorer.model_probs(premises, hypotheses), (first + second) / 2)
+
+
+def test_members_and_weights_are_checked(tmp_path):
+    from factscope.errors import ConfigError
+
+    data = write_pairs(tmp_path / "pairs.jsonl", n=9)
+    with pytest.raises(ConfigError, match="--members"):
+        run_cli("--data", data, "--out", tmp_path / "x", "--method", "repc", "--members", "2")
+    with pytest.raises(ConfigError, match="--weights"):
+        run_cli("--data", data, "--out", tmp_path / "x", "--weights", "int4")
 
 
 def test_epoch_schedule_adds_the_copies_to_the_last_epochs():

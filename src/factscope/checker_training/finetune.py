@@ -14,6 +14,7 @@ from factscope.backends.hf.loading import load_pretrained
 from factscope.checker_training.evaluation import evaluate
 from factscope.checker_training.nli_data import NLIExample
 from factscope.checkers.embedded import CrossEncoderModel
+from factscope.checkers.int8_weights import save_int8_model
 
 
 @dataclass(frozen=True)
@@ -146,8 +147,12 @@ def resolve_precision(precision: str) -> str:
     return "bf16" if torch.backends.mkldnn.is_available() and torch.ops.mkldnn._is_mkldnn_bf16_supported() else "fp32"
 
 
-def save_cross_encoder(model: CrossEncoderModel, folder: Path) -> None:
-    """Write the weights in fp16 safetensors (half the size; read back as fp32) and the tokenizer."""
+def save_cross_encoder(model: CrossEncoderModel, folder: Path, weights: str = "fp16") -> None:
+    """Write the tokenizer and the weights in fp16 safetensors, or ``int8`` (per-row int8 matrices, a quarter of
+    fp32; :mod:`factscope.checkers.int8_weights`); both are read back as fp32."""
+    if weights == "int8":
+        save_int8_model(model.model, model.tokenizer, folder)
+        return
     folder.mkdir(parents=True, exist_ok=True)
     half = copy.deepcopy(model.model).half()
     half.save_pretrained(str(folder), safe_serialization=True)

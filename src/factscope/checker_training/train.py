@@ -6,7 +6,7 @@ import json
 import shutil
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +14,13 @@ import numpy as np
 from factscope.checker_training.evaluation import CheckerReport, apply_log_bias, evaluate, tune_log_bias
 from factscope.checker_training.long_context import augment, context_copies, unrelated_copies
 from factscope.checker_training.nli_data import NLIExample, file_sha256, load_nli_jsonl, split_dataset
-from factscope.checkers.embedded import MANIFEST, PACKAGED_ENCODER, resolve_encoder
+from factscope.checkers.embedded import (
+    MANIFEST,
+    PACKAGED_ENCODER,
+    CrossEncoderEnsemble,
+    CrossEncoderModel,
+    resolve_encoder,
+)
 from factscope.errors import ConfigError, InputError
 
 ProgressFactory = Callable[[str, int], object]
@@ -43,6 +49,8 @@ class TrainOptions:
     context_epochs: int = 1
     precision: str = "auto"
     unrelated_context: float = 0.25
+    members: int = 1
+    weights: str = "fp16"
 
 
 @dataclass
@@ -65,6 +73,10 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
         raise ConfigError("--cues must be auto, on or off")
     if options.precision not in ("auto", "fp32", "bf16"):
         raise ConfigError("--precision must be auto, fp32 or bf16")
+    if options.weights not in ("fp16", "int8"):
+        raise ConfigError("--weights must be fp16 or int8")
+    if options.members < 1 or (options.members > 1 and options.method != "finetune"):
+        raise ConfigError("--members must be at least 1, and more than 1 only with --method finetune")
     dataset = load_nli_jsonl(options.data, limit=options.limit)
     split = split_dataset(dataset, seed=options.seed)
     if not split.train or not split.validation or not split.test:
@@ -73,8 +85,12 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
     train, validation = split.train, split.validation
     neutral = _neutral_class(dataset.classes)
     copies = context_copies(train, options.long_context, options.context_words, options.seed)
-    copies += unrelated_copies(train, options.unrelated_context, options.context_words, options.seed + 3, neutral)
-    validation = augment(validation, options.long_context, options.context_words, options.seed + 1) + unrelated_copies(
+    copies += unrelated_copies(
+        train, options.unrelated_context, options.context_words, options.seed + 3, neutral
+    )
+    validation = augment(
+        validation, options.long_context, options.context_words, options.seed + 1
+    ) + unrelated_copies(
         validation, options.unrelated_context, options.context_words, options.seed + 4, neutral
     )
     staging = options.out.with_name(options.out.name + ".partial")
@@ -107,12 +123,26 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
         },
     }
     if options.method == "finetune":
-        model, details = _train_finetune(options, encoder_path, train, copies, validation, dataset.classes, progress)
+        model, details = _train_finetune(
+            options, encoder_path, train, copies, validation, dataset.classes, progress
+        )
         from factscope.checker_training.finetune import save_cross_encoder
 
-        save_cross_encoder(model, staging / "encoder")
+        manifest["members"] = [member["folder"] for member in details["finetune"]["members"]]
+        for folder, member in zip(manifest["members"], model.members):
+            save_cross_encoder(member, staging / folder, options.weights)
+        model = CrossEncoderEnsemble(
+            [
+                CrossEncoderModel.from_pretrained(
+                    staging / folder, batch_size=member.batch_size, max_length=member.max_length
+                )
+                for folder, member in zip(manifest["members"], model.members)
+            ]
+        )
     else:
-        model, details = _train_repc(options, encoder_path, train + copies, validation, dataset.classes, progress)
+        model, details = _train_repc(
+            options, encoder_path, train + copies, validation, dataset.classes, progress
+        )
         model.head.save(staging / "head.npz")
     manifest.update(details)
     validation_probs = _probs(model, validation, progress, "scoring validation")
@@ -126,16 +156,23 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
     }
     manifest["held_out_model_only"] = evaluate(test_labels, test_probs, dataset.classes).as_dict()
     test_report = evaluate(test_labels, apply_log_bias(test_probs, log_bias), dataset.classes)
-    validation_report = evaluate(validation_labels, apply_log_bias(validation_probs, log_bias), dataset.classes)
+    validation_report = evaluate(
+        validation_labels, apply_log_bias(validation_probs, log_bias), dataset.classes
+    )
     cue_figures = None
     if options.cues != "off" and len(dataset.classes) == 3:
         from factscope.checkers.cues import CueStacker
 
         stacker = CueStacker.fit(
-            validation_probs, [e.premise for e in validation], [e.hypothesis for e in validation],
-            validation_labels, seed=options.seed,
+            validation_probs,
+            [e.premise for e in validation],
+            [e.hypothesis for e in validation],
+            validation_labels,
+            seed=options.seed,
         )
-        cue_probs = stacker.apply(test_probs, [e.premise for e in split.test], [e.hypothesis for e in split.test])
+        cue_probs = stacker.apply(
+            test_probs, [e.premise for e in split.test], [e.hypothesis for e in split.test]
+        )
         cue_report = evaluate(test_labels, cue_probs, dataset.classes)
         keep = options.cues == "on" or cue_report.macro_f1 > test_report.macro_f1
         cue_figures = {
@@ -159,14 +196,20 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
     in_context = augment(split.test, 1.0, options.context_words, options.seed + 2)[len(split.test) :]
     context_probs = _probs(model, in_context, progress, "scoring held-out test in context")
     if "cues" in manifest:
-        context_probs = stacker.apply(context_probs, [e.premise for e in in_context], [e.hypothesis for e in in_context])
+        context_probs = stacker.apply(
+            context_probs, [e.premise for e in in_context], [e.hypothesis for e in in_context]
+        )
     else:
         context_probs = apply_log_bias(context_probs, log_bias)
     manifest["held_out_in_context"] = evaluate(test_labels, context_probs, dataset.classes).as_dict()
     unrelated = unrelated_copies(split.test, 1.0, options.context_words, options.seed + 5, neutral)
-    unrelated_probs = _probs(model, unrelated, progress, "scoring held-out hypotheses against unrelated segments")
+    unrelated_probs = _probs(
+        model, unrelated, progress, "scoring held-out hypotheses against unrelated segments"
+    )
     if "cues" in manifest:
-        unrelated_probs = stacker.apply(unrelated_probs, [e.premise for e in unrelated], [e.hypothesis for e in unrelated])
+        unrelated_probs = stacker.apply(
+            unrelated_probs, [e.premise for e in unrelated], [e.hypothesis for e in unrelated]
+        )
     else:
         unrelated_probs = apply_log_bias(unrelated_probs, log_bias)
     manifest["held_out_unrelated_labels"] = {
@@ -179,7 +222,10 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
         shutil.rmtree(options.out)
     staging.rename(options.out)
     return TrainResult(
-        test=test_report, validation=validation_report, manifest=manifest, skipped=dataset.skipped,
+        test=test_report,
+        validation=validation_report,
+        manifest=manifest,
+        skipped=dataset.skipped,
         cue_figures=cue_figures,
     )
 
@@ -207,27 +253,46 @@ def _train_finetune(options, encoder_path, train, copies, validation, classes, p
         max_length=256 if options.long_context > 0 or options.unrelated_context > 0 else 128,
     )
     pairs = sum(len(data) for data in epoch_schedule(train, copies, config.epochs, config.context_epochs))
-    with progress("fine-tuning", pairs) as bar:
-        result = finetune_cross_encoder(
-            encoder_path, train, validation, classes, config, on_step=bar.advance, context_copies=copies
+    models, members = [], []
+    for k in range(options.members):
+        member_config = replace(config, seed=options.seed + k)
+        description = (
+            "fine-tuning" if options.members == 1 else f"fine-tuning member {k + 1}/{options.members}"
+        )
+        with progress(description, pairs) as bar:
+            result = finetune_cross_encoder(
+                encoder_path,
+                train,
+                validation,
+                classes,
+                member_config,
+                on_step=bar.advance,
+                context_copies=copies,
+            )
+        models.append(result.model)
+        members.append(
+            {
+                "folder": "encoder" if k == 0 else f"encoder_{k + 1}",
+                "seed": member_config.seed,
+                "best_epoch": result.best_epoch,
+                "history": result.history,
+            }
         )
     details = {
         "finetune": {
             "epochs": config.epochs,
-            "best_epoch": result.best_epoch,
             "context_epochs": config.context_epochs,
             "learning_rate": config.learning_rate,
             "batch_size": config.batch_size,
             "max_length": config.max_length,
             "warmup": config.warmup,
             "weight_decay": config.weight_decay,
-            "seed": config.seed,
             "precision": resolve_precision(config.precision),
-            "history": result.history,
-            "weights": "encoder/model.safetensors (fp16)",
+            "weights": options.weights,
+            "members": members,
         }
     }
-    return result.model, details
+    return CrossEncoderEnsemble(models), details
 
 
 def _train_repc(options, encoder_path, train, validation, classes, progress):

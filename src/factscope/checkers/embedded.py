@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from factscope.backends.hf.loading import load_pretrained
+from factscope.checkers.int8_weights import INT8_WEIGHTS, load_int8_model
 from factscope.errors import ConfigError
 from factscope.schema import LABELS
 
@@ -65,11 +66,16 @@ class CrossEncoderModel:
 
     @classmethod
     def from_pretrained(cls, path: str | Path, **kwargs: Any) -> CrossEncoderModel:
-        """Load weights (fp16 on disk is read back as fp32) and tokenizer from a folder."""
+        """Load weights (fp16 or int8 on disk are read back as fp32) and tokenizer from a folder."""
         import torch
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-        model = load_pretrained(AutoModelForSequenceClassification, str(path), "checker model", dtype=torch.float32)
+        if (Path(path) / INT8_WEIGHTS).is_file():
+            model = load_int8_model(AutoModelForSequenceClassification, Path(path))
+        else:
+            model = load_pretrained(
+                AutoModelForSequenceClassification, str(path), "checker model", dtype=torch.float32
+            )
         tokenizer = load_pretrained(AutoTokenizer, str(path), "checker tokenizer")
         return cls(model, tokenizer, **kwargs)
 
@@ -96,6 +102,20 @@ class CrossEncoderModel:
                 out[batch] = torch.softmax(logits, dim=-1).numpy()
         index = {pair: i for i, pair in enumerate(unique)}
         return out[[index[pair] for pair in pairs]]
+
+
+class CrossEncoderEnsemble:
+    """Cross-encoders fine-tuned the same way from different seeds: the mean of their class probabilities."""
+
+    def __init__(self, members: Sequence[CrossEncoderModel]) -> None:
+        if not members:
+            raise ValueError("an ensemble needs at least one member")
+        self.members = list(members)
+        self.tokenizer = self.members[0].tokenizer
+
+    def probs(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
+        """Class probabilities averaged over the members, one row per pair."""
+        return np.mean([member.probs(premises, hypotheses) for member in self.members], axis=0)
 
 
 class EmbeddedScorer:
@@ -128,9 +148,12 @@ class EmbeddedScorer:
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
         method = manifest.get("method")
         if method == "finetune":
-            model = CrossEncoderModel.from_pretrained(
-                directory / "encoder", max_length=int(manifest.get("inference_max_length", 320))
-            )
+            max_length = int(manifest.get("inference_max_length", 320))
+            members = [
+                CrossEncoderModel.from_pretrained(directory / folder, max_length=max_length)
+                for folder in manifest.get("members", ["encoder"])
+            ]
+            model = CrossEncoderEnsemble(members)
             return cls(directory, manifest, model, model.tokenizer)
         if method == "repc":
             from factscope.checker_training.repc import RepCModel

@@ -70,6 +70,18 @@ def train_checker(
             "premises only, labelled neutral (finetune: in the last --context-epochs; 0 turns this off).",
         ),
     ] = 0.25,
+    members: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            help="finetune: train N cross-encoders with seeds SEED, SEED+1, ... on the same split and average "
+            "their probabilities (N times the training and checking time).",
+        ),
+    ] = 1,
+    weights: Annotated[
+        str,
+        typer.Option(help="finetune: weights on disk, fp16, or int8 (per-row int8 matrices, half of fp16)."),
+    ] = "fp16",
 ) -> None:
     """Train an offline checker (see `factscope train-checker --help`)."""
     import os
@@ -84,6 +96,7 @@ def train_checker(
         classifier=classifier, epochs=epochs, learning_rate=learning_rate, seed=seed, limit=limit, cues=cues,
         threads=threads, long_context=long_context, context_words=context_words,
         context_epochs=context_epochs, precision=precision, unrelated_context=unrelated_context,
+        members=members, weights=weights,
     )
     result = run(options, progress)
     for error in result.skipped[:20]:
@@ -93,6 +106,11 @@ def train_checker(
     training = result.manifest["training"]
     rows: list[tuple[str, object]] = [
         ("method", result.manifest["method"]),
+    ]
+    if "finetune" in result.manifest:
+        seeds = [member["seed"] for member in result.manifest["finetune"]["members"]]
+        rows.append(("members (training seeds)", f"{len(seeds)} ({', '.join(map(str, seeds))})"))
+    rows += [
         ("train / validation / test pairs", f"{training['n_train']} / {training['n_validation']} / {training['n_test']}"),
         ("held-out accuracy", result.test.accuracy),
         ("held-out macro-F1", result.test.macro_f1),
