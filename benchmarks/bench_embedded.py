@@ -63,6 +63,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--batch-size", type=int, default=32, help="of the plain pass (the checker batches 32)")
     parser.add_argument("--repeats", type=int, default=2, help="best of N timings")
+    parser.add_argument("--checker", default=None, help="a checker directory (default: the shipped checker)")
     args = parser.parse_args()
 
     import torch
@@ -70,7 +71,7 @@ def main() -> None:
     from factscope.checkers.embedded import load_embedded_scorer
 
     torch.set_num_threads(args.threads)
-    scorer = load_embedded_scorer()
+    scorer = load_embedded_scorer(args.checker)
     premises, hypotheses = build_pairs(args.data, args.pairs, scorer.count_tokens, args.max_tokens)
     batch_size = args.batch_size
     scorer.score(premises[:8], hypotheses[:8])
@@ -83,6 +84,7 @@ def main() -> None:
         plain_seconds.append(time_plain_forward(premises, hypotheses, batch_size))
     checker, plain = min(checker_seconds), min(plain_seconds)
     result = {
+        "checker": args.checker or "shipped",
         "pairs": len(premises),
         "mean_segment_tokens": sum(scorer.count_tokens(p) for p in premises) / len(premises),
         "threads": args.threads,
