@@ -38,12 +38,14 @@ def test_small_matrices_stay_fp16():
 
 
 def test_int8_model_round_trip_keeps_predictions(tmp_path):
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+    from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer
 
     folder = build_nli_classifier(tmp_path / "tiny", {0: "entailment", 1: "neutral", 2: "contradiction"}, seed=3)
     model = AutoModelForSequenceClassification.from_pretrained(str(folder)).eval()
     tokenizer = AutoTokenizer.from_pretrained(str(folder))
+    model.config.architectures = ["BertModel"]  # as in a sentence-transformers encoder's config
     save_int8_model(model, tokenizer, tmp_path / "int8")
+    assert AutoConfig.from_pretrained(str(tmp_path / "int8")).architectures == ["BertForSequenceClassification"]
     assert (tmp_path / "int8" / INT8_WEIGHTS).stat().st_size < 0.6 * (folder / "model.safetensors").stat().st_size
     loaded = load_int8_model(AutoModelForSequenceClassification, tmp_path / "int8")
     encoded = tokenizer(["the cat sat on the mat ."], ["the cat sat ."], return_tensors="pt")

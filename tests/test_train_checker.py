@@ -11,7 +11,12 @@ import typer
 from typer.testing import CliRunner
 
 from factscope.checker_training.evaluation import apply_log_bias, evaluate, tune_log_bias
-from factscope.checker_training.finetune import epoch_schedule, resolve_precision
+from factscope.checker_training.finetune import (
+    FinetuneConfig,
+    epoch_schedule,
+    finetune_cross_encoder,
+    resolve_precision,
+)
 from factscope.checker_training.nli_data import NLIExample, load_nli_jsonl, parse_label, split_dataset
 from factscope.checker_training.repc import ShallowHead, fit_head, parse_layers
 from factscope.checkers.cues import CueStacker, best_evidence_sentence, cue_features
@@ -317,6 +322,27 @@ def test_finetune_ensemble_of_two_int8_members(tmp_path, tiny_encoder):
     first, second = (member.probs(premises, hypotheses) for member in members)
     assert not np.allclose(first, second)  # different seeds, different members
     assert np.allclose(scorer.model_probs(premises, hypotheses), (first + second) / 2)
+
+
+@pytest.mark.parametrize("train_words", [False, True])
+def test_word_embeddings_frozen_unless_asked_and_attention_dropout_set(tmp_path, tiny_encoder, train_words):
+    from transformers import AutoModelForSequenceClassification
+
+    examples = load_nli_jsonl(write_pairs(tmp_path / "pairs.jsonl", n=18)).examples
+    classes = ("entailment", "neutral", "contradiction")
+    config = FinetuneConfig(epochs=1, batch_size=6, precision="fp32", train_word_embeddings=train_words)
+    result = finetune_cross_encoder(str(tiny_encoder), examples, examples[:6], classes, config)
+    before = AutoModelForSequenceClassification.from_pretrained(str(tiny_encoder)).get_input_embeddings().weight
+    after = result.model.model.get_input_embeddings().weight
+    assert torch_equal(before, after) is not train_words
+    assert result.model.model.config.attention_probs_dropout_prob == 0.0
+    assert result.model.model.bert.encoder.layer[0].attention.self.dropout.p == 0.0
+
+
+def torch_equal(a, b) -> bool:
+    import torch
+
+    return bool(torch.equal(a.detach(), b.detach()))
 
 
 def test_members_and_weights_are_checked(tmp_path):

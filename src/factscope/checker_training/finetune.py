@@ -31,6 +31,8 @@ class FinetuneConfig:
     seed: int = 13
     threads: int = 2
     precision: str = "auto"
+    attention_dropout: float = 0.0
+    train_word_embeddings: bool = False
 
 
 @dataclass
@@ -55,31 +57,40 @@ def finetune_cross_encoder(
 
     The last ``config.context_epochs`` epochs train on ``train`` plus ``context_copies`` (pairs whose premise
     sits inside a longer segment), the earlier ones on ``train`` alone: a curriculum from plain pairs to
-    segments that costs far less than long copies in every epoch. AdamW with linear warm-up and decay; batches
-    are drawn from length-sorted buckets (shuffled) so padding stays small. After each epoch the validation
-    macro-F1 is measured and the best epoch's weights are kept.
+    segments that costs far less than long copies in every epoch. AdamW (fused) with linear warm-up and decay;
+    batches are drawn from length-sorted buckets (shuffled) so padding stays small. Attention-probability
+    dropout is ``config.attention_dropout`` (0 by default: on 200-token segments that dropout mask is the
+    largest random draw of a step) and the word-embedding matrix stays frozen unless
+    ``config.train_word_embeddings`` (saves its dense gradient and optimizer update; README, "Train your own").
+    After each epoch the validation macro-F1 is measured and the best epoch's weights are kept.
     ``on_step(n)`` is called after each batch with its number of pairs.
     """
     import torch
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+    from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer
 
     torch.set_num_threads(config.threads)
     torch.manual_seed(config.seed)
     bf16 = resolve_precision(config.precision) == "bf16"
     tokenizer = load_pretrained(AutoTokenizer, encoder, "encoder tokenizer")
-    model = load_pretrained(
-        AutoModelForSequenceClassification,
+    model_config = load_pretrained(
+        AutoConfig,
         encoder,
-        "encoder",
+        "encoder configuration",
         num_labels=len(classes),
         id2label=dict(enumerate(classes)),
         label2id={name: i for i, name in enumerate(classes)},
-        dtype=torch.float32,
     )
+    if hasattr(model_config, "attention_probs_dropout_prob"):
+        model_config.attention_probs_dropout_prob = config.attention_dropout
+    model = load_pretrained(
+        AutoModelForSequenceClassification, encoder, "encoder", config=model_config, dtype=torch.float32
+    )
+    model.get_input_embeddings().weight.requires_grad_(config.train_word_embeddings)
     epoch_data = epoch_schedule(train, context_copies or [], config.epochs, config.context_epochs)
     total_steps = max(1, sum(math.ceil(len(data) / config.batch_size) for data in epoch_data))
+    trained = [parameter for parameter in model.parameters() if parameter.requires_grad]
     optimizer = torch.optim.AdamW(
-        model.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
+        trained, lr=config.learning_rate, weight_decay=config.weight_decay, fused=True
     )
     warmup_steps = int(total_steps * config.warmup)
     scheduler = torch.optim.lr_scheduler.LambdaLR(
@@ -106,7 +117,7 @@ def finetune_cross_encoder(
             with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
                 loss = model(**encoded, labels=target).loss
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            torch.nn.utils.clip_grad_norm_(trained, 1.0)
             optimizer.step()
             scheduler.step()
             optimizer.zero_grad()

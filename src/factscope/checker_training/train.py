@@ -51,6 +51,8 @@ class TrainOptions:
     unrelated_context: float = 0.25
     members: int = 1
     weights: str = "fp16"
+    attention_dropout: float = 0.0
+    train_word_embeddings: bool = False
 
 
 @dataclass
@@ -250,6 +252,8 @@ def _train_finetune(options, encoder_path, train, copies, validation, classes, p
         seed=options.seed,
         threads=options.threads,
         precision=options.precision,
+        attention_dropout=options.attention_dropout,
+        train_word_embeddings=options.train_word_embeddings,
         max_length=256 if options.long_context > 0 or options.unrelated_context > 0 else 128,
     )
     pairs = sum(len(data) for data in epoch_schedule(train, copies, config.epochs, config.context_epochs))
@@ -287,6 +291,8 @@ def _train_finetune(options, encoder_path, train, copies, validation, classes, p
             "max_length": config.max_length,
             "warmup": config.warmup,
             "weight_decay": config.weight_decay,
+            "attention_dropout": config.attention_dropout,
+            "train_word_embeddings": config.train_word_embeddings,
             "precision": resolve_precision(config.precision),
             "weights": options.weights,
             "members": members,

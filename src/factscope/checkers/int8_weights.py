@@ -49,6 +49,7 @@ def save_int8_model(model: Any, tokenizer: Any, folder: Path) -> None:
     from safetensors.torch import save_file
 
     folder.mkdir(parents=True, exist_ok=True)
+    model.config.architectures = [type(model).__name__]
     model.config.save_pretrained(str(folder))
     tokenizer.save_pretrained(str(folder))
     save_file(quantize_state_dict(model.state_dict()), str(folder / INT8_WEIGHTS), metadata={"format": "pt"})

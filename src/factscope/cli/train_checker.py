@@ -87,6 +87,22 @@ def train_checker(
         str,
         typer.Option(help="finetune: weights on disk, fp16, or int8 (per-row int8 matrices, half of fp16)."),
     ] = "fp16",
+    attention_dropout: Annotated[
+        float,
+        typer.Option(
+            min=0.0, max=0.9,
+            help="finetune: dropout on attention probabilities (0 by default: faster on long segments; the "
+            "encoder's own setting is usually 0.1).",
+        ),
+    ] = 0.0,
+    train_word_embeddings: Annotated[
+        bool,
+        typer.Option(
+            "--train-word-embeddings",
+            help="finetune: also update the word-embedding matrix (frozen by default: faster, and words unseen "
+            "in training keep their pretrained vectors).",
+        ),
+    ] = False,
 ) -> None:
     """Train an offline checker (see `factscope train-checker --help`)."""
     import os
@@ -101,7 +117,8 @@ def train_checker(
         classifier=classifier, epochs=epochs, learning_rate=learning_rate, seed=seed, limit=limit, cues=cues,
         threads=threads, long_context=long_context, context_words=context_words,
         context_epochs=context_epochs, precision=precision, unrelated_context=unrelated_context,
-        members=members, weights=weights,
+        members=members, weights=weights, attention_dropout=attention_dropout,
+        train_word_embeddings=train_word_embeddings,
     )
     result = run(options, progress)
     for error in result.skipped[:20]:
