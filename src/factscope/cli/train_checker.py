@@ -15,12 +15,12 @@ Examples:
 
   # one member of the default recipe (3 epochs at lr 1e-4, the last also on
   # long-context and unrelated-segment copies, bf16 where the CPU has it);
-  # 21 min on 2 cores with AMX (55 on AVX2 only), held-out macro-F1 0.640
+  # about 37 min on 2 AVX2-only cores
 
   factscope train-checker --data mnli_dev_matched.jsonl --out my_checker
 
   # the shipped checker: two members (seeds 13, 14), int8 weights;
-  # twice the time, held-out macro-F1 0.660
+  # 75 min on 2 AVX2-only cores, held-out macro-F1 0.654
 
   factscope train-checker --data mnli_dev_matched.jsonl --members 2 --weights int8 --out my_checker
 
