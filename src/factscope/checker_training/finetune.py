@@ -61,7 +61,7 @@ def finetune_cross_encoder(
     batches are drawn from length-sorted buckets (shuffled) so padding stays small. Attention-probability
     dropout is ``config.attention_dropout`` (0 by default: on 200-token segments that dropout mask is the
     largest random draw of a step) and the word-embedding matrix stays frozen unless
-    ``config.train_word_embeddings`` (saves its dense gradient and optimizer update; README, "Train your own").
+    ``config.train_word_embeddings`` (saves its dense gradient and optimizer update; README, "How it decides").
     After each epoch the validation macro-F1 is measured and the best epoch's weights are kept.
     ``on_step(n)`` is called after each batch with its number of pairs.
     """
