@@ -13,10 +13,13 @@ from typer.testing import CliRunner
 from factscope.checker_training.evaluation import apply_log_bias, evaluate, tune_log_bias
 from factscope.checker_training.finetune import (
     FinetuneConfig,
+    _length_bucketed_batches,
+    candidate_epochs,
     epoch_schedule,
     finetune_cross_encoder,
     resolve_precision,
 )
+from factscope.checker_training.long_context import context_copies
 from factscope.checker_training.nli_data import NLIExample, load_nli_jsonl, parse_label, split_dataset
 from factscope.checker_training.repc import ShallowHead, fit_head, parse_layers
 from factscope.checkers.cues import CueStacker, best_evidence_sentence, cue_features
@@ -287,7 +290,10 @@ def test_finetune_end_to_end_two_tiny_epochs(tmp_path, tiny_encoder):
     scorer = check_loadable(out)
     finetune = scorer.manifest["finetune"]
     [member] = finetune["members"]
-    assert member["best_epoch"] in (1, 2) and len(member["history"]) == 2 and member["seed"] == 13
+    # one context epoch: the last epoch is the only candidate, so it is kept without a validation pass
+    assert member["best_epoch"] == 2 and member["seed"] == 13
+    assert [h["epoch"] for h in member["history"]] == [1, 2]
+    assert all("validation" not in h and h["train_loss"] > 0 for h in member["history"])
     assert scorer.manifest["members"] == ["encoder"] and finetune["weights"] == "fp16"
     assert scorer.manifest["training"]["long_context"] == {
         "share": 0.5, "words": 30, "epochs": 1, "unrelated_share": 0.25
@@ -364,6 +370,40 @@ def test_epoch_schedule_adds_the_copies_to_the_last_epochs():
     assert [len(data) for data in epoch_schedule(plain, copies, 2, 5)] == [6, 6]
     assert [len(data) for data in epoch_schedule(plain, copies, 2, 0)] == [4, 4]
     assert [len(data) for data in epoch_schedule(plain, [], 2, 1)] == [4, 4]
+
+
+def test_candidate_epochs_are_those_trained_on_the_last_mix():
+    assert candidate_epochs(3, 1, with_copies=True) == [3]
+    assert candidate_epochs(4, 2, with_copies=True) == [3, 4]
+    assert candidate_epochs(2, 5, with_copies=True) == [1, 2]
+    assert candidate_epochs(3, 1, with_copies=False) == [1, 2, 3]
+    assert candidate_epochs(3, 0, with_copies=True) == [1, 2, 3]
+
+
+def test_several_candidates_are_validated_and_the_best_is_kept(tmp_path, tiny_encoder):
+    examples = load_nli_jsonl(write_pairs(tmp_path / "pairs.jsonl", n=24)).examples
+    classes = ("entailment", "neutral", "contradiction")
+    copies = context_copies(examples, 0.5, 20, seed=1)
+    config = FinetuneConfig(epochs=3, context_epochs=2, batch_size=6, precision="fp32")
+    result = finetune_cross_encoder(
+        str(tiny_encoder), examples, examples[:9], classes, config, context_copies=copies
+    )
+    assert "validation" not in result.history[0]
+    validated = {h["epoch"]: h["validation"]["macro_f1"] for h in result.history[1:]}
+    assert set(validated) == {2, 3} and result.best_epoch in validated
+    assert validated[result.best_epoch] == max(validated.values())
+    labels = np.array([e.label for e in examples[:9]])
+    probs = result.model.probs([e.premise for e in examples[:9]], [e.hypothesis for e in examples[:9]])
+    assert evaluate(labels, probs, classes).macro_f1 == pytest.approx(validated[result.best_epoch])
+
+
+def test_length_buckets_cover_every_pair_once_with_similar_lengths():
+    rng = np.random.default_rng(0)
+    lengths = rng.integers(5, 300, size=1000)
+    batches = _length_bucketed_batches(lengths, 8, np.random.default_rng(1))
+    assert sorted(i for batch in batches for i in batch) == list(range(1000))
+    padded = sum(len(batch) * lengths[batch].max() for batch in batches)
+    assert padded < 1.1 * lengths.sum()  # sorted within chunks of 400 pairs: little padding
 
 
 def test_precision_choice():
