@@ -59,14 +59,13 @@ def finetune_cross_encoder(
     sits inside a longer segment), the earlier ones on ``train`` alone: a curriculum from plain pairs to
     segments that costs far less than long copies in every epoch. AdamW (fused) with linear warm-up and decay;
     each epoch's pairs are tokenized once and batches are drawn from buckets sorted by token count (shuffled) so
-    padding stays small. Attention-probability
-    dropout is ``config.attention_dropout`` (0 by default: on 200-token segments that dropout mask is the
-    largest random draw of a step) and the word-embedding matrix stays frozen unless
-    ``config.train_word_embeddings`` (saves its dense gradient and optimizer update; README, "How it decides").
-    The kept model is the last epoch's, or, when several epochs are candidates (:func:`candidate_epochs`), the
-    candidate with the best validation macro-F1; validation runs only after candidate epochs, and not at all
-    when there is one (with the default one context epoch it would cost four minutes on a 2-core CPU and change
-    nothing).
+    padding stays small. Attention-probability dropout is ``config.attention_dropout`` (0 by default: on
+    200-token segments that dropout mask is the largest random draw of a step) and the word-embedding matrix
+    stays frozen unless ``config.train_word_embeddings`` (saves its dense gradient and optimizer update; README,
+    "How it decides"). The kept model is the last epoch's, or, when several epochs are candidates
+    (:func:`candidate_epochs`), the candidate with the best validation macro-F1; validation runs only after
+    candidate epochs, and not at all when there is one (with the default one context epoch, validating all three
+    epochs would cost about three minutes on a 2-core CPU and change nothing).
     ``on_step(n)`` is called after each batch with its number of pairs.
     """
     import torch
@@ -165,8 +164,8 @@ def candidate_epochs(epochs: int, context_epochs: int, with_copies: bool) -> lis
     With copies, an earlier epoch has not seen a segment yet; it is never the better checker for segments, and
     keeping it would undo the curriculum. Without copies every epoch is a candidate.
     """
-    plain = _plain_epochs(epochs, context_epochs) if with_copies else epochs
-    return list(range(plain + 1 if plain < epochs else 1, epochs + 1))
+    first = _plain_epochs(epochs, context_epochs) + 1 if with_copies and context_epochs > 0 else 1
+    return list(range(first, epochs + 1))
 
 
 def resolve_precision(precision: str) -> str:
