@@ -4,8 +4,9 @@ Builds one epoch of the `train-checker` recipe from an NLI JSONL file (seed-13 s
 train pairs, `--epoch last` adds the long-context and unrelated-segment copies of the last epoch), draws the
 epoch's batches with `finetune._length_bucketed_batches` keyed by character count (before session 7) and by
 token count (now), counts the padded tokens of every batch, then times the same number of training steps
-(forward, backward, clipping, fused AdamW; the default speed settings) on the first batches of each order,
-starting from the same weights. The projection is seconds per step times the epoch's batches.
+(`finetune.train_step` on `finetune.load_classifier`'s model: the default speed settings, fused AdamW, fp32)
+on the first batches of each order, starting from the same weights. The projection is seconds per step times
+the epoch's batches.
 
     HF_HUB_OFFLINE=1 python benchmarks/bench_finetune_buckets.py --data ../shared/data/nli/mnli_dev_matched.jsonl \
         --epoch plain --steps 60
@@ -34,30 +35,23 @@ def epoch_pairs(data: Path, epoch: str, seed: int) -> list:
     return train + context_copies(train, 0.5, 150, seed) + unrelated_copies(train, 0.25, 150, seed + 3, neutral)
 
 
-def time_steps(encodings, labels, batches, steps: int) -> float:
-    """Seconds for ``steps`` training steps of a fresh MiniLM classifier on the first ``batches``."""
+def time_steps(encodings: dict, labels: list[int], batches: list[list[int]], steps: int) -> float:
+    """Seconds for ``steps`` training steps of a fresh MiniLM classifier (the default recipe's setup, fp32)."""
     import torch
-    from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer
 
+    from factscope.checker_training.finetune import FinetuneConfig, load_classifier, pad_batch, train_step
     from factscope.checkers.embedded import PACKAGED_ENCODER, resolve_encoder
 
-    encoder = resolve_encoder(PACKAGED_ENCODER)
     torch.manual_seed(0)
-    config = AutoConfig.from_pretrained(encoder, num_labels=3)
-    config.attention_probs_dropout_prob = 0.0
-    model = AutoModelForSequenceClassification.from_pretrained(encoder, config=config).train()
-    model.get_input_embeddings().weight.requires_grad_(False)
-    trained = [parameter for parameter in model.parameters() if parameter.requires_grad]
-    optimizer = torch.optim.AdamW(trained, lr=1e-4, fused=True)
-    tokenizer = AutoTokenizer.from_pretrained(encoder)
+    config = FinetuneConfig()
+    classes = ("entailment", "neutral", "contradiction")
+    tokenizer, model, trained = load_classifier(resolve_encoder(PACKAGED_ENCODER), classes, config)
+    optimizer = torch.optim.AdamW(trained, lr=config.learning_rate, weight_decay=config.weight_decay, fused=True)
+    model.train()
     started = time.perf_counter()
     for batch in batches[:steps]:
-        encoded = tokenizer.pad({key: [values[i] for i in batch] for key, values in encodings.items()}, return_tensors="pt")
-        loss = model(**encoded, labels=torch.tensor([labels[i] for i in batch])).loss
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(trained, 1.0)
-        optimizer.step()
-        optimizer.zero_grad()
+        target = torch.tensor([labels[i] for i in batch])
+        train_step(model, optimizer, trained, pad_batch(tokenizer, encodings, batch), target, bf16=False)
     return time.perf_counter() - started
 
 
@@ -74,15 +68,13 @@ def main() -> None:
     import torch
     from transformers import AutoTokenizer
 
-    from factscope.checker_training.finetune import _length_bucketed_batches
+    from factscope.checker_training.finetune import _length_bucketed_batches, tokenize_pairs
     from factscope.checkers.embedded import PACKAGED_ENCODER, resolve_encoder
 
     torch.set_num_threads(args.threads)
     pairs = epoch_pairs(args.data, args.epoch, args.seed)
     tokenizer = AutoTokenizer.from_pretrained(resolve_encoder(PACKAGED_ENCODER))
-    encodings = tokenizer(
-        [e.premise for e in pairs], [e.hypothesis for e in pairs], truncation="longest_first", max_length=256
-    )
+    encodings = tokenize_pairs(tokenizer, pairs, max_length=256)
     tokens = np.array([len(ids) for ids in encodings["input_ids"]])
     keys = {"characters": np.array([len(e.premise) + len(e.hypothesis) for e in pairs]), "tokens": tokens}
     print(f"{args.epoch} epoch: {len(pairs)} pairs, {tokens.sum()} real tokens")

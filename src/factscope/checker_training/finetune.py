@@ -7,6 +7,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -69,29 +70,13 @@ def finetune_cross_encoder(
     ``on_step(n)`` is called after each batch with its number of pairs.
     """
     import torch
-    from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer
 
     torch.set_num_threads(config.threads)
     torch.manual_seed(config.seed)
     bf16 = resolve_precision(config.precision) == "bf16"
-    tokenizer = load_pretrained(AutoTokenizer, encoder, "encoder tokenizer")
-    model_config = load_pretrained(
-        AutoConfig,
-        encoder,
-        "encoder configuration",
-        num_labels=len(classes),
-        id2label=dict(enumerate(classes)),
-        label2id={name: i for i, name in enumerate(classes)},
-    )
-    if hasattr(model_config, "attention_probs_dropout_prob"):
-        model_config.attention_probs_dropout_prob = config.attention_dropout
-    model = load_pretrained(
-        AutoModelForSequenceClassification, encoder, "encoder", config=model_config, dtype=torch.float32
-    )
-    model.get_input_embeddings().weight.requires_grad_(config.train_word_embeddings)
+    tokenizer, model, trained = load_classifier(encoder, classes, config)
     epoch_data = epoch_schedule(train, context_copies or [], config.epochs, config.context_epochs)
     total_steps = max(1, sum(math.ceil(len(data) / config.batch_size) for data in epoch_data))
-    trained = [parameter for parameter in model.parameters() if parameter.requires_grad]
     optimizer = torch.optim.AdamW(
         trained, lr=config.learning_rate, weight_decay=config.weight_decay, fused=True
     )
@@ -107,26 +92,12 @@ def finetune_cross_encoder(
     for epoch, data in enumerate(epoch_data, start=1):
         model.train()
         losses = []
-        encodings = tokenizer(
-            [e.premise for e in data],
-            [e.hypothesis for e in data],
-            truncation="longest_first",
-            max_length=config.max_length,
-        )
+        encodings = tokenize_pairs(tokenizer, data, config.max_length)
         lengths = np.array([len(ids) for ids in encodings["input_ids"]])
         for batch in _length_bucketed_batches(lengths, config.batch_size, rng):
-            encoded = tokenizer.pad(
-                {key: [values[i] for i in batch] for key, values in encodings.items()}, return_tensors="pt"
-            )
             target = torch.tensor([data[i].label for i in batch])
-            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
-                loss = model(**encoded, labels=target).loss
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(trained, 1.0)
-            optimizer.step()
+            losses.append(train_step(model, optimizer, trained, pad_batch(tokenizer, encodings, batch), target, bf16))
             scheduler.step()
-            optimizer.zero_grad()
-            losses.append(float(loss.detach()))
             if on_step is not None:
                 on_step(len(batch))
         model.eval()
@@ -143,6 +114,60 @@ def finetune_cross_encoder(
         model.load_state_dict(best_state)
     model.eval()
     return FinetuneResult(model=scorer, best_epoch=best_epoch, history=history)
+
+
+def load_classifier(encoder: str, classes: tuple[str, ...], config: FinetuneConfig) -> tuple[Any, Any, list]:
+    """The tokenizer, ``encoder`` with a fresh ``classes`` head (fp32, the speed settings of ``config`` applied)
+    and the list of parameters to train (all but the word embeddings unless ``config.train_word_embeddings``)."""
+    import torch
+    from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer
+
+    tokenizer = load_pretrained(AutoTokenizer, encoder, "encoder tokenizer")
+    model_config = load_pretrained(
+        AutoConfig,
+        encoder,
+        "encoder configuration",
+        num_labels=len(classes),
+        id2label=dict(enumerate(classes)),
+        label2id={name: i for i, name in enumerate(classes)},
+    )
+    if hasattr(model_config, "attention_probs_dropout_prob"):
+        model_config.attention_probs_dropout_prob = config.attention_dropout
+    model = load_pretrained(
+        AutoModelForSequenceClassification, encoder, "encoder", config=model_config, dtype=torch.float32
+    )
+    model.get_input_embeddings().weight.requires_grad_(config.train_word_embeddings)
+    return tokenizer, model, [parameter for parameter in model.parameters() if parameter.requires_grad]
+
+
+def tokenize_pairs(tokenizer: Any, examples: list[NLIExample], max_length: int) -> dict[str, list]:
+    """Token ids of every (premise, hypothesis) pair, truncated to ``max_length``, not padded."""
+    return dict(
+        tokenizer(
+            [e.premise for e in examples],
+            [e.hypothesis for e in examples],
+            truncation="longest_first",
+            max_length=max_length,
+        )
+    )
+
+
+def pad_batch(tokenizer: Any, encodings: dict[str, list], batch: list[int]) -> dict:
+    """The pairs ``batch`` of :func:`tokenize_pairs` output as padded tensors."""
+    return tokenizer.pad({key: [values[i] for i in batch] for key, values in encodings.items()}, return_tensors="pt")
+
+
+def train_step(model: Any, optimizer: Any, trained: list, encoded: dict, target: Any, bf16: bool) -> float:
+    """One step: forward (bf16 autocast if asked), backward, gradient norm clipped to 1, optimizer step; the loss."""
+    import torch
+
+    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+        loss = model(**encoded, labels=target).loss
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(trained, 1.0)
+    optimizer.step()
+    optimizer.zero_grad()
+    return float(loss.detach())
 
 
 def epoch_schedule(
