@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from factscope.backends.hf.cls_last_layer import restrict_last_layer_to_cls
 from factscope.backends.hf.loading import load_pretrained
 from factscope.checker_training.evaluation import evaluate
 from factscope.checker_training.nli_data import NLIExample
@@ -117,8 +118,8 @@ def finetune_cross_encoder(
 
 
 def load_classifier(encoder: str, classes: tuple[str, ...], config: FinetuneConfig) -> tuple[Any, Any, list]:
-    """The tokenizer, ``encoder`` with a fresh ``classes`` head (fp32, the speed settings of ``config`` applied)
-    and the list of parameters to train (all but the word embeddings unless ``config.train_word_embeddings``)."""
+    """The tokenizer, ``encoder`` with a fresh ``classes`` head (fp32, the speed settings of ``config`` applied, a
+    BERT's last layer restricted to [CLS]: :func:`restrict_last_layer_to_cls`) and the list of parameters to train (all but the word embeddings unless ``config.train_word_embeddings``)."""
     import torch
     from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer
 
@@ -137,6 +138,7 @@ def load_classifier(encoder: str, classes: tuple[str, ...], config: FinetuneConf
         AutoModelForSequenceClassification, encoder, "encoder", config=model_config, dtype=torch.float32
     )
     model.get_input_embeddings().weight.requires_grad_(config.train_word_embeddings)
+    restrict_last_layer_to_cls(model)
     return tokenizer, model, [parameter for parameter in model.parameters() if parameter.requires_grad]
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from factscope.backends.hf.cls_last_layer import restrict_last_layer_to_cls
 from factscope.backends.hf.loading import load_pretrained
 from factscope.checkers.int8_weights import INT8_WEIGHTS, load_int8_model
 from factscope.errors import ConfigError
@@ -56,9 +57,13 @@ def to_three_way(probs: np.ndarray, classes: Sequence[str]) -> np.ndarray:
 
 
 class CrossEncoderModel:
-    """A sequence-classification encoder over (premise, hypothesis) pairs, batched and length-sorted."""
+    """A sequence-classification encoder over (premise, hypothesis) pairs, batched and length-sorted.
+
+    A BERT model's last layer is restricted to [CLS] (:func:`restrict_last_layer_to_cls`): same logits, less work.
+    """
 
     def __init__(self, model: Any, tokenizer: Any, batch_size: int = 32, max_length: int = 320) -> None:
+        restrict_last_layer_to_cls(model)
         self.model = model.eval()
         self.tokenizer = tokenizer
         self.batch_size = batch_size
