@@ -10,7 +10,12 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from factscope.checker_training.evaluation import apply_log_bias, evaluate, tune_log_bias
+from factscope.checker_training.evaluation import (
+    apply_log_bias,
+    cross_validate_log_bias,
+    evaluate,
+    tune_log_bias,
+)
 from factscope.checker_training.finetune import (
     FinetuneConfig,
     _length_bucketed_batches,
@@ -165,6 +170,32 @@ def test_log_bias_shift_and_tuning():
     assert evaluate(gold, apply_log_bias(raw, bias), ("e", "n", "c")).macro_f1 == pytest.approx(1.0)
 
 
+def test_cross_validated_bias_check_on_a_systematic_shift():
+    # 10 pairs a class; every neutral pair has N at 0.4 under E at 0.45, so without biases all 20 E and N pairs
+    # are called E: F1 E = 2 * 0.5 * 1 / 1.5 = 2/3, F1 N = 0, F1 C = 1, macro 5/9. Biases tuned on any four
+    # folds lift N above E and every held fold is then right.
+    gold = np.repeat([0, 1, 2], 10)
+    probs = np.array([[0.8, 0.1, 0.1]] * 10 + [[0.45, 0.4, 0.15]] * 10 + [[0.1, 0.1, 0.8]] * 10)
+    check = cross_validate_log_bias(gold, probs, folds=5, seed=1)
+    assert check.folds == 5
+    assert check.macro_f1_without == pytest.approx(5 / 9)
+    assert check.macro_f1_with == pytest.approx(1.0)
+    assert check.helps
+
+
+def test_cross_validated_bias_check_rejects_biases_fitted_to_noise():
+    # calibrated probabilities: the label is drawn from them, so any bias tuned on part of the data fits noise
+    rng = np.random.default_rng(0)
+    probs = rng.dirichlet([1.0, 1.0, 1.0], size=300)
+    gold = np.array([rng.choice(3, p=row) for row in probs])
+    tuned = tune_log_bias(gold, probs)
+    assert tuned.any()  # tuning on all of it finds a "gain" ...
+    check = cross_validate_log_bias(gold, probs)
+    assert not check.helps  # ... that does not carry over to the folds it was not tuned on
+    few = cross_validate_log_bias(np.array([0, 0, 1, 1, 2, 2]), np.full((6, 3), 1 / 3), folds=5)
+    assert few.folds == 2  # never more folds than the rarest class has pairs
+
+
 def test_two_way_probabilities_fill_three_columns():
     three = to_three_way(np.array([[0.7, 0.3]]), ("entailment", "not_entailment"))
     assert three.tolist() == [[0.7, 0.3, 0.0]]
@@ -304,6 +335,12 @@ def test_finetune_end_to_end_two_tiny_epochs(tmp_path, tiny_encoder):
     assert "unrelated segments: Neutral share" in result.output
     assert finetune["max_length"] == 256 and finetune["precision"] == "fp32"
     assert 0.0 <= scorer.manifest["held_out_in_context"]["macro_f1"] <= 1.0
+    # --class-biases auto: tuned biases ship only when the 5-fold check within validation says they help
+    assert scorer.manifest["thresholds"]["class_biases"] == "auto"
+    check = scorer.manifest.get("class_bias_check")
+    if check is not None:
+        assert check["kept"] == (check["macro_f1_with"] > check["macro_f1_without"])
+        assert check["kept"] == any(scorer.manifest["log_bias"])
     assert (out / "encoder" / "model.safetensors").exists()
     assert not (out.parent / "ft.partial").exists()
 
@@ -314,13 +351,14 @@ def test_finetune_ensemble_of_two_int8_members(tmp_path, tiny_encoder):
     result = run_cli(
         "--data", data, "--out", out, "--encoder", tiny_encoder, "--epochs", "1", "--cues", "off",
         "--long-context", "0", "--unrelated-context", "0", "--precision", "fp32", "--members", "2",
-        "--weights", "int8", "--seed", "5",
+        "--weights", "int8", "--seed", "5", "--class-biases", "off",
     )
     assert result.exit_code == 0, result.output
     assert "members (training seeds)" in result.output and "2 (5, 6)" in result.output
     scorer = check_loadable(out)
     assert scorer.manifest["members"] == ["encoder", "encoder_2"]
     assert [m["seed"] for m in scorer.manifest["finetune"]["members"]] == [5, 6]
+    assert not any(scorer.manifest["log_bias"]) and "class_bias_check" not in scorer.manifest
     for folder in ("encoder", "encoder_2"):
         assert (out / folder / INT8_WEIGHTS).exists() and not (out / folder / "model.safetensors").exists()
     members = [CrossEncoderModel.from_pretrained(out / folder) for folder in ("encoder", "encoder_2")]

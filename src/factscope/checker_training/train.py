@@ -6,12 +6,19 @@ import json
 import shutil
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
-from factscope.checker_training.evaluation import CheckerReport, apply_log_bias, evaluate, tune_log_bias
+from factscope.checker_training.evaluation import (
+    BiasCheck,
+    CheckerReport,
+    apply_log_bias,
+    cross_validate_log_bias,
+    evaluate,
+    tune_log_bias,
+)
 from factscope.checker_training.long_context import augment, context_copies, unrelated_copies
 from factscope.checker_training.nli_data import NLIExample, file_sha256, load_nli_jsonl, split_dataset
 from factscope.checkers.embedded import (
@@ -43,6 +50,7 @@ class TrainOptions:
     seed: int = 13
     limit: int | None = None
     cues: str = "auto"
+    class_biases: str = "auto"
     threads: int = 2
     long_context: float = 0.5
     context_words: int = 150
@@ -73,6 +81,8 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
         raise ConfigError(f"unknown method {options.method!r}; use --method repc or --method finetune")
     if options.cues not in ("auto", "on", "off"):
         raise ConfigError("--cues must be auto, on or off")
+    if options.class_biases not in ("auto", "on", "off"):
+        raise ConfigError("--class-biases must be auto, on or off")
     if options.precision not in ("auto", "fp32", "bf16"):
         raise ConfigError("--precision must be auto, fp32 or bf16")
     if options.weights not in ("fp16", "int8"):
@@ -147,15 +157,19 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
         )
         model.head.save(staging / "head.npz")
     manifest.update(details)
+    manifest["training"]["fit_seconds"] = round(time.perf_counter() - started, 1)
     validation_probs = _probs(model, validation, progress, "scoring validation")
     test_probs = _probs(model, split.test, progress, "scoring held-out test")
     validation_labels = np.array([e.label for e in validation])
     test_labels = np.array([e.label for e in split.test])
-    log_bias = tune_log_bias(validation_labels, validation_probs)
+    log_bias, bias_check = _class_biases(options, validation_labels, validation_probs)
     manifest["log_bias"] = [float(b) for b in log_bias]
     manifest["thresholds"] = {
-        "decision": "argmax of probabilities after the class log-biases, tuned on validation for macro-F1"
+        "decision": "argmax of probabilities after the class log-biases, tuned on validation for macro-F1",
+        "class_biases": options.class_biases,
     }
+    if bias_check is not None:
+        manifest["class_bias_check"] = {**asdict(bias_check), "kept": bias_check.helps}
     manifest["held_out_model_only"] = evaluate(test_labels, test_probs, dataset.classes).as_dict()
     test_report = evaluate(test_labels, apply_log_bias(test_probs, log_bias), dataset.classes)
     validation_report = evaluate(
@@ -230,6 +244,21 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
         skipped=dataset.skipped,
         cue_figures=cue_figures,
     )
+
+
+def _class_biases(
+    options: TrainOptions, labels: np.ndarray, probs: np.ndarray
+) -> tuple[np.ndarray, BiasCheck | None]:
+    """The class log-biases to ship: tuned on validation (``on``), none (``off``), or tuned and kept only when
+    5-fold cross-validation within validation shows they help (``auto``); the check, when one was made."""
+    none = np.zeros(probs.shape[1])
+    if options.class_biases == "off":
+        return none, None
+    tuned = tune_log_bias(labels, probs)
+    if options.class_biases == "on" or not tuned.any():
+        return tuned, None
+    check = cross_validate_log_bias(labels, probs, seed=options.seed)
+    return (tuned if check.helps else none), check
 
 
 def _neutral_class(classes: tuple[str, ...]) -> int:

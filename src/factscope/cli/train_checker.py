@@ -47,6 +47,13 @@ def train_checker(
     cues: Annotated[
         str, typer.Option(help="Contradiction cues: auto keeps them only if held-out macro-F1 improves; on; off.")
     ] = "auto",
+    class_biases: Annotated[
+        str,
+        typer.Option(
+            help="Class log-biases tuned on validation for macro-F1: auto keeps them only if they help in 5-fold "
+            "cross-validation within validation; on; off.",
+        ),
+    ] = "auto",
     threads: Annotated[int, typer.Option(min=1, help="torch CPU threads.")] = 2,
     long_context: Annotated[
         float,
@@ -115,7 +122,7 @@ def train_checker(
     options = TrainOptions(
         data=data, out=out, method=method, encoder=encoder, layers=layers, features=features,
         classifier=classifier, epochs=epochs, learning_rate=learning_rate, seed=seed, limit=limit, cues=cues,
-        threads=threads, long_context=long_context, context_words=context_words,
+        class_biases=class_biases, threads=threads, long_context=long_context, context_words=context_words,
         context_epochs=context_epochs, precision=precision, unrelated_context=unrelated_context,
         members=members, weights=weights, attention_dropout=attention_dropout,
         train_word_embeddings=train_word_embeddings,
@@ -141,6 +148,11 @@ def train_checker(
     rows.append(("held-out macro-F1, premise inside a segment", result.manifest["held_out_in_context"]["macro_f1"]))
     rows.append(("held-out hypotheses against unrelated segments: Neutral share", _neutral_share(result.manifest)))
     rows.append(("validation macro-F1", result.validation.macro_f1))
+    check = result.manifest.get("class_bias_check")
+    if check is not None:
+        rows.append(("class biases: validation macro-F1 without / with (5-fold)",
+                     f"{check['macro_f1_without']:.4f} / {check['macro_f1_with']:.4f}"))
+        rows.append(("class biases kept", check["kept"]))
     if result.cue_figures is not None:
         rows.append(("held-out macro-F1 without cues", result.cue_figures["held_out_without_cues"]["macro_f1"]))
         rows.append(("held-out macro-F1 with cues", result.cue_figures["held_out_with_cues"]["macro_f1"]))
