@@ -41,7 +41,7 @@ def test_shipped_manifest_describes_the_checker():
     assert manifest["label_order"] == [label.value for label in LABELS]
     assert manifest["encoder"] == "packaged-minilm"
     assert len(manifest["training"]["data_sha256"]) == 64
-    # the floor is 0.65; the shipped checker reaches 0.660 (README, "Model card"); chance is 0.33
+    # the floor is 0.65; the shipped checker reaches 0.654 (README, "Model card"); chance is 0.33
     assert manifest["held_out"]["macro_f1"] >= 0.65
     assert all((shipped_checker_dir() / folder / "config.json").is_file() for folder in manifest["members"])
     assert manifest["held_out_in_context"]["macro_f1"] > 0.5

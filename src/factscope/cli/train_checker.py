@@ -15,12 +15,13 @@ Examples:
 
   # one member of the default recipe (3 epochs at lr 1e-4, the last also on
   # long-context and unrelated-segment copies, bf16 where the CPU has it);
-  # 34 min on 2 AVX2-only cores, held-out macro-F1 0.64-0.66 (two runs)
+  # 27 min on 2 AVX2-only cores, held-out macro-F1 0.64-0.66 (three runs)
 
   factscope train-checker --data mnli_dev_matched.jsonl --out my_checker
 
   # the shipped checker: two members (seeds 13, 14), int8 weights;
-  # 75 min on 2 AVX2-only cores, held-out macro-F1 0.654
+  # 75 min on 2 AVX2-only cores before session 8 (about 53 expected now),
+  # held-out macro-F1 0.654
 
   factscope train-checker --data mnli_dev_matched.jsonl --members 2 --weights int8 --out my_checker
 
