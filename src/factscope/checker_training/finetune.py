@@ -118,8 +118,12 @@ def finetune_cross_encoder(
 
 
 def load_classifier(encoder: str, classes: tuple[str, ...], config: FinetuneConfig) -> tuple[Any, Any, list]:
-    """The tokenizer, ``encoder`` with a fresh ``classes`` head (fp32, the speed settings of ``config`` applied, a
-    BERT's last layer restricted to [CLS]: :func:`restrict_last_layer_to_cls`) and the list of parameters to train (all but the word embeddings unless ``config.train_word_embeddings``)."""
+    """The tokenizer, ``encoder`` with a fresh ``classes`` head and the list of parameters to train.
+
+    fp32 weights, the speed settings of ``config`` applied, a BERT's last layer restricted to [CLS]
+    (:func:`restrict_last_layer_to_cls`); all parameters are trained but the word embeddings, unless
+    ``config.train_word_embeddings``.
+    """
     import torch
     from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer
 

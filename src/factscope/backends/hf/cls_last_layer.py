@@ -17,9 +17,10 @@ from typing import Any
 def restrict_last_layer_to_cls(model: Any) -> bool:
     """Patch ``model``'s last layer in place to compute [CLS] only; True if applied.
 
-    Applied to ``BertForSequenceClassification`` with the sdpa or eager attention only (other models, and models
-    asked for hidden states or attention maps, need the full last layer). The weights and ``state_dict`` are
-    unchanged, so saving and loading work as before; the patch lives on the loaded object.
+    Applied to ``BertForSequenceClassification`` with the sdpa or eager attention only. Afterwards the model's
+    last hidden state holds the [CLS] row alone, so do not patch a model whose hidden states or attention maps
+    are read. The weights and ``state_dict`` are unchanged, so saving and loading work as before; the patch
+    lives on the loaded object.
     """
     from transformers import BertForSequenceClassification
 
