@@ -20,7 +20,7 @@ Examples:
   factscope train-checker --data mnli_dev_matched.jsonl --out my_checker
 
   # the shipped checker: two members (seeds 13, 14), int8 weights;
-  # 75 min on 2 AVX2-only cores before session 8 (about 53 expected now),
+  # 60 min on 2 AVX2-only cores since session 8 (75 before),
   # held-out macro-F1 0.654
 
   factscope train-checker --data mnli_dev_matched.jsonl --members 2 --weights int8 --out my_checker
