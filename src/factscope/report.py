@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -37,15 +38,77 @@ class _Bar:
         self._progress.update(self._task, total=total)
 
 
+LOG_INTERVAL_SECONDS = 30.0
+"""Off a terminal, the least time between two progress lines of one stage."""
+
+
+class _LogBar:
+    """Progress written as plain lines, for logs: a start line, a line at most every ``LOG_INTERVAL_SECONDS``
+    with the count, rate and time left, and an end line with the time taken."""
+
+    def __init__(self, description: str, total: int | None) -> None:
+        self._description = description
+        self._total = total
+        self._done = 0
+        self._started = self._last = time.monotonic()
+        self._say(f"started, {total:,} to do" if total is not None else "started")
+
+    def advance(self, n: int = 1) -> None:
+        """Count ``n`` more items; write a line when the interval has passed."""
+        self._done += n
+        now = time.monotonic()
+        if now - self._last >= LOG_INTERVAL_SECONDS:
+            self._last = now
+            elapsed = now - self._started
+            line = f"{self._count()} in {_clock(elapsed)}, {_rate(self._done / max(elapsed, 1e-9))}"
+            if self._total and self._done:
+                line += f", about {_clock(elapsed * (self._total - self._done) / self._done)} left"
+            self._say(line)
+
+    def total(self, total: int) -> None:
+        """Change the stage's total."""
+        self._total = total
+
+    def finish(self) -> None:
+        """Write the end line."""
+        self._say(f"{self._count()} done in {_clock(time.monotonic() - self._started)}")
+
+    def _count(self) -> str:
+        if not self._total:
+            return f"{self._done:,}"
+        return f"{self._done:,}/{self._total:,} ({100 * self._done / self._total:.0f}%)"
+
+    def _say(self, text: str) -> None:
+        console.print(f"{self._description}: {text}", markup=False, highlight=False, soft_wrap=True)
+
+
+def _rate(per_second: float) -> str:
+    """Items a second, or a minute when fewer than one a second."""
+    return f"{per_second:,.1f}/s" if per_second >= 1 else f"{60 * per_second:,.1f}/min"
+
+
+def _clock(seconds: float) -> str:
+    """``m:ss`` (or ``h:mm:ss``) for a duration."""
+    minutes, secs = divmod(round(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
 _active: list[Progress] = []
 
 
 @contextmanager
-def progress(description: str, total: int | None) -> Iterator[_Bar]:
-    """A progress bar for ``total`` items on the terminal (silent when stderr is not a terminal).
+def progress(description: str, total: int | None) -> Iterator[_Bar | _LogBar]:
+    """A progress bar for ``total`` items on the terminal; plain progress lines when stderr is not a terminal
+    (a log file, CI, nohup), so that long runs show their work there too.
 
     Bars opened while another is showing join it as extra lines, so tasks and stages can nest.
     """
+    if not console.is_terminal:
+        bar = _LogBar(description, total)
+        yield bar
+        bar.finish()
+        return
     if _active:
         outer = _active[-1]
         task = outer.add_task(description, total=total)
@@ -62,7 +125,7 @@ def progress(description: str, total: int | None) -> Iterator[_Bar]:
         TextColumn("eta"),
         TimeRemainingColumn(),
     )
-    with Progress(*columns, console=console, transient=False, disable=not console.is_terminal) as bar:
+    with Progress(*columns, console=console, transient=False) as bar:
         _active.append(bar)
         try:
             yield _Bar(bar, bar.add_task(description, total=total))
