@@ -16,9 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from scipy.special import softmax
 
 from factscope.backends.hf.cls_last_layer import restrict_last_layer_to_cls
 from factscope.backends.hf.loading import load_pretrained
+from factscope.backends.hf.sorted_batches import classifier_logits
 from factscope.checkers.int8_weights import INT8_WEIGHTS, load_int8_model
 from factscope.errors import ConfigError
 from factscope.schema import LABELS
@@ -57,7 +59,7 @@ def to_three_way(probs: np.ndarray, classes: Sequence[str]) -> np.ndarray:
 
 
 class CrossEncoderModel:
-    """A sequence-classification encoder over (premise, hypothesis) pairs, batched and length-sorted.
+    """A sequence-classification encoder over (premise, hypothesis) pairs, in batches sorted by token count.
 
     A BERT model's last layer is restricted to [CLS] (:func:`restrict_last_layer_to_cls`): same logits, less work.
     """
@@ -86,27 +88,10 @@ class CrossEncoderModel:
 
     def probs(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
         """Softmax class probabilities, one row per pair, in the model's class order; duplicates scored once."""
-        import torch
-
-        pairs = list(zip(premises, hypotheses))
-        unique = list(dict.fromkeys(pairs))
-        order = sorted(range(len(unique)), key=lambda i: len(unique[i][0]) + len(unique[i][1]))
-        out = np.zeros((len(unique), self.model.config.num_labels), dtype=np.float64)
-        with torch.inference_mode():
-            for start in range(0, len(order), self.batch_size):
-                batch = order[start : start + self.batch_size]
-                encoded = self.tokenizer(
-                    [unique[i][0] for i in batch],
-                    [unique[i][1] for i in batch],
-                    padding=True,
-                    truncation="longest_first",
-                    max_length=self.max_length,
-                    return_tensors="pt",
-                )
-                logits = self.model(**encoded).logits.float()
-                out[batch] = torch.softmax(logits, dim=-1).numpy()
-        index = {pair: i for i, pair in enumerate(unique)}
-        return out[[index[pair] for pair in pairs]]
+        logits = classifier_logits(
+            self.model, self.tokenizer, premises, hypotheses, batch_size=self.batch_size, max_length=self.max_length
+        )
+        return softmax(logits, axis=1)
 
 
 class CrossEncoderEnsemble:

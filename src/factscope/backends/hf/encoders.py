@@ -8,6 +8,7 @@ import numpy as np
 
 from factscope.backends.embedded import minilm_path
 from factscope.backends.hf.loading import load_pretrained
+from factscope.backends.hf.sorted_batches import classifier_logits
 
 
 class BiEncoder:
@@ -69,7 +70,6 @@ class SequenceClassifier:
     def __init__(
         self, name_or_path: str, *, what: str = "classifier", batch_size: int = 32, max_length: int = 512, device: str = "cpu"
     ) -> None:
-        import torch
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
         self.name = name_or_path
@@ -79,29 +79,13 @@ class SequenceClassifier:
         self.model = load_pretrained(AutoModelForSequenceClassification, name_or_path, what).to(device).eval()
         self.max_length = min(max_length, getattr(self.tokenizer, "model_max_length", max_length) or max_length)
         self.id2label = {int(k): str(v) for k, v in (self.model.config.id2label or {}).items()}
-        self._torch = torch
 
     def logits(self, first: Sequence[str], second: Sequence[str] | None = None) -> np.ndarray:
         """Logits (n, labels) for each text, or each (first[i], second[i]) pair."""
-        items = list(zip(first, second)) if second is not None else [(text, None) for text in first]
-        unique = sorted(set(items), key=lambda item: len(item[0]) + len(item[1] or ""))
-        results: dict[tuple[str, str | None], np.ndarray] = {}
-        for start in range(0, len(unique), self.batch_size):
-            batch = unique[start : start + self.batch_size]
-            encoded = self.tokenizer(
-                [a for a, _ in batch],
-                [b for _, b in batch] if second is not None else None,
-                padding=True,
-                truncation=True,
-                max_length=self.max_length,
-                return_tensors="pt",
-            ).to(self.device)
-            with self._torch.inference_mode():
-                rows = self.model(**encoded).logits.float().cpu().numpy()
-            results.update(zip(batch, rows))
-        if not items:
-            return np.zeros((0, self.model.config.num_labels))
-        return np.stack([results[item] for item in items]).astype(np.float64)
+        return classifier_logits(
+            self.model, self.tokenizer, first, second,
+            batch_size=self.batch_size, max_length=self.max_length, device=self.device,
+        )
 
 
 class CrossEncoderScorer:

@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from scipy.special import softmax
 
 from factscope.backends.hf.loading import load_pretrained
+from factscope.backends.hf.sorted_batches import classifier_logits
 from factscope.errors import ConfigError
 from factscope.schema import LABELS, Label
 
@@ -57,8 +59,8 @@ def to_label_order(probs: np.ndarray, columns: dict[int, Label]) -> np.ndarray:
 class HFNLIScorer:
     """3-way probabilities for (premise, hypothesis) pairs from a sequence-classification NLI model.
 
-    Pairs are deduplicated and tokenised once per chunk of ``chunk_batches`` batches; each chunk is sorted by
-    token length and run in batches padded to their own longest pair, so little compute goes to padding.
+    Pairs run through :func:`classifier_logits`: deduplicated, tokenised once per chunk of ``chunk_batches``
+    batches, each chunk sorted by token count, so little compute goes to padding.
     """
 
     def __init__(
@@ -71,18 +73,16 @@ class HFNLIScorer:
         device: str = "cpu",
         chunk_batches: int = 64,
     ) -> None:
-        import torch
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
         self.name = f"nli:{name_or_path}"
         self.batch_size = batch_size
-        self.chunk_size = batch_size * max(1, chunk_batches)
+        self.chunk_batches = chunk_batches
         self.device = device
         self.tokenizer = load_pretrained(AutoTokenizer, name_or_path, "NLI tokenizer")
         self.model = load_pretrained(AutoModelForSequenceClassification, name_or_path, "NLI model").to(device).eval()
         self.max_length = min(max_length, getattr(self.tokenizer, "model_max_length", max_length) or max_length)
         self.columns = label_columns(self.model.config.id2label, label_order)
-        self._torch = torch
         self._token_counts: dict[str, int] = {}
 
     def count_tokens(self, text: str) -> int:
@@ -98,28 +98,11 @@ class HFNLIScorer:
         """Probabilities (n, 3) in LABELS order for each (premise, hypothesis) pair."""
         if len(premises) != len(hypotheses):
             raise ValueError("premises and hypotheses differ in length")
-        unique = list(dict.fromkeys(zip(premises, hypotheses)))
-        if not unique:
+        if not premises:
             return np.zeros((0, len(LABELS)))
-        results: dict[tuple[str, str], np.ndarray] = {}
-        for start in range(0, len(unique), self.chunk_size):
-            chunk = unique[start : start + self.chunk_size]
-            encoded = self.tokenizer(
-                [p for p, _ in chunk], [h for _, h in chunk], truncation=True, max_length=self.max_length
-            )
-            order = sorted(range(len(chunk)), key=lambda i: len(encoded["input_ids"][i]))
-            for first in range(0, len(order), self.batch_size):
-                batch = order[first : first + self.batch_size]
-                probs = self._forward([{key: encoded[key][i] for key in encoded} for i in batch])
-                for i, row in zip(batch, probs):
-                    results[chunk[i]] = row
-        return np.stack([results[pair] for pair in zip(premises, hypotheses)])
-
-    def _forward(self, features: list[dict[str, list[int]]]) -> np.ndarray:
-        """Probabilities in LABELS order for one batch of tokenised pairs, padded to its longest pair."""
-        torch = self._torch
-        inputs = self.tokenizer.pad(features, return_tensors="pt").to(self.device)
-        with torch.inference_mode():
-            logits = self.model(**inputs).logits.float()
-        probs = torch.softmax(logits, dim=-1).cpu().numpy()
-        return to_label_order(probs, self.columns)
+        logits = classifier_logits(
+            self.model, self.tokenizer, premises, hypotheses,
+            batch_size=self.batch_size, max_length=self.max_length, device=self.device,
+            chunk_batches=self.chunk_batches,
+        )
+        return to_label_order(softmax(logits, axis=1), self.columns)

@@ -1,0 +1,53 @@
+"""Logits of a sequence classifier over many texts or text pairs, in batches sorted by token count."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+
+def classifier_logits(
+    model: Any,
+    tokenizer: Any,
+    first: Sequence[str],
+    second: Sequence[str] | None = None,
+    *,
+    batch_size: int = 32,
+    max_length: int = 512,
+    device: str = "cpu",
+    chunk_batches: int = 64,
+) -> np.ndarray:
+    """Logits (n, labels) for each text of ``first``, or each (first[i], second[i]) pair.
+
+    Items are deduplicated and tokenised once per chunk of ``chunk_batches`` batches (truncated to
+    ``max_length``); each chunk is sorted by token count and run in batches padded to their own longest item, so
+    little compute goes to padding (README, "How it decides": 3% padding instead of 16% when sorting by characters).
+    """
+    import torch
+
+    items = list(zip(first, second)) if second is not None else [(text, None) for text in first]
+    unique = list(dict.fromkeys(items))
+    if not unique:
+        return np.zeros((0, model.config.num_labels))
+    rows: dict[tuple[str, str | None], np.ndarray] = {}
+    chunk_size = batch_size * max(1, chunk_batches)
+    for start in range(0, len(unique), chunk_size):
+        chunk = unique[start : start + chunk_size]
+        encoded = tokenizer(
+            [a for a, _ in chunk],
+            [b for _, b in chunk] if second is not None else None,
+            truncation=True,
+            max_length=max_length,
+        )
+        order = sorted(range(len(chunk)), key=lambda i: len(encoded["input_ids"][i]))
+        for offset in range(0, len(order), batch_size):
+            batch = order[offset : offset + batch_size]
+            inputs = tokenizer.pad(
+                {key: [values[i] for i in batch] for key, values in encoded.items()}, return_tensors="pt"
+            ).to(device)
+            with torch.inference_mode():
+                logits = model(**inputs).logits.float().cpu().numpy()
+            rows.update(zip((chunk[i] for i in batch), logits))
+    return np.stack([rows[item] for item in items]).astype(np.float64)
