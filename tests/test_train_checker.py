@@ -17,9 +17,11 @@ from factscope.checker_training.evaluation import (
     tune_log_bias,
 )
 from factscope.checker_training.finetune import (
+    EAGER_ATTENTION_MAX_TOKENS,
     FinetuneConfig,
     _length_bucketed_batches,
     candidate_epochs,
+    choose_attention,
     epoch_schedule,
     finetune_cross_encoder,
     resolve_precision,
@@ -449,6 +451,25 @@ def test_precision_choice():
     assert resolve_precision("auto") in ("fp32", "bf16")
     with pytest.raises(ValueError, match="precision"):
         resolve_precision("fp8")
+
+
+def test_bf16_batches_choose_the_attention_by_length_and_compute_the_same_logits(tiny_encoder):
+    import torch
+    from transformers import AutoModelForSequenceClassification
+
+    model = AutoModelForSequenceClassification.from_pretrained(str(tiny_encoder)).eval()
+    assert model.config._attn_implementation == "sdpa"
+    ids = torch.tensor([[2, 7, 8, 9, 3, 10, 3], [2, 7, 8, 3, 10, 3, 0]])
+    batch = {"input_ids": ids, "attention_mask": (ids != 0).long()}
+    with torch.no_grad():
+        fused = model(**batch).logits
+        choose_attention(model, EAGER_ATTENTION_MAX_TOKENS, bf16=True)
+        assert model.config._attn_implementation == "eager"
+        assert torch.allclose(model(**batch).logits, fused, atol=1e-6)
+    choose_attention(model, EAGER_ATTENTION_MAX_TOKENS + 1, bf16=True)
+    assert model.config._attn_implementation == "sdpa"
+    choose_attention(model, 16, bf16=False)
+    assert model.config._attn_implementation == "sdpa"
 
 
 def test_unknown_method_is_a_clear_error(tmp_path):

@@ -268,6 +268,7 @@ def _neutral_class(classes: tuple[str, ...]) -> int:
 
 def _train_finetune(options, encoder_path, train, copies, validation, classes, progress):
     from factscope.checker_training.finetune import (
+        EAGER_ATTENTION_MAX_TOKENS,
         FinetuneConfig,
         epoch_schedule,
         finetune_cross_encoder,
@@ -323,6 +324,10 @@ def _train_finetune(options, encoder_path, train, copies, validation, classes, p
             "attention_dropout": config.attention_dropout,
             "train_word_embeddings": config.train_word_embeddings,
             "precision": resolve_precision(config.precision),
+            "eager_attention_max_tokens": (
+                EAGER_ATTENTION_MAX_TOKENS if resolve_precision(config.precision) == "bf16" else None
+            ),
+            "dropout_masks": "numpy" if config.fast_dropout else "torch",
             "weights": options.weights,
             "members": members,
         }
