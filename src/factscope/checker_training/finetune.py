@@ -192,7 +192,7 @@ def choose_attention(model: Any, tokens: int, bf16: bool) -> None:
     """Switch a model that runs the fused sdpa attention to the eager one for short bf16 batches, and back.
 
     In bf16 the fused CPU attention's backward is slow on short batches: plain MNLI batches (~40 tokens) train
-    1.28x faster with the eager attention, while batches of ~200-token segments train faster with sdpa (README,
+    1.3-1.4x faster with the eager attention, while batches of ~200-token segments train faster with sdpa (README,
     "How it decides"). The two compute the same attention. fp32 training, inference and models without sdpa are
     left as they are; after a bf16 batch of more than ``EAGER_ATTENTION_MAX_TOKENS`` tokens the model is on sdpa.
     """
