@@ -98,8 +98,6 @@ class HFNLIScorer:
         """Probabilities (n, 3) in LABELS order for each (premise, hypothesis) pair."""
         if len(premises) != len(hypotheses):
             raise ValueError("premises and hypotheses differ in length")
-        if not premises:
-            return np.zeros((0, len(LABELS)))
         logits = classifier_logits(
             self.model, self.tokenizer, premises, hypotheses,
             batch_size=self.batch_size, max_length=self.max_length, device=self.device,
