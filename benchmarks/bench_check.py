@@ -48,7 +48,7 @@ def build_model(folder: Path, seed: int) -> str:
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
     from transformers.utils import logging as hf_logging
 
-    from factscope.backends.embedded import minilm_path
+    from factscope.hf.embedded import minilm_path
 
     hf_logging.set_verbosity_error()
     torch.manual_seed(seed)
@@ -197,7 +197,7 @@ class RefChecker:
 
 def time_paths(paths: dict[str, Any], pairs: list, warmup: list, repeats: int) -> dict[str, dict[str, Any]]:
     """Warm each path up, then time ``repeats`` interleaved runs; labels of the last run are kept."""
-    from factscope.report import progress
+    from factscope.cli.display import progress
 
     figures: dict[str, dict[str, Any]] = {key: {"seconds": [], "cpu_seconds": []} for key in paths}
     with progress("benchmark runs", total=repeats * len(paths)) as bar:
@@ -324,7 +324,7 @@ def main() -> None:
     import torch
     from transformers import AutoTokenizer
 
-    from factscope.report import console, print_table, summary_table
+    from factscope.cli.display import console, print_table, summary_table
 
     torch.set_num_threads(args.threads)
     workdir = Path(tempfile.mkdtemp(prefix="factscope-bench-"))

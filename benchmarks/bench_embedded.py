@@ -1,7 +1,7 @@
 """Speed of the shipped embedded checker on (claim, 200-token segment) pairs, against a plain MiniLM forward pass.
 
 Segments are built from the premises of an NLI JSONL file (consecutive premises joined, then cut into
-200-token windows by factscope.text.segment_spans); claims are that file's hypotheses. The baseline is one
+200-token windows by factscope.core.text.segment_spans); claims are that file's hypotheses. The baseline is one
 forward pass of the packaged all-MiniLM-L6-v2 (AutoModel, no head) over the same (segment, claim) pairs with the
 same batch size, tokenizer and length sorting.
 
@@ -20,7 +20,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 def build_pairs(data: str, n_pairs: int, count_tokens, max_tokens: int) -> tuple[list[str], list[str]]:
     """``n_pairs`` (segment, claim) pairs: 200-token windows of joined premises, each with one hypothesis."""
-    from factscope.text import segment_spans
+    from factscope.core.text import segment_spans
 
     with open(data, encoding="utf-8") as handle:
         records = [json.loads(line) for line in handle if line.strip()]
@@ -38,7 +38,7 @@ def time_plain_forward(premises: list[str], hypotheses: list[str], batch_size: i
     import torch
     from transformers import AutoModel, AutoTokenizer
 
-    from factscope.backends.embedded import minilm_path
+    from factscope.hf.embedded import minilm_path
 
     tokenizer = AutoTokenizer.from_pretrained(minilm_path())
     model = AutoModel.from_pretrained(minilm_path()).eval()

@@ -41,10 +41,10 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3, help="timed runs per extractor (default 3)")
     args = parser.parse_args()
 
-    from factscope.extract.clause_facts import ClauseFactExtractor
-    from factscope.extract.rule_triplets import RuleTripletExtractor
-    from factscope.extract.sentences import SentenceExtractor
-    from factscope.report import print_table, summary_table
+    from factscope.claims.clause_facts import ClauseFactExtractor
+    from factscope.claims.rule_triplets import RuleTripletExtractor
+    from factscope.claims.sentences import SentenceExtractor
+    from factscope.cli.display import print_table, summary_table
 
     responses = load_responses(args.data, args.count, args.join)
     words = sum(len(r.split()) for r in responses)

@@ -24,8 +24,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 def epoch_pairs(data: Path, epoch: str, seed: int) -> list:
     """The pairs of one epoch of the default recipe (train.py's split and copy seeds)."""
-    from factscope.checker_training.long_context import context_copies, unrelated_copies
-    from factscope.checker_training.nli_data import load_nli_jsonl, split_dataset
+    from factscope.training.long_context import context_copies, unrelated_copies
+    from factscope.training.nli_data import load_nli_jsonl, split_dataset
 
     dataset = load_nli_jsonl(data)
     train = split_dataset(dataset, seed=seed).train
@@ -39,8 +39,8 @@ def time_steps(encodings: dict, labels: list[int], batches: list[list[int]], ste
     """Seconds for ``steps`` training steps of a fresh MiniLM classifier (the default recipe's setup, fp32)."""
     import torch
 
-    from factscope.checker_training.finetune import FinetuneConfig, load_classifier, pad_batch, train_step
     from factscope.checkers.embedded import PACKAGED_ENCODER, resolve_encoder
+    from factscope.training.finetune import FinetuneConfig, load_classifier, pad_batch, train_step
 
     torch.manual_seed(0)
     config = FinetuneConfig()
@@ -68,8 +68,8 @@ def main() -> None:
     import torch
     from transformers import AutoTokenizer
 
-    from factscope.checker_training.finetune import _length_bucketed_batches, tokenize_pairs
     from factscope.checkers.embedded import PACKAGED_ENCODER, resolve_encoder
+    from factscope.training.finetune import _length_bucketed_batches, tokenize_pairs
 
     torch.set_num_threads(args.threads)
     pairs = epoch_pairs(args.data, args.epoch, args.seed)

@@ -38,7 +38,8 @@ def main() -> None:
     import torch
     from bench_finetune_buckets import epoch_pairs
 
-    from factscope.checker_training.finetune import (
+    from factscope.checkers.embedded import PACKAGED_ENCODER, resolve_encoder
+    from factscope.training.finetune import (
         FinetuneConfig,
         _length_bucketed_batches,
         choose_attention,
@@ -48,7 +49,6 @@ def main() -> None:
         tokenize_pairs,
         train_step,
     )
-    from factscope.checkers.embedded import PACKAGED_ENCODER, resolve_encoder
 
     config = FinetuneConfig(precision=args.precision, fast_dropout=args.dropout == "fast")
     torch.set_num_threads(config.threads)

@@ -18,12 +18,12 @@ from pathlib import Path
 
 import numpy as np
 
-from factscope.checker_training.evaluation import evaluate
-from factscope.checker_training.long_context import in_context, unrelated_context
-from factscope.checker_training.nli_data import load_nli_jsonl, split_dataset
 from factscope.checkers.embedded import load_embedded_scorer, shipped_checker_dir
-from factscope.report import console, print_table, summary_table
-from factscope.schema import LABELS, Label
+from factscope.cli.display import console, print_table, summary_table
+from factscope.core.schema import LABELS, Label
+from factscope.training.evaluation import evaluate
+from factscope.training.long_context import in_context, unrelated_context
+from factscope.training.nli_data import load_nli_jsonl, split_dataset
 
 
 def main() -> None:

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from factscope.schema import Label
-from factscope.tasks.agree import agree, load_human_annotations
-from factscope.tasks.check_data import load_check_records
+from factscope.core.schema import Label
+from factscope.refchecker.agree import agree, load_human_annotations
+from factscope.refchecker.data import load_check_records
 
 
 class LookupChecker:
@@ -20,7 +20,7 @@ class LookupChecker:
         self.table = table
 
     def check(self, tasks):
-        from factscope.schema import Verdict
+        from factscope.core.schema import Verdict
 
         return [Verdict(label=self.table[task.claim]) for task in tasks]
 

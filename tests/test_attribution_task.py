@@ -8,12 +8,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from factscope.backends.llm import LLMClient, LLMConfig
-from factscope.kg.dataset import AttributionQuestion, read_questions
-from factscope.kg.graph import Triple
-from factscope.kg.loaders import load_graph
-from factscope.schema import Label, Verdict
-from factscope.tasks.attribute import (
+from factscope.core.schema import Label, Verdict
+from factscope.kalma.data import AttributionQuestion, read_questions
+from factscope.kalma.question_evolution import EvolutionSeed, evolve, parse_generated
+from factscope.kalma.task import (
     AnswerRecord,
     continuation_logprob,
     generate,
@@ -24,7 +22,9 @@ from factscope.tasks.attribute import (
     score,
     summarize,
 )
-from factscope.tasks.question_evolution import EvolutionSeed, evolve, parse_generated
+from factscope.kg.graph import Triple
+from factscope.kg.loaders import load_graph
+from factscope.llm.client import LLMClient, LLMConfig
 from fake_llm import Fail, Logprobs
 
 DATA = Path(__file__).parent / "data" / "attribute"
@@ -174,7 +174,7 @@ def test_geval_scores_failures_and_weighted_score(fake_llm):
 
 
 def test_continuation_logprob_sums_tokens_after_the_prompt():
-    from factscope.backends.llm import CompletionReply
+    from factscope.llm.client import CompletionReply
 
     reply = CompletionReply("Score: 4!", tokens=["Score", ":", " 4", "!"], token_logprobs=[None, -1.0, -0.5, -0.25])
     # tokens after the 6 characters of 'Score:' are ' 4' and '!': -0.5 + -0.25
@@ -297,7 +297,7 @@ def test_cli_make_questions(cli, fake_llm, tmp_path):
 def test_cli_generate_without_llm_names_the_setting(cli, tmp_path, monkeypatch):
     for name in ("FACTSCOPE_LLM_BASE_URL", "FACTSCOPE_LLM_MODEL"):
         monkeypatch.delenv(name, raising=False)
-    from factscope.errors import ConfigError
+    from factscope.core.errors import ConfigError
 
     (tmp_path / "none.toml").write_text("")
     with pytest.raises(ConfigError, match="--llm-base-url"):
@@ -319,7 +319,7 @@ def test_hypothesis_template_with_entity_name(tmp_path):
 
 
 def test_bad_hypothesis_template_is_a_config_error(tmp_path):
-    from factscope.errors import ConfigError
+    from factscope.core.errors import ConfigError
 
     with pytest.raises(ConfigError, match="subject"):
         score([record("x [Q1, father: Lord Byron].")], ValueInSentence(), output=tmp_path / "s.jsonl",

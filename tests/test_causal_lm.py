@@ -7,8 +7,8 @@ import pytest
 import torch
 from transformers import BertTokenizer, GPT2Config, GPT2LMHeadModel
 
-from factscope.backends.hf.causal_lm import EndpointCausalLM, HFCausalLM
-from factscope.errors import ConfigError
+from factscope.core.errors import ConfigError
+from factscope.hf.causal_lm import EndpointCausalLM, HFCausalLM
 
 WORDS = ["the", "cat", "sat", "on", "a", "mat", "paris", "is", "capital", "of", "france", "who", "wrote", "song", "glory", "love", "billy", "hill", ".", "?"]
 

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from factscope.backends.llm import LLMClient, LLMConfig
 from factscope.checkers.registry import make_checker
-from factscope.extract.registry import make_extractor
-from factscope.schema import Label
-from factscope.tasks.check import check
-from factscope.tasks.check_data import load_check_records
+from factscope.claims.registry import make_extractor
+from factscope.core.schema import Label
+from factscope.llm.client import LLMClient, LLMConfig
+from factscope.refchecker.data import load_check_records
+from factscope.refchecker.task import check
 from tests_paths import EXAMPLES
 
 RECORDS = [
@@ -111,7 +111,7 @@ def test_bad_records_are_reported_with_file_line_and_field_and_skipped(tmp_path)
 
 
 def test_non_utf8_empty_and_huge_inputs(tmp_path):
-    from factscope.errors import InputError
+    from factscope.core.errors import InputError
 
     latin = tmp_path / "latin.jsonl"
     latin.write_bytes(b'{"response": "ok"}\n{"response": "caf\xe9"}\n')
@@ -127,7 +127,7 @@ def test_non_utf8_empty_and_huge_inputs(tmp_path):
 
 
 def test_ids_are_stable_and_unique():
-    from factscope.tasks.check_data import parse_record
+    from factscope.refchecker.data import parse_record
 
     item = {"response": "a", "reference": "b"}
     assert parse_record(item, path="f", line=1).id == parse_record(dict(item), path="g", line=9).id
@@ -174,7 +174,7 @@ def test_offline_extractor_specs(spec, kind):
 
 def test_python_api_accepts_dicts_and_objects():
     import factscope
-    from factscope.schema import Verdict
+    from factscope.core.schema import Verdict
 
     class AlwaysNeutral:
         name = "neutral"

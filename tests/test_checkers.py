@@ -7,13 +7,13 @@ import itertools
 import numpy as np
 import pytest
 
-from factscope.backends.hf.nli import HFNLIScorer, label_columns
 from factscope.checkers.base import CheckTask
 from factscope.checkers.registry import make_checker
 from factscope.checkers.segmented import SegmentedChecker
-from factscope.errors import ConfigError
-from factscope.schema import LABELS, Label, Span
-from factscope.text import segment_spans, split_sentences
+from factscope.core.errors import ConfigError
+from factscope.core.schema import LABELS, Label, Span
+from factscope.core.text import segment_spans, split_sentences
+from factscope.hf.nli import HFNLIScorer, label_columns
 from tiny_models import build_nli_classifier
 
 

@@ -2,9 +2,9 @@
 
 import pytest
 
-from factscope.backends.embedded import load_spacy
-from factscope.extract.clause_facts import ClauseFactExtractor, as_sentence, proposition_facts
-from factscope.extract.dependency import Proposition, third_person
+from factscope.claims.clause_facts import ClauseFactExtractor, as_sentence, proposition_facts
+from factscope.claims.dependency import Proposition, third_person
+from factscope.hf.embedded import load_spacy
 
 
 @pytest.fixture(scope="session")

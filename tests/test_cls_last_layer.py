@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from tests.tiny_models import build_nli_classifier
 
-from factscope.backends.hf.cls_last_layer import restrict_last_layer_to_cls
+from factscope.hf.cls_last_layer import restrict_last_layer_to_cls
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")

@@ -10,8 +10,8 @@ import pytest
 
 from factscope.checkers.base import CheckTask
 from factscope.checkers.embedded import EmbeddedScorer, load_embedded_scorer, shipped_checker_dir
-from factscope.errors import ConfigError
-from factscope.schema import LABELS, Label
+from factscope.core.errors import ConfigError
+from factscope.core.schema import LABELS, Label
 
 ENTAILED = [
     ("Marie Curie won the Nobel Prize in Physics in 1903 and the Nobel Prize in Chemistry in 1911.",

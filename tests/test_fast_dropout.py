@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from factscope.checker_training.fast_dropout import FastDropout, use_fast_dropout
+from factscope.training.fast_dropout import FastDropout, use_fast_dropout
 from tiny_models import build_nli_classifier
 
 torch = pytest.importorskip("torch")

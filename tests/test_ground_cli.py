@@ -194,7 +194,7 @@ def test_bad_input_is_reported_and_skipped(app, tmp_path):
     text = " ".join(result.output.split())
     assert "field 'atomic_texts'" in text and "match no question: zz" in text and "field 'response'" in text
     assert [r["id"] for r in _rows(out)] == ["c"]
-    from factscope.errors import InputError
+    from factscope.core.errors import InputError
 
     with pytest.raises(InputError, match="zero or skip"):
         _run(app, "ground", data, "--no-gold-facts", "maybe")

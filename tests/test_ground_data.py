@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from factscope.errors import InputError
-from factscope.tasks.ground_data import attach_responses, context_title, load_dataset
+from factscope.core.errors import InputError
+from factscope.grounding.data import attach_responses, context_title, load_dataset
 
 DATA = Path(__file__).parent / "data" / "ground"
 

@@ -2,9 +2,9 @@
 
 import random
 
+from factscope.grounding.data import GroundExample
+from factscope.grounding.distractors import add_distractors, is_gold, place_gold, select_distractors
 from factscope.retrieve.corpus import BM25Retriever, Corpus, Document, Hit
-from factscope.retrieve.distractors import add_distractors, is_gold, place_gold, select_distractors
-from factscope.tasks.ground_data import GroundExample
 
 GOLD = ["Title: Corvel \n\n Corvel is a market town. The Lenne flows through Corvel."]
 

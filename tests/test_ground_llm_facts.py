@@ -4,8 +4,8 @@ import re
 
 import pytest
 
-from factscope.backends.llm import LLMClient, LLMConfig
-from factscope.extract.llm_facts import LLMFactExtractor, parse_facts
+from factscope.claims.llm_facts import LLMFactExtractor, parse_facts
+from factscope.llm.client import LLMClient, LLMConfig
 from fake_llm import Fail
 
 REPLIES = {

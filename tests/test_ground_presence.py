@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from factscope.backends.llm import LLMClient, LLMConfig
-from factscope.checkers.presence import (
+from factscope.core.schema import Label, Verdict
+from factscope.grounding.presence import (
     BiEncoderPresence,
     LLMJudgePresence,
     NLIPresence,
@@ -16,7 +16,7 @@ from factscope.checkers.presence import (
     parse_judgement,
     sentence_windows,
 )
-from factscope.schema import Label, Verdict
+from factscope.llm.client import LLMClient, LLMConfig
 
 
 @pytest.fixture(scope="session")
@@ -135,7 +135,7 @@ def test_llm_judge_parses_true_false_and_marks_unparsable(fake_llm):
 
 
 def test_make_presence_specs(bi_presence):
-    from factscope.errors import ConfigError
+    from factscope.core.errors import ConfigError
 
     with pytest.raises(ConfigError, match="unknown presence model"):
         make_presence("nope")
@@ -149,7 +149,7 @@ def test_cross_encoder_presence_on_a_tiny_model_takes_the_best_window(tmp_path):
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    from factscope.checkers.presence import CrossEncoderPresence
+    from factscope.grounding.presence import CrossEncoderPresence
     from tiny_models import build_nli_classifier
 
     folder = build_nli_classifier(tmp_path / "cross", {0: "LABEL_0"}, seed=1)
@@ -170,7 +170,7 @@ def test_cross_encoder_presence_on_a_tiny_model_takes_the_best_window(tmp_path):
 
 
 def test_cross_encoder_threshold_is_on_the_raw_score(tmp_path):
-    from factscope.checkers.presence import CrossEncoderPresence
+    from factscope.grounding.presence import CrossEncoderPresence
     from tiny_models import build_nli_classifier
 
     # zero classifier weights: every pair scores exactly its bias

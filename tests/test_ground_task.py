@@ -3,11 +3,11 @@
 import numpy as np
 import pytest
 
-from factscope.backends.llm import LLMClient, LLMConfig
-from factscope.checkers.presence import WindowedPresence
-from factscope.schema import Claim, Extraction
-from factscope.tasks.ground import GroundResult, generate_responses, ground, summarize
-from factscope.tasks.ground_data import GroundExample
+from factscope.core.schema import Claim, Extraction
+from factscope.grounding.data import GroundExample
+from factscope.grounding.presence import WindowedPresence
+from factscope.grounding.task import GroundResult, generate_responses, ground, summarize
+from factscope.llm.client import LLMClient, LLMConfig
 
 
 class _SentenceFacts:
@@ -91,7 +91,7 @@ def test_results_round_trip_through_json_for_resumed_summaries():
 
 
 def test_examples_without_response_are_refused():
-    from factscope.errors import InputError
+    from factscope.core.errors import InputError
 
     with pytest.raises(InputError, match="no response"):
         ground([GroundExample("z", "Q?", ["c"], ["f"])], extractor=_SentenceFacts(), presence=_Contains())

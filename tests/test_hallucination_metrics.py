@@ -2,6 +2,7 @@
 
 import pytest
 
+from factscope.core.schema import Label
 from factscope.metrics.hallucination import (
     copy_rate,
     dataset_rates,
@@ -9,7 +10,6 @@ from factscope.metrics.hallucination import (
     strict_label,
     summarize_response,
 )
-from factscope.schema import Label
 
 E, N, C = Label.ENTAILMENT, Label.NEUTRAL, Label.CONTRADICTION
 

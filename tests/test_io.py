@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from factscope.errors import InputError
-from factscope.io import ResultWriter, read_json_records
+from factscope.core.errors import InputError
+from factscope.core.io import ResultWriter, read_json_records
 
 
 def test_json_list_items_carry_their_line_numbers(tmp_path):

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from factscope.errors import InputError
-from factscope.kg.dataset import read_questions
+from factscope.core.errors import InputError
+from factscope.kalma.data import read_questions
 from factscope.kg.graph import Entity, KnowledgeGraph, Triple, normalize_text
 from factscope.kg.loaders import load_graph
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from factscope.errors import BackendError
+from factscope.core.errors import BackendError
 from factscope.kg.loaders import load_graph
 from factscope.kg.wikidata import WikidataClient
 from factscope.retrieve.kg_retrieval import GraphSource, KGRetriever, exact_match_count

@@ -11,15 +11,15 @@ import pytest
 import torch
 from transformers import BertTokenizer, GPT2Config, GPT2LMHeadModel
 
-from factscope.backends.hf.causal_lm import HFCausalLM
 from factscope.checkers.base import CheckTask
-from factscope.errors import InputError
+from factscope.conner.data import KnowledgeRecord, read_knowledge_records
+from factscope.conner.task import KnowledgeEvaluator, KnowledgeSettings
+from factscope.conner.templates import answer_pair, informativeness_pair
+from factscope.core.errors import InputError
+from factscope.core.schema import LABELS, Label, Verdict
+from factscope.hf.causal_lm import HFCausalLM
 from factscope.metrics import conner
 from factscope.retrieve.corpus import BM25Retriever, Corpus
-from factscope.schema import LABELS, Label, Verdict
-from factscope.tasks.knowledge import KnowledgeEvaluator, KnowledgeSettings
-from factscope.tasks.knowledge_records import KnowledgeRecord, read_knowledge_records
-from factscope.tasks.knowledge_templates import answer_pair, informativeness_pair
 
 DATA = Path(__file__).parent / "data" / "knowledge"
 WORD = re.compile(r"\w+")
@@ -228,8 +228,8 @@ def test_q_know_from_all_four_intrinsic_scores(records, retriever, tiny_lm):
 
 
 def test_cross_encoder_relevance_and_classifier_coherence_normalise(tmp_path):
-    from factscope.coherence import ClassifierCoherence
-    from factscope.tasks.knowledge_relevance import CrossEncoderRelevance
+    from factscope.conner.coherence import ClassifierCoherence
+    from factscope.conner.relevance import CrossEncoderRelevance
     from tiny_models import build_nli_classifier
 
     # one logit 2.0 -> sigmoid(2) = 1 / (1 + e^-2) = 0.8808

@@ -14,7 +14,7 @@ from transformers import BertTokenizer, GPT2Config, GPT2LMHeadModel
 from typer.testing import CliRunner
 
 from factscope.cli import knowledge
-from factscope.errors import ConfigError, InputError
+from factscope.core.errors import ConfigError, InputError
 from tiny_models import WORDS, build_nli_classifier
 
 DATA = Path(__file__).parent / "data" / "knowledge"

@@ -5,17 +5,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from factscope.backends.llm import LLMClient, LLMConfig
-from factscope.tasks.knowledge import KnowledgeScores
-from factscope.tasks.knowledge_generation import (
+from factscope.conner.data import KnowledgeRecord
+from factscope.conner.generation import (
     GenerationSettings,
     KnowledgeGenerator,
     sample_demonstrations,
     select_demonstrations,
     select_knowledge,
 )
-from factscope.tasks.knowledge_records import KnowledgeRecord
-from factscope.tasks.knowledge_templates import few_shot_prompt, fill
+from factscope.conner.task import KnowledgeScores
+from factscope.conner.templates import few_shot_prompt, fill
+from factscope.llm.client import LLMClient, LLMConfig
 from fake_llm import Fail
 
 
@@ -101,14 +101,14 @@ def test_sample_demonstrations_is_seeded():
 
 @pytest.fixture(scope="module")
 def minilm():
-    from factscope.backends.hf.encoders import BiEncoder
+    from factscope.hf.encoders import BiEncoder
 
     return BiEncoder()
 
 
 def test_bi_encoder_relevance_and_coherence_proxy(minilm):
-    from factscope.coherence import AdjacentSimilarityCoherence
-    from factscope.tasks.knowledge_relevance import BiEncoderRelevance
+    from factscope.conner.coherence import AdjacentSimilarityCoherence
+    from factscope.conner.relevance import BiEncoderRelevance
 
     relevance = BiEncoderRelevance(minilm).score(
         [("who wrote the glory of love", "The Glory of Love is a song written by Billy Hill."),

@@ -2,8 +2,8 @@
 
 import pytest
 
-from factscope.backends.llm import LLMClient, LLMConfig
-from factscope.errors import BackendError, ConfigError
+from factscope.core.errors import BackendError, ConfigError
+from factscope.llm.client import LLMClient, LLMConfig
 from fake_llm import Fail, Hang, Logprobs, Raw
 
 HELLO = [{"role": "user", "content": "say hello"}]

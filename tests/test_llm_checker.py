@@ -2,10 +2,10 @@
 
 import pytest
 
-from factscope.backends.llm import LLMClient, LLMConfig
 from factscope.checkers.base import CheckTask
 from factscope.checkers.llm import LLMChecker, parse_joint_labels, parse_label, render_claim
-from factscope.schema import Claim, Label
+from factscope.core.schema import Claim, Label
+from factscope.llm.client import LLMClient, LLMConfig
 from fake_llm import Fail
 
 E, N, C = Label.ENTAILMENT, Label.NEUTRAL, Label.CONTRADICTION
@@ -222,8 +222,8 @@ def test_a_task_triplet_is_shown_in_the_seed_form_while_the_plain_text_stays_for
 
 
 def test_the_check_task_passes_claim_triplets_to_the_checker(fake_llm, client):
-    from factscope.schema import Extraction, Record
-    from factscope.tasks.check import check
+    from factscope.core.schema import Extraction, Record
+    from factscope.refchecker.task import check
 
     class OneTriplet:
         name = "one-triplet"

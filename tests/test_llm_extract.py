@@ -4,13 +4,13 @@ import json
 
 import pytest
 
-from factscope.backends.llm import LLMClient, LLMConfig
-from factscope.extract.llm_triplets import (
+from factscope.claims.llm_triplets import (
     AtomicClaimExtractor,
     TripletExtractor,
     load_json_reply,
     parse_claims,
 )
+from factscope.llm.client import LLMClient, LLMConfig
 from fake_llm import Fail, Raw
 
 RESPONSE = "Paris is the capital of France. It has 2.1 million inhabitants."

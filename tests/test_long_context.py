@@ -4,14 +4,14 @@ import random
 
 import pytest
 
-from factscope.checker_training.long_context import (
+from factscope.training.long_context import (
     augment,
     context_copies,
     in_context,
     unrelated_context,
     unrelated_copies,
 )
-from factscope.checker_training.nli_data import NLIExample
+from factscope.training.nli_data import NLIExample
 
 EXAMPLES = [NLIExample(f"Premise number {i} says something.", f"Hypothesis {i}.", i % 3, i + 1) for i in range(20)]
 

@@ -3,9 +3,9 @@
 import pytest
 
 from factscope.checkers.merge import merge_passage_labels
-from factscope.errors import ConfigError
-from factscope.prompts import load_prompt
-from factscope.schema import Label
+from factscope.core.errors import ConfigError
+from factscope.core.prompts import load_prompt
+from factscope.core.schema import Label
 
 E, N, C = Label.ENTAILMENT, Label.NEUTRAL, Label.CONTRADICTION
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from factscope import report
+from factscope.cli import display as report
 
 
 class FakeClock:

@@ -8,9 +8,10 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from factscope.errors import InputError
+from factscope.core.errors import InputError
+from factscope.core.schema import Claim, Label, Span, Verdict
 from factscope.metrics.hallucination import summarize_response
-from factscope.report_html import (
+from factscope.refchecker.html_report import (
     Highlight,
     highlight_text,
     load_results,
@@ -18,8 +19,7 @@ from factscope.report_html import (
     select_results,
     verdict_class,
 )
-from factscope.schema import Claim, Label, Span, Verdict
-from factscope.tasks.check import CheckResult, ClaimResult
+from factscope.refchecker.task import CheckResult, ClaimResult
 
 E, N, C = Label.ENTAILMENT, Label.NEUTRAL, Label.CONTRADICTION
 

@@ -2,9 +2,9 @@
 
 import pytest
 
-from factscope.backends.embedded import load_spacy
-from factscope.extract.dependency import Proposition, clean_phrase
-from factscope.extract.rule_triplets import RuleTripletExtractor, proposition_triplets
+from factscope.claims.dependency import Proposition, clean_phrase
+from factscope.claims.rule_triplets import RuleTripletExtractor, proposition_triplets
+from factscope.hf.embedded import load_spacy
 
 
 @pytest.fixture(scope="session")

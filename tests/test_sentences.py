@@ -2,11 +2,11 @@
 
 import pytest
 
-from factscope.backends.embedded import load_spacy
-from factscope.extract.clause_facts import ClauseFactExtractor
-from factscope.extract.parsing import mask_markup
-from factscope.extract.rule_triplets import RuleTripletExtractor
-from factscope.extract.sentences import SentenceExtractor
+from factscope.claims.clause_facts import ClauseFactExtractor
+from factscope.claims.parsing import mask_markup
+from factscope.claims.rule_triplets import RuleTripletExtractor
+from factscope.claims.sentences import SentenceExtractor
+from factscope.hf.embedded import load_spacy
 
 
 @pytest.fixture(scope="session")

@@ -10,13 +10,19 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from factscope.checker_training.evaluation import (
-    apply_log_bias,
+from factscope.checkers.cues import CueStacker, best_evidence_sentence, cue_features
+from factscope.checkers.embedded import CrossEncoderModel, EmbeddedScorer, apply_log_bias, to_three_way
+from factscope.checkers.int8_weights import INT8_WEIGHTS
+from factscope.checkers.repc import ShallowHead, parse_layers
+from factscope.cli import train_checker
+from factscope.core.errors import InputError
+from factscope.core.schema import LABELS
+from factscope.training.evaluation import (
     cross_validate_log_bias,
     evaluate,
     tune_log_bias,
 )
-from factscope.checker_training.finetune import (
+from factscope.training.finetune import (
     EAGER_ATTENTION_MAX_TOKENS,
     FinetuneConfig,
     _length_bucketed_batches,
@@ -26,15 +32,9 @@ from factscope.checker_training.finetune import (
     finetune_cross_encoder,
     resolve_precision,
 )
-from factscope.checker_training.long_context import context_copies
-from factscope.checker_training.nli_data import NLIExample, load_nli_jsonl, parse_label, split_dataset
-from factscope.checker_training.repc import ShallowHead, fit_head, parse_layers
-from factscope.checkers.cues import CueStacker, best_evidence_sentence, cue_features
-from factscope.checkers.embedded import CrossEncoderModel, EmbeddedScorer, to_three_way
-from factscope.checkers.int8_weights import INT8_WEIGHTS
-from factscope.cli import train_checker
-from factscope.errors import InputError
-from factscope.schema import LABELS
+from factscope.training.long_context import context_copies
+from factscope.training.nli_data import NLIExample, load_nli_jsonl, parse_label, split_dataset
+from factscope.training.repc import fit_head
 from tiny_models import build_nli_classifier
 
 TEMPLATES = [
@@ -392,7 +392,7 @@ def torch_equal(a, b) -> bool:
 
 
 def test_members_and_weights_are_checked(tmp_path):
-    from factscope.errors import ConfigError
+    from factscope.core.errors import ConfigError
 
     data = write_pairs(tmp_path / "pairs.jsonl", n=9)
     with pytest.raises(ConfigError, match="--members"):
@@ -473,7 +473,7 @@ def test_bf16_batches_choose_the_attention_by_length_and_compute_the_same_logits
 
 
 def test_unknown_method_is_a_clear_error(tmp_path):
-    from factscope.errors import ConfigError
+    from factscope.core.errors import ConfigError
 
     data = write_pairs(tmp_path / "pairs.jsonl", n=9)
     with pytest.raises(ConfigError, match="--method"):

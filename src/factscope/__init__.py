@@ -1,7 +1,7 @@
 """factscope: check what language models write against knowledge.
 
 The one-call Python API of the check task is ``factscope.check``; the other tasks live in
-``factscope.tasks.ground``, ``factscope.tasks.attribute`` and ``factscope.tasks.knowledge``.
+``factscope.grounding.task``, ``factscope.kalma.task`` and ``factscope.conner.task``.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from factscope.tasks.check import CheckRun
+    from factscope.refchecker.task import CheckRun
 
 __version__ = "0.1.0"
 
@@ -31,13 +31,13 @@ def check(
     (``response``, ``references`` or ``reference``, optional ``id``, ``question``, ``setting``). ``extractor`` and
     ``checker`` are spec strings ('rules', 'embedded', 'nli:MODEL', 'llm', ...) or ready objects; ``llm`` is an
     ``LLMClient`` for the LLM ones. Bad records in a file are skipped; bad dicts raise InputError. Remaining
-    ``options`` go to ``factscope.tasks.check.check`` (retriever, retrieve_k, batch_size).
+    ``options`` go to ``factscope.refchecker.task.check`` (retriever, retrieve_k, batch_size).
     """
     from factscope.checkers.registry import make_checker
-    from factscope.extract.registry import make_extractor
-    from factscope.schema import Record
-    from factscope.tasks.check import check as run_check
-    from factscope.tasks.check_data import load_check_records, parse_record
+    from factscope.claims.registry import make_extractor
+    from factscope.core.schema import Record
+    from factscope.refchecker.data import load_check_records, parse_record
+    from factscope.refchecker.task import check as run_check
 
     if isinstance(records, (str, Path)):
         loaded, _ = load_check_records(records)

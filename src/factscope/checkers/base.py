@@ -8,7 +8,7 @@ from typing import Protocol
 
 import numpy as np
 
-from factscope.schema import Verdict
+from factscope.core.schema import Verdict
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from factscope.text import split_sentences
+from factscope.core.text import split_sentences
 
 FEATURE_NAMES = ("number_mismatch", "date_mismatch", "negation_mismatch", "name_mismatch", "overlap")
 

@@ -18,12 +18,12 @@ from typing import Any
 import numpy as np
 from scipy.special import softmax
 
-from factscope.backends.hf.cls_last_layer import restrict_last_layer_to_cls
-from factscope.backends.hf.loading import load_pretrained
-from factscope.backends.hf.sorted_batches import classifier_logits
 from factscope.checkers.int8_weights import INT8_WEIGHTS, load_int8_model
-from factscope.errors import ConfigError
-from factscope.schema import LABELS
+from factscope.core.errors import ConfigError
+from factscope.core.schema import LABELS
+from factscope.hf.cls_last_layer import restrict_last_layer_to_cls
+from factscope.hf.loading import load_pretrained
+from factscope.hf.sorted_batches import classifier_logits
 
 MANIFEST = "manifest.json"
 PACKAGED_ENCODER = "packaged-minilm"
@@ -38,7 +38,7 @@ def shipped_checker_dir() -> Path:
 def resolve_encoder(name: str) -> str:
     """A loadable name or folder for a manifest's encoder ("packaged-minilm" -> the packaged MiniLM folder)."""
     if name == PACKAGED_ENCODER:
-        from factscope.backends.embedded import minilm_path
+        from factscope.hf.embedded import minilm_path
 
         return minilm_path()
     return name
@@ -146,7 +146,7 @@ class EmbeddedScorer:
             model = CrossEncoderEnsemble(members)
             return cls(directory, manifest, model, model.tokenizer)
         if method == "repc":
-            from factscope.checker_training.repc import RepCModel
+            from factscope.checkers.repc import RepCModel
 
             model = RepCModel.load(directory, manifest)
             return cls(directory, manifest, model, model.featurizer.tokenizer)
@@ -158,8 +158,6 @@ class EmbeddedScorer:
 
     def class_probs(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
         """Final probabilities in the manifest's class order: model, then cue stacker or class biases."""
-        from factscope.checker_training.evaluation import apply_log_bias
-
         probs = self.model_probs(premises, hypotheses)
         if self._cues is not None:
             return self._cues.apply(probs, premises, hypotheses)
@@ -188,3 +186,11 @@ def load_embedded_scorer(path: str | Path | None = None) -> EmbeddedScorer:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     directory = Path(path) if path is not None else shipped_checker_dir()
     return _load_cached(str(directory.resolve()))
+
+
+def apply_log_bias(probs: np.ndarray, log_bias: np.ndarray) -> np.ndarray:
+    """Shift each class's log-probability by a bias and renormalise (a prior correction; rows sum to 1)."""
+    logits = np.log(np.clip(probs, 1e-12, 1.0)) + np.asarray(log_bias)[None, :]
+    logits -= logits.max(axis=1, keepdims=True)
+    shifted = np.exp(logits)
+    return shifted / shifted.sum(axis=1, keepdims=True)

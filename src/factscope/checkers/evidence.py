@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from factscope.schema import Span
-from factscope.text import sentence_spans
+from factscope.core.schema import Span
+from factscope.core.text import sentence_spans
 
 _WORD = re.compile(r"\w+")
 

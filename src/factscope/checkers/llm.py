@@ -25,12 +25,12 @@ from dataclasses import dataclass
 from string import Template
 from typing import Any, Literal
 
-from factscope.backends.llm import ChatReply, LLMClient
 from factscope.checkers.base import CheckTask
 from factscope.checkers.merge import merge_passage_labels
-from factscope.prompts import load_prompt
-from factscope.report import progress
-from factscope.schema import Claim, Label, Verdict
+from factscope.cli.display import progress
+from factscope.core.prompts import load_prompt
+from factscope.core.schema import Claim, Label, Verdict
+from factscope.llm.client import ChatReply, LLMClient
 
 CheckMode = Literal["single", "joint"]
 PassageMode = Literal["each", "together"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from factscope.schema import Label
+from factscope.core.schema import Label
 
 
 def merge_passage_labels(labels: Iterable[Label]) -> Label:

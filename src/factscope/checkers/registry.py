@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from factscope.checkers.base import Checker
-from factscope.errors import ConfigError
+from factscope.core.errors import ConfigError
 
 CHECKER_SPECS = (
     "embedded (default: the offline checker shipped with factscope), "
@@ -37,7 +37,7 @@ def make_checker(
 
         return SegmentedChecker(load_embedded_scorer(), max_tokens=max_tokens, name="embedded")
     if kind == "nli" and argument:
-        from factscope.backends.hf.nli import HFNLIScorer
+        from factscope.hf.nli import HFNLIScorer
 
         return SegmentedChecker(
             HFNLIScorer(argument, batch_size=batch_size, label_order=label_order), max_tokens=max_tokens
@@ -45,8 +45,8 @@ def make_checker(
     if kind == "path" and argument:
         return SegmentedChecker(_scorer_from_folder(Path(argument), batch_size, label_order), max_tokens=max_tokens)
     if kind == "similarity":
-        from factscope.backends.hf.encoders import BiEncoder
         from factscope.checkers.similarity import SimilarityChecker
+        from factscope.hf.encoders import BiEncoder
 
         return SimilarityChecker(BiEncoder(argument or None), threshold=similarity_threshold)
     if kind == "llm" and not argument:
@@ -71,7 +71,7 @@ def _scorer_from_folder(folder: Path, batch_size: int, label_order: list[str] | 
 
         return load_embedded_scorer(folder)
     if (folder / "config.json").exists():
-        from factscope.backends.hf.nli import HFNLIScorer
+        from factscope.hf.nli import HFNLIScorer
 
         return HFNLIScorer(str(folder), batch_size=batch_size, label_order=label_order)
     raise ConfigError(f"'{folder}' is neither a factscope checker (manifest.json) nor a Hugging Face model (config.json)")

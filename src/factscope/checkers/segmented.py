@@ -9,8 +9,8 @@ import numpy as np
 from factscope.checkers.base import CheckTask, PairScorer
 from factscope.checkers.evidence import best_sentence
 from factscope.checkers.merge import merge_passage_labels
-from factscope.schema import LABELS, Label, Span, Verdict
-from factscope.text import segment_spans
+from factscope.core.schema import LABELS, Label, Span, Verdict
+from factscope.core.text import segment_spans
 
 
 class SegmentedChecker:

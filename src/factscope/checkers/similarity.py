@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from factscope.backends.hf.encoders import BiEncoder
 from factscope.checkers.base import CheckTask
-from factscope.schema import Label, Verdict
-from factscope.text import sentence_spans
+from factscope.core.schema import Label, Verdict
+from factscope.core.text import sentence_spans
+from factscope.hf.encoders import BiEncoder
 
 
 class SimilarityChecker:

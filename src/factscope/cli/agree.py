@@ -9,9 +9,9 @@ from typing import Annotated
 import typer
 
 from factscope.checkers.registry import CHECKER_SPECS, make_checker
+from factscope.claims.registry import EXTRACTOR_SPECS, make_extractor
 from factscope.cli import llm_options as lo
-from factscope.extract.registry import EXTRACTOR_SPECS, make_extractor
-from factscope.report import print_skipped, print_table, summary_table
+from factscope.cli.display import print_skipped, print_table, summary_table
 
 HELP = """Measure agreement with human labels.
 
@@ -49,8 +49,8 @@ def agree_command(
     llm_concurrency: lo.Concurrency = 8,
     llm_cache: lo.Cache = None,
 ) -> None:
-    from factscope.tasks.agree import agree, load_human_annotations
-    from factscope.tasks.check_data import load_check_records
+    from factscope.refchecker.agree import agree, load_human_annotations
+    from factscope.refchecker.data import load_check_records
 
     annotations = []
     for path in human:

@@ -10,8 +10,8 @@ from typing import Annotated, Any
 import typer
 
 from factscope.cli import llm_options as lo
-from factscope.errors import ConfigError, InputError
-from factscope.report import console, print_table, summary_table
+from factscope.cli.display import console, print_table, summary_table
+from factscope.core.errors import ConfigError, InputError
 
 HELP = """Knowledge-graph attribution (KaLMA / BioKaLMA): answers that cite triples of a knowledge graph as \\[Q212657, place of birth: Rome], mark what the graph lacks with \\[NA], and are scored with no reference answers.
 
@@ -109,7 +109,7 @@ def generate_command(
     llm_concurrency: lo.Concurrency = 8,
     llm_cache: lo.Cache = None,
 ) -> None:
-    from factscope.tasks.attribute import generate, prepare
+    from factscope.kalma.task import generate, prepare
 
     if not 0.0 <= retrieval_accuracy <= 1.0:
         raise ConfigError("--retrieval-accuracy must be between 0 and 1 (e.g. 0.8)")
@@ -141,7 +141,7 @@ def generate_command(
 
 
 def _read_questions(path: Path) -> list[Any]:
-    from factscope.kg.dataset import read_questions
+    from factscope.kalma.data import read_questions
 
     loaded = []
     for _line, item in read_questions(path):
@@ -175,8 +175,8 @@ def score_command(
     llm_cache: lo.Cache = None,
 ) -> None:
     from factscope.checkers.registry import make_checker
-    from factscope.io import ResultWriter, read_json_records
-    from factscope.tasks.attribute import check_template, read_answer, score, summarize
+    from factscope.core.io import ResultWriter, read_json_records
+    from factscope.kalma.task import check_template, read_answer, score, summarize
 
     check_template(hypothesis)
     llm = None
@@ -222,7 +222,7 @@ def make_questions_command(
     llm_concurrency: lo.Concurrency = 8,
     llm_cache: lo.Cache = None,
 ) -> None:
-    from factscope.tasks.question_evolution import evolve, read_seeds
+    from factscope.kalma.question_evolution import evolve, read_seeds
 
     llm = lo.build_llm(llm_base_url, llm_model, llm_api_key, llm_config, llm_concurrency, llm_cache)
     kg = _graph(graph)

@@ -10,10 +10,10 @@ import typer
 from rich.table import Table
 
 from factscope.checkers.registry import CHECKER_SPECS, make_checker
+from factscope.claims.registry import EXTRACTOR_SPECS, make_extractor
 from factscope.cli import llm_options as lo
-from factscope.extract.registry import EXTRACTOR_SPECS, make_extractor
-from factscope.report import console, format_value, print_skipped, print_table, summary_table
-from factscope.schema import LABELS
+from factscope.cli.display import console, format_value, print_skipped, print_table, summary_table
+from factscope.core.schema import LABELS
 
 HELP = """Extract claims from LLM responses and check each against the references.
 
@@ -64,9 +64,9 @@ def check_command(
     llm_price_prompt: lo.PricePrompt = None,
     llm_price_completion: lo.PriceCompletion = None,
 ) -> None:
+    from factscope.refchecker.data import load_check_records
+    from factscope.refchecker.task import check
     from factscope.retrieve.corpus import Corpus, make_retriever
-    from factscope.tasks.check import check
-    from factscope.tasks.check_data import load_check_records
 
     records, problems = load_check_records(input, max_reference_chars=max_reference_chars)
     for problem in problems:

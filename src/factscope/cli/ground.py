@@ -13,8 +13,8 @@ from rich.table import Table
 from typer.core import TyperGroup
 
 from factscope.cli import llm_options as lo
-from factscope.errors import InputError
-from factscope.report import console, format_value, print_table, progress, summary_table
+from factscope.cli.display import console, format_value, print_table, progress, summary_table
+from factscope.core.errors import InputError
 
 HELP = """Grounding evaluation: does a response use all the needed knowledge of its contexts, and only that?
 
@@ -62,7 +62,7 @@ def register(app: typer.Typer) -> None:
 
 
 def _load(input: Path, metadata: Path | None, responses: Path | None) -> Any:
-    from factscope.tasks.ground_data import attach_responses, load_dataset
+    from factscope.grounding.data import attach_responses, load_dataset
 
     dataset = load_dataset(input, metadata)
     if responses is not None:
@@ -76,11 +76,11 @@ def _load(input: Path, metadata: Path | None, responses: Path | None) -> Any:
 
 def _extractor(spec: str, llm: Any) -> Any:
     if spec == "spacy":
-        from factscope.extract.clause_facts import ClauseFactExtractor
+        from factscope.claims.clause_facts import ClauseFactExtractor
 
         return ClauseFactExtractor()
     if spec == "llm":
-        from factscope.extract.llm_facts import LLMFactExtractor
+        from factscope.claims.llm_facts import LLMFactExtractor
 
         return LLMFactExtractor(llm)
     raise InputError(f"unknown extractor {spec!r}; use spacy or llm", field="--extractor")
@@ -136,9 +136,9 @@ def score_command(
     llm_concurrency: lo.Concurrency = 8,
     llm_cache: lo.Cache = None,
 ) -> None:
-    from factscope.checkers.presence import make_presence
-    from factscope.io import ResultWriter
-    from factscope.tasks.ground import GroundResult, ground, summarize
+    from factscope.core.io import ResultWriter
+    from factscope.grounding.presence import make_presence
+    from factscope.grounding.task import GroundResult, ground, summarize
 
     for name, value in (("--no-response-facts", no_response_facts), ("--no-gold-facts", no_gold_facts)):
         if value not in {"zero", "skip"}:
@@ -269,15 +269,15 @@ def generate_command(
     llm_concurrency: lo.Concurrency = 8,
     llm_cache: lo.Cache = None,
 ) -> None:
-    from factscope.io import ResultWriter
-    from factscope.tasks.ground import generate_responses
+    from factscope.core.io import ResultWriter
+    from factscope.grounding.task import generate_responses
 
     dataset = _load(input, metadata, None)
     llm = lo.build_llm(llm_base_url, llm_model, llm_api_key, llm_config, llm_concurrency, llm_cache)
     examples = dataset.examples
     if corpus is not None:
+        from factscope.grounding.distractors import GOLD_POSITIONS, add_distractors
         from factscope.retrieve.corpus import Corpus, make_retriever
-        from factscope.retrieve.distractors import GOLD_POSITIONS, add_distractors
 
         if gold_position not in GOLD_POSITIONS:
             raise InputError(f"use one of {', '.join(GOLD_POSITIONS)}", field="--gold-position")
@@ -355,7 +355,7 @@ def calibrate_command(
 ) -> None:
     import math
 
-    from factscope.checkers.presence import make_presence
+    from factscope.grounding.presence import make_presence
     from factscope.metrics.grounding import agreement, calibrate_threshold
 
     if statistic not in {"pearson", "accuracy", "macro-f1", "kappa"}:
@@ -398,7 +398,7 @@ def calibrate_command(
 
 def _read_labels(path: Path) -> tuple[list[str], list[list[str]], list[bool]]:
     """Facts, their source texts and human presence labels; bad lines are reported and skipped."""
-    from factscope.io import read_json_records
+    from factscope.core.io import read_json_records
 
     if not path.exists():
         raise InputError("file not found; check the path", path=path)

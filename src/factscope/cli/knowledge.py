@@ -9,8 +9,8 @@ from typing import Annotated, Any
 import typer
 
 from factscope.cli import llm_options as lo
-from factscope.errors import ConfigError, InputError
-from factscope.report import console, print_skipped, print_table, progress, summary_table
+from factscope.cli.display import console, print_skipped, print_table, progress, summary_table
+from factscope.core.errors import ConfigError, InputError
 
 HELP = """Evaluate knowledge for a query on CONNER's six dimensions, and use the scores to pick better knowledge.
 
@@ -113,11 +113,11 @@ def build_evaluator(
 ) -> Any:
     """A KnowledgeEvaluator from the command-line options (models load only for the metrics they serve)."""
     from factscope.checkers.registry import make_checker
-    from factscope.coherence import AdjacentSimilarityCoherence, ClassifierCoherence
+    from factscope.conner.coherence import AdjacentSimilarityCoherence, ClassifierCoherence
+    from factscope.conner.relevance import BiEncoderRelevance, CrossEncoderRelevance
+    from factscope.conner.task import KnowledgeEvaluator, KnowledgeSettings
     from factscope.retrieve.corpus import Corpus as CorpusFile
     from factscope.retrieve.corpus import make_retriever
-    from factscope.tasks.knowledge import KnowledgeEvaluator, KnowledgeSettings
-    from factscope.tasks.knowledge_relevance import BiEncoderRelevance, CrossEncoderRelevance
 
     if aggregate not in ("min", "mean", "max"):
         raise ConfigError(f"--aggregate must be min, mean or max, not {aggregate!r}")
@@ -144,12 +144,12 @@ def _causal_lm(spec: str | None, llm: Any) -> Any:
         )
         return None
     if spec == "endpoint":
-        from factscope.backends.hf.causal_lm import EndpointCausalLM
+        from factscope.hf.causal_lm import EndpointCausalLM
 
         if llm is None:
             raise ConfigError("--lm endpoint needs the completions endpoint: pass --llm-base-url and --llm-model")
         return EndpointCausalLM(llm)
-    from factscope.backends.hf.causal_lm import HFCausalLM
+    from factscope.hf.causal_lm import HFCausalLM
 
     return HFCausalLM(spec)
 
@@ -165,7 +165,7 @@ def _weights(text: str) -> tuple[float, float, float, float]:
 
 
 def _load(path: Path, need_knowledge: bool = True) -> tuple[list[Any], int]:
-    from factscope.tasks.knowledge_records import read_knowledge_records
+    from factscope.conner.data import read_knowledge_records
 
     records, skipped = [], 0
     for _, item in read_knowledge_records(path, need_knowledge=need_knowledge):
@@ -200,8 +200,8 @@ def score_command(
     llm_concurrency: lo.Concurrency = 8,
     llm_cache: lo.Cache = None,
 ) -> None:
-    from factscope.io import ResultWriter
-    from factscope.tasks.knowledge import METRICS, KnowledgeScores
+    from factscope.conner.task import METRICS, KnowledgeScores
+    from factscope.core.io import ResultWriter
 
     records, skipped = _load(input)
     if not records:
@@ -238,13 +238,13 @@ def _generate(
     input: Path, output: Path | None, llm: Any, settings: Any, *, train: Path | None, shots: int,
     select_from: int | None, evaluator_options: dict[str, Any] | None, select: bool, answer: bool, batch_size: int,
 ) -> None:
-    from factscope.io import ResultWriter
-    from factscope.tasks.knowledge_generation import (
+    from factscope.conner.generation import (
         KnowledgeGenerator,
         sample_demonstrations,
         select_demonstrations,
         select_knowledge,
     )
+    from factscope.core.io import ResultWriter
 
     records, skipped = _load(input, need_knowledge=False)
     if not records:
@@ -309,7 +309,7 @@ def generate_command(
     llm_concurrency: lo.Concurrency = 8,
     llm_cache: lo.Cache = None,
 ) -> None:
-    from factscope.tasks.knowledge_generation import GenerationSettings
+    from factscope.conner.generation import GenerationSettings
 
     if mode not in ("zero", "few"):
         raise ConfigError(f"--mode must be zero or few, not {mode!r}")
@@ -348,7 +348,7 @@ def select_command(
     llm_concurrency: lo.Concurrency = 8,
     llm_cache: lo.Cache = None,
 ) -> None:
-    from factscope.tasks.knowledge_generation import GenerationSettings
+    from factscope.conner.generation import GenerationSettings
 
     if mode not in ("zero", "few"):
         raise ConfigError(f"--mode must be zero or few, not {mode!r}")
@@ -381,8 +381,8 @@ def agree_command(
 ) -> None:
     from rich.table import Table
 
-    from factscope.io import read_json_records
-    from factscope.tasks.knowledge_agreement import agreement, read_human_ratings
+    from factscope.conner.agreement import agreement, read_human_ratings
+    from factscope.core.io import read_json_records
 
     rows: dict[str, dict[str, Any]] = {}
     for _, item in read_json_records(scores):

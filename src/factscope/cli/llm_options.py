@@ -63,7 +63,7 @@ def build_llm(
 
     Prices (per 1,000 tokens) given here override those of the config file; None keeps the file's.
     """
-    from factscope.backends.llm import LLMClient, LLMConfig
+    from factscope.llm.client import LLMClient, LLMConfig
 
     settings = LLMConfig.resolve(
         base_url,
@@ -80,8 +80,8 @@ def build_llm(
 
 def llm_configured(base_url: str | None, model: str | None, config: Path | None) -> bool:
     """True when flags, environment or a config file name an endpoint (used for optional LLM parts)."""
-    from factscope.backends.llm import LLMConfig
-    from factscope.errors import ConfigError
+    from factscope.core.errors import ConfigError
+    from factscope.llm.client import LLMConfig
 
     try:
         LLMConfig.resolve(base_url, model, config_path=config, cache_path="off")

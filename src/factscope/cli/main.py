@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from factscope import __version__
-from factscope.errors import FactscopeError
+from factscope.core.errors import FactscopeError
 
 app = typer.Typer(
     name="factscope",

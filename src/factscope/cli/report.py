@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from factscope.report import console, print_table, summary_table
+from factscope.cli.display import console, print_table, summary_table
 
 HELP = """Write the results of `factscope check` as one HTML page you can open in any browser.
 
@@ -46,8 +46,8 @@ def report_command(
     ] = None,
     title: Annotated[str, typer.Option(help="page title")] = "factscope check report",
 ) -> None:
-    from factscope.errors import InputError
-    from factscope.report_html import load_results, render_report, select_results
+    from factscope.core.errors import InputError
+    from factscope.refchecker.html_report import load_results, render_report, select_results
 
     if only not in ("all", "hallucinated"):
         raise InputError(f"--only must be 'all' or 'hallucinated', got {only!r}")

@@ -116,9 +116,9 @@ def train_checker(
     import os
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from factscope.checker_training.train import TrainOptions
-    from factscope.checker_training.train import train_checker as run
-    from factscope.report import console, print_table, progress, summary_table
+    from factscope.cli.display import console, print_table, progress, summary_table
+    from factscope.training.train import TrainOptions
+    from factscope.training.train import train_checker as run
 
     options = TrainOptions(
         data=data, out=out, method=method, encoder=encoder, layers=layers, features=features,

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from factscope.core.text import sentence_spans as split_spans
 from factscope.kg.graph import Triple, normalize_qid
-from factscope.text import sentence_spans as split_spans
 
 _BRACKET = re.compile(r"\[([^\[\]]*)\]")
 _NA = re.compile(r"^\s*[\"']?\s*n\s*/?\s*a\s*[\"']?\s*$", re.IGNORECASE)

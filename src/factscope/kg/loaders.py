@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from factscope.errors import ConfigError, InputError
+from factscope.core.errors import ConfigError, InputError
 from factscope.kg.graph import NAME, Entity, KnowledgeGraph, normalize_qid
 
 QID_KEYS = ("qid", "id")

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import httpx
 
-from factscope.errors import BackendError
+from factscope.core.errors import BackendError
 from factscope.kg.graph import Entity
 from factscope.kg.loaders import local_name
 

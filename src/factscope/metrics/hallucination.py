@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel
 
-from factscope.schema import LABELS, SEVERITY, Label
+from factscope.core.schema import LABELS, SEVERITY, Label
 
 SCALAR: dict[Label, int] = {Label.ENTAILMENT: 1, Label.NEUTRAL: 0, Label.CONTRADICTION: -1}
 """The optional scalar form of a label: Entailment 1, Neutral 0, Contradiction -1."""

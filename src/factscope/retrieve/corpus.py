@@ -9,8 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
-from factscope.errors import InputError
-from factscope.io import read_json_records, read_text
+from factscope.core.errors import InputError
+from factscope.core.io import read_json_records, read_text
 
 _TOKEN = re.compile(r"\w+")
 
@@ -102,7 +102,7 @@ class DenseRetriever:
     name = "dense"
 
     def __init__(self, corpus: Corpus, encoder: object | None = None) -> None:
-        from factscope.backends.hf.encoders import BiEncoder
+        from factscope.hf.encoders import BiEncoder
 
         self.corpus = corpus
         self.encoder = encoder or BiEncoder()

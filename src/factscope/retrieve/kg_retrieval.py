@@ -42,7 +42,7 @@ class GraphSource:
 
 def spacy_mentions(texts: Sequence[str]) -> list[list[Mention]]:
     """Named entities of each text with the packaged spaCy English model (batched with ``nlp.pipe``)."""
-    from factscope.backends.embedded import load_spacy
+    from factscope.hf.embedded import load_spacy
 
     nlp = load_spacy()
     return [[(ent.text, ent.label_) for ent in doc.ents] for doc in nlp.pipe(texts)]

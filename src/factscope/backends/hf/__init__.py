@@ -1,1 +1,0 @@
-"""Local Hugging Face models: NLI classifiers, bi- and cross-encoders, causal LMs."""

@@ -1,0 +1,96 @@
+"""Atomic facts from an LLM (seed 003 A.3, after Min et al.): each sentence is decomposed on its own.
+
+Each sentence of a text (``factscope.core.text.sentence_spans``) is sent with the in-context examples of the prompt
+``facts_decompose``; identical sentences are sent once (and cached by the LLM client). Replies are parsed
+strictly: every non-empty line must be a fact line ("Fact 1: ...", "- ...", "* ...", "1. ..."), or the whole
+reply must be "None" (no facts). A reply that breaks this is kept raw and the text's Extraction is marked failed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from factscope.claims.base import check_questions
+from factscope.core.prompts import load_prompt
+from factscope.core.schema import Claim, Extraction, Span
+from factscope.core.text import sentence_spans
+
+if TYPE_CHECKING:
+    from factscope.llm.client import LLMClient
+
+_FACT_LINE = re.compile(r"^(?:fact\s*\d+\s*[:.)]|[-*\u2022]|\d+\s*[.)])\s*(?P<fact>\S.*)$", re.IGNORECASE)
+_NONE = re.compile(r"^\W*(none|no facts?)\W*$", re.IGNORECASE)
+_FENCE = re.compile(r"^```[\w-]*\s*$")
+
+
+def parse_facts(reply: str) -> list[str]:
+    """The facts of one reply; raises ValueError naming the first line that is not a fact line.
+
+    Safe repairs only: code-fence lines are dropped and whitespace is trimmed.
+    """
+    lines = [line.strip() for line in reply.splitlines()]
+    lines = [line for line in lines if line and not _FENCE.match(line)]
+    if not lines:
+        raise ValueError("empty reply")
+    if len(lines) == 1 and _NONE.match(lines[0]):
+        return []
+    facts = []
+    for number, line in enumerate(lines, start=1):
+        match = _FACT_LINE.match(line)
+        if match is None:
+            raise ValueError(f"line {number} is not a fact line: {line[:80]!r}")
+        facts.append(match.group("fact").strip())
+    return facts
+
+
+class LLMFactExtractor:
+    """Decomposes texts into atomic facts (Claim kind "fact") with an OpenAI-compatible LLM."""
+
+    def __init__(
+        self, client: LLMClient, *, prompt: str = "facts_decompose", max_tokens: int | None = 512
+    ) -> None:
+        self.client = client
+        self.template = load_prompt(prompt)
+        self.max_tokens = max_tokens
+        self.name = f"llm-facts:{client.config.model}"
+
+    def _messages(self, sentence: str) -> list[dict[str, str]]:
+        return [{"role": "user", "content": self.template.replace("{sentence}", sentence)}]
+
+    def extract(
+        self, texts: Sequence[str], questions: Sequence[str | None] | None = None
+    ) -> list[Extraction]:
+        """One Extraction per text: its atomic facts with the sentence id and span each came from."""
+        check_questions(texts, questions)
+        spans_of = [sentence_spans(text) for text in texts]
+        conversations = [
+            self._messages(text[span.start : span.end])
+            for text, spans in zip(texts, spans_of)
+            for span in spans
+        ]
+        params = {"max_tokens": self.max_tokens} if self.max_tokens else {}
+        replies = iter(self.client.chat_many(conversations, **params) if conversations else [])
+        return [self._extraction(spans, [next(replies) for _ in spans]) for spans in spans_of]
+
+    @staticmethod
+    def _extraction(spans: list[Span], replies: list) -> Extraction:
+        claims: list[Claim] = []
+        errors: list[str] = []
+        raws: list[str] = []
+        for index, (span, reply) in enumerate(zip(spans, replies)):
+            if reply.failed:
+                errors.append(f"sentence {index}: LLM call failed: {reply.error}")
+                raws.append(reply.raw or "")
+                continue
+            try:
+                facts = parse_facts(reply.text or "")
+            except ValueError as error:
+                errors.append(f"sentence {index}: {error}")
+                raws.append(reply.text or "")
+                continue
+            claims.extend(Claim(text=fact, kind="fact", sentence_ids=[index], spans=[span]) for fact in facts)
+        if errors:
+            return Extraction(claims=claims, failed=True, raw="\n---\n".join(raws), error="; ".join(errors))
+        return Extraction(claims=claims)

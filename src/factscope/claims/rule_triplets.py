@@ -1,0 +1,93 @@
+"""Offline claim-triplets (seed 004, section 4.1) read from the spaCy dependency parse."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from factscope.claims.dependency import Proposition, PropositionReader, is_negated
+from factscope.claims.parsing import ParsedExtractor, is_statement, sentence_claim, sentences
+from factscope.core.schema import Claim
+
+
+def proposition_triplets(proposition: Proposition) -> list[tuple[str, str, str]]:
+    """The claim-triplets of one proposition.
+
+    A clause with an object gives (subject, verb group, object); each prepositional attachment gives one more
+    triplet whose predicate carries the verb group, the object and the preposition:
+    "Einstein won the Nobel Prize in 1921" -> (Einstein, won, the Nobel Prize),
+    (Einstein, won the Nobel Prize in, 1921). A clause without an object gives one triplet per attachment,
+    (Einstein, was born in, Ulm), or, with none, the bare (The company, collapsed, ""). A negated clause with
+    attachments gives only the attachment triplets, because the negation usually bears on them: "Apple did not
+    make phones until 2007" does not state (Apple, did not make, phones).
+    """
+    subject, predicate, obj = proposition.subject, proposition.predicate, proposition.object
+    found = []
+    if not proposition.attachments or (obj and not is_negated(predicate)):
+        found.append((subject, predicate, obj))
+    stem = f"{predicate} {obj}".strip()
+    found.extend(
+        (subject, f"{stem} {preposition}", target) for preposition, target in proposition.attachments
+    )
+    return found
+
+
+def triplet_text(triplet: tuple[str, str, str]) -> str:
+    """A triplet read as a sentence: its non-empty parts joined, ending with a full stop."""
+    return " ".join(part for part in triplet if part) + "."
+
+
+class RuleTripletExtractor(ParsedExtractor):
+    """Claim-triplets from dependency rules, with no model beyond spaCy.
+
+    Covers subject-verb-object clauses (negation and particles kept in the predicate), passive voice kept as
+    (patient, "was founded by", agent), copulas, appositives, prepositional attachments, relative and participle
+    clauses, coordinated subjects / objects / verbs, and he / she / it / they subjects resolved to the last
+    fitting subject (see ``PronounResolver``). A statement that gives no triplet becomes one sentence-level claim (``sentence_fallback``);
+    questions and refusals give nothing, so a refusal-only response has no claims: an abstention.
+
+    Example::
+
+        extractor = RuleTripletExtractor()
+        [claim.triplet for claim in extractor.extract(["Einstein was born in Ulm."])[0].claims]
+        # [("Einstein", "was born in", "Ulm")]
+    """
+
+    name = "rules"
+
+    def __init__(
+        self,
+        nlp: Any = None,
+        *,
+        batch_size: int = 32,
+        resolve_pronouns: bool = True,
+        sentence_fallback: bool = True,
+    ) -> None:
+        super().__init__(nlp, batch_size=batch_size)
+        self.resolve_pronouns = resolve_pronouns
+        self.sentence_fallback = sentence_fallback
+
+    def doc_claims(self, doc: Any) -> list[Claim]:
+        """The claims of one parsed text, sentence by sentence, without duplicate triplets."""
+        reader = PropositionReader(doc, resolve_pronouns=self.resolve_pronouns)
+        claims: list[Claim] = []
+        seen: set[tuple[str, str, str]] = set()
+        for sentence in sentences(doc):
+            triplets = [t for p in reader.read(sentence) for t in proposition_triplets(p)]
+            if not triplets:
+                if self.sentence_fallback and is_statement(sentence):
+                    claims.append(sentence_claim(sentence, "sentence"))
+                continue
+            for triplet in triplets:
+                if triplet in seen:
+                    continue
+                seen.add(triplet)
+                claims.append(
+                    Claim(
+                        text=triplet_text(triplet),
+                        kind="triplet",
+                        triplet=triplet,
+                        sentence_ids=[sentence.index],
+                        spans=[sentence.span],
+                    )
+                )
+        return claims

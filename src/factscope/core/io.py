@@ -1,0 +1,151 @@
+"""Reading user input files with located errors, and the append-only, resumable result writer."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Self
+
+from pydantic import BaseModel
+
+from factscope.core.errors import InputError
+
+
+def read_text(path: str | Path) -> str:
+    """Read a UTF-8 text file; a missing file or undecodable bytes raise InputError naming the place."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError("file not found; check the path", path=path)
+    if path.is_dir():
+        raise InputError("is a folder, expected a file", path=path)
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        raise InputError(
+            f"not valid UTF-8 (byte 0x{data[error.start]:02x} at offset {error.start}); "
+            "re-save the file as UTF-8",
+            path=path,
+            line=line,
+        ) from None
+
+
+def read_json_records(path: str | Path) -> Iterator[tuple[int, dict[str, Any] | InputError]]:
+    """Yield (line, record) for each object in a JSON list or JSONL file.
+
+    A line that is not valid JSON, or an item that is not an object, is yielded as an InputError in place
+    of the record, so the caller can report it and go on. In a JSON list the line is where the object starts.
+    Whole-file problems (missing, empty, undecodable) raise InputError.
+    """
+    path = Path(path)
+    text = read_text(path)
+    if not text.strip():
+        raise InputError("file is empty; expected JSON or JSONL records", path=path)
+    stripped = text.lstrip()
+    if stripped.startswith("[") or (stripped.startswith("{") and _is_single_json_document(text)):
+        yield from _json_document_records(path, text)
+        return
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as error:
+            yield number, InputError(f"broken JSON ({error.msg} at column {error.colno})", path=path, line=number)
+            continue
+        if not isinstance(item, dict):
+            yield number, InputError(f"expected a JSON object, got {type(item).__name__}", path=path, line=number)
+            continue
+        yield number, item
+
+
+def _is_single_json_document(text: str) -> bool:
+    try:
+        json.loads(text)
+    except json.JSONDecodeError:
+        return False
+    return True
+
+
+def _json_document_records(path: Path, text: str) -> Iterator[tuple[int, dict[str, Any] | InputError]]:
+    """Walk a JSON document (a list of objects, or one object) item by item, keeping each item's line."""
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputError(f"broken JSON ({error.msg} at column {error.colno})", path=path, line=error.lineno) from None
+    if not isinstance(document, list):
+        yield 1, document
+        return
+    decoder = json.JSONDecoder()
+    position = text.index("[") + 1
+    for index in range(len(document)):
+        while text[position].isspace() or text[position] == ",":
+            position += 1
+        item, end = decoder.raw_decode(text, position)
+        line = text.count("\n", 0, position) + 1
+        position = end
+        if not isinstance(item, dict):
+            yield line, InputError(f"item {index} is a {type(item).__name__}, expected an object", path=path, line=line)
+            continue
+        yield line, item
+
+
+class ResultWriter:
+    """Append-only JSONL results keyed by record id: each result is flushed as soon as it is written,
+    and a rerun skips the keys already present, so an interrupted run resumes without duplicates."""
+
+    def __init__(self, path: str | Path, key: str = "id") -> None:
+        self.path = Path(path)
+        self.key = key
+        self.done: set[str] = set()
+        if self.path.exists():
+            self._load_done()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._handle = self.path.open("a", encoding="utf-8")
+
+    def _load_done(self) -> None:
+        with self.path.open("r", encoding="utf-8") as handle:
+            lines = handle.read().split("\n")
+        complete = lines[:-1] if lines and lines[-1] else lines
+        for line in complete:
+            if not line.strip():
+                continue
+            try:
+                self.done.add(str(json.loads(line)[self.key]))
+            except (json.JSONDecodeError, KeyError, TypeError):
+                continue
+        if lines and lines[-1].strip():
+            self._drop_torn_tail(len("\n".join(complete)) + (1 if complete else 0))
+
+    def _drop_torn_tail(self, keep_chars: int) -> None:
+        """Cut a last line left half-written by a killed run."""
+        text = self.path.read_text(encoding="utf-8")
+        self.path.write_text(text[:keep_chars], encoding="utf-8")
+
+    def write(self, result: BaseModel | dict[str, Any]) -> None:
+        """Append one result and flush it to disk; a key already written is ignored."""
+        row = result.model_dump(mode="json") if isinstance(result, BaseModel) else result
+        key = str(row[self.key])
+        if key in self.done:
+            return
+        self._handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+        self._handle.flush()
+        self.done.add(key)
+
+    def rows(self) -> list[dict[str, Any]]:
+        """Every result in the file so far (earlier runs included)."""
+        self._handle.flush()
+        with self.path.open("r", encoding="utf-8") as handle:
+            return [json.loads(line) for line in handle if line.strip()]
+
+    def close(self) -> None:
+        """Close the file."""
+        self._handle.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

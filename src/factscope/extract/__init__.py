@@ -1,1 +1,0 @@
-"""factscope.extract"""

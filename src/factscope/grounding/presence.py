@@ -1,0 +1,324 @@
+"""The presence model M of seed 003: "is the knowledge of this atomic fact in that text?".
+
+Every model gives a score per (fact, sources) pair and a threshold turns it into present / absent
+(score >= threshold). A fact against long sources is scored against sentence windows of each source and the
+best window counts. By default the windows are every run of 3 consecutive sentences (stride 1, so every pair of
+adjacent sentences shares a window; a shorter text is one window). ``min_window`` adds narrower windows (every
+width from ``min_window`` to ``window``): a one-sentence fact then meets its sentence alone, undiluted, but
+same-subject sentences also score higher against facts they do not state (see the README, grounding section, for figures).
+All (fact, window) pairs of a batch are deduplicated and sorted by length before the model sees them.
+
+Implementations: the seed's best, an MS MARCO MiniLM cross-encoder with threshold 6 (``CrossEncoderPresence``);
+bi-encoder cosine with threshold 0.4 (``BiEncoderPresence``, on the packaged all-MiniLM-L6-v2: the offline
+default); NLI entailment probability from any checker of the check task (``NLIPresence``); an LLM judge
+(``LLMJudgePresence``). A judgement that fails (an unparsable LLM reply) scores NaN: the fact is "unjudged",
+never silently absent.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol
+
+import numpy as np
+
+from factscope.core.text import split_sentences
+
+if TYPE_CHECKING:
+    from factscope.checkers.base import Checker
+    from factscope.llm.client import LLMClient
+
+CROSS_ENCODER_MODEL = "cross-encoder/ms-marco-MiniLM-L-12-v2"
+"""The seed's presence model (Appendix B), loaded by hub name or local path by users who have it."""
+
+
+class PresenceModel(Protocol):
+    """Scores (fact, sources) pairs; a fact is present when its score reaches ``threshold``."""
+
+    name: str
+    threshold: float
+
+    def score(self, facts: Sequence[str], sources: Sequence[Sequence[str]]) -> np.ndarray: ...
+
+
+def sentence_windows(
+    text: str, size: int | None = 3, stride: int = 1, min_size: int | None = None
+) -> list[str]:
+    """Windows of ``min_size`` to ``size`` consecutive sentences, starting every ``stride`` sentences.
+
+    ``min_size`` defaults to ``size`` (one window width). A width that covers the whole text gives the text
+    itself; ``size=None`` keeps the text whole. The last window of each width always reaches the last sentence.
+    Windows are returned once each, narrowest first.
+    """
+    if size is not None and (size < 1 or stride < 1 or (min_size is not None and not 1 <= min_size <= size)):
+        raise ValueError("window sizes and stride must be at least 1, and min_size at most size")
+    whole = text.strip()
+    if not whole:
+        return []
+    if size is None:
+        return [whole]
+    sentences = split_sentences(text)
+    windows: list[str] = []
+    for width in range(size if min_size is None else min_size, size + 1):
+        if width >= len(sentences):
+            windows.append(whole)
+            break
+        starts = list(range(0, len(sentences) - width + 1, stride))
+        if starts[-1] != len(sentences) - width:
+            starts.append(len(sentences) - width)
+        windows.extend(" ".join(sentences[start : start + width]) for start in starts)
+    return list(dict.fromkeys(windows))
+
+
+def decide(scores: np.ndarray, threshold: float) -> list[bool | None]:
+    """present (score >= threshold), absent, or None for an unjudged (NaN) score."""
+    return [None if math.isnan(value) else bool(value >= threshold) for value in scores.tolist()]
+
+
+class WindowedPresence(ABC):
+    """Base of the presence models: windows the sources, scores unique pairs, keeps each fact's best window."""
+
+    name = "windowed"
+    threshold = 0.0
+
+    def __init__(self, window: int | None = 3, stride: int = 1, min_window: int | None = None) -> None:
+        self.window = window
+        self.stride = stride
+        self.min_window = (
+            min(min_window, window) if window is not None and min_window is not None else min_window
+        )
+
+    @abstractmethod
+    def score_pairs(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        """Scores of unique (fact, window) pairs, in order; NaN for a failed judgement."""
+
+    def score(self, facts: Sequence[str], sources: Sequence[Sequence[str]]) -> np.ndarray:
+        """Best score of each fact over the windows of its sources.
+
+        NaN when windows exist but none could be judged (unjudged); -inf when the sources have no text at all
+        (an empty response), so the fact is absent.
+        """
+        if len(facts) != len(sources):
+            raise ValueError(f"got {len(facts)} facts but {len(sources)} source lists")
+        windows_of: dict[str, list[str]] = {}
+        pair_index: dict[tuple[str, str], int] = {}
+        per_fact: list[list[int]] = []
+        for fact, texts in zip(facts, sources):
+            indices = []
+            for text in texts:
+                if text not in windows_of:
+                    windows_of[text] = sentence_windows(text, self.window, self.stride, self.min_window)
+                for window in windows_of[text]:
+                    indices.append(pair_index.setdefault((fact, window), len(pair_index)))
+            per_fact.append(indices)
+        unique = list(pair_index)
+        order = sorted(range(len(unique)), key=lambda i: len(unique[i][0]) + len(unique[i][1]))
+        pair_scores = np.full(len(unique), np.nan)
+        if unique:
+            pair_scores[order] = self.score_pairs([unique[i] for i in order])
+        best = np.full(len(facts), np.nan)
+        for row, indices in enumerate(per_fact):
+            values = pair_scores[indices] if indices else np.array([])
+            values = values[~np.isnan(values)]
+            if len(values):
+                best[row] = values.max()
+            elif not indices:
+                best[row] = -np.inf
+        return best
+
+    def present(self, facts: Sequence[str], sources: Sequence[Sequence[str]]) -> list[bool | None]:
+        """Presence decisions at this model's threshold."""
+        return decide(self.score(facts, sources), self.threshold)
+
+
+class BiEncoderPresence(WindowedPresence):
+    """Cosine of bi-encoder embeddings of fact and window; the seed's threshold 0.4 (scale -1..1)."""
+
+    def __init__(
+        self,
+        model: str | None = None,
+        threshold: float = 0.4,
+        *,
+        window: int | None = 3,
+        stride: int = 1,
+        min_window: int | None = None,
+        encoder: object | None = None,
+    ) -> None:
+        super().__init__(window, stride, min_window)
+        from factscope.hf.encoders import BiEncoder
+
+        self.encoder = encoder if encoder is not None else BiEncoder(model)
+        self.name = f"bi-encoder:{self.encoder.name}"
+        self.threshold = threshold
+
+    def score_pairs(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        facts = self.encoder.encode([fact for fact, _ in pairs])
+        windows = self.encoder.encode([window for _, window in pairs])
+        return np.einsum("ij,ij->i", facts, windows).astype(np.float64)
+
+
+class CrossEncoderPresence(WindowedPresence):
+    """Raw relevance score of an MS MARCO cross-encoder for (fact as query, window as passage); threshold 6."""
+
+    def __init__(
+        self,
+        model: str = CROSS_ENCODER_MODEL,
+        threshold: float = 6.0,
+        *,
+        window: int | None = 3,
+        stride: int = 1,
+        min_window: int | None = None,
+        batch_size: int = 32,
+    ) -> None:
+        super().__init__(window, stride, min_window)
+        from factscope.hf.encoders import CrossEncoderScorer
+
+        self.scorer = CrossEncoderScorer(model, batch_size=batch_size)
+        self.name = f"cross-encoder:{model}"
+        self.threshold = threshold
+
+    def score_pairs(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        return self.scorer.score(list(pairs))
+
+
+class NLIPresence(WindowedPresence):
+    """Entailment probability of the fact (hypothesis) given the window (premise), from a check-task checker.
+
+    A checker that gives no probabilities (an LLM checker) scores 1.0 for Entailment and 0.0 otherwise; a failed
+    verdict scores NaN. Default threshold 0.5.
+    """
+
+    def __init__(
+        self,
+        checker: Checker,
+        threshold: float = 0.5,
+        *,
+        window: int | None = 3,
+        stride: int = 1,
+        min_window: int | None = None,
+    ) -> None:
+        super().__init__(window, stride, min_window)
+        self.checker = checker
+        self.name = f"nli:{getattr(checker, 'name', type(checker).__name__)}"
+        self.threshold = threshold
+
+    def score_pairs(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        from factscope.checkers.base import CheckTask
+        from factscope.core.schema import Label
+
+        verdicts = self.checker.check([CheckTask(claim=fact, references=(window,)) for fact, window in pairs])
+        scores = []
+        for verdict in verdicts:
+            if verdict.failed or verdict.label is None and verdict.probs is None:
+                scores.append(math.nan)
+            elif verdict.probs is not None:
+                scores.append(float(verdict.prob(Label.ENTAILMENT)))
+            else:
+                scores.append(1.0 if verdict.label == Label.ENTAILMENT else 0.0)
+        return np.array(scores, dtype=np.float64)
+
+
+_VERDICT = re.compile(r"^\W*(true|false)\b", re.IGNORECASE)
+
+
+def parse_judgement(reply: str) -> bool | None:
+    """Read the judge's 'True' / 'False' (first word, any case, punctuation around it ignored); None otherwise."""
+    match = _VERDICT.match(reply.strip())
+    if match is None:
+        return None
+    return match.group(1).lower() == "true"
+
+
+class LLMJudgePresence(WindowedPresence):
+    """An LLM asked whether the fact is supported by the text (prompt ``ground_presence``): True 1.0, False 0.0.
+
+    By default the judge sees each source whole (``window=None``); unparsable replies score NaN (unjudged) and
+    are kept in ``failures`` with the raw reply.
+    """
+
+    def __init__(
+        self,
+        client: LLMClient,
+        threshold: float = 0.5,
+        *,
+        window: int | None = None,
+        stride: int = 1,
+        min_window: int | None = None,
+        prompt: str = "ground_presence",
+    ) -> None:
+        super().__init__(window, stride, min_window)
+        from factscope.core.prompts import load_prompt
+
+        self.client = client
+        self.template = load_prompt(prompt)
+        self.name = f"llm-judge:{client.config.model}"
+        self.threshold = threshold
+        self.failures: list[dict[str, str | None]] = []
+
+    def score_pairs(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        messages = [
+            [{"role": "user", "content": self.template.format(text=window, fact=fact)}]
+            for fact, window in pairs
+        ]
+        replies = self.client.chat_many(messages)
+        scores = []
+        for (fact, _), reply in zip(pairs, replies):
+            verdict = None if reply.failed else parse_judgement(reply.text or "")
+            if verdict is None:
+                self.failures.append(
+                    {"fact": fact, "raw": reply.text, "error": reply.error or "not True / False"}
+                )
+                scores.append(math.nan)
+            else:
+                scores.append(1.0 if verdict else 0.0)
+        return np.array(scores, dtype=np.float64)
+
+
+def make_presence(
+    spec: str,
+    *,
+    threshold: float | None = None,
+    window: int | None = None,
+    stride: int = 1,
+    min_window: int | None = None,
+    llm: LLMClient | None = None,
+) -> WindowedPresence:
+    """Build a presence model from a spec.
+
+    ``bi`` / ``bi:MODEL`` (offline default: packaged all-MiniLM-L6-v2, threshold 0.4), ``cross`` /
+    ``cross:MODEL`` (default ``cross-encoder/ms-marco-MiniLM-L-12-v2``, threshold 6), ``nli:CHECKER`` (a
+    check-task checker spec such as ``nli:embedded`` or ``nli:nli:MODEL``, threshold 0.5), ``llm`` (an LLM
+    judge, threshold 0.5). ``window``: sentences per window, 0 for whole sources, None for the model's default
+    (3 for the encoders and NLI, whole sources for the LLM judge); ``min_window``: the narrowest window (default: only ``window``-wide windows).
+    """
+    from factscope.core.errors import ConfigError
+
+    kind, _, rest = spec.partition(":")
+    options: dict = {"stride": stride}
+    if min_window is not None:
+        options["min_window"] = min_window
+    if window is not None:
+        options["window"] = window or None
+    if threshold is not None:
+        options["threshold"] = threshold
+    if kind == "bi":
+        return BiEncoderPresence(rest or None, **options)
+    if kind == "cross":
+        return CrossEncoderPresence(rest or CROSS_ENCODER_MODEL, **options)
+    if kind == "nli":
+        from factscope.checkers.registry import make_checker
+
+        return NLIPresence(make_checker(rest or "embedded", llm=llm), **options)
+    if kind == "llm":
+        if llm is None:
+            raise ConfigError(
+                "the llm presence judge needs an LLM: pass --llm-base-url and --llm-model "
+                "(or set FACTSCOPE_LLM_BASE_URL / FACTSCOPE_LLM_MODEL)"
+            )
+        return LLMJudgePresence(llm, **options)
+    raise ConfigError(
+        f"unknown presence model {spec!r}; use bi, bi:MODEL, cross, cross:MODEL, nli:CHECKER or llm"
+    )

@@ -1,0 +1,231 @@
+"""The grounding task of seed 003: decompose responses into atomic facts, judge presence, score, report.
+
+For each example: response facts (from an Extractor) are judged against the input contexts (precision), the gold
+facts against the response (recall), F1 is the grounding score; answer accuracy checks the response for the answer.
+``ground`` runs this in batches; ``generate_responses`` produces the responses with an LLM first.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from factscope.core.errors import InputError
+from factscope.core.prompts import load_prompt
+from factscope.grounding.data import GroundExample
+from factscope.grounding.presence import PresenceModel, decide
+from factscope.metrics.grounding import (
+    Breakdown,
+    EmptyPolicy,
+    GroundingAverages,
+    GroundingScore,
+    average_scores,
+    breakdown,
+    contains_answer,
+    count_present,
+    grounding_score,
+)
+
+if TYPE_CHECKING:
+    from factscope.claims.base import Extractor
+    from factscope.llm.client import ChatReply, LLMClient
+
+DEFAULT_FACTORS: tuple[str, ...] = ("pop", "has_multi", "has_answer")
+"""The seed's factors: popularity (high / low), single / multi context, definite / free-form."""
+
+
+class FactJudgement(BaseModel):
+    """One atomic fact, its presence score and decision (None: unjudged)."""
+
+    fact: str
+    score: float | None
+    present: bool | None
+
+
+class GroundResult(BaseModel):
+    """One example's grounding result, as written to the output JSONL."""
+
+    id: str
+    question: str
+    response: str | None
+    precision: float | None = None
+    recall: float | None = None
+    f1: float | None = None
+    answer_correct: bool | None = None
+    response_facts: list[FactJudgement] = Field(default_factory=list)
+    gold_facts: list[FactJudgement] = Field(default_factory=list)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    failed: bool = False
+    error: str | None = None
+    raw: str | None = None
+
+    def grounding(self) -> GroundingScore | None:
+        """The record's score object (None for a failed record, which averages leave out)."""
+        if self.failed:
+            return None
+        return GroundingScore(
+            self.precision,
+            self.recall,
+            self.f1,
+            count_present(j.present for j in self.response_facts),
+            count_present(j.present for j in self.gold_facts),
+        )
+
+
+class GroundSummary(BaseModel):
+    """Macro averages over the scored records, the breakdowns by factor, and what was left out."""
+
+    overall: GroundingAverages
+    by_factor: list[Breakdown]
+    records: int
+    failed: int
+    unjudged_facts: int
+
+
+def _judgements(facts: Sequence[str], scores: Sequence[float], threshold: float) -> list[FactJudgement]:
+    decisions = decide(np.asarray(scores, dtype=np.float64), threshold)
+    return [
+        FactJudgement(fact=f, score=None if math.isnan(s) or math.isinf(s) else float(s), present=d)
+        for f, s, d in zip(facts, scores, decisions)
+    ]
+
+
+def score_batch(
+    examples: Sequence[GroundExample],
+    extractor: Extractor,
+    presence: PresenceModel,
+    *,
+    no_response_facts: EmptyPolicy = "zero",
+    no_gold_facts: EmptyPolicy = "skip",
+) -> list[GroundResult]:
+    """Grounding results of a batch of examples that all have a response."""
+    extractions = extractor.extract([e.response or "" for e in examples], [e.question for e in examples])
+    facts: list[str] = []
+    sources: list[Sequence[str]] = []
+    for example, extraction in zip(examples, extractions):
+        for claim in extraction.claims:
+            facts.append(claim.render())
+            sources.append(example.contexts)
+        for gold in example.gold_facts:
+            facts.append(gold)
+            sources.append([example.response or ""])
+    scores = presence.score(facts, sources).tolist() if facts else []
+    results = []
+    cursor = 0
+    for example, extraction in zip(examples, extractions):
+        n_response, n_gold = len(extraction.claims), len(example.gold_facts)
+        response_scores = scores[cursor : cursor + n_response]
+        gold_scores = scores[cursor + n_response : cursor + n_response + n_gold]
+        cursor += n_response + n_gold
+        result = GroundResult(
+            id=example.id,
+            question=example.question,
+            response=example.response,
+            response_facts=_judgements(
+                [c.render() for c in extraction.claims], response_scores, presence.threshold
+            ),
+            gold_facts=_judgements(example.gold_facts, gold_scores, presence.threshold),
+            answer_correct=contains_answer(example.response or "", example.answer)
+            if example.answer
+            else None,
+            metadata=example.metadata,
+        )
+        if extraction.failed:
+            result.failed = True
+            result.error = f"fact decomposition failed: {extraction.error}"
+            result.raw = extraction.raw
+        else:
+            score = grounding_score(
+                [j.present for j in result.response_facts],
+                [j.present for j in result.gold_facts],
+                no_response_facts=no_response_facts,
+                no_gold_facts=no_gold_facts,
+            )
+            result.precision, result.recall, result.f1 = score.precision, score.recall, score.f1
+        results.append(result)
+    return results
+
+
+def summarize(results: Iterable[GroundResult], factors: Sequence[str] = DEFAULT_FACTORS) -> GroundSummary:
+    """Macro averages and per-factor breakdowns; failed records are counted, not averaged."""
+    results = list(results)
+    scored = [(r.grounding(), r.answer_correct, r.metadata) for r in results if not r.failed]
+    return GroundSummary(
+        overall=average_scores([s for s, _, _ in scored], [a for _, a, _ in scored]),
+        by_factor=[breakdown(scored, factor) for factor in factors],
+        records=len(results),
+        failed=sum(1 for r in results if r.failed),
+        unjudged_facts=sum(1 for r in results for j in r.response_facts + r.gold_facts if j.present is None),
+    )
+
+
+def ground(
+    examples: Sequence[GroundExample],
+    *,
+    extractor: Extractor | None = None,
+    presence: PresenceModel | None = None,
+    batch_size: int = 16,
+    factors: Sequence[str] = DEFAULT_FACTORS,
+    no_response_facts: EmptyPolicy = "zero",
+    no_gold_facts: EmptyPolicy = "skip",
+    on_result: Callable[[GroundResult], None] | None = None,
+) -> tuple[list[GroundResult], GroundSummary]:
+    """Score every example that has a response; returns the results and their summary.
+
+    Defaults are the offline ones: spaCy clause facts (``ClauseFactExtractor``) and the bi-encoder presence
+    model (packaged all-MiniLM-L6-v2, threshold 0.4). ``on_result`` sees each result as soon as it is ready
+    (the CLI writes it to the output file and advances the progress bar).
+    """
+    if extractor is None:
+        from factscope.claims.clause_facts import ClauseFactExtractor
+
+        extractor = ClauseFactExtractor()
+    if presence is None:
+        from factscope.grounding.presence import BiEncoderPresence
+
+        presence = BiEncoderPresence()
+    missing = [e.id for e in examples if e.response is None]
+    if missing:
+        raise InputError(
+            f"{len(missing)} example(s) have no response, e.g. {missing[0]!r}; attach responses first "
+            "(tasks.ground_data.attach_responses) or generate them (generate_responses)"
+        )
+    results: list[GroundResult] = []
+    for start in range(0, len(examples), batch_size):
+        for result in score_batch(
+            examples[start : start + batch_size],
+            extractor,
+            presence,
+            no_response_facts=no_response_facts,
+            no_gold_facts=no_gold_facts,
+        ):
+            results.append(result)
+            if on_result is not None:
+                on_result(result)
+    return results, summarize(results, factors)
+
+
+def generation_prompt(example: GroundExample, template: str) -> str:
+    """The generation prompt of one example: its contexts (blank-line separated) and question."""
+    return template.replace("{contexts}", "\n\n".join(c.strip() for c in example.contexts)).replace(
+        "{question}", example.question
+    )
+
+
+def generate_responses(
+    examples: Sequence[GroundExample],
+    client: LLMClient,
+    *,
+    prompt: str = "ground_generate",
+    max_tokens: int | None = 512,
+    on_done: Callable[[], None] | None = None,
+) -> list[ChatReply]:
+    """One LLM reply per example with the ``ground_generate`` template (temperature from the client config)."""
+    template = load_prompt(prompt)
+    conversations = [[{"role": "user", "content": generation_prompt(e, template)}] for e in examples]
+    params = {"max_tokens": max_tokens} if max_tokens else {}
+    return client.chat_many(conversations, on_done=on_done, **params)

@@ -1,0 +1,1 @@
+"""Local Hugging Face models: NLI classifiers, bi- and cross-encoders, causal LMs, the packaged models."""

@@ -1,0 +1,106 @@
+"""A PairScorer over any Hugging Face NLI sequence classifier (a sentence-transformers CrossEncoder folder too)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from scipy.special import softmax
+
+from factscope.core.errors import ConfigError
+from factscope.core.schema import LABELS, Label
+from factscope.hf.loading import load_pretrained
+from factscope.hf.sorted_batches import classifier_logits
+
+_LABEL_WORDS = {
+    "entail": Label.ENTAILMENT,
+    "support": Label.ENTAILMENT,
+    "neutral": Label.NEUTRAL,
+    "not_entail": Label.NEUTRAL,
+    "non-entail": Label.NEUTRAL,
+    "contradict": Label.CONTRADICTION,
+    "refute": Label.CONTRADICTION,
+}
+
+
+def label_columns(id2label: dict[int, str], label_order: Sequence[str] | None = None) -> dict[int, Label]:
+    """Map a model's output columns to factscope labels, from its config or an explicit order.
+
+    A two-way model (entailment / not-entailment) maps its second class to Neutral.
+    """
+    names = list(label_order) if label_order else [id2label[i] for i in sorted(id2label)]
+    mapping: dict[int, Label] = {}
+    for column, name in enumerate(names):
+        key = name.lower().replace(" ", "_")
+        found = None
+        for word in sorted(_LABEL_WORDS, key=len, reverse=True):
+            if word in key:
+                found = _LABEL_WORDS[word]
+                break
+        if found is None:
+            raise ConfigError(
+                f"cannot tell which NLI label column {column} ('{name}') is; pass --label-order, "
+                "e.g. 'contradiction,entailment,neutral'"
+            )
+        mapping[column] = found
+    if Label.ENTAILMENT not in mapping.values():
+        raise ConfigError(f"the model's labels {names} have no entailment class; it is not an NLI model")
+    return mapping
+
+
+def to_label_order(probs: np.ndarray, columns: dict[int, Label]) -> np.ndarray:
+    """Reorder (and sum, where two columns share a label) model probabilities into LABELS order."""
+    out = np.zeros((probs.shape[0], len(LABELS)), dtype=np.float64)
+    for column, label in columns.items():
+        out[:, LABELS.index(label)] += probs[:, column]
+    return out
+
+
+class HFNLIScorer:
+    """3-way probabilities for (premise, hypothesis) pairs from a sequence-classification NLI model.
+
+    Pairs run through :func:`classifier_logits`: deduplicated, tokenised once per chunk of ``chunk_batches``
+    batches, each chunk sorted by token count, so little compute goes to padding.
+    """
+
+    def __init__(
+        self,
+        name_or_path: str,
+        *,
+        batch_size: int = 32,
+        max_length: int = 512,
+        label_order: Sequence[str] | None = None,
+        device: str = "cpu",
+        chunk_batches: int = 64,
+    ) -> None:
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+        self.name = f"nli:{name_or_path}"
+        self.batch_size = batch_size
+        self.chunk_batches = chunk_batches
+        self.device = device
+        self.tokenizer = load_pretrained(AutoTokenizer, name_or_path, "NLI tokenizer")
+        self.model = load_pretrained(AutoModelForSequenceClassification, name_or_path, "NLI model").to(device).eval()
+        self.max_length = min(max_length, getattr(self.tokenizer, "model_max_length", max_length) or max_length)
+        self.columns = label_columns(self.model.config.id2label, label_order)
+        self._token_counts: dict[str, int] = {}
+
+    def count_tokens(self, text: str) -> int:
+        """Number of tokens of ``text`` without special tokens (memoised per scorer)."""
+        count = self._token_counts.get(text)
+        if count is None:
+            count = len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+            if len(self._token_counts) < 200_000:
+                self._token_counts[text] = count
+        return count
+
+    def score(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
+        """Probabilities (n, 3) in LABELS order for each (premise, hypothesis) pair."""
+        if len(premises) != len(hypotheses):
+            raise ValueError("premises and hypotheses differ in length")
+        logits = classifier_logits(
+            self.model, self.tokenizer, premises, hypotheses,
+            batch_size=self.batch_size, max_length=self.max_length, device=self.device,
+            chunk_batches=self.chunk_batches,
+        )
+        return to_label_order(softmax(logits, axis=1), self.columns)

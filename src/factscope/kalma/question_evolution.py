@@ -1,0 +1,205 @@
+"""Evolutionary question generation of BioKaLMA (seed 002 section 2.2, Tables 8, 9 and 15).
+
+Round 1 labels a seed paragraph with knowledge from the graph and writes a question it answers (the
+"answer-to-question" paradigm); each later round injects one more triple into the answer and rewrites
+the question. The knowledge cited correctly in round 1 plus every injected triple form the question's
+minimum knowledge set.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from factscope.cli.display import progress
+from factscope.core.errors import InputError
+from factscope.core.io import ResultWriter, read_json_records
+from factscope.core.prompts import load_prompt
+from factscope.kg.citations import parse_answer
+from factscope.kg.graph import NAME, Entity, KnowledgeGraph, Triple, normalize_text
+from factscope.kg.loaders import entity_from_dict
+
+DEFAULT_EXCLUDED = frozenset({"name", "instance of", "topic's main category", "described by source"})
+"""Relations never injected: identity and bookkeeping properties, not knowledge a question asks about."""
+
+_GENERATED = re.compile(r"^\s*(?:generated\s+answer\s*:)?\s*(?P<answer>.*?)\s*generated\s+question\s*:\s*"
+                        r"(?P<question>[^\n]+)", re.IGNORECASE | re.DOTALL)
+
+
+@dataclass
+class EvolutionSeed:
+    """A seed paragraph and the graph of the people it mentions."""
+
+    id: str
+    paragraph: str
+    graph: KnowledgeGraph
+
+
+@dataclass
+class EvolutionState:
+    """Where one question's evolution stands."""
+
+    seed: EvolutionSeed
+    answer: str = ""
+    question: str = ""
+    minimum: list[Triple] = field(default_factory=list)
+    rounds: list[dict[str, Any]] = field(default_factory=list)
+    failed: bool = False
+    error: str | None = None
+    raw: str | None = None
+
+
+def read_seeds(path: str | Path, kg: KnowledgeGraph | None) -> Iterator[tuple[int, EvolutionSeed | InputError]]:
+    """Seeds from JSON / JSONL ``{id, paragraph, qids: [...]}`` (entities taken from ``kg``) or
+    ``{id, paragraph, graph: [entity, ...]}``; bad records come back as InputError items."""
+    path = Path(path)
+    for line, data in read_json_records(path):
+        if isinstance(data, InputError):
+            yield line, data
+            continue
+        try:
+            yield line, _seed(data, kg, path, line)
+        except InputError as error:
+            yield line, error
+
+
+def _seed(data: dict[str, Any], kg: KnowledgeGraph | None, path: Path, line: int) -> EvolutionSeed:
+    paragraph = data.get("paragraph")
+    if not isinstance(paragraph, str) or not paragraph.strip():
+        raise InputError("missing or empty", path=path, line=line, field="paragraph")
+    if isinstance(data.get("graph"), list):
+        graph = KnowledgeGraph(entity_from_dict(e, path=path, line=line, field=f"graph[{i}]")
+                               for i, e in enumerate(data["graph"]))
+    elif isinstance(data.get("qids"), list):
+        if kg is None:
+            raise InputError("qids need a knowledge graph: pass --graph", path=path, line=line, field="qids")
+        missing = [q for q in data["qids"] if str(q) not in kg]
+        if missing:
+            raise InputError(f"not in the graph: {', '.join(map(str, missing))}", path=path, line=line,
+                             field="qids")
+        graph = kg.subgraph(str(q) for q in data["qids"])
+    else:
+        raise InputError("give 'qids' (with --graph) or 'graph'", path=path, line=line, field="graph")
+    return EvolutionSeed(str(data.get("id", line)), paragraph.strip(), graph)
+
+
+def parse_generated(text: str | None) -> tuple[str, str] | None:
+    """(answer, question) from a ``Generated Answer: ... Generated Question: ...`` reply, else None."""
+    match = _GENERATED.search(text or "")
+    if match is None or not match.group("answer").strip() or not match.group("question").strip():
+        return None
+    return match.group("answer").strip(), match.group("question").strip()
+
+
+def cited_knowledge(answer: str, graph: KnowledgeGraph) -> list[Triple]:
+    """Triples of ``graph`` that the answer cites correctly, names excluded, in order of first citation."""
+    keys = {t.key(): t for t in graph.triples(include_name=False)}
+    found = [keys[c.triple().key()] for c in parse_answer(answer).citations
+             if c.complete and c.triple().key() in keys]
+    return list(dict.fromkeys(found))
+
+
+def pick_knowledge(graph: KnowledgeGraph, used: Sequence[Triple], rng: random.Random,
+                   excluded: frozenset[str] = DEFAULT_EXCLUDED) -> Triple | None:
+    """One triple to inject: not yet used, relation not excluded, preferring relations the question does
+    not cover yet; chosen at random (seeded) among those."""
+    used_keys = {t.key() for t in used}
+    used_relations = {normalize_text(t.relation) for t in used}
+    candidates = [t for t in graph.triples(include_name=False)
+                  if t.key() not in used_keys and normalize_text(t.relation) not in excluded]
+    fresh = [t for t in candidates if normalize_text(t.relation) not in used_relations]
+    pool = fresh or candidates
+    return pool[rng.randrange(len(pool))] if pool else None
+
+
+def knowledge_line(triple: Triple, graph: KnowledgeGraph) -> str:
+    """``{qid: Q1, name: X, relation: value}``, the injected-knowledge form of seed 002 Table 9."""
+    entity = graph.get(triple.qid) or Entity(triple.qid)
+    name = f", {NAME}: {entity.name}" if entity.name else ""
+    return f"{{qid: {triple.qid}{name}, {triple.relation}: {triple.value}}}"
+
+
+def first_prompt(seed: EvolutionSeed) -> str:
+    """Round 1 (seed 002 Table 8): label the paragraph with graph knowledge, write a question."""
+    return (load_prompt("attribute_evolve_first").replace("{paragraph}", seed.paragraph)
+            .replace("{knowledge}", seed.graph.flatten(qid_first=True, separator="\n")))
+
+
+def next_prompt(state: EvolutionState, triple: Triple) -> str:
+    """Rounds 2+ (seed 002 Table 9): extend the answer with one triple, rewrite the question."""
+    return (load_prompt("attribute_evolve_next").replace("{answer}", state.answer)
+            .replace("{question}", state.question).replace("{knowledge}", knowledge_line(triple, state.seed.graph)))
+
+
+def evolve(seeds: Sequence[EvolutionSeed], llm: Any, *, output: str | Path, rounds: int = 6, seed: int = 0,
+           excluded: frozenset[str] = DEFAULT_EXCLUDED, **params: Any) -> dict[str, int]:
+    """Run ``rounds`` rounds for every seed (one batched LLM call per round), writing one question record
+    per seed; seeds already in ``output`` are skipped. A reply that cannot be read ends that seed's
+    evolution: its record is marked failed, with the raw reply and the rounds done so far."""
+    counts = {"written": 0, "failed": 0, "resumed": 0}
+    with ResultWriter(output) as writer:
+        states = [EvolutionState(s) for s in seeds if s.id not in writer.done]
+        counts["resumed"] = len(seeds) - len(states)
+        with progress("evolving questions", total=len(states) * rounds) as bar:
+            for number in range(1, rounds + 1):
+                active = [s for s in states if not s.failed]
+                injected: list[Triple | None] = []
+                prompts = []
+                for state in active:
+                    if number == 1:
+                        injected.append(None)
+                        prompts.append(first_prompt(state.seed))
+                        continue
+                    rng = random.Random(f"{seed}:{state.seed.id}:{number}")
+                    triple = pick_knowledge(state.seed.graph, state.minimum, rng, excluded)
+                    injected.append(triple)
+                    prompts.append(next_prompt(state, triple) if triple is not None else "")
+                asked = [(s, t, p) for s, t, p in zip(active, injected, prompts) if p]
+                for state, triple, _ in zip(active, injected, prompts):
+                    if number > 1 and triple is None:
+                        state.rounds.append({"round": number, "skipped": "no knowledge left to inject"})
+                replies = llm.chat_many([[{"role": "user", "content": p}] for _, _, p in asked], **params)
+                for (state, triple, _), reply in zip(asked, replies):
+                    _advance(state, number, triple, reply)
+                bar.advance(len(states))
+        for state in states:
+            writer.write(question_record(state))
+            counts["written"] += 1
+            counts["failed"] += state.failed
+    return counts
+
+
+def _advance(state: EvolutionState, number: int, triple: Triple | None, reply: Any) -> None:
+    parsed = None if reply.failed else parse_generated(reply.text)
+    if parsed is None:
+        state.failed = True
+        state.error = reply.error if reply.failed else f"round {number}: no 'Generated Question:' in the reply"
+        state.raw = reply.text
+        return
+    state.answer, state.question = parsed
+    if number == 1:
+        state.minimum = cited_knowledge(state.answer, state.seed.graph)
+    elif triple is not None:
+        state.minimum.append(triple)
+    cited = triple is not None and triple in cited_knowledge(state.answer, state.seed.graph)
+    state.rounds.append({"round": number, "knowledge": triple.to_list() if triple else None,
+                         "cited": cited if triple else None, "answer": state.answer, "question": state.question})
+
+
+def question_record(state: EvolutionState) -> dict[str, Any]:
+    """The output record: a question file row for ``attribute generate`` plus the evolution trace."""
+    return {
+        "id": state.seed.id,
+        "question": state.question,
+        "answer": state.answer,
+        "minimum": [t.to_list() for t in state.minimum],
+        "graph": state.seed.graph.to_list(),
+        "rounds": state.rounds,
+        "failed": state.failed,
+        "error": state.error,
+        "raw": state.raw,
+    }

@@ -1,0 +1,410 @@
+"""The KaLMA task (seed 002): attributed answer generation over a knowledge graph, and its scoring.
+
+``prepare`` builds each question's graph (gold, retrieved, knowledge removed, or swapped for an irrelevant
+one), ``generate`` asks an LLM for answers that cite the graph, ``score`` measures citation quality,
+text-citation alignment, [NA] quality and (optionally) G-Eval text quality.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from factscope.checkers.base import Checker, CheckTask
+from factscope.cli.display import progress
+from factscope.core.errors import ConfigError, InputError
+from factscope.core.io import ResultWriter
+from factscope.core.prompts import load_prompt
+from factscope.core.schema import Label
+from factscope.kalma.data import AttributionQuestion, parse_triples
+from factscope.kg.citations import ParsedAnswer, parse_answer
+from factscope.kg.graph import KnowledgeGraph, Triple
+from factscope.kg.loaders import entity_from_dict
+from factscope.metrics.attribution import (
+    AnswerCitationCounts,
+    AnswerNACounts,
+    alignment,
+    citation_counts,
+    citation_quality,
+    na_counts,
+    na_quality,
+)
+from factscope.metrics.geval import ASPECTS, SCORES, aspect_scores, parse_score, weighted_score
+
+# ---------------------------------------------------------------- preparing graphs
+
+@dataclass
+class GenerationItem:
+    """One question with the graph the model will see and the knowledge removed from it."""
+
+    question: AttributionQuestion
+    graph: KnowledgeGraph
+    removed: list[Triple] = field(default_factory=list)
+    replaced_with: str | None = None
+    unmatched: list[str] = field(default_factory=list)
+
+
+def gold_graph(question: AttributionQuestion, kg: KnowledgeGraph | None) -> KnowledgeGraph:
+    """The question's gold graph: the one-hop subgraphs of its minimum-set entities in ``kg`` (when given),
+    merged with the question's own graph or minimum set, so every minimum-set triple is in it."""
+    own = question.graph if question.graph is not None else question.minimum_graph()
+    if kg is None:
+        return own.merge(KnowledgeGraph.from_triples(question.minimum))
+    return kg.subgraph(question.qids()).merge(own).merge(KnowledgeGraph.from_triples(question.minimum))
+
+
+def removed_knowledge(question: AttributionQuestion, count: int, seed: int) -> list[Triple]:
+    """``count`` minimum-set triples to remove (seed 002 4.4), chosen by a permutation seeded with the
+    question id, so removing 2 removes the 1 removed before plus one more."""
+    order = list(dict.fromkeys(question.minimum))
+    random.Random(f"{seed}:{question.id}").shuffle(order)
+    return order[:count]
+
+
+def prepare(
+    questions: Sequence[AttributionQuestion],
+    *,
+    kg: KnowledgeGraph | None = None,
+    retrieve: Callable[[list[str]], list[Any]] | None = None,
+    remove: int = 0,
+    retrieval_accuracy: float = 1.0,
+    seed: int = 0,
+) -> tuple[list[GenerationItem], list[str]]:
+    """Graphs for generation, and warnings for questions left out.
+
+    ``retrieve`` (a ``KGRetriever.retrieve_many``) replaces the gold graph by the retrieved one.
+    ``remove`` > 0 removes that many minimum-set triples (questions with fewer are left out).
+    ``retrieval_accuracy`` < 1 swaps that share of graphs, picked by a permutation seeded with ``seed``
+    (so 60 swaps the graphs 80 swapped plus more), for the graph of another question that shares no
+    entity with it (seed 002 5.3)."""
+    warnings: list[str] = []
+    items: list[GenerationItem] = []
+    retrieved = retrieve([q.question for q in questions]) if retrieve is not None else None
+    for index, question in enumerate(questions):
+        if retrieved is not None:
+            graph, unmatched = retrieved[index].graph, list(retrieved[index].unmatched)
+            if not len(graph):
+                warnings.append(f"question {question.id}: retrieval found no entity; answered with an empty graph")
+        else:
+            graph, unmatched = gold_graph(question, kg), []
+        removed: list[Triple] = []
+        if remove:
+            if len(set(question.minimum)) < remove:
+                warnings.append(f"question {question.id}: only {len(set(question.minimum))} minimum-set "
+                                f"triples, cannot remove {remove}; left out")
+                continue
+            removed = removed_knowledge(question, remove, seed)
+            graph = graph.without(removed)
+        items.append(GenerationItem(question, graph, removed, unmatched=unmatched))
+    if retrieval_accuracy < 1.0:
+        warnings.extend(_swap_graphs(items, retrieval_accuracy, seed))
+    return items, warnings
+
+
+def _swap_graphs(items: list[GenerationItem], accuracy: float, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    order = list(range(len(items)))
+    rng.shuffle(order)
+    count = round(len(items) * (1.0 - accuracy))
+    originals = [item.graph for item in items]
+    warnings = []
+    for position in order[:count]:
+        own = set(originals[position].entities)
+        donors = [i for i in order if i != position and not own & set(originals[i].entities)]
+        if not donors:
+            warnings.append(f"question {items[position].question.id}: no graph without shared entities to swap in")
+            continue
+        donor = donors[rng.randrange(len(donors))]
+        items[position].graph = originals[donor]
+        items[position].replaced_with = items[donor].question.id
+    return warnings
+
+
+# ---------------------------------------------------------------- generation
+
+def generation_prompt(question: str, graph: KnowledgeGraph) -> str:
+    """The one-shot prompt of seed 002 Table 10: instruction, demonstration with [NA], graph, question."""
+    return load_prompt("attribute_generate").replace("{knowledge}", graph.flatten()).replace(
+        "{question}", question)
+
+
+_ANSWER_PREFIX = re.compile(r"^\s*answer\s*:\s*", re.IGNORECASE)
+
+
+def clean_answer(text: str) -> str:
+    """The model's answer without a repeated ``Answer:`` prefix or a following demonstration."""
+    answer = _ANSWER_PREFIX.sub("", text)
+    return re.split(r"\n\s*Question\s*:", answer, maxsplit=1)[0].strip()
+
+
+def generate(items: Sequence[GenerationItem], llm: Any, *, output: str | Path, batch_size: int = 16,
+             **params: Any) -> dict[str, int]:
+    """Generate an attributed answer per item with ``llm`` (an LLMClient), writing each record as it
+    arrives; items whose id is already in ``output`` are skipped. Returns counts."""
+    counts = {"written": 0, "failed": 0, "resumed": 0}
+    with ResultWriter(output) as writer:
+        todo = [item for item in items if item.question.id not in writer.done]
+        counts["resumed"] = len(items) - len(todo)
+        with progress("generating answers", total=len(todo)) as bar:
+            for start in range(0, len(todo), batch_size):
+                batch = todo[start:start + batch_size]
+                conversations = [[{"role": "user", "content": generation_prompt(i.question.question, i.graph)}]
+                                 for i in batch]
+                replies = llm.chat_many(conversations, on_done=bar.advance, **params)
+                for item, reply in zip(batch, replies):
+                    writer.write(answer_record(item, reply, getattr(llm, "name", "")))
+                    counts["written"] += 1
+                    counts["failed"] += bool(reply.failed)
+    return counts
+
+
+def answer_record(item: GenerationItem, reply: Any, model: str) -> dict[str, Any]:
+    """The JSON record of one generated answer; a failed call keeps its error and raw reply."""
+    return {
+        "id": item.question.id,
+        "question": item.question.question,
+        "answer": None if reply.failed or reply.text is None else clean_answer(reply.text),
+        "failed": bool(reply.failed),
+        "error": reply.error,
+        "raw": reply.text if not reply.failed else getattr(reply, "raw", None),
+        "model": model,
+        "minimum": [t.to_list() for t in item.question.minimum],
+        "removed": [t.to_list() for t in item.removed],
+        "graph": item.graph.to_list(),
+        "replaced_with": item.replaced_with,
+        "unmatched_mentions": item.unmatched,
+    }
+
+
+# ---------------------------------------------------------------- scoring
+
+@dataclass
+class AnswerRecord:
+    """An answer to score: its text, the graph it was given, the minimum set and the removed knowledge."""
+
+    id: str
+    question: str
+    answer: str
+    graph: KnowledgeGraph
+    minimum: list[Triple]
+    removed: list[Triple] = field(default_factory=list)
+
+
+def read_answer(data: dict[str, Any], *, path: Path, line: int | None) -> AnswerRecord | None:
+    """An AnswerRecord from a generate output row or a user's ``{id, question, answer, graph, minimum,
+    removed?}``; None for a row whose generation failed (it is counted, not scored)."""
+    if data.get("failed"):
+        return None
+    for name in ("id", "answer", "graph"):
+        if data.get(name) is None:
+            raise InputError("missing", path=path, line=line, field=name)
+    if not isinstance(data["answer"], str):
+        raise InputError("expected a string", path=path, line=line, field="answer")
+    if not isinstance(data["graph"], list):
+        raise InputError("expected a list of entities", path=path, line=line, field="graph")
+    graph = KnowledgeGraph(entity_from_dict(e, path=path, line=line, field=f"graph[{i}]")
+                           for i, e in enumerate(data["graph"]))
+    return AnswerRecord(
+        str(data["id"]), str(data.get("question") or ""), data["answer"], graph,
+        parse_triples(data.get("minimum") or [], path=path, line=line, field_name="minimum"),
+        parse_triples(data.get("removed") or [], path=path, line=line, field_name="removed"),
+    )
+
+
+DEFAULT_HYPOTHESIS = "{relation}: {value}"
+"""The NLI hypothesis of a citation or triple, as seed 002 A.3 writes it; ``{name}`` and ``{qid}`` are also
+available, e.g. ``"{name} {relation} {value}"`` for NLI models that need a full sentence."""
+
+
+def hypothesis(template: str, qid: str | None, relation: str, value: str, graph: KnowledgeGraph) -> str:
+    """Fill the hypothesis template; ``{name}`` is the entity's name in ``graph``, else its qid."""
+    entity = graph.get(qid) if qid else None
+    name = entity.name if entity is not None and entity.name else (qid or "")
+    return template.format(qid=qid or "", name=name, relation=relation, value=value).strip()
+
+
+def check_template(template: str) -> None:
+    """Raise ConfigError when the hypothesis template uses fields other than qid, name, relation, value."""
+    try:
+        template.format(qid="Q1", name="n", relation="r", value="v")
+    except (KeyError, IndexError, ValueError) as error:
+        raise ConfigError(f"bad --hypothesis template {template!r} ({error}); use the fields "
+                          "{qid}, {name}, {relation} and {value}") from None
+
+
+def alignment_pairs(parsed: ParsedAnswer, graph: KnowledgeGraph,
+                    template: str = DEFAULT_HYPOTHESIS) -> list[tuple[str, str]]:
+    """(sentence, hypothesis) for every citation that names a relation and a value."""
+    return [(parsed.sentences[c.sentence], hypothesis(template, c.qid, c.relation, c.value, graph))
+            for c in parsed.citations if c.relation and c.value and c.sentence < len(parsed.sentences)]
+
+
+def na_pairs(parsed: ParsedAnswer, removed: Sequence[Triple], graph: KnowledgeGraph,
+             template: str = DEFAULT_HYPOTHESIS) -> list[tuple[str, str]]:
+    """(sentence marked [NA], hypothesis of a removed triple) for every such combination."""
+    return [(parsed.sentences[i], hypothesis(template, t.qid, t.relation, t.value, graph))
+            for i in parsed.na_sentences if i < len(parsed.sentences) for t in removed]
+
+
+def entailment_decisions(checker: Checker, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], bool | None]:
+    """Whether each premise entails its hypothesis (None: the check failed); identical pairs are checked
+    once. Premise = the sentence, hypothesis = the citation (seed 002 A.3)."""
+    unique = list(dict.fromkeys(pairs))
+    verdicts = checker.check([CheckTask(claim=h, references=(p,)) for p, h in unique]) if unique else []
+    return {pair: (None if v.failed or v.label is None else v.label == Label.ENTAILMENT)
+            for pair, v in zip(unique, verdicts)}
+
+
+def score_row(record: AnswerRecord, decisions: dict[tuple[str, str], bool | None],
+              geval: dict[str, dict[str, Any]] | None, template: str = DEFAULT_HYPOTHESIS) -> dict[str, Any]:
+    """The per-answer result row: citations with their judgements, counts, alignment and [NA] counts."""
+    parsed = parse_answer(record.answer)
+    graph_keys = record.graph.triple_keys()
+    minimum_keys = {t.key() for t in record.minimum}
+    citations = []
+    for c in parsed.citations:
+        triple = c.triple()
+        correct = triple is not None and triple.key() in graph_keys
+        entailed = None
+        if c.relation and c.value:
+            entailed = decisions.get((parsed.sentences[c.sentence],
+                                      hypothesis(template, c.qid, c.relation, c.value, record.graph)))
+        citations.append({"qid": c.qid, "relation": c.relation, "value": c.value, "sentence": c.sentence,
+                          "correct": correct, "precise": correct and triple.key() in minimum_keys,
+                          "entailed": entailed})
+    counts = citation_counts(parsed.citations, record.graph.triples(), record.minimum)
+    row: dict[str, Any] = {
+        "id": record.id,
+        "removed": len(record.removed),
+        "sentences": parsed.sentences,
+        "citations": citations,
+        "na_sentences": parsed.na_sentences,
+        "issues": [{"raw": i.raw, "sentence": i.sentence, "reason": i.reason} for i in parsed.issues],
+        "counts": asdict(counts),
+        "alignment": [decisions.get(pair) for pair in alignment_pairs(parsed, record.graph, template)],
+    }
+    if record.removed:
+        matrix = [[decisions.get((parsed.sentences[i], hypothesis(template, t.qid, t.relation, t.value, record.graph)))
+                   for t in record.removed]
+                  for i in parsed.na_sentences if i < len(parsed.sentences)]
+        row["na"] = asdict(na_counts(matrix, len(record.removed)))
+    if geval is not None:
+        row["geval"] = geval
+    return row
+
+
+def geval_prompt(aspect: str, record: AnswerRecord) -> str:
+    """The G-Eval prompt of one aspect (seed 002 Tables 11-14) filled with the question and answer; the
+    consistency prompt also gets the graph; citations are removed from the answer."""
+    answer = " ".join(parse_answer(record.answer).sentences)
+    return (load_prompt(f"geval_{aspect}").replace("{question}", record.question)
+            .replace("{knowledge}", record.graph.flatten()).replace("{answer}", answer))
+
+
+def continuation_logprob(prompt: str, reply: Any) -> float | None:
+    """Log-probability of what follows ``prompt`` in an echoed completion (sum over its tokens)."""
+    if reply.failed or not reply.tokens:
+        return None
+    offset = 0
+    total = 0.0
+    found = False
+    for token, logprob in zip(reply.tokens, reply.token_logprobs):
+        if offset >= len(prompt):
+            if logprob is None:
+                return None
+            total += logprob
+            found = True
+        offset += len(token)
+    return total if found else None
+
+
+def judge_text_quality(records: Sequence[AnswerRecord], llm: Any, *, aspects: Sequence[str] = ASPECTS,
+                       weighted: bool = False) -> list[dict[str, dict[str, Any]]]:
+    """G-Eval scores per record and aspect: ``{"score", "raw", "failed", "weighted"}``. With ``weighted``,
+    also the probability-weighted score from the completions endpoint's log-probabilities of " 1" ... " 5"
+    after the prompt (5 scoring calls per aspect; None where the endpoint gives no log-probabilities)."""
+    prompts = [(r, a, geval_prompt(a, r)) for r in records for a in aspects]
+    replies = llm.chat_many([[{"role": "user", "content": p}] for _, _, p in prompts], max_tokens=5)
+    out: list[dict[str, dict[str, Any]]] = [{} for _ in records]
+    for index, ((_, aspect, prompt), reply) in enumerate(zip(prompts, replies)):
+        score = None if reply.failed else parse_score(reply.text)
+        cell: dict[str, Any] = {"score": score, "raw": reply.text if not reply.failed else reply.error,
+                                "failed": score is None, "weighted": None}
+        out[index // len(aspects)][aspect] = cell
+    if weighted:
+        for (index, aspect), value in _weighted_scores(prompts, llm, aspects).items():
+            out[index][aspect]["weighted"] = value
+    return out
+
+
+def _weighted_scores(prompts: Sequence[tuple[AnswerRecord, str, str]], llm: Any,
+                     aspects: Sequence[str]) -> dict[tuple[int, str], float | None]:
+    """Probability-weighted scores, the 5 scoring completions of every prompt run in parallel."""
+    calls = [(position, s, f"{prompt} {s}") for position, (_, _, prompt) in enumerate(prompts) for s in SCORES]
+    workers = max(1, getattr(getattr(llm, "config", None), "concurrency", 1))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        replies = list(pool.map(lambda call: llm.complete(call[2]), calls))
+    logprobs: dict[int, dict[int, float | None]] = {}
+    for (position, s, _), reply in zip(calls, replies):
+        logprobs.setdefault(position, {})[s] = continuation_logprob(prompts[position][2], reply)
+    return {(position // len(aspects), prompts[position][1]): weighted_score(values)
+            for position, values in logprobs.items()}
+
+
+def score(records: Iterable[AnswerRecord], checker: Checker, *, output: str | Path, judge: Any = None,
+          weighted: bool = False, batch_size: int = 32, template: str = DEFAULT_HYPOTHESIS) -> dict[str, int]:
+    """Score answers in batches, writing each row as it is done; ids already in ``output`` are skipped.
+    ``template`` shapes the NLI hypothesis of a citation (see DEFAULT_HYPOTHESIS)."""
+    check_template(template)
+    records = list(records)
+    counts = {"written": 0, "resumed": 0}
+    with ResultWriter(output) as writer:
+        todo = [r for r in records if r.id not in writer.done]
+        counts["resumed"] = len(records) - len(todo)
+        with progress("scoring answers", total=len(todo)) as bar:
+            for start in range(0, len(todo), batch_size):
+                batch = todo[start:start + batch_size]
+                pairs = []
+                for record in batch:
+                    parsed = parse_answer(record.answer)
+                    pairs += alignment_pairs(parsed, record.graph, template)
+                    pairs += na_pairs(parsed, record.removed, record.graph, template)
+                decisions = entailment_decisions(checker, pairs)
+                judged = judge_text_quality(batch, judge, weighted=weighted) if judge is not None else None
+                for index, record in enumerate(batch):
+                    writer.write(score_row(record, decisions, judged[index] if judged else None, template))
+                    counts["written"] += 1
+                    bar.advance()
+    return counts
+
+
+def summarize(rows: Sequence[dict[str, Any]], *, empty_answers: Literal["skip", "zero"] = "skip"
+              ) -> dict[str, dict[str, Any]]:
+    """Dataset figures from score rows, grouped by how many triples were removed (seed 002 Table 5):
+    citation quality, alignment, [NA] quality, G-Eval means, parse issues."""
+    groups: dict[int, list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(int(row.get("removed", 0)), []).append(row)
+    out = {}
+    for removed, group in sorted(groups.items()):
+        figures: dict[str, Any] = citation_quality(
+            [AnswerCitationCounts(**r["counts"]) for r in group], empty_answers=empty_answers).as_dict()
+        figures.update({f"alignment_{k}": v for k, v in
+                        alignment([e for r in group for e in r["alignment"]]).as_dict().items()})
+        na_rows = [AnswerNACounts(**r["na"]) for r in group if r.get("na")]
+        if na_rows:
+            figures.update({k if k.startswith("na_") else f"na_{k}": v
+                            for k, v in na_quality(na_rows).as_dict().items()})
+        judged = [r["geval"] for r in group if r.get("geval")]
+        for aspect in aspect_scores(judged) if judged else []:
+            figures[aspect.aspect] = aspect.mean
+            figures[f"{aspect.aspect}_weighted"] = aspect.weighted_mean
+            figures[f"{aspect.aspect}_failed"] = aspect.failed
+        figures["citation_issues"] = sum(len(r["issues"]) for r in group)
+        out[f"removed={removed}"] = figures
+    return out

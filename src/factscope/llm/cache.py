@@ -1,0 +1,67 @@
+"""A SQLite cache of successful LLM replies, keyed by endpoint + model + messages/prompt + parameters."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from factscope.core.errors import ConfigError
+
+
+def cache_key(endpoint: str, model: str, request: dict[str, Any]) -> str:
+    """A stable hash of everything that decides a reply: the endpoint, the model and the request body."""
+    canonical = json.dumps(
+        {"endpoint": endpoint, "model": model, "request": request},
+        sort_keys=True,
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+class ResponseCache:
+    """Stores decoded reply bodies (JSON) by key; safe to share between threads. Failures are never stored."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path).expanduser()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, body TEXT NOT NULL, created REAL)"
+            )
+            self._db.commit()
+        except (OSError, sqlite3.Error) as error:
+            raise ConfigError(
+                f"cannot open the LLM cache at {self.path}: {error}; set cache_path to a writable file "
+                "(--llm-cache, FACTSCOPE_LLM_CACHE or cache_path under [llm] in the config file)"
+            ) from error
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """The stored reply body, or None."""
+        with self._lock:
+            row = self._db.execute("SELECT body FROM replies WHERE key = ?", (key,)).fetchone()
+        return None if row is None else json.loads(row[0])
+
+    def put(self, key: str, body: dict[str, Any]) -> None:
+        """Store a successful reply body."""
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO replies (key, body, created) VALUES (?, ?, ?)",
+                (key, json.dumps(body, ensure_ascii=False), time.time()),
+            )
+            self._db.commit()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return self._db.execute("SELECT COUNT(*) FROM replies").fetchone()[0]
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()

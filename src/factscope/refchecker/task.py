@@ -1,0 +1,176 @@
+"""The RefChecker pipeline: extract claims from responses, check them against references, aggregate."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from factscope.checkers.base import Checker, CheckTask
+from factscope.claims.base import Extractor
+from factscope.cli.display import progress
+from factscope.core.io import ResultWriter
+from factscope.core.schema import Claim, Record, Verdict
+from factscope.metrics.hallucination import (
+    DatasetRates,
+    ResponseSummary,
+    copy_rate,
+    dataset_rates,
+    summarize_response,
+)
+
+
+class ClaimResult(BaseModel):
+    """One claim with its verdict and its copy rate (share of its 1- to 4-grams found in the references)."""
+
+    claim: Claim
+    verdict: Verdict
+    copy_rate: float | None = None
+
+
+class CheckResult(BaseModel):
+    """Everything the check task found for one record."""
+
+    id: str
+    question: str | None = None
+    response: str
+    setting: str | None = None
+    references: list[str] = Field(default_factory=list)
+    retrieved: bool = False
+    claims: list[ClaimResult] = Field(default_factory=list)
+    extraction_failed: bool = False
+    extraction_error: str | None = None
+    extraction_raw: str | None = None
+    summary: ResponseSummary | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class CheckRun(BaseModel):
+    """A whole run: per-record results (earlier runs' rows included when resuming) and dataset figures."""
+
+    results: list[CheckResult]
+    rates: DatasetRates
+    rates_by_setting: dict[str, DatasetRates]
+    extraction_failures: int
+    check_failures: int
+    new_records: int
+    resumed_records: int
+    seconds: float
+    extractor: str
+    checker: str
+
+
+def check(
+    records: Sequence[Record],
+    *,
+    extractor: Extractor,
+    checker: Checker,
+    output: str | Path | None = None,
+    retriever: Any = None,
+    retrieve_k: int = 5,
+    batch_size: int = 32,
+) -> CheckRun:
+    """Run extraction and checking over ``records`` in batches, writing each result as soon as it is done.
+
+    With ``output``, records already in that file are skipped (resume) and the run's figures cover the
+    whole file. Records with no references are checked against the ``retriever``'s top ``retrieve_k``
+    passages (query: the question, else the response) when one is given.
+    """
+    started = time.perf_counter()
+    writer = ResultWriter(output) if output is not None else None
+    todo = [record for record in records if writer is None or record.id not in writer.done]
+    fresh: list[CheckResult] = []
+    try:
+        with progress("checking", total=len(todo)) as bar:
+            for start in range(0, len(todo), batch_size):
+                batch = todo[start : start + batch_size]
+                for result in _check_batch(batch, extractor, checker, retriever, retrieve_k):
+                    if writer is not None:
+                        writer.write(result)
+                    fresh.append(result)
+                bar.advance(len(batch))
+        results = [CheckResult.model_validate(row) for row in writer.rows()] if writer is not None else fresh
+    finally:
+        if writer is not None:
+            writer.close()
+    return summarize_run(
+        results,
+        new_records=len(fresh),
+        seconds=time.perf_counter() - started,
+        extractor=extractor.name,
+        checker=checker.name,
+    )
+
+
+def _check_batch(
+    batch: Sequence[Record], extractor: Extractor, checker: Checker, retriever: Any, retrieve_k: int
+) -> list[CheckResult]:
+    extractions = extractor.extract([r.response for r in batch], [r.question for r in batch])
+    references = [_references_for(record, retriever, retrieve_k) for record in batch]
+    tasks: list[CheckTask] = []
+    for record, extraction, refs in zip(batch, extractions, references):
+        for claim in extraction.claims:
+            tasks.append(
+                CheckTask(
+                    claim=claim.render(), references=tuple(refs), question=record.question, triplet=claim.triplet
+                )
+            )
+    verdicts = iter(checker.check(tasks)) if tasks else iter(())
+    results = []
+    for record, extraction, refs in zip(batch, extractions, references):
+        joined = "\n".join(refs)
+        claims = [
+            ClaimResult(claim=claim, verdict=next(verdicts), copy_rate=copy_rate(claim.render(), joined) if refs else None)
+            for claim in extraction.claims
+        ]
+        summary = None if extraction.failed else summarize_response([c.verdict.label for c in claims])
+        results.append(
+            CheckResult(
+                id=record.id,
+                question=record.question,
+                response=record.response,
+                setting=record.setting,
+                references=refs,
+                retrieved=not record.references and bool(refs),
+                claims=claims,
+                extraction_failed=extraction.failed,
+                extraction_error=extraction.error,
+                extraction_raw=extraction.raw,
+                summary=summary,
+                metadata=record.metadata,
+            )
+        )
+    return results
+
+
+def _references_for(record: Record, retriever: Any, k: int) -> list[str]:
+    if record.references or retriever is None:
+        return list(record.references)
+    query = record.question or record.response
+    return [hit.text for hit in retriever.search(query, k)] if query.strip() else []
+
+
+def summarize_run(
+    results: Sequence[CheckResult], *, new_records: int, seconds: float, extractor: str, checker: str
+) -> CheckRun:
+    """Dataset rates overall and per context setting; failed extractions are counted, not rated."""
+    summaries = [r.summary for r in results if r.summary is not None]
+    by_setting: dict[str, list[ResponseSummary]] = {}
+    for result in results:
+        if result.summary is not None and result.setting:
+            by_setting.setdefault(result.setting, []).append(result.summary)
+    return CheckRun(
+        results=list(results),
+        rates=dataset_rates(summaries),
+        rates_by_setting={setting: dataset_rates(items) for setting, items in sorted(by_setting.items())},
+        extraction_failures=sum(1 for r in results if r.extraction_failed),
+        check_failures=sum(1 for r in results for c in r.claims if c.verdict.failed),
+        new_records=new_records,
+        resumed_records=len(results) - new_records,
+        seconds=seconds,
+        extractor=extractor,
+        checker=checker,
+    )

@@ -1,1 +1,0 @@
-"""Tasks: each composes extract -> check -> metrics for one seed system; the CLI and the Python API call them."""

@@ -1,0 +1,375 @@
+"""Train a checker directory end to end: load, split, fit (repc or finetune), tune on validation, report held-out."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+
+from factscope.checkers.embedded import (
+    MANIFEST,
+    PACKAGED_ENCODER,
+    CrossEncoderEnsemble,
+    CrossEncoderModel,
+    apply_log_bias,
+    resolve_encoder,
+)
+from factscope.core.errors import ConfigError, InputError
+from factscope.training.evaluation import (
+    BiasCheck,
+    CheckerReport,
+    cross_validate_log_bias,
+    evaluate,
+    tune_log_bias,
+)
+from factscope.training.long_context import augment, context_copies, unrelated_copies
+from factscope.training.nli_data import NLIExample, file_sha256, load_nli_jsonl, split_dataset
+
+ProgressFactory = Callable[[str, int], object]
+"""``progress(description, total)`` -> a context manager whose value has ``advance(n)`` (factscope.cli.display.progress)."""
+
+
+@dataclass
+class TrainOptions:
+    """Everything `factscope train-checker` accepts; the defaults are the one-command recipe (README)."""
+
+    data: Path
+    out: Path
+    method: str = "finetune"
+    encoder: str = PACKAGED_ENCODER
+    layers: str = "all"
+    features: str = "both"
+    classifier: str = "logreg"
+    epochs: int = 3
+    learning_rate: float = 1e-4
+    seed: int = 13
+    limit: int | None = None
+    cues: str = "auto"
+    class_biases: str = "auto"
+    threads: int = 2
+    long_context: float = 0.5
+    context_words: int = 150
+    context_epochs: int = 1
+    precision: str = "auto"
+    unrelated_context: float = 0.25
+    members: int = 1
+    weights: str = "fp16"
+    attention_dropout: float = 0.0
+    train_word_embeddings: bool = False
+
+
+@dataclass
+class TrainResult:
+    """What a training run produced: the held-out report, the validation report and the manifest written."""
+
+    test: CheckerReport
+    validation: CheckerReport
+    manifest: dict
+    skipped: list[InputError] = field(default_factory=list)
+    cue_figures: dict | None = None
+
+
+def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResult:
+    """Train, tune biases (and test cues) on validation, report on the held-out part, write the directory."""
+    started = time.perf_counter()
+    if options.method not in ("repc", "finetune"):
+        raise ConfigError(f"unknown method {options.method!r}; use --method repc or --method finetune")
+    if options.cues not in ("auto", "on", "off"):
+        raise ConfigError("--cues must be auto, on or off")
+    if options.class_biases not in ("auto", "on", "off"):
+        raise ConfigError("--class-biases must be auto, on or off")
+    if options.precision not in ("auto", "fp32", "bf16"):
+        raise ConfigError("--precision must be auto, fp32 or bf16")
+    if options.weights not in ("fp16", "int8"):
+        raise ConfigError("--weights must be fp16 or int8")
+    if options.members < 1 or (options.members > 1 and options.method != "finetune"):
+        raise ConfigError("--members must be at least 1, and more than 1 only with --method finetune")
+    dataset = load_nli_jsonl(options.data, limit=options.limit)
+    split = split_dataset(dataset, seed=options.seed)
+    if not split.train or not split.validation or not split.test:
+        raise InputError("too few usable pairs to split into train / validation / test", path=options.data)
+    encoder_path = resolve_encoder(options.encoder)
+    train, validation = split.train, split.validation
+    neutral = _neutral_class(dataset.classes)
+    copies = context_copies(train, options.long_context, options.context_words, options.seed)
+    copies += unrelated_copies(
+        train, options.unrelated_context, options.context_words, options.seed + 3, neutral
+    )
+    validation = augment(
+        validation, options.long_context, options.context_words, options.seed + 1
+    ) + unrelated_copies(
+        validation, options.unrelated_context, options.context_words, options.seed + 4, neutral
+    )
+    staging = options.out.with_name(options.out.name + ".partial")
+    if staging.exists():
+        shutil.rmtree(staging)
+    staging.mkdir(parents=True)
+    manifest: dict = {
+        "format": 1,
+        "method": options.method,
+        "encoder": options.encoder,
+        "classes": list(dataset.classes),
+        "label_order": ["Entailment", "Neutral", "Contradiction"],
+        "inference_max_length": 320,
+        "training": {
+            "data_path": str(options.data),
+            "data_sha256": file_sha256(options.data),
+            "limit": options.limit,
+            "split_seed": split.seed,
+            "split_fractions": {"validation": 0.1, "test": 0.15},
+            "n_train": len(split.train),
+            "n_validation": len(split.validation),
+            "n_test": len(split.test),
+            "n_skipped_records": len(dataset.skipped),
+            "long_context": {
+                "share": options.long_context,
+                "words": options.context_words,
+                "epochs": options.context_epochs if options.method == "finetune" else None,
+                "unrelated_share": options.unrelated_context,
+            },
+        },
+    }
+    if options.method == "finetune":
+        model, details = _train_finetune(
+            options, encoder_path, train, copies, validation, dataset.classes, progress
+        )
+        from factscope.training.finetune import save_cross_encoder
+
+        manifest["members"] = [member["folder"] for member in details["finetune"]["members"]]
+        for folder, member in zip(manifest["members"], model.members):
+            save_cross_encoder(member, staging / folder, options.weights)
+        model = CrossEncoderEnsemble(
+            [
+                CrossEncoderModel.from_pretrained(
+                    staging / folder, batch_size=member.batch_size, max_length=member.max_length
+                )
+                for folder, member in zip(manifest["members"], model.members)
+            ]
+        )
+    else:
+        model, details = _train_repc(
+            options, encoder_path, train + copies, validation, dataset.classes, progress
+        )
+        model.head.save(staging / "head.npz")
+    manifest.update(details)
+    manifest["training"]["fit_seconds"] = round(time.perf_counter() - started, 1)
+    validation_probs = _probs(model, validation, progress, "scoring validation")
+    test_probs = _probs(model, split.test, progress, "scoring held-out test")
+    validation_labels = np.array([e.label for e in validation])
+    test_labels = np.array([e.label for e in split.test])
+    log_bias, bias_check = _class_biases(options, validation_labels, validation_probs)
+    manifest["log_bias"] = [float(b) for b in log_bias]
+    manifest["thresholds"] = {
+        "decision": "argmax of probabilities after the class log-biases, tuned on validation for macro-F1",
+        "class_biases": options.class_biases,
+    }
+    if bias_check is not None:
+        manifest["class_bias_check"] = {**asdict(bias_check), "kept": bias_check.helps}
+    manifest["held_out_model_only"] = evaluate(test_labels, test_probs, dataset.classes).as_dict()
+    test_report = evaluate(test_labels, apply_log_bias(test_probs, log_bias), dataset.classes)
+    validation_report = evaluate(
+        validation_labels, apply_log_bias(validation_probs, log_bias), dataset.classes
+    )
+    cue_figures = None
+    if options.cues != "off" and len(dataset.classes) == 3:
+        from factscope.checkers.cues import CueStacker
+
+        stacker = CueStacker.fit(
+            validation_probs,
+            [e.premise for e in validation],
+            [e.hypothesis for e in validation],
+            validation_labels,
+            seed=options.seed,
+        )
+        cue_probs = stacker.apply(
+            test_probs, [e.premise for e in split.test], [e.hypothesis for e in split.test]
+        )
+        cue_report = evaluate(test_labels, cue_probs, dataset.classes)
+        keep = options.cues == "on" or cue_report.macro_f1 > test_report.macro_f1
+        cue_figures = {
+            "held_out_without_cues": test_report.as_dict(),
+            "held_out_with_cues": cue_report.as_dict(),
+            "kept": keep,
+        }
+        if keep:
+            stacker.save(staging / "cues.npz")
+            manifest["cues"] = {"file": "cues.npz", "features": list(stacker.feature_names)}
+            test_report = cue_report
+            validation_report = evaluate(
+                validation_labels,
+                stacker.apply(
+                    validation_probs, [e.premise for e in validation], [e.hypothesis for e in validation]
+                ),
+                dataset.classes,
+            )
+        manifest["cue_test"] = cue_figures
+    manifest["held_out"] = test_report.as_dict()
+    in_context = augment(split.test, 1.0, options.context_words, options.seed + 2)[len(split.test) :]
+    context_probs = _probs(model, in_context, progress, "scoring held-out test in context")
+    if "cues" in manifest:
+        context_probs = stacker.apply(
+            context_probs, [e.premise for e in in_context], [e.hypothesis for e in in_context]
+        )
+    else:
+        context_probs = apply_log_bias(context_probs, log_bias)
+    manifest["held_out_in_context"] = evaluate(test_labels, context_probs, dataset.classes).as_dict()
+    unrelated = unrelated_copies(split.test, 1.0, options.context_words, options.seed + 5, neutral)
+    unrelated_probs = _probs(
+        model, unrelated, progress, "scoring held-out hypotheses against unrelated segments"
+    )
+    if "cues" in manifest:
+        unrelated_probs = stacker.apply(
+            unrelated_probs, [e.premise for e in unrelated], [e.hypothesis for e in unrelated]
+        )
+    else:
+        unrelated_probs = apply_log_bias(unrelated_probs, log_bias)
+    manifest["held_out_unrelated_labels"] = {
+        name: float(np.mean(unrelated_probs.argmax(axis=1) == i)) for i, name in enumerate(dataset.classes)
+    }
+    manifest["validation"] = validation_report.as_dict()
+    manifest["training"]["seconds"] = round(time.perf_counter() - started, 1)
+    (staging / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    if options.out.exists():
+        shutil.rmtree(options.out)
+    staging.rename(options.out)
+    return TrainResult(
+        test=test_report,
+        validation=validation_report,
+        manifest=manifest,
+        skipped=dataset.skipped,
+        cue_figures=cue_figures,
+    )
+
+
+def _class_biases(
+    options: TrainOptions, labels: np.ndarray, probs: np.ndarray
+) -> tuple[np.ndarray, BiasCheck | None]:
+    """The class log-biases to ship: tuned on validation (``on``), none (``off``), or tuned and kept only when
+    5-fold cross-validation within validation shows they help (``auto``); the check, when one was made."""
+    none = np.zeros(probs.shape[1])
+    if options.class_biases == "off":
+        return none, None
+    tuned = tune_log_bias(labels, probs)
+    if options.class_biases == "on" or not tuned.any():
+        return tuned, None
+    check = cross_validate_log_bias(labels, probs, seed=options.seed)
+    return (tuned if check.helps else none), check
+
+
+def _neutral_class(classes: tuple[str, ...]) -> int:
+    """The class a claim gets from a segment about other things: neutral (3-way) or not_entailment (2-way)."""
+    return classes.index("neutral") if "neutral" in classes else classes.index("not_entailment")
+
+
+def _train_finetune(options, encoder_path, train, copies, validation, classes, progress):
+    from factscope.training.finetune import (
+        EAGER_ATTENTION_MAX_TOKENS,
+        FinetuneConfig,
+        epoch_schedule,
+        finetune_cross_encoder,
+        resolve_precision,
+    )
+
+    config = FinetuneConfig(
+        epochs=options.epochs,
+        context_epochs=options.context_epochs,
+        learning_rate=options.learning_rate,
+        seed=options.seed,
+        threads=options.threads,
+        precision=options.precision,
+        attention_dropout=options.attention_dropout,
+        train_word_embeddings=options.train_word_embeddings,
+        max_length=256 if options.long_context > 0 or options.unrelated_context > 0 else 128,
+    )
+    pairs = sum(len(data) for data in epoch_schedule(train, copies, config.epochs, config.context_epochs))
+    models, members = [], []
+    for k in range(options.members):
+        member_config = replace(config, seed=options.seed + k)
+        description = (
+            "fine-tuning" if options.members == 1 else f"fine-tuning member {k + 1}/{options.members}"
+        )
+        with progress(description, pairs) as bar:
+            result = finetune_cross_encoder(
+                encoder_path,
+                train,
+                validation,
+                classes,
+                member_config,
+                on_step=bar.advance,
+                context_copies=copies,
+            )
+        models.append(result.model)
+        members.append(
+            {
+                "folder": "encoder" if k == 0 else f"encoder_{k + 1}",
+                "seed": member_config.seed,
+                "best_epoch": result.best_epoch,
+                "history": result.history,
+            }
+        )
+    details = {
+        "finetune": {
+            "epochs": config.epochs,
+            "context_epochs": config.context_epochs,
+            "learning_rate": config.learning_rate,
+            "batch_size": config.batch_size,
+            "max_length": config.max_length,
+            "warmup": config.warmup,
+            "weight_decay": config.weight_decay,
+            "attention_dropout": config.attention_dropout,
+            "train_word_embeddings": config.train_word_embeddings,
+            "precision": resolve_precision(config.precision),
+            "eager_attention_max_tokens": (
+                EAGER_ATTENTION_MAX_TOKENS if resolve_precision(config.precision) == "bf16" else None
+            ),
+            "dropout_masks": "numpy" if config.fast_dropout else "torch",
+            "weights": options.weights,
+            "members": members,
+        }
+    }
+    return CrossEncoderEnsemble(models), details
+
+
+def _train_repc(options, encoder_path, train, validation, classes, progress):
+    import torch
+
+    from factscope.checkers.repc import RepCFeaturizer, RepCModel, parse_layers
+    from factscope.training.repc import fit_head
+
+    torch.set_num_threads(options.threads)
+    probe = RepCFeaturizer(encoder_path, layers=[0], features=options.features)
+    layers = parse_layers(options.layers, probe.n_hidden_states)
+    probe.layers = layers
+    x_train = _features(probe, train, progress, "encoding train")
+    x_validation = _features(probe, validation, progress, "encoding validation")
+    head = fit_head(
+        options.classifier,
+        x_train,
+        np.array([e.label for e in train]),
+        x_validation,
+        np.array([e.label for e in validation]),
+        n_classes=len(classes),
+        seed=options.seed,
+    )
+    details = {"layers": layers, "features": options.features, "classifier": options.classifier}
+    return RepCModel(probe, head), details
+
+
+def _features(featurizer, examples: list[NLIExample], progress, description: str) -> np.ndarray:
+    passes = {"pair": 1, "sentence": 2, "both": 3}[featurizer.features]
+    with progress(description, len(examples) * passes) as bar:
+        return featurizer.transform(
+            [e.premise for e in examples], [e.hypothesis for e in examples], on_batch=bar.advance
+        )
+
+
+def _probs(model, examples: list[NLIExample], progress, description: str) -> np.ndarray:
+    with progress(description, len(examples)) as bar:
+        probs = model.probs([e.premise for e in examples], [e.hypothesis for e in examples])
+        bar.advance(len(examples))
+    return probs
