@@ -3,10 +3,12 @@
 import numpy as np
 import pytest
 
+from factscope.core.run import ProgressEvent
 from factscope.core.schema import Claim, Extraction
 from factscope.grounding.data import GroundExample
+from factscope.grounding.generation import generate_responses
 from factscope.grounding.presence import WindowedPresence
-from factscope.grounding.task import GroundResult, generate_responses, ground, summarize
+from factscope.grounding.task import GroundResult, ground, summarize
 from factscope.llm.client import LLMClient, LLMConfig
 
 
@@ -64,11 +66,10 @@ EXAMPLES = [
 
 
 def test_ground_scores_each_record_by_hand_and_leaves_failures_out():
-    seen = []
-    results, summary = ground(
-        EXAMPLES, extractor=_SentenceFacts(), presence=_Contains(), batch_size=2, on_result=seen.append
-    )
-    assert [r.id for r in seen] == ["a", "b", "c"]
+    events: list[ProgressEvent] = []
+    run = ground(EXAMPLES, extractor=_SentenceFacts(), presence=_Contains(), batch_size=2, progress=events.append)
+    results, summary = run.results, run.summary
+    assert [(e.done, e.total, e.finished) for e in events] == [(0, 3, False), (2, 3, False), (3, 3, False), (3, 3, True)]
     a, b, c = results
     # a: response facts "The Lenne flows through Corvel." (in context) and "The Lenne is long." (not) -> P 1/2;
     # gold "The Lenne flows through Corvel." in response, "Corvel is a town." not -> R 1/2; F1 0.5
@@ -85,9 +86,19 @@ def test_ground_scores_each_record_by_hand_and_leaves_failures_out():
 
 
 def test_results_round_trip_through_json_for_resumed_summaries():
-    results, summary = ground(EXAMPLES[:2], extractor=_SentenceFacts(), presence=_Contains())
-    again = summarize([GroundResult.model_validate(r.model_dump(mode="json")) for r in results])
-    assert again.overall == summary.overall
+    run = ground(EXAMPLES[:2], extractor=_SentenceFacts(), presence=_Contains())
+    again = summarize([GroundResult.model_validate(r.model_dump(mode="json")) for r in run.results])
+    assert again.overall == run.summary.overall
+
+
+def test_a_rerun_on_the_same_output_resumes_and_summarises_the_whole_file(tmp_path):
+    output = tmp_path / "ground.jsonl"
+    first = ground(EXAMPLES[:2], extractor=_SentenceFacts(), presence=_Contains(), output=output)
+    again = ground(EXAMPLES, extractor=_SentenceFacts(), presence=_Contains(), output=output)
+    assert (first.new_records, again.new_records, again.resumed_records) == (2, 1, 2)
+    assert [r.id for r in again.results] == ["a", "b", "c"]
+    assert len(output.read_text(encoding="utf-8").splitlines()) == 3
+    assert again.summary.records == 3 and again.summary.failed == 1
 
 
 def test_examples_without_response_are_refused():
@@ -112,11 +123,11 @@ def test_generate_builds_the_prompt_from_contexts_and_question(fake_llm):
 
 def test_an_empty_response_scores_zero_by_default_and_can_be_skipped():
     empty = GroundExample("e", "Q?", ["Owls hunt at dusk."], ["Owls hunt at dusk."], response="")
-    [result], summary = ground([empty], extractor=_SentenceFacts(), presence=_Contains())
+    run = ground([empty], extractor=_SentenceFacts(), presence=_Contains())
+    [result] = run.results
     # no response facts -> precision 0 ("zero" policy); the gold fact meets no text -> absent, recall 0
     assert (result.precision, result.recall, result.f1) == (0.0, 0.0, 0.0)
     assert result.gold_facts[0].present is False and result.gold_facts[0].score is None
-    [skipped], summary = ground(
-        [empty], extractor=_SentenceFacts(), presence=_Contains(), no_response_facts="skip"
-    )
-    assert skipped.precision is None and skipped.f1 is None and summary.overall.f1_n == 0
+    run = ground([empty], extractor=_SentenceFacts(), presence=_Contains(), no_response_facts="skip")
+    [skipped] = run.results
+    assert skipped.precision is None and skipped.f1 is None and run.summary.overall.f1_n == 0

@@ -249,22 +249,30 @@ def test_price_flags_reach_the_cost_line_of_check(fake_llm, tmp_path):
     import typer
 
     from factscope.cli import commands
-    from factscope.cli import llm_options as lo
+    from factscope.cli.llm_options import LLMOptions
+
+    def options(config=None, **prices):
+        return LLMOptions(
+            llm_base_url=fake_llm.base_url, llm_model="fake", llm_config=config, llm_concurrency=2, llm_cache="off",
+            **prices,
+        )
 
     fake_llm.script(["Entailment"])
-    llm = lo.build_llm(fake_llm.base_url, "fake", None, None, 2, "off", price_prompt=0.5, price_completion=2.0)
+    llm = options(llm_price_prompt=0.5, llm_price_completion=2.0).build()
     reply = llm.chat([{"role": "user", "content": "one two three four"}])
     # the fake server counts words: 4 prompt tokens, 1 completion token -> 4/1000*0.5 + 1/1000*2.0 = 0.004
     assert (reply.usage["prompt_tokens"], reply.usage["completion_tokens"]) == (4, 1)
     assert dict(llm.usage_rows())["LLM cost"] == pytest.approx(0.004)
     config = tmp_path / "config.toml"
     config.write_text("[llm]\nprice_prompt_per_1k = 1.5\n", encoding="utf-8")
-    kept = lo.build_llm(fake_llm.base_url, "fake", None, config, 2, "off", price_completion=3.0)
+    kept = options(config, llm_price_completion=3.0).build()
     assert (kept.config.price_prompt_per_1k, kept.config.price_completion_per_1k) == (1.5, 3.0)
-    assert lo.build_llm(fake_llm.base_url, "fake", None, None, 2, "off").config.price_prompt_per_1k is None
+    assert options().build().config.price_prompt_per_1k is None
     app = typer.Typer()
     for module in commands.MODULES:
         module.register(app)
     built = typer.main.get_command(app).commands
     flags = {name: {opt for param in command.params for opt in param.opts} for name, command in built.items()}
     assert {"--llm-price-prompt", "--llm-price-completion"} <= flags["check"]
+    shared = {"--llm-base-url", "--llm-model", "--llm-api-key", "--llm-config", "--llm-concurrency", "--llm-cache"}
+    assert all(shared <= flags[name] for name in ("check", "agree"))

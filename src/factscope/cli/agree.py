@@ -10,8 +10,8 @@ import typer
 
 from factscope.checkers.registry import CHECKER_SPECS, make_checker
 from factscope.claims.registry import EXTRACTOR_SPECS, make_extractor
-from factscope.cli import llm_options as lo
 from factscope.cli.display import print_skipped, print_table, summary_table
+from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
 
 HELP = """Measure agreement with human labels.
 
@@ -32,7 +32,7 @@ Example:
 
 def register(app: typer.Typer) -> None:
     """Add the `agree` command."""
-    app.command("agree", help=HELP)(agree_command)
+    app.command("agree", help=HELP)(llm_options(agree_command))
 
 
 def agree_command(
@@ -42,12 +42,8 @@ def agree_command(
     checker: Annotated[str, typer.Option(help=CHECKER_SPECS)] = "embedded",
     extractor: Annotated[str, typer.Option(help=EXTRACTOR_SPECS + "; pipeline mode only")] = "rules",
     report: Annotated[Path | None, typer.Option(help="write the figures as JSON here")] = None,
-    llm_base_url: lo.BaseUrl = None,
-    llm_model: lo.Model = None,
-    llm_api_key: lo.ApiKey = None,
-    llm_config: lo.ConfigFile = None,
-    llm_concurrency: lo.Concurrency = 8,
-    llm_cache: lo.Cache = None,
+    *,
+    endpoint: LLMOptions,
 ) -> None:
     from factscope.refchecker.agree import agree, load_human_annotations
     from factscope.refchecker.data import load_check_records
@@ -62,7 +58,7 @@ def agree_command(
     for problem in problems:
         print_skipped(problem)
     needs_llm = checker == "llm" or (mode == "pipeline" and extractor.startswith("llm"))
-    llm = lo.build_llm(llm_base_url, llm_model, llm_api_key, llm_config, llm_concurrency, llm_cache) if needs_llm else None
+    llm = endpoint.build() if needs_llm else None
     result = agree(
         annotations,
         records,
@@ -81,7 +77,7 @@ def agree_command(
         ("annotated ids without a record", len(result.unmatched_ids)),
     ]
     rows += [(f"{model}: human / ours", f"{h:.3f} / {o:.3f}") for model, (h, o) in result.model_rates.items()]
-    rows += lo.usage_rows(llm)
+    rows += usage_rows(llm)
     print_table(summary_table("agreement with human labels", rows))
     if report is not None:
         report.write_text(json.dumps(result.model_dump(mode="json"), indent=2), encoding="utf-8")

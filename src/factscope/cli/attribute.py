@@ -9,8 +9,8 @@ from typing import Annotated, Any
 
 import typer
 
-from factscope.cli import llm_options as lo
 from factscope.cli.display import console, print_table, summary_table
+from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
 from factscope.core.errors import ConfigError, InputError
 
 HELP = """Knowledge-graph attribution (KaLMA / BioKaLMA): answers that cite triples of a knowledge graph as \\[Q212657, place of birth: Rome], mark what the graph lacks with \\[NA], and are scored with no reference answers.
@@ -73,9 +73,9 @@ GraphFile = Annotated[Path | None, typer.Option("--graph", help="knowledge graph
 def register(app: typer.Typer) -> None:
     """Add the `attribute` command group."""
     attribute_app = typer.Typer(help=HELP, no_args_is_help=True)
-    attribute_app.command("generate", help=GENERATE_HELP)(generate_command)
-    attribute_app.command("score", help=SCORE_HELP)(score_command)
-    attribute_app.command("make-questions", help=EVOLVE_HELP)(make_questions_command)
+    attribute_app.command("generate", help=GENERATE_HELP)(llm_options(generate_command))
+    attribute_app.command("score", help=SCORE_HELP)(llm_options(score_command))
+    attribute_app.command("make-questions", help=EVOLVE_HELP)(llm_options(make_questions_command))
     app.add_typer(attribute_app, name="attribute")
 
 
@@ -102,18 +102,14 @@ def generate_command(
     sparql_cache: Annotated[Path, typer.Option(help="on-disk cache of SPARQL replies")] = Path(".factscope/sparql"),
     sparql_interval: Annotated[float, typer.Option(help="seconds between SPARQL requests")] = 1.0,
     temperature: Annotated[float | None, typer.Option(help="sampling temperature (default: the LLM config's, 0)")] = None,
-    llm_base_url: lo.BaseUrl = None,
-    llm_model: lo.Model = None,
-    llm_api_key: lo.ApiKey = None,
-    llm_config: lo.ConfigFile = None,
-    llm_concurrency: lo.Concurrency = 8,
-    llm_cache: lo.Cache = None,
+    *,
+    endpoint: LLMOptions,
 ) -> None:
     from factscope.kalma.task import generate, prepare
 
     if not 0.0 <= retrieval_accuracy <= 1.0:
         raise ConfigError("--retrieval-accuracy must be between 0 and 1 (e.g. 0.8)")
-    llm = lo.build_llm(llm_base_url, llm_model, llm_api_key, llm_config, llm_concurrency, llm_cache)
+    llm = endpoint.build()
     kg = _graph(graph)
     loaded = _read_questions(questions)
     retriever = None
@@ -137,7 +133,7 @@ def generate_command(
     counts = generate(items, llm, output=output, **params)
     rows = [("questions", len(loaded)), ("answers written", counts["written"]),
             ("already in output (resumed)", counts["resumed"]), ("generation failures", counts["failed"])]
-    print_table(summary_table(f"attribute generate -> {output}", rows + lo.usage_rows(llm)))
+    print_table(summary_table(f"attribute generate -> {output}", rows + usage_rows(llm)))
 
 
 def _read_questions(path: Path) -> list[Any]:
@@ -167,12 +163,8 @@ def score_command(
     summary: Annotated[Path | None, typer.Option(help="also write the summary figures as JSON here")] = None,
     hypothesis: Annotated[str, typer.Option(help="NLI hypothesis of a citation; fields {relation} {value} {name} "
                                                  "{qid}; the seed's form is the default")] = "{relation}: {value}",
-    llm_base_url: lo.BaseUrl = None,
-    llm_model: lo.Model = None,
-    llm_api_key: lo.ApiKey = None,
-    llm_config: lo.ConfigFile = None,
-    llm_concurrency: lo.Concurrency = 8,
-    llm_cache: lo.Cache = None,
+    *,
+    endpoint: LLMOptions,
 ) -> None:
     from factscope.checkers.registry import make_checker
     from factscope.core.io import ResultWriter, read_json_records
@@ -181,7 +173,7 @@ def score_command(
     check_template(hypothesis)
     llm = None
     if geval or geval_weighted or checker == "llm":
-        llm = lo.build_llm(llm_base_url, llm_model, llm_api_key, llm_config, llm_concurrency, llm_cache)
+        llm = endpoint.build()
     records, failed_generations = [], 0
     for line, data in read_json_records(answers):
         try:
@@ -204,7 +196,7 @@ def score_command(
         if len(figures) == 1:
             rows = [("answers scored now / resumed", f"{counts['written']} / {counts['resumed']}"),
                     ("failed generations (not scored)", failed_generations), *rows]
-        print_table(summary_table(f"attribute score ({group})", rows + lo.usage_rows(llm)))
+        print_table(summary_table(f"attribute score ({group})", rows + usage_rows(llm)))
     if summary is not None:
         summary.write_text(json.dumps(figures, indent=2), encoding="utf-8")
 
@@ -215,16 +207,12 @@ def make_questions_command(
     graph: GraphFile = None,
     rounds: Annotated[int, typer.Option(min=1, help="evolution rounds (the seed uses 6)")] = 6,
     seed: Annotated[int, typer.Option(help="seed of the knowledge choices")] = 0,
-    llm_base_url: lo.BaseUrl = None,
-    llm_model: lo.Model = None,
-    llm_api_key: lo.ApiKey = None,
-    llm_config: lo.ConfigFile = None,
-    llm_concurrency: lo.Concurrency = 8,
-    llm_cache: lo.Cache = None,
+    *,
+    endpoint: LLMOptions,
 ) -> None:
     from factscope.kalma.question_evolution import evolve, read_seeds
 
-    llm = lo.build_llm(llm_base_url, llm_model, llm_api_key, llm_config, llm_concurrency, llm_cache)
+    llm = endpoint.build()
     kg = _graph(graph)
     loaded = []
     for _line, item in read_seeds(seeds, kg):
@@ -237,4 +225,4 @@ def make_questions_command(
     counts = evolve(loaded, llm, output=output, rounds=rounds, seed=seed)
     rows = [("seed paragraphs", len(loaded)), ("questions written", counts["written"]),
             ("already in output (resumed)", counts["resumed"]), ("failed (kept raw, marked)", counts["failed"])]
-    print_table(summary_table(f"attribute make-questions -> {output}", rows + lo.usage_rows(llm)))
+    print_table(summary_table(f"attribute make-questions -> {output}", rows + usage_rows(llm)))

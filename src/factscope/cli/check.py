@@ -11,8 +11,16 @@ from rich.table import Table
 
 from factscope.checkers.registry import CHECKER_SPECS, make_checker
 from factscope.claims.registry import EXTRACTOR_SPECS, make_extractor
-from factscope.cli import llm_options as lo
-from factscope.cli.display import console, format_value, print_skipped, print_table, summary_table
+from factscope.cli.choices import LLMCheckMode, RetrieverName
+from factscope.cli.display import (
+    ProgressDisplay,
+    console,
+    format_value,
+    print_skipped,
+    print_table,
+    summary_table,
+)
+from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
 from factscope.core.schema import LABELS
 
 HELP = """Extract claims from LLM responses and check each against the references.
@@ -32,7 +40,7 @@ Examples:
 
 def register(app: typer.Typer) -> None:
     """Add the `check` command."""
-    app.command("check", help=HELP)(check_command)
+    app.command("check", help=HELP)(llm_options(check_command))
 
 
 def check_command(
@@ -42,27 +50,21 @@ def check_command(
     ] = None,
     extractor: Annotated[str, typer.Option(help=EXTRACTOR_SPECS)] = "rules",
     checker: Annotated[str, typer.Option(help=CHECKER_SPECS)] = "embedded",
-    segment_tokens: Annotated[int, typer.Option(help="split references into segments of this many tokens")] = 200,
-    similarity_threshold: Annotated[float, typer.Option(help="cosine threshold of the similarity checker")] = 0.7,
+    segment_tokens: Annotated[int, typer.Option(min=8, help="split references into segments of this many tokens")] = 200,
+    similarity_threshold: Annotated[float, typer.Option(min=-1.0, max=1.0, help="cosine threshold of the similarity checker")] = 0.7,
     corpus: Annotated[
         Path | None, typer.Option(help="JSONL or folder of .txt: passages to retrieve for records without references")
     ] = None,
-    retriever: Annotated[str, typer.Option(help="bm25, dense or hybrid (with --corpus)")] = "bm25",
-    top_k: Annotated[int, typer.Option(help="passages retrieved per record (with --corpus)")] = 5,
-    batch_size: Annotated[int, typer.Option(help="records per extraction / checking batch")] = 32,
-    max_reference_chars: Annotated[int, typer.Option(help="skip records whose references are longer")] = 2_000_000,
+    retriever: Annotated[RetrieverName, typer.Option(help="passage retriever (with --corpus)")] = RetrieverName.bm25,
+    top_k: Annotated[int, typer.Option(min=1, help="passages retrieved per record (with --corpus)")] = 5,
+    batch_size: Annotated[int, typer.Option(min=1, help="records per extraction / checking batch")] = 32,
+    max_reference_chars: Annotated[int, typer.Option(min=1, help="skip records whose references are longer")] = 2_000_000,
     llm_check_mode: Annotated[
-        str, typer.Option(help="llm checker: 'joint' (all claims of a record in one call) or 'single'")
-    ] = "joint",
+        LLMCheckMode, typer.Option(help="llm checker: joint (all claims of a record in one call) or single")
+    ] = LLMCheckMode.joint,
     summary: Annotated[Path | None, typer.Option(help="also write the run's figures as JSON here")] = None,
-    llm_base_url: lo.BaseUrl = None,
-    llm_model: lo.Model = None,
-    llm_api_key: lo.ApiKey = None,
-    llm_config: lo.ConfigFile = None,
-    llm_concurrency: lo.Concurrency = 8,
-    llm_cache: lo.Cache = None,
-    llm_price_prompt: lo.PricePrompt = None,
-    llm_price_completion: lo.PriceCompletion = None,
+    *,
+    endpoint: LLMOptions,
 ) -> None:
     from factscope.refchecker.data import load_check_records
     from factscope.refchecker.task import check
@@ -73,22 +75,8 @@ def check_command(
         print_skipped(problem)
     if not records:
         raise typer.Exit(code=2 if problems else 0)
-    needs_llm = extractor.startswith("llm") or checker == "llm"
-    llm = (
-        lo.build_llm(
-            llm_base_url,
-            llm_model,
-            llm_api_key,
-            llm_config,
-            llm_concurrency,
-            llm_cache,
-            price_prompt=llm_price_prompt,
-            price_completion=llm_price_completion,
-        )
-        if needs_llm
-        else None
-    )
-    found = make_retriever(retriever, Corpus.from_path(corpus)) if corpus else None
+    client = endpoint.build_if(extractor.startswith("llm") or checker == "llm")
+    found = make_retriever(retriever.value, Corpus.from_path(corpus)) if corpus else None
     without = sum(1 for r in records if not r.references)
     if without and found is None:
         console.print(
@@ -96,21 +84,23 @@ def check_command(
             "Pass --corpus to retrieve passages for them."
         )
     output = output or Path(f"{input.stem}.checked.jsonl")
-    run = check(
-        records,
-        extractor=make_extractor(extractor, llm=llm),
-        checker=make_checker(
-            checker,
-            llm=llm,
-            max_tokens=segment_tokens,
-            similarity_threshold=similarity_threshold,
-            llm_mode=llm_check_mode,
-        ),
-        output=output,
-        retriever=found,
-        retrieve_k=top_k,
-        batch_size=batch_size,
-    )
+    with ProgressDisplay() as shown:
+        run = check(
+            records,
+            extractor=make_extractor(extractor, llm=client),
+            checker=make_checker(
+                checker,
+                llm=client,
+                max_tokens=segment_tokens,
+                similarity_threshold=similarity_threshold,
+                llm_mode=llm_check_mode.value,
+            ),
+            output=output,
+            retriever=found,
+            retrieve_k=top_k,
+            batch_size=batch_size,
+            progress=shown,
+        )
     print_table(_rates_table(run))
     rows: list[tuple[str, object]] = [
         ("records (new / resumed)", f"{run.new_records} / {run.resumed_records}"),
@@ -122,7 +112,7 @@ def check_command(
         ("extractor / checker", f"{run.extractor} / {run.checker}"),
         ("results", str(output)),
     ]
-    rows.extend(lo.usage_rows(llm))
+    rows.extend(usage_rows(client))
     print_table(summary_table("run", rows))
     if summary is not None:
         figures = run.model_dump(mode="json", exclude={"results"})

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
+from typing import Self
 
 from rich.console import Console
 from rich.markup import escape
@@ -17,6 +18,8 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 from rich.table import Table
+
+from factscope.core.run import ProgressEvent
 
 console = Console(stderr=True)
 """Progress and tables go to stderr, so stdout stays clean for piping."""
@@ -131,6 +134,40 @@ def progress(description: str, total: int | None) -> Iterator[_Bar | _LogBar]:
             yield _Bar(bar, bar.add_task(description, total=total))
         finally:
             _active.pop()
+
+
+class ProgressDisplay:
+    """A progress callback for the run loop (``factscope.core.run``) that draws each stage with ``progress``.
+
+    Use it as a context manager so that bars still open when a run stops are closed.
+    """
+
+    def __init__(self) -> None:
+        self._open: dict[str, tuple[AbstractContextManager[_Bar | _LogBar], _Bar | _LogBar, int]] = {}
+
+    def __call__(self, event: ProgressEvent) -> None:
+        if event.stage not in self._open:
+            if event.finished:
+                return
+            manager = progress(event.stage, event.total)
+            self._open[event.stage] = (manager, manager.__enter__(), 0)
+        manager, bar, shown = self._open[event.stage]
+        if event.total is not None:
+            bar.total(event.total)
+        if event.done > shown:
+            bar.advance(event.done - shown)
+            self._open[event.stage] = (manager, bar, event.done)
+        if event.finished:
+            del self._open[event.stage]
+            manager.__exit__(None, None, None)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for manager, _, _ in reversed(list(self._open.values())):
+            manager.__exit__(None, None, None)
+        self._open.clear()
 
 
 def summary_table(title: str, rows: list[tuple[str, object]]) -> Table:

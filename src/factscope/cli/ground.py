@@ -12,8 +12,15 @@ from rich.markup import escape
 from rich.table import Table
 from typer.core import TyperGroup
 
-from factscope.cli import llm_options as lo
-from factscope.cli.display import console, format_value, print_table, progress, summary_table
+from factscope.cli.choices import (
+    AgreementStatistic,
+    EmptyPolicy,
+    FactExtractorName,
+    GoldPosition,
+    RetrieverName,
+)
+from factscope.cli.display import ProgressDisplay, console, format_value, print_table, progress, summary_table
+from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
 from factscope.core.errors import InputError
 
 HELP = """Grounding evaluation: does a response use all the needed knowledge of its contexts, and only that?
@@ -36,9 +43,7 @@ PRESENCE_HELP = (
     "cross (cross-encoder/ms-marco-MiniLM-L-12-v2 score, 6; the seed's best), cross:MODEL, "
     "nli:CHECKER (entailment probability of a check-task checker, e.g. nli:embedded; 0.5), llm (LLM judge; 0.5)"
 )
-EXTRACTOR_HELP = (
-    "atomic facts of the responses: spacy (offline clause decomposition) or llm (seed-style LLM prompt)"
-)
+EXTRACTOR_HELP = "atomic facts of the responses: spacy (offline clause decomposition) or llm (LLM prompt)"
 
 
 class _ScoreByDefault(TyperGroup):
@@ -54,10 +59,10 @@ def register(app: typer.Typer) -> None:
     """Add the `ground` command group."""
     ground_app = typer.Typer(cls=_ScoreByDefault, help=HELP, no_args_is_help=True)
     ground_app.command("score", help="Score responses (the default command). " + HELP.split("\n\n", 1)[1])(
-        score_command
+        llm_options(score_command)
     )
-    ground_app.command("generate", help=GENERATE_HELP)(generate_command)
-    ground_app.command("calibrate", help=CALIBRATE_HELP)(calibrate_command)
+    ground_app.command("generate", help=GENERATE_HELP)(llm_options(generate_command))
+    ground_app.command("calibrate", help=CALIBRATE_HELP)(llm_options(calibrate_command))
     app.add_typer(ground_app, name="ground")
 
 
@@ -74,16 +79,14 @@ def _load(input: Path, metadata: Path | None, responses: Path | None) -> Any:
     return dataset
 
 
-def _extractor(spec: str, llm: Any) -> Any:
-    if spec == "spacy":
+def _extractor(name: FactExtractorName, llm: Any) -> Any:
+    if name is FactExtractorName.spacy:
         from factscope.claims.clause_facts import ClauseFactExtractor
 
         return ClauseFactExtractor()
-    if spec == "llm":
-        from factscope.claims.llm_facts import LLMFactExtractor
+    from factscope.claims.llm_facts import LLMFactExtractor
 
-        return LLMFactExtractor(llm)
-    raise InputError(f"unknown extractor {spec!r}; use spacy or llm", field="--extractor")
+    return LLMFactExtractor(llm)
 
 
 def score_command(
@@ -100,7 +103,7 @@ def score_command(
         Path | None,
         typer.Option("--output", "-o", help="results JSONL (default: INPUT name + .ground.jsonl)"),
     ] = None,
-    extractor: Annotated[str, typer.Option(help=EXTRACTOR_HELP)] = "spacy",
+    extractor: Annotated[FactExtractorName, typer.Option(help=EXTRACTOR_HELP)] = FactExtractorName.spacy,
     presence: Annotated[str, typer.Option(help=PRESENCE_HELP)] = "bi",
     threshold: Annotated[
         float | None, typer.Option(help="presence threshold (default: the model's, see --presence)")
@@ -122,27 +125,19 @@ def score_command(
         str, typer.Option(help="comma-separated metadata fields to break results down by")
     ] = "pop,has_multi,has_answer",
     no_response_facts: Annotated[
-        str, typer.Option(help="precision of a response with no atomic facts: zero or skip")
-    ] = "zero",
+        EmptyPolicy, typer.Option(help="precision of a response with no atomic facts")
+    ] = EmptyPolicy.zero,
     no_gold_facts: Annotated[
-        str, typer.Option(help="recall / F1 of a record with no gold facts: skip or zero")
-    ] = "skip",
+        EmptyPolicy, typer.Option(help="recall / F1 of a record with no gold facts")
+    ] = EmptyPolicy.skip,
     batch_size: Annotated[int, typer.Option(help="records per decomposition / presence batch")] = 16,
     summary: Annotated[Path | None, typer.Option(help="also write the summary figures as JSON here")] = None,
-    llm_base_url: lo.BaseUrl = None,
-    llm_model: lo.Model = None,
-    llm_api_key: lo.ApiKey = None,
-    llm_config: lo.ConfigFile = None,
-    llm_concurrency: lo.Concurrency = 8,
-    llm_cache: lo.Cache = None,
+    *,
+    endpoint: LLMOptions,
 ) -> None:
-    from factscope.core.io import ResultWriter
     from factscope.grounding.presence import make_presence
-    from factscope.grounding.task import GroundResult, ground, summarize
+    from factscope.grounding.task import ground
 
-    for name, value in (("--no-response-facts", no_response_facts), ("--no-gold-facts", no_gold_facts)):
-        if value not in {"zero", "skip"}:
-            raise InputError(f"expected zero or skip, got {value!r}", field=name)
     dataset = _load(input, metadata, responses)
     without = [e.id for e in dataset.examples if e.response is None]
     if without:
@@ -156,9 +151,9 @@ def score_command(
             "no record to score: none has a response; pass --responses FILE or run `factscope ground generate`",
             path=input,
         )
-    needs_llm = extractor == "llm" or presence == "llm" or presence.startswith("nli:llm")
+    needs_llm = extractor is FactExtractorName.llm or presence == "llm" or presence.startswith("nli:llm")
     llm = (
-        lo.build_llm(llm_base_url, llm_model, llm_api_key, llm_config, llm_concurrency, llm_cache)
+        endpoint.build()
         if needs_llm
         else None
     )
@@ -168,37 +163,29 @@ def score_command(
     fact_extractor = _extractor(extractor, llm)
     factors = [f.strip() for f in by.split(",") if f.strip()]
     output = output or Path(f"{input.stem}.ground.jsonl")
-    with ResultWriter(output) as writer:
-        todo = [e for e in examples if e.id not in writer.done]
-        with progress("grounding", len(todo)) as bar:
-
-            def keep(result: GroundResult) -> None:
-                writer.write(result)
-                bar.advance()
-
-            ground(
-                todo,
-                extractor=fact_extractor,
-                presence=model,
-                batch_size=batch_size,
-                factors=factors,
-                no_response_facts=no_response_facts,  # type: ignore[arg-type]
-                no_gold_facts=no_gold_facts,  # type: ignore[arg-type]
-                on_result=keep,
-            )
-        ids = {e.id for e in examples}
-        results = [GroundResult.model_validate(row) for row in writer.rows() if str(row.get("id")) in ids]
-    report = summarize(results, factors)
+    with ProgressDisplay() as shown:
+        run = ground(
+            examples,
+            extractor=fact_extractor,
+            presence=model,
+            output=output,
+            batch_size=batch_size,
+            factors=factors,
+            no_response_facts=no_response_facts.value,
+            no_gold_facts=no_gold_facts.value,
+            progress=shown,
+        )
+    report = run.summary
     print_table(_factor_table(report))
     rows: list[tuple[str, object]] = [
-        ("records scored (new / resumed)", f"{len(todo)} / {len(results) - len(todo)}"),
+        ("records scored (new / resumed)", f"{run.new_records} / {run.resumed_records}"),
         ("failed decompositions (left out)", report.failed),
         ("unjudged facts (left out)", report.unjudged_facts),
         ("skipped input records", len(dataset.errors) + len(without)),
         ("extractor / presence model", f"{fact_extractor.name} / {model.name} >= {model.threshold:g}"),
         ("results", str(output)),
     ]
-    rows.extend(lo.usage_rows(llm))
+    rows.extend(usage_rows(llm))
     print_table(summary_table("run", rows))
     if summary is not None:
         summary.write_text(json.dumps(report.model_dump(mode="json"), indent=2), encoding="utf-8")
@@ -249,79 +236,53 @@ def generate_command(
     corpus: Annotated[
         Path | None, typer.Option(help="JSONL {id, title, text} or folder of .txt to draw distractors from")
     ] = None,
-    retriever: Annotated[str, typer.Option(help="distractor retriever: bm25, dense or hybrid")] = "dense",
-    budget: Annotated[int, typer.Option(help="distractor budget in whitespace tokens")] = 1000,
-    gold_position: Annotated[
-        str, typer.Option(help="where the gold contexts go: end, beginning, middle or random")
-    ] = "end",
+    retriever: Annotated[RetrieverName, typer.Option(help="distractor retriever")] = RetrieverName.dense,
+    budget: Annotated[int, typer.Option(min=0, help="distractor budget in whitespace tokens")] = 1000,
+    gold_position: Annotated[GoldPosition, typer.Option(help="where the gold contexts go")] = GoldPosition.end,
     depth: Annotated[
-        int, typer.Option(help="passages retrieved per question before filtering (seed: 40)")
+        int, typer.Option(min=1, help="passages retrieved per question before filtering (the paper: 40)")
     ] = 40,
     seed: Annotated[int, typer.Option(help="seed of the random gold position")] = 0,
-    max_tokens: Annotated[int, typer.Option(help="response length limit")] = 512,
+    max_tokens: Annotated[int, typer.Option(min=1, help="response length limit")] = 512,
     batch_size: Annotated[
-        int, typer.Option(help="questions sent (in parallel) before results are written")
+        int, typer.Option(min=1, help="questions sent (in parallel) before results are written")
     ] = 32,
-    llm_base_url: lo.BaseUrl = None,
-    llm_model: lo.Model = None,
-    llm_api_key: lo.ApiKey = None,
-    llm_config: lo.ConfigFile = None,
-    llm_concurrency: lo.Concurrency = 8,
-    llm_cache: lo.Cache = None,
+    *,
+    endpoint: LLMOptions,
 ) -> None:
-    from factscope.core.io import ResultWriter
-    from factscope.grounding.task import generate_responses
+    from factscope.grounding.generation import generate
 
     dataset = _load(input, metadata, None)
-    llm = lo.build_llm(llm_base_url, llm_model, llm_api_key, llm_config, llm_concurrency, llm_cache)
+    llm = endpoint.build()
     examples = dataset.examples
     if corpus is not None:
-        from factscope.grounding.distractors import GOLD_POSITIONS, add_distractors
+        from factscope.grounding.distractors import add_distractors
         from factscope.retrieve.corpus import Corpus, make_retriever
 
-        if gold_position not in GOLD_POSITIONS:
-            raise InputError(f"use one of {', '.join(GOLD_POSITIONS)}", field="--gold-position")
-        found = make_retriever(retriever, Corpus.from_path(corpus))
+        found = make_retriever(retriever.value, Corpus.from_path(corpus))
         examples = add_distractors(
             examples,
             found,
             budget=budget,
-            gold_position=gold_position,
+            gold_position=gold_position.value,
             depth=depth,
-            seed=seed,  # type: ignore[arg-type]
+            seed=seed,
         )
-    failures = 0
-    with ResultWriter(output) as writer:
-        todo = [e for e in examples if e.id not in writer.done]
-        with progress("generating", len(todo)) as bar:
-            for start in range(0, len(todo), batch_size):
-                batch = todo[start : start + batch_size]
-                replies = generate_responses(batch, llm, max_tokens=max_tokens, on_done=bar.advance)
-                for example, reply in zip(batch, replies):
-                    if reply.failed:
-                        failures += 1
-                        console.print(f"[yellow]failed[/] {escape(f'{example.id}: {reply.error}')}")
-                        continue
-                    writer.write(
-                        {
-                            "id": example.id,
-                            "question": example.question,
-                            "response": reply.text,
-                            "contexts": example.contexts,
-                            "model": llm.name,
-                        }
-                    )
+    with ProgressDisplay() as shown:
+        run = generate(examples, llm, output=output, max_tokens=max_tokens, batch_size=batch_size, progress=shown)
+    for failure in run.failures:
+        console.print(f"[yellow]failed[/] {escape(f'{failure.id}: {failure.error}')}")
     rows: list[tuple[str, object]] = [
-        ("responses written (new)", len(todo) - failures),
-        ("already there (resumed)", len(examples) - len(todo)),
-        ("failed calls (rerun to retry)", failures),
+        ("responses written (new)", run.new_records),
+        ("already there (resumed)", run.resumed_records),
+        ("failed calls (rerun to retry)", len(run.failures)),
         (
             "distractors",
-            f"{retriever}, {budget} tokens, gold at {gold_position}" if corpus else "none (gold only)",
+            f"{retriever.value}, {budget} tokens, gold at {gold_position.value}" if corpus else "none (gold only)",
         ),
         ("responses", str(output)),
     ]
-    rows.extend(lo.usage_rows(llm))
+    rows.extend(usage_rows(llm))
     print_table(summary_table("generation", rows))
 
 
@@ -340,32 +301,27 @@ def calibrate_command(
         Path, typer.Argument(help="JSONL of {fact, text | contexts, present}", show_default=False)
     ],
     presence: Annotated[str, typer.Option(help=PRESENCE_HELP)] = "bi",
-    statistic: Annotated[str, typer.Option(help="pearson, accuracy, macro-f1 or kappa")] = "pearson",
+    statistic: Annotated[
+        AgreementStatistic, typer.Option(help="what the threshold should maximise")
+    ] = AgreementStatistic.pearson,
     window: Annotated[int | None, typer.Option(help="sentences per window; 0 = whole text")] = None,
     stride: Annotated[int, typer.Option(help="sentences between window starts")] = 1,
     min_window: Annotated[
         int | None, typer.Option(help="also score narrower windows, down to this width")
     ] = None,
-    llm_base_url: lo.BaseUrl = None,
-    llm_model: lo.Model = None,
-    llm_api_key: lo.ApiKey = None,
-    llm_config: lo.ConfigFile = None,
-    llm_concurrency: lo.Concurrency = 8,
-    llm_cache: lo.Cache = None,
+    *,
+    endpoint: LLMOptions,
 ) -> None:
     import math
 
     from factscope.grounding.presence import make_presence
     from factscope.metrics.grounding import agreement, calibrate_threshold
 
-    if statistic not in {"pearson", "accuracy", "macro-f1", "kappa"}:
-        raise InputError(
-            f"unknown statistic {statistic!r}; use pearson, accuracy, macro-f1 or kappa", field="--statistic"
-        )
+    measure = statistic.value
     facts, sources, human = _read_labels(labels)
     needs_llm = presence == "llm" or presence.startswith("nli:llm")
     llm = (
-        lo.build_llm(llm_base_url, llm_model, llm_api_key, llm_config, llm_concurrency, llm_cache)
+        endpoint.build()
         if needs_llm
         else None
     )
@@ -376,24 +332,24 @@ def calibrate_command(
     if not judged:
         raise InputError("the presence model could judge none of the labelled pairs", path=labels)
     try:
-        result = calibrate_threshold([s for s, _ in judged], [h for _, h in judged], statistic)  # type: ignore[arg-type]
+        result = calibrate_threshold([s for s, _ in judged], [h for _, h in judged], measure)  # type: ignore[arg-type]
     except ValueError as error:
         raise InputError(str(error), path=labels) from error
-    at_default = agreement(statistic, [h for _, h in judged], [s >= model.threshold for s, _ in judged])  # type: ignore[arg-type]
+    at_default = agreement(measure, [h for _, h in judged], [s >= model.threshold for s, _ in judged])  # type: ignore[arg-type]
     print_table(
         summary_table(
             f"presence threshold for {model.name}",
             [
                 ("labelled pairs (judged / unjudged)", f"{len(judged)} / {len(scores) - len(judged)}"),
                 ("human: present", sum(h for _, h in judged)),
-                (f"best threshold ({statistic})", round(result.threshold, 4)),
-                (f"{statistic} at best threshold", result.value),
-                (f"{statistic} at default threshold {model.threshold:g}", at_default),
+                (f"best threshold ({measure})", round(result.threshold, 4)),
+                (f"{measure} at best threshold", result.value),
+                (f"{measure} at default threshold {model.threshold:g}", at_default),
                 ("thresholds tried", result.candidates),
             ],
         )
     )
-    typer.echo(json.dumps({"threshold": result.threshold, statistic: result.value, "model": model.name}))
+    typer.echo(json.dumps({"threshold": result.threshold, measure: result.value, "model": model.name}))
 
 
 def _read_labels(path: Path) -> tuple[list[str], list[list[str]], list[bool]]:

@@ -8,8 +8,8 @@ from typing import Annotated, Any
 
 import typer
 
-from factscope.cli import llm_options as lo
 from factscope.cli.display import console, print_skipped, print_table, progress, summary_table
+from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
 from factscope.core.errors import ConfigError, InputError
 
 HELP = """Evaluate knowledge for a query on CONNER's six dimensions, and use the scores to pick better knowledge.
@@ -100,9 +100,9 @@ Output = Annotated[Path | None, typer.Option("--output", "-o", help="results JSO
 def register(app: typer.Typer) -> None:
     """Add the `knowledge` command group."""
     group = typer.Typer(help=HELP, no_args_is_help=True)
-    group.command("score", help=SCORE_HELP)(score_command)
-    group.command("generate", help=GENERATE_HELP)(generate_command)
-    group.command("select", help=SELECT_HELP)(select_command)
+    group.command("score", help=SCORE_HELP)(llm_options(score_command))
+    group.command("generate", help=GENERATE_HELP)(llm_options(generate_command))
+    group.command("select", help=SELECT_HELP)(llm_options(select_command))
     group.command("agree", help=AGREE_HELP)(agree_command)
     app.add_typer(group, name="knowledge")
 
@@ -193,12 +193,8 @@ def score_command(
     weights: Weights = "0.25,0.25,0.25,0.25",
     seed: Seed = 0,
     batch_size: BatchSize = 16,
-    llm_base_url: lo.BaseUrl = None,
-    llm_model: lo.Model = None,
-    llm_api_key: lo.ApiKey = None,
-    llm_config: lo.ConfigFile = None,
-    llm_concurrency: lo.Concurrency = 8,
-    llm_cache: lo.Cache = None,
+    *,
+    endpoint: LLMOptions,
 ) -> None:
     from factscope.conner.task import METRICS, KnowledgeScores
     from factscope.core.io import ResultWriter
@@ -207,7 +203,7 @@ def score_command(
     if not records:
         raise InputError("no usable records; see the messages above", path=input)
     needs_llm = lm == "endpoint" or checker == "llm"
-    llm = lo.build_llm(llm_base_url, llm_model, llm_api_key, llm_config, llm_concurrency, llm_cache) if needs_llm else None
+    llm = endpoint.build() if needs_llm else None
     evaluator = build_evaluator(
         corpus=corpus, retriever=retriever, evidence_k=evidence_k, aggregate=aggregate, hard=hard_factuality,
         checker=checker, relevance=relevance_model, coherence=coherence_model, lm=lm, baselines=baselines,
@@ -229,7 +225,7 @@ def score_command(
         values = [v for v in (row.value(metric) for row in rows) if v is not None]
         table.append((f"{metric} (mean of {len(values)})", sum(values) / len(values) if values else None))
     reasons = {metric: row.not_computed[metric] for row in rows for metric in row.not_computed}
-    print_table(summary_table(f"CONNER knowledge scores -> {output}", table + lo.usage_rows(llm)))
+    print_table(summary_table(f"CONNER knowledge scores -> {output}", table + usage_rows(llm)))
     for metric, reason in sorted(reasons.items()):
         console.print(f"[yellow]not computed[/] {metric}: {reason}")
 
@@ -281,7 +277,7 @@ def _generate(
                     writer.write(item)
                 bar.advance(len(chunk))
     rows = [("records", len(records)), ("skipped (bad input)", skipped), ("generated now", len(todo)), ("failed", failed)]
-    print_table(summary_table(f"knowledge generation -> {output}", rows + lo.usage_rows(llm)))
+    print_table(summary_table(f"knowledge generation -> {output}", rows + usage_rows(llm)))
 
 
 def generate_command(
@@ -302,18 +298,14 @@ def generate_command(
     weights: Weights = "0.25,0.25,0.25,0.25",
     seed: Seed = 0,
     batch_size: BatchSize = 16,
-    llm_base_url: lo.BaseUrl = None,
-    llm_model: lo.Model = None,
-    llm_api_key: lo.ApiKey = None,
-    llm_config: lo.ConfigFile = None,
-    llm_concurrency: lo.Concurrency = 8,
-    llm_cache: lo.Cache = None,
+    *,
+    endpoint: LLMOptions,
 ) -> None:
     from factscope.conner.generation import GenerationSettings
 
     if mode not in ("zero", "few"):
         raise ConfigError(f"--mode must be zero or few, not {mode!r}")
-    llm = lo.build_llm(llm_base_url, llm_model, llm_api_key, llm_config, llm_concurrency, llm_cache)
+    llm = endpoint.build()
     options = _scoring_options(corpus, retriever, evidence_k, checker, relevance_model, coherence_model, lm, weights, seed)
     _generate(
         input, output, llm, GenerationSettings(mode=mode, seed=seed), train=train, shots=shots, select_from=select_from,
@@ -341,12 +333,8 @@ def select_command(
     weights: Weights = "0.25,0.25,0.25,0.25",
     seed: Seed = 0,
     batch_size: BatchSize = 16,
-    llm_base_url: lo.BaseUrl = None,
-    llm_model: lo.Model = None,
-    llm_api_key: lo.ApiKey = None,
-    llm_config: lo.ConfigFile = None,
-    llm_concurrency: lo.Concurrency = 8,
-    llm_cache: lo.Cache = None,
+    *,
+    endpoint: LLMOptions,
 ) -> None:
     from factscope.conner.generation import GenerationSettings
 
@@ -354,7 +342,7 @@ def select_command(
         raise ConfigError(f"--mode must be zero or few, not {mode!r}")
     if candidates < 2:
         raise ConfigError("--candidates must be at least 2 to select among them")
-    llm = lo.build_llm(llm_base_url, llm_model, llm_api_key, llm_config, llm_concurrency, llm_cache)
+    llm = endpoint.build()
     settings = GenerationSettings(mode=mode, candidates=candidates, top_p=top_p, temperature=temperature, seed=seed)
     options = _scoring_options(corpus, retriever, evidence_k, checker, relevance_model, coherence_model, lm, weights, seed)
     _generate(

@@ -1,95 +1,139 @@
-"""The --llm-* options every command shares, and building an LLM client from them."""
+"""The --llm-* options, declared once: ``@llm_options`` adds them to a command and hands it one ``LLMOptions``."""
 
 from __future__ import annotations
 
+import functools
+import inspect
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import typer
 
+from factscope.core.errors import ConfigError
+
+if typing.TYPE_CHECKING:
+    from factscope.llm.client import LLMClient
+
 PANEL = "LLM endpoint (OpenAI-compatible: OpenAI, vLLM, Ollama, llama.cpp, TGI, LiteLLM)"
 
-BaseUrl = Annotated[
-    str | None,
-    typer.Option("--llm-base-url", help="e.g. http://localhost:8000/v1 [env FACTSCOPE_LLM_BASE_URL]", rich_help_panel=PANEL),
-]
-Model = Annotated[str | None, typer.Option("--llm-model", help="model name [env FACTSCOPE_LLM_MODEL]", rich_help_panel=PANEL)]
-ApiKey = Annotated[
-    str | None,
-    typer.Option("--llm-api-key", help="[env FACTSCOPE_LLM_API_KEY or OPENAI_API_KEY]", rich_help_panel=PANEL),
-]
-ConfigFile = Annotated[
-    Path | None,
-    typer.Option("--llm-config", help="TOML file with an [llm] table (default ~/.config/factscope/config.toml)", rich_help_panel=PANEL),
-]
-Concurrency = Annotated[int, typer.Option("--llm-concurrency", help="parallel requests", rich_help_panel=PANEL)]
-Cache = Annotated[
-    str | None,
-    typer.Option("--llm-cache", help="SQLite response cache file, or 'off' [env FACTSCOPE_LLM_CACHE]", rich_help_panel=PANEL),
-]
 
-PricePrompt = Annotated[
-    float | None,
-    typer.Option(
-        "--llm-price-prompt",
-        min=0.0,
-        help="price per 1,000 prompt tokens, for the cost line of the summary (e.g. 0.00015)",
-        rich_help_panel=PANEL,
-    ),
-]
-PriceCompletion = Annotated[
-    float | None,
-    typer.Option(
-        "--llm-price-completion",
-        min=0.0,
-        help="price per 1,000 completion tokens, for the cost line of the summary (e.g. 0.0006)",
-        rich_help_panel=PANEL,
-    ),
-]
+@dataclass(frozen=True)
+class LLMOptions:
+    """The endpoint settings given on the command line (None: take the environment, the config file or the
+    default)."""
+
+    llm_base_url: Annotated[
+        str | None,
+        typer.Option(
+            "--llm-base-url", help="e.g. http://localhost:8000/v1 [env FACTSCOPE_LLM_BASE_URL]", rich_help_panel=PANEL
+        ),
+    ] = None
+    llm_model: Annotated[
+        str | None, typer.Option("--llm-model", help="model name [env FACTSCOPE_LLM_MODEL]", rich_help_panel=PANEL)
+    ] = None
+    llm_api_key: Annotated[
+        str | None,
+        typer.Option("--llm-api-key", help="[env FACTSCOPE_LLM_API_KEY or OPENAI_API_KEY]", rich_help_panel=PANEL),
+    ] = None
+    llm_config: Annotated[
+        Path | None,
+        typer.Option(
+            "--llm-config",
+            help="TOML file with an \\[llm] table (default ~/.config/factscope/config.toml)",
+            rich_help_panel=PANEL,
+        ),
+    ] = None
+    llm_concurrency: Annotated[
+        int, typer.Option("--llm-concurrency", min=1, help="parallel requests", rich_help_panel=PANEL)
+    ] = 8
+    llm_cache: Annotated[
+        str | None,
+        typer.Option(
+            "--llm-cache", help="SQLite response cache file, or 'off' [env FACTSCOPE_LLM_CACHE]", rich_help_panel=PANEL
+        ),
+    ] = None
+    llm_price_prompt: Annotated[
+        float | None,
+        typer.Option(
+            "--llm-price-prompt",
+            min=0.0,
+            help="price per 1,000 prompt tokens, for the cost line of the summary (e.g. 0.00015)",
+            rich_help_panel=PANEL,
+        ),
+    ] = None
+    llm_price_completion: Annotated[
+        float | None,
+        typer.Option(
+            "--llm-price-completion",
+            min=0.0,
+            help="price per 1,000 completion tokens, for the cost line of the summary (e.g. 0.0006)",
+            rich_help_panel=PANEL,
+        ),
+    ] = None
+
+    def build(self) -> LLMClient:
+        """An LLM client from these settings; raises ConfigError naming what is missing."""
+        from factscope.llm.client import LLMClient, LLMConfig
+
+        settings = LLMConfig.resolve(
+            self.llm_base_url,
+            self.llm_model,
+            self.llm_api_key,
+            config_path=self.llm_config,
+            cache_path=self.llm_cache,
+            concurrency=self.llm_concurrency,
+            price_prompt_per_1k=self.llm_price_prompt,
+            price_completion_per_1k=self.llm_price_completion,
+        )
+        return LLMClient(settings)
+
+    def build_if(self, needed: bool) -> LLMClient | None:
+        """``build()`` when an LLM is ``needed``, else None."""
+        return self.build() if needed else None
+
+    def configured(self) -> bool:
+        """True when flags, environment or a config file name an endpoint (for optional LLM parts)."""
+        from factscope.llm.client import LLMConfig
+
+        try:
+            LLMConfig.resolve(self.llm_base_url, self.llm_model, config_path=self.llm_config, cache_path="off")
+        except ConfigError:
+            return False
+        return True
 
 
-def build_llm(
-    base_url: str | None,
-    model: str | None,
-    api_key: str | None,
-    config: Path | None,
-    concurrency: int,
-    cache: str | None,
-    *,
-    price_prompt: float | None = None,
-    price_completion: float | None = None,
-) -> Any:
-    """An LLMClient from the shared options; raises ConfigError naming what is missing.
-
-    Prices (per 1,000 tokens) given here override those of the config file; None keeps the file's.
-    """
-    from factscope.llm.client import LLMClient, LLMConfig
-
-    settings = LLMConfig.resolve(
-        base_url,
-        model,
-        api_key,
-        config_path=config,
-        cache_path=cache,
-        concurrency=concurrency,
-        price_prompt_per_1k=price_prompt,
-        price_completion_per_1k=price_completion,
-    )
-    return LLMClient(settings)
+Command = TypeVar("Command", bound=Callable[..., None])
 
 
-def llm_configured(base_url: str | None, model: str | None, config: Path | None) -> bool:
-    """True when flags, environment or a config file name an endpoint (used for optional LLM parts)."""
-    from factscope.core.errors import ConfigError
-    from factscope.llm.client import LLMConfig
+def llm_options(command: Command) -> Command:
+    """Give ``command`` the --llm-* options; it receives them as one keyword argument ``endpoint: LLMOptions``."""
+    hints = typing.get_type_hints(command, include_extras=True)
+    option_hints = typing.get_type_hints(LLMOptions, include_extras=True)
+    signature = inspect.signature(command)
+    kept = [
+        parameter.replace(annotation=hints.get(name, parameter.annotation))
+        for name, parameter in signature.parameters.items()
+        if name != "endpoint"
+    ]
+    added = [
+        inspect.Parameter(field.name, inspect.Parameter.KEYWORD_ONLY, default=field.default,
+                          annotation=option_hints[field.name])
+        for field in fields(LLMOptions)
+    ]
 
-    try:
-        LLMConfig.resolve(base_url, model, config_path=config, cache_path="off")
-    except ConfigError:
-        return False
-    return True
+    @functools.wraps(command)
+    def wrapper(**kwargs: Any) -> None:
+        options = LLMOptions(**{field.name: kwargs.pop(field.name) for field in fields(LLMOptions)})
+        command(**kwargs, endpoint=options)
+
+    wrapper.__signature__ = signature.replace(parameters=kept + added)  # type: ignore[attr-defined]
+    wrapper.__annotations__ = {**{p.name: p.annotation for p in kept + added}, "return": None}
+    return typing.cast(Command, wrapper)
 
 
-def usage_rows(llm: Any) -> list[tuple[str, object]]:
+def usage_rows(llm: LLMClient | None) -> list[tuple[str, object]]:
     """Summary-table rows of an LLM client's calls, tokens and cost; none when no LLM was used."""
     return llm.usage_rows() if llm is not None else []

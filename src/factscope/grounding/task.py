@@ -2,20 +2,21 @@
 
 For each example: response facts (from an Extractor) are judged against the input contexts (precision), the gold
 facts against the response (recall), F1 is the grounding score; answer accuracy checks the response for the answer.
-``ground`` runs this in batches; ``generate_responses`` produces the responses with an LLM first.
+``ground`` runs this in batches; ``factscope.grounding.generation`` produces the responses with an LLM first.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from pydantic import BaseModel, Field
 
 from factscope.core.errors import InputError
-from factscope.core.prompts import load_prompt
+from factscope.core.run import ProgressCallback, run_batches
 from factscope.grounding.data import GroundExample
 from factscope.grounding.presence import PresenceModel, decide
 from factscope.metrics.grounding import (
@@ -32,7 +33,6 @@ from factscope.metrics.grounding import (
 
 if TYPE_CHECKING:
     from factscope.claims.base import Extractor
-    from factscope.llm.client import ChatReply, LLMClient
 
 DEFAULT_FACTORS: tuple[str, ...] = ("pop", "has_multi", "has_answer")
 """The seed's factors: popularity (high / low), single / multi context, definite / free-form."""
@@ -163,22 +163,37 @@ def summarize(results: Iterable[GroundResult], factors: Sequence[str] = DEFAULT_
     )
 
 
+class GroundRun(BaseModel):
+    """A whole grounding run: every result in the results file (earlier runs' included when resuming), its
+    summary, and what produced it."""
+
+    results: list[GroundResult]
+    summary: GroundSummary
+    new_records: int
+    resumed_records: int
+    seconds: float
+    extractor: str
+    presence: str
+    threshold: float
+
+
 def ground(
     examples: Sequence[GroundExample],
     *,
     extractor: Extractor | None = None,
     presence: PresenceModel | None = None,
+    output: str | Path | None = None,
     batch_size: int = 16,
     factors: Sequence[str] = DEFAULT_FACTORS,
     no_response_facts: EmptyPolicy = "zero",
     no_gold_facts: EmptyPolicy = "skip",
-    on_result: Callable[[GroundResult], None] | None = None,
-) -> tuple[list[GroundResult], GroundSummary]:
-    """Score every example that has a response; returns the results and their summary.
+    progress: ProgressCallback | None = None,
+) -> GroundRun:
+    """Score every example (each must have a response) in batches, writing each result as soon as it is done.
 
     Defaults are the offline ones: spaCy clause facts (``ClauseFactExtractor``) and the bi-encoder presence
-    model (packaged all-MiniLM-L6-v2, threshold 0.4). ``on_result`` sees each result as soon as it is ready
-    (the CLI writes it to the output file and advances the progress bar).
+    model (packaged all-MiniLM-L6-v2, threshold 0.4). With ``output``, examples already in that file are
+    skipped (resume) and the summary covers the whole file. ``progress`` receives progress events.
     """
     if extractor is None:
         from factscope.claims.clause_facts import ClauseFactExtractor
@@ -192,40 +207,32 @@ def ground(
     if missing:
         raise InputError(
             f"{len(missing)} example(s) have no response, e.g. {missing[0]!r}; attach responses first "
-            "(tasks.ground_data.attach_responses) or generate them (generate_responses)"
+            "(grounding.data.attach_responses) or generate them (factscope.grounding.generation.generate)"
         )
-    results: list[GroundResult] = []
-    for start in range(0, len(examples), batch_size):
-        for result in score_batch(
-            examples[start : start + batch_size],
-            extractor,
-            presence,
+    chosen_extractor, chosen_presence = extractor, presence
+    produced = run_batches(
+        examples,
+        lambda batch: score_batch(
+            batch,
+            chosen_extractor,
+            chosen_presence,
             no_response_facts=no_response_facts,
             no_gold_facts=no_gold_facts,
-        ):
-            results.append(result)
-            if on_result is not None:
-                on_result(result)
-    return results, summarize(results, factors)
-
-
-def generation_prompt(example: GroundExample, template: str) -> str:
-    """The generation prompt of one example: its contexts (blank-line separated) and question."""
-    return template.replace("{contexts}", "\n\n".join(c.strip() for c in example.contexts)).replace(
-        "{question}", example.question
+        ),
+        key=lambda example: example.id,
+        row_type=GroundResult,
+        output=output,
+        batch_size=batch_size,
+        progress=progress,
+        stage_name="grounding",
     )
-
-
-def generate_responses(
-    examples: Sequence[GroundExample],
-    client: LLMClient,
-    *,
-    prompt: str = "ground_generate",
-    max_tokens: int | None = 512,
-    on_done: Callable[[], None] | None = None,
-) -> list[ChatReply]:
-    """One LLM reply per example with the ``ground_generate`` template (temperature from the client config)."""
-    template = load_prompt(prompt)
-    conversations = [[{"role": "user", "content": generation_prompt(e, template)}] for e in examples]
-    params = {"max_tokens": max_tokens} if max_tokens else {}
-    return client.chat_many(conversations, on_done=on_done, **params)
+    return GroundRun(
+        results=produced.rows,
+        summary=summarize(produced.rows, factors),
+        new_records=produced.new,
+        resumed_records=produced.resumed,
+        seconds=produced.seconds,
+        extractor=extractor.name,
+        presence=presence.name,
+        threshold=presence.threshold,
+    )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -11,8 +10,7 @@ from pydantic import BaseModel, Field
 
 from factscope.checkers.base import Checker, CheckTask
 from factscope.claims.base import Extractor
-from factscope.cli.display import progress
-from factscope.core.io import ResultWriter
+from factscope.core.run import ProgressCallback, run_batches
 from factscope.core.schema import Claim, Record, Verdict
 from factscope.metrics.hallucination import (
     DatasetRates,
@@ -72,34 +70,29 @@ def check(
     retriever: Any = None,
     retrieve_k: int = 5,
     batch_size: int = 32,
+    progress: ProgressCallback | None = None,
 ) -> CheckRun:
     """Run extraction and checking over ``records`` in batches, writing each result as soon as it is done.
 
     With ``output``, records already in that file are skipped (resume) and the run's figures cover the
     whole file. Records with no references are checked against the ``retriever``'s top ``retrieve_k``
-    passages (query: the question, else the response) when one is given.
+    passages (query: the question, else the response) when one is given. ``progress`` receives the run's
+    progress events (none are drawn without it).
     """
-    started = time.perf_counter()
-    writer = ResultWriter(output) if output is not None else None
-    todo = [record for record in records if writer is None or record.id not in writer.done]
-    fresh: list[CheckResult] = []
-    try:
-        with progress("checking", total=len(todo)) as bar:
-            for start in range(0, len(todo), batch_size):
-                batch = todo[start : start + batch_size]
-                for result in _check_batch(batch, extractor, checker, retriever, retrieve_k):
-                    if writer is not None:
-                        writer.write(result)
-                    fresh.append(result)
-                bar.advance(len(batch))
-        results = [CheckResult.model_validate(row) for row in writer.rows()] if writer is not None else fresh
-    finally:
-        if writer is not None:
-            writer.close()
+    produced = run_batches(
+        records,
+        lambda batch: _check_batch(batch, extractor, checker, retriever, retrieve_k),
+        key=lambda record: record.id,
+        row_type=CheckResult,
+        output=output,
+        batch_size=batch_size,
+        progress=progress,
+        stage_name="checking",
+    )
     return summarize_run(
-        results,
-        new_records=len(fresh),
-        seconds=time.perf_counter() - started,
+        produced.rows,
+        new_records=produced.new,
+        seconds=produced.seconds,
         extractor=extractor.name,
         checker=checker.name,
     )

@@ -1,0 +1,122 @@
+"""The run loop every system shares: batches, a streaming results file, resume, and progress through a callback.
+
+A system supplies a function that turns a batch of input items into result rows; ``run_batches`` skips the
+items whose key is already in the results file (resume), calls the function batch by batch, writes each row
+as soon as its batch is done, reports progress to an optional callback, and reads the whole file back so that
+the caller summarises exactly the rows it holds. Library code draws nothing: the CLI passes a callback that
+draws rich bars, a notebook user passes none (or their own).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Generic, TypeVar
+
+from pydantic import BaseModel
+
+from factscope.core.io import ResultWriter
+
+Item = TypeVar("Item")
+Row = TypeVar("Row", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class ProgressEvent:
+    """Where one stage of a run stands: ``done`` of ``total`` items (``total`` None when unknown)."""
+
+    stage: str
+    done: int
+    total: int | None
+    finished: bool = False
+
+
+ProgressCallback = Callable[[ProgressEvent], None]
+"""Receives an event when a stage starts, after every step, and when it finishes."""
+
+
+class StageProgress:
+    """Counts one stage's items and reports them to a callback (a no-op without one)."""
+
+    def __init__(self, callback: ProgressCallback | None, stage: str, total: int | None) -> None:
+        self._callback = callback
+        self.stage = stage
+        self.total = total
+        self.done = 0
+
+    def advance(self, n: int = 1) -> None:
+        """Count ``n`` more items done."""
+        self.done += n
+        self._emit()
+
+    def set_total(self, total: int) -> None:
+        """Set the stage's total once it is known."""
+        self.total = total
+        self._emit()
+
+    def _emit(self, finished: bool = False) -> None:
+        if self._callback is not None:
+            self._callback(ProgressEvent(self.stage, self.done, self.total, finished))
+
+
+@contextmanager
+def stage(callback: ProgressCallback | None, name: str, total: int | None) -> Iterator[StageProgress]:
+    """A stage of work reported to ``callback``: a start event, one per ``advance``, and a finish event."""
+    progress = StageProgress(callback, name, total)
+    progress._emit()
+    try:
+        yield progress
+    finally:
+        progress._emit(finished=True)
+
+
+@dataclass
+class RunRows(Generic[Row]):
+    """What a run produced: every row of the results (earlier runs' included when resuming) and its counts."""
+
+    rows: list[Row]
+    new: int
+    resumed: int
+    seconds: float
+
+
+def run_batches(
+    items: Sequence[Item],
+    process: Callable[[Sequence[Item]], Sequence[Row]],
+    *,
+    key: Callable[[Item], str],
+    row_type: type[Row],
+    output: str | Path | None = None,
+    batch_size: int = 32,
+    progress: ProgressCallback | None = None,
+    stage_name: str = "running",
+) -> RunRows[Row]:
+    """Process ``items`` in batches of ``batch_size``, writing each result row to ``output`` as it is made.
+
+    With ``output``, items whose key is already in the file are skipped and the returned rows are the whole
+    file (earlier runs included), read back as ``row_type``. ``process`` must return one row per item; rows are
+    keyed by their ``id`` field.
+    """
+    if batch_size < 1:
+        raise ValueError("batch_size must be at least 1")
+    started = time.perf_counter()
+    writer = ResultWriter(output) if output is not None else None
+    try:
+        todo = [item for item in items if writer is None or key(item) not in writer.done]
+        fresh: list[Row] = []
+        with stage(progress, stage_name, len(todo)) as bar:
+            for start in range(0, len(todo), batch_size):
+                batch = todo[start : start + batch_size]
+                for row in process(batch):
+                    if writer is not None:
+                        writer.write(row)
+                    fresh.append(row)
+                bar.advance(len(batch))
+        rows = [row_type.model_validate(row) for row in writer.rows()] if writer is not None else fresh
+    finally:
+        if writer is not None:
+            writer.close()
+    return RunRows(rows=rows, new=len(fresh), resumed=len(rows) - len(fresh), seconds=time.perf_counter() - started)

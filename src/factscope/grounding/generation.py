@@ -1,0 +1,113 @@
+"""Responses for grounding evaluation: one LLM reply per example from its contexts and question."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, Field
+
+from factscope.core.prompts import load_prompt
+from factscope.core.run import ProgressCallback, run_batches
+from factscope.grounding.data import GroundExample
+
+if TYPE_CHECKING:
+    from factscope.llm.client import ChatReply, LLMClient
+
+
+class GeneratedResponse(BaseModel):
+    """One generated response as written to the responses file (read back by ``--responses``)."""
+
+    id: str
+    question: str
+    response: str
+    contexts: list[str] = Field(default_factory=list)
+    model: str
+
+
+class GenerationFailure(BaseModel):
+    """An example whose call failed: not written, so that a rerun retries it."""
+
+    id: str
+    error: str | None
+
+
+class GenerationRun(BaseModel):
+    """Every response in the responses file, the failures of this run, and the counts."""
+
+    results: list[GeneratedResponse]
+    failures: list[GenerationFailure]
+    new_records: int
+    resumed_records: int
+    seconds: float
+
+
+def generation_prompt(example: GroundExample, template: str) -> str:
+    """The generation prompt of one example: its contexts (blank-line separated) and question."""
+    return template.replace("{contexts}", "\n\n".join(c.strip() for c in example.contexts)).replace(
+        "{question}", example.question
+    )
+
+
+def generate_responses(
+    examples: Sequence[GroundExample],
+    client: LLMClient,
+    *,
+    prompt: str = "ground_generate",
+    max_tokens: int | None = 512,
+    on_done: Callable[[], None] | None = None,
+) -> list[ChatReply]:
+    """One LLM reply per example with the ``ground_generate`` template (temperature from the client config)."""
+    template = load_prompt(prompt)
+    conversations = [[{"role": "user", "content": generation_prompt(e, template)}] for e in examples]
+    params = {"max_tokens": max_tokens} if max_tokens else {}
+    return client.chat_many(conversations, on_done=on_done, **params)
+
+
+def generate(
+    examples: Sequence[GroundExample],
+    client: LLMClient,
+    *,
+    output: str | Path | None = None,
+    max_tokens: int | None = 512,
+    batch_size: int = 32,
+    progress: ProgressCallback | None = None,
+) -> GenerationRun:
+    """Generate and write a response per example; examples already in ``output`` are skipped (resume)."""
+    failures: list[GenerationFailure] = []
+
+    def batch_responses(batch: Sequence[GroundExample]) -> list[GeneratedResponse]:
+        rows = []
+        for example, reply in zip(batch, generate_responses(batch, client, max_tokens=max_tokens)):
+            if reply.failed:
+                failures.append(GenerationFailure(id=example.id, error=reply.error))
+                continue
+            rows.append(
+                GeneratedResponse(
+                    id=example.id,
+                    question=example.question,
+                    response=reply.text or "",
+                    contexts=list(example.contexts),
+                    model=client.name,
+                )
+            )
+        return rows
+
+    produced = run_batches(
+        examples,
+        batch_responses,
+        key=lambda example: example.id,
+        row_type=GeneratedResponse,
+        output=output,
+        batch_size=batch_size,
+        progress=progress,
+        stage_name="generating",
+    )
+    return GenerationRun(
+        results=produced.rows,
+        failures=failures,
+        new_records=produced.new,
+        resumed_records=produced.resumed,
+        seconds=produced.seconds,
+    )
