@@ -7,8 +7,15 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 
-from factscope.cli.display import console, print_skipped, print_table, progress, summary_table
+from factscope.cli.display import (
+    ProgressDisplay,
+    console,
+    print_skipped,
+    print_table,
+    summary_table,
+)
 from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
 from factscope.core.errors import ConfigError, InputError
 
@@ -196,8 +203,7 @@ def score_command(
     *,
     endpoint: LLMOptions,
 ) -> None:
-    from factscope.conner.task import METRICS, KnowledgeScores
-    from factscope.core.io import ResultWriter
+    from factscope.conner.task import knowledge
 
     records, skipped = _load(input)
     if not records:
@@ -210,24 +216,17 @@ def score_command(
         weights=weights, seed=seed, llm=llm,
     )
     output = output or Path(f"{input.stem}.knowledge.jsonl")
-    pool = [record.knowledge for record in records]
-    with ResultWriter(output) as writer:
-        todo = [record for record in records if record.id not in writer.done]
-        with progress("scoring knowledge", len(todo)) as bar:
-            for start in range(0, len(todo), batch_size):
-                chunk = todo[start : start + batch_size]
-                for result in evaluator.score(chunk, pool=pool):
-                    writer.write(result)
-                bar.advance(len(chunk))
-        rows = [KnowledgeScores.model_validate(row) for row in writer.rows() if row.get("id") in {r.id for r in records}]
-    table: list[tuple[str, object]] = [("records scored", len(rows)), ("records skipped (bad input)", skipped)]
-    for metric in ("factual_consistent", "non_verified", "factual_inconsistent", *METRICS[1:], "q_know"):
-        values = [v for v in (row.value(metric) for row in rows) if v is not None]
-        table.append((f"{metric} (mean of {len(values)})", sum(values) / len(values) if values else None))
-    reasons = {metric: row.not_computed[metric] for row in rows for metric in row.not_computed}
+    with ProgressDisplay() as shown:
+        run = knowledge(records, evaluator, output=output, batch_size=batch_size, progress=shown)
+    table: list[tuple[str, object]] = [
+        ("records scored (new / resumed)", f"{run.new_records} / {run.resumed_records}"),
+        ("records skipped (bad input)", skipped),
+    ]
+    for metric, figure in run.summary.means.items():
+        table.append((f"{metric} (mean of {figure.records})", figure.mean))
     print_table(summary_table(f"CONNER knowledge scores -> {output}", table + usage_rows(llm)))
-    for metric, reason in sorted(reasons.items()):
-        console.print(f"[yellow]not computed[/] {metric}: {reason}")
+    for metric, reason in run.summary.not_computed.items():
+        console.print(f"[yellow]not computed[/] {metric}: {escape(reason)}")
 
 
 def _generate(
@@ -236,11 +235,10 @@ def _generate(
 ) -> None:
     from factscope.conner.generation import (
         KnowledgeGenerator,
+        generate_knowledge,
         sample_demonstrations,
         select_demonstrations,
-        select_knowledge,
     )
-    from factscope.core.io import ResultWriter
 
     records, skipped = _load(input, need_knowledge=False)
     if not records:
@@ -261,22 +259,17 @@ def _generate(
             demonstrations.extend(chosen)
     generator = KnowledgeGenerator(llm, settings)
     output = output or Path(f"{input.stem}.generated.jsonl")
-    failed = 0
-    with ResultWriter(output) as writer:
-        todo = [record for record in records if record.id not in writer.done]
-        with progress("generating knowledge", len(todo)) as bar:
-            for start in range(0, len(todo), batch_size):
-                chunk = todo[start : start + batch_size]
-                generated = generator.generate(chunk, demonstrations)
-                if select and evaluator is not None:
-                    select_knowledge(chunk, generated, evaluator)
-                if answer:
-                    generator.answer(chunk, generated, demonstrations)
-                for item in generated:
-                    failed += item.failed
-                    writer.write(item)
-                bar.advance(len(chunk))
-    rows = [("records", len(records)), ("skipped (bad input)", skipped), ("generated now", len(todo)), ("failed", failed)]
+    with ProgressDisplay() as shown:
+        run = generate_knowledge(
+            records, generator, demonstrations=demonstrations, evaluator=evaluator if select else None,
+            answer=answer, output=output, batch_size=batch_size, progress=shown,
+        )
+    rows = [
+        ("records", len(records)),
+        ("skipped (bad input)", skipped),
+        ("generated (new / resumed)", f"{run.new_records} / {run.resumed_records}"),
+        ("failed", run.failed),
+    ]
     print_table(summary_table(f"knowledge generation -> {output}", rows + usage_rows(llm)))
 
 

@@ -11,12 +11,14 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
 from factscope.conner.data import KnowledgeRecord
 from factscope.conner.templates import answer_prompt, few_shot_prompt, zero_shot_prompt
+from factscope.core.run import ProgressCallback, run_batches
 
 if TYPE_CHECKING:
     from factscope.conner.task import KnowledgeEvaluator, KnowledgeScores
@@ -210,3 +212,54 @@ def _candidate(reply: Any) -> Candidate:
     if not text:
         return Candidate(failed=True, error="empty reply", raw=reply.raw or reply.text)
     return Candidate(text=text)
+
+
+class KnowledgeGenerationRun(BaseModel):
+    """Every generated record in the output file, and the counts of this run."""
+
+    results: list[GeneratedKnowledge]
+    new_records: int
+    resumed_records: int
+    failed: int
+    seconds: float
+
+
+def generate_knowledge(
+    records: Sequence[KnowledgeRecord],
+    generator: KnowledgeGenerator,
+    *,
+    demonstrations: Sequence[KnowledgeRecord] = (),
+    evaluator: KnowledgeEvaluator | None = None,
+    answer: bool = False,
+    output: str | Path | None = None,
+    batch_size: int = 16,
+    progress: ProgressCallback | None = None,
+) -> KnowledgeGenerationRun:
+    """Generate knowledge for ``records`` in batches (resuming from ``output``); with an ``evaluator`` the
+    candidate with the best Q_know is kept, and with ``answer`` an answer is generated from the kept knowledge."""
+
+    def batch_knowledge(batch: Sequence[KnowledgeRecord]) -> list[GeneratedKnowledge]:
+        generated = generator.generate(batch, demonstrations)
+        if evaluator is not None:
+            select_knowledge(batch, generated, evaluator)
+        if answer:
+            generator.answer(batch, generated, demonstrations)
+        return generated
+
+    produced = run_batches(
+        records,
+        batch_knowledge,
+        key=lambda record: record.id,
+        row_type=GeneratedKnowledge,
+        output=output,
+        batch_size=batch_size,
+        progress=progress,
+        stage_name="generating knowledge",
+    )
+    return KnowledgeGenerationRun(
+        results=produced.rows,
+        new_records=produced.new,
+        resumed_records=produced.resumed,
+        failed=sum(1 for row in produced.rows if row.failed),
+        seconds=produced.seconds,
+    )

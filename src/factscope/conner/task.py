@@ -13,6 +13,7 @@ import hashlib
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
@@ -22,6 +23,7 @@ from factscope.checkers.base import Checker, CheckTask
 from factscope.conner.data import KnowledgeRecord
 from factscope.conner.templates import answer_pair, informativeness_pair
 from factscope.core.errors import BackendError
+from factscope.core.run import ProgressCallback, run_batches
 from factscope.core.schema import LABELS, Verdict
 from factscope.core.text import split_sentences
 from factscope.metrics import conner
@@ -324,3 +326,81 @@ def _missing(**parts: object) -> str:
     flags = {"retriever": "--corpus", "checker": "--checker"}
     absent = [f"{name} ({flags[name]})" for name, part in parts.items() if part is None]
     return f"needs a {' and a '.join(absent)}"
+
+
+SUMMARY_METRICS: tuple[str, ...] = (
+    "factual_consistent",
+    "non_verified",
+    "factual_inconsistent",
+    *METRICS[1:],
+    "q_know",
+)
+"""The figures a knowledge run is summarised by: factuality's three dimensions, the other five metrics, Q_know."""
+
+
+class MetricMean(BaseModel):
+    """A metric's mean over the records where it was computed (``records`` of them; None when none)."""
+
+    mean: float | None
+    records: int
+
+
+class KnowledgeSummary(BaseModel):
+    """Dataset means of every metric, and why a metric was not computed where it was not."""
+
+    records: int
+    means: dict[str, MetricMean]
+    not_computed: dict[str, str]
+
+
+class KnowledgeRun(BaseModel):
+    """A whole knowledge-scoring run: every result in the results file, its summary, and the counts."""
+
+    results: list[KnowledgeScores]
+    summary: KnowledgeSummary
+    new_records: int
+    resumed_records: int
+    seconds: float
+
+
+def summarize(results: Sequence[KnowledgeScores]) -> KnowledgeSummary:
+    """Means of each metric over the records that have it; a record without a metric is left out, not zero."""
+    means = {}
+    for metric in SUMMARY_METRICS:
+        values = [v for v in (row.value(metric) for row in results) if v is not None]
+        means[metric] = MetricMean(mean=sum(values) / len(values) if values else None, records=len(values))
+    reasons = {metric: row.not_computed[metric] for row in results for metric in row.not_computed}
+    return KnowledgeSummary(records=len(results), means=means, not_computed=dict(sorted(reasons.items())))
+
+
+def knowledge(
+    records: Sequence[KnowledgeRecord],
+    evaluator: KnowledgeEvaluator,
+    *,
+    output: str | Path | None = None,
+    batch_size: int = 16,
+    progress: ProgressCallback | None = None,
+) -> KnowledgeRun:
+    """Score ``records`` on CONNER's metrics in batches, writing each result as soon as it is done.
+
+    Helpfulness baselines are drawn from the knowledge of all ``records``. With ``output``, records already in
+    that file are skipped (resume) and the summary covers the whole file.
+    """
+    pool = [record.knowledge for record in records]
+    produced = run_batches(
+        records,
+        lambda batch: evaluator.score(batch, pool=pool),
+        key=lambda record: record.id,
+        row_type=KnowledgeScores,
+        output=output,
+        batch_size=batch_size,
+        progress=progress,
+        stage_name="scoring knowledge",
+    )
+    return KnowledgeRun(
+        results=produced.rows,
+        summary=summarize(produced.rows),
+        new_records=produced.new,
+        resumed_records=produced.resumed,
+        seconds=produced.seconds,
+    )
