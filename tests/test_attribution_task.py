@@ -13,6 +13,7 @@ from factscope.kalma.data import AttributionQuestion, read_questions
 from factscope.kalma.question_evolution import EvolutionSeed, evolve, parse_generated
 from factscope.kalma.task import (
     AnswerRecord,
+    AttributionScore,
     continuation_logprob,
     generate,
     generation_prompt,
@@ -109,13 +110,13 @@ def test_generate_writes_resumes_and_keeps_failures(fake_llm, tmp_path):
     babbage = AttributionQuestion("b", "What did Charles Babbage design?", [Triple("Q4", "notable work",
                                                                                   "Analytical Engine")])
     items, _ = prepare([question(), babbage], kg=GRAPH)
-    counts = generate(items, client(fake_llm), output=out)
-    assert counts == {"written": 2, "failed": 1, "resumed": 0}
+    run = generate(items, client(fake_llm), output=out)
+    assert (run.new_records, run.failed, run.resumed_records) == (2, 1, 0)
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert rows[0]["answer"] == "Ada's father was Lord Byron [Q1, father: Lord Byron]."
     assert rows[1]["failed"] and rows[1]["answer"] is None and "HTTP 400" in rows[1]["error"]
     sent = len(fake_llm.requests)
-    assert generate(items, client(fake_llm), output=out)["resumed"] == 2 and len(fake_llm.requests) == sent
+    assert generate(items, client(fake_llm), output=out).resumed_records == 2 and len(fake_llm.requests) == sent
 
 
 def record(answer, removed=()):
@@ -139,7 +140,7 @@ def test_score_alignment_and_na_hand_computed(tmp_path):
     assert row["na"] == {"na_sentences": 2, "na_precise": 0, "absent": 1, "absent_recalled": 0, "undecided": 0}
     # citations: 3, all correct; precise: London only (1); knowledge 2, recalled 1 (London)
     assert row["counts"] == {"citations": 3, "correct": 3, "precise": 1, "knowledge": 2, "recalled": 1}
-    figures = summarize([row])["removed=1"]
+    figures = summarize([AttributionScore.model_validate(row)])["removed=1"]
     assert figures["alignment_value"] == pytest.approx(2 / 3)
     assert figures["na_precision"] == 0.0 and figures["na_recall"] == 0.0
     assert figures["micro_precision"] == pytest.approx(1 / 3) and figures["micro_recall"] == pytest.approx(1 / 2)
@@ -149,7 +150,7 @@ def test_failed_checks_are_counted_not_scored(tmp_path):
     out = tmp_path / "scores.jsonl"
     score([record("Born in London [Q1, place of birth: London, occupation: writer].")],
           ValueInSentence(fail_on="writer"), output=out)
-    figures = summarize([json.loads(out.read_text())])["removed=0"]
+    figures = summarize([AttributionScore.model_validate_json(out.read_text())])["removed=0"]
     assert (figures["alignment_value"], figures["alignment_pairs"], figures["alignment_failed"]) == (1.0, 1, 1)
 
 
@@ -220,7 +221,7 @@ def test_evolution_unreadable_reply_is_kept_raw_and_marked(fake_llm, tmp_path):
     fake_llm.responder = lambda request: "I cannot do that."
     seeds = [EvolutionSeed("ada", "Ada Lovelace was born in London.", GRAPH.subgraph(["Q1"]))]
     out = tmp_path / "questions.jsonl"
-    assert evolve(seeds, client(fake_llm), output=out, rounds=2)["failed"] == 1
+    assert evolve(seeds, client(fake_llm), output=out, rounds=2).failed == 1
     row = json.loads(out.read_text())
     assert row["failed"] and row["raw"] == "I cannot do that." and "round 1" in row["error"]
     (_, error), = read_questions(out)
@@ -362,7 +363,7 @@ def test_alignment_through_a_real_nli_checker(tmp_path, bias, expected):
     out = tmp_path / "s.jsonl"
     answer = "Ada was born in London [Q1, place of birth: London]. She wrote notes [NA]."
     score([record(answer, [Triple("Q1", "father", "Lord Byron")])], make_checker(f"nli:{folder}"), output=out)
-    figures = summarize([json.loads(out.read_text())])["removed=1"]
+    figures = summarize([AttributionScore.model_validate_json(out.read_text())])["removed=1"]
     # a classifier fixed on Entailment (Neutral) entails every pair (none)
     assert (figures["alignment_value"], figures["alignment_pairs"]) == (expected, 1)
     assert (figures["na_precision"], figures["na_recall"]) == (expected, expected)

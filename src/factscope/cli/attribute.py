@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from factscope.cli.display import console, print_table, summary_table
+from factscope.cli.choices import EmptyPolicy, RetrieveMode
+from factscope.cli.display import ProgressDisplay, console, print_table, summary_table
 from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
 from factscope.core.errors import ConfigError, InputError
 
@@ -52,17 +52,6 @@ SEEDS: JSON / JSONL records {id, paragraph, qids: \\[...]} (entities from --grap
 
 Example: factscope attribute make-questions seeds.jsonl --graph graph.jsonl --rounds 6 -o questions.jsonl --llm-model gpt-4o-mini
 """
-
-
-class RetrieveMode(str, Enum):
-    none = "none"
-    local = "local"
-    wikidata = "wikidata"
-
-
-class EmptyPolicy(str, Enum):
-    skip = "skip"
-    zero = "zero"
 
 
 Output = Annotated[Path, typer.Option("--output", "-o", help="JSONL results file (resumes when it exists)")]
@@ -130,9 +119,10 @@ def generate_command(
     for warning in warnings:
         console.print(f"[yellow]warning[/] {warning}")
     params = {"temperature": temperature} if temperature is not None else {}
-    counts = generate(items, llm, output=output, **params)
-    rows = [("questions", len(loaded)), ("answers written", counts["written"]),
-            ("already in output (resumed)", counts["resumed"]), ("generation failures", counts["failed"])]
+    with ProgressDisplay() as shown:
+        run = generate(items, llm, output=output, progress=shown, **params)
+    rows = [("questions", len(loaded)), ("answers written", run.new_records),
+            ("already in output (resumed)", run.resumed_records), ("generation failures (in the file)", run.failed)]
     print_table(summary_table(f"attribute generate -> {output}", rows + usage_rows(llm)))
 
 
@@ -167,8 +157,8 @@ def score_command(
     endpoint: LLMOptions,
 ) -> None:
     from factscope.checkers.registry import make_checker
-    from factscope.core.io import ResultWriter, read_json_records
-    from factscope.kalma.task import check_template, read_answer, score, summarize
+    from factscope.core.io import read_json_records
+    from factscope.kalma.task import check_template, read_answer, score
 
     check_template(hypothesis)
     llm = None
@@ -187,18 +177,18 @@ def score_command(
             failed_generations += 1
         else:
             records.append(record)
-    counts = score(records, make_checker(checker, llm=llm), output=output,
-                   judge=llm if (geval or geval_weighted) else None, weighted=geval_weighted, template=hypothesis)
-    with ResultWriter(output) as writer:
-        figures = summarize(writer.rows(), empty_answers=empty_answers.value)
-    for group, values in figures.items():
-        rows = [(name, value) for name, value in values.items()]
-        if len(figures) == 1:
-            rows = [("answers scored now / resumed", f"{counts['written']} / {counts['resumed']}"),
+    with ProgressDisplay() as shown:
+        run = score(records, make_checker(checker, llm=llm), output=output,
+                    judge=llm if (geval or geval_weighted) else None, weighted=geval_weighted, template=hypothesis,
+                    empty_answers=empty_answers.value, progress=shown)
+    for group, values in run.summary.items():
+        rows: list[tuple[str, object]] = list(values.items())
+        if len(run.summary) == 1:
+            rows = [("answers scored now / resumed", f"{run.new_records} / {run.resumed_records}"),
                     ("failed generations (not scored)", failed_generations), *rows]
         print_table(summary_table(f"attribute score ({group})", rows + usage_rows(llm)))
     if summary is not None:
-        summary.write_text(json.dumps(figures, indent=2), encoding="utf-8")
+        summary.write_text(json.dumps(run.summary, indent=2), encoding="utf-8")
 
 
 def make_questions_command(
@@ -222,7 +212,8 @@ def make_questions_command(
             loaded.append(item)
     if not loaded:
         raise InputError("no usable seed paragraphs", path=seeds)
-    counts = evolve(loaded, llm, output=output, rounds=rounds, seed=seed)
-    rows = [("seed paragraphs", len(loaded)), ("questions written", counts["written"]),
-            ("already in output (resumed)", counts["resumed"]), ("failed (kept raw, marked)", counts["failed"])]
+    with ProgressDisplay() as shown:
+        run = evolve(loaded, llm, output=output, rounds=rounds, seed=seed, progress=shown)
+    rows = [("seed paragraphs", len(loaded)), ("questions written", run.new_records),
+            ("already in output (resumed)", run.resumed_records), ("failed (kept raw, marked)", run.failed)]
     print_table(summary_table(f"attribute make-questions -> {output}", rows + usage_rows(llm)))

@@ -15,10 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from factscope.cli.display import progress
+from pydantic import BaseModel, Field
+
 from factscope.core.errors import InputError
-from factscope.core.io import ResultWriter, read_json_records
+from factscope.core.io import read_json_records
 from factscope.core.prompts import load_prompt
+from factscope.core.run import ProgressCallback, run_batches
 from factscope.kg.citations import parse_answer
 from factscope.kg.graph import NAME, Entity, KnowledgeGraph, Triple, normalize_text
 from factscope.kg.loaders import entity_from_dict
@@ -135,42 +137,76 @@ def next_prompt(state: EvolutionState, triple: Triple) -> str:
             .replace("{question}", state.question).replace("{knowledge}", knowledge_line(triple, state.seed.graph)))
 
 
-def evolve(seeds: Sequence[EvolutionSeed], llm: Any, *, output: str | Path, rounds: int = 6, seed: int = 0,
-           excluded: frozenset[str] = DEFAULT_EXCLUDED, **params: Any) -> dict[str, int]:
-    """Run ``rounds`` rounds for every seed (one batched LLM call per round), writing one question record
-    per seed; seeds already in ``output`` are skipped. A reply that cannot be read ends that seed's
-    evolution: its record is marked failed, with the raw reply and the rounds done so far."""
-    counts = {"written": 0, "failed": 0, "resumed": 0}
-    with ResultWriter(output) as writer:
-        states = [EvolutionState(s) for s in seeds if s.id not in writer.done]
-        counts["resumed"] = len(seeds) - len(states)
-        with progress("evolving questions", total=len(states) * rounds) as bar:
-            for number in range(1, rounds + 1):
-                active = [s for s in states if not s.failed]
-                injected: list[Triple | None] = []
-                prompts = []
-                for state in active:
-                    if number == 1:
-                        injected.append(None)
-                        prompts.append(first_prompt(state.seed))
-                        continue
-                    rng = random.Random(f"{seed}:{state.seed.id}:{number}")
-                    triple = pick_knowledge(state.seed.graph, state.minimum, rng, excluded)
-                    injected.append(triple)
-                    prompts.append(next_prompt(state, triple) if triple is not None else "")
-                asked = [(s, t, p) for s, t, p in zip(active, injected, prompts) if p]
-                for state, triple, _ in zip(active, injected, prompts):
-                    if number > 1 and triple is None:
-                        state.rounds.append({"round": number, "skipped": "no knowledge left to inject"})
-                replies = llm.chat_many([[{"role": "user", "content": p}] for _, _, p in asked], **params)
-                for (state, triple, _), reply in zip(asked, replies):
-                    _advance(state, number, triple, reply)
-                bar.advance(len(states))
-        for state in states:
-            writer.write(question_record(state))
-            counts["written"] += 1
-            counts["failed"] += state.failed
-    return counts
+class EvolvedQuestion(BaseModel):
+    """One evolved question: a question-file row for ``attribute generate`` plus the evolution trace."""
+
+    id: str
+    question: str
+    answer: str
+    minimum: list[list[str]] = Field(default_factory=list)
+    graph: list[dict[str, Any]] = Field(default_factory=list)
+    rounds: list[dict[str, Any]] = Field(default_factory=list)
+    failed: bool = False
+    error: str | None = None
+    raw: str | None = None
+
+
+class EvolutionRun(BaseModel):
+    """Every question in the output file, and the counts of this run."""
+
+    results: list[EvolvedQuestion]
+    new_records: int
+    resumed_records: int
+    failed: int
+    seconds: float
+
+
+def evolve(seeds: Sequence[EvolutionSeed], llm: Any, *, output: str | Path | None = None, rounds: int = 6,
+           seed: int = 0, excluded: frozenset[str] = DEFAULT_EXCLUDED, batch_size: int = 16,
+           progress: ProgressCallback | None = None, **params: Any) -> EvolutionRun:
+    """Run ``rounds`` rounds for every seed (one batched LLM call per round and batch of seeds), writing one
+    question record per seed; seeds already in ``output`` are skipped. A reply that cannot be read ends that
+    seed's evolution: its record is marked failed, with the raw reply and the rounds done so far."""
+
+    def batch_questions(batch: Sequence[EvolutionSeed]) -> list[EvolvedQuestion]:
+        states = [EvolutionState(s) for s in batch]
+        for number in range(1, rounds + 1):
+            _evolve_round(states, number, llm, seed, excluded, params)
+        return [question_record(state) for state in states]
+
+    produced = run_batches(seeds, batch_questions, key=lambda item: item.id, row_type=EvolvedQuestion,
+                           output=output, batch_size=batch_size, progress=progress, stage_name="evolving questions")
+    return EvolutionRun(
+        results=produced.rows,
+        new_records=produced.new,
+        resumed_records=produced.resumed,
+        failed=sum(1 for row in produced.rows if row.failed),
+        seconds=produced.seconds,
+    )
+
+
+def _evolve_round(states: Sequence[EvolutionState], number: int, llm: Any, seed: int, excluded: frozenset[str],
+                  params: dict[str, Any]) -> None:
+    """Round ``number`` for the seeds still evolving: pick the knowledge to inject, ask, read the replies."""
+    active = [s for s in states if not s.failed]
+    injected: list[Triple | None] = []
+    prompts = []
+    for state in active:
+        if number == 1:
+            injected.append(None)
+            prompts.append(first_prompt(state.seed))
+            continue
+        rng = random.Random(f"{seed}:{state.seed.id}:{number}")
+        triple = pick_knowledge(state.seed.graph, state.minimum, rng, excluded)
+        injected.append(triple)
+        prompts.append(next_prompt(state, triple) if triple is not None else "")
+    asked = [(s, t, p) for s, t, p in zip(active, injected, prompts) if p]
+    for state, triple, _ in zip(active, injected, prompts):
+        if number > 1 and triple is None:
+            state.rounds.append({"round": number, "skipped": "no knowledge left to inject"})
+    replies = llm.chat_many([[{"role": "user", "content": p}] for _, _, p in asked], **params)
+    for (state, triple, _), reply in zip(asked, replies):
+        _advance(state, number, triple, reply)
 
 
 def _advance(state: EvolutionState, number: int, triple: Triple | None, reply: Any) -> None:
@@ -190,16 +226,16 @@ def _advance(state: EvolutionState, number: int, triple: Triple | None, reply: A
                          "cited": cited if triple else None, "answer": state.answer, "question": state.question})
 
 
-def question_record(state: EvolutionState) -> dict[str, Any]:
-    """The output record: a question file row for ``attribute generate`` plus the evolution trace."""
-    return {
-        "id": state.seed.id,
-        "question": state.question,
-        "answer": state.answer,
-        "minimum": [t.to_list() for t in state.minimum],
-        "graph": state.seed.graph.to_list(),
-        "rounds": state.rounds,
-        "failed": state.failed,
-        "error": state.error,
-        "raw": state.raw,
-    }
+def question_record(state: EvolutionState) -> EvolvedQuestion:
+    """The output record of one seed's evolution."""
+    return EvolvedQuestion(
+        id=state.seed.id,
+        question=state.question,
+        answer=state.answer,
+        minimum=[t.to_list() for t in state.minimum],
+        graph=state.seed.graph.to_list(),
+        rounds=state.rounds,
+        failed=state.failed,
+        error=state.error,
+        raw=state.raw,
+    )

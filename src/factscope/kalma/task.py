@@ -11,15 +11,16 @@ import random
 import re
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from pydantic import BaseModel, Field
+
 from factscope.checkers.base import Checker, CheckTask
-from factscope.cli.display import progress
 from factscope.core.errors import ConfigError, InputError
-from factscope.core.io import ResultWriter
 from factscope.core.prompts import load_prompt
+from factscope.core.run import ProgressCallback, run_batches
 from factscope.core.schema import Label
 from factscope.kalma.data import AttributionQuestion, parse_triples
 from factscope.kg.citations import ParsedAnswer, parse_answer
@@ -142,43 +143,71 @@ def clean_answer(text: str) -> str:
     return re.split(r"\n\s*Question\s*:", answer, maxsplit=1)[0].strip()
 
 
-def generate(items: Sequence[GenerationItem], llm: Any, *, output: str | Path, batch_size: int = 16,
-             **params: Any) -> dict[str, int]:
+class GeneratedAnswer(BaseModel):
+    """One generated answer as written to the answers file; a failed call keeps its error and raw reply."""
+
+    id: str
+    question: str
+    answer: str | None
+    failed: bool = False
+    error: str | None = None
+    raw: str | None = None
+    model: str = ""
+    minimum: list[list[str]] = Field(default_factory=list)
+    removed: list[list[str]] = Field(default_factory=list)
+    graph: list[dict[str, Any]] = Field(default_factory=list)
+    replaced_with: str | None = None
+    unmatched_mentions: list[str] = Field(default_factory=list)
+
+
+class AnswerGenerationRun(BaseModel):
+    """Every answer in the answers file, and the counts of this run."""
+
+    results: list[GeneratedAnswer]
+    new_records: int
+    resumed_records: int
+    failed: int
+    seconds: float
+
+
+def generate(items: Sequence[GenerationItem], llm: Any, *, output: str | Path | None = None, batch_size: int = 16,
+             progress: ProgressCallback | None = None, **params: Any) -> AnswerGenerationRun:
     """Generate an attributed answer per item with ``llm`` (an LLMClient), writing each record as it
-    arrives; items whose id is already in ``output`` are skipped. Returns counts."""
-    counts = {"written": 0, "failed": 0, "resumed": 0}
-    with ResultWriter(output) as writer:
-        todo = [item for item in items if item.question.id not in writer.done]
-        counts["resumed"] = len(items) - len(todo)
-        with progress("generating answers", total=len(todo)) as bar:
-            for start in range(0, len(todo), batch_size):
-                batch = todo[start:start + batch_size]
-                conversations = [[{"role": "user", "content": generation_prompt(i.question.question, i.graph)}]
-                                 for i in batch]
-                replies = llm.chat_many(conversations, on_done=bar.advance, **params)
-                for item, reply in zip(batch, replies):
-                    writer.write(answer_record(item, reply, getattr(llm, "name", "")))
-                    counts["written"] += 1
-                    counts["failed"] += bool(reply.failed)
-    return counts
+    arrives; items whose id is already in ``output`` are skipped. ``params`` go to each chat call."""
+
+    def batch_answers(batch: Sequence[GenerationItem]) -> list[GeneratedAnswer]:
+        conversations = [[{"role": "user", "content": generation_prompt(i.question.question, i.graph)}]
+                         for i in batch]
+        replies = llm.chat_many(conversations, **params)
+        return [answer_record(item, reply, getattr(llm, "name", "")) for item, reply in zip(batch, replies)]
+
+    produced = run_batches(items, batch_answers, key=lambda item: item.question.id, row_type=GeneratedAnswer,
+                           output=output, batch_size=batch_size, progress=progress, stage_name="generating answers")
+    return AnswerGenerationRun(
+        results=produced.rows,
+        new_records=produced.new,
+        resumed_records=produced.resumed,
+        failed=sum(1 for row in produced.rows if row.failed),
+        seconds=produced.seconds,
+    )
 
 
-def answer_record(item: GenerationItem, reply: Any, model: str) -> dict[str, Any]:
-    """The JSON record of one generated answer; a failed call keeps its error and raw reply."""
-    return {
-        "id": item.question.id,
-        "question": item.question.question,
-        "answer": None if reply.failed or reply.text is None else clean_answer(reply.text),
-        "failed": bool(reply.failed),
-        "error": reply.error,
-        "raw": reply.text if not reply.failed else getattr(reply, "raw", None),
-        "model": model,
-        "minimum": [t.to_list() for t in item.question.minimum],
-        "removed": [t.to_list() for t in item.removed],
-        "graph": item.graph.to_list(),
-        "replaced_with": item.replaced_with,
-        "unmatched_mentions": item.unmatched,
-    }
+def answer_record(item: GenerationItem, reply: Any, model: str) -> GeneratedAnswer:
+    """The record of one generated answer; a failed call keeps its error and raw reply."""
+    return GeneratedAnswer(
+        id=item.question.id,
+        question=item.question.question,
+        answer=None if reply.failed or reply.text is None else clean_answer(reply.text),
+        failed=bool(reply.failed),
+        error=reply.error,
+        raw=reply.text if not reply.failed else getattr(reply, "raw", None),
+        model=model,
+        minimum=[t.to_list() for t in item.question.minimum],
+        removed=[t.to_list() for t in item.removed],
+        graph=item.graph.to_list(),
+        replaced_with=item.replaced_with,
+        unmatched_mentions=item.unmatched,
+    )
 
 
 # ---------------------------------------------------------------- scoring
@@ -260,9 +289,44 @@ def entailment_decisions(checker: Checker, pairs: Sequence[tuple[str, str]]) -> 
             for pair, v in zip(unique, verdicts)}
 
 
+class CitationJudgement(BaseModel):
+    """One citation of an answer: what it cites, in which sentence, and how it was judged."""
+
+    qid: str | None
+    relation: str | None
+    value: str | None
+    sentence: int
+    correct: bool
+    precise: bool
+    entailed: bool | None
+
+
+class CitationIssue(BaseModel):
+    """A citation that could not be read as a triple, kept with its raw text."""
+
+    raw: str
+    sentence: int
+    reason: str
+
+
+class AttributionScore(BaseModel):
+    """The per-answer result row: citations with their judgements, counts, alignment, [NA] counts, G-Eval."""
+
+    id: str
+    removed: int = 0
+    sentences: list[str] = Field(default_factory=list)
+    citations: list[CitationJudgement] = Field(default_factory=list)
+    na_sentences: list[int] = Field(default_factory=list)
+    issues: list[CitationIssue] = Field(default_factory=list)
+    counts: AnswerCitationCounts
+    alignment: list[bool | None] = Field(default_factory=list)
+    na: AnswerNACounts | None = None
+    geval: dict[str, dict[str, Any]] | None = None
+
+
 def score_row(record: AnswerRecord, decisions: dict[tuple[str, str], bool | None],
-              geval: dict[str, dict[str, Any]] | None, template: str = DEFAULT_HYPOTHESIS) -> dict[str, Any]:
-    """The per-answer result row: citations with their judgements, counts, alignment and [NA] counts."""
+              geval: dict[str, dict[str, Any]] | None, template: str = DEFAULT_HYPOTHESIS) -> AttributionScore:
+    """The result row of one answer, from the checker's entailment decisions and optional G-Eval scores."""
     parsed = parse_answer(record.answer)
     graph_keys = record.graph.triple_keys()
     minimum_keys = {t.key() for t in record.minimum}
@@ -274,28 +338,28 @@ def score_row(record: AnswerRecord, decisions: dict[tuple[str, str], bool | None
         if c.relation and c.value:
             entailed = decisions.get((parsed.sentences[c.sentence],
                                       hypothesis(template, c.qid, c.relation, c.value, record.graph)))
-        citations.append({"qid": c.qid, "relation": c.relation, "value": c.value, "sentence": c.sentence,
-                          "correct": correct, "precise": correct and triple.key() in minimum_keys,
-                          "entailed": entailed})
-    counts = citation_counts(parsed.citations, record.graph.triples(), record.minimum)
-    row: dict[str, Any] = {
-        "id": record.id,
-        "removed": len(record.removed),
-        "sentences": parsed.sentences,
-        "citations": citations,
-        "na_sentences": parsed.na_sentences,
-        "issues": [{"raw": i.raw, "sentence": i.sentence, "reason": i.reason} for i in parsed.issues],
-        "counts": asdict(counts),
-        "alignment": [decisions.get(pair) for pair in alignment_pairs(parsed, record.graph, template)],
-    }
+        citations.append(CitationJudgement(
+            qid=c.qid, relation=c.relation, value=c.value, sentence=c.sentence, correct=correct,
+            precise=correct and triple is not None and triple.key() in minimum_keys, entailed=entailed,
+        ))
+    na = None
     if record.removed:
         matrix = [[decisions.get((parsed.sentences[i], hypothesis(template, t.qid, t.relation, t.value, record.graph)))
                    for t in record.removed]
                   for i in parsed.na_sentences if i < len(parsed.sentences)]
-        row["na"] = asdict(na_counts(matrix, len(record.removed)))
-    if geval is not None:
-        row["geval"] = geval
-    return row
+        na = na_counts(matrix, len(record.removed))
+    return AttributionScore(
+        id=record.id,
+        removed=len(record.removed),
+        sentences=parsed.sentences,
+        citations=citations,
+        na_sentences=parsed.na_sentences,
+        issues=[CitationIssue(raw=i.raw, sentence=i.sentence, reason=i.reason) for i in parsed.issues],
+        counts=citation_counts(parsed.citations, record.graph.triples(), record.minimum),
+        alignment=[decisions.get(pair) for pair in alignment_pairs(parsed, record.graph, template)],
+        na=na,
+        geval=geval,
+    )
 
 
 def geval_prompt(aspect: str, record: AnswerRecord) -> str:
@@ -356,55 +420,74 @@ def _weighted_scores(prompts: Sequence[tuple[AnswerRecord, str, str]], llm: Any,
             for position, values in logprobs.items()}
 
 
-def score(records: Iterable[AnswerRecord], checker: Checker, *, output: str | Path, judge: Any = None,
-          weighted: bool = False, batch_size: int = 32, template: str = DEFAULT_HYPOTHESIS) -> dict[str, int]:
+AttributionFigures = dict[str, float | int | None]
+"""Named dataset figures of one group of answers (citation quality, alignment, [NA] quality, G-Eval means)."""
+
+
+class AttributionRun(BaseModel):
+    """A whole scoring run: every row in the results file, the figures per number of removed triples, counts."""
+
+    results: list[AttributionScore]
+    summary: dict[str, AttributionFigures]
+    new_records: int
+    resumed_records: int
+    seconds: float
+    checker: str
+
+
+def score(records: Iterable[AnswerRecord], checker: Checker, *, output: str | Path | None = None, judge: Any = None,
+          weighted: bool = False, batch_size: int = 32, template: str = DEFAULT_HYPOTHESIS,
+          empty_answers: Literal["skip", "zero"] = "skip", progress: ProgressCallback | None = None,
+          ) -> AttributionRun:
     """Score answers in batches, writing each row as it is done; ids already in ``output`` are skipped.
-    ``template`` shapes the NLI hypothesis of a citation (see DEFAULT_HYPOTHESIS)."""
+    ``template`` shapes the NLI hypothesis of a citation (see DEFAULT_HYPOTHESIS); ``judge`` (an LLM client)
+    adds G-Eval text quality."""
     check_template(template)
-    records = list(records)
-    counts = {"written": 0, "resumed": 0}
-    with ResultWriter(output) as writer:
-        todo = [r for r in records if r.id not in writer.done]
-        counts["resumed"] = len(records) - len(todo)
-        with progress("scoring answers", total=len(todo)) as bar:
-            for start in range(0, len(todo), batch_size):
-                batch = todo[start:start + batch_size]
-                pairs = []
-                for record in batch:
-                    parsed = parse_answer(record.answer)
-                    pairs += alignment_pairs(parsed, record.graph, template)
-                    pairs += na_pairs(parsed, record.removed, record.graph, template)
-                decisions = entailment_decisions(checker, pairs)
-                judged = judge_text_quality(batch, judge, weighted=weighted) if judge is not None else None
-                for index, record in enumerate(batch):
-                    writer.write(score_row(record, decisions, judged[index] if judged else None, template))
-                    counts["written"] += 1
-                    bar.advance()
-    return counts
+
+    def batch_rows(batch: Sequence[AnswerRecord]) -> list[AttributionScore]:
+        pairs = []
+        for record in batch:
+            parsed = parse_answer(record.answer)
+            pairs += alignment_pairs(parsed, record.graph, template)
+            pairs += na_pairs(parsed, record.removed, record.graph, template)
+        decisions = entailment_decisions(checker, pairs)
+        judged = judge_text_quality(batch, judge, weighted=weighted) if judge is not None else None
+        return [score_row(record, decisions, judged[index] if judged else None, template)
+                for index, record in enumerate(batch)]
+
+    produced = run_batches(list(records), batch_rows, key=lambda record: record.id, row_type=AttributionScore,
+                           output=output, batch_size=batch_size, progress=progress, stage_name="scoring answers")
+    return AttributionRun(
+        results=produced.rows,
+        summary=summarize(produced.rows, empty_answers=empty_answers),
+        new_records=produced.new,
+        resumed_records=produced.resumed,
+        seconds=produced.seconds,
+        checker=getattr(checker, "name", type(checker).__name__),
+    )
 
 
-def summarize(rows: Sequence[dict[str, Any]], *, empty_answers: Literal["skip", "zero"] = "skip"
-              ) -> dict[str, dict[str, Any]]:
-    """Dataset figures from score rows, grouped by how many triples were removed (seed 002 Table 5):
+def summarize(rows: Sequence[AttributionScore], *, empty_answers: Literal["skip", "zero"] = "skip"
+              ) -> dict[str, AttributionFigures]:
+    """Dataset figures from score rows, grouped by how many triples were removed (KaLMA Table 5):
     citation quality, alignment, [NA] quality, G-Eval means, parse issues."""
-    groups: dict[int, list[dict[str, Any]]] = {}
+    groups: dict[int, list[AttributionScore]] = {}
     for row in rows:
-        groups.setdefault(int(row.get("removed", 0)), []).append(row)
+        groups.setdefault(row.removed, []).append(row)
     out = {}
     for removed, group in sorted(groups.items()):
-        figures: dict[str, Any] = citation_quality(
-            [AnswerCitationCounts(**r["counts"]) for r in group], empty_answers=empty_answers).as_dict()
+        figures: AttributionFigures = citation_quality([r.counts for r in group], empty_answers=empty_answers).as_dict()
         figures.update({f"alignment_{k}": v for k, v in
-                        alignment([e for r in group for e in r["alignment"]]).as_dict().items()})
-        na_rows = [AnswerNACounts(**r["na"]) for r in group if r.get("na")]
+                        alignment([e for r in group for e in r.alignment]).as_dict().items()})
+        na_rows = [r.na for r in group if r.na is not None]
         if na_rows:
             figures.update({k if k.startswith("na_") else f"na_{k}": v
                             for k, v in na_quality(na_rows).as_dict().items()})
-        judged = [r["geval"] for r in group if r.get("geval")]
+        judged = [r.geval for r in group if r.geval]
         for aspect in aspect_scores(judged) if judged else []:
             figures[aspect.aspect] = aspect.mean
             figures[f"{aspect.aspect}_weighted"] = aspect.weighted_mean
             figures[f"{aspect.aspect}_failed"] = aspect.failed
-        figures["citation_issues"] = sum(len(r["issues"]) for r in group)
+        figures["citation_issues"] = sum(len(r.issues) for r in group)
         out[f"removed={removed}"] = figures
     return out
