@@ -23,12 +23,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from string import Template
-from typing import Any, Literal
+from typing import Literal
 
 from factscope.checkers.base import CheckTask
 from factscope.checkers.merge import merge_passage_labels
-from factscope.cli.display import progress
 from factscope.core.prompts import load_prompt
+from factscope.core.run import ProgressCallback, StageProgress, stage
 from factscope.core.schema import Claim, Label, Verdict
 from factscope.llm.client import ChatReply, LLMClient
 
@@ -126,17 +126,19 @@ class LLMChecker:
         self.joint_template = Template(load_prompt(joint_prompt))
         self.max_tokens = max_tokens
         self.name = f"llm:{client.config.model}"
+        self.progress: ProgressCallback | None = None
+        """Receives the progress of the LLM calls when set (the CLI sets it to draw a bar)."""
 
     def check(self, tasks: Sequence[CheckTask]) -> list[Verdict]:
         """One verdict per task, in order; model calls for the whole batch run concurrently."""
         groups = [self._passage_groups(task.references) for task in tasks]
         units = [(t, g) for t, task_groups in enumerate(groups) for g in range(len(task_groups))]
         answers: dict[Unit, _Answer] = {}
-        with progress("LLM checker calls", None) as bar:
+        with stage(self.progress, "LLM checker calls", None) as bar:
             pending, joint_calls = units, 0
             if self.mode == "joint":
                 pending, joint_calls = self._check_joint(tasks, groups, units, answers, bar)
-            bar.total(joint_calls + len(pending))
+            bar.set_total(joint_calls + len(pending))
             self._check_single(tasks, groups, pending, answers, bar)
         return [self._verdict([answers[(t, g)] for g in range(len(groups[t]))]) for t in range(len(tasks))]
 
@@ -155,7 +157,7 @@ class LLMChecker:
         groups: list[list[str]],
         units: list[Unit],
         answers: dict[Unit, _Answer],
-        bar: Any,
+        bar: StageProgress,
     ) -> None:
         conversations = [
             [{"role": "user", "content": self._single_prompt(tasks[t], groups[t][g])}] for t, g in units
@@ -170,7 +172,7 @@ class LLMChecker:
         groups: list[list[str]],
         units: list[Unit],
         answers: dict[Unit, _Answer],
-        bar: Any,
+        bar: StageProgress,
     ) -> tuple[list[Unit], int]:
         """Ask the joint questions; returns the units whose joint reply did not parse (for single calls) and
         the number of joint calls."""
@@ -186,7 +188,7 @@ class LLMChecker:
             [{"role": "user", "content": self._joint_prompt(tasks, groups, chunk)}] for chunk in chunks
         ]
 
-        bar.total(len(chunks))
+        bar.set_total(len(chunks))
         replies = (
             self.client.chat_many(conversations, on_done=bar.advance, **self._params()) if chunks else []
         )

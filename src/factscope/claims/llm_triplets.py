@@ -20,8 +20,8 @@ from string import Template
 from typing import Any, Literal
 
 from factscope.claims.base import check_questions
-from factscope.cli.display import progress
 from factscope.core.prompts import load_prompt
+from factscope.core.run import ProgressCallback, stage
 from factscope.core.schema import Claim, Extraction, Span
 from factscope.core.text import sentence_spans
 from factscope.llm.client import ChatReply, LLMClient
@@ -146,6 +146,8 @@ class TripletExtractor:
         self.template = Template(load_prompt(prompt or PROMPTS[claim_format]))
         self.max_tokens = max_tokens
         self.name = f"llm-{claim_format}:{client.config.model}"
+        self.progress: ProgressCallback | None = None
+        """Receives the progress of the LLM calls when set (the CLI sets it to draw a bar)."""
 
     def prompt_for(self, text: str, question: str | None) -> tuple[str, list[Span]]:
         """The filled prompt for one response, and the sentence spans it numbers."""
@@ -165,7 +167,7 @@ class TripletExtractor:
         asked = [index for index, (_, spans) in enumerate(prompts) if spans]
         conversations = [[{"role": "user", "content": prompts[index][0]}] for index in asked]
         params = {"max_tokens": self.max_tokens} if self.max_tokens else {}
-        with progress(f"extracting {self.claim_format} claims", len(conversations)) as bar:
+        with stage(self.progress, f"extracting {self.claim_format} claims", len(conversations)) as bar:
             replies = (
                 self.client.chat_many(conversations, on_done=bar.advance, **params) if conversations else []
             )

@@ -23,7 +23,7 @@ from factscope.checkers.base import Checker, CheckTask
 from factscope.conner.data import KnowledgeRecord
 from factscope.conner.templates import answer_pair, informativeness_pair
 from factscope.core.errors import BackendError
-from factscope.core.run import ProgressCallback, run_batches
+from factscope.core.run import ProgressCallback, report_progress, run_batches
 from factscope.core.schema import LABELS, Verdict
 from factscope.core.text import split_sentences
 from factscope.metrics import conner
@@ -387,6 +387,7 @@ def knowledge(
     that file are skipped (resume) and the summary covers the whole file.
     """
     pool = [record.knowledge for record in records]
+    report_progress(progress, evaluator.checker)
     produced = run_batches(
         records,
         lambda batch: evaluator.score(batch, pool=pool),

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Generic, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel
 
@@ -71,6 +71,20 @@ def stage(callback: ProgressCallback | None, name: str, total: int | None) -> It
         yield progress
     finally:
         progress._emit(finished=True)
+
+
+@runtime_checkable
+class ReportsProgress(Protocol):
+    """A component that reports its own work (the LLM extractor and checker report their calls)."""
+
+    progress: ProgressCallback | None
+
+
+def report_progress(callback: ProgressCallback | None, *components: object) -> None:
+    """Point the components among ``components`` that report their own work at ``callback``."""
+    for component in components:
+        if isinstance(component, ReportsProgress):
+            component.progress = callback
 
 
 @dataclass

@@ -16,7 +16,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from factscope.core.errors import InputError
-from factscope.core.run import ProgressCallback, run_batches
+from factscope.core.run import ProgressCallback, report_progress, run_batches
 from factscope.grounding.data import GroundExample
 from factscope.grounding.presence import PresenceModel, decide
 from factscope.metrics.grounding import (
@@ -209,6 +209,7 @@ def ground(
             f"{len(missing)} example(s) have no response, e.g. {missing[0]!r}; attach responses first "
             "(grounding.data.attach_responses) or generate them (factscope.grounding.generation.generate)"
         )
+    report_progress(progress, extractor, presence)
     chosen_extractor, chosen_presence = extractor, presence
     produced = run_batches(
         examples,

@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 from factscope.checkers.base import Checker, CheckTask
 from factscope.core.errors import ConfigError, InputError
 from factscope.core.prompts import load_prompt
-from factscope.core.run import ProgressCallback, run_batches
+from factscope.core.run import ProgressCallback, report_progress, run_batches
 from factscope.core.schema import Label
 from factscope.kalma.data import AttributionQuestion, parse_triples
 from factscope.kg.citations import ParsedAnswer, parse_answer
@@ -443,6 +443,7 @@ def score(records: Iterable[AnswerRecord], checker: Checker, *, output: str | Pa
     ``template`` shapes the NLI hypothesis of a citation (see DEFAULT_HYPOTHESIS); ``judge`` (an LLM client)
     adds G-Eval text quality."""
     check_template(template)
+    report_progress(progress, checker)
 
     def batch_rows(batch: Sequence[AnswerRecord]) -> list[AttributionScore]:
         pairs = []

@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 
 from factscope.checkers.base import Checker, CheckTask
 from factscope.claims.base import Extractor
-from factscope.core.run import ProgressCallback, run_batches
+from factscope.core.run import ProgressCallback, report_progress, run_batches
 from factscope.core.schema import Claim, Record, Verdict
 from factscope.metrics.hallucination import (
     DatasetRates,
@@ -77,8 +77,10 @@ def check(
     With ``output``, records already in that file are skipped (resume) and the run's figures cover the
     whole file. Records with no references are checked against the ``retriever``'s top ``retrieve_k``
     passages (query: the question, else the response) when one is given. ``progress`` receives the run's
-    progress events (none are drawn without it).
+    progress events, and so do the extractor and checker when they report their own work (LLM calls);
+    nothing is drawn without it.
     """
+    report_progress(progress, extractor, checker)
     produced = run_batches(
         records,
         lambda batch: _check_batch(batch, extractor, checker, retriever, retrieve_k),
