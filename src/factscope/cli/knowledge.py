@@ -114,61 +114,14 @@ def register(app: typer.Typer) -> None:
     app.add_typer(group, name="knowledge")
 
 
-def build_evaluator(
-    *, corpus: Path | None, retriever: str, evidence_k: int, aggregate: str, hard: bool, checker: str,
-    relevance: str, coherence: str, lm: str | None, baselines: int, weights: str, seed: int, llm: Any,
-) -> Any:
-    """A KnowledgeEvaluator from the command-line options (models load only for the metrics they serve)."""
-    from factscope.checkers.registry import make_checker
-    from factscope.conner.coherence import AdjacentSimilarityCoherence, ClassifierCoherence
-    from factscope.conner.relevance import BiEncoderRelevance, CrossEncoderRelevance
-    from factscope.conner.task import KnowledgeEvaluator, KnowledgeSettings
-    from factscope.retrieve.corpus import Corpus as CorpusFile
-    from factscope.retrieve.corpus import make_retriever
+def build_evaluator(*, llm: Any, **options: Any) -> Any:
+    """A KnowledgeEvaluator from the command-line options; notes what cannot be computed without a part."""
+    from factscope.conner.evaluator_setup import make_evaluator, missing_parts
 
-    if aggregate not in ("min", "mean", "max"):
-        raise ConfigError(f"--aggregate must be min, mean or max, not {aggregate!r}")
-    settings = KnowledgeSettings(
-        evidence_k=evidence_k, aggregate=aggregate, hard_factuality=hard, baselines=baselines, seed=seed,
-        weights=_weights(weights),
-    )
-    found = make_retriever(retriever, CorpusFile.from_path(corpus)) if corpus else None
-    if found is None:
-        console.print("[yellow]note[/] no --corpus: factuality and open-ended validity are not computed")
-    judge = make_checker(checker, llm=llm) if checker != "none" else None
-    ranker = None if relevance == "none" else BiEncoderRelevance() if relevance == "bi-encoder" else CrossEncoderRelevance(relevance)
-    paragraph = None if coherence == "none" else AdjacentSimilarityCoherence() if coherence == "proxy" else ClassifierCoherence(coherence)
-    return KnowledgeEvaluator(
-        checker=judge, retriever=found, relevance=ranker, coherence=paragraph, lm=_causal_lm(lm, llm), settings=settings
-    )
-
-
-def _causal_lm(spec: str | None, llm: Any) -> Any:
-    if not spec:
-        console.print(
-            "[yellow]note[/] no --lm: sentence coherence, informativeness and helpfulness are not computed "
-            "(pass --lm gpt2, a local folder, or --lm endpoint)"
-        )
-        return None
-    if spec == "endpoint":
-        from factscope.hf.causal_lm import EndpointCausalLM
-
-        if llm is None:
-            raise ConfigError("--lm endpoint needs the completions endpoint: pass --llm-base-url and --llm-model")
-        return EndpointCausalLM(llm)
-    from factscope.hf.causal_lm import HFCausalLM
-
-    return HFCausalLM(spec)
-
-
-def _weights(text: str) -> tuple[float, float, float, float]:
-    try:
-        values = tuple(float(part) for part in text.split(","))
-    except ValueError:
-        values = ()
-    if len(values) != 4:
-        raise ConfigError(f"--weights takes four comma-separated numbers (factuality,relevance,coherence,informativeness), got {text!r}")
-    return values  # type: ignore[return-value]
+    evaluator = make_evaluator(llm=llm, **options)
+    for note in missing_parts(evaluator):
+        console.print(f"[yellow]note[/] {note}")
+    return evaluator
 
 
 def _load(path: Path, need_knowledge: bool = True) -> tuple[list[Any], int]:

@@ -1,0 +1,103 @@
+"""Assembling a KnowledgeEvaluator from component names, as the CLI and the Python API name them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from factscope.conner.task import KnowledgeEvaluator, KnowledgeSettings
+from factscope.core.errors import ConfigError
+
+Aggregation = Literal["min", "mean", "max"]
+
+
+def parse_weights(text: str) -> tuple[float, float, float, float]:
+    """Q_know's gamma from "f,r,c,i" (factuality, relevance, coherence, informativeness)."""
+    try:
+        values = tuple(float(part) for part in text.split(","))
+    except ValueError:
+        values = ()
+    if len(values) != 4:
+        raise ConfigError(
+            f"--weights takes four comma-separated numbers (factuality,relevance,coherence,informativeness), "
+            f"got {text!r}"
+        )
+    return values[0], values[1], values[2], values[3]
+
+
+def make_evaluator(
+    *,
+    corpus: str | Path | None = None,
+    retriever: str = "bm25",
+    evidence_k: int = 5,
+    aggregate: Aggregation = "min",
+    hard: bool = False,
+    checker: str = "embedded",
+    relevance: str = "bi-encoder",
+    coherence: str = "proxy",
+    lm: str | None = None,
+    baselines: int = 3,
+    weights: str = "0.25,0.25,0.25,0.25",
+    seed: int = 0,
+    llm: Any = None,
+) -> KnowledgeEvaluator:
+    """A KnowledgeEvaluator whose models load only for the metrics they serve.
+
+    ``corpus`` (evidence passages) enables factuality and open-ended validity; ``lm`` (a causal LM name or
+    folder, or 'endpoint' for the completions endpoint of ``llm``) enables sentence coherence,
+    informativeness and helpfulness; 'none' switches the checker, relevance or coherence model off.
+    """
+    from factscope.checkers.registry import make_checker
+    from factscope.conner.coherence import AdjacentSimilarityCoherence, ClassifierCoherence
+    from factscope.conner.relevance import BiEncoderRelevance, CrossEncoderRelevance
+    from factscope.retrieve.corpus import Corpus, make_retriever
+
+    if aggregate not in ("min", "mean", "max"):
+        raise ConfigError(f"--aggregate must be min, mean or max, not {aggregate!r}")
+    settings = KnowledgeSettings(
+        evidence_k=evidence_k, aggregate=aggregate, hard_factuality=hard, baselines=baselines, seed=seed,
+        weights=parse_weights(weights),
+    )
+    ranker = (
+        None if relevance == "none" else BiEncoderRelevance() if relevance == "bi-encoder"
+        else CrossEncoderRelevance(relevance)
+    )
+    paragraph = (
+        None if coherence == "none" else AdjacentSimilarityCoherence() if coherence == "proxy"
+        else ClassifierCoherence(coherence)
+    )
+    return KnowledgeEvaluator(
+        checker=make_checker(checker, llm=llm) if checker != "none" else None,
+        retriever=make_retriever(retriever, Corpus.from_path(corpus)) if corpus else None,
+        relevance=ranker,
+        coherence=paragraph,
+        lm=_causal_lm(lm, llm),
+        settings=settings,
+    )
+
+
+def missing_parts(evaluator: KnowledgeEvaluator) -> list[str]:
+    """What the evaluator cannot compute for want of a part, as notes that say which option supplies it."""
+    notes = []
+    if evaluator.retriever is None:
+        notes.append("no --corpus: factuality and open-ended validity are not computed")
+    if evaluator.lm is None:
+        notes.append(
+            "no --lm: sentence coherence, informativeness and helpfulness are not computed "
+            "(pass --lm gpt2, a local folder, or --lm endpoint)"
+        )
+    return notes
+
+
+def _causal_lm(spec: str | None, llm: Any) -> Any:
+    if not spec:
+        return None
+    if spec == "endpoint":
+        from factscope.hf.causal_lm import EndpointCausalLM
+
+        if llm is None:
+            raise ConfigError("--lm endpoint needs the completions endpoint: pass --llm-base-url and --llm-model")
+        return EndpointCausalLM(llm)
+    from factscope.hf.causal_lm import HFCausalLM
+
+    return HFCausalLM(spec)
