@@ -2,24 +2,31 @@
 
 import json
 import re
+import subprocess
+import sys
 from html import escape
+from html.parser import HTMLParser
 
 import pytest
 import typer
+from markupsafe import escape as jinja_escape
 from typer.testing import CliRunner
 
 from factscope.core.errors import InputError
 from factscope.core.schema import Claim, Label, Span, Verdict
-from factscope.metrics.hallucination import summarize_response
+from factscope.metrics.hallucination import DatasetRates, summarize_response
 from factscope.refchecker.html_report import (
     Highlight,
+    Piece,
+    format_figure,
+    highlight_pieces,
     highlight_text,
     load_results,
     render_report,
     select_results,
     verdict_class,
 )
-from factscope.refchecker.task import CheckResult, ClaimResult
+from factscope.refchecker.task import CheckResult, ClaimResult, summarize_run
 
 E, N, C = Label.ENTAILMENT, Label.NEUTRAL, Label.CONTRADICTION
 
@@ -122,6 +129,12 @@ def rows():
     return [curie, supported, abstain, broken]
 
 
+def render(rows, *, only="all", limit=None, **options):
+    """The page as `factscope report` builds it: rates over all rows, the chosen rows shown."""
+    run = summarize_run(rows, new_records=len(rows), seconds=0.0, extractor="", checker="")
+    return render_report(run, select_results(rows, only=only, limit=limit), only=only, **options)
+
+
 def section(page, index):
     return page.split(f'<section class="record" id="r{index}">')[1].split("</section>")[0]
 
@@ -153,8 +166,25 @@ def test_overlapping_spans_are_cut_at_every_boundary_and_take_the_most_severe_co
     assert highlight_text("<b>", [], "r") == "&lt;b&gt;"
 
 
+def test_highlight_pieces_carry_text_colour_claims_and_title():
+    def h(start, end, number, label):
+        return Highlight(Span(start=start, end=end), number, Verdict(label=label))
+
+    assert highlight_pieces("abcdef", [h(0, 4, 1, E), h(2, 6, 2, C), h(4, 6, 3, N)]) == [
+        Piece("ab", "entailment", (1,), "claim 1: Entailment"),
+        Piece("cd", "contradiction", (1, 2), "claim 1: Entailment; claim 2: Contradiction"),
+        Piece("ef", "contradiction", (2, 3), "claim 2: Contradiction; claim 3: Neutral"),
+    ]
+    assert highlight_pieces("a b", [h(1, 2, 1, N)]) == [
+        Piece("a"),
+        Piece(" ", "neutral", (1,), "claim 1: Neutral"),
+        Piece("b"),
+    ]
+    assert highlight_pieces("", [h(0, 3, 1, E)]) == []
+
+
 def test_response_sentences_are_coloured_by_their_claims(rows):
-    page = render_report(rows)
+    page = render(rows)
     response = section(page, 1).split('<div class="text response">')[1].split("</div>")[0]
     assert marks(response) == [
         ("entailment", "1", "Marie Curie was a physicist."),
@@ -165,7 +195,7 @@ def test_response_sentences_are_coloured_by_their_claims(rows):
 
 
 def test_evidence_is_highlighted_at_its_offsets_in_the_reference(rows):
-    page = render_report(rows)
+    page = render(rows)
     reference = section(page, 1).split('<div class="reference" id="r1-ref1">')[1]
     text = reference.split('<div class="text">')[1].split("</div>")[0]
     first = span_of(REFERENCE, "Marie Curie (1867-1934) was a physicist and chemist.")
@@ -185,7 +215,7 @@ def test_evidence_is_highlighted_at_its_offsets_in_the_reference(rows):
 
 
 def test_claim_table_rows_carry_label_probabilities_copy_rate_and_escaped_text(rows):
-    page = render_report(rows)
+    page = render(rows)
     record = section(page, 1)
     row2 = record.split('<tr id="r1-c2" class="contradiction">')[1].split("</tr>")[0]
     cells = re.findall(r'<td class="num">([^<]*)</td>', row2)
@@ -199,7 +229,7 @@ def test_claim_table_rows_carry_label_probabilities_copy_rate_and_escaped_text(r
 
 
 def test_probability_and_score_columns_appear_only_when_the_checker_gives_them(rows):
-    page = render_report(rows)
+    page = render(rows)
     assert "<th>P(E)</th><th>P(N)</th><th>P(C)</th><th>copy rate</th>" in section(page, 1)
     supported = section(page, 2)
     assert "<th>label</th><th>score</th><th>copy rate</th>" in supported
@@ -207,14 +237,14 @@ def test_probability_and_score_columns_appear_only_when_the_checker_gives_them(r
 
 
 def test_nothing_from_the_results_reaches_the_page_unescaped(rows):
-    page = render_report(rows, title="<t>")
+    page = render(rows, title="<t>")
     assert "<script" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "<Marie>" not in page and "<x>" not in page and "not json &lt;x&gt;" in page
     assert "<title>&lt;t&gt;</title>" in page and "http" not in page
 
 
-def test_header_rates_follow_seed_004_eq_1(rows):
-    page = render_report(rows)
+def test_header_rates_follow_refchecker_eq_1(rows):
+    page = render(rows)
     # rated responses: curie (E 2/3, N 0, C 1/3 over its 3 checked claims) and supported (E 1);
     # abstain has no claims; broken failed extraction and is not rated.
     # E = (2/3 + 1) / 2 = 0.8333, N = 0, C = (1/3 + 0) / 2 = 0.1667, hallucination 0.1667, abstain 1/3
@@ -233,19 +263,150 @@ def test_header_rates_follow_seed_004_eq_1(rows):
 def test_only_hallucinated_and_limit_choose_records_but_not_rates(rows):
     assert [r.id for r in select_results(rows, only="hallucinated")] == ["curie"]
     assert [r.id for r in select_results(rows, limit=2)] == ["curie", "supported"]
-    page = render_report(rows, only="hallucinated")
+    page = render(rows, only="hallucinated")
     assert page.count('<section class="record"') == 1 and "<td>0.8333</td>" in page
-    assert render_report(rows, limit=0).count('<section class="record"') == 0
+    assert render(rows, limit=0).count('<section class="record"') == 0
     with pytest.raises(ValueError, match="only"):
         select_results(rows, only="some")
 
 
 def test_records_without_claims_say_why(rows):
-    page = render_report(rows)
+    page = render(rows)
     assert "no claims: the response abstains." in section(page, 3)
     broken = section(page, 4)
     assert "extraction failed:</b> reply is not JSON" in broken and '<span class="badge failed">' in broken
     assert verdict_class(Verdict(label=None, failed=True)) == "failed"
+
+
+ATTACKS = (
+    "<script>alert(1)</script>",
+    '" onmouseover="alert(2)',
+    "' onfocus='alert(3)",
+    '<a href="javascript:alert(4)">go</a>',
+    "<img src=x onerror=alert(5)>",
+)
+
+
+class Elements(HTMLParser):
+    """Every start tag of a page with its attributes, in order."""
+
+    def __init__(self, page):
+        super().__init__()
+        self.tags = []
+        self.feed(page)
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, attrs))
+
+
+def hostile(text):
+    """One record that puts ``text`` in every field the page shows, and a run over it."""
+    response = f"Answer: {text}"
+    reference = f"Known: {text}"
+    spans = [span_of(response, text)]
+    evidence = span_of(reference, text)
+    record = CheckResult(
+        id=f"{text}-id",
+        question=text,
+        response=response,
+        setting=text,
+        references=[reference],
+        claims=[
+            ClaimResult(
+                claim=Claim(text=text, kind="triplet", triplet=(text, text, text), spans=spans),
+                verdict=Verdict(label=N, evidence=text, evidence_reference=0, evidence_span=evidence),
+            ),
+            ClaimResult(
+                claim=Claim(text=text, kind="sentence", spans=spans),
+                verdict=Verdict(label=None, failed=True, raw=text, error=text),
+            ),
+        ],
+        summary=summarize_response([N, None]),
+    )
+    broken = CheckResult(
+        id=f"{text}-broken", response=text, extraction_failed=True, extraction_error=text, extraction_raw=text
+    )
+    rows = [record, broken]
+    run = summarize_run(rows, new_records=2, seconds=0.0, extractor="", checker="")
+    return render_report(run, rows, title=text, source=text)
+
+
+def test_markup_in_every_field_of_the_results_comes_out_escaped_and_inert():
+    payload = "".join(ATTACKS)
+    page = hostile(payload)
+    tags = Elements(page).tags
+    assert "script" not in {tag for tag, _ in tags} and "img" not in {tag for tag, _ in tags}
+    attributes = [(name, value or "") for _, attrs in tags for name, value in attrs]
+    assert not [name for name, _ in attributes if name.startswith("on")]
+    assert all(value.startswith("#") for name, value in attributes if name == "href")
+    assert not [value for _, value in attributes if "javascript:" in value.lower()]
+    # the markup changes no element: the page has the same tags and attribute names as with plain text
+    plain = Elements(hostile("plain")).tags
+    assert [(tag, [name for name, _ in attrs]) for tag, attrs in tags] == [
+        (tag, [name for name, _ in attrs]) for tag, attrs in plain
+    ]
+    shown = str(jinja_escape(payload))
+    assert '" onmouseover="' not in page and "&#34; onmouseover=&#34;alert(2)" in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and 'href="javascript:' not in page
+    record = section(page, 1)
+    assert (
+        f'<h2>{shown}-id <span class="setting">{shown}</span> ' in record
+        and f'<a href="#r1">{shown}-id</a>' in page
+    )
+    assert f"<b>Question</b> {shown}</p>" in record
+    assert f'title="claim 1: Neutral; claim 2: failed">{shown}</mark>' in record.split('"text response">')[1]
+    assert f'title="claim 1: Neutral">{shown}</mark>' in record.split('<div class="reference"')[1]
+    assert f'<span class="part">{shown}</span>' * 3 in record and f"<q>{shown}</q>" in record
+    assert f'<span class="error">{shown}</span>' in record and f"<pre>{shown}</pre>" in record
+    assert f"extraction failed:</b> {shown}<details>" in section(page, 2)
+    assert f"<title>{shown}</title>" in page and f"<code>{shown}</code>" in page
+
+
+def test_page_shows_the_figures_of_the_summary_it_is_given_not_recomputed_ones(rows):
+    computed = summarize_run(rows, new_records=len(rows), seconds=0.0, extractor="", checker="")
+    given = computed.model_copy(
+        update={
+            "results": rows[:1],
+            "rates": DatasetRates(
+                responses=11,
+                answered=7,
+                abstain_rate=0.125,
+                rates={E: 0.25, N: 0.5, C: 0.125},
+                hallucination_rate=0.625,
+            ),
+            "rates_by_setting": {
+                "imagined": DatasetRates(
+                    responses=2, answered=0, abstain_rate=1.0, rates=None, hallucination_rate=None
+                )
+            },
+            "extraction_failures": 5,
+            "check_failures": 6,
+        }
+    )
+    page = render_report(given, rows)
+    assert (
+        "<tr><th>all</th><td>11</td><td>7</td><td>0.2500</td><td>0.5000</td><td>0.1250</td><td>0.6250</td>"
+        "<td>0.1250</td></tr>"
+    ) in page
+    assert (
+        "<tr><th>imagined</th><td>2</td><td>0</td><td>n/a</td><td>n/a</td><td>n/a</td><td>n/a</td><td>1.0000</td></tr>"
+        in page
+    )
+    assert "<tr><th>noisy</th>" not in page and "0.8333" not in page
+    # counts and the claims-by-label table follow the summary's results; every given record is still shown
+    assert "1 record, 4 claims; 5 extraction failures; 6 failed checks; showing 4 records" in page
+    assert '<span class="badge entailment">Entailment</span></th><td>2</td><td>1.0000</td>' in page
+    assert page.count('<section class="record"') == 4
+
+
+def test_figures_print_with_four_decimals_and_missing_ones_as_n_a():
+    assert [format_figure(v) for v in (0.5, 1 / 3, None, 3)] == ["0.5000", "0.3333", "n/a", "3"]
+
+
+def test_the_report_imports_nothing_from_the_cli():
+    code = "import sys, factscope.refchecker.html_report; print(sorted(m for m in sys.modules if 'cli' in m))"
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "factscope.cli" not in loaded
 
 
 def cli_app():

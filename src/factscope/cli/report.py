@@ -47,10 +47,12 @@ def report_command(
     title: Annotated[str, typer.Option(help="page title")] = "factscope check report",
 ) -> None:
     from factscope.core.errors import InputError
-    from factscope.refchecker.html_report import load_results, render_report, select_results
+    from factscope.refchecker.html_report import Only, load_results, render_report, select_results
+    from factscope.refchecker.task import summarize_run
 
     if only not in ("all", "hallucinated"):
         raise InputError(f"--only must be 'all' or 'hallucinated', got {only!r}")
+    chosen: Only = "hallucinated" if only == "hallucinated" else "all"
     results, problems = load_results(input)
     for problem in problems:
         console.print(f"[yellow]skipped[/] {problem}", highlight=False)
@@ -59,17 +61,18 @@ def report_command(
             "no check results to report; pass the JSONL that `factscope check -o` wrote", path=input
         )
     output = output or Path(f"{input.stem}.html")
-    page = render_report(results, only=only, limit=limit, title=title, source=str(input))
+    run = summarize_run(results, new_records=len(results), seconds=0.0, extractor="", checker="")
+    shown = select_results(results, only=chosen, limit=limit)
+    page = render_report(run, shown, only=chosen, title=title, source=str(input))
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(page, encoding="utf-8")
-    shown = len(select_results(results, only=only, limit=limit))
     print_table(
         summary_table(
             "report",
             [
                 ("records read", len(results)),
                 ("skipped rows", len(problems)),
-                ("records shown", shown),
+                ("records shown", len(shown)),
                 ("claims", sum(len(r.claims) for r in results)),
                 ("page", str(output)),
                 ("page size", f"{len(page.encode('utf-8')) / 1024:.1f} KiB"),
