@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from factscope.cli.choices import EmptyPolicy, RetrieveMode
-from factscope.cli.display import ProgressDisplay, console, print_table, summary_table
+from factscope.cli.display import ProgressDisplay, console, print_skipped, print_table, summary_table
 from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
 from factscope.core.errors import ConfigError, InputError
 
@@ -157,26 +157,16 @@ def score_command(
     endpoint: LLMOptions,
 ) -> None:
     from factscope.checkers.registry import make_checker
-    from factscope.core.io import read_json_records
-    from factscope.kalma.task import check_template, read_answer, score
+    from factscope.kalma.task import check_template, load_answers, score
 
     check_template(hypothesis)
     llm = None
     if geval or geval_weighted or checker == "llm":
         llm = endpoint.build()
-    records, failed_generations = [], 0
-    for line, data in read_json_records(answers):
-        try:
-            if isinstance(data, InputError):
-                raise data
-            record = read_answer(data, path=answers, line=line)
-        except InputError as error:
-            console.print(f"[yellow]skipped[/] {error}")
-            continue
-        if record is None:
-            failed_generations += 1
-        else:
-            records.append(record)
+    loaded = load_answers(answers)
+    for problem in loaded.problems:
+        print_skipped(problem)
+    records, failed_generations = loaded.records, loaded.failed_generations
     with ProgressDisplay() as shown:
         run = score(records, make_checker(checker, llm=llm), output=output,
                     judge=llm if (geval or geval_weighted) else None, weighted=geval_weighted, template=hypothesis,

@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 
 from factscope.checkers.base import Checker, CheckTask
 from factscope.core.errors import ConfigError, InputError
+from factscope.core.io import read_json_records
 from factscope.core.prompts import load_prompt
 from factscope.core.run import ProgressCallback, report_progress, run_batches
 from factscope.core.schema import Label
@@ -492,3 +493,31 @@ def summarize(rows: Sequence[AttributionScore], *, empty_answers: Literal["skip"
         figures["citation_issues"] = sum(len(r.issues) for r in group)
         out[f"removed={removed}"] = figures
     return out
+
+
+@dataclass
+class LoadedAnswers:
+    """The answers of a file that can be scored, the bad records skipped, and the failed generations counted."""
+
+    records: list[AnswerRecord] = field(default_factory=list)
+    problems: list[InputError] = field(default_factory=list)
+    failed_generations: int = 0
+
+
+def load_answers(path: str | Path) -> LoadedAnswers:
+    """Read an answers file (the output of ``generate``, or the user's own): bad records are reported with their
+    file, line and field and skipped; rows whose generation failed are counted, not scored."""
+    loaded = LoadedAnswers()
+    for line, data in read_json_records(path):
+        try:
+            if isinstance(data, InputError):
+                raise data
+            record = read_answer(data, path=Path(path), line=line)
+        except InputError as error:
+            loaded.problems.append(error)
+            continue
+        if record is None:
+            loaded.failed_generations += 1
+        else:
+            loaded.records.append(record)
+    return loaded
