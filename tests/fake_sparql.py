@@ -2,8 +2,8 @@
 
 It answers GET ``/sparql?query=...`` from a small in-memory graph, recognising the three query shapes the
 client sends (find by label / alias, labels of a qid, direct properties of a qid). ``script([status, ...])``
-queues HTTP statuses to answer before serving normally (429 comes with ``Retry-After: 0``); every request
-is recorded in ``requests`` as ``{"query": str, "user_agent": str}``.
+queues HTTP statuses to answer before serving normally (429 comes with ``Retry-After: <retry_after>``, "0"
+unless set); every request is recorded in ``requests`` as ``{"query": str, "user_agent": str}``.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ class FakeSPARQLServer:
     def __init__(self, entities: dict[str, dict[str, Any]]) -> None:
         self.entities = entities
         self.requests: list[dict[str, str]] = []
+        self.retry_after = "0"
         self._statuses: deque[int] = deque()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._httpd.daemon_threads = True
@@ -32,8 +33,7 @@ class FakeSPARQLServer:
 
     @property
     def endpoint(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}/sparql"
+        return f"http://127.0.0.1:{self._httpd.server_port}/sparql"
 
     def script(self, statuses: list[int]) -> None:
         self._statuses.extend(statuses)
@@ -74,7 +74,7 @@ class FakeSPARQLServer:
                     status = server._statuses.popleft()
                     self.send_response(status)
                     if status == 429:
-                        self.send_header("Retry-After", "0")
+                        self.send_header("Retry-After", server.retry_after)
                     self.end_headers()
                     self.wfile.write(b"slow down")
                     return

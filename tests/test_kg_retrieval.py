@@ -8,8 +8,10 @@ import pytest
 from factscope.core.errors import BackendError
 from factscope.kg.loaders import load_graph
 from factscope.kg.wikidata import WikidataClient
+from factscope.llm.retry import RetryPolicy
 from factscope.retrieve.kg_retrieval import GraphSource, KGRetriever, exact_match_count
 from fake_sparql import FakeSPARQLServer
+from loopback import closed_port
 
 DATA = Path(__file__).parent / "data" / "attribute"
 
@@ -92,6 +94,50 @@ def test_retries_on_429_with_retry_after_then_gives_up(tmp_path):
         server.script([429, 429, 429])
         with pytest.raises(BackendError, match="failed after 3 attempts"):
             client.find("Ada Lovelace")
+
+
+def test_500s_are_retried_through_the_shared_policy_with_capped_jittered_backoff():
+    waits = []
+    with FakeSPARQLServer(ENTITIES) as server:
+        server.script([500, 502, 503])
+        client = WikidataClient(server.endpoint, min_interval=0, max_retries=3, backoff_base=2.0,
+                                backoff_max=3.0, sleep=waits.append)
+        assert isinstance(client.retry, RetryPolicy)
+        assert client.find("Lord Byron") == ["Q2", "Q3"]
+        assert len(server.requests) == 4
+    # ceilings min(3, 2 * 2**(n-1)) for retries n = 1, 2, 3: 2, 3, 3, each times a factor in [0.5, 1]
+    for wait, ceiling in zip(waits, (2.0, 3.0, 3.0), strict=True):
+        assert ceiling * 0.5 <= wait <= ceiling
+
+
+@pytest.mark.parametrize(("retry_after", "backoff_max", "wait"), [("7", 60.0, 7.0), ("7", 5.0, 5.0)])
+def test_retry_after_of_a_429_is_honoured_up_to_backoff_max(retry_after, backoff_max, wait):
+    waits = []
+    with FakeSPARQLServer(ENTITIES) as server:
+        server.retry_after = retry_after
+        server.script([429])
+        client = WikidataClient(server.endpoint, min_interval=0, backoff_max=backoff_max, sleep=waits.append)
+        assert client.find("Ada Lovelace") == ["Q1", "Q9"]
+    assert waits == [wait]
+
+
+def test_a_client_error_is_not_retried():
+    waits = []
+    with FakeSPARQLServer(ENTITIES) as server:
+        server.script([400])
+        client = WikidataClient(server.endpoint, min_interval=0, sleep=waits.append)
+        with pytest.raises(BackendError, match="answered HTTP 400"):
+            client.find("Ada Lovelace")
+        assert len(server.requests) == 1 and waits == []
+
+
+def test_an_unreachable_endpoint_is_retried_then_reported():
+    waits = []
+    client = WikidataClient(f"http://127.0.0.1:{closed_port()}/sparql", min_interval=0, max_retries=2,
+                            sleep=waits.append)
+    with pytest.raises(BackendError, match="failed after 3 attempts.*ConnectError"):
+        client.find("Ada Lovelace")
+    assert len(waits) == 2
 
 
 def test_min_interval_spaces_requests(tmp_path):

@@ -1,10 +1,22 @@
-"""The OpenAI-compatible client against the fake server: retries, timeouts, cache, concurrency, usage."""
+"""The OpenAI-compatible client against the fake server: retries, timeouts, cache, concurrency, usage; the
+settings (flags > environment > config file > defaults) and the retry policy."""
 
+import email.utils
+import time
+from pathlib import Path
+
+import httpx
 import pytest
 
 from factscope.core.errors import BackendError, ConfigError
 from factscope.llm.client import LLMClient, LLMConfig
+from factscope.llm.config import default_cache_path
+from factscope.llm.retry import RetryPolicy, retry_after_seconds
 from fake_llm import Fail, Hang, Logprobs, Raw
+from loopback import closed_port
+
+SETTINGS_ENV = ("FACTSCOPE_LLM_BASE_URL", "FACTSCOPE_LLM_MODEL", "FACTSCOPE_LLM_API_KEY", "OPENAI_API_KEY",
+                "FACTSCOPE_LLM_CACHE", "FACTSCOPE_LLM_TIMEOUT", "FACTSCOPE_LLM_CONCURRENCY")
 
 HELLO = [{"role": "user", "content": "say hello"}]
 
@@ -236,3 +248,194 @@ def test_a_fatal_error_stops_the_batch_early(fake_llm):
 def test_settings_are_validated():
     with pytest.raises(ConfigError, match="concurrency must be at least 1.*timeout must be positive"):
         LLMConfig(base_url="http://x.example.org/v1", model="m", concurrency=0, timeout=0)
+
+
+@pytest.fixture
+def clean_env(tmp_path, monkeypatch):
+    """No FACTSCOPE_LLM_* / OPENAI_API_KEY from the shell, and config and cache homes inside tmp_path."""
+    for name in SETTINGS_ENV:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config-home"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache-home"))
+    return monkeypatch
+
+
+@pytest.mark.parametrize(
+    ("flag", "env", "in_file", "expected"),
+    [(9.0, "7", 5.0, 9.0), (None, "7", 5.0, 7.0), (None, None, 5.0, 5.0), (None, None, None, 60.0)],
+)
+def test_each_setting_comes_from_flag_then_env_then_file_then_default(tmp_path, clean_env, flag, env, in_file,
+                                                                      expected):
+    config_file = tmp_path / "config.toml"
+    config_file.write_text('[llm]\nbase_url = "http://file.example.org/v1"\nmodel = "m"\n'
+                           + (f"timeout = {in_file}\n" if in_file is not None else ""))
+    if env is not None:
+        clean_env.setenv("FACTSCOPE_LLM_TIMEOUT", env)
+    config = LLMConfig.resolve(config_path=config_file, timeout=flag)
+    assert config.timeout == expected
+
+
+def test_the_default_config_file_is_read_and_the_cache_defaults_to_the_cache_home(tmp_path, clean_env):
+    default_file = tmp_path / "config-home" / "factscope" / "config.toml"
+    default_file.parent.mkdir(parents=True)
+    default_file.write_text('[llm]\nbase_url = "http://file.example.org/v1"\nmodel = "file-model"\n')
+    config = LLMConfig.resolve()
+    assert (config.base_url, config.model) == ("http://file.example.org/v1", "file-model")
+    assert config.api_key is None
+    assert config.cache_path == default_cache_path() == tmp_path / "cache-home/factscope/llm-cache.sqlite"
+    clean_env.setenv("FACTSCOPE_LLM_CACHE", "off")
+    assert LLMConfig.resolve().cache_path is None
+    assert LLMConfig.resolve(cache_path="~/replies.sqlite").cache_path == Path.home() / "replies.sqlite"
+
+
+def test_factscope_key_beats_openai_key_and_a_flag_beats_both(clean_env):
+    clean_env.setenv("OPENAI_API_KEY", "openai-key")
+    assert LLMConfig.resolve("http://x.example.org/v1", "m").api_key == "openai-key"
+    clean_env.setenv("FACTSCOPE_LLM_API_KEY", "factscope-key")
+    assert LLMConfig.resolve("http://x.example.org/v1", "m").api_key == "factscope-key"
+    assert LLMConfig.resolve("http://x.example.org/v1", "m", "flag-key").api_key == "flag-key"
+    assert "factscope-key" not in repr(LLMConfig.resolve("http://x.example.org/v1", "m"))
+
+
+def test_direct_construction_reads_nothing_from_the_environment(clean_env):
+    clean_env.setenv("FACTSCOPE_LLM_TIMEOUT", "7")
+    clean_env.setenv("OPENAI_API_KEY", "openai-key")
+    clean_env.setenv("FACTSCOPE_LLM_CACHE", "/tmp/somewhere.sqlite")
+    config = LLMConfig(base_url="http://x.example.org/v1", model="m")
+    assert (config.timeout, config.api_key, config.cache_path) == (60.0, None, None)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b'[llm]\nmodel = "caf\xe9"\n', "is not UTF-8 text.*save it as UTF-8"),
+        (b"[llm]\nmodel = gpt\n", "is not valid TOML.*fix it"),
+        (b'llm = "gpt"\n', r"\[llm\] must be a table"),
+        (b'[llm]\nmodle = "typo"\n', "unknown setting.*modle.*known: base_url"),
+    ],
+)
+def test_a_bad_config_file_is_a_config_error_naming_the_file(tmp_path, clean_env, content, message):
+    config_file = tmp_path / "bad.toml"
+    config_file.write_bytes(content)
+    with pytest.raises(ConfigError, match=message) as caught:
+        LLMConfig.resolve(config_path=config_file)
+    assert str(config_file) in str(caught.value)
+
+
+def test_a_folder_as_config_file_is_a_config_error_even_at_the_default_place(tmp_path, clean_env):
+    with pytest.raises(ConfigError, match="is a folder; pass the path of a TOML file"):
+        LLMConfig.resolve(config_path=tmp_path)
+    (tmp_path / "config-home" / "factscope" / "config.toml").mkdir(parents=True)
+    with pytest.raises(ConfigError, match="config.toml is a folder"):
+        LLMConfig.resolve("http://x.example.org/v1", "m")
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"concurrency": -2}, r"concurrency must be at least 1 \(got -2\)"),
+        ({"timeout": 0}, r"timeout must be positive seconds \(got 0\)"),
+        ({"timeout": -1.5}, r"timeout must be positive seconds \(got -1.5\)"),
+        ({"max_retries": -1}, "max_retries must be 0 or more"),
+        ({"base_url": "localhost:8000/v1"}, "base_url must be an http:// or https:// URL.*localhost:8000/v1"),
+        ({"base_url": "ftp://x.example.org"}, "base_url must be an http:// or https:// URL"),
+        ({"concurrency": "many"}, "concurrency: input should be a valid integer"),
+        ({"modle": "typo"}, "unknown setting modle"),
+    ],
+)
+def test_bad_values_are_config_errors_naming_the_setting(settings, message):
+    values = {"base_url": "http://x.example.org/v1", "model": "m", **settings}
+    with pytest.raises(ConfigError, match=message):
+        LLMConfig(**values)
+
+
+def test_a_bad_value_from_the_environment_or_file_names_where_it_came_from(tmp_path, clean_env):
+    clean_env.setenv("FACTSCOPE_LLM_CONCURRENCY", "-1")
+    from_env = r"concurrency must be at least 1.*from the environment \(FACTSCOPE_LLM_CONCURRENCY\)"
+    with pytest.raises(ConfigError, match=from_env):
+        LLMConfig.resolve("http://x.example.org/v1", "m")
+    clean_env.delenv("FACTSCOPE_LLM_CONCURRENCY")
+    config_file = tmp_path / "config.toml"
+    config_file.write_text('[llm]\nbase_url = "localhost:8000"\nmodel = "m"\n')
+    with pytest.raises(ConfigError, match=f"base_url must be an http.*from \\[llm\\] in {config_file}"):
+        LLMConfig.resolve(config_path=config_file)
+
+
+@pytest.mark.parametrize("status", [408, 409, 425, 429, 500, 502, 503, 504])
+def test_transient_statuses_are_retried(fake_llm, status):
+    fake_llm.script([Fail(status, "not now"), "ok"])
+    reply = make_client(fake_llm).chat(HELLO)
+    assert (reply.text, reply.attempts, len(fake_llm.requests)) == ("ok", 2, 2)
+
+
+@pytest.mark.parametrize("status", [400, 413, 422])
+def test_other_client_errors_fail_at_once(fake_llm, status):
+    fake_llm.script([Fail(status, "no")])
+    sleeps = []
+    reply = make_client(fake_llm, sleeps=sleeps).chat(HELLO)
+    assert reply.failed and f"HTTP {status}" in reply.error and reply.attempts == 1
+    assert len(fake_llm.requests) == 1 and sleeps == []
+
+
+def test_attempts_are_bounded_by_max_retries(fake_llm):
+    fake_llm.script([Fail(429, retry_after=0)] * 10)
+    sleeps = []
+    client = make_client(fake_llm, sleeps=sleeps, max_retries=3)
+    reply = client.chat(HELLO)
+    assert reply.failed and reply.attempts == 4 and "after 4 attempts" in reply.error
+    assert len(fake_llm.requests) == 4 and sleeps == [0.0, 0.0, 0.0]
+    assert (client.usage.requests, client.usage.retries, client.usage.failures) == (4, 3, 1)
+
+
+def test_no_retries_means_one_attempt(fake_llm):
+    fake_llm.script([Fail(503), "never sent"])
+    reply = make_client(fake_llm, max_retries=0).chat(HELLO)
+    assert reply.failed and reply.attempts == 1 and len(fake_llm.requests) == 1
+
+
+def test_timeouts_that_persist_give_a_failed_reply(fake_llm):
+    fake_llm.script([Hang(30), Hang(30)])
+    reply = make_client(fake_llm, timeout=0.2, max_retries=1).chat(HELLO)
+    assert reply.failed and reply.attempts == 2 and "timed out after 0.2s" in reply.error
+
+
+def test_an_unreachable_endpoint_is_retried_then_a_failed_reply():
+    sleeps = []
+    config = LLMConfig(base_url=f"http://127.0.0.1:{closed_port()}/v1", model="m", max_retries=2)
+    reply = LLMClient(config, sleep=sleeps.append).chat(HELLO)
+    assert reply.failed and reply.attempts == 3 and "cannot reach http://127.0.0.1" in reply.error
+    assert len(sleeps) == 2
+
+
+def test_retry_after_may_be_an_http_date():
+    moment = email.utils.formatdate(time.time() + 30, usegmt=True)
+    seconds = retry_after_seconds(httpx.Response(429, headers={"Retry-After": moment}))
+    assert seconds is not None and 25 <= seconds <= 30
+    assert retry_after_seconds(httpx.Response(429, headers={"Retry-After": "soon"})) is None
+    assert retry_after_seconds(httpx.Response(429, headers={"Retry-After": "-4"})) == 0.0
+    assert retry_after_seconds(httpx.Response(503)) is None
+
+
+def test_the_policy_returns_the_last_response_once_the_retries_are_spent():
+    sleeps = []
+    responses = iter([httpx.Response(500), httpx.Response(503), httpx.Response(502)])
+    delivery = RetryPolicy(max_retries=2, backoff_base=0.0, sleep=sleeps.append).send(lambda: next(responses))
+    assert delivery.response is not None and delivery.response.status_code == 502
+    assert (delivery.attempts, delivery.error, sleeps) == (3, None, [0.0, 0.0])
+
+
+def test_the_policy_lets_unexpected_exceptions_through_at_once():
+    calls = []
+
+    def broken() -> httpx.Response:
+        calls.append(1)
+        raise RuntimeError("a bug, not a network failure")
+
+    with pytest.raises(RuntimeError, match="a bug"):
+        RetryPolicy(sleep=lambda seconds: None).send(broken)
+    assert len(calls) == 1
+
+
+def test_the_policy_rejects_negative_settings():
+    with pytest.raises(ConfigError, match="max_retries must be 0 or more"):
+        RetryPolicy(max_retries=-1)

@@ -1,8 +1,8 @@
 """A polite Wikidata SPARQL client: entities by name or alias, one-hop subgraphs, on-disk cache.
 
 Politeness: a User-Agent naming factscope (Wikidata's policy asks for one), at most one request per
-``min_interval`` seconds, retries on 429 / 5xx honouring Retry-After, and a cache so a question set is
-fetched once.
+``min_interval`` seconds, retries through the toolkit's one policy (``factscope.llm.retry``: timeouts,
+connection errors, 429 / 5xx, Retry-After honoured), and a cache so a question set is fetched once.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import httpx
 from factscope.core.errors import BackendError
 from factscope.kg.graph import Entity
 from factscope.kg.loaders import local_name
+from factscope.llm.retry import RetryPolicy, is_transient
 
 WIKIDATA_SPARQL = "https://query.wikidata.org/sparql"
 USER_AGENT = "factscope/0.1 (knowledge-graph attribution; https://github.com/factscope/factscope)"
@@ -68,6 +69,8 @@ class WikidataClient:
         language: str = "en",
         min_interval: float = 1.0,
         max_retries: int = 4,
+        backoff_base: float = 1.0,
+        backoff_max: float = 60.0,
         timeout: float = 60.0,
         user_agent: str = USER_AGENT,
         sleep: Callable[[float], None] = time.sleep,
@@ -76,7 +79,7 @@ class WikidataClient:
         self.cache_dir = Path(cache_dir) if cache_dir is not None else None
         self.language = language
         self.min_interval = min_interval
-        self.max_retries = max_retries
+        self.retry = RetryPolicy(max_retries, backoff_base, backoff_max, sleep)
         self.requests = 0
         self._sleep = sleep
         self._last = 0.0
@@ -100,31 +103,27 @@ class WikidataClient:
         return self.cache_dir / key[:2] / f"{key}.json" if self.cache_dir is not None else None
 
     def _fetch(self, sparql: str) -> list[dict[str, str]]:
-        error = "no attempt made"
-        for attempt in range(self.max_retries + 1):
-            self._wait_turn()
-            try:
-                response = self._http.get(self.endpoint, params={"query": sparql, "format": "json"})
-            except httpx.HTTPError as failure:
-                error = f"{type(failure).__name__}: {failure}"
-                self._sleep(min(60.0, 2.0**attempt))
-                continue
-            if response.status_code == 429 or response.status_code >= 500:
-                error = f"HTTP {response.status_code}"
-                retry_after = _retry_after(response)
-                self._sleep(min(60.0, 2.0**attempt) if retry_after is None else retry_after)
-                continue
-            if response.status_code != 200:
-                raise BackendError(f"SPARQL endpoint {self.endpoint} answered HTTP {response.status_code}: "
-                                   f"{response.text[:200]}")
-            try:
-                bindings = response.json()["results"]["bindings"]
-            except (ValueError, KeyError, TypeError):
-                raise BackendError(f"SPARQL endpoint {self.endpoint} sent a reply that is not SPARQL JSON: "
-                                   f"{response.text[:200]}") from None
-            return [{name: cell.get("value", "") for name, cell in row.items()} for row in bindings]
-        raise BackendError(f"SPARQL endpoint {self.endpoint} failed after {self.max_retries + 1} attempts "
-                           f"({error}); try again later or raise --sparql-interval")
+        delivery = self.retry.send(lambda: self._get(sparql))
+        response = delivery.response
+        if response is None or is_transient(response):
+            failure = (f"{type(delivery.error).__name__}: {delivery.error}" if response is None
+                       else f"HTTP {response.status_code}")
+            raise BackendError(f"SPARQL endpoint {self.endpoint} failed after {delivery.attempts} attempts "
+                               f"({failure}); try again later or raise --sparql-interval")
+        if response.status_code != 200:
+            raise BackendError(f"SPARQL endpoint {self.endpoint} answered HTTP {response.status_code}: "
+                               f"{response.text[:200]}")
+        try:
+            bindings = response.json()["results"]["bindings"]
+        except (ValueError, KeyError, TypeError):
+            raise BackendError(f"SPARQL endpoint {self.endpoint} sent a reply that is not SPARQL JSON: "
+                               f"{response.text[:200]}") from None
+        return [{name: cell.get("value", "") for name, cell in row.items()} for row in bindings]
+
+    def _get(self, sparql: str) -> httpx.Response:
+        """One GET of the endpoint, after waiting for this client's turn."""
+        self._wait_turn()
+        return self._http.get(self.endpoint, params={"query": sparql, "format": "json"})
 
     def _wait_turn(self) -> None:
         with self._lock:
@@ -159,10 +158,3 @@ class WikidataClient:
         """Close the HTTP connection pool."""
         self._http.close()
 
-
-def _retry_after(response: httpx.Response) -> float | None:
-    value = response.headers.get("Retry-After")
-    try:
-        return min(120.0, float(value)) if value is not None else None
-    except ValueError:
-        return None

@@ -1,175 +1,41 @@
 """An OpenAI-compatible LLM client: chat and completions with bounded concurrency, retries and a cache.
 
 It talks to any server that speaks the OpenAI HTTP API (OpenAI, vLLM, Ollama, llama.cpp server, TGI, a LiteLLM
-proxy). Settings come from flags, the environment or a TOML config file (``LLMConfig.resolve``). Calls that
-still fail after the retries come back as replies marked ``failed`` with the error, never as exceptions, so
-one bad call does not sink a batch; only settings that make every call fail (a rejected key, an unknown
-route or model) raise BackendError.
+proxy). Settings come from flags, the environment or a TOML config file (``LLMConfig.resolve`` in
+``factscope.llm.config``); transient failures are retried by ``factscope.llm.retry``. Calls that still fail
+come back as replies marked ``failed`` with the error and the raw body, never as exceptions, because a batch
+of thousands of calls must keep its good replies and record each bad one next to its input (an SDK's
+exceptions would abort the batch or lose the raw text); only settings that make every call fail (a rejected
+key, an unknown route or model) raise BackendError.
 """
 
 from __future__ import annotations
 
-import email.utils
 import json
-import os
-import random
 import threading
 import time
-import tomllib
 from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, fields
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Any, Self
 
 import httpx
 
-from factscope.core.errors import BackendError, ConfigError
+from factscope.core.errors import BackendError
 from factscope.llm.cache import ResponseCache, cache_key
+from factscope.llm.config import LLMConfig
+from factscope.llm.retry import Delivery, RetryPolicy
+
+__all__ = ["ChatReply", "CompletionReply", "LLMClient", "LLMConfig", "LLMUsage", "Message"]
 
 Message = dict[str, str]
 
 CHAT_ROUTE = "chat/completions"
 COMPLETIONS_ROUTE = "completions"
 
-RETRYABLE_STATUS = frozenset({408, 409, 429})
-"""HTTP statuses worth retrying besides every 5xx: timeouts, conflicts and rate limits."""
-
 FATAL_STATUS = frozenset({401, 403, 404})
 """HTTP statuses that mean the settings are wrong (key, base URL or model), so every call would fail."""
-
-
-def default_config_path() -> Path:
-    """``$XDG_CONFIG_HOME/factscope/config.toml`` (``~/.config/factscope/config.toml``)."""
-    root = os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config"
-    return Path(root) / "factscope" / "config.toml"
-
-
-def default_cache_path() -> Path:
-    """``$XDG_CACHE_HOME/factscope/llm-cache.sqlite`` (``~/.cache/factscope/llm-cache.sqlite``)."""
-    root = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(root) / "factscope" / "llm-cache.sqlite"
-
-
-@dataclass
-class LLMConfig:
-    """Where and how to call an LLM.
-
-    ``max_retries`` counts retries after the first attempt. Backoff before retry n (0-based) is
-    ``min(backoff_max, backoff_base * 2**n)`` scaled by a random factor in [0.5, 1]; a Retry-After header
-    replaces it (capped at ``backoff_max``). ``cache_path`` None disables the cache. Prices (per 1,000
-    tokens, in whatever currency you give) only feed the cost line of the usage summary.
-    """
-
-    base_url: str
-    model: str
-    api_key: str | None = None
-    timeout: float = 60.0
-    max_retries: int = 4
-    concurrency: int = 8
-    temperature: float = 0.0
-    max_tokens: int | None = None
-    cache_path: Path | None = None
-    backoff_base: float = 1.0
-    backoff_max: float = 60.0
-    price_prompt_per_1k: float | None = None
-    price_completion_per_1k: float | None = None
-
-    def __post_init__(self) -> None:
-        problems = []
-        if self.concurrency < 1:
-            problems.append(f"concurrency must be at least 1 (got {self.concurrency})")
-        if self.max_retries < 0:
-            problems.append(f"max_retries must be 0 or more (got {self.max_retries})")
-        if self.timeout <= 0:
-            problems.append(f"timeout must be positive seconds (got {self.timeout})")
-        if problems:
-            raise ConfigError("bad LLM settings: " + "; ".join(problems))
-        if self.cache_path is not None:
-            self.cache_path = Path(self.cache_path).expanduser()
-
-    @classmethod
-    def resolve(
-        cls,
-        base_url: str | None = None,
-        model: str | None = None,
-        api_key: str | None = None,
-        *,
-        config_path: str | Path | None = None,
-        cache_path: str | Path | None = None,
-        **overrides: Any,
-    ) -> LLMConfig:
-        """Settings from flags, then the environment, then the config file, then defaults.
-
-        Environment: FACTSCOPE_LLM_BASE_URL, FACTSCOPE_LLM_MODEL, FACTSCOPE_LLM_API_KEY (or OPENAI_API_KEY),
-        FACTSCOPE_LLM_CACHE. Config file: ``config_path`` or ~/.config/factscope/config.toml, table ``[llm]``
-        with any LLMConfig field. A cache path of "" or "off" disables the cache. Raises ConfigError naming
-        the missing setting.
-        """
-        file_settings = _read_config_file(config_path)
-        known = {item.name for item in fields(cls)}
-        unknown = sorted(set(overrides) - known)
-        if unknown:
-            raise ConfigError(f"unknown LLM setting(s): {', '.join(unknown)}")
-
-        def pick(flag: Any, env_names: tuple[str, ...], key: str) -> Any:
-            if flag is not None:
-                return flag
-            for name in env_names:
-                if os.environ.get(name):
-                    return os.environ[name]
-            return file_settings.get(key)
-
-        settings: dict[str, Any] = {
-            key: value for key, value in file_settings.items() if key not in {"base_url", "model", "api_key"}
-        }
-        settings.update({key: value for key, value in overrides.items() if value is not None})
-        settings["base_url"] = pick(base_url, ("FACTSCOPE_LLM_BASE_URL",), "base_url")
-        settings["model"] = pick(model, ("FACTSCOPE_LLM_MODEL",), "model")
-        settings["api_key"] = pick(api_key, ("FACTSCOPE_LLM_API_KEY", "OPENAI_API_KEY"), "api_key")
-        cache = pick(cache_path, ("FACTSCOPE_LLM_CACHE",), "cache_path")
-        where = f"[llm] in {config_path or default_config_path()}"
-        if not settings["base_url"]:
-            raise ConfigError(
-                "no LLM endpoint: pass --llm-base-url (e.g. https://api.openai.com/v1 or http://localhost:8000/v1), "
-                f"set FACTSCOPE_LLM_BASE_URL, or set base_url under {where}"
-            )
-        if not settings["model"]:
-            raise ConfigError(
-                f"no LLM model: pass --llm-model, set FACTSCOPE_LLM_MODEL, or set model under {where}"
-            )
-        if cache is None:
-            settings["cache_path"] = default_cache_path()
-        elif str(cache).strip().lower() in {"", "off", "none"}:
-            settings["cache_path"] = None
-        else:
-            settings["cache_path"] = Path(cache).expanduser()
-        try:
-            return cls(**settings)
-        except TypeError as error:
-            raise ConfigError(f"bad LLM settings in {where}: {error}") from error
-
-
-def _read_config_file(config_path: str | Path | None) -> dict[str, Any]:
-    """The ``[llm]`` table of the config file; {} when the default file does not exist."""
-    path = Path(config_path).expanduser() if config_path is not None else default_config_path()
-    if not path.exists():
-        if config_path is not None:
-            raise ConfigError(f"LLM config file not found: {path}")
-        return {}
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as error:
-        raise ConfigError(f"cannot read the LLM config file {path}: {error}") from error
-    table = data.get("llm", {})
-    if not isinstance(table, dict):
-        raise ConfigError(f"{path}: [llm] must be a table of settings")
-    known = {item.name for item in fields(LLMConfig)}
-    unknown = sorted(set(table) - known)
-    if unknown:
-        raise ConfigError(f"{path}: unknown setting(s) under [llm]: {', '.join(unknown)}")
-    return table
 
 
 @dataclass
@@ -231,12 +97,10 @@ class LLMUsage:
 
 @dataclass
 class _Attempt:
-    """One HTTP request's result: a decoded body, or an error and whether (and when) to retry."""
+    """The final HTTP result of a call: a decoded body, or an error with the raw body if any."""
 
     body: dict[str, Any] | None = None
     error: str | None = None
-    retry: bool = False
-    wait: float | None = None
     raw: str | None = None
 
 
@@ -270,7 +134,7 @@ class LLMClient:
         )
         self._slots = threading.BoundedSemaphore(max(1, config.concurrency))
         self._lock = threading.Lock()
-        self._sleep = sleep
+        self.retry = RetryPolicy(config.max_retries, config.backoff_base, config.backoff_max, sleep)
 
     @property
     def name(self) -> str:
@@ -420,48 +284,42 @@ class LLMClient:
             if cached is not None:
                 self._count(cache_hits=1)
                 return _Outcome(body=cached, value=read(cached), cached=True)
-        attempts = 0
-        while True:
-            attempts += 1
-            with self._slots:
-                attempt = self._request(route, request)
-            if attempt.body is not None:
-                usage = _usage_of(attempt.body)
-                self._count(
-                    prompt_tokens=usage.get("prompt_tokens", 0),
-                    completion_tokens=usage.get("completion_tokens", 0),
-                )
-                try:
-                    value = read(attempt.body)
-                except (ValueError, TypeError) as error:
-                    attempt = _Attempt(error=f"unexpected reply: {error}", raw=json.dumps(attempt.body))
-                else:
-                    if self.cache is not None:
-                        self.cache.put(key, attempt.body)
-                    return _Outcome(body=attempt.body, value=value, attempts=attempts)
-            if not attempt.retry or attempts > self.config.max_retries:
-                self._count(failures=1)
-                tried = f" (after {attempts} attempts)" if attempts > 1 else ""
-                return _Outcome(error=f"{attempt.error}{tried}", raw=attempt.raw, attempts=attempts)
-            self._count(retries=1)
-            self._sleep(self._backoff(attempts - 1, attempt.wait))
-
-    def _backoff(self, retry: int, retry_after: float | None) -> float:
-        if retry_after is not None:
-            return min(max(retry_after, 0.0), self.config.backoff_max)
-        ceiling = min(self.config.backoff_max, self.config.backoff_base * 2**retry)
-        return ceiling * random.uniform(0.5, 1.0)
-
-    def _request(self, route: str, request: dict[str, Any]) -> _Attempt:
-        self._count(requests=1)
-        try:
-            response = self._http.post(route, json=request)
-        except httpx.TimeoutException as error:
-            return _Attempt(
-                error=f"timed out after {self.config.timeout:g}s ({type(error).__name__})", retry=True
+        delivery = self.retry.send(lambda: self._post(route, request))
+        self._count(retries=delivery.attempts - 1)
+        attempt = self._read(delivery)
+        body = attempt.body
+        if body is not None:
+            usage = _usage_of(body)
+            self._count(
+                prompt_tokens=usage.get("prompt_tokens", 0),
+                completion_tokens=usage.get("completion_tokens", 0),
             )
-        except httpx.TransportError as error:
-            return _Attempt(error=f"cannot reach {self.config.base_url}: {error}", retry=True)
+            try:
+                value = read(body)
+            except (ValueError, TypeError) as error:
+                attempt = _Attempt(error=f"unexpected reply: {error}", raw=json.dumps(body))
+            else:
+                if self.cache is not None:
+                    self.cache.put(key, body)
+                return _Outcome(body=body, value=value, attempts=delivery.attempts)
+        self._count(failures=1)
+        tried = f" (after {delivery.attempts} attempts)" if delivery.attempts > 1 else ""
+        return _Outcome(error=f"{attempt.error}{tried}", raw=attempt.raw, attempts=delivery.attempts)
+
+    def _post(self, route: str, request: dict[str, Any]) -> httpx.Response:
+        """One HTTP request, holding one of the ``concurrency`` slots while it is in flight."""
+        with self._slots:
+            self._count(requests=1)
+            return self._http.post(route, json=request)
+
+    def _read(self, delivery: Delivery) -> _Attempt:
+        """The body of the final response, or what went wrong; raises BackendError for wrong settings."""
+        if isinstance(delivery.error, httpx.TimeoutException):
+            kind = type(delivery.error).__name__
+            return _Attempt(error=f"timed out after {self.config.timeout:g}s ({kind})")
+        if delivery.error is not None or delivery.response is None:
+            return _Attempt(error=f"cannot reach {self.config.base_url}: {delivery.error}")
+        response = delivery.response
         status = response.status_code
         if status in FATAL_STATUS:
             raise BackendError(
@@ -470,13 +328,7 @@ class LLMClient:
                 "(--llm-base-url / --llm-model / FACTSCOPE_LLM_API_KEY)"
             )
         if status >= 400:
-            retry = status >= 500 or status in RETRYABLE_STATUS
-            return _Attempt(
-                error=f"HTTP {status}: {_error_message(response)}",
-                retry=retry,
-                wait=_retry_after(response),
-                raw=response.text,
-            )
+            return _Attempt(error=f"HTTP {status}: {_error_message(response)}", raw=response.text)
         try:
             body = response.json()
         except ValueError:
@@ -525,19 +377,3 @@ def _error_message(response: httpx.Response) -> str:
     if isinstance(body, dict) and isinstance(body.get("error"), dict):
         return str(body["error"].get("message", body["error"]))
     return str(body)[:200]
-
-
-def _retry_after(response: httpx.Response) -> float | None:
-    """Seconds from a Retry-After header (a number or an HTTP date), or None."""
-    value = response.headers.get("Retry-After")
-    if not value:
-        return None
-    try:
-        return float(value)
-    except ValueError:
-        pass
-    try:
-        moment = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, moment.timestamp() - time.time())
