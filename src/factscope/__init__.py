@@ -1,7 +1,14 @@
 """factscope: check what language models write against knowledge.
 
-The one-call Python API of the check task is ``factscope.check``; the other tasks live in
-``factscope.grounding.task``, ``factscope.kalma.task`` and ``factscope.conner.task``.
+One entry point per system, each of the same shape: input (a file path, or records), the components by name or
+as objects, an optional results file (written as the run goes, resumed on a rerun) and an optional progress
+callback (nothing is drawn without one); each returns its typed run result with the per-record results and the
+dataset summary.
+
+- ``factscope.check``: claim-level hallucination checking (RefChecker) -> ``CheckRun``
+- ``factscope.ground``: grounding precision / recall / F1 (Truly Ground) -> ``GroundRun``
+- ``factscope.attribute``: knowledge-graph citation quality (KaLMA) -> ``AttributionRun``
+- ``factscope.knowledge``: CONNER's knowledge-quality metrics -> ``KnowledgeRun``
 """
 
 from __future__ import annotations
@@ -11,9 +18,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from factscope.conner.task import KnowledgeRun
+    from factscope.core.run import ProgressCallback
+    from factscope.grounding.task import GroundRun
+    from factscope.kalma.task import AttributionRun
     from factscope.refchecker.task import CheckRun
 
 __version__ = "0.1.0"
+
+__all__ = ["__version__", "attribute", "check", "ground", "knowledge"]
 
 
 def check(
@@ -23,6 +36,7 @@ def check(
     checker: Any = "embedded",
     llm: Any = None,
     output: str | Path | None = None,
+    progress: ProgressCallback | None = None,
     **options: Any,
 ) -> CheckRun:
     """Extract claims from responses and check them against references (RefChecker).
@@ -51,5 +65,115 @@ def check(
         extractor=make_extractor(extractor, llm=llm) if isinstance(extractor, str) else extractor,
         checker=make_checker(checker, llm=llm) if isinstance(checker, str) else checker,
         output=output,
+        progress=progress,
         **options,
+    )
+
+
+def ground(
+    dataset: str | Path | Iterable[Any],
+    *,
+    responses: str | Path | None = None,
+    metadata: str | Path | None = None,
+    extractor: Any = None,
+    presence: Any = "bi",
+    llm: Any = None,
+    output: str | Path | None = None,
+    progress: ProgressCallback | None = None,
+    **options: Any,
+) -> GroundRun:
+    """Grounding precision (response facts found in the contexts), recall (gold facts found in the response)
+    and their F1 per record, with breakdowns by factor (Truly Ground).
+
+    ``dataset`` is a dataset file (the paper's layout or generic JSONL) or ``GroundExample`` objects; with a path,
+    ``metadata`` adds the factor fields and ``responses`` attaches the responses (JSONL of ``{id, response}`` or
+    the paper's prediction files). ``extractor`` is an Extractor (default: offline clause facts); ``presence`` a
+    presence spec ('bi', 'cross', 'nli:embedded', 'llm', ...) or a ready model. Remaining ``options`` go to
+    ``factscope.grounding.task.ground`` (batch_size, factors, no_response_facts, no_gold_facts).
+    """
+    from factscope.grounding.data import attach_responses, load_dataset
+    from factscope.grounding.presence import make_presence
+    from factscope.grounding.task import ground as run_ground
+
+    if isinstance(dataset, (str, Path)):
+        loaded = load_dataset(dataset, metadata)
+        if responses is not None:
+            attach_responses(loaded, responses)
+        examples = [example for example in loaded.examples if example.response is not None]
+    else:
+        examples = list(dataset)
+    return run_ground(
+        examples,
+        extractor=extractor,
+        presence=make_presence(presence, llm=llm) if isinstance(presence, str) else presence,
+        output=output,
+        progress=progress,
+        **options,
+    )
+
+
+def attribute(
+    answers: str | Path | Iterable[Any],
+    *,
+    checker: Any = "embedded",
+    llm: Any = None,
+    judge: Any = None,
+    output: str | Path | None = None,
+    progress: ProgressCallback | None = None,
+    **options: Any,
+) -> AttributionRun:
+    """Citation correctness, precision, recall and F1 (micro and macro), text-citation alignment and [NA]
+    quality of answers that cite a knowledge graph (KaLMA).
+
+    ``answers`` is an answers file (the output of ``factscope attribute generate`` or the user's own records)
+    or ``AnswerRecord`` objects; rows whose generation failed are left out. ``checker`` decides alignment and
+    [NA] (a spec string or a ready Checker); ``judge`` (an LLMClient) adds G-Eval text quality. Remaining
+    ``options`` go to ``factscope.kalma.task.score`` (batch_size, template, empty_answers, weighted).
+    """
+    from factscope.checkers.registry import make_checker
+    from factscope.kalma.task import load_answers, score
+
+    records = load_answers(answers).records if isinstance(answers, (str, Path)) else list(answers)
+    return score(
+        records,
+        make_checker(checker, llm=llm) if isinstance(checker, str) else checker,
+        judge=judge,
+        output=output,
+        progress=progress,
+        **options,
+    )
+
+
+def knowledge(
+    records: str | Path | Iterable[Any],
+    *,
+    evaluator: Any = None,
+    output: str | Path | None = None,
+    progress: ProgressCallback | None = None,
+    batch_size: int = 16,
+    **components: Any,
+) -> KnowledgeRun:
+    """CONNER's metrics of generated knowledge: factuality, relevance, coherence, informativeness, helpfulness,
+    validity and Q_know, per record and as dataset means.
+
+    ``records`` is a knowledge file (JSON / JSONL, or CONNER's own files) or ``KnowledgeRecord`` objects.
+    ``evaluator`` is a ready ``KnowledgeEvaluator``; without one it is assembled from ``components`` by
+    ``factscope.conner.evaluator_setup.make_evaluator`` (corpus, checker, relevance, coherence, lm, llm, ...).
+    A metric that a missing part would compute is left out and explained, never zero.
+    """
+    from factscope.conner.data import read_knowledge_records
+    from factscope.conner.evaluator_setup import make_evaluator
+    from factscope.conner.task import knowledge as run_knowledge
+    from factscope.core.errors import InputError
+
+    if isinstance(records, (str, Path)):
+        loaded = [item for _, item in read_knowledge_records(records) if not isinstance(item, InputError)]
+    else:
+        loaded = list(records)
+    return run_knowledge(
+        loaded,
+        evaluator if evaluator is not None else make_evaluator(**components),
+        output=output,
+        batch_size=batch_size,
+        progress=progress,
     )
