@@ -1,4 +1,10 @@
-"""A SQLite cache of successful LLM replies, keyed by endpoint + model + messages/prompt + parameters."""
+"""A SQLite cache of successful LLM replies, keyed by endpoint + model + messages/prompt + parameters.
+
+It is kept over HTTP-level caches (hishel, requests-cache) and SDK caches because those key on URLs and
+headers rather than on what decides a reply, store whatever came back, and need no less code: this one keys
+on the canonical request body, stores only replies that parsed, and is one file that threads, resumed runs
+and separate commands share.
+"""
 
 from __future__ import annotations
 

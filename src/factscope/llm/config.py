@@ -244,7 +244,7 @@ def _env_variable(name: str) -> str:
     alias = LLMConfig.model_fields[name].validation_alias
     choices = [str(choice) for choice in alias.choices] if isinstance(alias, AliasChoices) else []
     variable = next((choice for choice in choices if os.environ.get(choice)), f"{ENV_PREFIX}{name.upper()}")
-    return f"{ENVIRONMENT} ({variable})"
+    return f"{variable} in {ENVIRONMENT}"
 
 
 def _describe(errors: list[ErrorDetails], origins: Mapping[str, str] | None) -> str:
