@@ -1,0 +1,1 @@
+"""CONNER: six knowledge-quality metrics of generated knowledge, knowledge and demonstration selection."""

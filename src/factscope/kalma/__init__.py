@@ -1,0 +1,1 @@
+"""KaLMA: answers that cite knowledge-graph triples, their generation, scoring and evolutionary questions."""

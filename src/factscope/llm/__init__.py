@@ -1,0 +1,1 @@
+"""The OpenAI-compatible LLM client, its settings, retry policy and response cache."""

@@ -1,1 +1,1 @@
-"""factscope.metrics"""
+"""Pure metric formulas (no models): hallucination rates, grounding, attribution, CONNER, agreement, G-Eval."""

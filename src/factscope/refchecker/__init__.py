@@ -1,0 +1,1 @@
+"""RefChecker: claim-level hallucination checking of responses against references, agreement with humans, reports."""

@@ -1,0 +1,1 @@
+"""Training offline checkers (`factscope train-checker`); imports the checkers, nothing imports it."""
