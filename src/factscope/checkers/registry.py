@@ -1,21 +1,92 @@
-"""Building a checker from a short spec string, as the CLI and the tasks name them."""
+"""The checker registry: checkers by the short spec names the CLI and the tasks use, plus plugins.
+
+Plugins register in the entry-point group ``factscope.checkers`` (see factscope.core.registry); a factory is
+called as ``factory(argument, llm=..., max_tokens=..., batch_size=..., similarity_threshold=..., label_order=...,
+llm_mode=..., **options)``. ``CHECKER_SPECS`` is the registry's help text, made on first access so that plugins
+are listed and imported only when someone asks.
+"""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from factscope.checkers.base import Checker
 from factscope.core.errors import ConfigError
+from factscope.core.registry import Argument, Entry, Registry
 
-CHECKER_SPECS = (
-    "embedded (default: the offline checker shipped with factscope), "
-    "similarity[:MODEL] (bi-encoder cosine threshold, never Contradiction), "
-    "nli:MODEL (any Hugging Face NLI classifier or CrossEncoder, hub name or folder), "
-    "path:DIR (a checker trained with `factscope train-checker`, or a local NLI model folder), "
-    "llm (an OpenAI-compatible chat model; see --llm-* options)"
+
+def _embedded(argument: None, *, max_tokens: int = 200, **_: Any) -> Checker:
+    from factscope.checkers.embedded import load_embedded_scorer
+    from factscope.checkers.segmented import SegmentedChecker
+
+    return SegmentedChecker(load_embedded_scorer(), max_tokens=max_tokens, name="embedded")
+
+
+def _nli(
+    argument: str, *, max_tokens: int = 200, batch_size: int = 32, label_order: list[str] | None = None, **_: Any
+) -> Checker:
+    from factscope.checkers.segmented import SegmentedChecker
+    from factscope.hf.nli import HFNLIScorer
+
+    return SegmentedChecker(HFNLIScorer(argument, batch_size=batch_size, label_order=label_order), max_tokens=max_tokens)
+
+
+def _path(
+    argument: str, *, max_tokens: int = 200, batch_size: int = 32, label_order: list[str] | None = None, **_: Any
+) -> Checker:
+    from factscope.checkers.segmented import SegmentedChecker
+
+    return SegmentedChecker(_scorer_from_folder(Path(argument), batch_size, label_order), max_tokens=max_tokens)
+
+
+def _similarity(argument: str | None, *, similarity_threshold: float = 0.7, **_: Any) -> Checker:
+    from factscope.checkers.similarity import SimilarityChecker
+    from factscope.hf.encoders import BiEncoder
+
+    return SimilarityChecker(BiEncoder(argument), threshold=similarity_threshold)
+
+
+def _llm(argument: None, *, llm: Any, llm_mode: Literal["single", "joint"] = "joint", **_: Any) -> Checker:
+    from factscope.checkers.llm import LLMChecker
+
+    return LLMChecker(llm, mode=llm_mode)
+
+
+CHECKERS: Registry[Checker] = Registry(
+    "checker",
+    "factscope.checkers",
+    [
+        Entry("embedded", "default: the offline checker shipped with factscope", _embedded),
+        Entry(
+            "similarity",
+            "bi-encoder cosine threshold, never Contradiction",
+            _similarity,
+            Argument("MODEL", "a sentence-transformers model, hub name or folder; default the packaged MiniLM", False),
+        ),
+        Entry(
+            "nli",
+            "any Hugging Face NLI classifier or CrossEncoder",
+            _nli,
+            Argument("MODEL", "hub name or folder"),
+        ),
+        Entry(
+            "path",
+            "a checker trained with `factscope train-checker`, or a local NLI model folder",
+            _path,
+            Argument("DIR", "the folder"),
+        ),
+        Entry("llm", "an OpenAI-compatible chat model; see --llm-* options", _llm, needs_llm=True),
+    ],
 )
+
+
+def __getattr__(name: str) -> str:
+    """``CHECKER_SPECS``: the registry's help text, plugins included."""
+    if name == "CHECKER_SPECS":
+        return CHECKERS.help_text()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def make_checker(
@@ -27,38 +98,19 @@ def make_checker(
     similarity_threshold: float = 0.7,
     label_order: list[str] | None = None,
     llm_mode: str = "joint",
+    **options: Any,
 ) -> Checker:
     """A Checker for ``spec``; model checkers are wrapped to segment long references (``max_tokens``)."""
-    from factscope.checkers.segmented import SegmentedChecker
-
-    kind, _, argument = spec.partition(":")
-    if kind == "embedded" and not argument:
-        from factscope.checkers.embedded import load_embedded_scorer
-
-        return SegmentedChecker(load_embedded_scorer(), max_tokens=max_tokens, name="embedded")
-    if kind == "nli" and argument:
-        from factscope.hf.nli import HFNLIScorer
-
-        return SegmentedChecker(
-            HFNLIScorer(argument, batch_size=batch_size, label_order=label_order), max_tokens=max_tokens
-        )
-    if kind == "path" and argument:
-        return SegmentedChecker(_scorer_from_folder(Path(argument), batch_size, label_order), max_tokens=max_tokens)
-    if kind == "similarity":
-        from factscope.checkers.similarity import SimilarityChecker
-        from factscope.hf.encoders import BiEncoder
-
-        return SimilarityChecker(BiEncoder(argument or None), threshold=similarity_threshold)
-    if kind == "llm" and not argument:
-        if llm is None:
-            raise ConfigError(
-                "the llm checker needs a chat model: pass --llm-base-url and --llm-model "
-                "(or set FACTSCOPE_LLM_BASE_URL and FACTSCOPE_LLM_MODEL)"
-            )
-        from factscope.checkers.llm import LLMChecker
-
-        return LLMChecker(llm, mode=llm_mode)
-    raise ConfigError(f"unknown checker '{spec}'; use one of: {CHECKER_SPECS}")
+    return CHECKERS.build(
+        spec,
+        llm=llm,
+        max_tokens=max_tokens,
+        batch_size=batch_size,
+        similarity_threshold=similarity_threshold,
+        label_order=label_order,
+        llm_mode=llm_mode,
+        **options,
+    )
 
 
 def _scorer_from_folder(folder: Path, batch_size: int, label_order: list[str] | None) -> Any:

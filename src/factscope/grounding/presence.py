@@ -21,10 +21,11 @@ import math
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from factscope.core.registry import Argument, Entry, Registry
 from factscope.core.text import split_sentences
 
 if TYPE_CHECKING:
@@ -277,6 +278,65 @@ class LLMJudgePresence(WindowedPresence):
         return np.array(scores, dtype=np.float64)
 
 
+def _bi(argument: str | None, *, llm: object = None, **options: Any) -> PresenceModel:
+    return BiEncoderPresence(argument, **options)
+
+
+def _cross(argument: str | None, *, llm: object = None, **options: Any) -> PresenceModel:
+    return CrossEncoderPresence(argument or CROSS_ENCODER_MODEL, **options)
+
+
+def _nli(argument: str | None, *, llm: LLMClient | None = None, **options: Any) -> PresenceModel:
+    from factscope.checkers.registry import make_checker
+
+    return NLIPresence(make_checker(argument or "embedded", llm=llm), **options)
+
+
+def _nli_needs_llm(argument: str | None) -> bool:
+    from factscope.checkers.registry import CHECKERS
+
+    return CHECKERS.needs_llm(argument or "embedded")
+
+
+def _llm_judge(argument: None, *, llm: LLMClient, **options: Any) -> PresenceModel:
+    return LLMJudgePresence(llm, **options)
+
+
+PRESENCE_MODELS: Registry[PresenceModel] = Registry(
+    "presence model",
+    "factscope.presence",
+    [
+        Entry(
+            "bi",
+            "bi-encoder cosine, threshold 0.4; the offline default",
+            _bi,
+            Argument("MODEL", "a sentence-transformers model; default the packaged all-MiniLM-L6-v2", False),
+        ),
+        Entry(
+            "cross",
+            "cross-encoder relevance score, threshold 6; the Truly Ground paper's best",
+            _cross,
+            Argument("MODEL", f"a cross-encoder, hub name or folder; default {CROSS_ENCODER_MODEL}", False),
+        ),
+        Entry(
+            "nli",
+            "entailment probability of a check-task checker, threshold 0.5",
+            _nli,
+            Argument("CHECKER", "a checker spec such as embedded (the default) or nli:MODEL", False),
+            needs_llm=_nli_needs_llm,
+        ),
+        Entry("llm", "an LLM judge, threshold 0.5", _llm_judge, needs_llm=True),
+    ],
+)
+
+
+def __getattr__(name: str) -> str:
+    """``PRESENCE_SPECS``: the registry's help text, plugins included."""
+    if name == "PRESENCE_SPECS":
+        return PRESENCE_MODELS.help_text()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def make_presence(
     spec: str,
     *,
@@ -285,40 +345,22 @@ def make_presence(
     stride: int = 1,
     min_window: int | None = None,
     llm: LLMClient | None = None,
-) -> WindowedPresence:
-    """Build a presence model from a spec.
+) -> PresenceModel:
+    """Build a presence model from a spec of ``PRESENCE_MODELS`` (plugins in the group ``factscope.presence``).
 
     ``bi`` / ``bi:MODEL`` (offline default: packaged all-MiniLM-L6-v2, threshold 0.4), ``cross`` /
     ``cross:MODEL`` (default ``cross-encoder/ms-marco-MiniLM-L-12-v2``, threshold 6), ``nli:CHECKER`` (a
     check-task checker spec such as ``nli:embedded`` or ``nli:nli:MODEL``, threshold 0.5), ``llm`` (an LLM
     judge, threshold 0.5). ``window``: sentences per window, 0 for whole sources, None for the model's default
     (3 for the encoders and NLI, whole sources for the LLM judge); ``min_window``: the narrowest window (default: only ``window``-wide windows).
+    A factory is called as ``factory(argument, llm=llm, stride=..., [threshold=..., window=..., min_window=...])``,
+    the bracketed options only when given (``window`` None then means whole sources).
     """
-    from factscope.core.errors import ConfigError
-
-    kind, _, rest = spec.partition(":")
-    options: dict = {"stride": stride}
+    options: dict[str, Any] = {"stride": stride}
     if min_window is not None:
         options["min_window"] = min_window
     if window is not None:
         options["window"] = window or None
     if threshold is not None:
         options["threshold"] = threshold
-    if kind == "bi":
-        return BiEncoderPresence(rest or None, **options)
-    if kind == "cross":
-        return CrossEncoderPresence(rest or CROSS_ENCODER_MODEL, **options)
-    if kind == "nli":
-        from factscope.checkers.registry import make_checker
-
-        return NLIPresence(make_checker(rest or "embedded", llm=llm), **options)
-    if kind == "llm":
-        if llm is None:
-            raise ConfigError(
-                "the llm presence judge needs an LLM: pass --llm-base-url and --llm-model "
-                "(or set FACTSCOPE_LLM_BASE_URL / FACTSCOPE_LLM_MODEL)"
-            )
-        return LLMJudgePresence(llm, **options)
-    raise ConfigError(
-        f"unknown presence model {spec!r}; use bi, bi:MODEL, cross, cross:MODEL, nli:CHECKER or llm"
-    )
+    return PRESENCE_MODELS.build(spec, llm=llm, **options)

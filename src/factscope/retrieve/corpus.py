@@ -6,11 +6,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Protocol
 
 import numpy as np
 
 from factscope.core.errors import InputError
 from factscope.core.io import read_json_records, read_text
+from factscope.core.registry import Entry, Registry
 
 _TOKEN = re.compile(r"\w+")
 
@@ -150,15 +152,45 @@ class HybridRetriever:
         return results
 
 
-def make_retriever(kind: str, corpus: Corpus, encoder: object | None = None) -> BM25Retriever | DenseRetriever | HybridRetriever:
-    """A retriever by name: 'bm25', 'dense' or 'hybrid'."""
-    if kind == "bm25":
-        return BM25Retriever(corpus)
-    if kind == "dense":
-        return DenseRetriever(corpus, encoder)
-    if kind == "hybrid":
-        return HybridRetriever(corpus, encoder)
-    raise InputError(f"unknown retriever '{kind}'; use bm25, dense or hybrid")
+class Retriever(Protocol):
+    """A corpus retriever: the ``k`` best passages for one query or for a batch of queries."""
+
+    name: str
+
+    def search(self, query: str, k: int = 5) -> list[Hit]: ...
+
+    def search_many(self, queries: Sequence[str], k: int = 5) -> list[list[Hit]]: ...
+
+
+def _bm25(argument: None, *, corpus: Corpus, **_: Any) -> Retriever:
+    return BM25Retriever(corpus)
+
+
+def _dense(argument: None, *, corpus: Corpus, encoder: object | None = None, **_: Any) -> Retriever:
+    return DenseRetriever(corpus, encoder)
+
+
+def _hybrid(argument: None, *, corpus: Corpus, encoder: object | None = None, **_: Any) -> Retriever:
+    return HybridRetriever(corpus, encoder)
+
+
+RETRIEVERS: Registry[Retriever] = Registry(
+    "retriever",
+    "factscope.retrievers",
+    [
+        Entry("bm25", "BM25 over the corpus words", _bm25),
+        Entry("dense", "cosine of bi-encoder embeddings, the packaged all-MiniLM-L6-v2 by default", _dense),
+        Entry("hybrid", "reciprocal rank fusion of bm25 and dense", _hybrid),
+    ],
+)
+
+
+def make_retriever(kind: str, corpus: Corpus, encoder: object | None = None) -> Retriever:
+    """A retriever of ``RETRIEVERS`` by name ('bm25', 'dense', 'hybrid' or a plugin's name) over ``corpus``.
+
+    A plugin of the group ``factscope.retrievers`` is called as ``factory(argument, corpus=..., encoder=...)``.
+    """
+    return RETRIEVERS.build(kind, corpus=corpus, encoder=encoder)
 
 
 def _hit(doc: Document, score: float) -> Hit:
