@@ -83,3 +83,25 @@ def test_every_entry_point_takes_output_and_progress(entry):
 
     parameters = inspect.signature(entry).parameters
     assert {"output", "progress"} <= set(parameters) and entry.__doc__
+
+
+def test_the_examples_command_copies_the_shipped_examples_and_refuses_to_overwrite(tmp_path):
+    import typer
+    from typer.testing import CliRunner
+
+    from factscope.cli import examples
+
+    app = typer.Typer()
+
+    @app.callback()
+    def main() -> None:
+        """factscope (test app)."""
+
+    examples.register(app)
+    dest = tmp_path / "ex"
+    first = CliRunner().invoke(app, ["examples", str(dest)])
+    assert first.exit_code == 0, first.output
+    assert (dest / "check.jsonl").read_bytes() == (EXAMPLES / "check.jsonl").read_bytes()
+    assert (dest / "ground" / "original.json").is_file()
+    again = CliRunner().invoke(app, ["examples", str(dest)])
+    assert again.exit_code != 0 and "would be overwritten" in " ".join(str(again.exception).split())

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
-from factscope.cli import agree, attribute, check, ground, knowledge, report, train_checker
+from types import ModuleType
 
-MODULES: list = [check, agree, ground, attribute, knowledge, train_checker, report]
+from factscope.cli import agree, attribute, check, examples, ground, knowledge, report, train_checker
+
+MODULES: list[ModuleType] = [check, agree, ground, attribute, knowledge, train_checker, report, examples]
