@@ -8,8 +8,8 @@ from typing import Annotated
 
 import typer
 
-from factscope.checkers.registry import CHECKER_SPECS, make_checker
-from factscope.claims.registry import EXTRACTOR_SPECS, make_extractor
+from factscope.checkers.registry import CHECKER_SPECS, CHECKERS, make_checker
+from factscope.claims.registry import EXTRACTOR_SPECS, EXTRACTORS, make_extractor
 from factscope.cli.display import print_skipped, print_table, summary_table
 from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
 
@@ -57,7 +57,7 @@ def agree_command(
     records, problems = load_check_records(input)
     for problem in problems:
         print_skipped(problem)
-    needs_llm = checker == "llm" or (mode == "pipeline" and extractor.startswith("llm"))
+    needs_llm = CHECKERS.needs_llm(checker) or (mode == "pipeline" and EXTRACTORS.needs_llm(extractor))
     llm = endpoint.build() if needs_llm else None
     result = agree(
         annotations,

@@ -156,12 +156,12 @@ def score_command(
     *,
     endpoint: LLMOptions,
 ) -> None:
-    from factscope.checkers.registry import make_checker
+    from factscope.checkers.registry import CHECKERS, make_checker
     from factscope.kalma.task import check_template, load_answers, score
 
     check_template(hypothesis)
     llm = None
-    if geval or geval_weighted or checker == "llm":
+    if geval or geval_weighted or CHECKERS.needs_llm(checker):
         llm = endpoint.build()
     loaded = load_answers(answers)
     for problem in loaded.problems:

@@ -9,8 +9,8 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from factscope.checkers.registry import CHECKER_SPECS, make_checker
-from factscope.claims.registry import EXTRACTOR_SPECS, make_extractor
+from factscope.checkers.registry import CHECKER_SPECS, CHECKERS, make_checker
+from factscope.claims.registry import EXTRACTOR_SPECS, EXTRACTORS, make_extractor
 from factscope.cli.choices import LLMCheckMode, RetrieverName
 from factscope.cli.display import (
     ProgressDisplay,
@@ -75,7 +75,7 @@ def check_command(
         print_skipped(problem)
     if not records:
         raise typer.Exit(code=2 if problems else 0)
-    client = endpoint.build_if(extractor.startswith("llm") or checker == "llm")
+    client = endpoint.build_if(EXTRACTORS.needs_llm(extractor) or CHECKERS.needs_llm(checker))
     found = make_retriever(retriever.value, Corpus.from_path(corpus)) if corpus else None
     without = sum(1 for r in records if not r.references)
     if without and found is None:

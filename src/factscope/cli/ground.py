@@ -22,6 +22,7 @@ from factscope.cli.choices import (
 from factscope.cli.display import ProgressDisplay, console, format_value, print_table, progress, summary_table
 from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
 from factscope.core.errors import InputError
+from factscope.grounding.presence import PRESENCE_MODELS, PRESENCE_SPECS, make_presence
 
 HELP = """Grounding evaluation: does a response use all the needed knowledge of its contexts, and only that?
 
@@ -38,11 +39,7 @@ Examples (offline: spaCy facts, packaged MiniLM presence; then the Dist setting 
   factscope ground calibrate examples/ground/labels.jsonl --presence bi --statistic pearson
 """
 
-PRESENCE_HELP = (
-    "presence model M: bi (packaged all-MiniLM-L6-v2 cosine, 0.4; offline default), bi:MODEL, "
-    "cross (cross-encoder/ms-marco-MiniLM-L-12-v2 score, 6; the seed's best), cross:MODEL, "
-    "nli:CHECKER (entailment probability of a check-task checker, e.g. nli:embedded; 0.5), llm (LLM judge; 0.5)"
-)
+PRESENCE_HELP = "presence model M: " + PRESENCE_SPECS
 EXTRACTOR_HELP = "atomic facts of the responses: spacy (offline clause decomposition) or llm (LLM prompt)"
 
 
@@ -111,13 +108,15 @@ def score_command(
     window: Annotated[
         int | None,
         typer.Option(
+            min=0,
             help="sentences per window of a long text; 0 = whole text (default 3; LLM judge: whole)"
         ),
     ] = None,
-    stride: Annotated[int, typer.Option(help="sentences between window starts")] = 1,
+    stride: Annotated[int, typer.Option(min=1, help="sentences between window starts")] = 1,
     min_window: Annotated[
         int | None,
         typer.Option(
+            min=1,
             help="also score narrower windows, of every width from this to --window (default: --window only)"
         ),
     ] = None,
@@ -130,12 +129,11 @@ def score_command(
     no_gold_facts: Annotated[
         EmptyPolicy, typer.Option(help="recall / F1 of a record with no gold facts")
     ] = EmptyPolicy.skip,
-    batch_size: Annotated[int, typer.Option(help="records per decomposition / presence batch")] = 16,
+    batch_size: Annotated[int, typer.Option(min=1, help="records per decomposition / presence batch")] = 16,
     summary: Annotated[Path | None, typer.Option(help="also write the summary figures as JSON here")] = None,
     *,
     endpoint: LLMOptions,
 ) -> None:
-    from factscope.grounding.presence import make_presence
     from factscope.grounding.task import ground
 
     dataset = _load(input, metadata, responses)
@@ -151,7 +149,7 @@ def score_command(
             "no record to score: none has a response; pass --responses FILE or run `factscope ground generate`",
             path=input,
         )
-    needs_llm = extractor is FactExtractorName.llm or presence == "llm" or presence.startswith("nli:llm")
+    needs_llm = extractor is FactExtractorName.llm or PRESENCE_MODELS.needs_llm(presence)
     llm = (
         endpoint.build()
         if needs_llm
@@ -304,22 +302,21 @@ def calibrate_command(
     statistic: Annotated[
         AgreementStatistic, typer.Option(help="what the threshold should maximise")
     ] = AgreementStatistic.pearson,
-    window: Annotated[int | None, typer.Option(help="sentences per window; 0 = whole text")] = None,
-    stride: Annotated[int, typer.Option(help="sentences between window starts")] = 1,
+    window: Annotated[int | None, typer.Option(min=0, help="sentences per window; 0 = whole text")] = None,
+    stride: Annotated[int, typer.Option(min=1, help="sentences between window starts")] = 1,
     min_window: Annotated[
-        int | None, typer.Option(help="also score narrower windows, down to this width")
+        int | None, typer.Option(min=1, help="also score narrower windows, down to this width")
     ] = None,
     *,
     endpoint: LLMOptions,
 ) -> None:
     import math
 
-    from factscope.grounding.presence import make_presence
     from factscope.metrics.grounding import agreement, calibrate_threshold
 
     measure = statistic.value
     facts, sources, human = _read_labels(labels)
-    needs_llm = presence == "llm" or presence.startswith("nli:llm")
+    needs_llm = PRESENCE_MODELS.needs_llm(presence)
     llm = (
         endpoint.build()
         if needs_llm

@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import typer
 from rich.markup import escape
 
+from factscope.checkers.registry import CHECKERS
 from factscope.cli.display import (
     ProgressDisplay,
     console,
@@ -161,7 +162,7 @@ def score_command(
     records, skipped = _load(input)
     if not records:
         raise InputError("no usable records; see the messages above", path=input)
-    needs_llm = lm == "endpoint" or checker == "llm"
+    needs_llm = lm == "endpoint" or (checker != "none" and CHECKERS.needs_llm(checker))
     llm = endpoint.build() if needs_llm else None
     evaluator = build_evaluator(
         corpus=corpus, retriever=retriever, evidence_k=evidence_k, aggregate=aggregate, hard=hard_factuality,
