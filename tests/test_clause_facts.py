@@ -1,4 +1,4 @@
-"""ClauseFactExtractor on the packaged spaCy English model: atomic facts per construction (seed 003 A.3)."""
+"""ClauseFactExtractor on the packaged spaCy English model: atomic facts per construction (Truly Ground A.3)."""
 
 import pytest
 
@@ -25,7 +25,7 @@ def test_core_fact_and_one_fact_per_attachment(extractor):
 
 
 def test_seed_003_examples(extractor):
-    # Sentences of seed 003 appendix A.3; the seed's InstructGPT facts are in the comments.
+    # Sentences of Truly Ground appendix A.3; the paper's InstructGPT facts are in the comments.
     ipl = (
         "The Indian Premier League (IPL) (also known as the TATA IPL for sponsorship reasons) is a men's "
         "Twenty20 (T20) cricket league that is annually held in India and contested by ten city-based "
@@ -68,7 +68,7 @@ def test_appositive_and_coordinated_attachments(extractor):
 
 
 def test_nationality_is_its_own_fact(extractor):
-    # seed 003: "Napoleon is a French general" decomposes into "Napoleon is French." and "Napoleon is a general."
+    # Truly Ground: "Napoleon is a French general" decomposes into "Napoleon is French." and "Napoleon is a general."
     assert facts(extractor, "Napoleon is a French general.") == [
         "Napoleon is French.",
         "Napoleon is a general.",

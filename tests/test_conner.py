@@ -1,4 +1,4 @@
-"""CONNER's equations against hand-computed examples (seed 001, eq. 1-9)."""
+"""CONNER's equations against hand-computed examples (CONNER, eq. 1-9)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Grounding metrics of seed 003, checked against hand-computed examples."""
+"""Grounding metrics of Truly Ground, checked against hand-computed examples."""
 
 import pytest
 

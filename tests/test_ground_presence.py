@@ -1,4 +1,4 @@
-"""Presence models of seed 003: windows, best window, thresholds; the real packaged MiniLM bi-encoder."""
+"""Presence models of Truly Ground: windows, best window, thresholds; the real packaged MiniLM bi-encoder."""
 
 import math
 
@@ -177,7 +177,7 @@ def test_cross_encoder_threshold_is_on_the_raw_score(tmp_path):
     high = build_nli_classifier(tmp_path / "high", {0: "LABEL_0"}, bias=[6.5])
     low = build_nli_classifier(tmp_path / "low", {0: "LABEL_0"}, bias=[5.5])
     pair = (["the cat sat."], [["the cat sat on the mat."]])
-    assert CrossEncoderPresence(str(high)).present(*pair) == [True]  # 6.5 >= 6 (the seed's threshold)
+    assert CrossEncoderPresence(str(high)).present(*pair) == [True]  # 6.5 >= 6 (the paper's threshold)
     assert CrossEncoderPresence(str(low)).present(*pair) == [False]  # 5.5 < 6
 
 

@@ -1,4 +1,4 @@
-"""Seed 004's aggregation rules, rates and copy rate against hand-computed examples."""
+"""RefChecker's aggregation rules, rates and copy rate against hand-computed examples."""
 
 import pytest
 

@@ -88,7 +88,7 @@ def test_bad_question_record_is_reported_and_others_kept(tmp_path):
                     '{"id": "b", "question": "Q?", "minimum": [["Q1", "father"]]}\n{broken\n')
     items = list(read_questions(path))
     assert items[0][1].minimum == [Triple("Q1", "father", "B")]
-    assert isinstance(items[1][1], InputError) and items[1][1].field == "minimum[0]"
+    assert isinstance(items[1][1], InputError) and items[1][1].field == "minimum.0"
     assert isinstance(items[2][1], InputError) and items[2][1].line == 3
 
 

@@ -1,4 +1,4 @@
-"""Knowledge generation and CONNER-guided selection (seed 001 section 5, Appendix F-G) on the fake LLM server."""
+"""Knowledge generation and CONNER-guided selection (CONNER section 5, Appendix F-G) on the fake LLM server."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The LLM checker: seed 004 Figure 16 prompt, strict label parsing, joint mode with fallback, A.3 merging."""
+"""The LLM checker: RefChecker Figure 16 prompt, strict label parsing, joint mode with fallback, A.3 merging."""
 
 import pytest
 

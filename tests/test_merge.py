@@ -1,4 +1,4 @@
-"""The Noisy Context merge rule of seed 004 A.3 and the prompt loader."""
+"""The Noisy Context merge rule of RefChecker A.3 and the prompt loader."""
 
 import pytest
 

@@ -16,7 +16,7 @@ class CheckTask:
     """One claim to check against the passages of one record.
 
     ``claim`` is the plain text that NLI checkers score; ``triplet`` keeps a claim-triplet's parts so that the
-    LLM checker can show it in the seed's ("subject", "predicate", "object") form.
+    LLM checker can show it in the paper's ("subject", "predicate", "object") form.
     """
 
     claim: str

@@ -1,14 +1,14 @@
-"""An LLM as the checker (seed 004, section 4.2 and Figure 16): Entailment / Neutral / Contradiction per claim.
+"""An LLM as the checker (RefChecker, section 4.2 and Figure 16): Entailment / Neutral / Contradiction per claim.
 
 Modes: ``single`` asks one question per claim; ``joint`` puts up to ``batch_size`` claims of one record (same
 references and question) in one call and asks for numbered answers. A joint reply that does not parse (not
 exactly one "N. Label" line per claim) is not guessed at: those claims are asked again one by one.
 
 References: with ``passages="each"`` (default) every passage of a record is checked on its own and the labels
-are merged by seed 004 A.3 (``merge_passage_labels``); with ``passages="together"`` all passages go into one
-prompt as a numbered list and the LLM applies that rule itself, as in the seed's prompt.
+are merged by RefChecker A.3 (``merge_passage_labels``); with ``passages="together"`` all passages go into one
+prompt as a numbered list and the LLM applies that rule itself, as in the paper's prompt.
 
-A task that carries a claim-triplet is shown in the seed's form ("subject", "predicate", "object"); other
+A task that carries a claim-triplet is shown in the paper's form ("subject", "predicate", "object"); other
 claims are shown as their text.
 
 Replies are parsed strictly: after trimming whitespace, quotes, markdown emphasis, a leading "Answer:" and a
@@ -44,7 +44,7 @@ _FENCE_LINE = re.compile(r"^\s*```[\w-]*\s*$")
 
 
 def render_triplet(triplet: tuple[str, str, str]) -> str:
-    """A claim-triplet in the seed's form: ("subject", "predicate", "object")."""
+    """A claim-triplet in the paper's form: ("subject", "predicate", "object")."""
     return "(" + ", ".join(f'"{part}"' for part in triplet) + ")"
 
 
@@ -56,7 +56,7 @@ def render_claim(claim: Claim) -> str:
 
 
 def task_claim(task: CheckTask) -> str:
-    """A task's claim as the checker prompt shows it: its triplet in the seed's form when it has one."""
+    """A task's claim as the checker prompt shows it: its triplet in the paper's form when it has one."""
     return render_triplet(task.triplet) if task.triplet is not None else task.claim
 
 

@@ -1,4 +1,4 @@
-"""Merging per-passage labels into one label (seed 004, appendix A.3, Noisy Context)."""
+"""Merging per-passage labels into one label (RefChecker, appendix A.3, Noisy Context)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from factscope.core.schema import Label
 def merge_passage_labels(labels: Iterable[Label]) -> Label:
     """One label for a claim checked against each passage of a reference separately.
 
-    Seed 004 (A.3): entailed by at least one passage -> Entailment; otherwise contradicted by at least one
+    RefChecker (A.3): entailed by at least one passage -> Entailment; otherwise contradicted by at least one
     passage -> Contradiction; otherwise Neutral. No passages at all means nothing supports or contradicts
     the claim, so the result is Neutral.
     """

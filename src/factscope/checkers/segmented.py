@@ -16,10 +16,10 @@ from factscope.core.text import segment_spans
 class SegmentedChecker:
     """Checks claims against references of any length with a (premise, hypothesis) model.
 
-    Each reference is split into segments of at most ``max_tokens`` tokens (seed 004: 200). Every
+    Each reference is split into segments of at most ``max_tokens`` tokens (RefChecker: 200). Every
     (segment, claim) pair of the whole batch is scored in one deduplicated, length-sorted call. A segment's
     label is the argmax of its probabilities; the segments of a reference, and then the references of a
-    record, are merged by seed 004 A.3 (any Entailment wins, else any Contradiction, else Neutral). The
+    record, are merged by RefChecker A.3 (any Entailment wins, else any Contradiction, else Neutral). The
     verdict keeps the probabilities of the segment that decided it and, as evidence, the sentence of that
     segment with the highest word overlap with the claim.
     """

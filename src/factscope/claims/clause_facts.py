@@ -1,4 +1,4 @@
-"""Offline atomic-fact decomposition (seed 003, appendix A.3): short standalone sentences, one fact each."""
+"""Offline atomic-fact decomposition (Truly Ground, appendix A.3): short standalone sentences, one fact each."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ def proposition_facts(proposition: Proposition, *, core_facts: bool = True) -> l
 
     The core fact states the clause without its attachments ("The ICL was founded."); each prepositional
     attachment adds one fact that repeats the core with it ("The ICL was founded in 2007.", "The ICL was founded
-    by Zee."), the policy of seed 003's examples. With ``core_facts=False`` the core is only kept when the clause
+    by Zee."), the policy of Truly Ground's examples. With ``core_facts=False`` the core is only kept when the clause
     has no attachment. A negated clause keeps its core only when it has no attachment, because the negation
     usually bears on the attachment: "Tesla was not founded by Musk." does not state "Tesla was not founded.";
     nor does a bare copula ("Paris is on the Seine." gives no "Paris is.").
@@ -36,12 +36,12 @@ def proposition_facts(proposition: Proposition, *, core_facts: bool = True) -> l
 
 
 class ClauseFactExtractor(ParsedExtractor):
-    """Atomic facts (``kind="fact"``) from the dependency parse, for the grounding task of seed 003.
+    """Atomic facts (``kind="fact"``) from the dependency parse, for the grounding task of Truly Ground.
 
     A sentence is split by clauses, coordinated subjects / verbs / objects, appositives ("Paris, the capital of
     France," -> "Paris is the capital of France."), relative and participle clauses ("Marie Curie, who
     discovered radium," -> "Marie Curie discovered radium.") and prepositional attachments (see
-    :func:`proposition_facts`). A nationality is its own fact, as in seed 003 ("Napoleon is a French general." ->
+    :func:`proposition_facts`). A nationality is its own fact, as in Truly Ground ("Napoleon is a French general." ->
     "Napoleon is French.", "Napoleon is a general."; ``split_nationality``). He / she / it / they subjects are
     replaced by the last fitting subject, so every fact stands alone. A statement with no clause the rules read
     is kept whole as one fact; questions and refusals give none.

@@ -1,4 +1,4 @@
-"""Offline claim-triplets (seed 004, section 4.1) read from the spaCy dependency parse."""
+"""Offline claim-triplets (RefChecker, section 4.1) read from the spaCy dependency parse."""
 
 from __future__ import annotations
 

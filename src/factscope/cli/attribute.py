@@ -1,4 +1,4 @@
-"""`factscope attribute`: knowledge-graph attributed answers and their evaluation (KaLMA, seed 002)."""
+"""`factscope attribute`: knowledge-graph attributed answers and their evaluation (KaLMA)."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ Examples:
   factscope attribute make-questions examples/attribute/seeds.jsonl --graph examples/attribute/graph.jsonl --rounds 6 -o questions.jsonl
 """
 
-GENERATE_HELP = """Generate attributed answers with an LLM (one-shot prompt with an \\[NA] demonstration, seed 002 Table 10).
+GENERATE_HELP = """Generate attributed answers with an LLM (one-shot prompt with an \\[NA] demonstration, KaLMA Table 10).
 
 QUESTIONS: the BioKaLMA layout (JSON list of \\[question, \\[entity, ...]]) or JSON / JSONL records {id, question, minimum: \\[\\[qid, relation, value], ...], graph?: \\[entity, ...]}. The graph each question gets: --retrieve none (default) uses its gold graph: the one-hop subgraphs in --graph of its minimum-set entities, plus its own graph; --retrieve local / wikidata runs NER + look-up + type filter + exact-match re-ranking over --graph or live Wikidata. --remove N takes N minimum-set triples out (conscious incompetence, Table 5); --retrieval-accuracy 0.8 swaps 20% of the graphs for irrelevant ones (Figure 5). Output is resumable JSONL.
 
@@ -46,7 +46,7 @@ ANSWERS: the output of `attribute generate`, or JSON / JSONL records {id, questi
 Example: factscope attribute score answers.jsonl -o scores.jsonl --checker nli:MoritzLaurer/DeBERTa-v3-base-mnli --summary summary.json
 """
 
-EVOLVE_HELP = """Evolutionary question generation (seed 002 section 2.2): round 1 labels a seed paragraph with graph knowledge and writes a question; each later round injects one more triple and rewrites the question. The cited and injected knowledge is the question's minimum knowledge set. The output is a questions file for `attribute generate`.
+EVOLVE_HELP = """Evolutionary question generation (KaLMA section 2.2): round 1 labels a seed paragraph with graph knowledge and writes a question; each later round injects one more triple and rewrites the question. The cited and injected knowledge is the question's minimum knowledge set. The output is a questions file for `attribute generate`.
 
 SEEDS: JSON / JSONL records {id, paragraph, qids: \\[...]} (entities from --graph) or {id, paragraph, graph: \\[entity, ...]}.
 
@@ -83,7 +83,7 @@ def generate_command(
     output: Output,
     graph: GraphFile = None,
     retrieve: Annotated[RetrieveMode, typer.Option(help="where each question's graph comes from")] = RetrieveMode.none,
-    remove: Annotated[int, typer.Option(help="minimum-set triples to remove from each graph (0-3 in the seed)")] = 0,
+    remove: Annotated[int, typer.Option(help="minimum-set triples to remove from each graph (0-3 in the paper)")] = 0,
     retrieval_accuracy: Annotated[float, typer.Option(help="share of graphs kept; the rest are swapped")] = 1.0,
     seed: Annotated[int, typer.Option(help="seed of the removal and swap choices")] = 0,
     sparql_endpoint: Annotated[str, typer.Option(help="SPARQL endpoint for --retrieve wikidata")] = (
@@ -152,7 +152,7 @@ def score_command(
         EmptyPolicy.skip),
     summary: Annotated[Path | None, typer.Option(help="also write the summary figures as JSON here")] = None,
     hypothesis: Annotated[str, typer.Option(help="NLI hypothesis of a citation; fields {relation} {value} {name} "
-                                                 "{qid}; the seed's form is the default")] = "{relation}: {value}",
+                                                 "{qid}; the paper's form is the default")] = "{relation}: {value}",
     *,
     endpoint: LLMOptions,
 ) -> None:
@@ -185,7 +185,7 @@ def make_questions_command(
     seeds: Annotated[Path, typer.Argument(help="seed paragraphs (JSON or JSONL)")],
     output: Output,
     graph: GraphFile = None,
-    rounds: Annotated[int, typer.Option(min=1, help="evolution rounds (the seed uses 6)")] = 6,
+    rounds: Annotated[int, typer.Option(min=1, help="evolution rounds (the paper uses 6)")] = 6,
     seed: Annotated[int, typer.Option(help="seed of the knowledge choices")] = 0,
     *,
     endpoint: LLMOptions,

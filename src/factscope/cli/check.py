@@ -1,4 +1,4 @@
-"""`factscope check`: claim-level hallucination checking (RefChecker, seed 004)."""
+"""`factscope check`: claim-level hallucination checking (RefChecker)."""
 
 from __future__ import annotations
 
@@ -121,7 +121,7 @@ def check_command(
 
 
 def _rates_table(run: object) -> Table:
-    """Label rates (seed 004 eq. 1), abstain and hallucination rates, overall and per context setting."""
+    """Label rates (RefChecker eq. 1), abstain and hallucination rates, overall and per context setting."""
     table = Table(title="hallucination rates (share of claims, averaged over responses)", header_style="bold")
     table.caption = "E / N / C: Entailment, Neutral, Contradiction; halluc.: N + C; abstain: share with no claims"
     for column in ("setting", "responses", "E", "N", "C", "halluc.", "abstain"):

@@ -1,4 +1,4 @@
-"""`factscope knowledge score | generate | select | agree`: knowledge quality (CONNER, seed 001)."""
+"""`factscope knowledge score | generate | select | agree`: knowledge quality (CONNER)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ generate: knowledge (zero- or few-shot) and answers through an LLM. select: samp
 agree: Somers' D / Pearson / Spearman of the scores against human ratings 0 / 1 / 2.
 """
 
-SCORE_HELP = """Score knowledge records on CONNER's six dimensions (seed 001, eq. 1-9).
+SCORE_HELP = """Score knowledge records on CONNER's six dimensions (equations 1-9 of the paper).
 
 Input: JSON / JSONL records with `query`, `knowledge`, optional `id`, `answer`, `gold_answer`, `topic` and
 `task` (qa: span answers; dialogue: open-ended). Each metric runs when its part is configured, else it is
@@ -51,7 +51,7 @@ Examples:
   factscope knowledge score knowledge.jsonl --corpus wiki.jsonl --lm endpoint --llm-base-url http://localhost:8000/v1 --llm-model gpt2
 """
 
-GENERATE_HELP = """Generate knowledge for each query through an LLM, with the seed's prompts (Appendix F, Tables 11-12).
+GENERATE_HELP = """Generate knowledge for each query through an LLM, with the paper's prompts (Appendix F, Tables 11-12).
 
 --mode zero uses Table 11's best zero-shot prompt; --mode few builds Appendix F.2's prompt from --shots
 examples of --train (records with knowledge): random ones, or, with --select-from M, the best --shots of M
@@ -66,7 +66,7 @@ Examples:
       --corpus wiki.jsonl --lm gpt2 --llm-model gpt-4o-mini
 """
 
-SELECT_HELP = """Knowledge selection (seed 001 section 5): sample r candidates (top-p) and keep argmax Q_know.
+SELECT_HELP = """Knowledge selection (CONNER section 5): sample r candidates (top-p) and keep argmax Q_know.
 
 Q_know = gamma . [factuality, relevance, paragraph coherence, informativeness]; all four must be
 computable, so pass --corpus and --lm. --answer then answers with the selected knowledge.
@@ -77,7 +77,7 @@ Example:
       --llm-model gpt-4o-mini -o selected.jsonl --answer
 """
 
-AGREE_HELP = """Correlate `knowledge score` results with human ratings (seed 001 Tables 9-10).
+AGREE_HELP = """Correlate `knowledge score` results with human ratings (CONNER Tables 9-10).
 
 HUMAN: JSON / JSONL rows with `id` and any of factuality, relevance, coherence, informativeness,
 helpfulness, validity rated 0 (unacceptable), 1 (acceptable) or 2 (excellent). Prints Somers' D(metric |
@@ -340,7 +340,7 @@ def agree_command(
         shown = ["n/a" if v is None else f"{v:.2f}" for v in cells]
         table.add_row(r.dimension, r.metric, str(r.n), shown[0] + mark, shown[1], shown[2], shown[3])
     print_table(table)
-    console.print("† p < 0.05, as in the seed's Table 9")
+    console.print("† p < 0.05, as in the paper's Table 9")
     for r in results:
         if r.note:
             console.print(f"[yellow]note[/] {r.dimension} / {r.metric}: {r.note}")

@@ -1,4 +1,4 @@
-"""Agreement of CONNER's metrics with human ratings (seed 001 section 6, Tables 9-10): Somers' D, Pearson, Spearman."""
+"""Agreement of CONNER's metrics with human ratings (the paper's section 6, Tables 9-10): Somers' D, Pearson, Spearman."""
 
 from __future__ import annotations
 

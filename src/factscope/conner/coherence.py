@@ -1,6 +1,6 @@
 """Paragraph-level coherence (CONNER eq. 4): a pluggable scorer of how well a paragraph's sentences hang together.
 
-The seed uses a discourse coherence model (Jwalapuram et al., 2021). Any Hugging Face sequence classifier
+The paper uses a discourse coherence model (Jwalapuram et al., 2021). Any Hugging Face sequence classifier
 that scores a passage's coherence can stand in (``ClassifierCoherence``); with no such model offline,
 ``AdjacentSimilarityCoherence`` is a documented proxy: the mean cosine similarity of adjacent sentences
 under the packaged bi-encoder, clipped to [0, 1].

@@ -1,6 +1,6 @@
-"""Using CONNER's scores (seed 001 section 5): knowledge generation, knowledge selection, demonstration selection.
+"""Using CONNER's scores (the paper's section 5): knowledge generation, knowledge selection, demonstration selection.
 
-Knowledge is generated through the LLM backend with the seed's zero-shot and few-shot templates (Appendix F,
+Knowledge is generated through the LLM backend with the paper's zero-shot and few-shot templates (Appendix F,
 Tables 11 and 12) and answers with its few-shot answer template (Table 13). Knowledge selection samples r
 candidates (top-p) and keeps the argmax of Q_know; demonstration selection scores m random training examples
 and builds the few-shot prompt from the n best.
@@ -54,7 +54,7 @@ class GeneratedKnowledge(BaseModel):
 
 @dataclass
 class GenerationSettings:
-    """Sampling of knowledge candidates (the seed: top-p 0.9, r = 5) and answer length."""
+    """Sampling of knowledge candidates (the paper: top-p 0.9, r = 5) and answer length."""
 
     mode: Literal["zero", "few"] = "zero"
     candidates: int = 1
@@ -183,7 +183,7 @@ class DemonstrationChoice(BaseModel):
 
 
 def sample_demonstrations(train: Sequence[KnowledgeRecord], n: int, seed: int = 0) -> list[KnowledgeRecord]:
-    """n random training examples (the seed's few-shot baseline), seeded."""
+    """n random training examples (the paper's few-shot baseline), seeded."""
     return random.Random(seed).sample(list(train), min(n, len(train)))
 
 

@@ -21,7 +21,7 @@ class RelevanceModel(Protocol):
 
 
 class CrossEncoderRelevance:
-    """A query-passage ranking cross-encoder (the seed uses a BERT MS MARCO ranker), by hub name or folder.
+    """A query-passage ranking cross-encoder (the paper uses a BERT MS MARCO ranker), by hub name or folder.
 
     One output logit (sentence-transformers MS MARCO rankers): sigmoid of the logit. Two outputs (monoBERT
     style, not-relevant / relevant): the softmax probability of the second.
@@ -46,7 +46,7 @@ class CrossEncoderRelevance:
 class BiEncoderRelevance:
     """Offline fallback: cosine similarity of query and knowledge under a bi-encoder, clipped to [0, 1].
 
-    Not the seed's ranking model: a similarity proxy for when no cross-encoder is available.
+    Not the paper's ranking model: a similarity proxy for when no cross-encoder is available.
     """
 
     def __init__(self, encoder: BiEncoder | None = None) -> None:

@@ -1,4 +1,4 @@
-"""CONNER's knowledge evaluation (seed 001 section 3): six metrics for knowledge acquired for a query.
+"""CONNER's knowledge evaluation (CONNER section 3): six metrics for knowledge acquired for a query.
 
 ``KnowledgeEvaluator`` composes the parts, each optional: a retriever over the user's corpus and a checker
 (factuality, open-ended validity), a checker alone (span validity), a relevance model, a paragraph coherence
@@ -92,12 +92,12 @@ class KnowledgeScores(BaseModel):
 
 @dataclass
 class KnowledgeSettings:
-    """How the metrics are computed (defaults follow the seed where it gives one)."""
+    """How the metrics are computed (defaults follow the paper where it gives one)."""
 
     evidence_k: int = 5
     """l: evidence passages retrieved per knowledge sentence (and per open-ended answer, eq. 8)."""
     aggregate: conner.Aggregation = "min"
-    """How sentence factuality is aggregated over the knowledge (eq. 1; the seed's example is min)."""
+    """How sentence factuality is aggregated over the knowledge (eq. 1; the paper's example is min)."""
     hard_factuality: bool = False
     """Replace each sentence's NLI vector by the one-hot of its argmax before aggregating."""
     baselines: int = 3

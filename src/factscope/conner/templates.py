@@ -1,4 +1,4 @@
-"""CONNER's prompt templates (seed 001 Appendix F-G, Tables 11-13) as data files, filled from a record."""
+"""CONNER's prompt templates (CONNER Appendix F-G, Tables 11-13) as data files, filled from a record."""
 
 from __future__ import annotations
 

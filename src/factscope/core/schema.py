@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 
 
 class Label(str, Enum):
-    """The three-way hallucination label of seed 004 (and NLI)."""
+    """The three-way hallucination label of RefChecker (and NLI)."""
 
     ENTAILMENT = "Entailment"
     NEUTRAL = "Neutral"

@@ -1,10 +1,10 @@
-"""Distractor settings of seed 003 (the *-Dist versions): retrieved passages that are similar to the question
+"""Distractor settings of Truly Ground (the *-Dist versions): retrieved passages that are similar to the question
 but are not its gold documents are added to the input contexts, up to a token budget.
 
 Distractors are taken in retrieval rank order (the most distracting first) until the next one would overrun the
 budget. Gold documents are excluded by title (the ``Title: X`` line of a gold context) and by text (a hit whose
 text is contained in a gold context, or contains one). ``gold_position`` says where the gold contexts go:
-``end`` (after the distractors, the seed's best position), ``beginning``, ``middle`` (after half of the
+``end`` (after the distractors, the paper's best position), ``beginning``, ``middle`` (after half of the
 distractors) or ``random`` (each gold context at a random slot, seeded per question so runs repeat).
 """
 
@@ -47,7 +47,7 @@ def is_gold(hit: Hit, gold_contexts: Sequence[str]) -> bool:
 
 
 def format_context(hit: Hit) -> str:
-    """A hit in the seed's context format ``Title: X \\n\\n text`` (plain text when it has no title)."""
+    """A hit in the paper's context format ``Title: X \\n\\n text`` (plain text when it has no title)."""
     return f"Title: {hit.title} \n\n {hit.text}" if hit.title else hit.text
 
 
@@ -105,7 +105,7 @@ def add_distractors(
     seed: int = 0,
     count_tokens: Callable[[str], int] = word_count,
 ) -> list[GroundExample]:
-    """Copies of ``examples`` with distractors added (the seed retrieves the top 40 per question).
+    """Copies of ``examples`` with distractors added (the paper retrieves the top 40 per question).
 
     Each copy's metadata gains ``distractors`` (how many were added) and ``gold_position``.
     """

@@ -1,4 +1,4 @@
-"""The presence model M of seed 003: "is the knowledge of this atomic fact in that text?".
+"""The presence model M of Truly Ground: "is the knowledge of this atomic fact in that text?".
 
 Every model gives a score per (fact, sources) pair and a threshold turns it into present / absent
 (score >= threshold). A fact against long sources is scored against sentence windows of each source and the
@@ -8,7 +8,7 @@ width from ``min_window`` to ``window``): a one-sentence fact then meets its sen
 same-subject sentences also score higher against facts they do not state (see the README, grounding section, for figures).
 All (fact, window) pairs of a batch are deduplicated and sorted by length before the model sees them.
 
-Implementations: the seed's best, an MS MARCO MiniLM cross-encoder with threshold 6 (``CrossEncoderPresence``);
+Implementations: the paper's best, an MS MARCO MiniLM cross-encoder with threshold 6 (``CrossEncoderPresence``);
 bi-encoder cosine with threshold 0.4 (``BiEncoderPresence``, on the packaged all-MiniLM-L6-v2: the offline
 default); NLI entailment probability from any checker of the check task (``NLIPresence``); an LLM judge
 (``LLMJudgePresence``). A judgement that fails (an unparsable LLM reply) scores NaN: the fact is "unjudged",
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from factscope.llm.client import LLMClient
 
 CROSS_ENCODER_MODEL = "cross-encoder/ms-marco-MiniLM-L-12-v2"
-"""The seed's presence model (Appendix B), loaded by hub name or local path by users who have it."""
+"""The paper's presence model (Appendix B), loaded by hub name or local path by users who have it."""
 
 
 class PresenceModel(Protocol):
@@ -136,7 +136,7 @@ class WindowedPresence(ABC):
 
 
 class BiEncoderPresence(WindowedPresence):
-    """Cosine of bi-encoder embeddings of fact and window; the seed's threshold 0.4 (scale -1..1)."""
+    """Cosine of bi-encoder embeddings of fact and window; the paper's threshold 0.4 (scale -1..1)."""
 
     def __init__(
         self,

@@ -1,4 +1,4 @@
-"""The grounding task of seed 003: decompose responses into atomic facts, judge presence, score, report.
+"""The grounding task of Truly Ground: decompose responses into atomic facts, judge presence, score, report.
 
 For each example: response facts (from an Extractor) are judged against the input contexts (precision), the gold
 facts against the response (recall), F1 is the grounding score; answer accuracy checks the response for the answer.
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from factscope.claims.base import Extractor
 
 DEFAULT_FACTORS: tuple[str, ...] = ("pop", "has_multi", "has_answer")
-"""The seed's factors: popularity (high / low), single / multi context, definite / free-form."""
+"""The paper's factors: popularity (high / low), single / multi context, definite / free-form."""
 
 
 class FactJudgement(BaseModel):

@@ -1,4 +1,4 @@
-"""Parse knowledge-graph citations out of an attributed answer (seed 002 Tables 2 and 10).
+"""Parse knowledge-graph citations out of an attributed answer (KaLMA Tables 2 and 10).
 
 ``[Q212657, place of birth: Rome, occupation: painter]`` is one qid followed by ``relation: value``
 pairs, each pair one citation; ``[qid: Q212657, ...]`` is read the same way; ``[NA]`` (also ``[N/A]``)
@@ -35,7 +35,7 @@ class Citation:
 
     @property
     def complete(self) -> bool:
-        """Whether all three parts are present (seed 002 4.2: only complete citations can be correct)."""
+        """Whether all three parts are present (KaLMA 4.2: only complete citations can be correct)."""
         return bool(self.qid and self.relation and self.value)
 
     def triple(self) -> Triple | None:
@@ -43,7 +43,7 @@ class Citation:
         return Triple(self.qid, self.relation, self.value) if self.complete else None  # type: ignore[arg-type]
 
     def hypothesis(self) -> str:
-        """``relation: value``, the NLI hypothesis of seed 002 A.3."""
+        """``relation: value``, the NLI hypothesis of KaLMA A.3."""
         return f"{self.relation or ''}: {self.value or ''}".strip(": ")
 
 

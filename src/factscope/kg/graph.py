@@ -44,7 +44,7 @@ class Triple:
         return (normalize_qid(self.qid), normalize_text(self.relation), normalize_text(self.value))
 
     def render(self) -> str:
-        """``relation: value``, the hypothesis form used for NLI (seed 002 A.3)."""
+        """``relation: value``, the hypothesis form used for NLI (KaLMA A.3)."""
         return f"{self.relation}: {self.value}"
 
     def to_list(self) -> list[str]:
@@ -84,7 +84,7 @@ class Entity:
             yield from values
 
     def flatten(self, *, qid_first: bool = False) -> str:
-        """The prompt form of seed 002 Table 10: ``{name: X, rel: v, rel: v, ..., qid: Q1}``;
+        """The prompt form of KaLMA Table 10: ``{name: X, rel: v, rel: v, ..., qid: Q1}``;
         ``qid_first`` gives the Table 8 form ``{qid: Q1, name: X, ...}``."""
         parts = [f"{NAME}: {self.name}"] if self.name else []
         for relation, values in self.properties.items():
@@ -154,7 +154,7 @@ class KnowledgeGraph:
         return KnowledgeGraph(e for e in found if e is not None)
 
     def without(self, triples: Iterable[Triple]) -> KnowledgeGraph:
-        """A copy with the given triples removed (the conscious-incompetence setting, seed 002 4.4)."""
+        """A copy with the given triples removed (the conscious-incompetence setting, KaLMA 4.4)."""
         removed = {t.key() for t in triples}
         out = KnowledgeGraph()
         for entity in self.entities.values():
@@ -173,7 +173,7 @@ class KnowledgeGraph:
         return KnowledgeGraph([*self.entities.values(), *other.entities.values()])
 
     def flatten(self, *, qid_first: bool = False, separator: str = "\n\n") -> str:
-        """One ``{...}`` block per entity, the prompt form of seed 002 Table 10."""
+        """One ``{...}`` block per entity, the prompt form of KaLMA Table 10."""
         return separator.join(entity.flatten(qid_first=qid_first) for entity in self.entities.values())
 
     def to_list(self) -> list[dict[str, object]]:

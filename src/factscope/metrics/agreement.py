@@ -63,7 +63,7 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> tuple[float, float]:
 def somers_d(x: Sequence[float], y: Sequence[float]) -> tuple[float, float]:
     """Somers' D of ``y`` given ``x`` (D(Y|X) = (concordant - discordant) / pairs not tied on X), with p-value.
 
-    As in seed 001, x are human ratings (e.g. 0 / 1 / 2) and y a metric's scores.
+    As in CONNER, x are human ratings (e.g. 0 / 1 / 2) and y a metric's scores.
     """
     _check_lengths(x, y)
     _require_variation(x, y)

@@ -1,4 +1,4 @@
-"""Citation quality, text-citation alignment and [NA] quality of KaLMA (seed 002 section 4).
+"""Citation quality, text-citation alignment and [NA] quality of KaLMA (KaLMA section 4).
 
 Pure functions: the model decisions (NLI entailment) arrive as booleans, None marking a failed check,
 which is skipped and counted, never read as 0 or 1.
@@ -42,7 +42,7 @@ class AnswerCitationCounts:
 
 def citation_counts(citations: Sequence[Citation], graph_triples: Iterable[Triple],
                     minimum: Iterable[Triple]) -> AnswerCitationCounts:
-    """Count one answer's citations (seed 002 4.2).
+    """Count one answer's citations (KaLMA 4.2).
 
     correct: complete (qid, relation and value) and equal to a triple of the question's graph;
     precise: correct and equal to a triple of the minimum knowledge set;
@@ -67,7 +67,7 @@ def citation_counts(citations: Sequence[Citation], graph_triples: Iterable[Tripl
 
 @dataclass(frozen=True)
 class CitationQuality:
-    """Micro and macro citation quality over a set of answers (seed 002 Table 3)."""
+    """Micro and macro citation quality over a set of answers (KaLMA Table 3)."""
 
     answers: int
     citations: int
@@ -115,7 +115,7 @@ def citation_quality(counts: Sequence[AnswerCitationCounts], *,
 
 @dataclass(frozen=True)
 class Alignment:
-    """Share of (sentence, citation) pairs whose sentence entails the citation (seed 002 4.3)."""
+    """Share of (sentence, citation) pairs whose sentence entails the citation (KaLMA 4.3)."""
 
     value: float | None
     pairs: int
@@ -147,7 +147,7 @@ class AnswerNACounts:
 
 
 def na_counts(entails: Sequence[Sequence[bool | None]], absent: int) -> AnswerNACounts:
-    """Count one answer's [NA] quality (seed 002 4.4).
+    """Count one answer's [NA] quality (KaLMA 4.4).
 
     ``entails[i][j]``: whether the i-th sentence marked [NA] entails the j-th absent (removed) triple
     (None = the check failed). A sentence is precise when it entails some absent triple; an absent
@@ -195,7 +195,7 @@ class NAQuality:
 
 
 def na_quality(counts: Sequence[AnswerNACounts]) -> NAQuality:
-    """Aggregate [NA] counts over answers (micro, as seed 002 Figure 4)."""
+    """Aggregate [NA] counts over answers (micro, as KaLMA Figure 4)."""
     sentences = sum(c.na_sentences for c in counts)
     absent = sum(c.absent for c in counts)
     precision = _ratio(sum(c.na_precise for c in counts), sentences)

@@ -1,4 +1,4 @@
-"""CONNER's knowledge-quality formulas (seed 001, equations 1 to 9), as pure functions on model outputs.
+"""CONNER's knowledge-quality formulas (equations 1 to 9 of the paper), as pure functions on model outputs.
 
 Nothing here calls a model: the task layer (``factscope.conner.task``) gathers NLI probabilities,
 token log-probabilities and matching scores, and these functions turn them into the paper's scores.
@@ -19,7 +19,7 @@ INTRINSIC_DIMENSIONS: tuple[str, str, str, str] = ("factuality", "relevance", "c
 """The order of S_intr in eq. 9: factuality, relevance, paragraph coherence, informativeness."""
 
 DEFAULT_QKNOW_WEIGHTS: tuple[float, float, float, float] = (0.25, 0.25, 0.25, 0.25)
-"""gamma of eq. 9. The seed gives no values, so factscope weighs the four intrinsic scores equally."""
+"""gamma of eq. 9. The paper gives no values, so factscope weighs the four intrinsic scores equally."""
 
 
 @dataclass(frozen=True)

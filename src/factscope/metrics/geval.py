@@ -1,4 +1,4 @@
-"""G-Eval text quality for KaLMA (seed 002 section 4.1, Tables 11-14): 1-5 scores from an LLM judge.
+"""G-Eval text quality for KaLMA (KaLMA section 4.1, Tables 11-14): 1-5 scores from an LLM judge.
 
 Pure functions: reading a judge's reply, the probability-weighted score, and averages that leave out
 (and count) the replies that could not be read.

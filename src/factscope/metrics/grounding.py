@@ -1,8 +1,8 @@
-"""Grounding metrics of seed 003 ("How Well Do LLMs Truly Ground?"), as pure functions.
+"""Grounding metrics of Truly Ground ("How Well Do LLMs Truly Ground?"), as pure functions.
 
 precision = share of the response's atomic facts that the presence model finds in the input contexts;
 recall    = share of the gold atomic facts that it finds in the response;
-grounding score = F1 of the two. (The paper's naming; the seed's public script swaps precision and recall.)
+grounding score = F1 of the two. (The paper's naming; the paper's public script swaps precision and recall.)
 
 A fact whose presence could not be judged (a failed LLM judgement) is passed as ``None``: it is left out of the
 ratio and counted in ``unjudged``, never read as absent.
@@ -163,7 +163,7 @@ FACTOR_NAMES: dict[str, dict[Any, str]] = {
     "has_answer": {True: "definite", False: "free-form"},
     "has_multi": {True: "multi", False: "single"},
 }
-"""Display names of the seed's boolean factors; other fields are shown by their value."""
+"""Display names of the paper's boolean factors; other fields are shown by their value."""
 
 
 def factor_value(metadata: Mapping[str, Any], name: str) -> str | None:
@@ -215,7 +215,7 @@ def agreement(
 ) -> float | None:
     """Agreement of binary presence decisions with human labels; None where undefined (a constant side).
 
-    ``pearson`` on 0/1 values is the phi coefficient (the seed picks thresholds by correlation with humans);
+    ``pearson`` on 0/1 values is the phi coefficient (the paper picks thresholds by correlation with humans);
     ``kappa`` is Cohen's kappa = (p_o - p_e) / (1 - p_e).
     """
     from factscope.metrics.agreement import accuracy, macro_f1, pearson

@@ -1,4 +1,4 @@
-"""RefChecker's aggregation and rates (seed 004 sections 4.3, A.4 and the copy-rate analysis)."""
+"""RefChecker's aggregation and rates (RefChecker sections 4.3, A.4 and the copy-rate analysis)."""
 
 from __future__ import annotations
 
@@ -71,7 +71,7 @@ def majority_label(labels: Iterable[Label]) -> Label:
 
 
 class DatasetRates(BaseModel):
-    """Seed 004 eq. 1 over N responses: r^y averages r_i^y over responses with C_i > 0; abstain = share C_i = 0."""
+    """RefChecker eq. 1 over N responses: r^y averages r_i^y over responses with C_i > 0; abstain = share C_i = 0."""
 
     responses: int
     answered: int

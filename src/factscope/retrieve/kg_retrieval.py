@@ -1,4 +1,4 @@
-"""Question-side knowledge-graph retrieval of KaLMA (seed 002 sections 3.1 and 3.2).
+"""Question-side knowledge-graph retrieval of KaLMA (KaLMA sections 3.1 and 3.2).
 
 Named entities of the question (spaCy) are looked up by name and alias in an entity source (a local
 graph or Wikidata), filtered by type (a PERSON mention must be an instance of human), and same-name
@@ -50,7 +50,7 @@ def spacy_mentions(texts: Sequence[str]) -> list[list[Mention]]:
 
 def exact_match_count(entity: Entity, question: str) -> int:
     """How many distinct neighbour values of ``entity`` occur in ``question`` as whole words
-    (case-insensitive), the re-ranking score of seed 002 3.2."""
+    (case-insensitive), the re-ranking score of KaLMA 3.2."""
     text = normalize_text(question)
     values = {normalize_text(v) for v in entity.values()}
     return sum(1 for v in values if v and re.search(rf"(?<!\w){re.escape(v)}(?!\w)", text))
