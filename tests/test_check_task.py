@@ -105,8 +105,8 @@ def test_bad_records_are_reported_with_file_line_and_field_and_skipped(tmp_path)
     assert [r.id for r in records] == ["ok1", "empty"]
     messages = [str(p) for p in problems]
     assert messages[0].startswith(f"{path}:2: broken JSON")
-    assert messages[1] == f"{path}:3: field 'response': missing; every record needs the response text to check"
-    assert "field 'references[0]'" in messages[2] and ":4:" in messages[2]
+    assert messages[1] == f"{path}:3: field 'response': missing"
+    assert "field 'references.0'" in messages[2] and ":4:" in messages[2]
     assert "field 'setting'" in messages[3] and ":5:" in messages[3]
 
 

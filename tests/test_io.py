@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from typing import Annotated, Literal
 
 import pytest
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from factscope.core.errors import InputError
-from factscope.core.io import ResultWriter, read_json_records
+from factscope.core.io import ResultWriter, located_error, parse_located, read_json_records
 
 
 def test_json_list_items_carry_their_line_numbers(tmp_path):
@@ -39,3 +41,58 @@ def test_writer_appends_skips_done_keys_and_drops_a_torn_tail(tmp_path):
         rows = writer.rows()
     assert [(r["id"], r["v"]) for r in rows] == [("a", 1), ("b", 3), ("c", 4)]
     assert all(json.loads(line) for line in path.read_text(encoding="utf-8").splitlines())
+
+
+class _Sample(BaseModel):
+    model_config = ConfigDict(strict=True)
+
+    response: str
+    references: list[str] = []
+    task: Literal["qa", "dialogue"] = "qa"
+    labels: Annotated[list[str], Field(min_length=1)] = ["x"]
+    count: int = 0
+
+    @field_validator("response")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("empty; expected a non-empty string")
+        return value
+
+
+@pytest.mark.parametrize(
+    "data, field, message",
+    [
+        ({}, "response", "missing"),
+        ({"response": 3}, "response", "expected a string, got a number"),
+        ({"response": {"text": "x"}}, "response", "expected a string, got an object"),
+        ({"response": None}, "response", "expected a string, got null"),
+        ({"response": "  "}, "response", "empty; expected a non-empty string"),
+        ({"response": "r", "references": "x"}, "references", "expected a list, got a string"),
+        ({"response": "r", "references": ["a", "b", True]}, "references.2", "expected a string, got true / false"),
+        ({"response": "r", "task": "both"}, "task", "'both' is not one of 'qa' or 'dialogue'"),
+        ({"response": "r", "count": 1.5}, "count", "expected a whole number, got a number"),
+        ({"response": "r", "labels": []}, "labels", "list should have at least 1 item after validation, not 0"),
+        (["not", "an", "object"], None, "expected an object, got a list"),
+    ],
+)
+def test_located_error_names_file_line_and_field_in_plain_words(data, field, message):
+    with pytest.raises(ValidationError) as info:
+        _Sample.model_validate(data)
+    error = located_error(info.value, path="answers.jsonl", line=3)
+    assert (error.path, error.line, error.field, error.reason) == ("answers.jsonl", 3, field, message)
+    where = f"field '{field}': " if field else ""
+    assert str(error) == f"answers.jsonl:3: {where}{message}"
+
+
+def test_located_error_reports_the_first_problem_and_names_a_record_without_a_line():
+    with pytest.raises(ValidationError) as info:
+        _Sample.model_validate({"references": [1], "task": "x"})
+    error = located_error(info.value, path="data.json", line=None, where="question 'q7'")
+    assert str(error) == "data.json: field 'response': question 'q7': missing"
+
+
+def test_parse_located_returns_the_model_or_raises_the_located_error():
+    assert parse_located(_Sample, {"response": "r"}, path="f.jsonl", line=1).response == "r"
+    with pytest.raises(InputError, match=r"^f\.jsonl:4: field 'references\.0': expected a string, got an object$"):
+        parse_located(_Sample, {"response": "r", "references": [{}]}, path="f.jsonl", line=4)

@@ -351,39 +351,14 @@ def calibrate_command(
 
 def _read_labels(path: Path) -> tuple[list[str], list[list[str]], list[bool]]:
     """Facts, their source texts and human presence labels; bad lines are reported and skipped."""
-    from factscope.core.io import read_json_records
+    from factscope.grounding.data import PresenceLabelInput, read_presence_labels
 
-    if not path.exists():
-        raise InputError("file not found; check the path", path=path)
-    facts: list[str] = []
-    sources: list[list[str]] = []
-    human: list[bool] = []
-    for line, item in read_json_records(path):
-        try:
-            if isinstance(item, InputError):
-                raise item
-            fact = item.get("fact")
-            if not isinstance(fact, str) or not fact.strip():
-                raise InputError("missing or empty", path=path, line=line, field="fact")
-            texts = item.get("contexts", item.get("text"))
-            if isinstance(texts, str):
-                texts = [texts]
-            if not isinstance(texts, list) or not texts or not all(isinstance(t, str) for t in texts):
-                raise InputError(
-                    "missing; give `text` (a string) or `contexts` (a list)",
-                    path=path,
-                    line=line,
-                    field="text",
-                )
-            label = item.get("present")
-            if label not in (True, False, 0, 1):
-                raise InputError("expected true / false or 1 / 0", path=path, line=line, field="present")
-        except InputError as error:
-            console.print(f"[yellow]skipped[/] {escape(str(error))}")
-            continue
-        facts.append(fact)
-        sources.append(texts)
-        human.append(bool(label))
-    if not facts:
+    labels: list[PresenceLabelInput] = []
+    for _line, item in read_presence_labels(path):
+        if isinstance(item, InputError):
+            console.print(f"[yellow]skipped[/] {escape(str(item))}")
+        else:
+            labels.append(item)
+    if not labels:
         raise InputError("no usable labelled pairs", path=path)
-    return facts, sources, human
+    return [label.fact for label in labels], [label.text for label in labels], [label.present for label in labels]

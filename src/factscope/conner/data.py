@@ -6,10 +6,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from factscope.core.errors import InputError
-from factscope.core.io import read_json_records
+from factscope.core.fields import Identifier, NonBlank
+from factscope.core.io import parse_located, read_json_records
 
 KnowledgeTask = Literal["qa", "dialogue"]
 
@@ -27,33 +28,39 @@ class KnowledgeRecord(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
 
 
+class KnowledgeInput(BaseModel):
+    """One record of a knowledge file as written; unknown fields join the metadata."""
+
+    model_config = ConfigDict(strict=True, extra="allow")
+
+    id: Identifier | None = None
+    query: NonBlank
+    knowledge: str | None = None
+    answer: str | None = None
+    gold_answer: str | None = None
+    topic: str | None = None
+    task: KnowledgeTask = "qa"
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
 def parse_knowledge_record(
     item: dict[str, Any], *, path: str | Path | None = None, line: int | None = None, need_knowledge: bool = True
 ) -> KnowledgeRecord:
     """Validate one JSON object; an InputError names the file, line and offending field."""
-    row = dict(item)
-    row.setdefault("id", f"line-{line}" if line is not None else "")
-    if not isinstance(row["id"], (str, int)) or isinstance(row["id"], bool):
-        raise InputError("must be a string or an integer", path=path, line=line, field="id")
-    row["id"] = str(row["id"])
-    for name in ("query", "knowledge", "answer", "gold_answer", "topic"):
-        value = row.get(name)
-        if value is not None and not isinstance(value, str):
-            raise InputError(f"must be a string, got {type(value).__name__}", path=path, line=line, field=name)
-    if not (row.get("query") or "").strip():
-        raise InputError("missing or empty; every record needs the user query", path=path, line=line, field="query")
-    if need_knowledge and not (row.get("knowledge") or "").strip():
+    given = parse_located(KnowledgeInput, item, path=path, line=line)
+    if need_knowledge and not (given.knowledge or "").strip():
         raise InputError("missing or empty; the knowledge text to evaluate", path=path, line=line, field="knowledge")
-    if row.get("task", "qa") not in ("qa", "dialogue"):
-        raise InputError(f"must be 'qa' or 'dialogue', got {row.get('task')!r}", path=path, line=line, field="task")
-    known = set(KnowledgeRecord.model_fields) - {"metadata"}
-    row["metadata"] = {**row.get("metadata", {}), **{k: v for k, v in row.items() if k not in known | {"metadata"}}}
-    try:
-        return KnowledgeRecord.model_validate({k: v for k, v in row.items() if k in known | {"metadata"}})
-    except ValidationError as error:
-        first = error.errors()[0]
-        field = ".".join(str(part) for part in first["loc"])
-        raise InputError(first["msg"], path=path, line=line, field=field) from None
+    default_id = f"line-{line}" if line is not None else ""
+    return KnowledgeRecord(
+        id=given.id if given.id is not None else default_id,
+        query=given.query,
+        knowledge=given.knowledge or "",
+        answer=given.answer,
+        gold_answer=given.gold_answer,
+        topic=given.topic,
+        task=given.task,
+        metadata={**given.metadata, **(given.model_extra or {})},
+    )
 
 
 def read_knowledge_records(

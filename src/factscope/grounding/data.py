@@ -1,6 +1,6 @@
-"""Grounding datasets: the seed 003 layout (a JSON object keyed by question id) and a generic JSONL.
+"""Grounding datasets: the Truly Ground layout (a JSON object keyed by question id) and a generic JSONL.
 
-Seed layout: ``{"<qid>": {"qId", "qText", "answer", "atomic_texts": [gold facts],
+Truly Ground layout: ``{"<qid>": {"qId", "qText", "answer", "atomic_texts": [gold facts],
 "context_list": ["Title: ... \\n\\n text", ...]}, ...}`` with an optional metadata file keyed by the same ids
 (``{"has_answer", "has_multi", "pop"}``). The Original and Conflict versions are two such files.
 
@@ -12,12 +12,26 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import (
+    AfterValidator,
+    AliasChoices,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    create_model,
+    model_validator,
+)
 
 from factscope.core.errors import InputError
+from factscope.core.fields import Flag, Identifier, NonBlank, Passages, Texts
+from factscope.core.io import parse_located, read_json_records
 
 
 @dataclass
@@ -51,12 +65,121 @@ def context_title(context: str) -> str | None:
     return match.group("title") if match else None
 
 
-def _string_list(value: Any, *, path: Path, where: str, name: str, line: int | None = None) -> list[str]:
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        raise InputError(f"{where}: expected a list of strings", path=path, line=line, field=name)
-    return [item for item in value if item.strip()]
+def _some_context(contexts: list[str]) -> list[str]:
+    if not contexts:
+        raise ValueError("no input context")
+    return contexts
+
+
+def _some_gold_facts(facts: list[str]) -> list[str]:
+    if not facts:
+        raise ValueError("no gold atomic facts; recall needs at least one")
+    return facts
+
+
+def _number_as_text(value: Any) -> Any:
+    return str(value) if type(value) in (int, float) else value
+
+
+Contexts = Annotated[Passages, AfterValidator(_some_context)]
+"""The input contexts: one text or a list, blank ones dropped, at least one left."""
+
+GoldFacts = Annotated[Passages, AfterValidator(_some_gold_facts)]
+"""The gold atomic facts: one text or a list, blank ones dropped, at least one left."""
+
+AnswerText = Annotated[str, BeforeValidator(_number_as_text)]
+"""A short answer: a string, or a number read as its text."""
+
+
+class SeedEntryInput(BaseModel):
+    """One question of the Truly Ground layout as written (the value under its question id)."""
+
+    model_config = ConfigDict(strict=True)
+
+    qText: NonBlank
+    context_list: Contexts
+    atomic_texts: GoldFacts
+    answer: AnswerText | None = None
+    qId: Identifier | None = None
+
+
+class MetadataEntryInput(BaseModel):
+    """One question's metadata (``has_answer``, ``has_multi``, ``pop`` or anything else), kept whole."""
+
+    model_config = ConfigDict(strict=True, extra="allow")
+
+
+class GenericExampleInput(BaseModel):
+    """One record of the generic JSONL layout as written; unknown fields join the metadata."""
+
+    model_config = ConfigDict(strict=True, extra="allow")
+
+    question: NonBlank
+    contexts: Contexts
+    gold_facts: GoldFacts
+    answer: AnswerText | None = None
+    response: str | None = None
+    metadata: dict[str, Any] | None = None
+    id: Identifier | None = None
+
+
+class ResponseInput(BaseModel):
+    """One row of a responses file: the id, the response text (under ``response`` unless told otherwise) and
+    maybe the contexts the model was given."""
+
+    model_config = ConfigDict(strict=True)
+
+    id: Identifier
+    text: str = Field(validation_alias="response")
+    contexts: Passages | None = None
+
+
+@cache
+def response_input(field_name: str) -> type[ResponseInput]:
+    """The responses-row model reading the response text from ``field_name``."""
+    if field_name == "response":
+        return ResponseInput
+    return create_model(
+        "ResponseInput", __base__=ResponseInput, text=(str, Field(validation_alias=field_name))
+    )
+
+
+def _at_least_one_text(texts: list[str]) -> list[str]:
+    if not texts:
+        raise ValueError("empty; give `text` (a string) or `contexts` (a list)")
+    return texts
+
+
+class PresenceLabelInput(BaseModel):
+    """One human presence label: a fact, the text (or texts) it is judged against, and whether it is there."""
+
+    model_config = ConfigDict(strict=True)
+
+    fact: NonBlank
+    text: Annotated[Texts, AfterValidator(_at_least_one_text)] = Field(
+        validation_alias=AliasChoices("text", "contexts")
+    )
+    present: Flag
+
+    @model_validator(mode="before")
+    @classmethod
+    def _contexts_win(cls, data: Any) -> Any:
+        """With both given, ``contexts`` is read and ``text`` left alone."""
+        if type(data) is dict and "contexts" in data and "text" in data:
+            return {key: value for key, value in data.items() if key != "text"}
+        return data
+
+
+def read_presence_labels(path: str | Path) -> Iterator[tuple[int, PresenceLabelInput | InputError]]:
+    """(line, label) for each record of a JSON / JSONL labels file; a bad record comes back as an InputError."""
+    for line, item in read_json_records(path):
+        if isinstance(item, InputError):
+            yield line, item
+            continue
+        try:
+            yield line, parse_located(PresenceLabelInput, item, path=path, line=line)
+        except InputError as error:
+            yield line, error
 
 
 def _read_json(path: Path) -> Any:
@@ -71,7 +194,7 @@ def _read_json(path: Path) -> Any:
 
 
 def is_seed_layout(path: Path) -> bool:
-    """True when the file is one JSON object whose values are objects with ``qText`` (the seed layout)."""
+    """True when the file is one JSON object whose values are objects with ``qText`` (the Truly Ground layout)."""
     text = path.read_text(encoding="utf-8")
     if not text.lstrip().startswith("{"):
         return False
@@ -83,11 +206,11 @@ def is_seed_layout(path: Path) -> bool:
 
 
 def load_seed_dataset(path: str | Path, metadata_path: str | Path | None = None) -> GroundDataset:
-    """Read a seed-layout file (and its metadata file); bad entries are reported and skipped."""
+    """Read a Truly Ground layout file (and its metadata file); bad entries are reported and skipped."""
     path = Path(path)
     data = _read_json(path)
     if not isinstance(data, dict):
-        raise InputError("expected a JSON object keyed by question id (the seed layout)", path=path)
+        raise InputError("expected a JSON object keyed by question id (the Truly Ground layout)", path=path)
     dataset = GroundDataset(examples=[])
     for key, entry in data.items():
         try:
@@ -101,34 +224,15 @@ def load_seed_dataset(path: str | Path, metadata_path: str | Path | None = None)
 
 def _seed_example(path: Path, key: str, entry: Any) -> GroundExample:
     where = f"question {key!r}"
-    if not isinstance(entry, dict):
-        raise InputError(f"{where}: expected an object", path=path, field=key)
-    for name in ("qText", "context_list", "atomic_texts"):
-        if name not in entry:
-            raise InputError(f"{where}: missing", path=path, field=name)
-    question = entry["qText"]
-    if not isinstance(question, str) or not question.strip():
-        raise InputError(f"{where}: expected a non-empty string", path=path, field="qText")
-    contexts = _string_list(entry["context_list"], path=path, where=where, name="context_list")
-    if not contexts:
-        raise InputError(f"{where}: no input context", path=path, field="context_list")
-    gold = _string_list(entry["atomic_texts"], path=path, where=where, name="atomic_texts")
-    if not gold:
-        raise InputError(
-            f"{where}: no gold atomic facts; recall needs at least one", path=path, field="atomic_texts"
-        )
-    answer = entry.get("answer")
-    if answer is not None and not isinstance(answer, (str, int, float)):
-        raise InputError(f"{where}: expected a string", path=path, field="answer")
-    qid = entry.get("qId", key)
-    if str(qid) != key:
-        raise InputError(f"{where}: qId {qid!r} differs from its key", path=path, field="qId")
+    given = parse_located(SeedEntryInput, entry, path=path, line=None, where=where)
+    if given.qId is not None and given.qId != key:
+        raise InputError(f"{where}: qId {given.qId!r} differs from its key", path=path, field="qId")
     return GroundExample(
         id=key,
-        question=question,
-        contexts=contexts,
-        gold_facts=gold,
-        answer=None if answer is None else str(answer),
+        question=given.qText,
+        contexts=given.context_list,
+        gold_facts=given.atomic_texts,
+        answer=given.answer,
     )
 
 
@@ -140,12 +244,12 @@ def _attach_metadata(dataset: GroundDataset, path: Path, data_ids: set[str]) -> 
         entry = metadata.get(example.id)
         if entry is None:
             continue
-        if not isinstance(entry, dict):
-            dataset.errors.append(
-                InputError(f"question {example.id!r}: expected an object", path=path, field=example.id)
-            )
+        try:
+            given = parse_located(MetadataEntryInput, entry, path=path, line=None, where=f"question {example.id!r}")
+        except InputError as error:
+            dataset.errors.append(error)
             continue
-        example.metadata.update(entry)
+        example.metadata.update(given.model_extra or {})
     without = sorted(data_ids - set(metadata))
     unknown = sorted(set(metadata) - data_ids)
     if without:
@@ -159,50 +263,22 @@ def _ids(ids: list[str], shown: int = 5) -> str:
     return ", ".join(ids[:shown]) + more
 
 
-_GENERIC_FIELDS = {"id", "question", "contexts", "gold_facts", "answer", "response", "metadata"}
-
-
 def generic_example(obj: Mapping[str, Any], *, path: Path, line: int) -> GroundExample:
     """One generic JSONL object as an example; errors name the file, line and field."""
-    if not isinstance(obj, Mapping):
-        raise InputError("expected a JSON object", path=path, line=line)
-    for name in ("question", "contexts", "gold_facts"):
-        if name not in obj:
-            raise InputError("missing", path=path, line=line, field=name)
-    question = obj["question"]
-    if not isinstance(question, str) or not question.strip():
-        raise InputError("expected a non-empty string", path=path, line=line, field="question")
-    contexts = _string_list(obj["contexts"], path=path, where="contexts", name="contexts", line=line)
-    if not contexts:
-        raise InputError("no input context", path=path, line=line, field="contexts")
-    gold = _string_list(obj["gold_facts"], path=path, where="gold_facts", name="gold_facts", line=line)
-    if not gold:
-        raise InputError(
-            "no gold atomic facts; recall needs at least one", path=path, line=line, field="gold_facts"
-        )
-    response = obj.get("response")
-    if response is not None and not isinstance(response, str):
-        raise InputError("expected a string", path=path, line=line, field="response")
-    metadata = obj.get("metadata") or {}
-    if not isinstance(metadata, dict):
-        raise InputError("expected an object", path=path, line=line, field="metadata")
-    extra = {k: v for k, v in obj.items() if k not in _GENERIC_FIELDS}
-    answer = obj.get("answer")
+    given = parse_located(GenericExampleInput, obj, path=path, line=line)
     return GroundExample(
-        id=str(obj.get("id", line)),
-        question=question,
-        contexts=contexts,
-        gold_facts=gold,
-        answer=None if answer is None else str(answer),
-        response=response,
-        metadata={**extra, **metadata},
+        id=given.id if given.id is not None else str(line),
+        question=given.question,
+        contexts=given.contexts,
+        gold_facts=given.gold_facts,
+        answer=given.answer,
+        response=given.response,
+        metadata={**(given.model_extra or {}), **(given.metadata or {})},
     )
 
 
 def load_generic_dataset(path: str | Path) -> GroundDataset:
     """Read the generic JSONL (or JSON list) layout; bad lines are reported and skipped."""
-    from factscope.core.io import read_json_records
-
     path = Path(path)
     if not path.exists():
         raise InputError("file not found; check the path", path=path)
@@ -247,35 +323,23 @@ def attach_responses(dataset: GroundDataset, path: str | Path, field_name: str =
     ``ground generate``): they replace the example's contexts, so precision is judged against what the model saw.
     Examples without a response line are reported in ``warnings``; response ids matching no example too.
     """
-    from factscope.core.io import read_json_records
-
     path = Path(path)
     if not path.exists():
         raise InputError("file not found; check the path", path=path)
     responses: dict[str, str] = {}
     contexts: dict[str, list[str]] = {}
+    row_model = response_input(field_name)
     for line, item in read_json_records(path):
-        if isinstance(item, InputError):
-            dataset.errors.append(item)
+        try:
+            if isinstance(item, InputError):
+                raise item
+            given = parse_located(row_model, item, path=path, line=line)
+        except InputError as error:
+            dataset.errors.append(error)
             continue
-        if "id" not in item:
-            dataset.errors.append(InputError("missing", path=path, line=line, field="id"))
-            continue
-        text = item.get(field_name)
-        if not isinstance(text, str):
-            dataset.errors.append(
-                InputError("missing or not a string", path=path, line=line, field=field_name)
-            )
-            continue
-        if "contexts" in item:
-            try:
-                contexts[str(item["id"])] = _string_list(
-                    item["contexts"], path=path, where="contexts", name="contexts", line=line
-                )
-            except InputError as error:
-                dataset.errors.append(error)
-                continue
-        responses[str(item["id"])] = text
+        if given.contexts is not None:
+            contexts[given.id] = given.contexts
+        responses[given.id] = given.text
     ids = {e.id for e in dataset.examples}
     for example in dataset.examples:
         if example.id in responses:

@@ -6,16 +6,27 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    WrapValidator,
+)
 
 from factscope.core.errors import InputError
+from factscope.core.fields import Identifier, NonBlank
+from factscope.core.io import parse_located, read_json_records
 from factscope.kg.graph import Entity, KnowledgeGraph, Triple, normalize_qid
 from factscope.kg.loaders import entity_from_dict, is_biokalma, iter_biokalma
 
 
 @dataclass
 class AttributionQuestion:
-    """A question with the minimum knowledge set needed to answer it (seed 002 section 2.2)."""
+    """A question with the minimum knowledge set needed to answer it (KaLMA, section 2.2)."""
 
     id: str
     question: str
@@ -37,22 +48,77 @@ def minimum_from_entities(entities: list[Entity]) -> list[Triple]:
     return [t for e in entities for t in e.triples(include_name=False)]
 
 
-def parse_triples(value: Any, *, path: Path, line: int | None, field_name: str) -> list[Triple]:
-    """``[[qid, relation, value], ...]`` or a list of entities -> triples (errors name the field)."""
-    if not isinstance(value, list):
-        raise InputError("expected a list of [qid, relation, value] or of entities", path=path, line=line,
-                         field=field_name)
+def _triple_or_entity(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    try:
+        return handler(value)
+    except ValidationError:
+        raise ValueError("expected [qid, relation, value] with three non-empty strings, or an entity object") from None
+
+
+TripleOrEntity = Annotated[
+    Annotated[list[NonBlank], Field(min_length=3, max_length=3)] | dict[str, Any], WrapValidator(_triple_or_entity)
+]
+"""One piece of knowledge: a ``[qid, relation, value]`` triple or an entity object (all its triples)."""
+
+EntityObjects = list[dict[str, Any]]
+"""A graph as written: entity objects ``{qid, name, relation: value, ...}``, read by ``entity_from_dict``."""
+
+
+class QuestionInput(BaseModel):
+    """One attribution question as written: ``{id?, question, minimum, graph?}``."""
+
+    model_config = ConfigDict(strict=True)
+
+    question: NonBlank
+    minimum: list[TripleOrEntity] = Field(default_factory=list)
+    graph: EntityObjects | None = None
+    id: Identifier | None = None
+
+
+class AnswerInput(BaseModel):
+    """One answer to score as written: a ``generate`` output row or ``{id, question?, answer, graph,
+    minimum?, removed?}``."""
+
+    model_config = ConfigDict(strict=True)
+
+    id: Identifier
+    answer: str
+    graph: EntityObjects
+    question: str | None = None
+    minimum: list[TripleOrEntity] | None = None
+    removed: list[TripleOrEntity] | None = None
+
+
+class SeedInput(BaseModel):
+    """One question-evolution seed as written: ``{id?, paragraph, qids: [...]}`` or ``{id?, paragraph,
+    graph: [entity, ...]}``."""
+
+    model_config = ConfigDict(strict=True)
+
+    paragraph: NonBlank
+    graph: EntityObjects | None = None
+    qids: list[Identifier] | None = None
+    id: Identifier | None = None
+
+
+def parse_triples(items: list[Any], *, path: Path, line: int | None, field_name: str) -> list[Triple]:
+    """Validated ``TripleOrEntity`` items -> triples; an entity object gives all its triples but its name
+    (its errors name the file, line and ``field_name.index``)."""
     triples: list[Triple] = []
-    for index, item in enumerate(value):
-        where = f"{field_name}[{index}]"
+    for index, item in enumerate(items):
         if isinstance(item, dict):
-            triples.extend(entity_from_dict(item, path=path, line=line, field=where).triples(include_name=False))
-        elif isinstance(item, list) and len(item) == 3 and all(isinstance(x, str) and x.strip() for x in item):
-            triples.append(Triple(normalize_qid(item[0]), item[1].strip(), item[2].strip()))
+            entity = entity_from_dict(item, path=path, line=line, field=f"{field_name}.{index}")
+            triples.extend(entity.triples(include_name=False))
         else:
-            raise InputError("expected [qid, relation, value] with three non-empty strings", path=path,
-                             line=line, field=where)
+            qid, relation, value = item
+            triples.append(Triple(normalize_qid(qid), relation.strip(), value.strip()))
     return triples
+
+
+def entity_graph(entities: EntityObjects, *, path: Path, line: int | None, field_name: str = "graph") -> KnowledgeGraph:
+    """The graph of validated entity objects (an entity without a qid raises, naming ``field_name.index``)."""
+    return KnowledgeGraph(entity_from_dict(e, path=path, line=line, field=f"{field_name}.{i}")
+                          for i, e in enumerate(entities))
 
 
 def question_from_record(data: dict[str, Any], *, path: Path, line: int | None,
@@ -61,18 +127,11 @@ def question_from_record(data: dict[str, Any], *, path: Path, line: int | None,
     if data.get("failed"):
         raise InputError("this question's generation failed (see its 'error' and 'raw'); left out", path=path,
                          line=line, field="failed")
-    question = data.get("question")
-    if not isinstance(question, str) or not question.strip():
-        raise InputError("missing or empty", path=path, line=line, field="question")
-    minimum = parse_triples(data.get("minimum", []), path=path, line=line, field_name="minimum")
-    graph = None
-    if data.get("graph") is not None:
-        raw = data["graph"]
-        if not isinstance(raw, list):
-            raise InputError("expected a list of entities", path=path, line=line, field="graph")
-        graph = KnowledgeGraph(entity_from_dict(e, path=path, line=line, field=f"graph[{i}]")
-                               for i, e in enumerate(raw))
-    return AttributionQuestion(str(data.get("id", default_id)), question.strip(), minimum, graph)
+    given = parse_located(QuestionInput, data, path=path, line=line)
+    minimum = parse_triples(given.minimum, path=path, line=line, field_name="minimum")
+    graph = None if given.graph is None else entity_graph(given.graph, path=path, line=line)
+    return AttributionQuestion(given.id if given.id is not None else default_id, given.question.strip(), minimum,
+                               graph)
 
 
 def read_questions(path: str | Path) -> Iterator[tuple[int | None, AttributionQuestion | InputError]]:
@@ -96,8 +155,6 @@ def read_questions(path: str | Path) -> Iterator[tuple[int | None, AttributionQu
                 yield None, AttributionQuestion(str(index), question.strip(), minimum_from_entities(entities),
                                                 KnowledgeGraph(entities))
             return
-    from factscope.core.io import read_json_records
-
     for line, record in read_json_records(path):
         if isinstance(record, InputError):
             yield line, record

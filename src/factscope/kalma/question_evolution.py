@@ -18,12 +18,12 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from factscope.core.errors import InputError
-from factscope.core.io import read_json_records
+from factscope.core.io import parse_located, read_json_records
 from factscope.core.prompts import load_prompt
 from factscope.core.run import ProgressCallback, run_batches
+from factscope.kalma.data import SeedInput, entity_graph
 from factscope.kg.citations import parse_answer
 from factscope.kg.graph import NAME, Entity, KnowledgeGraph, Triple, normalize_text
-from factscope.kg.loaders import entity_from_dict
 
 DEFAULT_EXCLUDED = frozenset({"name", "instance of", "topic's main category", "described by source"})
 """Relations never injected: identity and bookkeeping properties, not knowledge a question asks about."""
@@ -70,23 +70,19 @@ def read_seeds(path: str | Path, kg: KnowledgeGraph | None) -> Iterator[tuple[in
 
 
 def _seed(data: dict[str, Any], kg: KnowledgeGraph | None, path: Path, line: int) -> EvolutionSeed:
-    paragraph = data.get("paragraph")
-    if not isinstance(paragraph, str) or not paragraph.strip():
-        raise InputError("missing or empty", path=path, line=line, field="paragraph")
-    if isinstance(data.get("graph"), list):
-        graph = KnowledgeGraph(entity_from_dict(e, path=path, line=line, field=f"graph[{i}]")
-                               for i, e in enumerate(data["graph"]))
-    elif isinstance(data.get("qids"), list):
+    given = parse_located(SeedInput, data, path=path, line=line)
+    if given.graph is not None:
+        graph = entity_graph(given.graph, path=path, line=line)
+    elif given.qids is not None:
         if kg is None:
             raise InputError("qids need a knowledge graph: pass --graph", path=path, line=line, field="qids")
-        missing = [q for q in data["qids"] if str(q) not in kg]
+        missing = [q for q in given.qids if q not in kg]
         if missing:
-            raise InputError(f"not in the graph: {', '.join(map(str, missing))}", path=path, line=line,
-                             field="qids")
-        graph = kg.subgraph(str(q) for q in data["qids"])
+            raise InputError(f"not in the graph: {', '.join(missing)}", path=path, line=line, field="qids")
+        graph = kg.subgraph(given.qids)
     else:
         raise InputError("give 'qids' (with --graph) or 'graph'", path=path, line=line, field="graph")
-    return EvolutionSeed(str(data.get("id", line)), paragraph.strip(), graph)
+    return EvolutionSeed(given.id if given.id is not None else str(line), given.paragraph.strip(), graph)
 
 
 def parse_generated(text: str | None) -> tuple[str, str] | None:

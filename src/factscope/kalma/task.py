@@ -19,14 +19,13 @@ from pydantic import BaseModel, Field
 
 from factscope.checkers.base import Checker, CheckTask
 from factscope.core.errors import ConfigError, InputError
-from factscope.core.io import read_json_records
+from factscope.core.io import parse_located, read_json_records
 from factscope.core.prompts import load_prompt
 from factscope.core.run import ProgressCallback, report_progress, run_batches
 from factscope.core.schema import Label
-from factscope.kalma.data import AttributionQuestion, parse_triples
+from factscope.kalma.data import AnswerInput, AttributionQuestion, entity_graph, parse_triples
 from factscope.kg.citations import ParsedAnswer, parse_answer
 from factscope.kg.graph import KnowledgeGraph, Triple
-from factscope.kg.loaders import entity_from_dict
 from factscope.metrics.attribution import (
     AnswerCitationCounts,
     AnswerNACounts,
@@ -230,19 +229,11 @@ def read_answer(data: dict[str, Any], *, path: Path, line: int | None) -> Answer
     removed?}``; None for a row whose generation failed (it is counted, not scored)."""
     if data.get("failed"):
         return None
-    for name in ("id", "answer", "graph"):
-        if data.get(name) is None:
-            raise InputError("missing", path=path, line=line, field=name)
-    if not isinstance(data["answer"], str):
-        raise InputError("expected a string", path=path, line=line, field="answer")
-    if not isinstance(data["graph"], list):
-        raise InputError("expected a list of entities", path=path, line=line, field="graph")
-    graph = KnowledgeGraph(entity_from_dict(e, path=path, line=line, field=f"graph[{i}]")
-                           for i, e in enumerate(data["graph"]))
+    given = parse_located(AnswerInput, data, path=path, line=line)
     return AnswerRecord(
-        str(data["id"]), str(data.get("question") or ""), data["answer"], graph,
-        parse_triples(data.get("minimum") or [], path=path, line=line, field_name="minimum"),
-        parse_triples(data.get("removed") or [], path=path, line=line, field_name="removed"),
+        given.id, given.question or "", given.answer, entity_graph(given.graph, path=path, line=line),
+        parse_triples(given.minimum or [], path=path, line=line, field_name="minimum"),
+        parse_triples(given.removed or [], path=path, line=line, field_name="removed"),
     )
 
 

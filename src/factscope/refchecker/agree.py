@@ -12,12 +12,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from factscope.checkers.base import Checker, CheckTask
 from factscope.claims.base import Extractor
 from factscope.core.errors import InputError
-from factscope.core.io import read_json_records
+from factscope.core.fields import Identifier
+from factscope.core.io import parse_located, read_json_records
 from factscope.core.schema import LABELS, Claim, Label, Record
 from factscope.metrics import agreement
 from factscope.metrics.hallucination import summarize_response
@@ -48,6 +49,30 @@ class HumanResponse(BaseModel):
         return sum(t.label != Label.ENTAILMENT for t in self.triplets) / len(self.triplets)
 
 
+RESPONSE_KG = "<model>_response_kg"
+"""How errors name the annotated-triplets field, whose key carries the model's name (``gpt4_response_kg``)."""
+
+
+class HumanAnnotationInput(BaseModel):
+    """One record of a RefChecker human-annotation file as written; the triplets sit under
+    ``<model>_response_kg`` (or ``triplets``), each ``{triplet: [s, p, o], human_label}``."""
+
+    model_config = ConfigDict(strict=True)
+
+    id: Identifier
+    response: str | None = None
+    response_kg: list[Any] | None = Field(validation_alias=RESPONSE_KG)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _find_response_kg(cls, data: Any) -> Any:
+        """Read the first ``*_response_kg`` (or ``triplets``) field as the annotated triplets."""
+        if type(data) is not dict:
+            return data
+        key = next((key for key in data if key.endswith("_response_kg") or key == "triplets"), None)
+        return data if key is None else {**data, RESPONSE_KG: data[key]}
+
+
 def load_human_annotations(path: str | Path, model: str | None = None) -> tuple[list[HumanResponse], list[InputError]]:
     """Read a RefChecker human-annotation file; labels other than E / N / C (e.g. bad triplets) are excluded."""
     path = Path(path)
@@ -55,25 +80,22 @@ def load_human_annotations(path: str | Path, model: str | None = None) -> tuple[
     responses: list[HumanResponse] = []
     problems: list[InputError] = []
     for line, item in read_json_records(path):
-        if isinstance(item, InputError):
-            problems.append(item)
-            continue
-        field = next((key for key in item if key.endswith("_response_kg") or key == "triplets"), None)
-        if "id" not in item or field is None:
-            missing = "id" if "id" not in item else "<model>_response_kg"
-            problems.append(InputError("missing", path=path, line=line, field=missing))
+        try:
+            if isinstance(item, InputError):
+                raise item
+            given = parse_located(HumanAnnotationInput, item, path=path, line=line)
+        except InputError as error:
+            problems.append(error)
             continue
         triplets, excluded = [], 0
-        for index, entry in enumerate(item[field] or []):
+        for entry in given.response_kg or []:
             try:
                 s, p, o = (str(part) for part in entry["triplet"])
                 triplets.append(HumanTriplet(triplet=(s, p, o), label=Label.parse(str(entry["human_label"]))))
             except (KeyError, TypeError, ValueError):
                 excluded += 1
         responses.append(
-            HumanResponse(
-                id=str(item["id"]), model=model, response=str(item.get("response", "")), triplets=triplets, excluded=excluded
-            )
+            HumanResponse(id=given.id, model=model, response=given.response or "", triplets=triplets, excluded=excluded)
         )
     return responses, problems
 

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, model_validator
 
 from factscope.core.errors import InputError
-from factscope.core.io import read_json_records
-from factscope.core.schema import Record
+from factscope.core.fields import Identifier, Passages
+from factscope.core.io import parse_located, read_json_records
+from factscope.core.schema import Record, Setting
 
-SETTINGS = {"zero", "noisy", "accurate"}
 MAX_REFERENCE_CHARS = 2_000_000
 """Default cap on one record's reference text (about 500k tokens, some 2,500 segments per claim)."""
 
@@ -24,65 +26,59 @@ def stable_id(question: str | None, response: str, references: list[str]) -> str
     return digest.hexdigest()[:12]
 
 
+def _setting_words(value: Any) -> Any:
+    return None if value is None else str(value).strip().lower()
+
+
+class CheckInput(BaseModel):
+    """One record of a check input file as written: ours (``references`` or ``reference``, one text or a list)
+    or RefChecker's own; other fields are kept as the record's metadata."""
+
+    model_config = ConfigDict(strict=True, extra="allow")
+
+    id: Identifier | None = None
+    question: str | None = None
+    response: str
+    references: Passages | None = None
+    reference: Passages | None = None
+    setting: Annotated[Setting | None, BeforeValidator(_setting_words)] = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _references_win(cls, data: Any) -> Any:
+        """With both spellings given, ``references`` is read and ``reference`` left alone."""
+        if type(data) is dict and "references" in data and "reference" in data:
+            return {key: value for key, value in data.items() if key != "reference"}
+        return data
+
+    def passages(self) -> list[str]:
+        """The reference passages, blank ones dropped."""
+        return self.references or self.reference or []
+
+
 def parse_record(
     item: dict[str, Any], *, path: str | Path, line: int, max_reference_chars: int = MAX_REFERENCE_CHARS
 ) -> Record:
     """One check record from a JSON object: ours (``references`` or ``reference``) or RefChecker's own."""
-
-    def fail(field: str, message: str) -> InputError:
-        return InputError(message, path=path, line=line, field=field)
-
-    response = item.get("response")
-    if response is None:
-        raise fail("response", "missing; every record needs the response text to check")
-    if not isinstance(response, str):
-        raise fail("response", f"expected a string, got {type(response).__name__}")
-    question = item.get("question")
-    if question is not None and not isinstance(question, str):
-        raise fail("question", f"expected a string, got {type(question).__name__}")
-    references = _references(item, fail)
+    given = parse_located(CheckInput, item, path=path, line=line)
+    references = given.passages()
     size = sum(len(r) for r in references)
     if size > max_reference_chars:
-        raise fail(
-            "references",
+        raise InputError(
             f"{size:,} characters is over the limit of {max_reference_chars:,}; "
             "raise it with --max-reference-chars or pass the relevant passages only",
+            path=path,
+            line=line,
+            field="references",
         )
-    setting = item.get("setting")
-    if setting is not None:
-        setting = str(setting).strip().lower()
-        if setting not in SETTINGS:
-            raise fail("setting", f"'{item.get('setting')}' is not one of zero, noisy, accurate")
-    record_id = item.get("id")
-    if record_id is not None and not isinstance(record_id, (str, int)):
-        raise fail("id", "expected a string or a number")
-    known = {"id", "question", "response", "references", "reference", "setting"}
     return Record(
-        id=str(record_id) if record_id is not None else stable_id(question, response, references),
-        question=question,
-        response=response,
+        id=given.id if given.id is not None else stable_id(given.question, given.response, references),
+        question=given.question,
+        response=given.response,
         references=references,
-        setting=setting,
-        metadata={key: value for key, value in item.items() if key not in known},
+        setting=given.setting,
+        metadata=dict(given.model_extra or {}),
     )
-
-
-def _references(item: dict[str, Any], fail: Any) -> list[str]:
-    field = "references" if "references" in item else "reference"
-    value = item.get(field)
-    if value is None:
-        return []
-    if isinstance(value, str):
-        return [value] if value.strip() else []
-    if isinstance(value, list):
-        passages = []
-        for index, passage in enumerate(value):
-            if not isinstance(passage, str):
-                raise fail(f"{field}[{index}]", f"expected a string, got {type(passage).__name__}")
-            if passage.strip():
-                passages.append(passage)
-        return passages
-    raise fail(field, f"expected a string or a list of strings, got {type(value).__name__}")
 
 
 def load_check_records(
