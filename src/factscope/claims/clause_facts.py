@@ -52,7 +52,7 @@ class ClauseFactExtractor(ParsedExtractor):
         # texts: "Apple was founded.", "Apple was founded by Steve Jobs.", "Apple was founded in 1976."
     """
 
-    name = "clauses"
+    name = "facts"
 
     def __init__(
         self,

@@ -143,7 +143,7 @@ def _read_questions(path: Path) -> list[Any]:
 def score_command(
     answers: Annotated[Path, typer.Argument(help="answers file (output of `attribute generate`, or your own)")],
     output: Output,
-    checker: Annotated[str, typer.Option(help="NLI checker for alignment and [NA]: embedded, nli:MODEL, path:DIR, "
+    checker: Annotated[str, typer.Option(help="NLI checker for alignment and \\[NA]: embedded, nli:MODEL, path:DIR, "
                                               "similarity, llm")] = "embedded",
     geval: Annotated[bool, typer.Option(help="also score text quality with an LLM judge (G-Eval)")] = False,
     geval_weighted: Annotated[bool, typer.Option(help="also the probability-weighted G-Eval score from the "

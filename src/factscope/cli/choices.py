@@ -27,13 +27,6 @@ class EmptyPolicy(str, Enum):
     zero = "zero"
 
 
-class FactExtractorName(str, Enum):
-    """Atomic-fact extractors of the grounding evaluation."""
-
-    spacy = "spacy"
-    llm = "llm"
-
-
 class GoldPosition(str, Enum):
     """Where the gold contexts go among distractors."""
 

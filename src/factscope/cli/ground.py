@@ -12,10 +12,10 @@ from rich.markup import escape
 from rich.table import Table
 from typer.core import TyperGroup
 
+from factscope.claims.registry import EXTRACTOR_SPECS, EXTRACTORS, make_extractor
 from factscope.cli.choices import (
     AgreementStatistic,
     EmptyPolicy,
-    FactExtractorName,
     GoldPosition,
     RetrieverName,
 )
@@ -40,7 +40,10 @@ Examples (offline: spaCy facts, packaged MiniLM presence; then the Dist setting 
 """
 
 PRESENCE_HELP = "presence model M: " + PRESENCE_SPECS
-EXTRACTOR_HELP = "atomic facts of the responses: spacy (offline clause decomposition) or llm (LLM prompt)"
+EXTRACTOR_HELP = (
+    "atomic facts of the responses: facts (offline clause facts, the default; alias spacy), llm-facts (an LLM, "
+    "Truly Ground style; alias llm), or any other extractor: " + EXTRACTOR_SPECS
+)
 
 
 class _ScoreByDefault(TyperGroup):
@@ -76,14 +79,12 @@ def _load(input: Path, metadata: Path | None, responses: Path | None) -> Any:
     return dataset
 
 
-def _extractor(name: FactExtractorName, llm: Any) -> Any:
-    if name is FactExtractorName.spacy:
-        from factscope.claims.clause_facts import ClauseFactExtractor
+FACT_EXTRACTOR_ALIASES = {"spacy": "facts", "llm": "llm-facts"}
+"""Names ``ground --extractor`` has always accepted, kept as aliases of the registry's names."""
 
-        return ClauseFactExtractor()
-    from factscope.claims.llm_facts import LLMFactExtractor
 
-    return LLMFactExtractor(llm)
+def _extractor_spec(spec: str) -> str:
+    return FACT_EXTRACTOR_ALIASES.get(spec, spec)
 
 
 def score_command(
@@ -100,7 +101,7 @@ def score_command(
         Path | None,
         typer.Option("--output", "-o", help="results JSONL (default: INPUT name + .ground.jsonl)"),
     ] = None,
-    extractor: Annotated[FactExtractorName, typer.Option(help=EXTRACTOR_HELP)] = FactExtractorName.spacy,
+    extractor: Annotated[str, typer.Option(help=EXTRACTOR_HELP)] = "facts",
     presence: Annotated[str, typer.Option(help=PRESENCE_HELP)] = "bi",
     threshold: Annotated[
         float | None, typer.Option(help="presence threshold (default: the model's, see --presence)")
@@ -149,7 +150,7 @@ def score_command(
             "no record to score: none has a response; pass --responses FILE or run `factscope ground generate`",
             path=input,
         )
-    needs_llm = extractor is FactExtractorName.llm or PRESENCE_MODELS.needs_llm(presence)
+    needs_llm = EXTRACTORS.needs_llm(_extractor_spec(extractor)) or PRESENCE_MODELS.needs_llm(presence)
     llm = (
         endpoint.build()
         if needs_llm
@@ -158,7 +159,7 @@ def score_command(
     model = make_presence(
         presence, threshold=threshold, window=window, stride=stride, min_window=min_window, llm=llm
     )
-    fact_extractor = _extractor(extractor, llm)
+    fact_extractor = make_extractor(_extractor_spec(extractor), llm=llm)
     factors = [f.strip() for f in by.split(",") if f.strip()]
     output = output or Path(f"{input.stem}.ground.jsonl")
     with ProgressDisplay() as shown:
@@ -323,8 +324,9 @@ def calibrate_command(
         else None
     )
     model = make_presence(presence, window=window, stride=stride, min_window=min_window, llm=llm)
-    with progress("scoring labelled pairs", None):
+    with progress("scoring labelled pairs", len(facts)) as bar:
         scores = model.score(facts, sources).tolist()
+        bar.advance(len(facts))
     judged = [(s, h) for s, h in zip(scores, human) if not math.isnan(s)]
     if not judged:
         raise InputError("the presence model could judge none of the labelled pairs", path=labels)

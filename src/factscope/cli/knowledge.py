@@ -68,7 +68,7 @@ Examples:
 
 SELECT_HELP = """Knowledge selection (CONNER section 5): sample r candidates (top-p) and keep argmax Q_know.
 
-Q_know = gamma . [factuality, relevance, paragraph coherence, informativeness]; all four must be
+Q_know = gamma . \\[factuality, relevance, paragraph coherence, informativeness]; all four must be
 computable, so pass --corpus and --lm. --answer then answers with the selected knowledge.
 
 Example:

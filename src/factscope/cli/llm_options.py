@@ -28,15 +28,15 @@ class LLMOptions:
     llm_base_url: Annotated[
         str | None,
         typer.Option(
-            "--llm-base-url", help="e.g. http://localhost:8000/v1 [env FACTSCOPE_LLM_BASE_URL]", rich_help_panel=PANEL
+            "--llm-base-url", help="e.g. http://localhost:8000/v1 \\[env FACTSCOPE_LLM_BASE_URL]", rich_help_panel=PANEL
         ),
     ] = None
     llm_model: Annotated[
-        str | None, typer.Option("--llm-model", help="model name [env FACTSCOPE_LLM_MODEL]", rich_help_panel=PANEL)
+        str | None, typer.Option("--llm-model", help="model name \\[env FACTSCOPE_LLM_MODEL]", rich_help_panel=PANEL)
     ] = None
     llm_api_key: Annotated[
         str | None,
-        typer.Option("--llm-api-key", help="[env FACTSCOPE_LLM_API_KEY or OPENAI_API_KEY]", rich_help_panel=PANEL),
+        typer.Option("--llm-api-key", help="\\[env FACTSCOPE_LLM_API_KEY or OPENAI_API_KEY]", rich_help_panel=PANEL),
     ] = None
     llm_config: Annotated[
         Path | None,
@@ -52,7 +52,7 @@ class LLMOptions:
     llm_cache: Annotated[
         str | None,
         typer.Option(
-            "--llm-cache", help="SQLite response cache file, or 'off' [env FACTSCOPE_LLM_CACHE]", rich_help_panel=PANEL
+            "--llm-cache", help="SQLite response cache file, or 'off' \\[env FACTSCOPE_LLM_CACHE]", rich_help_panel=PANEL
         ),
     ] = None
     llm_price_prompt: Annotated[
