@@ -148,7 +148,7 @@ def test_llm_facts_and_generation_with_distractors_on_the_fake_server(app, tmp_p
     scored = {r["id"]: r for r in _rows(out)}
     assert [f["fact"] for f in scored["q3"]["response_facts"]] == ["The Lenne flows through Corvel."]
     # "flows through Astry" is missing from the response: MiniLM cosine 0.82 against "flows through Corvel" (same
-    # topic), above the seed's 0.4 but below the 0.9 asked for here, so recall is 1/2
+    # topic), above the paper's 0.4 but below the 0.9 asked for here, so recall is 1/2
     assert scored["q3"]["recall"] == 0.5
     assert scored["q3"]["gold_facts"][0]["score"] > 0.99 > scored["q3"]["gold_facts"][1]["score"]
 

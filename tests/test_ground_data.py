@@ -1,4 +1,4 @@
-"""Loading grounding datasets: the seed layout, metadata, responses and the generic JSONL."""
+"""Loading grounding datasets: the paper's layout, metadata, responses and the generic JSONL."""
 
 from pathlib import Path
 

@@ -1,4 +1,4 @@
-"""`factscope ground`: grounding precision / recall / F1 of LLM responses (Truly Ground, seed 003)."""
+"""`factscope ground`: grounding precision / recall / F1 of LLM responses (Truly Ground)."""
 
 from __future__ import annotations
 
@@ -89,7 +89,7 @@ def _extractor_spec(spec: str) -> str:
 
 def score_command(
     input: Annotated[
-        Path, typer.Argument(help="dataset: seed-layout JSON or generic JSONL", show_default=False)
+        Path, typer.Argument(help="dataset: the Truly Ground JSON layout or generic JSONL", show_default=False)
     ],
     metadata: Annotated[
         Path | None, typer.Option(help="metadata JSON keyed by question id (has_answer, has_multi, pop)")
@@ -218,7 +218,7 @@ def _factor_table(report: Any) -> Table:
 
 GENERATE_HELP = """Produce a response per question with an LLM (prompt `ground_generate`), resumably.
 
-Each output line is {id, question, response, contexts, model}; `contexts` are the input contexts the model saw, so `factscope ground DATA --responses OUT` judges precision against them. With --corpus, retrieved distractor passages (not the gold documents) are added up to --budget words, and the gold contexts are put at --gold-position: the seed's Dist setting. Failed calls are reported and not written; rerun to retry them.
+Each output line is {id, question, response, contexts, model}; `contexts` are the input contexts the model saw, so `factscope ground DATA --responses OUT` judges precision against them. With --corpus, retrieved distractor passages (not the gold documents) are added up to --budget words, and the gold contexts are put at --gold-position: the paper's Dist setting. Failed calls are reported and not written; rerun to retry them.
 
 Example:
 
@@ -228,7 +228,7 @@ Example:
 
 def generate_command(
     input: Annotated[
-        Path, typer.Argument(help="dataset: seed-layout JSON or generic JSONL", show_default=False)
+        Path, typer.Argument(help="dataset: the Truly Ground JSON layout or generic JSONL", show_default=False)
     ],
     output: Annotated[Path, typer.Option("--output", "-o", help="responses JSONL (appended to; resumes)")],
     metadata: Annotated[Path | None, typer.Option(help="metadata JSON keyed by question id")] = None,
@@ -287,7 +287,7 @@ def generate_command(
 
 CALIBRATE_HELP = """Choose the presence threshold that agrees best with human presence labels.
 
-LABELS is JSONL: {"fact": "...", "text": "..." (or "contexts": [...]), "present": true/false (or 1/0)}. Every midpoint between two adjacent model scores is tried; the best by --statistic wins (pearson: the correlation with the human labels, as the seed chose its thresholds; also accuracy, macro-f1, kappa).
+LABELS is JSONL: {"fact": "...", "text": "..." (or "contexts": [...]), "present": true/false (or 1/0)}. Every midpoint between two adjacent model scores is tried; the best by --statistic wins (pearson: the correlation with the human labels, as the paper chose its thresholds; also accuracy, macro-f1, kappa).
 
 Example:
 

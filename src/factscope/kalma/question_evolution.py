@@ -1,4 +1,4 @@
-"""Evolutionary question generation of BioKaLMA (seed 002 section 2.2, Tables 8, 9 and 15).
+"""Evolutionary question generation of BioKaLMA (KaLMA section 2.2, Tables 8, 9 and 15).
 
 Round 1 labels a seed paragraph with knowledge from the graph and writes a question it answers (the
 "answer-to-question" paradigm); each later round injects one more triple into the answer and rewrites
@@ -115,20 +115,20 @@ def pick_knowledge(graph: KnowledgeGraph, used: Sequence[Triple], rng: random.Ra
 
 
 def knowledge_line(triple: Triple, graph: KnowledgeGraph) -> str:
-    """``{qid: Q1, name: X, relation: value}``, the injected-knowledge form of seed 002 Table 9."""
+    """``{qid: Q1, name: X, relation: value}``, the injected-knowledge form of KaLMA Table 9."""
     entity = graph.get(triple.qid) or Entity(triple.qid)
     name = f", {NAME}: {entity.name}" if entity.name else ""
     return f"{{qid: {triple.qid}{name}, {triple.relation}: {triple.value}}}"
 
 
 def first_prompt(seed: EvolutionSeed) -> str:
-    """Round 1 (seed 002 Table 8): label the paragraph with graph knowledge, write a question."""
+    """Round 1 (KaLMA Table 8): label the paragraph with graph knowledge, write a question."""
     return (load_prompt("attribute_evolve_first").replace("{paragraph}", seed.paragraph)
             .replace("{knowledge}", seed.graph.flatten(qid_first=True, separator="\n")))
 
 
 def next_prompt(state: EvolutionState, triple: Triple) -> str:
-    """Rounds 2+ (seed 002 Table 9): extend the answer with one triple, rewrite the question."""
+    """Rounds 2+ (KaLMA Table 9): extend the answer with one triple, rewrite the question."""
     return (load_prompt("attribute_evolve_next").replace("{answer}", state.answer)
             .replace("{question}", state.question).replace("{knowledge}", knowledge_line(triple, state.seed.graph)))
 

@@ -1,4 +1,4 @@
-"""The KaLMA task (seed 002): attributed answer generation over a knowledge graph, and its scoring.
+"""The KaLMA task: attributed answer generation over a knowledge graph, and its scoring.
 
 ``prepare`` builds each question's graph (gold, retrieved, knowledge removed, or swapped for an irrelevant
 one), ``generate`` asks an LLM for answers that cite the graph, ``score`` measures citation quality,
@@ -60,7 +60,7 @@ def gold_graph(question: AttributionQuestion, kg: KnowledgeGraph | None) -> Know
 
 
 def removed_knowledge(question: AttributionQuestion, count: int, seed: int) -> list[Triple]:
-    """``count`` minimum-set triples to remove (seed 002 4.4), chosen by a permutation seeded with the
+    """``count`` minimum-set triples to remove (KaLMA 4.4), chosen by a permutation seeded with the
     question id, so removing 2 removes the 1 removed before plus one more."""
     order = list(dict.fromkeys(question.minimum))
     random.Random(f"{seed}:{question.id}").shuffle(order)
@@ -82,7 +82,7 @@ def prepare(
     ``remove`` > 0 removes that many minimum-set triples (questions with fewer are left out).
     ``retrieval_accuracy`` < 1 swaps that share of graphs, picked by a permutation seeded with ``seed``
     (so 60 swaps the graphs 80 swapped plus more), for the graph of another question that shares no
-    entity with it (seed 002 5.3)."""
+    entity with it (KaLMA 5.3)."""
     warnings: list[str] = []
     items: list[GenerationItem] = []
     retrieved = retrieve([q.question for q in questions]) if retrieve is not None else None
@@ -129,7 +129,7 @@ def _swap_graphs(items: list[GenerationItem], accuracy: float, seed: int) -> lis
 # ---------------------------------------------------------------- generation
 
 def generation_prompt(question: str, graph: KnowledgeGraph) -> str:
-    """The one-shot prompt of seed 002 Table 10: instruction, demonstration with [NA], graph, question."""
+    """The one-shot prompt of KaLMA Table 10: instruction, demonstration with [NA], graph, question."""
     return load_prompt("attribute_generate").replace("{knowledge}", graph.flatten()).replace(
         "{question}", question)
 
@@ -238,7 +238,7 @@ def read_answer(data: dict[str, Any], *, path: Path, line: int | None) -> Answer
 
 
 DEFAULT_HYPOTHESIS = "{relation}: {value}"
-"""The NLI hypothesis of a citation or triple, as seed 002 A.3 writes it; ``{name}`` and ``{qid}`` are also
+"""The NLI hypothesis of a citation or triple, as KaLMA A.3 writes it; ``{name}`` and ``{qid}`` are also
 available, e.g. ``"{name} {relation} {value}"`` for NLI models that need a full sentence."""
 
 
@@ -274,7 +274,7 @@ def na_pairs(parsed: ParsedAnswer, removed: Sequence[Triple], graph: KnowledgeGr
 
 def entailment_decisions(checker: Checker, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], bool | None]:
     """Whether each premise entails its hypothesis (None: the check failed); identical pairs are checked
-    once. Premise = the sentence, hypothesis = the citation (seed 002 A.3)."""
+    once. Premise = the sentence, hypothesis = the citation (KaLMA A.3)."""
     unique = list(dict.fromkeys(pairs))
     verdicts = checker.check([CheckTask(claim=h, references=(p,)) for p, h in unique]) if unique else []
     return {pair: (None if v.failed or v.label is None else v.label == Label.ENTAILMENT)
@@ -355,7 +355,7 @@ def score_row(record: AnswerRecord, decisions: dict[tuple[str, str], bool | None
 
 
 def geval_prompt(aspect: str, record: AnswerRecord) -> str:
-    """The G-Eval prompt of one aspect (seed 002 Tables 11-14) filled with the question and answer; the
+    """The G-Eval prompt of one aspect (KaLMA Tables 11-14) filled with the question and answer; the
     consistency prompt also gets the graph; citations are removed from the answer."""
     answer = " ".join(parse_answer(record.answer).sentences)
     return (load_prompt(f"geval_{aspect}").replace("{question}", record.question)

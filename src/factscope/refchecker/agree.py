@@ -1,4 +1,4 @@
-"""Agreement with human labels (seed 004 section 5 and appendix C).
+"""Agreement with human labels (RefChecker section 5 and appendix C).
 
 Human annotations come in RefChecker's layout: a JSON list of ``{id, response, <model>_response_kg:
 [{triplet: [s, p, o], human_label}]}``, joined by ``id`` with a check-input file that supplies the question and
