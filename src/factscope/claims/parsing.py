@@ -1,17 +1,20 @@
-"""Parsing responses with spaCy: Markdown marks masked, hyphenated words merged, line breaks as sentence starts,
-batched parsing, the sentences of a doc, which of them state something, and the frame the offline extractors share.
+"""Parsing responses with spaCy: Markdown marks masked, hyphenated words merged, sentence boundaries set
+from factscope's one splitter (:func:`factscope.core.text.sentence_spans`) before the parser runs, batched
+parsing, the sentences of a doc, which of them state something, and the frame the offline extractors share.
 """
 
 from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
+from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from factscope.claims.base import check_questions
 from factscope.core.schema import Claim, Extraction, Span
+from factscope.core.text import sentence_spans
 
 SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass"})
 SPEAKER_PRONOUNS = frozenset({"i", "me", "you", "we"})
@@ -19,12 +22,12 @@ CONTENT_POS = frozenset({"NOUN", "PROPN", "NUM"})
 QUOTES = "\"'\u2018\u2019\u201c\u201d`"
 SOURCE_TEXT = "factscope_source_text"
 """Key of ``Doc.user_data`` holding the response as written, before :func:`mask_markup`."""
+SENTENCE_SPANS = "factscope_sentence_spans"
+"""Key of ``Doc.user_data`` holding the response's sentence spans, ``(start, end)`` pairs."""
 
 EMPHASIS = re.compile(r"\*{1,3}|`+|^[ \t]*#{1,6}(?=\s)", re.MULTILINE)
 MARKUP = "*`#"
 BULLET_STAR = re.compile(r"(^|\n)[ \t]*$")
-LIST_MARKER = re.compile(r"([-*\u2022]|\d{1,3}[.)])(\s|$)")
-"""A list item opening a line: a bullet or a number followed by "." or ")"."""
 
 REFUSAL = re.compile(
     r"""^\W*((sorry|unfortunately)\W+(but\s+)?)?(
@@ -52,37 +55,31 @@ class Sentence:
 
 
 def sentences(doc: Any) -> list[Sentence]:
-    """The non-blank sentences of a parsed doc, numbered from 0, spans trimmed of whitespace and list markers.
+    """The sentences of a parsed doc, numbered from 0: those of :func:`factscope.core.text.sentence_spans` on
+    the response as written, so every extractor, offline or LLM, numbers sentences alike.
 
-    The span covers the sentence as written, Markdown marks included; the text is the sentence without them
-    (see :func:`mask_markup`) and with runs of whitespace, line breaks included, collapsed to one space.
+    The span covers the sentence as written, Markdown marks included and list marker left out; the text is the
+    sentence without the marks (see :func:`mask_markup`) and with runs of whitespace, line breaks included,
+    collapsed to one space; the tokens are the doc's tokens that start inside the span.
     """
     masked = doc.text
     source = doc.user_data.get(SOURCE_TEXT, masked)
+    pairs = doc.user_data.get(SENTENCE_SPANS)
+    if pairs is None:
+        pairs = [(span.start, span.end) for span in sentence_spans(source)]
+    starts = [token.idx for token in doc]
     found = []
-    for sent in doc.sents:
-        start, end = sent.start_char, sent.end_char
-        while start < end and masked[start].isspace():
-            start += 1
-        while end > start and masked[end - 1].isspace():
-            end -= 1
-        marker = LIST_MARKER.match(masked, start, end)
-        if marker:
-            start = marker.end()
-            while start < end and masked[start].isspace():
-                start += 1
-        probe = start
-        while probe > 0 and masked[probe - 1] == " " and source[probe - 1] in MARKUP + " ":
-            probe -= 1
-            if source[probe] in MARKUP:
-                start = probe
-        while end < len(masked) and masked[end] == " " and source[end] in MARKUP:
-            end += 1
-        if start < end:
-            written = "".join(c for c, m in zip(source[start:end], masked[start:end]) if c == m)
-            text = re.sub(r"\s+", " ", written).strip()
-            heading = source[start] == "#"
-            found.append(Sentence(len(found), Span(start=start, end=end), text, sent, heading))
+    for index, (start, end) in enumerate(pairs):
+        first, last = bisect_left(starts, start), bisect_left(starts, end)
+        if first == last and first > 0:
+            first -= 1
+        while first < last and doc[first].is_space:
+            first += 1
+        while last > first and doc[last - 1].is_space:
+            last -= 1
+        written = "".join(c for c, m in zip(source[start:end], masked[start:end]) if c == m)
+        text = re.sub(r"\s+", " ", written).strip()
+        found.append(Sentence(index, Span(start=start, end=end), text, doc[first:last], source[start] == "#"))
     return found
 
 
@@ -118,12 +115,14 @@ def is_statement(sentence: Sentence) -> bool:
 def parse_batch(nlp: Any, texts: Sequence[object], batch_size: int) -> list[Any]:
     """Parse a batch of texts, each pipeline component running batched over the whole batch.
 
-    Hyphenated words are merged and line breaks marked (:func:`join_hyphenated`, :func:`mark_line_breaks`)
-    before the components run. Non-string items and texts longer than the pipeline's ``max_length`` come back
-    as failed Extractions; every other item as its spaCy Doc, in input order.
+    Hyphenated words are merged and sentence boundaries set (:func:`join_hyphenated`,
+    :func:`mark_sentence_starts`) before the components run. Non-string items and texts longer than the
+    pipeline's ``max_length`` come back as failed Extractions; every other item as its spaCy Doc, in input
+    order.
     """
     results: list[Any] = [None] * len(texts)
     valid: list[int] = []
+    valid_texts: list[str] = []
     for position, text in enumerate(texts):
         if not isinstance(text, str):
             results[position] = Extraction(
@@ -137,7 +136,8 @@ def parse_batch(nlp: Any, texts: Sequence[object], batch_size: int) -> list[Any]
             )
         else:
             valid.append(position)
-    docs: Iterable[Any] = [prepared(nlp, texts[p]) for p in valid]
+            valid_texts.append(text)
+    docs: Iterable[Any] = [prepared(nlp, text) for text in valid_texts]
     for _, component in nlp.pipeline:
         docs = (
             component.pipe(docs, batch_size=batch_size)
@@ -150,11 +150,13 @@ def parse_batch(nlp: Any, texts: Sequence[object], batch_size: int) -> list[Any]
 
 
 def prepared(nlp: Any, text: str) -> Any:
-    """A tokenized Doc of ``text`` ready for the pipeline: markup masked, hyphenated words merged, line breaks
-    marked; the text as written is kept in ``doc.user_data``."""
+    """A tokenized Doc of ``text`` ready for the pipeline: markup masked, hyphenated words merged, sentence
+    boundaries set; the text as written and its sentence spans are kept in ``doc.user_data``."""
     doc = nlp.make_doc(mask_markup(text))
     doc.user_data[SOURCE_TEXT] = text
-    return mark_line_breaks(join_hyphenated(doc))
+    spans: list[tuple[int, int]] = [(span.start, span.end) for span in sentence_spans(text)]
+    doc.user_data[SENTENCE_SPANS] = spans
+    return mark_sentence_starts(join_hyphenated(doc), spans)
 
 
 def mask_markup(text: str) -> str:
@@ -178,7 +180,7 @@ def join_hyphenated(doc: Any) -> Any:
 
     The packaged small English model splits them and then mis-tags the pieces ("co" as the verb).
     """
-    spans = []
+    spans: list[tuple[int, int]] = []
     position = 1
     while position < len(doc) - 1:
         hyphen = doc[position]
@@ -196,31 +198,25 @@ def join_hyphenated(doc: Any) -> Any:
     return doc
 
 
-def mark_line_breaks(doc: Any) -> Any:
-    """Start a sentence after a line break that ends a line of text, so the parser never joins list items.
+def mark_sentence_starts(doc: Any, spans: Sequence[tuple[int, int]]) -> Any:
+    """Fix the doc's sentence boundaries to the character ``spans`` before the parser runs (it keeps them).
 
-    A line break is a sentence boundary after a blank line, after a line ending in . ! ? : or ;, after a
-    Markdown heading ("## Summary"), and before a line starting with a list marker ("-", "*", "1.", "2)"); a
-    hard-wrapped line inside a sentence is not.
+    A sentence starts at the first token of each span; the tokens between two spans (a list marker such as
+    "1.", a "---" rule) form a sentence of their own, so the parser never reads a marker into an item.
+    Whitespace tokens never start a sentence.
     """
-    text = doc.text
-    source = doc.user_data.get(SOURCE_TEXT, text)
-    for token in doc[:-1]:
-        if not token.is_space or "\n" not in token.text:
+    positions = sorted({position for span in spans for position in span})
+    next_position = 0
+    pending = started = False
+    for token in doc:
+        while next_position < len(positions) and positions[next_position] <= token.idx:
+            next_position += 1
+            pending = True
+        if token.is_space:
+            token.is_sent_start = token.i == 0
             continue
-        before = doc[token.i - 1] if token.i > 0 else None
-        after = doc[token.i + 1]
-        line = source[source.rfind("\n", 0, token.idx) + 1 : token.idx]
-        heading = line.lstrip().startswith("#")
-        ends_line = before is None or heading or before.text[-1:] in ".!?:;" or token.text.count("\n") > 1
-        item = LIST_MARKER.match(text[after.idx : after.idx + 5])
-        if ends_line or item:
-            after.is_sent_start = True
-        if item:
-            marker_end = after.idx + len(item.group(1))
-            following = next((t for t in doc[after.i + 1 :] if t.idx >= marker_end and not t.is_space), None)
-            if following is not None:
-                following.is_sent_start = False
+        token.is_sent_start = token.i == 0 or (pending and started)
+        pending, started = False, True
     return doc
 
 

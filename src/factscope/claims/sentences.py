@@ -9,12 +9,13 @@ from factscope.core.schema import Claim
 
 
 class SentenceExtractor(ParsedExtractor):
-    """Each sentence of a response as one claim (``kind="sentence"``), split by the spaCy parser.
+    """Each sentence of a response as one claim (``kind="sentence"``), split by factscope's one splitter
+    (:func:`factscope.core.text.sentence_spans`).
 
-    Questions, refusals ("I don't know."), speaker talk ("I hope this helps.") and bare fragments (list markers,
-    "Sure!") are not statements and give no claim (``keep_all=True`` keeps every non-blank sentence), so a
-    refusal-only response is an abstention. Sentence ids and spans match those of the other offline
-    extractors, which split with the same parser.
+    Questions, refusals ("I don't know."), speaker talk ("I hope this helps.") and bare fragments ("Sure!")
+    are not statements and give no claim (``keep_all=True`` keeps every sentence), so a refusal-only response
+    is an abstention. Sentence ids and spans match those of every other extractor, offline or LLM, which
+    split with the same splitter.
 
     Example::
 

@@ -7,52 +7,167 @@ from collections.abc import Callable
 
 from factscope.core.schema import Span
 
-_ABBREVIATIONS = {
-    "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "vs", "etc", "inc", "ltd", "co", "corp", "no", "fig",
-    "e.g", "i.e", "u.s", "u.k", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov",
-    "dec", "approx", "est", "gen", "col", "lt", "sgt", "mt", "ft", "vol", "pp", "al",
-}
-_BOUNDARY = re.compile(r"[.!?]+[\"')\]]*(?=\s+|$)|\n\s*\n")
+_TITLES = frozenset({
+    "mr", "mrs", "ms", "messrs", "mme", "mlle", "dr", "prof", "rev", "hon", "st", "mt", "ft", "gen", "col",
+    "lt", "maj", "capt", "cpt", "sgt", "adm", "gov", "sen", "rep", "pres", "bros", "dept", "univ", "assn",
+    "vs", "cf", "al", "approx", "ca",
+})
+"""Abbreviations that never end a sentence: they come before a name or word ("Dr. Smith", "Bros. Records")."""
+_BEFORE_NUMBERS = frozenset({
+    "no", "nos", "fig", "figs", "vol", "vols", "pp", "ch", "sec", "art", "eq", "op", "est",
+    "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+})
+"""Abbreviations that do not end a sentence when a number follows ("No. 5", "Fig. 3", "Jan. 2020")."""
+_DOTTED = re.compile(r"[^\W\d_]{1,2}(?:\.[^\W\d_]{1,2})+")
+"""Dotted abbreviations and initials, less their last full stop: "U.S", "H.J", "e.g", "i.e", "Ph.D", "p.m"."""
+_OPENERS = "\"'\u201c\u2018([{*_`#\u00bf\u00a1"
+"""Marks that may open a sentence before its first word: quotes, brackets, Markdown emphasis."""
+_CLOSERS = "\"'\u201d\u2019)]}*_`\u00bb"
+_STOP = re.compile(rf"(?P<stop>[.!?\u2026]+)[{re.escape(_CLOSERS)}]*(?=\s|$)")
+"""Terminal punctuation before whitespace, with the closing quotes, brackets and Markdown marks after it."""
+_GLUED = re.compile(r"(?<=[^\W\d_]{2})\.(?=[\"\u201c]?[A-Z](?:[^\W\d_]|['\u2019]))")
+"""A stop with no space before the next sentence's capital ("longer.MSCI's index", "yet.\"The flow")."""
+_GOING_ON = ",;:%)]}-\u2013\u2014"
+"""Marks that, opening the next word after a stop, show the sentence going on ("Inc. - Moderna")."""
+_LINE_END_STOP = re.compile(rf"[.!?\u2026][{re.escape(_CLOSERS)}]*$")
+_BULLET = re.compile(
+    r"^[ \t]*(?P<marker>[-*+\u2022\u2023\u25e6\u25aa\u25cf\u2013]|\d{1,3}[.)])[ \t]+", re.MULTILINE
+)
+"""A list marker opening a line ("- ", "* ", "+ ", "\u2022 ", "1. ", "2) "), with the blanks after it."""
+_LINE_BREAK = re.compile(r"[ \t\r\f\v]*\n\s*")
+_CONTINUED = re.compile(
+    r"(?:[,(\[/&\u2013\u2014-]|\b(?:and|or|but|nor|the|a|an|of|in|on|at|to|for|with|by|from|as|than|that"
+    r"|which|who|is|was|are|were))$",
+    re.IGNORECASE,
+)
+"""Line endings after which a hard-wrapped sentence goes on (a comma, a conjunction, a preposition, ...)."""
+_ALPHANUMERIC = re.compile(r"[^\W_]")
 
 
-def _is_abbreviation(text: str, end: int) -> bool:
-    """True when the full stop ending at ``end`` closes an abbreviation or an initial."""
-    start = end - 1
-    while start > 0 and not text[start - 1].isspace():
+def _closes_abbreviation(text: str, stop: int, after: int) -> bool:
+    """True when the full stop at ``stop`` closes an abbreviation or an initial rather than a sentence;
+    ``after`` is the index of the next word (``len(text)`` when none follows)."""
+    start = stop
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] in ".'\u2019"):
         start -= 1
-    word = text[start:end].rstrip(".").lower().lstrip("(\"'")
-    return word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha())
+    word = text[start:stop].lower()
+    if word in _TITLES or _DOTTED.fullmatch(word) or (len(word) == 1 and word.isalpha()):
+        return True
+    return word in _BEFORE_NUMBERS and after < len(text) and text[after].isdigit()
+
+
+def _next_word(text: str, position: int) -> int:
+    """The index of the first character from ``position`` on that is not whitespace nor an opening mark."""
+    while position < len(text) and (text[position].isspace() or text[position] in _OPENERS):
+        position += 1
+    return position
+
+
+def _stop_cuts(text: str, numbered: set[int]) -> list[int]:
+    """Positions after terminal punctuation that ends a sentence, followed by whitespace or glued to the next
+    sentence; ``numbered`` holds the positions of the full stops of numbered list markers ("1."), which end
+    none."""
+    cuts = []
+    cased = not text.islower()
+    for match in _STOP.finditer(text):
+        end = match.end()
+        after = _next_word(text, end)
+        if after >= len(text) or match.start() in numbered:
+            continue
+        if match.group("stop") == "." and _closes_abbreviation(text, match.start(), after):
+            continue
+        going_on = (cased and text[after].islower()) or text[after] in _GOING_ON
+        if going_on and "\n" not in text[end:after]:
+            continue
+        cuts.append(end)
+    for match in _GLUED.finditer(text):
+        if not _closes_abbreviation(text, match.start(), match.end()):
+            cuts.append(match.end())
+    return cuts
+
+
+def _line_cuts(text: str, items: set[int]) -> list[int]:
+    """Positions of line breaks that end a sentence: a blank line; a break before a list item (``items``
+    holds where list markers start), around a table row, after a Markdown heading or after a line with no
+    letter or digit ("---"); a break after a line without terminal punctuation, before a capital letter, unless the line ends as a
+    wrapped sentence goes on (",", "and")."""
+    cuts = []
+    for match in _LINE_BREAK.finditer(text):
+        following = match.end()
+        if following >= len(text):
+            continue
+        line = text[text.rfind("\n", 0, match.start()) + 1 : match.start()].strip()
+        first = _next_word(text, following)
+        heading_like = (
+            not _LINE_END_STOP.search(line)
+            and first < len(text)
+            and text[first].isupper()
+            and not _CONTINUED.search(line)
+        )
+        blank_line = match.group().count("\n") > 1
+        ruled = not _ALPHANUMERIC.search(line)
+        table = line.endswith("|") or text[following] == "|"
+        if blank_line or following in items or line.startswith("#") or ruled or table or heading_like:
+            cuts.append(match.start())
+    return cuts
 
 
 def sentence_spans(text: str) -> list[Span]:
-    """Character spans of the sentences of ``text`` (whitespace trimmed; empty text gives none).
+    """Character spans of the sentences of ``text``, trimmed of whitespace; the one splitter of factscope.
 
-    A rule-based splitter: a sentence ends at '.', '!' or '?' followed by whitespace (not after a
-    common abbreviation, an initial, or inside a decimal number) or at a blank line.
+    Rules, in plain Python (no model):
+
+    - A sentence ends at ".", "!", "?", "..." or "\u2026", with any closing quotes, brackets or Markdown marks
+      after it, when whitespace follows: "He said \u201cGo.\u201d Then he left." is two sentences.
+    - Not when the next word on the same line starts with a lowercase letter ("e.g. the cat",
+      "Wait... what?"; a text written all in lowercase is the exception) or a dash, comma, colon or closing
+      bracket, nor inside a number ("3.5%"; "$3.50. Then" does end after "3.50.").
+    - A full stop with no space after it ends a sentence only between a word of two or more letters and a
+      capitalised word ("longer.MSCI's index"), as in text scraped without spaces.
+    - A full stop after an abbreviation or initial is no end: titles and name parts ("Dr.", "St.", "Bros."),
+      dotted forms ("U.S.", "H.J.", "S.S.", "e.g.", "Ph.D."), single letters, and "No.", "Fig.", "Jan." ...
+      before a number. So "U.S. forces left." is one sentence; the price is that "to the U.S. Then" is too.
+    - A blank line ends a sentence; so does a single line break before a list item, around a Markdown table
+      row ("| a | b |"), after a Markdown heading ("## Summary") or a rule ("---"), or after a line with no terminal punctuation when the next
+      line starts with a capital letter (a heading-like line such as "Key facts"), unless the line ends with
+      a comma, a conjunction or a preposition. Other line breaks are a wrapped sentence going on.
+    - Each list item ("- ", "* ", "+ ", "\u2022 ", "1. ", "2) " opening a line) starts a sentence, and its
+      marker is left out of the span: the span of "- Paris is old." is "Paris is old.".
+    - Spans with no letter or digit ("---", "***") are no sentences.
+
+    Spans are character offsets into ``text`` itself; an empty text gives none.
     """
+    items: dict[int, int] = {}
+    numbered: set[int] = set()
+    for bullet in _BULLET.finditer(text):
+        items[bullet.start("marker")] = bullet.end()
+        if bullet.group("marker")[-1] in ".)":
+            numbered.add(bullet.end("marker") - 1)
+    cuts = sorted(set(_stop_cuts(text, numbered)) | set(_line_cuts(text, set(items))))
     spans: list[Span] = []
     start = 0
-    for match in _BOUNDARY.finditer(text):
-        end = match.end()
-        if match.group().startswith(".") and _is_abbreviation(text, match.start() + 1):
-            continue
-        _append_trimmed(text, start, end, spans)
+    for end in [*cuts, len(text)]:
+        _append_trimmed(text, start, end, items, spans)
         start = end
-    _append_trimmed(text, start, len(text), spans)
     return spans
 
 
-def _append_trimmed(text: str, start: int, end: int, spans: list[Span]) -> None:
+def _append_trimmed(text: str, start: int, end: int, items: dict[int, int], spans: list[Span]) -> None:
+    """Append the span of ``text[start:end]`` without surrounding whitespace or a leading list marker,
+    when it holds a letter or a digit."""
+    while start < end and text[start].isspace():
+        start += 1
+    start = min(items.get(start, start), end)
     while start < end and text[start].isspace():
         start += 1
     while end > start and text[end - 1].isspace():
         end -= 1
-    if end > start:
+    if _ALPHANUMERIC.search(text, start, end):
         spans.append(Span(start=start, end=end))
 
 
 def split_sentences(text: str) -> list[str]:
-    """The sentences of ``text`` as strings."""
+    """The sentences of ``text`` as strings (see :func:`sentence_spans`)."""
     return [text[span.start : span.end] for span in sentence_spans(text)]
 
 
