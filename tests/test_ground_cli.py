@@ -126,7 +126,13 @@ def test_llm_facts_and_generation_with_distractors_on_the_fake_server(app, tmp_p
     assert any(c.startswith("Title: Lenne") for c in q3_contexts[:-2])
     assert not any(c.startswith("Title: Corvel \n\n Corvel is a market") for c in q3_contexts[:-2])
     requests = len(fake_llm.requests)
-    assert _run(app, "ground", "generate", DATA / "original.json", "-o", responses, *LLM).exit_code == 0
+    same = ["--corpus", corpus, "--retriever", "bm25", "--budget", "100", "--gold-position", "end"]
+    assert _run(app, "ground", "generate", DATA / "original.json", "-o", responses, *same, *LLM).exit_code == 0
+    assert len(fake_llm.requests) == requests and len(_rows(responses)) == 3
+    from factscope.core.manifest import ResultsMismatch
+
+    with pytest.raises(ResultsMismatch, match="input 'records'"):
+        _run(app, "ground", "generate", DATA / "original.json", "-o", responses, *LLM)
     assert len(fake_llm.requests) == requests and len(_rows(responses)) == 3
 
     out = tmp_path / "scored.jsonl"

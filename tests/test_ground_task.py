@@ -91,14 +91,48 @@ def test_results_round_trip_through_json_for_resumed_summaries():
     assert again.overall == run.summary.overall
 
 
-def test_a_rerun_on_the_same_output_resumes_and_summarises_the_whole_file(tmp_path):
+class _Interrupted(_SentenceFacts):
+    """Stops the run (as a kill would) on the batch after its first, once."""
+
+    def __init__(self):
+        self._batches = 0
+
+    def extract(self, texts, questions=None):
+        self._batches += 1
+        if self._batches == 2:
+            raise KeyboardInterrupt
+        return super().extract(texts, questions)
+
+
+def test_an_interrupted_run_resumes_and_summarises_the_whole_file(tmp_path):
     output = tmp_path / "ground.jsonl"
-    first = ground(EXAMPLES[:2], extractor=_SentenceFacts(), presence=_Contains(), output=output)
-    again = ground(EXAMPLES, extractor=_SentenceFacts(), presence=_Contains(), output=output)
-    assert (first.new_records, again.new_records, again.resumed_records) == (2, 1, 2)
+    extractor = _Interrupted()
+    with pytest.raises(KeyboardInterrupt):
+        ground(EXAMPLES, extractor=extractor, presence=_Contains(), output=output, batch_size=2)
+    assert len(output.read_text(encoding="utf-8").splitlines()) == 2
+    again = ground(EXAMPLES, extractor=extractor, presence=_Contains(), output=output, batch_size=2)
+    assert (again.new_records, again.resumed_records) == (1, 2)
     assert [r.id for r in again.results] == ["a", "b", "c"]
     assert len(output.read_text(encoding="utf-8").splitlines()) == 3
     assert again.summary.records == 3 and again.summary.failed == 1
+
+
+def test_a_rerun_with_other_input_or_settings_is_refused_until_overwrite(tmp_path):
+    from factscope.core.manifest import ResultsMismatch
+
+    output = tmp_path / "ground.jsonl"
+    ground(EXAMPLES[:2], extractor=_SentenceFacts(), presence=_Contains(), output=output)
+    with pytest.raises(ResultsMismatch, match="input 'records'"):
+        ground(EXAMPLES, extractor=_SentenceFacts(), presence=_Contains(), output=output)
+    with pytest.raises(ResultsMismatch, match="setting 'no_response_facts': \"zero\" -> \"skip\""):
+        ground(EXAMPLES[:2], extractor=_SentenceFacts(), presence=_Contains(), output=output, no_response_facts="skip")
+    stricter = _Contains()
+    stricter.threshold = 0.9
+    with pytest.raises(ResultsMismatch, match="setting 'presence'"):
+        ground(EXAMPLES[:2], extractor=_SentenceFacts(), presence=stricter, output=output)
+    fresh = ground(EXAMPLES, extractor=_SentenceFacts(), presence=stricter, output=output, overwrite=True)
+    assert (fresh.new_records, fresh.resumed_records) == (3, 0)
+    assert len(output.read_text(encoding="utf-8").splitlines()) == 3
 
 
 def test_examples_without_response_are_refused():

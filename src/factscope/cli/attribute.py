@@ -11,6 +11,7 @@ import typer
 from factscope.cli.choices import EmptyPolicy, RetrieveMode
 from factscope.cli.display import ProgressDisplay, console, print_skipped, print_table, summary_table
 from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
+from factscope.cli.output_options import Overwrite
 from factscope.core.errors import ConfigError, InputError
 
 HELP = """Knowledge-graph attribution (KaLMA / BioKaLMA): answers that cite triples of a knowledge graph as \\[Q212657, place of birth: Rome], mark what the graph lacks with \\[NA], and are scored with no reference answers.
@@ -91,6 +92,7 @@ def generate_command(
     sparql_cache: Annotated[Path, typer.Option(help="on-disk cache of SPARQL replies")] = Path(".factscope/sparql"),
     sparql_interval: Annotated[float, typer.Option(help="seconds between SPARQL requests")] = 1.0,
     temperature: Annotated[float | None, typer.Option(help="sampling temperature (default: the LLM config's, 0)")] = None,
+    overwrite: Overwrite = False,
     *,
     endpoint: LLMOptions,
 ) -> None:
@@ -120,7 +122,7 @@ def generate_command(
         console.print(f"[yellow]warning[/] {warning}")
     params = {"temperature": temperature} if temperature is not None else {}
     with ProgressDisplay() as shown:
-        run = generate(items, llm, output=output, progress=shown, **params)
+        run = generate(items, llm, output=output, progress=shown, overwrite=overwrite, **params)
     rows = [("questions", len(loaded)), ("answers written", run.new_records),
             ("already in output (resumed)", run.resumed_records), ("generation failures (in the file)", run.failed)]
     print_table(summary_table(f"attribute generate -> {output}", rows + usage_rows(llm)))
@@ -153,6 +155,7 @@ def score_command(
     summary: Annotated[Path | None, typer.Option(help="also write the summary figures as JSON here")] = None,
     hypothesis: Annotated[str, typer.Option(help="NLI hypothesis of a citation; fields {relation} {value} {name} "
                                                  "{qid}; the paper's form is the default")] = "{relation}: {value}",
+    overwrite: Overwrite = False,
     *,
     endpoint: LLMOptions,
 ) -> None:
@@ -170,7 +173,7 @@ def score_command(
     with ProgressDisplay() as shown:
         run = score(records, make_checker(checker, llm=llm), output=output,
                     judge=llm if (geval or geval_weighted) else None, weighted=geval_weighted, template=hypothesis,
-                    empty_answers=empty_answers.value, progress=shown)
+                    empty_answers=empty_answers.value, progress=shown, overwrite=overwrite)
     for group, values in run.summary.items():
         rows: list[tuple[str, object]] = list(values.items())
         if len(run.summary) == 1:
@@ -187,6 +190,7 @@ def make_questions_command(
     graph: GraphFile = None,
     rounds: Annotated[int, typer.Option(min=1, help="evolution rounds (the paper uses 6)")] = 6,
     seed: Annotated[int, typer.Option(help="seed of the knowledge choices")] = 0,
+    overwrite: Overwrite = False,
     *,
     endpoint: LLMOptions,
 ) -> None:
@@ -203,7 +207,7 @@ def make_questions_command(
     if not loaded:
         raise InputError("no usable seed paragraphs", path=seeds)
     with ProgressDisplay() as shown:
-        run = evolve(loaded, llm, output=output, rounds=rounds, seed=seed, progress=shown)
+        run = evolve(loaded, llm, output=output, rounds=rounds, seed=seed, progress=shown, overwrite=overwrite)
     rows = [("seed paragraphs", len(loaded)), ("questions written", run.new_records),
             ("already in output (resumed)", run.resumed_records), ("failed (kept raw, marked)", run.failed)]
     print_table(summary_table(f"attribute make-questions -> {output}", rows + usage_rows(llm)))

@@ -21,6 +21,7 @@ from factscope.cli.display import (
     summary_table,
 )
 from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
+from factscope.cli.output_options import Overwrite
 from factscope.core.schema import LABELS
 
 HELP = """Extract claims from LLM responses and check each against the references.
@@ -63,9 +64,11 @@ def check_command(
         LLMCheckMode, typer.Option(help="llm checker: joint (all claims of a record in one call) or single")
     ] = LLMCheckMode.joint,
     summary: Annotated[Path | None, typer.Option(help="also write the run's figures as JSON here")] = None,
+    overwrite: Overwrite = False,
     *,
     endpoint: LLMOptions,
 ) -> None:
+    from factscope.core.manifest import fingerprint_file
     from factscope.refchecker.data import load_check_records
     from factscope.refchecker.task import check
     from factscope.retrieve.corpus import Corpus, make_retriever
@@ -100,6 +103,8 @@ def check_command(
             retrieve_k=top_k,
             batch_size=batch_size,
             progress=shown,
+            settings={"corpus": fingerprint_file(corpus).sha256} if corpus else None,
+            overwrite=overwrite,
         )
     print_table(_rates_table(run))
     rows: list[tuple[str, object]] = [

@@ -21,6 +21,7 @@ from factscope.cli.choices import (
 )
 from factscope.cli.display import ProgressDisplay, console, format_value, print_table, progress, summary_table
 from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
+from factscope.cli.output_options import Overwrite
 from factscope.core.errors import InputError
 from factscope.grounding.presence import PRESENCE_MODELS, PRESENCE_SPECS, make_presence
 
@@ -132,6 +133,7 @@ def score_command(
     ] = EmptyPolicy.skip,
     batch_size: Annotated[int, typer.Option(min=1, help="records per decomposition / presence batch")] = 16,
     summary: Annotated[Path | None, typer.Option(help="also write the summary figures as JSON here")] = None,
+    overwrite: Overwrite = False,
     *,
     endpoint: LLMOptions,
 ) -> None:
@@ -173,6 +175,7 @@ def score_command(
             no_response_facts=no_response_facts.value,
             no_gold_facts=no_gold_facts.value,
             progress=shown,
+            overwrite=overwrite,
         )
     report = run.summary
     print_table(_factor_table(report))
@@ -246,6 +249,7 @@ def generate_command(
     batch_size: Annotated[
         int, typer.Option(min=1, help="questions sent (in parallel) before results are written")
     ] = 32,
+    overwrite: Overwrite = False,
     *,
     endpoint: LLMOptions,
 ) -> None:
@@ -268,7 +272,10 @@ def generate_command(
             seed=seed,
         )
     with ProgressDisplay() as shown:
-        run = generate(examples, llm, output=output, max_tokens=max_tokens, batch_size=batch_size, progress=shown)
+        run = generate(
+            examples, llm, output=output, max_tokens=max_tokens, batch_size=batch_size, progress=shown,
+            overwrite=overwrite,
+        )
     for failure in run.failures:
         console.print(f"[yellow]failed[/] {escape(f'{failure.id}: {failure.error}')}")
     rows: list[tuple[str, object]] = [

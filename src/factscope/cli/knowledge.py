@@ -18,6 +18,7 @@ from factscope.cli.display import (
     summary_table,
 )
 from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
+from factscope.cli.output_options import Overwrite
 from factscope.core.errors import ConfigError, InputError
 
 HELP = """Evaluate knowledge for a query on CONNER's six dimensions, and use the scores to pick better knowledge.
@@ -154,10 +155,12 @@ def score_command(
     weights: Weights = "0.25,0.25,0.25,0.25",
     seed: Seed = 0,
     batch_size: BatchSize = 16,
+    overwrite: Overwrite = False,
     *,
     endpoint: LLMOptions,
 ) -> None:
     from factscope.conner.task import knowledge
+    from factscope.core.manifest import fingerprint_file
 
     records, skipped = _load(input)
     if not records:
@@ -171,7 +174,10 @@ def score_command(
     )
     output = output or Path(f"{input.stem}.knowledge.jsonl")
     with ProgressDisplay() as shown:
-        run = knowledge(records, evaluator, output=output, batch_size=batch_size, progress=shown)
+        run = knowledge(
+            records, evaluator, output=output, batch_size=batch_size, progress=shown, overwrite=overwrite,
+            settings={"corpus": fingerprint_file(corpus).sha256} if corpus else None,
+        )
     table: list[tuple[str, object]] = [
         ("records scored (new / resumed)", f"{run.new_records} / {run.resumed_records}"),
         ("records skipped (bad input)", skipped),
@@ -186,6 +192,7 @@ def score_command(
 def _generate(
     input: Path, output: Path | None, llm: Any, settings: Any, *, train: Path | None, shots: int,
     select_from: int | None, evaluator_options: dict[str, Any] | None, select: bool, answer: bool, batch_size: int,
+    overwrite: bool,
 ) -> None:
     from factscope.conner.generation import (
         KnowledgeGenerator,
@@ -216,7 +223,7 @@ def _generate(
     with ProgressDisplay() as shown:
         run = generate_knowledge(
             records, generator, demonstrations=demonstrations, evaluator=evaluator if select else None,
-            answer=answer, output=output, batch_size=batch_size, progress=shown,
+            answer=answer, output=output, batch_size=batch_size, progress=shown, overwrite=overwrite,
         )
     rows = [
         ("records", len(records)),
@@ -245,6 +252,7 @@ def generate_command(
     weights: Weights = "0.25,0.25,0.25,0.25",
     seed: Seed = 0,
     batch_size: BatchSize = 16,
+    overwrite: Overwrite = False,
     *,
     endpoint: LLMOptions,
 ) -> None:
@@ -257,6 +265,7 @@ def generate_command(
     _generate(
         input, output, llm, GenerationSettings(mode=mode, seed=seed), train=train, shots=shots, select_from=select_from,
         evaluator_options=options if select_from else None, select=False, answer=answer, batch_size=batch_size,
+        overwrite=overwrite,
     )
 
 
@@ -280,6 +289,7 @@ def select_command(
     weights: Weights = "0.25,0.25,0.25,0.25",
     seed: Seed = 0,
     batch_size: BatchSize = 16,
+    overwrite: Overwrite = False,
     *,
     endpoint: LLMOptions,
 ) -> None:
@@ -294,7 +304,7 @@ def select_command(
     options = _scoring_options(corpus, retriever, evidence_k, checker, relevance_model, coherence_model, lm, weights, seed)
     _generate(
         input, output, llm, settings, train=train, shots=shots, select_from=None, evaluator_options=options,
-        select=True, answer=answer, batch_size=batch_size,
+        select=True, answer=answer, batch_size=batch_size, overwrite=overwrite,
     )
 
 

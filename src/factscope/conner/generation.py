@@ -18,7 +18,8 @@ from pydantic import BaseModel, Field
 
 from factscope.conner.data import KnowledgeRecord
 from factscope.conner.templates import answer_prompt, few_shot_prompt, zero_shot_prompt
-from factscope.core.run import ProgressCallback, run_batches
+from factscope.core.manifest import fingerprint_items
+from factscope.core.run import ProgressCallback, run_batches, run_manifest
 
 if TYPE_CHECKING:
     from factscope.conner.task import KnowledgeEvaluator, KnowledgeScores
@@ -234,6 +235,7 @@ def generate_knowledge(
     output: str | Path | None = None,
     batch_size: int = 16,
     progress: ProgressCallback | None = None,
+    overwrite: bool = False,
 ) -> KnowledgeGenerationRun:
     """Generate knowledge for ``records`` in batches (resuming from ``output``); with an ``evaluator`` the
     candidate with the best Q_know is kept, and with ``answer`` an answer is generated from the kept knowledge."""
@@ -255,6 +257,13 @@ def generate_knowledge(
         batch_size=batch_size,
         progress=progress,
         stage_name="generating knowledge",
+        manifest=run_manifest(
+            "knowledge generate",
+            records,
+            {"generator": generator, "evaluator": evaluator},
+            {"answer": answer, "demonstrations": fingerprint_items(demonstrations).sha256},
+        ),
+        overwrite=overwrite,
     )
     return KnowledgeGenerationRun(
         results=produced.rows,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -23,7 +23,8 @@ from factscope.checkers.base import Checker, CheckTask
 from factscope.conner.data import KnowledgeRecord
 from factscope.conner.templates import answer_pair, informativeness_pair
 from factscope.core.errors import BackendError
-from factscope.core.run import ProgressCallback, report_progress, run_batches
+from factscope.core.manifest import Setting
+from factscope.core.run import ProgressCallback, report_progress, run_batches, run_manifest
 from factscope.core.schema import LABELS, Verdict
 from factscope.core.text import split_sentences
 from factscope.metrics import conner
@@ -380,6 +381,8 @@ def knowledge(
     output: str | Path | None = None,
     batch_size: int = 16,
     progress: ProgressCallback | None = None,
+    settings: Mapping[str, Setting] | None = None,
+    overwrite: bool = False,
 ) -> KnowledgeRun:
     """Score ``records`` on CONNER's metrics in batches, writing each result as soon as it is done.
 
@@ -397,6 +400,8 @@ def knowledge(
         batch_size=batch_size,
         progress=progress,
         stage_name="scoring knowledge",
+        manifest=run_manifest("knowledge score", records, {"evaluator": evaluator}, settings),
+        overwrite=overwrite,
     )
     return KnowledgeRun(
         results=produced.rows,

@@ -10,7 +10,7 @@ draws rich bars, a notebook user passes none (or their own).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +19,7 @@ from typing import Generic, Protocol, TypeVar, runtime_checkable
 from pydantic import BaseModel
 
 from factscope.core.io import ResultWriter
+from factscope.core.manifest import RunManifest, Setting, describe, fingerprint_items, prepare_results
 
 Item = TypeVar("Item")
 Row = TypeVar("Row", bound=BaseModel)
@@ -73,6 +74,25 @@ def stage(callback: ProgressCallback | None, name: str, total: int | None) -> It
         progress._emit(finished=True)
 
 
+def run_manifest(
+    system: str,
+    items: Sequence[object],
+    components: Mapping[str, object],
+    settings: Mapping[str, Setting] | None = None,
+) -> RunManifest:
+    """The manifest of a run: a fingerprint of its input records, a description of each component, and any
+    further ``settings`` that change results."""
+    from factscope import __version__
+
+    described: dict[str, Setting] = {name: describe(component) for name, component in components.items()}
+    return RunManifest(
+        system=system,
+        factscope_version=__version__,
+        inputs={"records": fingerprint_items(items)},
+        settings={**described, **(settings or {})},
+    )
+
+
 @runtime_checkable
 class ReportsProgress(Protocol):
     """A component that reports its own work (the LLM extractor and checker report their calls)."""
@@ -107,15 +127,23 @@ def run_batches(
     batch_size: int = 32,
     progress: ProgressCallback | None = None,
     stage_name: str = "running",
+    manifest: RunManifest | None = None,
+    overwrite: bool = False,
 ) -> RunRows[Row]:
     """Process ``items`` in batches of ``batch_size``, writing each result row to ``output`` as it is made.
 
-    With ``output``, items whose key is already in the file are skipped and the returned rows are the whole
-    file (earlier runs included), read back as ``row_type``. ``process`` must return one row per item; rows are
-    keyed by their ``id`` field.
+    With ``output``, the run's ``manifest`` (what produces the results) is checked against the file's first:
+    a file made by other inputs or settings is refused unless ``overwrite`` (see ``prepare_results``). Then
+    items whose key is already in the file are skipped and the returned rows are the whole file (earlier runs
+    included), read back as ``row_type``. ``process`` returns the rows of a batch (an item whose work failed
+    in a way a rerun should retry may have none); rows are keyed by their ``id`` field.
     """
     if batch_size < 1:
         raise ValueError("batch_size must be at least 1")
+    if output is not None:
+        if manifest is None:
+            raise ValueError("a results file needs the run's manifest")
+        prepare_results(output, manifest, overwrite=overwrite)
     started = time.perf_counter()
     writer = ResultWriter(output) if output is not None else None
     try:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, Field
 
 from factscope.core.prompts import load_prompt
-from factscope.core.run import ProgressCallback, run_batches
+from factscope.core.run import ProgressCallback, run_batches, run_manifest
 from factscope.grounding.data import GroundExample
 
 if TYPE_CHECKING:
@@ -73,6 +73,7 @@ def generate(
     max_tokens: int | None = 512,
     batch_size: int = 32,
     progress: ProgressCallback | None = None,
+    overwrite: bool = False,
 ) -> GenerationRun:
     """Generate and write a response per example; examples already in ``output`` are skipped (resume)."""
     failures: list[GenerationFailure] = []
@@ -103,6 +104,8 @@ def generate(
         batch_size=batch_size,
         progress=progress,
         stage_name="generating",
+        manifest=run_manifest("ground generate", examples, {"llm": client}, {"max_tokens": max_tokens}),
+        overwrite=overwrite,
     )
     return GenerationRun(
         results=produced.rows,

@@ -8,7 +8,7 @@ facts against the response (recall), F1 is the grounding score; answer accuracy 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +16,8 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from factscope.core.errors import InputError
-from factscope.core.run import ProgressCallback, report_progress, run_batches
+from factscope.core.manifest import Setting
+from factscope.core.run import ProgressCallback, report_progress, run_batches, run_manifest
 from factscope.grounding.data import GroundExample
 from factscope.grounding.presence import PresenceModel, decide
 from factscope.metrics.grounding import (
@@ -188,12 +189,15 @@ def ground(
     no_response_facts: EmptyPolicy = "zero",
     no_gold_facts: EmptyPolicy = "skip",
     progress: ProgressCallback | None = None,
+    settings: Mapping[str, Setting] | None = None,
+    overwrite: bool = False,
 ) -> GroundRun:
     """Score every example (each must have a response) in batches, writing each result as soon as it is done.
 
     Defaults are the offline ones: spaCy clause facts (``ClauseFactExtractor``) and the bi-encoder presence
     model (packaged all-MiniLM-L6-v2, threshold 0.4). With ``output``, examples already in that file are
-    skipped (resume) and the summary covers the whole file. ``progress`` receives progress events.
+    skipped (resume) and the summary covers the whole file; a file made by other inputs or settings is refused
+    unless ``overwrite``. ``progress`` receives progress events.
     """
     if extractor is None:
         from factscope.claims.clause_facts import ClauseFactExtractor
@@ -226,6 +230,13 @@ def ground(
         batch_size=batch_size,
         progress=progress,
         stage_name="grounding",
+        manifest=run_manifest(
+            "ground",
+            examples,
+            {"extractor": extractor, "presence": presence},
+            {"no_response_facts": no_response_facts, "no_gold_facts": no_gold_facts, **(settings or {})},
+        ),
+        overwrite=overwrite,
     )
     return GroundRun(
         results=produced.rows,

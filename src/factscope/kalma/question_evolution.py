@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 from factscope.core.errors import InputError
 from factscope.core.io import parse_located, read_json_records
 from factscope.core.prompts import load_prompt
-from factscope.core.run import ProgressCallback, run_batches
+from factscope.core.run import ProgressCallback, run_batches, run_manifest
 from factscope.kalma.data import SeedInput, entity_graph
 from factscope.kg.citations import parse_answer
 from factscope.kg.graph import NAME, Entity, KnowledgeGraph, Triple, normalize_text
@@ -159,7 +159,7 @@ class EvolutionRun(BaseModel):
 
 def evolve(seeds: Sequence[EvolutionSeed], llm: Any, *, output: str | Path | None = None, rounds: int = 6,
            seed: int = 0, excluded: frozenset[str] = DEFAULT_EXCLUDED, batch_size: int = 16,
-           progress: ProgressCallback | None = None, **params: Any) -> EvolutionRun:
+           progress: ProgressCallback | None = None, overwrite: bool = False, **params: Any) -> EvolutionRun:
     """Run ``rounds`` rounds for every seed (one batched LLM call per round and batch of seeds), writing one
     question record per seed; seeds already in ``output`` are skipped. A reply that cannot be read ends that
     seed's evolution: its record is marked failed, with the raw reply and the rounds done so far."""
@@ -171,7 +171,11 @@ def evolve(seeds: Sequence[EvolutionSeed], llm: Any, *, output: str | Path | Non
         return [question_record(state) for state in states]
 
     produced = run_batches(seeds, batch_questions, key=lambda item: item.id, row_type=EvolvedQuestion,
-                           output=output, batch_size=batch_size, progress=progress, stage_name="evolving questions")
+                           output=output, batch_size=batch_size, progress=progress, stage_name="evolving questions",
+                           manifest=run_manifest("attribute make-questions", seeds, {"llm": llm},
+                                                 {"rounds": rounds, "seed": seed, "excluded": sorted(excluded),
+                                                  **params}),
+                           overwrite=overwrite)
     return EvolutionRun(
         results=produced.rows,
         new_records=produced.new,

@@ -21,7 +21,7 @@ from factscope.checkers.base import Checker, CheckTask
 from factscope.core.errors import ConfigError, InputError
 from factscope.core.io import parse_located, read_json_records
 from factscope.core.prompts import load_prompt
-from factscope.core.run import ProgressCallback, report_progress, run_batches
+from factscope.core.run import ProgressCallback, report_progress, run_batches, run_manifest
 from factscope.core.schema import Label
 from factscope.kalma.data import AnswerInput, AttributionQuestion, entity_graph, parse_triples
 from factscope.kg.citations import ParsedAnswer, parse_answer
@@ -171,7 +171,7 @@ class AnswerGenerationRun(BaseModel):
 
 
 def generate(items: Sequence[GenerationItem], llm: Any, *, output: str | Path | None = None, batch_size: int = 16,
-             progress: ProgressCallback | None = None, **params: Any) -> AnswerGenerationRun:
+             progress: ProgressCallback | None = None, overwrite: bool = False, **params: Any) -> AnswerGenerationRun:
     """Generate an attributed answer per item with ``llm`` (an LLMClient), writing each record as it
     arrives; items whose id is already in ``output`` are skipped. ``params`` go to each chat call."""
 
@@ -182,7 +182,9 @@ def generate(items: Sequence[GenerationItem], llm: Any, *, output: str | Path | 
         return [answer_record(item, reply, getattr(llm, "name", "")) for item, reply in zip(batch, replies)]
 
     produced = run_batches(items, batch_answers, key=lambda item: item.question.id, row_type=GeneratedAnswer,
-                           output=output, batch_size=batch_size, progress=progress, stage_name="generating answers")
+                           output=output, batch_size=batch_size, progress=progress, stage_name="generating answers",
+                           manifest=run_manifest("attribute generate", items, {"llm": llm}, dict(params)),
+                           overwrite=overwrite)
     return AnswerGenerationRun(
         results=produced.rows,
         new_records=produced.new,
@@ -430,7 +432,7 @@ class AttributionRun(BaseModel):
 def score(records: Iterable[AnswerRecord], checker: Checker, *, output: str | Path | None = None, judge: Any = None,
           weighted: bool = False, batch_size: int = 32, template: str = DEFAULT_HYPOTHESIS,
           empty_answers: Literal["skip", "zero"] = "skip", progress: ProgressCallback | None = None,
-          ) -> AttributionRun:
+          overwrite: bool = False) -> AttributionRun:
     """Score answers in batches, writing each row as it is done; ids already in ``output`` are skipped.
     ``template`` shapes the NLI hypothesis of a citation (see DEFAULT_HYPOTHESIS); ``judge`` (an LLM client)
     adds G-Eval text quality."""
@@ -448,8 +450,12 @@ def score(records: Iterable[AnswerRecord], checker: Checker, *, output: str | Pa
         return [score_row(record, decisions, judged[index] if judged else None, template)
                 for index, record in enumerate(batch)]
 
-    produced = run_batches(list(records), batch_rows, key=lambda record: record.id, row_type=AttributionScore,
-                           output=output, batch_size=batch_size, progress=progress, stage_name="scoring answers")
+    records = list(records)
+    manifest = run_manifest("attribute score", records, {"checker": checker, "judge": judge},
+                            {"weighted": weighted, "template": template})
+    produced = run_batches(records, batch_rows, key=lambda record: record.id, row_type=AttributionScore,
+                           output=output, batch_size=batch_size, progress=progress, stage_name="scoring answers",
+                           manifest=manifest, overwrite=overwrite)
     return AttributionRun(
         results=produced.rows,
         summary=summarize(produced.rows, empty_answers=empty_answers),

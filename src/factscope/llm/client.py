@@ -141,6 +141,15 @@ class LLMClient:
         """The model name, as shown in summaries."""
         return self.config.model
 
+    def result_settings(self) -> dict[str, str | float | int | None]:
+        """The settings that change replies (for a results file's manifest; never the key)."""
+        return {
+            "base_url": self.config.base_url,
+            "model": self.config.model,
+            "temperature": self.config.temperature,
+            "max_tokens": self.config.max_tokens,
+        }
+
     def chat(self, messages: Sequence[Message], **params: Any) -> ChatReply:
         """One chat completion. ``params`` (max_tokens, stop, seed, ...) go into the request body."""
         outcome = self._call(CHAT_ROUTE, self._chat_request(messages, params), _chat_text)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +10,8 @@ from pydantic import BaseModel, Field
 
 from factscope.checkers.base import Checker, CheckTask
 from factscope.claims.base import Extractor
-from factscope.core.run import ProgressCallback, report_progress, run_batches
+from factscope.core.manifest import Setting
+from factscope.core.run import ProgressCallback, report_progress, run_batches, run_manifest
 from factscope.core.schema import Claim, Record, Verdict
 from factscope.metrics.hallucination import (
     DatasetRates,
@@ -71,6 +72,8 @@ def check(
     retrieve_k: int = 5,
     batch_size: int = 32,
     progress: ProgressCallback | None = None,
+    settings: Mapping[str, Setting] | None = None,
+    overwrite: bool = False,
 ) -> CheckRun:
     """Run extraction and checking over ``records`` in batches, writing each result as soon as it is done.
 
@@ -78,7 +81,8 @@ def check(
     whole file. Records with no references are checked against the ``retriever``'s top ``retrieve_k``
     passages (query: the question, else the response) when one is given. ``progress`` receives the run's
     progress events, and so do the extractor and checker when they report their own work (LLM calls);
-    nothing is drawn without it.
+    nothing is drawn without it. The results file records what made it (``settings`` adds to the components'
+    own description); a file made otherwise is refused unless ``overwrite``.
     """
     report_progress(progress, extractor, checker)
     produced = run_batches(
@@ -90,6 +94,13 @@ def check(
         batch_size=batch_size,
         progress=progress,
         stage_name="checking",
+        manifest=run_manifest(
+            "check",
+            records,
+            {"extractor": extractor, "checker": checker, "retriever": retriever},
+            {"retrieve_k": retrieve_k if retriever is not None else None, **(settings or {})},
+        ),
+        overwrite=overwrite,
     )
     return summarize_run(
         produced.rows,

@@ -1,0 +1,16 @@
+"""Options every command that writes a results file shares."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+Overwrite = Annotated[
+    bool,
+    typer.Option(
+        "--overwrite",
+        help="start the results file again; without it a rerun resumes, and only into a file made by the same "
+        "input and settings (a file made otherwise is refused, saying what differs)",
+    ),
+]

@@ -1,0 +1,217 @@
+"""What produced a results file: a manifest beside it, checked before a run resumes into it.
+
+A results file ``out.jsonl`` gets ``out.jsonl.manifest.json``: the system, the factscope version, a fingerprint
+(SHA-256 and size) of every input, and every setting that changes results. A rerun resumes into the file only
+when its own manifest is the same; otherwise it stops and says what differs, so figures computed with one model,
+input or threshold are never reported under another.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from string import Template
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError
+
+from factscope.core.errors import InputError
+
+MANIFEST_SUFFIX = ".manifest.json"
+
+Setting = str | int | float | bool | None | list[Any] | dict[str, Any]
+
+
+class InputFingerprint(BaseModel):
+    """One input: where it was read from (for messages) and what it held (what is compared)."""
+
+    source: str
+    sha256: str
+    size: int
+
+
+class RunManifest(BaseModel):
+    """The system, version, inputs and result-changing settings of a results file."""
+
+    system: str
+    factscope_version: str
+    inputs: dict[str, InputFingerprint] = Field(default_factory=dict)
+    settings: dict[str, Setting] = Field(default_factory=dict)
+
+
+def manifest_path(output: str | Path) -> Path:
+    """The manifest file of a results file: the same name with ``.manifest.json`` appended."""
+    output = Path(output)
+    return output.with_name(output.name + MANIFEST_SUFFIX)
+
+
+def fingerprint_file(path: str | Path) -> InputFingerprint:
+    """SHA-256 and size of a file, or of a folder's files (relative names and contents, in sorted order)."""
+    path = Path(path)
+    digest = hashlib.sha256()
+    size = 0
+    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+    for file in files:
+        if path.is_dir():
+            digest.update(str(file.relative_to(path)).encode("utf-8") + b"\0")
+        with file.open("rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+                size += len(block)
+    return InputFingerprint(source=str(path), sha256=digest.hexdigest(), size=size)
+
+
+def fingerprint_items(items: Iterable[object], source: str = "<records>") -> InputFingerprint:
+    """SHA-256 over records given in memory (pydantic models, dataclasses or JSON-like values), in order."""
+    digest = hashlib.sha256()
+    count = 0
+    for item in items:
+        digest.update(_canonical(item).encode("utf-8") + b"\n")
+        count += 1
+    return InputFingerprint(source=source, sha256=digest.hexdigest(), size=count)
+
+
+def _canonical(item: object) -> str:
+    if isinstance(item, BaseModel):
+        return item.model_dump_json()
+    if dataclasses.is_dataclass(item) and not isinstance(item, type):
+        item = dataclasses.asdict(item)
+    return json.dumps(item, sort_keys=True, ensure_ascii=False, default=_fallback)
+
+
+def _fallback(value: object) -> object:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    to_list = getattr(value, "to_list", None)
+    if callable(to_list):
+        return to_list()
+    return repr(value)
+
+
+NOT_RESULT_CHANGING = frozenset(
+    {"batch_size", "concurrency", "progress", "chunk_batches", "name", "usage", "cache", "retry", "api_key"}
+)
+"""Component attributes that change speed or display, never results: left out of a description."""
+
+
+def describe(component: object, depth: int = 2) -> Setting:
+    """The result-changing settings of a component: its own ``result_settings()`` when it has one, else its type
+    and public plain-valued attributes (numbers, strings, flags, paths; a prompt template as a digest of its
+    text) and those of the objects it holds, ``depth`` levels down."""
+    if isinstance(component, (str, int, float, bool)) or component is None:
+        return component
+    if isinstance(component, Path):
+        return str(component)
+    if isinstance(component, Template):
+        return "sha256:" + hashlib.sha256(component.template.encode("utf-8")).hexdigest()[:16]
+    if isinstance(component, (list, tuple)) and all(isinstance(v, (str, int, float, bool)) for v in component):
+        return list(component)
+    result_settings = getattr(component, "result_settings", None)
+    if callable(result_settings):
+        return {"type": type(component).__name__, **result_settings()}
+    attributes = getattr(component, "__dict__", None)
+    if attributes is None or depth == 0:
+        return type(component).__name__
+    described: dict[str, Any] = {"type": type(component).__name__}
+    name = getattr(component, "name", None)
+    if isinstance(name, str):
+        described["name"] = name
+    for key, value in sorted(attributes.items()):
+        if key.startswith("_") or key in NOT_RESULT_CHANGING or isinstance(value, (dict, set)):
+            continue
+        described[key] = describe(value, depth - 1)
+    return described
+
+
+def differences(recorded: RunManifest, current: RunManifest) -> list[str]:
+    """What differs between a results file's manifest and the present run, one line each."""
+    found = []
+    if recorded.system != current.system:
+        found.append(f"system: the file holds '{recorded.system}' results, this run is '{current.system}'")
+    if recorded.factscope_version != current.factscope_version:
+        found.append(f"factscope version: {recorded.factscope_version} -> {current.factscope_version}")
+    found += _mapping_differences("input", _digests(recorded.inputs), _digests(current.inputs), current.inputs)
+    found += _mapping_differences("setting", recorded.settings, current.settings, {})
+    return found
+
+
+def _digests(inputs: Mapping[str, InputFingerprint]) -> dict[str, str]:
+    return {name: item.sha256 for name, item in inputs.items()}
+
+
+def _mapping_differences(
+    kind: str, old: Mapping[str, object], new: Mapping[str, object], sources: Mapping[str, InputFingerprint]
+) -> list[str]:
+    found = []
+    for name in sorted(set(old) | set(new)):
+        if name not in old:
+            found.append(f"{kind} '{name}': not recorded in the file, now {_shown(new[name], name, sources)}")
+        elif name not in new:
+            found.append(f"{kind} '{name}': recorded as {_shown(old[name], name, {})}, not given now")
+        elif old[name] != new[name]:
+            if kind == "input":
+                found.append(f"input '{name}': {sources[name].source} is not the input the file was made from")
+            else:
+                found.append(f"setting '{name}': {_shown(old[name], name, {})} -> {_shown(new[name], name, {})}")
+    return found
+
+
+def _shown(value: object, name: str, sources: Mapping[str, InputFingerprint]) -> str:
+    if name in sources:
+        return sources[name].source
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+class ResultsMismatch(InputError):
+    """The results file was made by another input, settings or system than the present run."""
+
+
+def prepare_results(output: str | Path, manifest: RunManifest, *, overwrite: bool = False) -> None:
+    """Make ``output`` ready for a run described by ``manifest``, before any work.
+
+    With ``overwrite``, an existing results file and its manifest are removed. Otherwise an existing, non-empty
+    results file must have a manifest equal to ``manifest`` (resume); one without a manifest, or with another,
+    raises ResultsMismatch naming what differs and what to do. The manifest is written for a new file.
+    """
+    output = Path(output)
+    sidecar = manifest_path(output)
+    if output.is_dir():
+        raise InputError("is a folder; name a results file, e.g. -o results.jsonl", path=output)
+    if overwrite:
+        output.unlink(missing_ok=True)
+        sidecar.unlink(missing_ok=True)
+    has_rows = output.exists() and output.stat().st_size > 0
+    if has_rows:
+        recorded = _read_manifest(output, sidecar)
+        found = differences(recorded, manifest)
+        if found:
+            raise ResultsMismatch(
+                "holds results of another run, so resuming into it would mix them: "
+                + "; ".join(found)
+                + ". Rerun with --overwrite to start this file again, or name another output with -o",
+                path=output,
+            )
+        return
+    output.parent.mkdir(parents=True, exist_ok=True)
+    sidecar.write_text(manifest.model_dump_json(indent=2) + "\n", encoding="utf-8")
+
+
+def _read_manifest(output: Path, sidecar: Path) -> RunManifest:
+    if not sidecar.is_file():
+        raise ResultsMismatch(
+            f"exists but has no {sidecar.name}, so it is not a factscope results file (or was made before "
+            "results files recorded their settings); rerun with --overwrite to replace it, or name another output "
+            "with -o",
+            path=output,
+        )
+    try:
+        return RunManifest.model_validate_json(sidecar.read_text(encoding="utf-8"))
+    except (ValidationError, UnicodeDecodeError) as error:
+        raise ResultsMismatch(
+            f"its manifest {sidecar.name} cannot be read ({type(error).__name__}); rerun with --overwrite to start "
+            "again, or name another output with -o",
+            path=output,
+        ) from None

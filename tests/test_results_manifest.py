@@ -1,0 +1,147 @@
+"""A results file records what produced it; a rerun resumes only into a file made by the same input and settings."""
+
+import json
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from factscope.cli import commands
+from factscope.core.errors import InputError
+from factscope.core.manifest import (
+    ResultsMismatch,
+    RunManifest,
+    describe,
+    fingerprint_file,
+    fingerprint_items,
+    manifest_path,
+    prepare_results,
+)
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def _manifest(**settings):
+    return RunManifest(system="check", factscope_version="1", inputs={"records": fingerprint_items([1, 2])},
+                       settings=settings)
+
+
+def test_a_new_file_gets_its_manifest_and_the_same_run_resumes(tmp_path):
+    output = tmp_path / "out" / "r.jsonl"
+    prepare_results(output, _manifest(threshold=0.5))
+    assert RunManifest.model_validate_json(manifest_path(output).read_text()) == _manifest(threshold=0.5)
+    output.write_text('{"id": "a"}\n')
+    prepare_results(output, _manifest(threshold=0.5))
+
+
+def test_a_different_run_is_refused_with_what_differs_and_what_to_do(tmp_path):
+    output = tmp_path / "r.jsonl"
+    prepare_results(output, _manifest(threshold=0.5, model="m"))
+    output.write_text('{"id": "a"}\n')
+    other = _manifest(threshold=0.7, model="m")
+    other.inputs["records"] = fingerprint_items([1, 2, 3], source="more.jsonl")
+    with pytest.raises(ResultsMismatch) as caught:
+        prepare_results(output, other)
+    message = str(caught.value)
+    assert "setting 'threshold': 0.5 -> 0.7" in message and "input 'records': more.jsonl" in message
+    assert "setting 'model'" not in message
+    assert "--overwrite" in message and "-o" in message
+    prepare_results(output, other, overwrite=True)
+    assert not output.exists() and RunManifest.model_validate_json(manifest_path(output).read_text()) == other
+
+
+def test_a_foreign_file_and_a_folder_are_refused(tmp_path):
+    foreign = tmp_path / "notes.jsonl"
+    foreign.write_text("my own notes\n")
+    with pytest.raises(ResultsMismatch, match="not a factscope results file"):
+        prepare_results(foreign, _manifest())
+    assert foreign.read_text() == "my own notes\n"
+    with pytest.raises(InputError, match="is a folder"):
+        prepare_results(tmp_path, _manifest())
+
+
+def test_fingerprints_follow_content_not_names(tmp_path):
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text("same")
+    b.write_text("same")
+    assert fingerprint_file(a).sha256 == fingerprint_file(b).sha256 and fingerprint_file(a).size == 4
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    (folder / "x.txt").write_text("one")
+    before = fingerprint_file(folder).sha256
+    (folder / "x.txt").write_text("two")
+    assert fingerprint_file(folder).sha256 != before
+    assert fingerprint_items([{"b": 1, "a": 2}]).sha256 == fingerprint_items([{"a": 2, "b": 1}]).sha256
+
+
+def test_descriptions_keep_result_settings_and_drop_speed_and_secrets():
+    class Client:
+        def result_settings(self):
+            return {"model": "m", "temperature": 0.0}
+
+    class Component:
+        def __init__(self):
+            self.threshold = 0.4
+            self.batch_size = 64
+            self.api_key = "secret"
+            self.client = Client()
+            self._cache = {}
+
+    assert describe(Component()) == {
+        "type": "Component",
+        "threshold": 0.4,
+        "client": {"type": "Client", "model": "m", "temperature": 0.0},
+    }
+
+
+@pytest.fixture
+def app():
+    application = typer.Typer()
+
+    @application.callback()
+    def main() -> None:
+        """factscope (test app)."""
+
+    for module in commands.MODULES:
+        module.register(application)
+    return application
+
+
+COMMANDS = {
+    "check": (["check", str(EXAMPLES / "check.jsonl"), "--checker", "similarity"], ["--similarity-threshold", "0.5"]),
+    "ground": (
+        ["ground", str(EXAMPLES / "ground" / "original.json"), "--responses",
+         str(EXAMPLES / "ground" / "responses.jsonl"), "--window", "0"],
+        ["--threshold", "0.9"],
+    ),
+    "attribute score": (
+        ["attribute", "score", str(EXAMPLES / "attribute" / "answers.jsonl"), "--checker", "similarity"],
+        ["--hypothesis", "{name} {relation} {value}"],
+    ),
+    "knowledge score": (
+        ["knowledge", "score", str(EXAMPLES / "knowledge" / "records.jsonl"), "--checker", "none",
+         "--relevance-model", "none", "--coherence-model", "none"],
+        ["--weights", "0.4,0.2,0.2,0.2"],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_every_scoring_command_refuses_to_resume_under_other_settings(app, tmp_path, name):
+    base, changed = COMMANDS[name]
+    output = tmp_path / "results.jsonl"
+    runner = CliRunner()
+    first = runner.invoke(app, [*base, "-o", str(output)], catch_exceptions=False)
+    assert first.exit_code == 0, first.output
+    rows = output.read_text(encoding="utf-8")
+    assert rows and manifest_path(output).is_file()
+    again = runner.invoke(app, [*base, "-o", str(output)], catch_exceptions=False)
+    assert again.exit_code == 0 and output.read_text(encoding="utf-8") == rows
+    refused = runner.invoke(app, [*base, *changed, "-o", str(output)])
+    assert isinstance(refused.exception, ResultsMismatch), refused.output
+    assert "setting '" in str(refused.exception) and output.read_text(encoding="utf-8") == rows
+    fresh = runner.invoke(app, [*base, *changed, "-o", str(output), "--overwrite"], catch_exceptions=False)
+    assert fresh.exit_code == 0, fresh.output
+    recorded = json.loads(manifest_path(output).read_text(encoding="utf-8"))
+    assert recorded["factscope_version"] and recorded["inputs"]["records"]["sha256"]
