@@ -45,7 +45,7 @@ def test_a_stage_without_a_total_counts_and_can_learn_its_total(clock, capsys):
         bar.total(10)
     lines = capsys.readouterr().err.splitlines()
     assert lines[0] == "LLM calls: started"
-    assert lines[1] == "LLM calls: 5 in 1:02:05, 0.1/min"
+    assert lines[1] == "LLM calls: 5 in 1:02:05, 1.9/h"  # 2 calls after the first step, in 3,725 s
     assert lines[2] == "LLM calls: 5/10 (50%) done in 1:02:05"
 
 
@@ -54,3 +54,18 @@ def test_a_failed_stage_writes_no_end_line(clock, capsys):
         bar.advance(2)
         raise RuntimeError("model failed")
     assert capsys.readouterr().err.splitlines() == ["scoring: started, 5 to do"]
+
+
+def test_time_left_leaves_out_start_up_and_says_estimating_until_it_can_measure(clock, capsys):
+    with report.progress("checking", 100) as bar:
+        clock.now += 300  # loading a model
+        bar.advance(10)  # a line is due, but one step gives no rate yet
+        clock.now += 5
+        bar.advance(10)  # within the interval: no line
+        clock.now += 30
+        bar.advance(0)  # 10 items in the 35 s since the first step -> 17.1/min, 80 left -> 4:40
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[1:3] == [
+        "checking: 10/100 (10%) in 5:00, time left: estimating",
+        "checking: 20/100 (20%) in 5:35, 17.1/min, about 4:40 left",
+    ]

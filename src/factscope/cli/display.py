@@ -22,7 +22,10 @@ from rich.table import Table
 from factscope.core.run import ProgressEvent
 
 console = Console(stderr=True)
-"""Progress and tables go to stderr, so stdout stays clean for piping."""
+"""Progress, notes and skipped records go to stderr."""
+
+results_console = Console()
+"""Summary tables go to stdout, so that ``> summary.txt`` keeps them."""
 
 
 class _Bar:
@@ -47,26 +50,40 @@ LOG_INTERVAL_SECONDS = 30.0
 
 class _LogBar:
     """Progress written as plain lines, for logs: a start line, a line at most every ``LOG_INTERVAL_SECONDS``
-    with the count, rate and time left, and an end line with the time taken."""
+    with the count, rate and time left, and an end line with the time taken.
+
+    The rate and the time left are measured from the first item done, so that start-up work (loading a model)
+    does not inflate the estimate; until a second step has been seen the time left reads "estimating".
+    """
 
     def __init__(self, description: str, total: int | None) -> None:
         self._description = description
         self._total = total
         self._done = 0
         self._started = self._last = time.monotonic()
+        self._first: tuple[float, int] | None = None
         self._say(f"started, {total:,} to do" if total is not None else "started")
 
     def advance(self, n: int = 1) -> None:
         """Count ``n`` more items; write a line when the interval has passed."""
         self._done += n
         now = time.monotonic()
+        if self._first is None:
+            self._first = (now, self._done)
         if now - self._last >= LOG_INTERVAL_SECONDS:
             self._last = now
-            elapsed = now - self._started
-            line = f"{self._count()} in {_clock(elapsed)}, {_rate(self._done / max(elapsed, 1e-9))}"
-            if self._total and self._done:
-                line += f", about {_clock(elapsed * (self._total - self._done) / self._done)} left"
-            self._say(line)
+            self._say(self._status(now))
+
+    def _status(self, now: float) -> str:
+        line = f"{self._count()} in {_clock(now - self._started)}"
+        first_time, first_done = self._first or (now, self._done)
+        if now <= first_time or self._done <= first_done:
+            return line + (", time left: estimating" if self._total else "")
+        per_second = (self._done - first_done) / (now - first_time)
+        line += f", {_rate(per_second)}"
+        if self._total:
+            line += f", about {_clock((self._total - self._done) / per_second)} left"
+        return line
 
     def total(self, total: int) -> None:
         """Change the stage's total."""
@@ -86,8 +103,12 @@ class _LogBar:
 
 
 def _rate(per_second: float) -> str:
-    """Items a second, or a minute when fewer than one a second."""
-    return f"{per_second:,.1f}/s" if per_second >= 1 else f"{60 * per_second:,.1f}/min"
+    """Items a second, a minute when fewer than one a second, an hour when fewer than one a minute."""
+    if per_second >= 1:
+        return f"{per_second:,.1f}/s"
+    if per_second * 60 >= 1:
+        return f"{60 * per_second:,.1f}/min"
+    return f"{3600 * per_second:,.1f}/h"
 
 
 def _clock(seconds: float) -> str:
@@ -190,8 +211,8 @@ def format_value(value: object) -> str:
 
 
 def print_table(table: Table) -> None:
-    """Print a table to the user's terminal (stderr)."""
-    console.print(table)
+    """Print a summary table to stdout."""
+    results_console.print(table)
 
 
 def print_skipped(problem: object) -> None:

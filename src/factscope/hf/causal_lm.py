@@ -48,7 +48,7 @@ class HFCausalLM:
         except ConfigError as error:
             raise ConfigError(
                 f"{error}; pass --lm with a local causal-LM folder or a cached hub name, "
-                "or --lm-endpoint for an OpenAI-compatible completions endpoint"
+                "or --lm endpoint (with --llm-base-url and --llm-model) for an OpenAI-compatible completions endpoint"
             ) from None
         self.name = f"hf:{name_or_path}"
         self.batch_size = batch_size
