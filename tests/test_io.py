@@ -96,3 +96,18 @@ def test_parse_located_returns_the_model_or_raises_the_located_error():
     assert parse_located(_Sample, {"response": "r"}, path="f.jsonl", line=1).response == "r"
     with pytest.raises(InputError, match=r"^f\.jsonl:4: field 'references\.0': expected a string, got an object$"):
         parse_located(_Sample, {"response": "r", "references": [{}]}, path="f.jsonl", line=4)
+
+
+def test_a_record_nested_too_deeply_is_skipped_with_its_line_and_the_others_are_kept(tmp_path):
+    from factscope.core.io import read_json_records
+
+    deep = "[" * 10_000 + "]" * 10_000
+    lines = tmp_path / "deep.jsonl"
+    lines.write_text('{"id": "1"}\n{"id": "2", "x": ' + deep + '}\n{"id": "3"}\n', encoding="utf-8")
+    listed = tmp_path / "deep.json"
+    listed.write_text('[\n{"id": "1"},\n{"id": "2", "x": ' + deep + '},\n{"id": "3", "s": "a]\\"}"}\n]', encoding="utf-8")
+    for path, bad_line in ((lines, 2), (listed, 3)):
+        read = list(read_json_records(path))
+        assert [item["id"] for _, item in read if isinstance(item, dict)] == ["1", "3"]
+        [(line, error)] = [(line, item) for line, item in read if not isinstance(item, dict)]
+        assert line == bad_line and "nested too deeply" in str(error) and f"{path.name}:{bad_line}" in str(error)

@@ -58,16 +58,75 @@ def read_json_records(path: str | Path) -> Iterator[tuple[int, dict[str, Any] | 
         except json.JSONDecodeError as error:
             yield number, InputError(f"broken JSON ({error.msg} at column {error.colno})", path=path, line=number)
             continue
+        except RecursionError:
+            yield number, InputError(TOO_DEEP, path=path, line=number)
+            continue
         if not isinstance(item, dict):
             yield number, InputError(f"expected a JSON object, got {type(item).__name__}", path=path, line=number)
             continue
         yield number, item
 
 
+TOO_DEEP = "nested too deeply to read (over about a thousand levels of lists or objects); flatten the record"
+
+
+def _deep_document_records(path: Path, text: str) -> Iterator[tuple[int, dict[str, Any] | InputError]]:
+    """Items of a JSON list one of which is nested too deeply to parse whole: the others are still read."""
+    if not text.lstrip().startswith("["):
+        raise InputError(TOO_DEEP, path=path, line=1)
+    decoder = json.JSONDecoder()
+    position = text.index("[") + 1
+    index = 0
+    while True:
+        while position < len(text) and (text[position].isspace() or text[position] == ","):
+            position += 1
+        if position >= len(text) or text[position] == "]":
+            return
+        line = text.count("\n", 0, position) + 1
+        try:
+            item, position = decoder.raw_decode(text, position)
+        except RecursionError:
+            yield line, InputError(TOO_DEEP, path=path, line=line)
+            position = _end_of_value(text, position)
+        except json.JSONDecodeError as error:
+            raise InputError(f"broken JSON ({error.msg} at column {error.colno})", path=path, line=error.lineno) from None
+        else:
+            if isinstance(item, dict):
+                yield line, item
+            else:
+                yield line, InputError(f"item {index} is {json_kind(item)}, expected an object", path=path, line=line)
+        index += 1
+
+
+def _end_of_value(text: str, start: int) -> int:
+    """The position just after the JSON value that starts at ``start``, found by bracket counting (strings
+    skipped), for a value too deep to decode."""
+    depth = 0
+    position = start
+    in_string = False
+    while position < len(text):
+        char = text[position]
+        if in_string:
+            if char == "\\":
+                position += 1
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+        elif char in "]}":
+            depth -= 1
+            if depth == 0:
+                return position + 1
+        position += 1
+    return position
+
+
 def _is_single_json_document(text: str) -> bool:
     try:
         json.loads(text)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         return False
     return True
 
@@ -78,6 +137,9 @@ def _json_document_records(path: Path, text: str) -> Iterator[tuple[int, dict[st
         document = json.loads(text)
     except json.JSONDecodeError as error:
         raise InputError(f"broken JSON ({error.msg} at column {error.colno})", path=path, line=error.lineno) from None
+    except RecursionError:
+        yield from _deep_document_records(path, text)
+        return
     if not isinstance(document, list):
         yield 1, document
         return
