@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
 from factscope import __version__
-from factscope.core.errors import FactscopeError
+from factscope.core.errors import FactscopeError, RecordsFailed
+
+EXIT_BUG = 1
+EXIT_USAGE = 2
+EXIT_RECORDS_FAILED = 3
 
 app = typer.Typer(
     name="factscope",
@@ -19,7 +24,10 @@ app = typer.Typer(
         "ground: grounding precision / recall (Truly Ground). "
         "attribute: knowledge-graph citations (KaLMA). "
         "knowledge: knowledge quality (CONNER). "
-        "Run `factscope COMMAND --help` for each."
+        "Run `factscope COMMAND --help` for each.\n\n"
+        "Exit codes: 0 every record done; 1 an unexpected error (a bug: rerun with --debug and report it); "
+        "2 a usage, input or settings error (the message says what to change); 3 the run finished but some "
+        "records failed (kept in the results file; --allow-failures accepts that)."
     ),
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -33,11 +41,31 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
+@dataclass
+class RootOptions:
+    """Options given before the command, read when the command ends."""
+
+    debug: bool = False
+    allow_failures: bool = False
+
+
+_options = RootOptions()
+
+
 @app.callback()
 def _root(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
+    debug: bool = typer.Option(False, "--debug", help="On an unexpected error, print the full traceback."),
+    allow_failures: bool = typer.Option(
+        False,
+        "--allow-failures",
+        help="Exit 0 when the run finished but some records failed (their failures are kept in the results file); "
+        "without it such a run exits 3.",
+    ),
 ) -> None:
-    """Check what language models write against knowledge."""
+    """Read the options given before the command."""
+    _options.debug = debug
+    _options.allow_failures = allow_failures
 
 
 def _register() -> None:
@@ -49,10 +77,24 @@ def _register() -> None:
 
 
 def main() -> None:
-    """Entry point: run the app, printing factscope's own errors without a traceback (exit code 2)."""
+    """Entry point: run the app; every error ends in one line and a documented exit code, never a traceback
+    (unless --debug)."""
     _register()
+    errors = Console(stderr=True, soft_wrap=True)
     try:
         app()
+    except RecordsFailed as failed:
+        errors.print(f"[bold yellow]warning:[/] {escape(str(failed))}", highlight=False)
+        sys.exit(0 if _options.allow_failures else EXIT_RECORDS_FAILED)
     except FactscopeError as error:
-        Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {escape(str(error))}", highlight=False)
-        sys.exit(2)
+        errors.print(f"[bold red]error:[/] {escape(str(error))}", highlight=False)
+        sys.exit(EXIT_USAGE)
+    except Exception as error:
+        if _options.debug:
+            raise
+        errors.print(
+            f"[bold red]error:[/] unexpected {type(error).__name__}: {escape(str(error))}. This is a bug in "
+            "factscope: rerun with `factscope --debug ...` to see where, and please report it with that output.",
+            highlight=False,
+        )
+        sys.exit(EXIT_BUG)

@@ -36,3 +36,14 @@ class BackendError(FactscopeError):
 
 class ConfigError(FactscopeError):
     """A missing or inconsistent setting; the message names the setting to supply."""
+
+
+class RecordsFailed(FactscopeError):
+    """A run finished, but some records (or claims) failed; the results file keeps each failure with its error."""
+
+    def __init__(self, count: int, what: str, where: str | Path) -> None:
+        self.count = count
+        super().__init__(
+            f"{count} {what} failed; each is kept in {where} with its error (and the raw reply where there was "
+            "one). Pass --allow-failures before the command to accept a partial run."
+        )
