@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -57,3 +58,209 @@ def test_checker_mode_figures(tmp_path):
     # response rates: human a .5 b .5 c 1 ; ours a .5 b .5 c 1 -> perfect correlation
     assert report.pearson[0] == pytest.approx(1.0)
     assert report.unmatched_ids == ["missing"]
+
+
+E, N, C = Label.ENTAILMENT, Label.NEUTRAL, Label.CONTRADICTION
+
+
+class SettingChecker:
+    """Right on Zero Context references (answers the label written at the end of the claim), always
+    Entailment elsewhere; counts the claims it is asked."""
+
+    name = "by-setting"
+
+    def __init__(self):
+        self.asked = 0
+
+    def check(self, tasks):
+        from factscope.core.schema import Verdict
+
+        self.asked += len(tasks)
+        return [
+            Verdict(label=Label.parse(task.claim.split()[-1]) if "zero passage" in task.references[0] else E)
+            for task in tasks
+        ]
+
+
+def _annotation(k, labels):
+    """Model k's response '1': one triplet per label, the label written in its object."""
+    return {"id": "1", "response": f"answer of m{k}", "claude2_response_kg": [
+        {"triplet": [f"m{k}", f"says {i}", label], "human_label": label} for i, label in enumerate(labels)
+    ]}
+
+
+def _seven_models(tmp_path):
+    """Seven models over two settings in RefChecker's layout; both benchmark files use the id '1'."""
+    (tmp_path / "zero_context").mkdir()
+    files = []
+    for k in range(1, 8):
+        zero = tmp_path / "zero_context" / f"nq_m{k}_answers.json"
+        zero.write_text(json.dumps([_annotation(k, ["Entailment"] + ["Neutral"] * (k - 1))]), encoding="utf-8")
+        noisy = tmp_path / f"m{k}_noisy.json"
+        noisy.write_text(json.dumps([_annotation(k, ["Entailment"] + ["Contradiction"] * (k - 1))]), encoding="utf-8")
+        files += [zero, noisy]
+    inputs = [tmp_path / "nq.json", tmp_path / "msmarco.json"]
+    inputs[0].write_text(json.dumps([{"id": "1", "question": "q", "context": "the zero passage"}]), encoding="utf-8")
+    inputs[1].write_text(json.dumps([{"id": "1", "question": "q", "context": ["noisy", "more"]}]), encoding="utf-8")
+    return files, inputs
+
+
+def _load(files, inputs, **options):
+    from factscope.refchecker.agree import load_reference_records
+
+    human = [response for path in files for response in load_human_annotations(path, **options)[0]]
+    records, problems = load_reference_records(inputs)
+    assert not problems
+    return human, records
+
+
+def test_seven_models_over_settings_rank_as_seven_with_figures_per_setting(tmp_path):
+    files, inputs = _seven_models(tmp_path)
+    human, records = _load(files, inputs)
+    assert {(h.model, h.setting) for h in human} == {(f"m{k}", s) for k in range(1, 8) for s in ("zero", "noisy")}
+    report = agree(human, records, checker=SettingChecker(), mode="checker")
+    assert sorted(report.model_rates) == [f"m{k}" for k in range(1, 8)] and report.responses == 14
+    zero, noisy = report.by_setting["zero"], report.by_setting["noisy"]
+    assert list(report.by_setting) == ["zero", "noisy"]
+    # zero: the checker is right on all 28 claims; model k's rate is (k - 1) / k by both
+    assert (zero.claims, zero.accuracy, zero.macro_f1) == (28, 1.0, pytest.approx(2 / 3))
+    assert zero.pearson[0] == pytest.approx(1.0) and zero.model_ranking_spearman == pytest.approx(1.0)
+    assert zero.model_rates["m4"] == (pytest.approx(0.75), pytest.approx(0.75))
+    # noisy: all Entailment, right on 7 of 28; our rates are all 0, so no correlation is defined
+    assert (noisy.claims, noisy.accuracy) == (28, pytest.approx(0.25))
+    assert noisy.pearson is None and noisy.model_ranking_spearman is None
+    assert noisy.confusion == {E: {E: 7, N: 0, C: 0}, N: {E: 0, N: 0, C: 0}, C: {E: 21, N: 0, C: 0}}
+    # all: 35 of 56 right; model k: human (k-1)/k, ours (k-1)/(2k) -> the same ranking
+    assert (report.claims, report.accuracy) == (56, pytest.approx(35 / 56))
+    assert report.confusion[E][E] == 14 and report.confusion[N][N] == 21 and report.confusion[C][E] == 21
+    assert report.model_rates["m4"] == (pytest.approx(0.75), pytest.approx(0.375))
+    assert report.model_ranking_spearman == pytest.approx(1.0)
+    predictions = [p for p in report.predictions if p.model == "m3" and p.setting == "noisy"]
+    assert [(p.id, p.triplet, p.human, p.checker) for p in predictions] == [
+        ("1", ("m3", "says 0", "Entailment"), E, E),
+        ("1", ("m3", "says 1", "Contradiction"), C, E),
+        ("1", ("m3", "says 2", "Contradiction"), C, E),
+    ]
+
+
+def test_model_names_from_a_field_or_given(tmp_path):
+    rows = [{**_annotation(k, ["Entailment", "Neutral"]), "model": f"m{k}", "setting": "Zero"} for k in (1, 2)]
+    mixed = tmp_path / "all_annotations.jsonl"
+    mixed.write_text("\n".join(json.dumps(row) for row in rows) + "\n" + json.dumps(_annotation(3, [])), encoding="utf-8")
+    responses, problems = load_human_annotations(mixed, model_from="field")
+    assert [(r.model, r.setting) for r in responses] == [("m1", "zero"), ("m2", "zero")]
+    assert problems[0].line == 3 and problems[0].field == "model" and "missing" in problems[0].reason
+    given, _ = load_human_annotations(mixed, "gpt4")
+    assert {r.model for r in given} == {"gpt4"} and given[2].setting is None
+
+
+def test_responses_are_written_as_checked_and_a_rerun_resumes(tmp_path):
+    files, inputs = _seven_models(tmp_path)
+    human, records = _load(files, inputs)
+    output, events = tmp_path / "agree.jsonl", []
+    first = agree(human, records, checker=SettingChecker(), output=output, batch_size=4, progress=events.append)
+    assert first.new_responses == 14 and len(output.read_text().splitlines()) == 14
+    stage = [e for e in events if e.stage == "checking annotated claims"]
+    assert stage[0].total == 14 and stage[-1].finished and stage[-1].done == 14
+    lines = output.read_text().splitlines()
+    output.write_text("\n".join(lines[:-2]) + "\n", encoding="utf-8")
+    checker = SettingChecker()
+    second = agree(human, records, checker=checker, output=output)
+    assert (second.new_responses, second.resumed_responses) == (2, 12)
+    assert checker.asked == sum(len(json.loads(line)["triplets"]) for line in lines[-2:])
+    assert second.model_dump(exclude={"new_responses", "resumed_responses", "seconds"}) == first.model_dump(
+        exclude={"new_responses", "resumed_responses", "seconds"}
+    )
+
+
+def test_pipeline_mode_reports_per_setting_and_each_extracted_claim(tmp_path):
+    from factscope.core.schema import Claim, Extraction
+
+    class OneClaim:
+        name = "one"
+
+        def extract(self, texts, questions=None):
+            return [Extraction(claims=[Claim(text=f"{t} Neutral", kind="fact")]) for t in texts]
+
+    files, inputs = _seven_models(tmp_path)
+    human, records = _load(files, inputs)
+    report = agree(human, records, checker=SettingChecker(), extractor=OneClaim(), mode="pipeline")
+    assert report.claims == 0 and report.accuracy is None and set(report.by_setting) == {"zero", "noisy"}
+    assert len(report.predictions) == 14
+    assert {(p.setting, p.checker) for p in report.predictions} == {("zero", N), ("noisy", E)}
+    assert all(p.human is None for p in report.predictions)
+    # ours: 1.0 for every zero response, 0.0 for every noisy one
+    assert report.by_setting["zero"].model_rates["m2"] == (pytest.approx(0.5), 1.0)
+
+
+def test_reference_records_need_no_response_and_missing_references_are_listed(tmp_path):
+    from factscope.refchecker.agree import join_annotations, load_reference_records
+
+    (tmp_path / "gpt4_zero.json").write_text(json.dumps([_annotation(1, ["Entailment"])]), encoding="utf-8")
+    refs = tmp_path / "refs.jsonl"
+    refs.write_text(json.dumps({"id": "1", "question": "q"}) + "\n", encoding="utf-8")
+    records, problems = load_reference_records([refs])
+    assert not problems and records[0].response == "" and records[0].setting is None
+    human, _ = load_human_annotations(tmp_path / "gpt4_zero.json")
+    joined = join_annotations(human, records)
+    assert [p.key for p in joined.pairs] == ["gpt4/zero/1"] and joined.without_references() == ["gpt4/zero/1"]
+    # a response without a setting and two records with its id (in two settings) cannot be told apart
+    files, inputs = _seven_models(tmp_path)
+    _, benchmark = _load(files, inputs)
+    unset = human[0].model_copy(update={"setting": None})
+    assert join_annotations([unset], benchmark).unmatched_ids == ["1"]
+    assert join_annotations([unset], benchmark[:1]).pairs[0].key == "gpt4/zero/1"
+
+
+@pytest.fixture
+def app():
+    import typer
+
+    from factscope.cli import commands
+
+    application = typer.Typer()
+
+    @application.callback()
+    def main() -> None:
+        """factscope (test app)."""
+
+    for module in commands.MODULES:
+        module.register(application)
+    return application
+
+
+def test_cli_reports_settings_confusion_and_claims_and_resumes(app, tmp_path):
+    from typer.testing import CliRunner
+
+    files, inputs = _seven_models(tmp_path)
+    renamed = tmp_path / "seventh_noisy.json"
+    renamed.write_text(files[-1].read_text(), encoding="utf-8")
+    human = [str(f) for f in files[:-1]]
+    output, report = tmp_path / "out.jsonl", tmp_path / "report.json"
+    args = ["agree", *human, "--model", f"m7={renamed}", "-i", str(inputs[0]), "-i", str(inputs[1]),
+            "--checker", "similarity", "-o", str(output), "--report", str(report)]
+    first = CliRunner().invoke(app, args, catch_exceptions=False)
+    assert first.exit_code == 0, first.output
+    figures = json.loads(report.read_text())
+    assert sorted(figures["model_rates"]) == [f"m{k}" for k in range(1, 8)]
+    assert sorted(figures["by_setting"]["noisy"]["model_rates"]) == [f"m{k}" for k in range(1, 8)]
+    assert figures["unmatched_ids"] == [] and figures["responses"] == 14
+    assert sum(sum(row.values()) for row in figures["confusion"].values()) == figures["claims"]
+    assert len(figures["predictions"]) == figures["claims"] + figures["failed_checks"]
+    assert {"model", "setting", "id", "triplet", "human", "checker"} <= set(figures["predictions"][0])
+    again = CliRunner().invoke(app, args, catch_exceptions=False)
+    assert again.exit_code == 0 and re.search(r"0 / 14", again.output)
+    assert len(output.read_text().splitlines()) == 14
+
+
+def test_cli_stops_on_records_without_references(app, tmp_path):
+    from typer.testing import CliRunner
+
+    (tmp_path / "gpt4_zero.json").write_text(json.dumps([_annotation(1, ["Entailment"])]), encoding="utf-8")
+    refs = tmp_path / "refs.jsonl"
+    refs.write_text(json.dumps({"id": "1", "question": "q", "references": []}) + "\n", encoding="utf-8")
+    base = ["agree", str(tmp_path / "gpt4_zero.json"), "-i", str(refs), "--checker", "similarity"]
+    stopped = CliRunner().invoke(app, [*base, "-o", str(tmp_path / "a.jsonl")])
+    assert stopped.exit_code == 2 and "no references (gpt4/zero/1)" in " ".join(stopped.output.split())
+    allowed = CliRunner().invoke(app, [*base, "-o", str(tmp_path / "b.jsonl"), "--allow-missing-references"])
+    assert allowed.exit_code == 0, allowed.output

@@ -6,7 +6,9 @@ exactly one "N. Label" line per claim) is not guessed at: those claims are asked
 
 References: with ``passages="each"`` (default) every passage of a record is checked on its own and the labels
 are merged by RefChecker A.3 (``merge_passage_labels``); with ``passages="together"`` all passages go into one
-prompt as a numbered list and the LLM applies that rule itself, as in the paper's prompt.
+prompt as a numbered list (from 1, a blank line between passages; a single passage as it is) and the LLM applies
+that rule itself, as in the paper's prompt; ``passages="refchecker"`` does the same in the exact text RefChecker's
+evaluation gives its LLM checkers: ``Passage 0: ...`` numbered from 0, one line each, a single passage included.
 
 A task that carries a claim-triplet is shown in the paper's form ("subject", "predicate", "object"); other
 claims are shown as their text.
@@ -33,7 +35,7 @@ from factscope.core.schema import Claim, Label, Verdict
 from factscope.llm.client import ChatReply, LLMClient
 
 CheckMode = Literal["single", "joint"]
-PassageMode = Literal["each", "together"]
+PassageMode = Literal["each", "together", "refchecker"]
 Unit = tuple[int, int]
 """(task index, passage-group index): one claim asked against one reference text."""
 
@@ -114,8 +116,8 @@ class LLMChecker:
     ) -> None:
         if mode not in ("single", "joint"):
             raise ValueError(f"mode must be 'single' or 'joint', got {mode!r}")
-        if passages not in ("each", "together"):
-            raise ValueError(f"passages must be 'each' or 'together', got {passages!r}")
+        if passages not in ("each", "together", "refchecker"):
+            raise ValueError(f"passages must be 'each', 'together' or 'refchecker', got {passages!r}")
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
         self.client = client
@@ -144,6 +146,8 @@ class LLMChecker:
 
     def _passage_groups(self, references: Sequence[str]) -> list[str]:
         """The reference texts the prompts show: one per passage, or all passages numbered in one."""
+        if self.passages == "refchecker":
+            return ["".join(f"Passage {i}: {text}\n" for i, text in enumerate(references))] if references else []
         if self.passages == "each" or len(references) <= 1:
             return list(references)
         return ["\n\n".join(f"Passage {i}: {text}" for i, text in enumerate(references, start=1))]

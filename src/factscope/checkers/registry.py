@@ -2,8 +2,9 @@
 
 Plugins register in the entry-point group ``factscope.checkers`` (see factscope.core.registry); a factory is
 called as ``factory(argument, llm=..., max_tokens=..., batch_size=..., similarity_threshold=..., label_order=...,
-llm_mode=..., **options)``. ``CHECKER_SPECS`` is the registry's help text, made on first access so that plugins
-are listed and imported only when someone asks.
+llm_mode=..., **options)``; the options include ``llm_passages`` (the LLM checker's passage layout).
+``CHECKER_SPECS`` is the registry's help text, made on first access so that plugins are listed and imported only
+when someone asks.
 """
 
 from __future__ import annotations
@@ -48,10 +49,17 @@ def _similarity(argument: str | None, *, similarity_threshold: float = 0.7, **_:
     return SimilarityChecker(BiEncoder(argument), threshold=similarity_threshold)
 
 
-def _llm(argument: None, *, llm: Any, llm_mode: Literal["single", "joint"] = "joint", **_: Any) -> Checker:
+def _llm(
+    argument: None,
+    *,
+    llm: Any,
+    llm_mode: Literal["single", "joint"] = "joint",
+    llm_passages: Literal["each", "together", "refchecker"] = "each",
+    **_: Any,
+) -> Checker:
     from factscope.checkers.llm import LLMChecker
 
-    return LLMChecker(llm, mode=llm_mode)
+    return LLMChecker(llm, mode=llm_mode, passages=llm_passages)
 
 
 CHECKERS: Registry[Checker] = Registry(

@@ -16,7 +16,9 @@ from factscope.core.text import segment_spans
 class SegmentedChecker:
     """Checks claims against references of any length with a (premise, hypothesis) model.
 
-    Each reference is split into segments of at most ``max_tokens`` tokens (RefChecker: 200). Every
+    Each reference is split into segments of at most ``max_tokens`` tokens (RefChecker: 200); with
+    ``max_tokens=0`` each reference is one segment, as RefChecker checks NQ's references (the model's tokenizer
+    then cuts what is over its own maximum input length). Every
     (segment, claim) pair of the whole batch is scored in one deduplicated, length-sorted call. A segment's
     label is the argmax of its probabilities; the segments of a reference, and then the references of a
     record, are merged by RefChecker A.3 (any Entailment wins, else any Contradiction, else Neutral). The
@@ -25,6 +27,8 @@ class SegmentedChecker:
     """
 
     def __init__(self, scorer: PairScorer, *, max_tokens: int = 200, name: str | None = None) -> None:
+        if max_tokens < 0:
+            raise ValueError("max_tokens must be 0 (no segmentation) or a positive number of tokens")
         self.scorer = scorer
         self.max_tokens = max_tokens
         self.name = name or scorer.name
@@ -34,12 +38,16 @@ class SegmentedChecker:
         """The segments of one reference with their character spans in it (cached)."""
         cached = self._segments.get(reference)
         if cached is None:
-            cached = [
-                (reference[span.start : span.end], span)
-                for span in segment_spans(reference, self.scorer.count_tokens, self.max_tokens)
-            ]
+            cached = [(reference[span.start : span.end], span) for span in self._spans(reference)]
             self._segments[reference] = cached
         return cached
+
+    def _spans(self, reference: str) -> list[Span]:
+        if self.max_tokens:
+            return segment_spans(reference, self.scorer.count_tokens, self.max_tokens)
+        if not reference.strip():
+            return []
+        return [Span(start=len(reference) - len(reference.lstrip()), end=len(reference.rstrip()))]
 
     def check(self, tasks: Sequence[CheckTask]) -> list[Verdict]:
         """One verdict per task, all pairs scored together."""
@@ -74,7 +82,7 @@ class SegmentedChecker:
         sentence = best_sentence(task.claim, reference, within=segment_span)
         return Verdict(
             label=label,
-            probs=tuple(float(x) for x in p),
+            probs=(float(p[0]), float(p[1]), float(p[2])),
             evidence=reference[sentence.start : sentence.end] if sentence else None,
             evidence_reference=index,
             evidence_span=sentence,

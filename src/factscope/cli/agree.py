@@ -4,29 +4,48 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.table import Table
 
 from factscope.checkers.registry import CHECKER_SPECS, CHECKERS, make_checker
 from factscope.claims.registry import EXTRACTOR_SPECS, EXTRACTORS, make_extractor
-from factscope.cli.display import print_skipped, print_table, summary_table
+from factscope.cli.checking_options import (
+    AllowMissingReferences,
+    LLMCheckModeOption,
+    LLMPassagesOption,
+    SegmentTokens,
+    refuse_missing_references,
+)
+from factscope.cli.choices import AgreeMode, LLMCheckMode, LLMPassages, ModelSource
+from factscope.cli.display import ProgressDisplay, format_value, print_skipped, print_table, summary_table
 from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
+from factscope.cli.output_options import Overwrite
+from factscope.core.schema import LABELS
 
-HELP = """Measure agreement with human labels.
+if TYPE_CHECKING:
+    from factscope.refchecker.agree import AgreementReport
+
+HELP = """Measure agreement with human labels (RefChecker's human annotations).
 
 HUMAN files are RefChecker human annotations: a JSON list of {id, response, <model>_response_kg: [{triplet,
-human_label}]}, one file per evaluated model (the file name is the model name). --input supplies question and
-references by the same ids (the check input format).
+human_label}]}. A file's model and context setting come from its name (--model-from stem): nq_gpt4_answers.json
+and gpt4_zero.json are both model gpt4 in Zero Context (nq / msmarco / dolly or zero / noisy / accurate at the
+start or the end of the name; a trailing _answers is dropped). --model-from field reads each record's model from
+--model-field; --model NAME=FILE names a file's model outright. --input (repeatable) supplies question and
+references by id: the check input format or RefChecker's benchmark records {id, question, context}; a response
+is optional there. Records without references stop the run (exit code 2) unless --allow-missing-references.
 
---mode checker checks the annotated triplets themselves: claim-level accuracy, macro-F1 and per-class F1 of the
-checker alone. --mode pipeline extracts claims anew; both modes report response-level hallucination rates
-(share of Neutral + Contradiction) against the human rate with Pearson and Spearman, and, with three or more
-models, the Spearman correlation of the model rankings.
+--mode checker checks the annotated triplets themselves: claim-level accuracy, macro-F1, per-class F1 and the
+confusion matrix of the checker alone. --mode pipeline extracts claims anew. Both report response-level
+hallucination rates (share of Neutral + Contradiction) against the human rate with Pearson and Spearman, and,
+with three or more models, the Spearman correlation of the model rankings: over all responses and per setting.
+Results are written to OUTPUT as they are made; rerunning the same command resumes.
 
 Example:
 
-  factscope agree human/gpt4.json human/llama2.json --input refs.jsonl --mode checker --checker nli:MODEL
+  factscope agree human/*/*_answers.json -i data/nq.json -i data/msmarco.json -i data/dolly.json --checker nli:MODEL
 """
 
 
@@ -36,48 +55,171 @@ def register(app: typer.Typer) -> None:
 
 
 def agree_command(
-    human: Annotated[list[Path], typer.Argument(help="human annotation files, one per model", show_default=False)],
-    input: Annotated[Path, typer.Option("--input", "-i", help="records with question and references, by id")],
-    mode: Annotated[str, typer.Option(help="checker (given triplets) or pipeline (extract anew)")] = "checker",
+    human: Annotated[
+        list[Path] | None,
+        typer.Argument(help="human annotation files, one per model (and setting)", show_default=False),
+    ] = None,
+    input: Annotated[
+        list[Path] | None,
+        typer.Option("--input", "-i", help="records with question and references, by id (repeatable; required)"),
+    ] = None,
+    model_from: Annotated[
+        ModelSource, typer.Option(help="where a file's model name comes from: its file name, or --model-field")
+    ] = ModelSource.stem,
+    model_field: Annotated[str, typer.Option(help="the record field that names the model (--model-from field)")] = "model",
+    model: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--model",
+            help="NAME=FILE: the responses of FILE are model NAME (repeatable; FILE need not be listed as HUMAN too)",
+        ),
+    ] = None,
+    mode: Annotated[AgreeMode, typer.Option(help="checker (given triplets) or pipeline (extract anew)")] = AgreeMode.checker,
     checker: Annotated[str, typer.Option(help=CHECKER_SPECS)] = "embedded",
     extractor: Annotated[str, typer.Option(help=EXTRACTOR_SPECS + "; pipeline mode only")] = "rules",
-    report: Annotated[Path | None, typer.Option(help="write the figures as JSON here")] = None,
+    segment_tokens: SegmentTokens = 200,
+    llm_check_mode: LLMCheckModeOption = LLMCheckMode.joint,
+    llm_passages: LLMPassagesOption = LLMPassages.each,
+    allow_missing_references: AllowMissingReferences = False,
+    batch_size: Annotated[int, typer.Option(min=1, help="responses per checking batch")] = 32,
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="results JSONL, one line per response (default: agree-MODE.jsonl here)"),
+    ] = None,
+    overwrite: Overwrite = False,
+    report: Annotated[
+        Path | None, typer.Option(help="write the figures, the confusion matrix and every claim's labels as JSON here")
+    ] = None,
     *,
     endpoint: LLMOptions,
 ) -> None:
-    from factscope.refchecker.agree import agree, load_human_annotations
-    from factscope.refchecker.data import load_check_records
+    from factscope.refchecker.agree import (
+        agree,
+        join_annotations,
+        load_human_annotations,
+        load_reference_records,
+    )
 
+    if not input:
+        raise typer.BadParameter("give the records with the questions and references", param_hint="--input")
+    files = _annotation_files(human or [], model or [])
     annotations = []
-    for path in human:
-        responses, problems = load_human_annotations(path)
+    for path, name in files:
+        responses, problems = load_human_annotations(
+            path, name, model_from=model_from.value, model_field=model_field
+        )
         for problem in problems:
             print_skipped(problem)
         annotations.extend(responses)
-    records, problems = load_check_records(input)
+    records, problems = load_reference_records(input)
     for problem in problems:
         print_skipped(problem)
-    needs_llm = CHECKERS.needs_llm(checker) or (mode == "pipeline" and EXTRACTORS.needs_llm(extractor))
-    llm = endpoint.build() if needs_llm else None
-    result = agree(
-        annotations,
-        records,
-        checker=make_checker(checker, llm=llm),
-        extractor=make_extractor(extractor, llm=llm) if mode == "pipeline" else None,
-        mode=mode,
+    refuse_missing_references(
+        join_annotations(annotations, records).without_references(),
+        allowed=allow_missing_references,
+        remedy="check that --input holds the records these annotations were made on",
     )
-    rows: list[tuple[str, object]] = [("mode", result.mode), ("responses", result.responses)]
+    needs_llm = CHECKERS.needs_llm(checker) or (mode is AgreeMode.pipeline and EXTRACTORS.needs_llm(extractor))
+    llm = endpoint.build() if needs_llm else None
+    output = output or Path(f"agree-{mode.value}.jsonl")
+    with ProgressDisplay() as shown:
+        result = agree(
+            annotations,
+            records,
+            checker=make_checker(
+                checker,
+                llm=llm,
+                max_tokens=segment_tokens,
+                llm_mode=llm_check_mode.value,
+                llm_passages=llm_passages.value,
+            ),
+            extractor=make_extractor(extractor, llm=llm) if mode is AgreeMode.pipeline else None,
+            mode=mode.value,
+            output=output,
+            batch_size=batch_size,
+            progress=shown,
+            overwrite=overwrite,
+        )
+    print_table(_figures_table(result))
+    print_table(_models_table(result))
     if result.mode == "checker":
-        rows += [("claims", result.claims), ("accuracy", result.accuracy), ("macro-F1", result.macro_f1)]
-        rows += [(f"F1 {label.value}", score) for label, score in result.per_class_f1.items()]
-    rows += [
-        ("Pearson (response rate)", result.pearson[0] if result.pearson else None),
-        ("Spearman (response rate)", result.spearman[0] if result.spearman else None),
-        ("Spearman (model ranking)", result.model_ranking_spearman),
+        print_table(_confusion_table(result))
+    rows: list[tuple[str, object]] = [
+        ("mode", result.mode),
+        ("responses (new / resumed)", f"{result.new_responses} / {result.resumed_responses}"),
         ("annotated ids without a record", len(result.unmatched_ids)),
+        ("results", str(output)),
     ]
-    rows += [(f"{model}: human / ours", f"{h:.3f} / {o:.3f}") for model, (h, o) in result.model_rates.items()]
     rows += usage_rows(llm)
-    print_table(summary_table("agreement with human labels", rows))
+    print_table(summary_table("run", rows))
     if report is not None:
         report.write_text(json.dumps(result.model_dump(mode="json"), indent=2), encoding="utf-8")
+
+
+def _annotation_files(human: list[Path], named: list[str]) -> list[tuple[Path, str | None]]:
+    """The annotation files to read, each with the model name ``--model NAME=FILE`` gives it (None: by
+    --model-from)."""
+    names: dict[Path, str] = {}
+    for value in named:
+        name, separator, file = value.partition("=")
+        if not separator or not name.strip() or not file.strip():
+            raise typer.BadParameter(f"{value!r}: expected NAME=FILE", param_hint="--model")
+        names[Path(file.strip())] = name.strip()
+    files = list(dict.fromkeys([*human, *names]))
+    if not files:
+        raise typer.BadParameter("give human annotation files (or --model NAME=FILE)", param_hint="HUMAN")
+    return [(path, names.get(path)) for path in files]
+
+
+def _figures_table(result: AgreementReport) -> Table:
+    """Claim- and response-level figures, over all responses and per context setting."""
+    table = Table(title="agreement with human labels", header_style="bold")
+    table.caption = (
+        "claim figures: the checker on the annotated triplets (checker mode); Pearson / Spearman: response "
+        "hallucination rates; ranking: Spearman of the models' mean rates (3 models or more)"
+    )
+    columns = ("setting", "responses", "claims", "accuracy", "macro-F1", "F1 E", "F1 N", "F1 C", "Pearson", "Spearman")
+    for column in (*columns, "ranking"):
+        table.add_column(column, justify="left" if column == "setting" else "right")
+    for name, figures in [("all", result), *result.by_setting.items()]:
+        table.add_row(
+            name,
+            str(figures.responses),
+            str(figures.claims) if result.mode == "checker" else "n/a",
+            format_value(figures.accuracy),
+            format_value(figures.macro_f1),
+            *(format_value(figures.per_class_f1.get(label)) for label in LABELS),
+            format_value(figures.pearson[0] if figures.pearson else None),
+            format_value(figures.spearman[0] if figures.spearman else None),
+            format_value(figures.model_ranking_spearman),
+        )
+    return table
+
+
+def _models_table(result: AgreementReport) -> Table:
+    """Each model's mean hallucination rate by humans and by factscope, over all responses and per setting."""
+    table = Table(title="mean response hallucination rate per model: human / factscope", header_style="bold")
+    scopes = [("all", result), *result.by_setting.items()]
+    table.add_column("model")
+    for name, _ in scopes:
+        table.add_column(name, justify="right")
+    for model in result.model_rates:
+        cells = []
+        for _, figures in scopes:
+            rates = figures.model_rates.get(model)
+            cells.append(f"{rates[0]:.3f} / {rates[1]:.3f}" if rates else "n/a")
+        table.add_row(model, *cells)
+    return table
+
+
+def _confusion_table(result: AgreementReport) -> Table:
+    """Checked claims by human label (rows) and checker label (columns), over all responses."""
+    table = Table(title="confusion matrix: human label (rows) x checker label (columns)", header_style="bold")
+    table.caption = f"{result.failed_checks} claim(s) whose check failed are left out"
+    table.add_column("human")
+    for label in LABELS:
+        table.add_column(label.value, justify="right")
+    for human in LABELS:
+        row = result.confusion.get(human, {})
+        table.add_row(human.value, *(str(row.get(label, 0)) for label in LABELS))
+    return table

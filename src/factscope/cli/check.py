@@ -4,17 +4,23 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
 from factscope.checkers.registry import CHECKER_SPECS, CHECKERS, make_checker
 from factscope.claims.registry import EXTRACTOR_SPECS, EXTRACTORS, make_extractor
-from factscope.cli.choices import LLMCheckMode, RetrieverName
+from factscope.cli.checking_options import (
+    AllowMissingReferences,
+    LLMCheckModeOption,
+    LLMPassagesOption,
+    SegmentTokens,
+    refuse_missing_references,
+)
+from factscope.cli.choices import LLMCheckMode, LLMPassages, RetrieverName
 from factscope.cli.display import (
     ProgressDisplay,
-    console,
     format_value,
     print_skipped,
     print_table,
@@ -24,11 +30,17 @@ from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
 from factscope.cli.output_options import Overwrite
 from factscope.core.schema import LABELS
 
+if TYPE_CHECKING:
+    from factscope.refchecker.task import CheckRun
+
 HELP = """Extract claims from LLM responses and check each against the references.
 
 Each claim gets Entailment (supported), Neutral (not verifiable from the references) or Contradiction.
 Input: JSON or JSONL records with `response`, `references` (list) or `reference` (text), and optional
-`id`, `question`, `setting` (zero / noisy / accurate); RefChecker's own JSON list works as is.
+`id`, `question`, `setting` (zero / noisy / accurate); RefChecker's own JSON list works as is, and so do its
+benchmark records (`context`: the references) once they carry a `response`.
+Records without references stop the run (exit code 2) unless --corpus retrieves passages for them or
+--allow-missing-references is given: their claims could only be Neutral.
 Results are written to OUTPUT as they are made; rerunning the same command resumes.
 
 Examples:
@@ -51,7 +63,7 @@ def check_command(
     ] = None,
     extractor: Annotated[str, typer.Option(help=EXTRACTOR_SPECS)] = "rules",
     checker: Annotated[str, typer.Option(help=CHECKER_SPECS)] = "embedded",
-    segment_tokens: Annotated[int, typer.Option(min=8, help="split references into segments of this many tokens")] = 200,
+    segment_tokens: SegmentTokens = 200,
     similarity_threshold: Annotated[float, typer.Option(min=-1.0, max=1.0, help="cosine threshold of the similarity checker")] = 0.7,
     corpus: Annotated[
         Path | None, typer.Option(help="JSONL or folder of .txt: passages to retrieve for records without references")
@@ -60,9 +72,9 @@ def check_command(
     top_k: Annotated[int, typer.Option(min=1, help="passages retrieved per record (with --corpus)")] = 5,
     batch_size: Annotated[int, typer.Option(min=1, help="records per extraction / checking batch")] = 32,
     max_reference_chars: Annotated[int, typer.Option(min=1, help="skip records whose references are longer")] = 2_000_000,
-    llm_check_mode: Annotated[
-        LLMCheckMode, typer.Option(help="llm checker: joint (all claims of a record in one call) or single")
-    ] = LLMCheckMode.joint,
+    llm_check_mode: LLMCheckModeOption = LLMCheckMode.joint,
+    llm_passages: LLMPassagesOption = LLMPassages.each,
+    allow_missing_references: AllowMissingReferences = False,
     summary: Annotated[Path | None, typer.Option(help="also write the run's figures as JSON here")] = None,
     overwrite: Overwrite = False,
     *,
@@ -78,14 +90,14 @@ def check_command(
         print_skipped(problem)
     if not records:
         raise typer.Exit(code=2 if problems else 0)
+    if corpus is None:
+        refuse_missing_references(
+            [r.id for r in records if not r.references],
+            allowed=allow_missing_references,
+            remedy="pass --corpus to retrieve passages for them",
+        )
     client = endpoint.build_if(EXTRACTORS.needs_llm(extractor) or CHECKERS.needs_llm(checker))
     found = make_retriever(retriever.value, Corpus.from_path(corpus)) if corpus else None
-    without = sum(1 for r in records if not r.references)
-    if without and found is None:
-        console.print(
-            f"[yellow]note[/] {without} record(s) have no references: their claims can only be Neutral. "
-            "Pass --corpus to retrieve passages for them."
-        )
     output = output or Path(f"{input.stem}.checked.jsonl")
     with ProgressDisplay() as shown:
         run = check(
@@ -97,6 +109,7 @@ def check_command(
                 max_tokens=segment_tokens,
                 similarity_threshold=similarity_threshold,
                 llm_mode=llm_check_mode.value,
+                llm_passages=llm_passages.value,
             ),
             output=output,
             retriever=found,
@@ -125,7 +138,7 @@ def check_command(
         summary.write_text(json.dumps(figures, indent=2), encoding="utf-8")
 
 
-def _rates_table(run: object) -> Table:
+def _rates_table(run: CheckRun) -> Table:
     """Label rates (RefChecker eq. 1), abstain and hallucination rates, overall and per context setting."""
     table = Table(title="hallucination rates (share of claims, averaged over responses)", header_style="bold")
     table.caption = "E / N / C: Entailment, Neutral, Contradiction; halluc.: N + C; abstain: share with no claims"

@@ -20,6 +20,29 @@ class LLMCheckMode(str, Enum):
     single = "single"
 
 
+class LLMPassages(str, Enum):
+    """How the LLM checker is shown a record's passages: one call each, together numbered from 1, or together in
+    the exact text of RefChecker's evaluation (numbered from 0)."""
+
+    each = "each"
+    together = "together"
+    refchecker = "refchecker"
+
+
+class AgreeMode(str, Enum):
+    """What `agree` measures: the checker on the annotated triplets, or extraction and checking together."""
+
+    checker = "checker"
+    pipeline = "pipeline"
+
+
+class ModelSource(str, Enum):
+    """Where `agree` reads an annotation file's model name: its file name, or a field of each record."""
+
+    stem = "stem"
+    field = "field"
+
+
 class EmptyPolicy(str, Enum):
     """What a ratio with an empty denominator counts as: left out of the average, or zero."""
 

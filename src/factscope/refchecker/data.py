@@ -30,37 +30,64 @@ def _setting_words(value: Any) -> Any:
     return None if value is None else str(value).strip().lower()
 
 
+SettingName = Annotated[Setting | None, BeforeValidator(_setting_words)]
+"""A context setting as files write it: 'zero', 'noisy' or 'accurate', in any case, spaces trimmed."""
+
+REFERENCE_FIELDS = ("references", "reference", "context")
+"""The spellings of a record's references, in the order they are read: factscope's list, factscope's single text,
+and the ``context`` of RefChecker's benchmark records (a list of passages or one text)."""
+
+
 class CheckInput(BaseModel):
     """One record of a check input file as written: ours (``references`` or ``reference``, one text or a list)
-    or RefChecker's own; other fields are kept as the record's metadata."""
+    or RefChecker's own (``reference``, or ``context`` in its benchmark records); other fields are kept as the
+    record's metadata. ``response`` is checked by ``parse_record``, since reference-only files may leave it out."""
 
     model_config = ConfigDict(strict=True, extra="allow")
 
     id: Identifier | None = None
     question: str | None = None
-    response: str
+    response: str | None = None
     references: Passages | None = None
     reference: Passages | None = None
-    setting: Annotated[Setting | None, BeforeValidator(_setting_words)] = None
+    context: Passages | None = None
+    setting: SettingName = None
 
     @model_validator(mode="before")
     @classmethod
-    def _references_win(cls, data: Any) -> Any:
-        """With both spellings given, ``references`` is read and ``reference`` left alone."""
-        if type(data) is dict and "references" in data and "reference" in data:
-            return {key: value for key, value in data.items() if key != "reference"}
-        return data
+    def _first_spelling_wins(cls, data: Any) -> Any:
+        """With several spellings of the references given, the first of REFERENCE_FIELDS is read and the others
+        left alone."""
+        if type(data) is not dict:
+            return data
+        given = [name for name in REFERENCE_FIELDS if name in data]
+        return {key: value for key, value in data.items() if key not in given[1:]}
 
     def passages(self) -> list[str]:
         """The reference passages, blank ones dropped."""
-        return self.references or self.reference or []
+        return self.references or self.reference or self.context or []
 
 
 def parse_record(
-    item: dict[str, Any], *, path: str | Path, line: int, max_reference_chars: int = MAX_REFERENCE_CHARS
+    item: dict[str, Any],
+    *,
+    path: str | Path,
+    line: int,
+    max_reference_chars: int = MAX_REFERENCE_CHARS,
+    require_response: bool = True,
 ) -> Record:
-    """One check record from a JSON object: ours (``references`` or ``reference``) or RefChecker's own."""
+    """One check record from a JSON object: ours (``references`` or ``reference``) or RefChecker's own
+    (``reference``, or a benchmark record's ``context``). Without ``require_response`` a record may leave out
+    its response (it is then empty): the reference files of ``factscope agree`` need none."""
     given = parse_located(CheckInput, item, path=path, line=line)
+    if given.response is None and require_response:
+        hint = (
+            "; RefChecker's benchmark records hold no response (its responses are in the *_answers.json files): "
+            "add a 'response' field, or give these records to `factscope agree --input`"
+            if "context" in item
+            else ""
+        )
+        raise InputError("missing" + hint, path=path, line=line, field="response")
     references = given.passages()
     size = sum(len(r) for r in references)
     if size > max_reference_chars:
@@ -69,12 +96,13 @@ def parse_record(
             "raise it with --max-reference-chars or pass the relevant passages only",
             path=path,
             line=line,
-            field="references",
+            field=next(name for name in REFERENCE_FIELDS if name in item),
         )
+    response = given.response or ""
     return Record(
-        id=given.id if given.id is not None else stable_id(given.question, given.response, references),
+        id=given.id if given.id is not None else stable_id(given.question, response, references),
         question=given.question,
-        response=given.response,
+        response=response,
         references=references,
         setting=given.setting,
         metadata=dict(given.model_extra or {}),
@@ -82,11 +110,12 @@ def parse_record(
 
 
 def load_check_records(
-    path: str | Path, *, max_reference_chars: int = MAX_REFERENCE_CHARS
+    path: str | Path, *, max_reference_chars: int = MAX_REFERENCE_CHARS, require_response: bool = True
 ) -> tuple[list[Record], list[InputError]]:
     """All valid records of a JSON / JSONL file and the errors of the bad ones (reported, not fatal).
 
-    Records without an id get a content hash; a repeated id gets a '#2', '#3' suffix.
+    Records without an id get a content hash; a repeated id gets a '#2', '#3' suffix. ``require_response``
+    as in ``parse_record``.
     """
     records: list[Record] = []
     problems: list[InputError] = []
@@ -96,7 +125,9 @@ def load_check_records(
             problems.append(item)
             continue
         try:
-            record = parse_record(item, path=path, line=line, max_reference_chars=max_reference_chars)
+            record = parse_record(
+                item, path=path, line=line, max_reference_chars=max_reference_chars, require_response=require_response
+            )
         except InputError as error:
             problems.append(error)
             continue

@@ -1,0 +1,75 @@
+"""Options of the commands that check claims against references (`check`, `agree`), and their rule for records
+without references."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from factscope.cli.choices import LLMCheckMode, LLMPassages
+from factscope.cli.display import console
+
+SHOWN_KEYS = 5
+"""How many ids of records without references a message names."""
+
+
+def _segment_budget(value: int) -> int:
+    if 0 < value < 8:
+        raise typer.BadParameter("give 0 (each reference whole) or at least 8 tokens")
+    return value
+
+
+SegmentTokens = Annotated[
+    int,
+    typer.Option(
+        min=0,
+        callback=_segment_budget,
+        help="model checkers cut each reference into segments of at most this many tokens; 0 checks each "
+        "reference whole, as RefChecker does for NQ (Zero Context) and for its LLM checkers",
+    ),
+]
+
+LLMCheckModeOption = Annotated[
+    LLMCheckMode, typer.Option(help="llm checker: joint (all claims of a record in one call) or single")
+]
+
+LLMPassagesOption = Annotated[
+    LLMPassages,
+    typer.Option(
+        help="llm checker, records with several passages: each (one call per passage, labels merged), together "
+        "(one call, passages numbered from 1) or refchecker (one call, RefChecker's exact text: 'Passage 0: ...' "
+        "one line each, a single passage included)"
+    ),
+]
+
+AllowMissingReferences = Annotated[
+    bool,
+    typer.Option(
+        "--allow-missing-references",
+        help="go on when some records have no references (their claims can only be Neutral); without it such a "
+        "run stops with exit code 2",
+    ),
+]
+
+
+def refuse_missing_references(keys: Sequence[str], *, allowed: bool, remedy: str) -> None:
+    """Warn loudly about records without references, whose claims can only be Neutral; stop with exit code 2
+    unless ``allowed``. ``remedy`` says what the user can do besides giving references."""
+    if not keys:
+        return
+    shown = ", ".join(keys[:SHOWN_KEYS]) + (f" and {len(keys) - SHOWN_KEYS} more" if len(keys) > SHOWN_KEYS else "")
+    problem = (
+        f"{len(keys)} record(s) have no references ({escape(shown)}): nothing can verify their claims, so every "
+        "one of them would be Neutral and the figures would measure the missing references, not the responses."
+    )
+    if allowed:
+        console.print(f"[bold yellow]warning[/] {problem} Going on (--allow-missing-references).")
+        return
+    console.print(
+        f"[bold red]error[/] {problem} Give them references, {remedy}, or pass --allow-missing-references to "
+        "go on anyway."
+    )
+    raise typer.Exit(code=2)
