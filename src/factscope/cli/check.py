@@ -28,6 +28,7 @@ from factscope.cli.display import (
 )
 from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
 from factscope.cli.output_options import Overwrite
+from factscope.core.errors import RecordsFailed
 from factscope.core.schema import LABELS
 
 if TYPE_CHECKING:
@@ -136,6 +137,13 @@ def check_command(
         figures = run.model_dump(mode="json", exclude={"results"})
         figures["skipped"] = [str(p) for p in problems]
         summary.write_text(json.dumps(figures, indent=2), encoding="utf-8")
+    if run.extraction_failures or run.check_failures:
+        raise RecordsFailed(
+            run.extraction_failures + run.check_failures,
+            f"of the file's extractions and claim checks ({run.extraction_failures} extractions, "
+            f"{run.check_failures} claims)",
+            output,
+        )
 
 
 def _rates_table(run: CheckRun) -> Table:
