@@ -26,7 +26,7 @@ from factscope.core.errors import InputError
 from factscope.core.fields import Identifier
 from factscope.core.io import parse_located, read_json_records
 from factscope.core.run import ProgressCallback, report_progress, run_batches, run_manifest
-from factscope.core.schema import LABELS, Label, Record, Setting, Verdict
+from factscope.core.schema import LABELS, Claim, Label, Record, Setting, Verdict
 from factscope.metrics import agreement
 from factscope.metrics.hallucination import summarize_response
 from factscope.refchecker.data import MAX_REFERENCE_CHARS, SettingName, load_check_records
@@ -372,7 +372,7 @@ def _check_given_triplets(
                 model=row.model,
                 setting=row.setting,
                 id=row.response_id,
-                claim=" ".join(t.triplet),
+                claim=_claim_text(t.triplet),
                 triplet=t.triplet,
                 human=t.human,
                 checker=t.verdict.label,
@@ -386,7 +386,7 @@ def _check_given_triplets(
 def _check_batch(batch: Sequence[AnnotatedRecord], checker: Checker) -> list[AgreementRow]:
     tasks = [
         CheckTask(
-            claim=" ".join(part.strip() for part in t.triplet if part.strip()),
+            claim=_claim_text(t.triplet),
             references=tuple(pair.record.references),
             question=pair.record.question,
             triplet=t.triplet,
@@ -406,6 +406,11 @@ def _check_batch(batch: Sequence[AnnotatedRecord], checker: Checker) -> list[Agr
         )
         for pair in batch
     ]
+
+
+def _claim_text(triplet: tuple[str, str, str]) -> str:
+    """A triplet as the plain text model checkers score: 'subject predicate object'."""
+    return Claim(text=" ".join(triplet), kind="triplet", triplet=triplet).render()
 
 
 def _run_pipeline(
