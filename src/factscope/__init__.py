@@ -18,8 +18,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from factscope.conner.data import KnowledgeRecord
     from factscope.conner.task import KnowledgeRun
     from factscope.core.run import ProgressCallback
+    from factscope.grounding.data import GroundExample
     from factscope.grounding.task import GroundRun
     from factscope.kalma.task import AttributionRun
     from factscope.refchecker.task import CheckRun
@@ -71,7 +73,7 @@ def check(
 
 
 def ground(
-    dataset: str | Path | Iterable[Any],
+    dataset: str | Path | Iterable[GroundExample],
     *,
     responses: str | Path | None = None,
     metadata: str | Path | None = None,
@@ -145,7 +147,7 @@ def attribute(
 
 
 def knowledge(
-    records: str | Path | Iterable[Any],
+    records: str | Path | Iterable[KnowledgeRecord],
     *,
     evaluator: Any = None,
     output: str | Path | None = None,

@@ -143,13 +143,13 @@ class EmbeddedScorer:
                 CrossEncoderModel.from_pretrained(directory / folder, max_length=max_length)
                 for folder in manifest.get("members", ["encoder"])
             ]
-            model = CrossEncoderEnsemble(members)
-            return cls(directory, manifest, model, model.tokenizer)
+            ensemble = CrossEncoderEnsemble(members)
+            return cls(directory, manifest, ensemble, ensemble.tokenizer)
         if method == "repc":
             from factscope.checkers.repc import RepCModel
 
-            model = RepCModel.load(directory, manifest)
-            return cls(directory, manifest, model, model.featurizer.tokenizer)
+            repc = RepCModel.load(directory, manifest)
+            return cls(directory, manifest, repc, repc.featurizer.tokenizer)
         raise ConfigError(f"{manifest_path}: unknown method {method!r}; expected 'repc' or 'finetune'")
 
     def model_probs(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:

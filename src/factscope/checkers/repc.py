@@ -96,7 +96,7 @@ class RepCFeaturizer:
 
     def _encode(
         self,
-        inputs: list[tuple[str, ...]],
+        inputs: Sequence[tuple[str, ...]],
         layers: list[int],
         on_batch: Callable[[int], None] | None,
         normalise: bool,
@@ -153,7 +153,9 @@ class ShallowHead:
 
     def save(self, path: Path) -> None:
         """Write the head to an .npz file."""
-        np.savez_compressed(path, kind=np.array(self.kind), **self.arrays)
+        # numpy >= 2.1's stubs add an ``allow_pickle: bool`` keyword that mypy thinks ``**self.arrays`` could
+        # fill; passing it explicitly is no way out, as numpy < 2.1 would save it as an array named allow_pickle.
+        np.savez_compressed(path, kind=np.array(self.kind), **self.arrays)  # type: ignore[arg-type]
 
     @classmethod
     def load(cls, path: Path) -> ShallowHead:

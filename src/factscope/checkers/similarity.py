@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from factscope.checkers.base import CheckTask
-from factscope.core.schema import Label, Verdict
+from factscope.core.schema import Label, Span, Verdict
 from factscope.core.text import sentence_spans
 from factscope.hf.encoders import BiEncoder
 
@@ -24,7 +24,7 @@ class SimilarityChecker:
 
     def check(self, tasks: Sequence[CheckTask]) -> list[Verdict]:
         """One verdict per task."""
-        sentences: list[list[tuple[int, str, object]]] = []
+        sentences: list[list[tuple[int, str, Span]]] = []
         texts: list[str] = []
         for task in tasks:
             entries = []

@@ -13,6 +13,7 @@ from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
+    TaskID,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
@@ -31,7 +32,7 @@ results_console = Console()
 class _Bar:
     """A handle on one progress task."""
 
-    def __init__(self, progress: Progress, task: int) -> None:
+    def __init__(self, progress: Progress, task: TaskID) -> None:
         self._progress = progress
         self._task = task
 
@@ -129,9 +130,9 @@ def progress(description: str, total: int | None) -> Iterator[_Bar | _LogBar]:
     Bars opened while another is showing join it as extra lines, so tasks and stages can nest.
     """
     if not console.is_terminal:
-        bar = _LogBar(description, total)
-        yield bar
-        bar.finish()
+        lines = _LogBar(description, total)
+        yield lines
+        lines.finish()
         return
     if _active:
         outer = _active[-1]
@@ -170,7 +171,7 @@ class ProgressDisplay:
         if event.stage not in self._open:
             if event.finished:
                 return
-            manager = progress(event.stage, event.total)
+            manager: AbstractContextManager[_Bar | _LogBar] = progress(event.stage, event.total)
             self._open[event.stage] = (manager, manager.__enter__(), 0)
         manager, bar, shown = self._open[event.stage]
         if event.total is not None:

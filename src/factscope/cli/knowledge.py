@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -20,6 +20,9 @@ from factscope.cli.display import (
 from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
 from factscope.cli.output_options import Overwrite
 from factscope.core.errors import ConfigError, InputError
+
+if TYPE_CHECKING:
+    from factscope.conner.generation import GenerationMode
 
 HELP = """Evaluate knowledge for a query on CONNER's six dimensions, and use the scores to pick better knowledge.
 
@@ -258,14 +261,13 @@ def generate_command(
 ) -> None:
     from factscope.conner.generation import GenerationSettings
 
-    if mode not in ("zero", "few"):
-        raise ConfigError(f"--mode must be zero or few, not {mode!r}")
+    generation_mode = _generation_mode(mode)
     llm = endpoint.build()
     options = _scoring_options(corpus, retriever, evidence_k, checker, relevance_model, coherence_model, lm, weights, seed)
     _generate(
-        input, output, llm, GenerationSettings(mode=mode, seed=seed), train=train, shots=shots, select_from=select_from,
-        evaluator_options=options if select_from else None, select=False, answer=answer, batch_size=batch_size,
-        overwrite=overwrite,
+        input, output, llm, GenerationSettings(mode=generation_mode, seed=seed), train=train, shots=shots,
+        select_from=select_from, evaluator_options=options if select_from else None, select=False, answer=answer,
+        batch_size=batch_size, overwrite=overwrite,
     )
 
 
@@ -295,17 +297,27 @@ def select_command(
 ) -> None:
     from factscope.conner.generation import GenerationSettings
 
-    if mode not in ("zero", "few"):
-        raise ConfigError(f"--mode must be zero or few, not {mode!r}")
+    generation_mode = _generation_mode(mode)
     if candidates < 2:
         raise ConfigError("--candidates must be at least 2 to select among them")
     llm = endpoint.build()
-    settings = GenerationSettings(mode=mode, candidates=candidates, top_p=top_p, temperature=temperature, seed=seed)
+    settings = GenerationSettings(
+        mode=generation_mode, candidates=candidates, top_p=top_p, temperature=temperature, seed=seed
+    )
     options = _scoring_options(corpus, retriever, evidence_k, checker, relevance_model, coherence_model, lm, weights, seed)
     _generate(
         input, output, llm, settings, train=train, shots=shots, select_from=None, evaluator_options=options,
         select=True, answer=answer, batch_size=batch_size, overwrite=overwrite,
     )
+
+
+def _generation_mode(mode: str) -> GenerationMode:
+    """The --mode option as the generation settings take it; a ConfigError unless it is zero or few."""
+    if mode == "zero":
+        return "zero"
+    if mode == "few":
+        return "few"
+    raise ConfigError(f"--mode must be zero or few, not {mode!r}")
 
 
 def _scoring_options(

@@ -82,9 +82,11 @@ def agreement(scores: dict[str, dict[str, Any]], ratings: dict[str, dict[str, fl
     for dimension, metrics in HUMAN_DIMENSIONS.items():
         for metric in metrics:
             pairs = [
-                (rating[dimension], metric_value(scores[key], metric))
+                (rating[dimension], value)
                 for key, rating in ratings.items()
-                if dimension in rating and key in scores and metric_value(scores[key], metric) is not None
+                if dimension in rating
+                and key in scores
+                and (value := metric_value(scores[key], metric)) is not None
             ]
             if not pairs:
                 continue

@@ -25,6 +25,9 @@ if TYPE_CHECKING:
     from factscope.conner.task import KnowledgeEvaluator, KnowledgeScores
     from factscope.llm.client import LLMClient
 
+GenerationMode = Literal["zero", "few"]
+"""Zero-shot knowledge (the Table 11 prompt) or few-shot (Table 12 examples)."""
+
 
 class Candidate(BaseModel):
     """One generated text; a failed call keeps its error and raw reply and has no text."""
@@ -57,7 +60,7 @@ class GeneratedKnowledge(BaseModel):
 class GenerationSettings:
     """Sampling of knowledge candidates (the paper: top-p 0.9, r = 5) and answer length."""
 
-    mode: Literal["zero", "few"] = "zero"
+    mode: GenerationMode = "zero"
     candidates: int = 1
     """r: candidates per query; 1 decodes greedily (temperature 0), more sample with top_p."""
     top_p: float = 0.9

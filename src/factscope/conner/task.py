@@ -14,7 +14,7 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from pydantic import BaseModel, Field
@@ -33,17 +33,11 @@ if TYPE_CHECKING:
     from factscope.conner.coherence import ParagraphCoherence
     from factscope.conner.relevance import RelevanceModel
     from factscope.hf.causal_lm import TokenLogProbs
-    from factscope.retrieve.corpus import Hit
+    from factscope.retrieve.corpus import Retriever
 
 METRICS = (
     "factuality", "relevance", "coherence_sentence", "coherence_paragraph", "informativeness", "helpfulness", "validity",
 )
-
-
-class Retriever(Protocol):
-    """Anything with the corpus retrievers' ``search_many(queries, k)``."""
-
-    def search_many(self, queries: Sequence[str], k: int = 5) -> list[list[Hit]]: ...
 
 
 class SentenceEvidence(BaseModel):
@@ -165,7 +159,8 @@ class KnowledgeEvaluator:
                 if kept:
                     best = conner.best_evidence(matrix)
                     detail.evidence, detail.doc_id = kept[best].text, kept[best].doc_id
-                detail.probs = tuple(float(v) for v in conner.sentence_factuality(matrix))
+                entailment, neutral, contradiction = (float(v) for v in conner.sentence_factuality(matrix))
+                detail.probs = (entailment, neutral, contradiction)
                 per_sentence.append(matrix)
                 result.sentences.append(detail)
             if len(per_sentence) < len(group):
@@ -259,12 +254,16 @@ class KnowledgeEvaluator:
         plans: list[tuple[KnowledgeScores, list[int], bool]] = []
         open_ended = [(record, result) for record, result in zip(records, results) if record.task == "dialogue"]
         answers = [record.answer or "" for record, _ in open_ended]
-        can_retrieve = self.retriever is not None and self.checker is not None
-        hits = iter(self.retriever.search_many(answers, self.settings.evidence_k) if can_retrieve and answers else [])
+        evidence_retriever = self.retriever if self.checker is not None else None
+        hits = iter(
+            evidence_retriever.search_many(answers, self.settings.evidence_k)
+            if evidence_retriever is not None and answers
+            else []
+        )
         for record, result in zip(records, results):
             if not record.answer:
                 result.not_computed["validity"] = "the record has no 'answer'"
-                if record.task == "dialogue" and can_retrieve:
+                if record.task == "dialogue" and evidence_retriever is not None:
                     next(hits)
                 continue
             if self.checker is None:
@@ -301,7 +300,7 @@ class KnowledgeEvaluator:
         if missing:
             result.not_computed["q_know"] = f"needs {', '.join(missing)}"
             return
-        result.q_know = conner.q_know([float(v) for v in parts], self.settings.weights)
+        result.q_know = conner.q_know([float(v) for v in parts if v is not None], self.settings.weights)
 
 
 def _probs(verdict: Verdict) -> np.ndarray | None:

@@ -13,19 +13,13 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Literal, Protocol
+from typing import Literal
 
 from factscope.grounding.data import GroundExample, context_title
-from factscope.retrieve.corpus import Hit
+from factscope.retrieve.corpus import Hit, Retriever
 
 GoldPosition = Literal["beginning", "end", "middle", "random"]
 GOLD_POSITIONS: tuple[str, ...] = ("beginning", "end", "middle", "random")
-
-
-class Retriever(Protocol):
-    """Anything with the corpus retrievers' batched search."""
-
-    def search_many(self, queries: Sequence[str], k: int = 5) -> list[list[Hit]]: ...
 
 
 def word_count(text: str) -> int:

@@ -30,6 +30,7 @@ from factscope.core.text import split_sentences
 
 if TYPE_CHECKING:
     from factscope.checkers.base import Checker
+    from factscope.hf.encoders import TextEncoder
     from factscope.llm.client import LLMClient
 
 CROSS_ENCODER_MODEL = "cross-encoder/ms-marco-MiniLM-L-12-v2"
@@ -146,7 +147,7 @@ class BiEncoderPresence(WindowedPresence):
         window: int | None = 3,
         stride: int = 1,
         min_window: int | None = None,
-        encoder: object | None = None,
+        encoder: TextEncoder | None = None,
     ) -> None:
         super().__init__(window, stride, min_window)
         from factscope.hf.encoders import BiEncoder
@@ -215,8 +216,8 @@ class NLIPresence(WindowedPresence):
         for verdict in verdicts:
             if verdict.failed or verdict.label is None and verdict.probs is None:
                 scores.append(math.nan)
-            elif verdict.probs is not None:
-                scores.append(float(verdict.prob(Label.ENTAILMENT)))
+            elif (entailment := verdict.prob(Label.ENTAILMENT)) is not None:
+                scores.append(float(entailment))
             else:
                 scores.append(1.0 if verdict.label == Label.ENTAILMENT else 0.0)
         return np.array(scores, dtype=np.float64)

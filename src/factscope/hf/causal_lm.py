@@ -55,7 +55,7 @@ class HFCausalLM:
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         self.model.to(self.device).eval()
         config = self.model.config
-        self.max_length = int(getattr(config, "n_positions", None) or getattr(config, "max_position_embeddings", 1024))
+        self.max_length = int(getattr(config, "n_positions", 0) or getattr(config, "max_position_embeddings", 1024))
         bos = self.tokenizer.bos_token_id
         self.start_id = bos if bos is not None else self.tokenizer.eos_token_id
         pad = self.tokenizer.pad_token_id

@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol
 
 import numpy as np
 
 from factscope.hf.embedded import minilm_path
 from factscope.hf.loading import load_pretrained
 from factscope.hf.sorted_batches import classifier_logits
+
+
+class TextEncoder(Protocol):
+    """Embeds texts as rows of a matrix whose dot products are their similarities (``BiEncoder`` is one)."""
+
+    name: str
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray: ...
 
 
 class BiEncoder:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,7 @@ def entity_from_dict(data: Any, *, path: str | Path | None = None, line: int | N
     entity.name = names[0] if names else ""
     entity.aliases = [a for key in ALIAS_KEYS for a in _values(data.get(key))]
     properties = data.get("properties")
+    items: Iterable[tuple[Any, Any]]
     if isinstance(properties, dict):
         items = properties.items()
     else:

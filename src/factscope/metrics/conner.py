@@ -9,11 +9,14 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeAlias
 
 import numpy as np
 
 Aggregation = Literal["min", "mean", "max"]
+
+Values: TypeAlias = Sequence[float] | np.ndarray
+"""A vector of numbers: a list, or a 1-d array as the models give it."""
 
 INTRINSIC_DIMENSIONS: tuple[str, str, str, str] = ("factuality", "relevance", "coherence_paragraph", "informativeness")
 """The order of S_intr in eq. 9: factuality, relevance, paragraph coherence, informativeness."""
@@ -78,26 +81,26 @@ def factuality(
     return FactualityScore(float(chosen[0]), float(chosen[1]), float(chosen[2]))
 
 
-def perplexity(token_logprobs: Sequence[float]) -> float:
+def perplexity(token_logprobs: Values) -> float:
     """PPL = exp(-mean_t ln P(w_t | w_<t)) of one text's scored tokens."""
     values = _nonempty(token_logprobs, "perplexity")
     return math.exp(-float(np.mean(values)))
 
 
-def sentence_coherence(sentence_token_logprobs: Sequence[Sequence[float]]) -> float:
+def sentence_coherence(sentence_token_logprobs: Sequence[Values]) -> float:
     """S_coh_sent of eq. 3: the mean over the m sentences of 1 / PPL(s_i)."""
     if not sentence_token_logprobs:
         raise ValueError("sentence coherence needs at least one sentence")
     return float(np.mean([1.0 / perplexity(values) for values in sentence_token_logprobs]))
 
 
-def informativeness(knowledge_token_logprobs: Sequence[float]) -> float:
+def informativeness(knowledge_token_logprobs: Values) -> float:
     """S_info of eq. 5: 1 - exp(mean_t ln P(k_t | k_<t, q)) over the M knowledge tokens."""
     values = _nonempty(knowledge_token_logprobs, "informativeness")
     return 1.0 - math.exp(float(np.mean(values)))
 
 
-def answer_loss(answer_token_logprobs: Sequence[float]) -> float:
+def answer_loss(answer_token_logprobs: Values) -> float:
     """L(q, k, a) of eq. 6: the cross-entropy of the answer tokens, -mean_t ln P(a_t | a_<t, q, k)."""
     values = _nonempty(answer_token_logprobs, "answer loss")
     return -float(np.mean(values))
@@ -116,7 +119,7 @@ def helpfulness(loss: float, baseline_losses: Sequence[float]) -> float:
     return max(0.0, 1.0 - loss / baseline)
 
 
-def span_validity(probs: Sequence[float]) -> float:
+def span_validity(probs: Values) -> float:
     """S_val of eq. 7: the entailment probability of NLI(premise (q, a*), hypothesis (q, a))."""
     return float(np.asarray(probs, dtype=float)[0])
 
@@ -142,7 +145,7 @@ def _as_matrix(probs: np.ndarray | Sequence[Sequence[float]]) -> np.ndarray:
     return matrix
 
 
-def _nonempty(values: Sequence[float], what: str) -> np.ndarray:
+def _nonempty(values: Values, what: str) -> np.ndarray:
     array = np.asarray(values, dtype=float)
     if array.size == 0:
         raise ValueError(f"{what} needs at least one scored token")

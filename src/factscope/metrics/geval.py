@@ -63,8 +63,8 @@ def aspect_scores(rows: Sequence[Mapping[str, Mapping[str, object]]],
     out = []
     for aspect in aspects:
         cells = [row[aspect] for row in rows if aspect in row]
-        scores = [c["score"] for c in cells if isinstance(c.get("score"), int)]
-        weighted = [c["weighted"] for c in cells if isinstance(c.get("weighted"), (int, float))]
+        scores = [score for c in cells if isinstance(score := c.get("score"), int)]
+        weighted = [value for c in cells if isinstance(value := c.get("weighted"), (int, float))]
         out.append(AspectScore(
             aspect,
             sum(scores) / len(scores) if scores else None,

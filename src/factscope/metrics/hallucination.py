@@ -87,13 +87,13 @@ def dataset_rates(summaries: Sequence[ResponseSummary]) -> DatasetRates:
     abstentions); the rates say so through ``answered``.
     """
     n = len(summaries)
-    answered = [s for s in summaries if s.ratios is not None]
+    answered = [s.ratios for s in summaries if s.ratios is not None]
     abstained = sum(1 for s in summaries if s.abstain)
     if not answered:
         rates = None
         hallucination = None
     else:
-        rates = {label: sum(s.ratios[label] for s in answered) / len(answered) for label in LABELS}
+        rates = {label: sum(ratios[label] for ratios in answered) / len(answered) for label in LABELS}
         hallucination = rates[Label.NEUTRAL] + rates[Label.CONTRADICTION]
     return DatasetRates(
         responses=n,

@@ -6,13 +6,16 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from factscope.core.errors import InputError
 from factscope.core.io import read_json_records, read_text
 from factscope.core.registry import Entry, Registry
+
+if TYPE_CHECKING:
+    from factscope.hf.encoders import TextEncoder
 
 _TOKEN = re.compile(r"\w+")
 
@@ -103,7 +106,7 @@ class DenseRetriever:
 
     name = "dense"
 
-    def __init__(self, corpus: Corpus, encoder: object | None = None) -> None:
+    def __init__(self, corpus: Corpus, encoder: TextEncoder | None = None) -> None:
         from factscope.hf.encoders import BiEncoder
 
         self.corpus = corpus
@@ -127,9 +130,11 @@ class HybridRetriever:
 
     name = "hybrid"
 
-    def __init__(self, corpus: Corpus, encoder: object | None = None, *, c: int = 60, depth: int = 50) -> None:
+    def __init__(
+        self, corpus: Corpus, encoder: TextEncoder | None = None, *, c: int = 60, depth: int = 50
+    ) -> None:
         self.corpus = corpus
-        self.rankers = [BM25Retriever(corpus), DenseRetriever(corpus, encoder)]
+        self.rankers: list[Retriever] = [BM25Retriever(corpus), DenseRetriever(corpus, encoder)]
         self.c = c
         self.depth = depth
 
@@ -166,11 +171,11 @@ def _bm25(argument: None, *, corpus: Corpus, **_: Any) -> Retriever:
     return BM25Retriever(corpus)
 
 
-def _dense(argument: None, *, corpus: Corpus, encoder: object | None = None, **_: Any) -> Retriever:
+def _dense(argument: None, *, corpus: Corpus, encoder: TextEncoder | None = None, **_: Any) -> Retriever:
     return DenseRetriever(corpus, encoder)
 
 
-def _hybrid(argument: None, *, corpus: Corpus, encoder: object | None = None, **_: Any) -> Retriever:
+def _hybrid(argument: None, *, corpus: Corpus, encoder: TextEncoder | None = None, **_: Any) -> Retriever:
     return HybridRetriever(corpus, encoder)
 
 
@@ -185,7 +190,7 @@ RETRIEVERS: Registry[Retriever] = Registry(
 )
 
 
-def make_retriever(kind: str, corpus: Corpus, encoder: object | None = None) -> Retriever:
+def make_retriever(kind: str, corpus: Corpus, encoder: TextEncoder | None = None) -> Retriever:
     """A retriever of ``RETRIEVERS`` by name ('bm25', 'dense', 'hybrid' or a plugin's name) over ``corpus``.
 
     A plugin of the group ``factscope.retrievers`` is called as ``factory(argument, corpus=..., encoder=...)``.
