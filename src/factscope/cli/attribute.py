@@ -7,8 +7,9 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 
-from factscope.cli.choices import EmptyPolicy, RetrieveMode
+from factscope.cli.choices import CitationMatching, EmptyPolicy, RetrieveMode
 from factscope.cli.display import ProgressDisplay, console, print_skipped, print_table, summary_table
 from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
 from factscope.cli.output_options import Overwrite
@@ -58,6 +59,10 @@ Example: factscope attribute make-questions seeds.jsonl --graph graph.jsonl --ro
 Output = Annotated[Path, typer.Option("--output", "-o", help="JSONL results file (resumes when it exists)")]
 GraphFile = Annotated[Path | None, typer.Option("--graph", help="knowledge graph: .json / .jsonl entities, BioKaLMA "
                                                                  "layout, or RDF .nt / .ttl / .rdf")]
+MinimumFile = Annotated[Path | None, typer.Option(
+    "--minimum", help="gold minimum knowledge sets: KaLMA's JSON list of \\[question, \\[\\[qid, relation, value], ...]] "
+                      "(item i is question i), or JSON / JSONL records {id?, question?, minimum}; they replace the "
+                      "records' own sets")]
 
 
 def register(app: typer.Typer) -> None:
@@ -92,6 +97,7 @@ def generate_command(
     sparql_cache: Annotated[Path, typer.Option(help="on-disk cache of SPARQL replies")] = Path(".factscope/sparql"),
     sparql_interval: Annotated[float, typer.Option(help="seconds between SPARQL requests")] = 1.0,
     temperature: Annotated[float | None, typer.Option(help="sampling temperature (default: the LLM config's, 0)")] = None,
+    minimum: MinimumFile = None,
     overwrite: Overwrite = False,
     *,
     endpoint: LLMOptions,
@@ -103,6 +109,7 @@ def generate_command(
     llm = endpoint.build()
     kg = _graph(graph)
     loaded = _read_questions(questions)
+    _use_minimum(minimum, loaded)
     retriever = None
     if retrieve is not RetrieveMode.none:
         from factscope.retrieve.kg_retrieval import GraphSource, KGRetriever
@@ -120,7 +127,7 @@ def generate_command(
                               remove=remove, retrieval_accuracy=retrieval_accuracy, seed=seed)
     for warning in warnings:
         console.print(f"[yellow]warning[/] {warning}")
-    params = {"temperature": temperature} if temperature is not None else {}
+    params: dict[str, Any] = {"temperature": temperature} if temperature is not None else {}
     with ProgressDisplay() as shown:
         run = generate(items, llm, output=output, progress=shown, overwrite=overwrite, **params)
     rows = [("questions", len(loaded)), ("answers written", run.new_records),
@@ -129,17 +136,32 @@ def generate_command(
 
 
 def _read_questions(path: Path) -> list[Any]:
-    from factscope.kalma.data import read_questions
+    from factscope.kalma.data import load_questions
 
-    loaded = []
-    for _line, item in read_questions(path):
-        if isinstance(item, InputError):
-            console.print(f"[yellow]skipped[/] {item}")
-        else:
-            loaded.append(item)
+    loaded, problems = load_questions(path)
+    for problem in problems:
+        print_skipped(problem)
     if not loaded:
         raise InputError("no usable questions", path=path)
     return loaded
+
+
+def _use_minimum(path: Path | None, items: list[Any]) -> None:
+    """Give ``items`` (questions or answers) the gold minimum sets of ``path``; say how many found one."""
+    if path is None:
+        return
+    from factscope.kalma.minimum import apply_minimum, read_minimum
+
+    loaded = read_minimum(path)
+    for problem in loaded.problems:
+        print_skipped(problem)
+    missing = apply_minimum(items, loaded.gold)
+    where = escape(str(path))
+    console.print(f"minimum knowledge {where}: {len(items) - len(missing)} of {len(items)} records use its sets")
+    if missing:
+        shown = ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else "")
+        console.print(f"[yellow]warning[/] {len(missing)} records have no set in {where} and keep their own: "
+                      f"{escape(shown)}")
 
 
 def score_command(
@@ -155,6 +177,11 @@ def score_command(
     summary: Annotated[Path | None, typer.Option(help="also write the summary figures as JSON here")] = None,
     hypothesis: Annotated[str, typer.Option(help="NLI hypothesis of a citation; fields {relation} {value} {name} "
                                                  "{qid}; the paper's form is the default")] = "{relation}: {value}",
+    matching: Annotated[CitationMatching, typer.Option(
+        help="how citations are read and compared with the graph and the minimum set: normalized (case, quotes, "
+             "spaces and a qid: prefix tolerated) or paper (exact strings, as KaLMA's released scoring; a "
+             "repeated citation lowers precision)")] = CitationMatching.normalized,
+    minimum: MinimumFile = None,
     overwrite: Overwrite = False,
     *,
     endpoint: LLMOptions,
@@ -170,10 +197,13 @@ def score_command(
     for problem in loaded.problems:
         print_skipped(problem)
     records, failed_generations = loaded.records, loaded.failed_generations
+    if not records and not failed_generations:
+        raise InputError("no usable answers; see the messages above", path=answers)
+    _use_minimum(minimum, records)
     with ProgressDisplay() as shown:
         run = score(records, make_checker(checker, llm=llm), output=output,
                     judge=llm if (geval or geval_weighted) else None, weighted=geval_weighted, template=hypothesis,
-                    empty_answers=empty_answers.value, progress=shown, overwrite=overwrite)
+                    empty_answers=empty_answers.value, matching=matching.value, progress=shown, overwrite=overwrite)
     for group, values in run.summary.items():
         rows: list[tuple[str, object]] = list(values.items())
         if len(run.summary) == 1:
@@ -194,16 +224,13 @@ def make_questions_command(
     *,
     endpoint: LLMOptions,
 ) -> None:
-    from factscope.kalma.question_evolution import evolve, read_seeds
+    from factscope.kalma.question_evolution import evolve, load_seeds
 
     llm = endpoint.build()
     kg = _graph(graph)
-    loaded = []
-    for _line, item in read_seeds(seeds, kg):
-        if isinstance(item, InputError):
-            console.print(f"[yellow]skipped[/] {item}")
-        else:
-            loaded.append(item)
+    loaded, problems = load_seeds(seeds, kg)
+    for problem in problems:
+        print_skipped(problem)
     if not loaded:
         raise InputError("no usable seed paragraphs", path=seeds)
     with ProgressDisplay() as shown:

@@ -74,3 +74,10 @@ class RetrieveMode(str, Enum):
     none = "none"
     local = "local"
     wikidata = "wikidata"
+
+
+class CitationMatching(str, Enum):
+    """How KaLMA citations are read and compared: factscope's normalised reading, or the paper's released scoring."""
+
+    normalized = "normalized"
+    paper = "paper"

@@ -20,6 +20,8 @@ from pydantic import (
 from factscope.core.errors import InputError
 from factscope.core.fields import Identifier, NonBlank
 from factscope.core.io import parse_located, read_json_records
+from factscope.core.whole_file import whole_file_error
+from factscope.kalma.file_kinds import QUESTION_GRAPHS, QUESTIONS, expect_kind
 from factscope.kg.graph import Entity, KnowledgeGraph, Triple, normalize_qid
 from factscope.kg.loaders import entity_from_dict, is_biokalma, iter_biokalma
 
@@ -164,3 +166,25 @@ def read_questions(path: str | Path) -> Iterator[tuple[int | None, AttributionQu
         except InputError as error:
             yield line, error
 
+
+
+QUESTIONS_EXPECTED = ("questions: KaLMA's question-graph dataset, or records {id, question, minimum: [[qid, relation, "
+                      "value], ...]}")
+
+
+def load_questions(path: str | Path) -> tuple[list[AttributionQuestion], list[InputError]]:
+    """The usable questions of a file and the problems of the records skipped (see ``read_questions``). A file of
+    another kind (answers, seed paragraphs, a graph, gold minimum knowledge) or whose every record fails for one
+    reason raises one InputError."""
+    expect_kind(path, (QUESTIONS, QUESTION_GRAPHS), "attribute generate", QUESTIONS_EXPECTED)
+    questions: list[AttributionQuestion] = []
+    problems: list[InputError] = []
+    for _line, item in read_questions(path):
+        if isinstance(item, InputError):
+            problems.append(item)
+        else:
+            questions.append(item)
+    whole = whole_file_error(path, problems, len(questions))
+    if whole is not None:
+        raise whole
+    return questions, problems

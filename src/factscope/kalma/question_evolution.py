@@ -21,7 +21,9 @@ from factscope.core.errors import InputError
 from factscope.core.io import parse_located, read_json_records
 from factscope.core.prompts import load_prompt
 from factscope.core.run import ProgressCallback, run_batches, run_manifest
+from factscope.core.whole_file import whole_file_error
 from factscope.kalma.data import SeedInput, entity_graph
+from factscope.kalma.file_kinds import SEEDS, expect_kind
 from factscope.kg.citations import parse_answer
 from factscope.kg.graph import NAME, Entity, KnowledgeGraph, Triple, normalize_text
 
@@ -69,6 +71,27 @@ def read_seeds(path: str | Path, kg: KnowledgeGraph | None) -> Iterator[tuple[in
             yield line, error
 
 
+SEEDS_EXPECTED = "seed paragraphs: records {id, paragraph, qids: [...]} or {id, paragraph, graph: [entity, ...]}"
+
+
+def load_seeds(path: str | Path, kg: KnowledgeGraph | None) -> tuple[list[EvolutionSeed], list[InputError]]:
+    """The usable seeds of a file and the problems of the records skipped (see ``read_seeds``). A file of another
+    kind (questions, answers, KaLMA's question-graph dataset, ...) or whose every record fails for one reason
+    raises one InputError."""
+    expect_kind(path, (SEEDS,), "attribute make-questions", SEEDS_EXPECTED)
+    seeds: list[EvolutionSeed] = []
+    problems: list[InputError] = []
+    for _line, item in read_seeds(path, kg):
+        if isinstance(item, InputError):
+            problems.append(item)
+        else:
+            seeds.append(item)
+    whole = whole_file_error(path, problems, len(seeds))
+    if whole is not None:
+        raise whole
+    return seeds, problems
+
+
 def _seed(data: dict[str, Any], kg: KnowledgeGraph | None, path: Path, line: int) -> EvolutionSeed:
     given = parse_located(SeedInput, data, path=path, line=line)
     if given.graph is not None:
@@ -96,8 +119,8 @@ def parse_generated(text: str | None) -> tuple[str, str] | None:
 def cited_knowledge(answer: str, graph: KnowledgeGraph) -> list[Triple]:
     """Triples of ``graph`` that the answer cites correctly, names excluded, in order of first citation."""
     keys = {t.key(): t for t in graph.triples(include_name=False)}
-    found = [keys[c.triple().key()] for c in parse_answer(answer).citations
-             if c.complete and c.triple().key() in keys]
+    found = [keys[triple.key()] for c in parse_answer(answer).citations
+             if (triple := c.triple()) is not None and triple.key() in keys]
     return list(dict.fromkeys(found))
 
 

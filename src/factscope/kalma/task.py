@@ -23,15 +23,19 @@ from factscope.core.io import parse_located, read_json_records
 from factscope.core.prompts import load_prompt
 from factscope.core.run import ProgressCallback, report_progress, run_batches, run_manifest
 from factscope.core.schema import Label
+from factscope.core.whole_file import whole_file_error
 from factscope.kalma.data import AnswerInput, AttributionQuestion, entity_graph, parse_triples
+from factscope.kalma.file_kinds import ANSWERS, expect_kind
 from factscope.kg.citations import ParsedAnswer, parse_answer
 from factscope.kg.graph import KnowledgeGraph, Triple
+from factscope.kg.paper_citations import paper_citations
 from factscope.metrics.attribution import (
     AnswerCitationCounts,
     AnswerNACounts,
+    Matching,
     alignment,
-    citation_counts,
     citation_quality,
+    match_citations,
     na_counts,
     na_quality,
 )
@@ -319,22 +323,22 @@ class AttributionScore(BaseModel):
 
 
 def score_row(record: AnswerRecord, decisions: dict[tuple[str, str], bool | None],
-              geval: dict[str, dict[str, Any]] | None, template: str = DEFAULT_HYPOTHESIS) -> AttributionScore:
-    """The result row of one answer, from the checker's entailment decisions and optional G-Eval scores."""
+              geval: dict[str, dict[str, Any]] | None, template: str = DEFAULT_HYPOTHESIS,
+              matching: Matching = "normalized") -> AttributionScore:
+    """The result row of one answer, from the checker's entailment decisions and optional G-Eval scores; its
+    citations are read and compared as ``matching`` says (``paper``: as KaLMA's released scoring does)."""
     parsed = parse_answer(record.answer)
-    graph_keys = record.graph.triple_keys()
-    minimum_keys = {t.key() for t in record.minimum}
+    cited = paper_citations(parsed) if matching == "paper" else parsed.citations
+    matches, counts = match_citations(cited, record.graph.triples(), record.minimum, matching)
     citations = []
-    for c in parsed.citations:
-        triple = c.triple()
-        correct = triple is not None and triple.key() in graph_keys
+    for c, match in zip(cited, matches):
         entailed = None
-        if c.relation and c.value:
+        if c.relation and c.value and c.sentence < len(parsed.sentences):
             entailed = decisions.get((parsed.sentences[c.sentence],
                                       hypothesis(template, c.qid, c.relation, c.value, record.graph)))
         citations.append(CitationJudgement(
-            qid=c.qid, relation=c.relation, value=c.value, sentence=c.sentence, correct=correct,
-            precise=correct and triple is not None and triple.key() in minimum_keys, entailed=entailed,
+            qid=c.qid, relation=c.relation, value=c.value, sentence=c.sentence, correct=match.correct,
+            precise=match.precise, entailed=entailed,
         ))
     na = None
     if record.removed:
@@ -349,7 +353,7 @@ def score_row(record: AnswerRecord, decisions: dict[tuple[str, str], bool | None
         citations=citations,
         na_sentences=parsed.na_sentences,
         issues=[CitationIssue(raw=i.raw, sentence=i.sentence, reason=i.reason) for i in parsed.issues],
-        counts=citation_counts(parsed.citations, record.graph.triples(), record.minimum),
+        counts=counts,
         alignment=[decisions.get(pair) for pair in alignment_pairs(parsed, record.graph, template)],
         na=na,
         geval=geval,
@@ -431,11 +435,12 @@ class AttributionRun(BaseModel):
 
 def score(records: Iterable[AnswerRecord], checker: Checker, *, output: str | Path | None = None, judge: Any = None,
           weighted: bool = False, batch_size: int = 32, template: str = DEFAULT_HYPOTHESIS,
-          empty_answers: Literal["skip", "zero"] = "skip", progress: ProgressCallback | None = None,
-          overwrite: bool = False) -> AttributionRun:
+          empty_answers: Literal["skip", "zero"] = "skip", matching: Matching = "normalized",
+          progress: ProgressCallback | None = None, overwrite: bool = False) -> AttributionRun:
     """Score answers in batches, writing each row as it is done; ids already in ``output`` are skipped.
-    ``template`` shapes the NLI hypothesis of a citation (see DEFAULT_HYPOTHESIS); ``judge`` (an LLM client)
-    adds G-Eval text quality."""
+    ``template`` shapes the NLI hypothesis of a citation (see DEFAULT_HYPOTHESIS); ``matching`` says how citations
+    are read and compared (``normalized``, factscope's, or ``paper``, KaLMA's released scoring); ``judge`` (an
+    LLM client) adds G-Eval text quality."""
     check_template(template)
     report_progress(progress, checker)
 
@@ -447,12 +452,12 @@ def score(records: Iterable[AnswerRecord], checker: Checker, *, output: str | Pa
             pairs += na_pairs(parsed, record.removed, record.graph, template)
         decisions = entailment_decisions(checker, pairs)
         judged = judge_text_quality(batch, judge, weighted=weighted) if judge is not None else None
-        return [score_row(record, decisions, judged[index] if judged else None, template)
+        return [score_row(record, decisions, judged[index] if judged else None, template, matching)
                 for index, record in enumerate(batch)]
 
     records = list(records)
     manifest = run_manifest("attribute score", records, {"checker": checker, "judge": judge},
-                            {"weighted": weighted, "template": template})
+                            {"weighted": weighted, "template": template, "matching": matching})
     produced = run_batches(records, batch_rows, key=lambda record: record.id, row_type=AttributionScore,
                            output=output, batch_size=batch_size, progress=progress, stage_name="scoring answers",
                            manifest=manifest, overwrite=overwrite)
@@ -501,9 +506,14 @@ class LoadedAnswers:
     failed_generations: int = 0
 
 
+ANSWERS_EXPECTED = "attributed answers: the output of `attribute generate`, or records {id, answer, graph, minimum}"
+
+
 def load_answers(path: str | Path) -> LoadedAnswers:
     """Read an answers file (the output of ``generate``, or the user's own): bad records are reported with their
-    file, line and field and skipped; rows whose generation failed are counted, not scored."""
+    file, line and field and skipped; rows whose generation failed are counted, not scored. A file of another
+    kind (questions, KaLMA's question-graph dataset, ...) or whose every record fails for one reason raises."""
+    expect_kind(path, (ANSWERS,), "attribute score", ANSWERS_EXPECTED)
     loaded = LoadedAnswers()
     for line, data in read_json_records(path):
         try:
@@ -517,4 +527,7 @@ def load_answers(path: str | Path) -> LoadedAnswers:
             loaded.failed_generations += 1
         else:
             loaded.records.append(record)
+    whole = whole_file_error(path, loaded.problems, len(loaded.records) + loaded.failed_generations)
+    if whole is not None:
+        raise whole
     return loaded

@@ -56,15 +56,25 @@ class CitationIssue:
     reason: str
 
 
+@dataclass(frozen=True)
+class Bracket:
+    """The inside of one bracket of the answer, ``[`` and ``]`` left out, and the sentence it belongs to."""
+
+    content: str
+    sentence: int
+
+
 @dataclass
 class ParsedAnswer:
-    """An answer split into sentences (citations removed) with its citations and [NA] marks."""
+    """An answer split into sentences (citations removed) with its citations and [NA] marks, and every bracket as
+    written (for readers that read citations by other rules)."""
 
     text: str
     sentences: list[str] = field(default_factory=list)
     citations: list[Citation] = field(default_factory=list)
     na_sentences: list[int] = field(default_factory=list)
     issues: list[CitationIssue] = field(default_factory=list)
+    brackets: list[Bracket] = field(default_factory=list)
 
     def sentence_citations(self, index: int) -> list[Citation]:
         """The citations mapped to sentence ``index``."""
@@ -148,6 +158,7 @@ def parse_answer(text: str) -> ParsedAnswer:
     na: set[int] = set()
     for position, content in marks:
         sentence = _sentence_of(position, spans)
+        answer.brackets.append(Bracket(content, sentence))
         if _NA.match(content):
             na.add(sentence)
         elif _HAS_QID.search(content) or ":" in content:

@@ -40,29 +40,71 @@ class AnswerCitationCounts:
     recalled: int
 
 
-def citation_counts(citations: Sequence[Citation], graph_triples: Iterable[Triple],
-                    minimum: Iterable[Triple]) -> AnswerCitationCounts:
-    """Count one answer's citations (KaLMA 4.2).
+Matching = Literal["normalized", "paper"]
+"""How a citation is compared with the graph and the minimum set: factscope's normalised comparison, or KaLMA's
+released scoring (exact strings; precision and recall count each minimum-set triple hit once)."""
 
-    correct: complete (qid, relation and value) and equal to a triple of the question's graph;
-    precise: correct and equal to a triple of the minimum knowledge set;
-    recalled: a minimum-set triple equal to some correct citation.
-    Equality is on ``Triple.key()``: qid upper-cased, relation and value case-folded with outer quotes,
-    final period and repeated spaces removed. A citation repeated in an answer counts each time."""
-    graph_keys = {t.key() for t in graph_triples}
-    minimum_keys = [t.key() for t in dict.fromkeys(minimum)]
-    minimum_set = set(minimum_keys)
-    correct_keys = set()
-    correct = precise = 0
-    for citation in citations:
-        triple = citation.triple()
-        if triple is None or triple.key() not in graph_keys:
-            continue
-        correct += 1
-        correct_keys.add(triple.key())
-        precise += triple.key() in minimum_set
-    recalled = sum(key in correct_keys for key in minimum_keys)
-    return AnswerCitationCounts(len(citations), correct, precise, len(minimum_keys), recalled)
+
+@dataclass(frozen=True)
+class CitationMatch:
+    """How one citation was judged."""
+
+    correct: bool
+    precise: bool
+
+
+def _exact(qid: str | None, relation: str | None, value: str | None) -> tuple[str, str, str]:
+    return (qid or "", relation or "", value or "")
+
+
+def match_citations(citations: Sequence[Citation], graph_triples: Iterable[Triple], minimum: Iterable[Triple],
+                    matching: Matching = "normalized") -> tuple[list[CitationMatch], AnswerCitationCounts]:
+    """Judge one answer's citations (KaLMA 4.2) and count them.
+
+    ``normalized``: correct = complete (qid, relation and value) and equal to a triple of the question's graph;
+    precise = correct and equal to a triple of the minimum knowledge set; a minimum-set triple is recalled when
+    some correct citation equals it. Equality is on ``Triple.key()``: qid upper-cased, relation and value
+    case-folded with outer quotes, final period and repeated spaces removed. A citation repeated in an answer
+    counts each time.
+
+    ``paper`` (KaLMA's released scoring): strings compared exactly as written; correct = equal to a graph
+    triple; a minimum-set triple is hit when some citation equals it, correct or not; the precise citations are
+    the hits, each minimum-set triple counted once (the first citation that hits it is marked precise), so a
+    repeated citation lowers precision; recalled = the hits."""
+    minimum = list(dict.fromkeys(minimum))
+    if matching == "paper":
+        graph_exact = {_exact(t.qid, t.relation, t.value) for t in graph_triples}
+        minimum_exact = {_exact(t.qid, t.relation, t.value) for t in minimum}
+        hit: set[tuple[str, str, str]] = set()
+        matches = []
+        for citation in citations:
+            key = _exact(citation.qid, citation.relation, citation.value)
+            first_hit = key in minimum_exact and key not in hit
+            if first_hit:
+                hit.add(key)
+            matches.append(CitationMatch(key in graph_exact, first_hit))
+        recalled = len(hit)
+    else:
+        graph_keys = {t.key() for t in graph_triples}
+        minimum_set = {t.key() for t in minimum}
+        correct_keys = set()
+        matches = []
+        for citation in citations:
+            triple = citation.triple()
+            correct = triple is not None and triple.key() in graph_keys
+            if triple is not None and correct:
+                correct_keys.add(triple.key())
+            matches.append(CitationMatch(correct, correct and triple is not None and triple.key() in minimum_set))
+        recalled = sum(t.key() in correct_keys for t in minimum)
+    counts = AnswerCitationCounts(len(citations), sum(m.correct for m in matches), sum(m.precise for m in matches),
+                                  len(minimum), recalled)
+    return matches, counts
+
+
+def citation_counts(citations: Sequence[Citation], graph_triples: Iterable[Triple], minimum: Iterable[Triple],
+                    matching: Matching = "normalized") -> AnswerCitationCounts:
+    """Count one answer's citations (KaLMA 4.2), compared as ``matching`` says (see ``match_citations``)."""
+    return match_citations(citations, graph_triples, minimum, matching)[1]
 
 
 @dataclass(frozen=True)
