@@ -4,6 +4,7 @@ import pytest
 
 from factscope.metrics.grounding import (
     FactShare,
+    answer_alternatives,
     average_scores,
     breakdown,
     contains_answer,
@@ -55,6 +56,26 @@ def test_answer_matching_normalises_and_takes_alternatives():
     # whole words only: "18945" does not contain the answer "1894"
     assert not contains_answer("Number 18945.", "1894")
     assert contains_answer("anything", " | ") is None
+
+
+def test_answer_grammar_and_binds_tighter_than_or_and_newline():
+    # "ankle & foot": one alternative of two parts, both must appear
+    assert answer_alternatives("ankle & foot") == [["ankle", "foot"]]
+    assert contains_answer("He hurt his ankle and his foot.", "ankle & foot")
+    assert not contains_answer("He hurt his ankle.", "ankle & foot")
+    # "a | b & c" is a, or (b and c)
+    assert answer_alternatives("Paris | Lyon & Marseille") == [["Paris"], ["Lyon", "Marseille"]]
+    assert contains_answer("It is Paris.", "Paris | Lyon & Marseille")
+    assert contains_answer("Marseille, then Lyon.", "Paris | Lyon & Marseille")
+    assert not contains_answer("Only Lyon.", "Paris | Lyon & Marseille")
+    # a newline separates alternatives like "|"
+    assert answer_alternatives("1958\nnineteen fifty-eight | 58") == [["1958"], ["nineteen fifty-eight"], ["58"]]
+    assert contains_answer("It closed in nineteen fifty eight.", "1958\nnineteen fifty-eight | 58")
+    assert contains_answer("Rodents\nand insects", "mice & insects\nrodents")
+    assert not contains_answer("mice", "mice & insects\nrodents")
+    # empty parts and alternatives are dropped; parts are normalised like the response
+    assert answer_alternatives("The Lenne & \n | ") == [["The Lenne"]]
+    assert contains_answer("the lenne!", "The Lenne & \n | ")
 
 
 def test_macro_average_and_breakdown_by_factor():

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import click
 import typer
 from rich.markup import escape
 from rich.table import Table
@@ -23,7 +22,14 @@ from factscope.cli.display import ProgressDisplay, console, format_value, print_
 from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
 from factscope.cli.output_options import Overwrite
 from factscope.core.errors import InputError
+from factscope.core.manifest import Setting, fingerprint_file
 from factscope.grounding.presence import PRESENCE_MODELS, PRESENCE_SPECS, make_presence
+
+if TYPE_CHECKING:
+    from typer import _click  # typer vendors click: TyperGroup.parse_args takes typer's own Context
+
+    from factscope.claims.base import Extractor
+    from factscope.grounding.data import GroundExample
 
 HELP = """Grounding evaluation: does a response use all the needed knowledge of its contexts, and only that?
 
@@ -50,7 +56,7 @@ EXTRACTOR_HELP = (
 class _ScoreByDefault(TyperGroup):
     """A group whose default command is `score`: `factscope ground INPUT` means `factscope ground score INPUT`."""
 
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+    def parse_args(self, ctx: _click.Context, args: list[str]) -> list[str]:
         if args and args[0] not in self.commands and args[0] not in {"--help", "-h"}:
             args = ["score", *args]
         return super().parse_args(ctx, args)
@@ -96,8 +102,29 @@ def score_command(
         Path | None, typer.Option(help="metadata JSON keyed by question id (has_answer, has_multi, pop)")
     ] = None,
     responses: Annotated[
-        Path | None, typer.Option(help="JSONL of {id, response[, contexts]}, e.g. from `ground generate`")
+        Path | None,
+        typer.Option(
+            help="JSONL of {id, response, contexts?} (e.g. from `ground generate`), or a Truly Ground prediction "
+            "file {qId: {input, output}}"
+        ),
     ] = None,
+    atomic_facts: Annotated[
+        Path | None,
+        typer.Option(
+            help="atomic facts of the responses, instead of extracting them: JSONL {id, atomic_facts}, FActScore "
+            "records with annotations, or a JSON object keyed by question id; ids without an entry use --extractor"
+        ),
+    ] = None,
+    human_facts: Annotated[
+        bool, typer.Option(help="read FActScore's human-atomic-facts from --atomic-facts, not model-atomic-facts")
+    ] = False,
+    paper_fact_rules: Annotated[
+        bool,
+        typer.Option(
+            help="apply the Truly Ground scoring script's rules to --atomic-facts: drop one-word sentences, "
+            "replace a fact longer than its sentence by the sentence, drop duplicates"
+        ),
+    ] = True,
     output: Annotated[
         Path | None,
         typer.Option("--output", "-o", help="results JSONL (default: INPUT name + .ground.jsonl)"),
@@ -123,8 +150,13 @@ def score_command(
         ),
     ] = None,
     by: Annotated[
-        str, typer.Option(help="comma-separated metadata fields to break results down by")
-    ] = "pop,has_multi,has_answer",
+        str | None,
+        typer.Option(
+            help="comma-separated metadata fields to break results down by; a field no record has is an error "
+            "(default: those of pop, has_multi, has_answer that the records have)",
+            show_default=False,
+        ),
+    ] = None,
     no_response_facts: Annotated[
         EmptyPolicy, typer.Option(help="precision of a response with no atomic facts")
     ] = EmptyPolicy.zero,
@@ -137,7 +169,7 @@ def score_command(
     *,
     endpoint: LLMOptions,
 ) -> None:
-    from factscope.grounding.task import ground
+    from factscope.grounding.task import breakdown_factors, ground
 
     dataset = _load(input, metadata, responses)
     without = [e.id for e in dataset.examples if e.response is None]
@@ -152,6 +184,7 @@ def score_command(
             "no record to score: none has a response; pass --responses FILE or run `factscope ground generate`",
             path=input,
         )
+    factors = breakdown_factors(examples, [f.strip() for f in by.split(",") if f.strip()] if by else None)
     needs_llm = EXTRACTORS.needs_llm(_extractor_spec(extractor)) or PRESENCE_MODELS.needs_llm(presence)
     llm = (
         endpoint.build()
@@ -161,8 +194,13 @@ def score_command(
     model = make_presence(
         presence, threshold=threshold, window=window, stride=stride, min_window=min_window, llm=llm
     )
-    fact_extractor = make_extractor(_extractor_spec(extractor), llm=llm)
-    factors = [f.strip() for f in by.split(",") if f.strip()]
+    fact_extractor: Extractor = make_extractor(_extractor_spec(extractor), llm=llm)
+    settings: dict[str, Setting] = {}
+    facts_row: list[tuple[str, object]] = []
+    if atomic_facts is not None:
+        fact_extractor, settings, facts_row = _supplied_facts(
+            atomic_facts, examples, fact_extractor, human=human_facts, paper_rules=paper_fact_rules
+        )
     output = output or Path(f"{input.stem}.ground.jsonl")
     with ProgressDisplay() as shown:
         run = ground(
@@ -175,6 +213,7 @@ def score_command(
             no_response_facts=no_response_facts.value,
             no_gold_facts=no_gold_facts.value,
             progress=shown,
+            settings=settings,
             overwrite=overwrite,
         )
     report = run.summary
@@ -184,6 +223,7 @@ def score_command(
         ("failed decompositions (left out)", report.failed),
         ("unjudged facts (left out)", report.unjudged_facts),
         ("skipped input records", len(dataset.errors) + len(without)),
+        *facts_row,
         ("extractor / presence model", f"{fact_extractor.name} / {model.name} >= {model.threshold:g}"),
         ("results", str(output)),
     ]
@@ -191,6 +231,35 @@ def score_command(
     print_table(summary_table("run", rows))
     if summary is not None:
         summary.write_text(json.dumps(report.model_dump(mode="json"), indent=2), encoding="utf-8")
+
+
+def _supplied_facts(
+    path: Path, examples: list[GroundExample], fallback: Extractor, *, human: bool, paper_rules: bool
+) -> tuple[Extractor, dict[str, Setting], list[tuple[str, object]]]:
+    """The extractor serving the facts of an atomic-facts file, the manifest settings that record the file, and
+    the run-table row counting records with supplied and with extracted facts."""
+    from factscope.grounding.atomic_facts import HUMAN_FACTS, MODEL_FACTS, load_atomic_facts
+    from factscope.grounding.supplied_facts import SuppliedFactExtractor
+
+    supplied = load_atomic_facts(path, human=human, paper_rules=paper_rules)
+    for error in supplied.errors:
+        console.print(f"[yellow]skipped[/] {escape(str(error))}")
+    unknown = sorted(set(supplied.facts) - {e.id for e in examples})
+    if unknown:
+        shown = ", ".join(unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
+        console.print(f"[yellow]warning[/] {escape(f'{path}: {len(unknown)} id(s) match no scored record: {shown}')}")
+    served = SuppliedFactExtractor.for_examples(examples, supplied.facts, fallback)
+    count = sum(1 for e in examples if served.serves(e.question, e.response or ""))
+    fingerprint = fingerprint_file(path)
+    settings: dict[str, Setting] = {
+        "atomic_facts": {
+            "sha256": fingerprint.sha256,
+            "size": fingerprint.size,
+            "annotations": HUMAN_FACTS if human else MODEL_FACTS,
+            "paper_fact_rules": paper_rules,
+        }
+    }
+    return served, settings, [("response facts: supplied / extracted", f"{count} / {len(examples) - count}")]
 
 
 def _factor_table(report: Any) -> Table:

@@ -14,7 +14,6 @@ import json
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -25,13 +24,13 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
-    create_model,
     model_validator,
 )
 
 from factscope.core.errors import InputError
 from factscope.core.fields import Flag, Identifier, NonBlank, Passages, Texts
 from factscope.core.io import parse_located, read_json_records
+from factscope.grounding.responses import read_responses
 
 
 @dataclass
@@ -121,27 +120,6 @@ class GenericExampleInput(BaseModel):
     response: str | None = None
     metadata: dict[str, Any] | None = None
     id: Identifier | None = None
-
-
-class ResponseInput(BaseModel):
-    """One row of a responses file: the id, the response text (under ``response`` unless told otherwise) and
-    maybe the contexts the model was given."""
-
-    model_config = ConfigDict(strict=True)
-
-    id: Identifier
-    text: str = Field(validation_alias="response")
-    contexts: Passages | None = None
-
-
-@cache
-def response_input(field_name: str) -> type[ResponseInput]:
-    """The responses-row model reading the response text from ``field_name``."""
-    if field_name == "response":
-        return ResponseInput
-    return create_model(
-        "ResponseInput", __base__=ResponseInput, text=(str, Field(validation_alias=field_name))
-    )
 
 
 def _at_least_one_text(texts: list[str]) -> list[str]:
@@ -317,35 +295,25 @@ def load_dataset(path: str | Path, metadata_path: str | Path | None = None) -> G
 
 
 def attach_responses(dataset: GroundDataset, path: str | Path, field_name: str = "response") -> None:
-    """Set each example's response from a JSONL of ``{id, response}`` (e.g. ``ground generate`` output).
+    """Set each example's response from a responses file (see ``factscope.grounding.responses``): JSONL of
+    ``{id, response}`` (e.g. ``ground generate`` output) or a prediction file of Truly Ground's generation script.
 
     A row may also carry ``contexts`` (the input contexts the model was given, e.g. with distractors added by
     ``ground generate``): they replace the example's contexts, so precision is judged against what the model saw.
-    Examples without a response line are reported in ``warnings``; response ids matching no example too.
+    Entries that cannot be read join ``errors``; examples without a response, and response ids matching no
+    example, are reported in ``warnings``. A file in neither format raises InputError.
     """
-    path = Path(path)
-    if not path.exists():
-        raise InputError("file not found; check the path", path=path)
-    responses: dict[str, str] = {}
-    contexts: dict[str, list[str]] = {}
-    row_model = response_input(field_name)
-    for line, item in read_json_records(path):
-        try:
-            if isinstance(item, InputError):
-                raise item
-            given = parse_located(row_model, item, path=path, line=line)
-        except InputError as error:
-            dataset.errors.append(error)
-            continue
-        if given.contexts is not None:
-            contexts[given.id] = given.contexts
-        responses[given.id] = given.text
+    rows, errors = read_responses(path, field_name)
+    dataset.errors.extend(errors)
+    responses = {row.id: row for row in rows}
     ids = {e.id for e in dataset.examples}
     for example in dataset.examples:
-        if example.id in responses:
-            example.response = responses[example.id]
-        if contexts.get(example.id):
-            example.contexts = contexts[example.id]
+        row = responses.get(example.id)
+        if row is None:
+            continue
+        example.response = row.text
+        if row.contexts:
+            example.contexts = row.contexts
     missing = sorted(ids - set(responses))
     unknown = sorted(set(responses) - ids)
     if missing:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from pydantic import BaseModel, Field
 
-from factscope.core.errors import InputError
+from factscope.core.errors import ConfigError, InputError
 from factscope.core.manifest import Setting
 from factscope.core.run import ProgressCallback, report_progress, run_batches, run_manifest
 from factscope.grounding.data import GroundExample
@@ -154,7 +154,7 @@ def score_batch(
 def summarize(results: Iterable[GroundResult], factors: Sequence[str] = DEFAULT_FACTORS) -> GroundSummary:
     """Macro averages and per-factor breakdowns; failed records are counted, not averaged."""
     results = list(results)
-    scored = [(r.grounding(), r.answer_correct, r.metadata) for r in results if not r.failed]
+    scored = [(score, r.answer_correct, r.metadata) for r in results if (score := r.grounding()) is not None]
     return GroundSummary(
         overall=average_scores([s for s, _, _ in scored], [a for _, a, _ in scored]),
         by_factor=[breakdown(scored, factor) for factor in factors],
@@ -162,6 +162,28 @@ def summarize(results: Iterable[GroundResult], factors: Sequence[str] = DEFAULT_
         failed=sum(1 for r in results if r.failed),
         unjudged_facts=sum(1 for r in results for j in r.response_facts + r.gold_facts if j.present is None),
     )
+
+
+def metadata_fields(examples: Iterable[GroundExample]) -> list[str]:
+    """The metadata fields that at least one example has (with a value), sorted."""
+    return sorted({name for example in examples for name, value in example.metadata.items() if value is not None})
+
+
+def breakdown_factors(examples: Sequence[GroundExample], factors: Sequence[str] | None) -> list[str]:
+    """The fields to break results down by: ``factors`` when every one is in some example's metadata (else
+    ConfigError naming the missing ones and the fields present); with None, those of the paper's factors
+    (``DEFAULT_FACTORS``) that some example has."""
+    present = metadata_fields(examples)
+    if factors is None:
+        return [name for name in DEFAULT_FACTORS if name in present]
+    missing = [name for name in factors if name not in present]
+    if missing:
+        fields = ", ".join(present) if present else "none (pass a metadata file, or give records metadata)"
+        raise ConfigError(
+            f"cannot break results down by {', '.join(repr(name) for name in missing)}: no record has "
+            f"{'that field' if len(missing) == 1 else 'those fields'} in its metadata. Fields present: {fields}"
+        )
+    return list(factors)
 
 
 class GroundRun(BaseModel):
@@ -185,7 +207,7 @@ def ground(
     presence: PresenceModel | None = None,
     output: str | Path | None = None,
     batch_size: int = 16,
-    factors: Sequence[str] = DEFAULT_FACTORS,
+    factors: Sequence[str] | None = None,
     no_response_facts: EmptyPolicy = "zero",
     no_gold_facts: EmptyPolicy = "skip",
     progress: ProgressCallback | None = None,
@@ -197,7 +219,8 @@ def ground(
     Defaults are the offline ones: spaCy clause facts (``ClauseFactExtractor``) and the bi-encoder presence
     model (packaged all-MiniLM-L6-v2, threshold 0.4). With ``output``, examples already in that file are
     skipped (resume) and the summary covers the whole file; a file made by other inputs or settings is refused
-    unless ``overwrite``. ``progress`` receives progress events.
+    unless ``overwrite``. ``factors`` are the metadata fields of the breakdowns (see ``breakdown_factors``;
+    default: the paper's factors the examples have). ``progress`` receives progress events.
     """
     if extractor is None:
         from factscope.claims.clause_facts import ClauseFactExtractor
@@ -213,6 +236,7 @@ def ground(
             f"{len(missing)} example(s) have no response, e.g. {missing[0]!r}; attach responses first "
             "(grounding.data.attach_responses) or generate them (factscope.grounding.generation.generate)"
         )
+    chosen_factors = breakdown_factors(examples, factors)
     report_progress(progress, extractor, presence)
     chosen_extractor, chosen_presence = extractor, presence
     produced = run_batches(
@@ -240,7 +264,7 @@ def ground(
     )
     return GroundRun(
         results=produced.rows,
-        summary=summarize(produced.rows, factors),
+        summary=summarize(produced.rows, chosen_factors),
         new_records=produced.new,
         resumed_records=produced.resumed,
         seconds=produced.seconds,

@@ -102,21 +102,32 @@ def normalize_answer(text: str) -> str:
     return " ".join(text.split())
 
 
-def answer_alternatives(answer: str, separator: str = "|") -> list[str]:
-    """The accepted forms of an answer: ``"215|two hundred fifteen"`` -> two alternatives (empty ones dropped)."""
-    return [part.strip() for part in answer.split(separator) if normalize_answer(part)]
+def answer_alternatives(answer: str) -> list[list[str]]:
+    """The accepted forms of an answer in the dataset's grammar, each a list of parts that must all appear.
+
+    A newline or ``|`` separates alternatives (any one suffices); ``&`` joins the parts of one alternative (all
+    must appear) and binds tighter: ``"a | b & c"`` is ``a`` or (``b`` and ``c``). Parts that normalise to
+    nothing are dropped, and so are alternatives left without a part.
+    """
+    alternatives = []
+    for alternative in re.split(r"[|\n]", answer):
+        parts = [part.strip() for part in alternative.split("&") if normalize_answer(part)]
+        if parts:
+            alternatives.append(parts)
+    return alternatives
 
 
-def contains_answer(response: str, answer: str, separator: str = "|") -> bool | None:
-    """True when the normalised response contains any normalised alternative as a whole-word sequence.
+def contains_answer(response: str, answer: str) -> bool | None:
+    """True when, for some alternative, the normalised response contains every normalised part of it as a
+    whole-word sequence (see :func:`answer_alternatives` for the grammar).
 
     None when the answer has no usable alternative (a free-form question without a short answer).
     """
-    alternatives = answer_alternatives(answer, separator)
+    alternatives = answer_alternatives(answer)
     if not alternatives:
         return None
     padded = f" {normalize_answer(response)} "
-    return any(f" {normalize_answer(alternative)} " in padded for alternative in alternatives)
+    return any(all(f" {normalize_answer(part)} " in padded for part in parts) for parts in alternatives)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,165 @@
+"""Responses files, in either of two formats told apart by content.
+
+Rows: JSONL (or a JSON list) of ``{"id", "response"[, "contexts"]}``, e.g. the output of ``ground generate``.
+
+Prediction files of Truly Ground's generation script: one JSON object keyed by question id,
+``{"<qId>": {"input": prompt, "output": response}}``; each of ``input`` and ``output`` is a string or a list of
+one string. ``input`` (the prompt the model saw) is kept but not parsed; where the output repeats it (a causal
+LM echoing its prompt), it is removed from the response, as the paper's scoring script does.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, create_model
+
+from factscope.core.errors import InputError
+from factscope.core.fields import Identifier, Passages
+from factscope.core.io import json_kind, parse_located, read_json_records, read_text
+
+ACCEPTED_FORMATS = (
+    'JSONL (or a JSON list) of {"id": ..., "response": ...} rows, or a prediction file of Truly Ground\'s '
+    'generation script: one JSON object keyed by question id, {"<qId>": {"input": ..., "output": ...}}'
+)
+"""The responses formats, as error messages name them."""
+
+
+@dataclass(frozen=True)
+class ResponseRow:
+    """One response: its question id, its text, maybe the contexts the model saw, maybe the prompt it was given."""
+
+    id: str
+    text: str
+    contexts: list[str] | None = None
+    prompt: str | None = None
+
+
+class ResponseInput(BaseModel):
+    """One row of a responses file: the id, the response text (under ``response`` unless told otherwise) and
+    maybe the contexts the model was given."""
+
+    model_config = ConfigDict(strict=True)
+
+    id: Identifier
+    text: str = Field(validation_alias="response")
+    contexts: Passages | None = None
+
+
+@cache
+def response_input(field_name: str) -> type[ResponseInput]:
+    """The responses-row model reading the response text from ``field_name``."""
+    if field_name == "response":
+        return ResponseInput
+    return create_model(
+        "ResponseInput", __base__=ResponseInput, text=(str, Field(validation_alias=field_name))
+    )
+
+
+def _one_text(value: Any) -> Any:
+    if type(value) is list and len(value) == 1:
+        return value[0]
+    if type(value) is list:
+        raise ValueError(f"expected a string or a list of one string, got a list of {len(value)}")
+    return value
+
+
+OneText = Annotated[str, BeforeValidator(_one_text)]
+"""A string, or a list holding exactly one string (the generation script writes either)."""
+
+
+class PredictionInput(BaseModel):
+    """One entry of a Truly Ground prediction file, the value under its question id."""
+
+    model_config = ConfigDict(strict=True, extra="allow")
+
+    input: OneText | None = None
+    output: OneText
+
+    def response(self) -> str:
+        """The output, without the prompt where the output repeats it."""
+        if self.input:
+            return self.output.replace(self.input, "")
+        return self.output
+
+
+def read_responses(
+    path: str | Path, field_name: str = "response"
+) -> tuple[list[ResponseRow], list[InputError]]:
+    """The responses of a file in either format, and the located errors of entries that could not be read.
+
+    A file in neither format (a list of strings, an object whose values are not objects, ...) raises an
+    InputError naming the file and the accepted formats.
+    """
+    path = Path(path)
+    text = read_text(path)
+    document = _single_object(text)
+    if document is not None and not _is_row(document, field_name):
+        return _read_predictions(path, document)
+    return _read_rows(path, field_name)
+
+
+def _single_object(text: str) -> dict[str, Any] | None:
+    """The file's one JSON object, or None when it is anything else (JSONL, a list, broken JSON)."""
+    if not text.lstrip().startswith("{"):
+        return None
+    try:
+        document = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        return None
+    return document if isinstance(document, dict) else None
+
+
+def _is_row(document: dict[str, Any], field_name: str) -> bool:
+    """True for a one-row file: an object with an id or a response text rather than question ids as keys."""
+    return "id" in document or not isinstance(document.get(field_name, {}), dict)
+
+
+def _unrecognised(path: Path, holds: str) -> InputError:
+    return InputError(f"not a responses file: it holds {holds}. Accepted: {ACCEPTED_FORMATS}", path=path)
+
+
+def _read_predictions(path: Path, document: dict[str, Any]) -> tuple[list[ResponseRow], list[InputError]]:
+    if not any(isinstance(value, dict) for value in document.values()):
+        kinds = sorted({json_kind(value) for value in document.values()}) or ["nothing"]
+        raise _unrecognised(path, f"an object whose values are {' / '.join(kinds)}, not objects")
+    rows: list[ResponseRow] = []
+    errors: list[InputError] = []
+    for key, entry in document.items():
+        where = f"question {key!r}"
+        if not isinstance(entry, dict):
+            errors.append(InputError(f"{where}: expected an object, got {json_kind(entry)}", path=path))
+            continue
+        try:
+            given = parse_located(PredictionInput, entry, path=path, line=None, where=where)
+        except InputError as error:
+            errors.append(error)
+            continue
+        rows.append(ResponseRow(id=str(key), text=given.response(), prompt=given.input))
+    return rows, errors
+
+
+def _read_rows(path: Path, field_name: str) -> tuple[list[ResponseRow], list[InputError]]:
+    rows: list[ResponseRow] = []
+    errors: list[InputError] = []
+    objects = 0
+    row_model = response_input(field_name)
+    for line, item in read_json_records(path):
+        if isinstance(item, InputError):
+            errors.append(item)
+            continue
+        objects += 1
+        try:
+            given = parse_located(row_model, item, path=path, line=line)
+        except InputError as error:
+            errors.append(error)
+            continue
+        rows.append(ResponseRow(id=given.id, text=given.text, contexts=given.contexts))
+    if not objects:
+        first = f" (first: {errors[0].reason})" if errors else ""
+        raise _unrecognised(path, f"no record object{first}")
+    return rows, errors
