@@ -388,7 +388,7 @@ class PropositionReader:
 
     def _headed_arguments(self, token: Any) -> list[tuple[str, Any]]:
         """(phrase, head token) for an argument and its conjuncts, with pronoun subjects resolved."""
-        found = []
+        found: list[tuple[str, Any]] = []
         for conjunct in conjuncts(token):
             if (
                 self.resolver is not None

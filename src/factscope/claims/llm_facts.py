@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from factscope.claims.base import check_questions
 from factscope.core.prompts import load_prompt
@@ -70,7 +70,7 @@ class LLMFactExtractor:
             for text, spans in zip(texts, spans_of)
             for span in spans
         ]
-        params = {"max_tokens": self.max_tokens} if self.max_tokens else {}
+        params: dict[str, Any] = {"max_tokens": self.max_tokens} if self.max_tokens else {}
         replies = iter(self.client.chat_many(conversations, **params) if conversations else [])
         return [self._extraction(spans, [next(replies) for _ in spans]) for spans in spans_of]
 

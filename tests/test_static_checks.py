@@ -1,0 +1,27 @@
+"""The type checker and the documentation build run with the test suite, so neither can rot unseen."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_mypy_passes_on_the_package():
+    from mypy import api
+
+    stdout, stderr, status = api.run(["--config-file", str(ROOT / "pyproject.toml"), str(ROOT / "src" / "factscope")])
+    assert status == 0, stdout + stderr
+
+
+def test_the_documentation_builds_strictly(tmp_path):
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (tmp_path / "site" / "index.html").is_file()
