@@ -36,6 +36,41 @@ def test_factuality_hard_labels():
     assert conner.factuality([S1, S2], "min", hard=True).as_tuple() == pytest.approx((0.0, 0.0, 1.0))
 
 
+def test_evidence_aggregation_max_is_eq1_mean_averages_the_passages():
+    # mean over evidence: s1 -> ((0.7+0.1)/2, (0.2+0.1)/2, (0.1+0.8)/2) = (0.4, 0.15, 0.45);
+    # s2 -> ((0.2+0.3)/2, (0.7+0.3)/2, (0.1+0.4)/2) = (0.25, 0.5, 0.25)
+    np.testing.assert_allclose(conner.sentence_factuality(S1, "mean"), [0.4, 0.15, 0.45])
+    assert conner.factuality([S1, S2], "min", evidence="mean").as_tuple() == pytest.approx((0.25, 0.5, 0.25))
+    assert conner.factuality([S1, S2], "max", evidence="mean").as_tuple() == pytest.approx((0.4, 0.15, 0.45))
+    # max over evidence is the default, eq. 1
+    assert conner.factuality([S1, S2]).as_tuple() == conner.factuality([S1, S2], evidence="max").as_tuple()
+    with pytest.raises(ValueError):
+        conner.sentence_factuality(S1, "min")  # type: ignore[arg-type]
+
+
+# Five one-passage sentences (E, N, C) where ranking by entailment and ranking by label disagree:
+# A (0.40, 0.55, 0.05) neutral; B (0.35, 0.05, 0.60) contradiction; C (0.30, 0.60, 0.10) neutral;
+# D (0.50, 0.10, 0.40) entailment; F (0.70, 0.20, 0.10) entailment
+RANKED = [np.array([v]) for v in ([0.40, 0.55, 0.05], [0.35, 0.05, 0.60], [0.30, 0.60, 0.10], [0.50, 0.10, 0.40],
+                                  [0.70, 0.20, 0.10])]
+
+
+def test_sentences_ranked_by_entailment_or_by_label():
+    # by entailment: min -> C (0.30), max -> F (0.70)
+    assert conner.factuality(RANKED, "min").as_tuple() == pytest.approx((0.30, 0.60, 0.10))
+    assert conner.factuality(RANKED, "max").as_tuple() == pytest.approx((0.70, 0.20, 0.10))
+    # by label (contradiction < neutral < entailment, first of equals): min -> B (the only contradiction),
+    # max -> D (the first entailment), its probabilities kept
+    assert conner.factuality(RANKED, "min", rank_by="label").as_tuple() == pytest.approx((0.35, 0.05, 0.60))
+    assert conner.factuality(RANKED, "max", rank_by="label").as_tuple() == pytest.approx((0.50, 0.10, 0.40))
+    # CONNER's released scripts: max over sentences by label, counted by label -> D is consistent
+    assert conner.factuality(RANKED, "max", hard=True, rank_by="label").as_tuple() == (1.0, 0.0, 0.0)
+    # mean does not rank
+    assert conner.factuality(RANKED, "mean", rank_by="label").as_tuple() == conner.factuality(RANKED, "mean").as_tuple()
+    with pytest.raises(ValueError):
+        conner.factuality(RANKED, "min", rank_by="neutral")  # type: ignore[arg-type]
+
+
 def test_factuality_rejects_bad_input():
     with pytest.raises(ValueError):
         conner.factuality([])

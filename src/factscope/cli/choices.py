@@ -81,3 +81,32 @@ class CitationMatching(str, Enum):
 
     normalized = "normalized"
     paper = "paper"
+
+
+class SentenceAggregation(str, Enum):
+    """How CONNER's factuality aggregates the knowledge's sentences (eq. 1: min)."""
+
+    min = "min"
+    mean = "mean"
+    max = "max"
+
+
+class EvidenceAggregation(str, Enum):
+    """How CONNER's factuality aggregates a sentence's evidence passages (eq. 1: max)."""
+
+    max = "max"
+    mean = "mean"
+
+
+class SentenceRanking(str, Enum):
+    """How CONNER's min and max rank sentences: by entailment probability, or by argmax label."""
+
+    entailment = "entailment"
+    label = "label"
+
+
+class KnowledgeTaskName(str, Enum):
+    """The downstream task of CONNER records that name none: span answers (qa) or open-ended ones (dialogue)."""
+
+    qa = "qa"
+    dialogue = "dialogue"

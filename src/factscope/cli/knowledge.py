@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 from rich.markup import escape
 
 from factscope.checkers.registry import CHECKERS
+from factscope.cli.choices import EvidenceAggregation, KnowledgeTaskName, SentenceAggregation, SentenceRanking
 from factscope.cli.display import (
     ProgressDisplay,
     console,
@@ -34,8 +35,11 @@ agree: Somers' D / Pearson / Spearman of the scores against human ratings 0 / 1 
 SCORE_HELP = """Score knowledge records on CONNER's six dimensions (equations 1-9 of the paper).
 
 Input: JSON / JSONL records with `query`, `knowledge`, optional `id`, `answer`, `gold_answer`, `topic` and
-`task` (qa: span answers; dialogue: open-ended). Each metric runs when its part is configured, else it is
-reported as not computed (never as 0):
+`task` (qa: span answers; dialogue: open-ended); or CONNER's own files: a query table (tab-separated topic,
+query, knowledge, response; .tsv, or any file whose first line has tabs), or the knowledge a model generated,
+one text per line, with --queries naming the query table it answers (line i answers row i). --task sets the task
+of records that name none. Each metric runs when its part is configured, else it is reported as not computed
+(never as 0):
 
   factuality, dialogue validity  --corpus (evidence) + --checker (NLI)
   qa validity                    --checker, records with `gold_answer`
@@ -53,6 +57,9 @@ Examples:
       --relevance-model cross-encoder/ms-marco-MiniLM-L-6-v2 --checker nli:roberta-large-mnli -o scored.jsonl
 
   factscope knowledge score knowledge.jsonl --corpus wiki.jsonl --lm endpoint --llm-base-url http://localhost:8000/v1 --llm-model gpt2
+
+  factscope knowledge score nq_knowledge --queries nq_test_random_testset.txt --corpus wiki.jsonl \\
+      --aggregate max --rank-by label --hard-factuality
 """
 
 GENERATE_HELP = """Generate knowledge for each query through an LLM, with the paper's prompts (Appendix F, Tables 11-12).
@@ -96,7 +103,9 @@ SCORING = "Scoring (CONNER metrics)"
 Corpus = Annotated[Path | None, typer.Option(help="evidence corpus: JSONL of {id, title?, text} or a folder of .txt", rich_help_panel=SCORING)]
 Retriever = Annotated[str, typer.Option(help="bm25, dense or hybrid", rich_help_panel=SCORING)]
 EvidenceK = Annotated[int, typer.Option("--evidence-k", help="l: evidence passages per sentence", rich_help_panel=SCORING)]
-Aggregate = Annotated[str, typer.Option(help="sentence aggregation of factuality: min, mean or max", rich_help_panel=SCORING)]
+Aggregate = Annotated[SentenceAggregation, typer.Option(help="how factuality aggregates the sentences (eq. 1: min)", rich_help_panel=SCORING)]
+EvidenceAggregate = Annotated[EvidenceAggregation, typer.Option(help="how factuality aggregates a sentence's evidence passages (eq. 1: max, the best-entailing one)", rich_help_panel=SCORING)]
+RankBy = Annotated[SentenceRanking, typer.Option(help="how --aggregate min / max rank sentences: entailment probability (eq. 1) or argmax label, contradiction < neutral < entailment (CONNER's released scripts)", rich_help_panel=SCORING)]
 Hard = Annotated[bool, typer.Option("--hard-factuality", help="count each sentence by its argmax label", rich_help_panel=SCORING)]
 CheckerSpec = Annotated[str, typer.Option("--checker", help="NLI checker: embedded, nli:MODEL, path:DIR, llm, similarity", rich_help_panel=SCORING)]
 Relevance = Annotated[str, typer.Option(help="ranking cross-encoder (name or folder); 'bi-encoder' fallback; 'none'", rich_help_panel=SCORING)]
@@ -107,6 +116,8 @@ Weights = Annotated[str, typer.Option(help="gamma of Q_know: factuality,relevanc
 Seed = Annotated[int, typer.Option(help="random seed (baselines, demonstrations, sampling)")]
 BatchSize = Annotated[int, typer.Option(help="records per batch")]
 Output = Annotated[Path | None, typer.Option("--output", "-o", help="results JSONL (resumable)")]
+Task = Annotated[KnowledgeTaskName | None, typer.Option(help="task of the records that name none (query tables have no task column): qa (span answers, the default) or dialogue (open-ended, as Wizard of Wikipedia)", show_default=False)]
+Queries = Annotated[Path | None, typer.Option(help="the queries of an INPUT written one knowledge per line: a CONNER query table or JSON / JSONL records, line i of INPUT answering query i")]
 
 
 def register(app: typer.Typer) -> None:
@@ -129,26 +140,42 @@ def build_evaluator(*, llm: Any, **options: Any) -> Any:
     return evaluator
 
 
-def _load(path: Path, need_knowledge: bool = True) -> tuple[list[Any], int]:
+def _load(
+    path: Path, need_knowledge: bool = True, queries: Path | None = None, task: KnowledgeTaskName | None = None
+) -> tuple[list[Any], int]:
+    """The usable records of a knowledge file and how many were skipped (each reported); a file whose every
+    record fails for one reason is one error."""
     from factscope.conner.data import read_knowledge_records
+    from factscope.core.whole_file import whole_file_error
 
-    records, skipped = [], 0
-    for _, item in read_knowledge_records(path, need_knowledge=need_knowledge):
+    records, problems = [], []
+    chosen: Literal["qa", "dialogue"] | None = (
+        "qa" if task is KnowledgeTaskName.qa else "dialogue" if task is KnowledgeTaskName.dialogue else None
+    )
+    for _, item in read_knowledge_records(path, need_knowledge=need_knowledge, queries=queries, task=chosen):
         if isinstance(item, InputError):
-            console.print(f"[yellow]skipped[/] {item}")
-            skipped += 1
+            problems.append(item)
         else:
             records.append(item)
-    return records, skipped
+    whole = whole_file_error(path, problems, len(records))
+    if whole is not None:
+        raise whole
+    for problem in problems:
+        print_skipped(problem)
+    return records, len(problems)
 
 
 def score_command(
-    input: Annotated[Path, typer.Argument(help="JSON / JSONL knowledge records.", show_default=False)],
+    input: Annotated[Path, typer.Argument(help="knowledge: JSON / JSONL records, a CONNER query table (TSV), or one knowledge per line with --queries", show_default=False)],
     output: Output = None,
+    queries: Queries = None,
+    task: Task = None,
     corpus: Corpus = None,
     retriever: Retriever = "bm25",
     evidence_k: EvidenceK = 5,
-    aggregate: Aggregate = "min",
+    aggregate: Aggregate = SentenceAggregation.min,
+    evidence_aggregate: EvidenceAggregate = EvidenceAggregation.max,
+    rank_by: RankBy = SentenceRanking.entailment,
     hard_factuality: Hard = False,
     checker: CheckerSpec = "embedded",
     relevance_model: Relevance = "bi-encoder",
@@ -165,14 +192,15 @@ def score_command(
     from factscope.conner.task import knowledge
     from factscope.core.manifest import fingerprint_file
 
-    records, skipped = _load(input)
+    records, skipped = _load(input, queries=queries, task=task)
     if not records:
         raise InputError("no usable records; see the messages above", path=input)
     needs_llm = lm == "endpoint" or (checker != "none" and CHECKERS.needs_llm(checker))
     llm = endpoint.build() if needs_llm else None
     evaluator = build_evaluator(
-        corpus=corpus, retriever=retriever, evidence_k=evidence_k, aggregate=aggregate, hard=hard_factuality,
-        checker=checker, relevance=relevance_model, coherence=coherence_model, lm=lm, baselines=baselines,
+        corpus=corpus, retriever=retriever, evidence_k=evidence_k, aggregate=aggregate.value,
+        evidence_aggregate=evidence_aggregate.value, rank_by=rank_by.value, hard=hard_factuality, checker=checker,
+        relevance=relevance_model, coherence=coherence_model, lm=lm, baselines=baselines,
         weights=weights, seed=seed, llm=llm,
     )
     output = output or Path(f"{input.stem}.knowledge.jsonl")
@@ -195,7 +223,7 @@ def score_command(
 def _generate(
     input: Path, output: Path | None, llm: Any, settings: Any, *, train: Path | None, shots: int,
     select_from: int | None, evaluator_options: dict[str, Any] | None, select: bool, answer: bool, batch_size: int,
-    overwrite: bool,
+    overwrite: bool, task: KnowledgeTaskName | None,
 ) -> None:
     from factscope.conner.generation import (
         KnowledgeGenerator,
@@ -204,7 +232,7 @@ def _generate(
         select_demonstrations,
     )
 
-    records, skipped = _load(input, need_knowledge=False)
+    records, skipped = _load(input, need_knowledge=False, task=task)
     if not records:
         raise InputError("no usable records; see the messages above", path=input)
     evaluator = build_evaluator(**evaluator_options, llm=llm) if evaluator_options is not None else None
@@ -212,12 +240,12 @@ def _generate(
     if settings.mode == "few" or answer:
         if train is None and settings.mode == "few":
             raise ConfigError("--mode few needs --train: records with query and knowledge to use as examples")
-        pool, _ = _load(train) if train else ([], 0)
-        for task in sorted({record.task for record in records}):
-            same_task = [example for example in pool if example.task == task]
+        pool, _ = _load(train, task=task) if train else ([], 0)
+        for name in sorted({record.task for record in records}):
+            same_task = [example for example in pool if example.task == name]
             if select_from and evaluator is not None:
                 chosen, choice = select_demonstrations(same_task, evaluator, m=select_from, n=shots, seed=settings.seed)
-                console.print(f"{task} demonstrations chosen by Q_know: {', '.join(choice.selected) or 'none'}")
+                console.print(f"{name} demonstrations chosen by Q_know: {', '.join(choice.selected) or 'none'}")
             else:
                 chosen = sample_demonstrations(same_task, shots, settings.seed)
             demonstrations.extend(chosen)
@@ -238,8 +266,9 @@ def _generate(
 
 
 def generate_command(
-    input: Annotated[Path, typer.Argument(help="JSON / JSONL records with `query` (and `topic`, `task`).", show_default=False)],
+    input: Annotated[Path, typer.Argument(help="queries: JSON / JSONL records with `query` (and `topic`, `task`), or a CONNER query table (TSV).", show_default=False)],
     output: Output = None,
+    task: Task = None,
     mode: Annotated[str, typer.Option(help="zero (Table 11 prompt) or few (Table 12 examples)")] = "zero",
     train: Annotated[Path | None, typer.Option(help="records with knowledge (and answers) for few-shot examples")] = None,
     shots: Annotated[int, typer.Option(help="n: few-shot examples in the prompt")] = 8,
@@ -267,13 +296,14 @@ def generate_command(
     _generate(
         input, output, llm, GenerationSettings(mode=generation_mode, seed=seed), train=train, shots=shots,
         select_from=select_from, evaluator_options=options if select_from else None, select=False, answer=answer,
-        batch_size=batch_size, overwrite=overwrite,
+        batch_size=batch_size, overwrite=overwrite, task=task,
     )
 
 
 def select_command(
-    input: Annotated[Path, typer.Argument(help="JSON / JSONL records with `query` (and `topic`, `task`).", show_default=False)],
+    input: Annotated[Path, typer.Argument(help="queries: JSON / JSONL records with `query` (and `topic`, `task`), or a CONNER query table (TSV).", show_default=False)],
     output: Output = None,
+    task: Task = None,
     candidates: Annotated[int, typer.Option(help="r: knowledge candidates sampled per query")] = 5,
     top_p: Annotated[float, typer.Option(help="nucleus sampling p")] = 0.9,
     temperature: Annotated[float, typer.Option(help="sampling temperature")] = 1.0,
@@ -307,7 +337,7 @@ def select_command(
     options = _scoring_options(corpus, retriever, evidence_k, checker, relevance_model, coherence_model, lm, weights, seed)
     _generate(
         input, output, llm, settings, train=train, shots=shots, select_from=None, evaluator_options=options,
-        select=True, answer=answer, batch_size=batch_size, overwrite=overwrite,
+        select=True, answer=answer, batch_size=batch_size, overwrite=overwrite, task=task,
     )
 
 

@@ -8,7 +8,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from factscope.core.errors import InputError
+from factscope.conner.released_files import file_layout, read_knowledge_lines, read_query_table
+from factscope.core.errors import ConfigError, InputError
 from factscope.core.fields import Identifier, NonBlank
 from factscope.core.io import parse_located, read_json_records
 
@@ -64,14 +65,64 @@ def parse_knowledge_record(
 
 
 def read_knowledge_records(
-    path: str | Path, *, need_knowledge: bool = True
+    path: str | Path,
+    *,
+    need_knowledge: bool = True,
+    queries: str | Path | None = None,
+    task: KnowledgeTask | None = None,
 ) -> Iterator[tuple[int, KnowledgeRecord | InputError]]:
-    """(line, record) for each record of a JSON / JSONL file; a bad record comes back as an InputError."""
-    for line, item in read_json_records(path):
+    """(line, record) for each record of a knowledge file: JSON / JSONL records, a CONNER query table, or, with
+    ``queries``, knowledge written one text per line, paired line for line with the records of ``queries`` (see
+    ``factscope.conner.released_files``). ``task`` is the task of the records that name none (query tables have
+    no task column; default qa). A bad record comes back as an InputError; a file that cannot be paired raises."""
+    layout = file_layout(path)
+    if layout == "lines":
+        if queries is None:
+            raise InputError(LINES_NEED_QUERIES, path=path)
+        yield from _paired(path, queries, need_knowledge=need_knowledge, task=task)
+        return
+    if queries is not None:
+        raise ConfigError(f"--queries pairs a file of one knowledge text per line with its queries; {path} holds "
+                          "its queries itself")
+    items = read_json_records(path) if layout == "records" else read_query_table(path, need_knowledge=need_knowledge)
+    for line, item in items:
         if isinstance(item, InputError):
             yield line, item
             continue
+        if task is not None:
+            item = {"task": task, **item}
         try:
             yield line, parse_knowledge_record(item, path=path, line=line, need_knowledge=need_knowledge)
         except InputError as error:
             yield line, error
+
+
+LINES_NEED_QUERIES = (
+    "one knowledge text per line (CONNER's generated-knowledge files) holds no queries: `knowledge score` reads it "
+    "with --queries FILE, the query table or records it was generated for (line i answers query i); "
+    "`knowledge generate` and `knowledge select` take the queries themselves"
+)
+
+
+def _paired(
+    path: str | Path, queries: str | Path, *, need_knowledge: bool, task: KnowledgeTask | None
+) -> Iterator[tuple[int, KnowledgeRecord | InputError]]:
+    """The records of ``queries``, each with the knowledge on the same line (counting rows, not blank lines) of
+    the one-knowledge-per-line ``path``; a query that cannot be read is reported as it is, with its own place."""
+    if file_layout(queries) == "lines":
+        raise InputError("holds no queries: give --queries a CONNER query table or JSON / JSONL records", path=queries)
+    knowledge = read_knowledge_lines(path)
+    asked = list(read_knowledge_records(queries, need_knowledge=False, task=task))
+    if len(knowledge) != len(asked):
+        raise InputError(
+            f"{len(knowledge)} knowledge lines, but {queries} has {len(asked)} queries; line i of the knowledge "
+            "answers query i, so they must be as many",
+            path=path,
+        )
+    for (line, text), (_, query) in zip(knowledge, asked):
+        if isinstance(query, InputError):
+            yield line, query
+        elif need_knowledge and not text.strip():
+            yield line, InputError(f"empty; expected the knowledge for query {query.id}", path=path, line=line)
+        else:
+            yield line, query.model_copy(update={"knowledge": text.strip()})

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, get_args
 
 from factscope.conner.task import KnowledgeEvaluator, KnowledgeSettings
 from factscope.core.errors import ConfigError
-
-Aggregation = Literal["min", "mean", "max"]
+from factscope.metrics.conner import Aggregation, EvidenceAggregation, SentenceRanking
 
 
 def parse_weights(text: str) -> tuple[float, float, float, float]:
@@ -31,6 +30,8 @@ def make_evaluator(
     retriever: str = "bm25",
     evidence_k: int = 5,
     aggregate: Aggregation = "min",
+    evidence_aggregate: EvidenceAggregation = "max",
+    rank_by: SentenceRanking = "entailment",
     hard: bool = False,
     checker: str = "embedded",
     relevance: str = "bi-encoder",
@@ -52,11 +53,14 @@ def make_evaluator(
     from factscope.conner.relevance import BiEncoderRelevance, CrossEncoderRelevance
     from factscope.retrieve.corpus import Corpus, make_retriever
 
-    if aggregate not in ("min", "mean", "max"):
-        raise ConfigError(f"--aggregate must be min, mean or max, not {aggregate!r}")
+    for option, value, allowed in (("--aggregate", aggregate, Aggregation),
+                                   ("--evidence-aggregate", evidence_aggregate, EvidenceAggregation),
+                                   ("--rank-by", rank_by, SentenceRanking)):
+        if value not in get_args(allowed):
+            raise ConfigError(f"{option} must be one of {', '.join(get_args(allowed))}, not {value!r}")
     settings = KnowledgeSettings(
-        evidence_k=evidence_k, aggregate=aggregate, hard_factuality=hard, baselines=baselines, seed=seed,
-        weights=parse_weights(weights),
+        evidence_k=evidence_k, aggregate=aggregate, evidence_aggregate=evidence_aggregate, rank_by=rank_by,
+        hard_factuality=hard, baselines=baselines, seed=seed, weights=parse_weights(weights),
     )
     ranker = (
         None if relevance == "none" else BiEncoderRelevance() if relevance == "bi-encoder"

@@ -41,7 +41,8 @@ METRICS = (
 
 
 class SentenceEvidence(BaseModel):
-    """One knowledge sentence, its best-entailing evidence and that evidence's NLI vector (E, N, C)."""
+    """One knowledge sentence, its best-entailing evidence and the sentence's NLI vector (E, N, C): that evidence's
+    vector, or with evidence aggregated by mean, the mean over its passages."""
 
     sentence: str
     evidence: str | None = None
@@ -92,7 +93,11 @@ class KnowledgeSettings:
     evidence_k: int = 5
     """l: evidence passages retrieved per knowledge sentence (and per open-ended answer, eq. 8)."""
     aggregate: conner.Aggregation = "min"
-    """How sentence factuality is aggregated over the knowledge (eq. 1; the paper's example is min)."""
+    """How sentence factuality is aggregated over the knowledge (eq. 1: min)."""
+    evidence_aggregate: conner.EvidenceAggregation = "max"
+    """How a sentence's evidence passages are aggregated (eq. 1: max, the passage that best entails it)."""
+    rank_by: conner.SentenceRanking = "entailment"
+    """How min and max rank sentences: by entailment probability (eq. 1) or by argmax label (the released scripts)."""
     hard_factuality: bool = False
     """Replace each sentence's NLI vector by the one-hot of its argmax before aggregating."""
     baselines: int = 3
@@ -159,14 +164,22 @@ class KnowledgeEvaluator:
                 if kept:
                     best = conner.best_evidence(matrix)
                     detail.evidence, detail.doc_id = kept[best].text, kept[best].doc_id
-                entailment, neutral, contradiction = (float(v) for v in conner.sentence_factuality(matrix))
+                entailment, neutral, contradiction = (
+                    float(v) for v in conner.sentence_factuality(matrix, self.settings.evidence_aggregate)
+                )
                 detail.probs = (entailment, neutral, contradiction)
                 per_sentence.append(matrix)
                 result.sentences.append(detail)
             if len(per_sentence) < len(group):
                 result.not_computed["factuality"] = "the checker failed on every evidence passage of a sentence"
                 continue
-            score = conner.factuality(per_sentence, self.settings.aggregate, self.settings.hard_factuality)
+            score = conner.factuality(
+                per_sentence,
+                self.settings.aggregate,
+                self.settings.hard_factuality,
+                self.settings.evidence_aggregate,
+                self.settings.rank_by,
+            )
             result.factuality = Factuality(
                 consistent=score.consistent, non_verified=score.non_verified, inconsistent=score.inconsistent
             )

@@ -14,6 +14,19 @@ from typing import Literal, TypeAlias
 import numpy as np
 
 Aggregation = Literal["min", "mean", "max"]
+"""How the sentence vectors of eq. 1 are aggregated over the knowledge: the outer min (the paper), mean or max."""
+
+EvidenceAggregation = Literal["max", "mean"]
+"""How the NLI vectors of a sentence's evidence passages are aggregated: the inner max of eq. 1 (the vector of the
+passage that best entails the sentence), or their mean."""
+
+SentenceRanking = Literal["entailment", "label"]
+"""How ``min`` and ``max`` rank sentences: by the entailment probability ("along the entailment dimension", eq. 1),
+or by the argmax label, contradiction < neutral < entailment, the first sentence winning a tie (CONNER's released
+scoring scripts)."""
+
+_LABEL_RANK = (2, 1, 0)
+"""The rank of each argmax label (entailment, neutral, contradiction) when sentences are ranked by label."""
 
 Values: TypeAlias = Sequence[float] | np.ndarray
 """A vector of numbers: a list, or a 1-d array as the models give it."""
@@ -47,33 +60,53 @@ def best_evidence(probs: np.ndarray) -> int:
     return int(np.argmax(probs[:, 0]))
 
 
-def sentence_factuality(probs: np.ndarray) -> np.ndarray:
-    """f(s_i, E_i) of eq. 1: the NLI vector of the evidence that best entails the sentence."""
+def sentence_factuality(probs: np.ndarray, evidence: EvidenceAggregation = "max") -> np.ndarray:
+    """f(s_i, E_i) of eq. 1: the NLI vector of the evidence that best entails the sentence (``max``, the paper), or
+    the mean of the evidence vectors (``mean``)."""
     probs = _as_matrix(probs)
-    return probs[best_evidence(probs)].copy()
+    if evidence == "max":
+        return probs[best_evidence(probs)].copy()
+    if evidence == "mean":
+        return probs.mean(axis=0)
+    raise ValueError(f"evidence aggregation must be max or mean, not {evidence!r}")
+
+
+def _pick(vectors: np.ndarray, aggregate: Aggregation, rank_by: SentenceRanking) -> int:
+    """The sentence ``min`` or ``max`` keeps, ranked as ``rank_by`` says (the first of equals)."""
+    if rank_by == "entailment":
+        ranks = vectors[:, 0]
+    elif rank_by == "label":
+        ranks = np.array([_LABEL_RANK[int(np.argmax(vector))] for vector in vectors], dtype=float)
+    else:
+        raise ValueError(f"sentence ranking must be entailment or label, not {rank_by!r}")
+    return int(np.argmin(ranks)) if aggregate == "min" else int(np.argmax(ranks))
 
 
 def factuality(
-    sentence_evidence_probs: Sequence[np.ndarray], aggregate: Aggregation = "min", hard: bool = False
+    sentence_evidence_probs: Sequence[np.ndarray],
+    aggregate: Aggregation = "min",
+    hard: bool = False,
+    evidence: EvidenceAggregation = "max",
+    rank_by: SentenceRanking = "entailment",
 ) -> FactualityScore:
-    """S_fact of eq. 1 for one knowledge text.
+    """S_fact of eq. 1 for one knowledge text: min over sentences of max over evidence.
 
-    ``sentence_evidence_probs[i]`` holds the NLI vectors (rows: evidence e_ij; columns: E, N, C) of
-    sentence s_i. Each sentence keeps the vector of its best-entailing evidence; the sentences are then
-    aggregated "along the entailment dimension": ``min`` keeps the vector of the least-entailed sentence
-    (strictest, the paper's example), ``max`` that of the most-entailed sentence, ``mean`` averages the
-    vectors. With ``hard=True`` each sentence vector is first replaced by the one-hot of its argmax
-    (a sentence then counts as wholly consistent, non-verified or inconsistent).
+    ``sentence_evidence_probs[i]`` holds the NLI vectors (rows: evidence e_ij; columns: E, N, C) of sentence
+    s_i. Each sentence gets one vector from its evidence (``evidence``: ``max`` keeps the vector of the passage
+    that best entails it, as eq. 1; ``mean`` averages them). The sentence vectors are then aggregated "along the
+    entailment dimension": ``min`` keeps the vector of the least-entailed sentence (eq. 1), ``max`` that of the
+    most-entailed one, ``mean`` averages them; ``rank_by`` says whether min and max rank sentences by their
+    entailment probability or by their argmax label (contradiction < neutral < entailment, first of equals, as
+    CONNER's released scripts do). With ``hard=True`` each sentence vector is first replaced by the one-hot of
+    its argmax (a sentence then counts as wholly consistent, non-verified or inconsistent).
     """
     if not sentence_evidence_probs:
         raise ValueError("factuality needs at least one sentence with evidence")
-    vectors = np.stack([sentence_factuality(probs) for probs in sentence_evidence_probs])
+    vectors = np.stack([sentence_factuality(probs, evidence) for probs in sentence_evidence_probs])
     if hard:
         vectors = np.eye(3)[np.argmax(vectors, axis=1)]
-    if aggregate == "min":
-        chosen = vectors[int(np.argmin(vectors[:, 0]))]
-    elif aggregate == "max":
-        chosen = vectors[int(np.argmax(vectors[:, 0]))]
+    if aggregate in ("min", "max"):
+        chosen = vectors[_pick(vectors, aggregate, rank_by)]
     elif aggregate == "mean":
         chosen = vectors.mean(axis=0)
     else:
