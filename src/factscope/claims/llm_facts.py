@@ -1,4 +1,4 @@
-"""Atomic facts from an LLM (seed 003 A.3, after Min et al.): each sentence is decomposed on its own.
+"""Atomic facts from an LLM (Truly Ground A.3, after Min et al.): each sentence is decomposed on its own.
 
 Each sentence of a text (``factscope.core.text.sentence_spans``) is sent with the in-context examples of the prompt
 ``facts_decompose``; identical sentences are sent once (and cached by the LLM client). Replies are parsed

@@ -1,4 +1,4 @@
-"""Claim-triplets (seed 004, section 4.1) and atomic claims from an LLM, tagged with their source sentences.
+"""Claim-triplets (RefChecker, section 4.1) and atomic claims from an LLM, tagged with their source sentences.
 
 Each response is split into sentences (``factscope.core.text.sentence_spans``) and shown to the LLM as a numbered
 list; the prompt (``extract_triplets`` or ``extract_triplets_atomic``, two in-context examples each) asks for

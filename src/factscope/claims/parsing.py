@@ -39,7 +39,7 @@ REFUSAL = re.compile(
     )""",
     re.IGNORECASE | re.VERBOSE,
 )
-"""Sentence openings that decline to answer rather than state something (seed 004 A.4 abstention)."""
+"""Sentence openings that decline to answer rather than state something (RefChecker A.4 abstention)."""
 
 
 @dataclass(frozen=True)

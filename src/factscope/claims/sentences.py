@@ -1,4 +1,4 @@
-"""The sentence-granularity baseline of seed 004: every statement of a response is one claim."""
+"""The sentence-granularity baseline of RefChecker: every statement of a response is one claim."""
 
 from __future__ import annotations
 
