@@ -414,3 +414,12 @@ def test_cli_generate_with_minimum_uses_and_removes_the_gold_sets(cli, fake_llm,
     assert len(rows["1"]["minimum"]) == 2
     with pytest.raises(InputError, match="gold minimum-knowledge file .*: give it to the --minimum option"):
         cli(["attribute", "generate", str(gold), "-o", str(tmp_path / "other.jsonl"), *llm])
+
+
+def test_one_reason_is_compared_with_its_numbers_aside(tmp_path):
+    path = tmp_path / "numbers.json"
+    path.write_text("[1, 2, 3]")
+    with pytest.raises(
+        InputError, match=r"none of its 3 records can be used: each fails with item 0 is a int"
+    ):
+        load_answers(path)
