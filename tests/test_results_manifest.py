@@ -145,3 +145,42 @@ def test_every_scoring_command_refuses_to_resume_under_other_settings(app, tmp_p
     assert fresh.exit_code == 0, fresh.output
     recorded = json.loads(manifest_path(output).read_text(encoding="utf-8"))
     assert recorded["factscope_version"] and recorded["inputs"]["records"]["sha256"]
+
+
+GENERATION = {
+    "attribute generate": (
+        ["attribute", "generate", str(EXAMPLES / "attribute" / "questions.jsonl"), "--graph",
+         str(EXAMPLES / "attribute" / "graph.jsonl")],
+        ["--remove", "1"],
+        "Ada's father was Lord Byron [Q7259, father: Lord Byron].",
+    ),
+    "attribute make-questions": (
+        ["attribute", "make-questions", str(EXAMPLES / "attribute" / "seeds.jsonl"), "--graph",
+         str(EXAMPLES / "attribute" / "graph.jsonl"), "--rounds", "2"],
+        ["--rounds", "3"],
+        "Generated Answer: Text [qid: Q7259, father: Lord Byron].\nGenerated Question: Q?",
+    ),
+    "knowledge generate": (
+        ["knowledge", "generate", str(EXAMPLES / "knowledge" / "records.jsonl")],
+        ["--seed", "1"],
+        "Some knowledge about the query.",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GENERATION))
+def test_every_generation_command_resumes_without_calls_and_refuses_other_settings(app, tmp_path, fake_llm, name):
+    base, changed, reply = GENERATION[name]
+    fake_llm.responder = lambda request: reply
+    llm = ["--llm-base-url", fake_llm.base_url, "--llm-model", "fake", "--llm-cache", "off"]
+    output = tmp_path / "generated.jsonl"
+    runner = CliRunner()
+    first = runner.invoke(app, [*base, "-o", str(output), *llm], catch_exceptions=False)
+    assert first.exit_code == 0, first.output
+    calls, rows = len(fake_llm.requests), output.read_text(encoding="utf-8")
+    assert calls and rows and manifest_path(output).is_file()
+    again = runner.invoke(app, [*base, "-o", str(output), *llm], catch_exceptions=False)
+    assert again.exit_code == 0 and len(fake_llm.requests) == calls and output.read_text(encoding="utf-8") == rows
+    refused = runner.invoke(app, [*base, *changed, "-o", str(output), *llm])
+    assert isinstance(refused.exception, ResultsMismatch), refused.output
+    assert len(fake_llm.requests) == calls and output.read_text(encoding="utf-8") == rows
