@@ -472,9 +472,18 @@ def test_bf16_batches_choose_the_attention_by_length_and_compute_the_same_logits
     assert model.config._attn_implementation == "sdpa"
 
 
-def test_unknown_method_is_a_clear_error(tmp_path):
-    from factscope.core.errors import ConfigError
+def test_unknown_method_is_a_usage_error_listing_the_methods(tmp_path):
+    from typer.testing import CliRunner
 
+    from factscope.cli import train_checker
+
+    app = typer.Typer()
+
+    @app.callback()
+    def main() -> None:
+        """factscope (test app)."""
+
+    train_checker.register(app)
     data = write_pairs(tmp_path / "pairs.jsonl", n=9)
-    with pytest.raises(ConfigError, match="--method"):
-        run_cli("--data", data, "--out", tmp_path / "x", "--method", "lora")
+    result = CliRunner().invoke(app, ["train-checker", "--data", str(data), "--out", str(tmp_path / "x"), "--method", "lora"])
+    assert result.exit_code == 2 and "'finetune'" in result.output and "'repc'" in result.output

@@ -110,3 +110,34 @@ class KnowledgeTaskName(str, Enum):
 
     qa = "qa"
     dialogue = "dialogue"
+
+
+class GenerationModeName(str, Enum):
+    """CONNER's knowledge-generation prompts: zero-shot (Table 11) or few-shot (Table 12 examples)."""
+
+    zero = "zero"
+    few = "few"
+
+
+class TrainingMethod(str, Enum):
+    """How `train-checker` trains: fine-tuning a cross-encoder, or RepC (a head on a frozen encoder)."""
+
+    finetune = "finetune"
+    repc = "repc"
+
+
+class RepCFeatures(str, Enum):
+    """RepC features: the pair encoded jointly, the two sentences apart, or both."""
+
+    pair = "pair"
+    sentence = "sentence"
+    both = "both"
+
+
+class RepCClassifier(str, Enum):
+    """RepC's shallow classifier."""
+
+    logreg = "logreg"
+    svm = "svm"
+    mlp = "mlp"
+    knn = "knn"

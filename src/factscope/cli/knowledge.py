@@ -10,7 +10,14 @@ import typer
 from rich.markup import escape
 
 from factscope.checkers.registry import CHECKERS
-from factscope.cli.choices import EvidenceAggregation, KnowledgeTaskName, SentenceAggregation, SentenceRanking
+from factscope.cli.choices import (
+    EvidenceAggregation,
+    GenerationModeName,
+    KnowledgeTaskName,
+    RetrieverName,
+    SentenceAggregation,
+    SentenceRanking,
+)
 from factscope.cli.display import (
     ProgressDisplay,
     console,
@@ -101,7 +108,7 @@ Example:
 
 SCORING = "Scoring (CONNER metrics)"
 Corpus = Annotated[Path | None, typer.Option(help="evidence corpus: JSONL of {id, title?, text} or a folder of .txt", rich_help_panel=SCORING)]
-Retriever = Annotated[str, typer.Option(help="bm25, dense or hybrid", rich_help_panel=SCORING)]
+Retriever = Annotated[RetrieverName, typer.Option(help="evidence retriever", rich_help_panel=SCORING)]
 EvidenceK = Annotated[int, typer.Option("--evidence-k", help="l: evidence passages per sentence", rich_help_panel=SCORING)]
 Aggregate = Annotated[SentenceAggregation, typer.Option(help="how factuality aggregates the sentences (eq. 1: min)", rich_help_panel=SCORING)]
 EvidenceAggregate = Annotated[EvidenceAggregation, typer.Option(help="how factuality aggregates a sentence's evidence passages (eq. 1: max, the best-entailing one)", rich_help_panel=SCORING)]
@@ -171,7 +178,7 @@ def score_command(
     queries: Queries = None,
     task: Task = None,
     corpus: Corpus = None,
-    retriever: Retriever = "bm25",
+    retriever: Retriever = RetrieverName.bm25,
     evidence_k: EvidenceK = 5,
     aggregate: Aggregate = SentenceAggregation.min,
     evidence_aggregate: EvidenceAggregate = EvidenceAggregation.max,
@@ -198,7 +205,7 @@ def score_command(
     needs_llm = lm == "endpoint" or (checker != "none" and CHECKERS.needs_llm(checker))
     llm = endpoint.build() if needs_llm else None
     evaluator = build_evaluator(
-        corpus=corpus, retriever=retriever, evidence_k=evidence_k, aggregate=aggregate.value,
+        corpus=corpus, retriever=retriever.value, evidence_k=evidence_k, aggregate=aggregate.value,
         evidence_aggregate=evidence_aggregate.value, rank_by=rank_by.value, hard=hard_factuality, checker=checker,
         relevance=relevance_model, coherence=coherence_model, lm=lm, baselines=baselines,
         weights=weights, seed=seed, llm=llm,
@@ -269,13 +276,15 @@ def generate_command(
     input: Annotated[Path, typer.Argument(help="queries: JSON / JSONL records with `query` (and `topic`, `task`), or a CONNER query table (TSV).", show_default=False)],
     output: Output = None,
     task: Task = None,
-    mode: Annotated[str, typer.Option(help="zero (Table 11 prompt) or few (Table 12 examples)")] = "zero",
+    mode: Annotated[
+        GenerationModeName, typer.Option(help="zero (Table 11 prompt) or few (Table 12 examples)")
+    ] = GenerationModeName.zero,
     train: Annotated[Path | None, typer.Option(help="records with knowledge (and answers) for few-shot examples")] = None,
     shots: Annotated[int, typer.Option(help="n: few-shot examples in the prompt")] = 8,
     select_from: Annotated[int | None, typer.Option(help="m: score m random --train examples, keep the best --shots")] = None,
     answer: Annotated[bool, typer.Option("--answer", help="also generate answers (Table 13 few-shot)")] = False,
     corpus: Corpus = None,
-    retriever: Retriever = "bm25",
+    retriever: Retriever = RetrieverName.bm25,
     evidence_k: EvidenceK = 5,
     checker: CheckerSpec = "embedded",
     relevance_model: Relevance = "bi-encoder",
@@ -307,12 +316,12 @@ def select_command(
     candidates: Annotated[int, typer.Option(help="r: knowledge candidates sampled per query")] = 5,
     top_p: Annotated[float, typer.Option(help="nucleus sampling p")] = 0.9,
     temperature: Annotated[float, typer.Option(help="sampling temperature")] = 1.0,
-    mode: Annotated[str, typer.Option(help="zero or few")] = "zero",
+    mode: Annotated[GenerationModeName, typer.Option(help="zero-shot or few-shot prompt")] = GenerationModeName.zero,
     train: Annotated[Path | None, typer.Option(help="records with knowledge for few-shot examples / answers")] = None,
     shots: Annotated[int, typer.Option(help="few-shot examples")] = 8,
     answer: Annotated[bool, typer.Option("--answer", help="also answer with the selected knowledge")] = False,
     corpus: Corpus = None,
-    retriever: Retriever = "bm25",
+    retriever: Retriever = RetrieverName.bm25,
     evidence_k: EvidenceK = 5,
     checker: CheckerSpec = "embedded",
     relevance_model: Relevance = "bi-encoder",
@@ -341,21 +350,17 @@ def select_command(
     )
 
 
-def _generation_mode(mode: str) -> GenerationMode:
-    """The --mode option as the generation settings take it; a ConfigError unless it is zero or few."""
-    if mode == "zero":
-        return "zero"
-    if mode == "few":
-        return "few"
-    raise ConfigError(f"--mode must be zero or few, not {mode!r}")
+def _generation_mode(mode: GenerationModeName) -> GenerationMode:
+    """The --mode option as the generation settings take it."""
+    return "few" if mode is GenerationModeName.few else "zero"
 
 
 def _scoring_options(
-    corpus: Path | None, retriever: str, evidence_k: int, checker: str, relevance: str, coherence: str,
+    corpus: Path | None, retriever: RetrieverName, evidence_k: int, checker: str, relevance: str, coherence: str,
     lm: str | None, weights: str, seed: int,
 ) -> dict[str, Any]:
     return {
-        "corpus": corpus, "retriever": retriever, "evidence_k": evidence_k, "aggregate": "min", "hard": False,
+        "corpus": corpus, "retriever": retriever.value, "evidence_k": evidence_k, "aggregate": "min", "hard": False,
         "checker": checker, "relevance": relevance, "coherence": coherence, "lm": lm, "baselines": 3,
         "weights": weights, "seed": seed,
     }

@@ -7,6 +7,8 @@ from typing import Annotated
 
 import typer
 
+from factscope.cli.choices import RepCClassifier, RepCFeatures, TrainingMethod
+
 HELP = """Train an offline checker from {premise, hypothesis, label} pairs and write it to a directory.
 
 Labels are entailment / neutral / contradiction (or 0 / 1 / 2), or entailment / not_entailment for a 2-way checker. The pairs are split with a fixed seed into train (75%), validation (10%: kept epoch when several are candidates, class biases, cue stacker) and a held-out test part (15%: only reported). Use the result with `--checker path:DIR`.
@@ -34,13 +36,17 @@ Examples:
 def train_checker(
     data: Annotated[Path, typer.Option("--data", help="JSONL (or JSON list) of {premise, hypothesis, label}.")],
     out: Annotated[Path, typer.Option("--out", help="Checker directory to write (replaced if it exists).")],
-    method: Annotated[str, typer.Option(help="finetune (cross-encoder) or repc (frozen encoder + head).")] = "finetune",
+    method: Annotated[
+        TrainingMethod, typer.Option(help="finetune (cross-encoder) or repc (frozen encoder + head).")
+    ] = TrainingMethod.finetune,
     encoder: Annotated[
         str, typer.Option(help="HF encoder name or folder; packaged-minilm is the bundled all-MiniLM-L6-v2.")
     ] = "packaged-minilm",
     layers: Annotated[str, typer.Option(help="repc: 'all' (layer ensemble) or indices like '3' or '2,4,6'.")] = "all",
-    features: Annotated[str, typer.Option(help="repc: pair (joint encoding), sentence, or both.")] = "both",
-    classifier: Annotated[str, typer.Option(help="repc: logreg, svm, mlp or knn.")] = "logreg",
+    features: Annotated[
+        RepCFeatures, typer.Option(help="repc: pair (joint encoding), sentence, or both.")
+    ] = RepCFeatures.both,
+    classifier: Annotated[RepCClassifier, typer.Option(help="repc: the shallow classifier.")] = RepCClassifier.logreg,
     epochs: Annotated[int, typer.Option(min=1, help="finetune: passes over the train part.")] = 3,
     learning_rate: Annotated[float, typer.Option(help="finetune: peak AdamW learning rate.")] = 1e-4,
     seed: Annotated[int, typer.Option(help="Seed of the split and of training.")] = 13,
@@ -121,8 +127,8 @@ def train_checker(
     from factscope.training.train import train_checker as run
 
     options = TrainOptions(
-        data=data, out=out, method=method, encoder=encoder, layers=layers, features=features,
-        classifier=classifier, epochs=epochs, learning_rate=learning_rate, seed=seed, limit=limit, cues=cues,
+        data=data, out=out, method=method.value, encoder=encoder, layers=layers, features=features.value,
+        classifier=classifier.value, epochs=epochs, learning_rate=learning_rate, seed=seed, limit=limit, cues=cues,
         class_biases=class_biases, threads=threads, long_context=long_context, context_words=context_words,
         context_epochs=context_epochs, precision=precision, unrelated_context=unrelated_context,
         members=members, weights=weights, attention_dropout=attention_dropout,
