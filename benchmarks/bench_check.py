@@ -16,9 +16,9 @@ folder that all paths load (or ``--model DIR``). Segments pack consecutive premi
 Each path is warmed up on other pairs first; repeats are interleaved (plain, ours, refchecker, plain, ...) so
 CPU contention hits all paths alike, and the median is reported. The end-to-end figure runs
 ``factscope check`` as a subprocess on the shipped example and on synthetic records built from the same file.
+The figures go to ``benchmarks/results/bench_check.json`` (see ``results_file``).
 
-    HF_HUB_OFFLINE=1 python benchmarks/bench_check.py --data ../shared/data/nli/mnli_dev_matched.jsonl \\
-        --pairs 1200 --out bench_check.json
+    HF_HUB_OFFLINE=1 python benchmarks/bench_check.py --data mnli_dev_matched.jsonl --pairs 1200
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from results_file import add_out_option, load_average, write_results
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TQDM_DISABLE", "1")
@@ -282,20 +284,14 @@ def end_to_end(input_path: Path, checker: str | None, folder: Path, threads: int
     }
 
 
-def load_average() -> float | None:
-    """The 1-minute load average (None where the platform has none)."""
-    try:
-        return os.getloadavg()[0]
-    except OSError:
-        return None
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument(
-        "--data", required=True, help="NLI JSONL with premise and hypothesis (e.g. MNLI dev matched)"
+        "--data",
+        required=True,
+        help="NLI JSONL with premise and hypothesis (not shipped with factscope; e.g. MultiNLI dev matched)",
     )
     parser.add_argument("--pairs", type=int, default=1200, help="timed (segment, claim) pairs (default 1200)")
     parser.add_argument("--warmup-pairs", type=int, default=64, help="pairs run by each path before timing")
@@ -318,7 +314,7 @@ def main() -> None:
         "--no-refchecker", action="store_true", help="skip RefChecker (if it is not installed)"
     )
     parser.add_argument("--no-end-to-end", action="store_true", help="skip the `factscope check` runs")
-    parser.add_argument("--out", default="bench_check.json", help="results JSON (default bench_check.json)")
+    add_out_option(parser)
     args = parser.parse_args()
 
     import torch
@@ -366,10 +362,6 @@ def main() -> None:
             "median": statistics.median(token_counts),
             "max": max(token_counts),
         },
-        "batch_size": args.batch_size,
-        "threads": args.threads,
-        "repeats": args.repeats,
-        "cpu_count": os.cpu_count(),
         "load_average_1min": {"before": load_before, "after": load_after},
         "paths": figures,
         "ours_over_plain": figures["ours"]["pairs_per_second"] / figures["plain"]["pairs_per_second"],
@@ -388,8 +380,6 @@ def main() -> None:
             end_to_end(REPO / "examples" / "check.jsonl", None, workdir, args.threads),
             end_to_end(synthetic, f"path:{model_dir}", workdir, args.threads),
         ]
-    Path(args.out).write_text(json.dumps(results, indent=2), encoding="utf-8")
-
     rows: list[tuple[str, object]] = [
         ("pairs (segments)", f"{len(pairs)} ({used_segments})"),
         ("tokens per pair (min / median / max)", "{min} / {median} / {max}".format(**results["pair_tokens"])),
@@ -421,8 +411,8 @@ def main() -> None:
                 )
             )
     rows.append(("load average (1 min) before / after", f"{load_before} / {load_after}"))
-    rows.append(("results", args.out))
     print_table(summary_table("check-path benchmark", rows))
+    write_results(__file__, args, results)
 
 
 if __name__ == "__main__":

@@ -2,14 +2,13 @@
 
 Builds one epoch of the `train-checker` recipe from an NLI JSONL file (seed-13 split; `--epoch plain` is the
 train pairs, `--epoch last` adds the long-context and unrelated-segment copies of the last epoch), draws the
-epoch's batches with `finetune._length_bucketed_batches` keyed by character count (before session 7) and by
-token count (now), counts the padded tokens of every batch, then times the same number of training steps
+epoch's batches with `finetune._length_bucketed_batches` keyed by character count and by token count (what
+training does), counts the padded tokens of every batch, then times the same number of training steps
 (`finetune.train_step` on `finetune.load_classifier`'s model: the default speed settings, fused AdamW, fp32)
 on the first batches of each order, starting from the same weights. The projection is seconds per step times
-the epoch's batches.
+the epoch's batches. The figures go to `benchmarks/results/bench_finetune_buckets.json` (see `results_file`).
 
-    HF_HUB_OFFLINE=1 python benchmarks/bench_finetune_buckets.py --data ../shared/data/nli/mnli_dev_matched.jsonl \
-        --epoch plain --steps 60
+    HF_HUB_OFFLINE=1 python benchmarks/bench_finetune_buckets.py --data mnli_dev_matched.jsonl --epoch plain --steps 60
 """
 
 from __future__ import annotations
@@ -18,6 +17,9 @@ import argparse
 import os
 import time
 from pathlib import Path
+from typing import Any
+
+from results_file import add_out_option, write_results
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -57,11 +59,19 @@ def time_steps(encodings: dict, labels: list[int], batches: list[list[int]], ste
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", type=Path, default=Path("../shared/data/nli/mnli_dev_matched.jsonl"))
-    parser.add_argument("--epoch", choices=["plain", "last"], default="plain")
+    parser.add_argument(
+        "--data",
+        type=Path,
+        required=True,
+        help="NLI JSONL with premise, hypothesis and label (not shipped with factscope; MultiNLI dev matched)",
+    )
+    parser.add_argument(
+        "--epoch", choices=["plain", "last"], default="plain", help="plain: train pairs; last: with copies"
+    )
     parser.add_argument("--steps", type=int, default=60, help="training steps timed per bucketing key")
-    parser.add_argument("--seed", type=int, default=13)
-    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=13, help="split and batch-order seed (default 13)")
+    parser.add_argument("--threads", type=int, default=2, help="torch intra-op threads (default 2)")
+    add_out_option(parser)
     args = parser.parse_args()
 
     import numpy as np
@@ -78,18 +88,32 @@ def main() -> None:
     tokens = np.array([len(ids) for ids in encodings["input_ids"]])
     keys = {"characters": np.array([len(e.premise) + len(e.hypothesis) for e in pairs]), "tokens": tokens}
     print(f"{args.epoch} epoch: {len(pairs)} pairs, {tokens.sum()} real tokens")
+    by_key: dict[str, dict[str, Any]] = {}
     for name, lengths in keys.items():
         batches = _length_bucketed_batches(lengths, 32, np.random.default_rng(args.seed))
         padded = sum(len(batch) * int(tokens[batch].max()) for batch in batches)
         sample = sum(len(batch) * int(tokens[batch].max()) for batch in batches[: args.steps])
         seconds = time_steps(encodings, [e.label for e in pairs], batches, args.steps)
         per_step = seconds / min(args.steps, len(batches))
+        by_key[name] = {
+            "batches": len(batches),
+            "padded_tokens": padded,
+            "timed_steps": min(args.steps, len(batches)),
+            "timed_padded_tokens": sample,
+            "seconds": seconds,
+            "seconds_per_step": per_step,
+            "ms_per_padded_token": 1000 * seconds / sample,
+            "epoch_minutes_from_steps": per_step * len(batches) / 60,
+            "epoch_minutes_from_tokens": seconds / sample * padded / 60,
+        }
         print(
             f"by {name}: {len(batches)} batches, {padded} padded tokens; {args.steps} steps ({sample} padded tokens)"
             f" in {seconds:.1f} s = {1000 * seconds / sample:.3f} ms a padded token; epoch projected"
             f" {per_step * len(batches) / 60:.1f} min (from s/step) or {seconds / sample * padded / 60:.1f} min"
             " (from s/token)"
         )
+    figures = {"pairs": len(pairs), "real_tokens": int(tokens.sum()), "bucketed_by": by_key}
+    write_results(__file__, args, figures)
 
 
 if __name__ == "__main__":

@@ -6,10 +6,12 @@ buckets), and times `--batches` training steps (after two warm-up steps) of `fin
 with `finetune.train_step`. `--attention auto` is what training does (under bf16: eager attention for batches of
 at most 128 tokens, sdpa above); `sdpa` keeps the fused attention for every batch. `--dropout fast` draws the
 masks from numpy (the default), `torch` with torch's own dropout. Run one configuration per process, alternating,
-and repeat: single runs on a 2-core machine vary by about 10%.
+and repeat: single runs on a 2-core machine vary by about 10%. Each run writes one results file, by default
+`benchmarks/results/bench_finetune_steps.json` (see `results_file`); give each configuration its own `--out`:
 
     for rep in 1 2; do for a in sdpa auto; do for d in torch fast; do
-        HF_HUB_OFFLINE=1 python benchmarks/bench_finetune_steps.py --epoch last --attention $a --dropout $d
+        HF_HUB_OFFLINE=1 python benchmarks/bench_finetune_steps.py --data mnli_dev_matched.jsonl --epoch last \
+            --attention $a --dropout $d --out benchmarks/results/bench_finetune_steps-$a-$d-$rep.json
     done; done; done
 """
 
@@ -20,18 +22,28 @@ import os
 import time
 from pathlib import Path
 
+from results_file import add_out_option, write_results
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", type=Path, default=Path("../shared/data/nli/mnli_dev_matched.jsonl"))
-    parser.add_argument("--epoch", choices=["plain", "last"], default="last")
-    parser.add_argument("--batches", type=int, default=40)
+    parser.add_argument(
+        "--data",
+        type=Path,
+        required=True,
+        help="NLI JSONL with premise, hypothesis and label (not shipped with factscope; MultiNLI dev matched)",
+    )
+    parser.add_argument(
+        "--epoch", choices=["plain", "last"], default="last", help="plain: train pairs; last: with copies"
+    )
+    parser.add_argument("--batches", type=int, default=40, help="timed training steps (default 40)")
     parser.add_argument("--attention", choices=["auto", "sdpa"], default="auto")
     parser.add_argument("--dropout", choices=["fast", "torch"], default="fast")
     parser.add_argument("--precision", choices=["auto", "fp32", "bf16"], default="auto")
-    parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument("--seed", type=int, default=13, help="split and batch-order seed (default 13)")
+    add_out_option(parser)
     args = parser.parse_args()
 
     import numpy as np
@@ -77,6 +89,15 @@ def main() -> None:
         f"{args.epoch} epoch, {'bf16' if bf16 else 'fp32'}, attention {args.attention}, dropout {args.dropout}:"
         f" {seconds:.1f} s for {len(timed)} batches ({padded} padded tokens), {seconds / len(timed):.3f} s a batch"
     )
+    figures = {
+        "precision": "bf16" if bf16 else "fp32",
+        "batches": len(timed),
+        "padded_tokens": padded,
+        "mean_padded_length": padded / sum(len(batch) for batch in timed),
+        "seconds": seconds,
+        "seconds_per_batch": seconds / len(timed),
+    }
+    write_results(__file__, args, figures)
 
 
 if __name__ == "__main__":

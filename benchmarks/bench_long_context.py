@@ -4,7 +4,9 @@ The held-out part of the training split is scored twice: as is (MNLI's one- or t
 each premise placed at a seeded random position among other held-out premises until the segment has about
 ``--words`` words. Labels stay the same (other premises rarely bear on the hypothesis), so the drop in macro-F1
 measures what long references cost. Also reported: the labels a hypothesis gets from a segment made only of
-other premises (anything but Neutral is wrong there, and merging segments amplifies such errors).
+other premises (anything but Neutral is wrong there, and merging segments amplifies such errors). ``--pairs N``
+scores only the first N held-out pairs. The figures go to ``benchmarks/results/bench_long_context.json`` (see
+``results_file``).
 
     HF_HUB_OFFLINE=1 python benchmarks/bench_long_context.py --data mnli_dev_matched.jsonl [--checker DIR]
 """
@@ -17,9 +19,10 @@ import random
 from pathlib import Path
 
 import numpy as np
+from results_file import add_out_option, write_results
 
 from factscope.checkers.embedded import load_embedded_scorer, shipped_checker_dir
-from factscope.cli.display import console, print_table, summary_table
+from factscope.cli.display import print_table, summary_table
 from factscope.core.schema import LABELS, Label
 from factscope.training.evaluation import evaluate
 from factscope.training.long_context import in_context, unrelated_context
@@ -28,16 +31,22 @@ from factscope.training.nli_data import load_nli_jsonl, split_dataset
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", type=Path, required=True, help="the NLI JSONL the checker was trained on")
+    parser.add_argument(
+        "--data",
+        type=Path,
+        required=True,
+        help="the NLI JSONL the checker was trained on (not shipped with factscope; MultiNLI dev matched)",
+    )
     parser.add_argument("--checker", type=Path, default=shipped_checker_dir(), help="checker directory")
     parser.add_argument("--words", type=int, default=150, help="segment length in words (~200 tokens)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", type=Path, help="write the figures as JSON")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the segment positions (default 0)")
+    parser.add_argument("--pairs", type=int, help="score only the first N held-out pairs (default: all)")
+    add_out_option(parser)
     args = parser.parse_args()
 
     manifest = json.loads((args.checker / "manifest.json").read_text(encoding="utf-8"))
     dataset = load_nli_jsonl(args.data)
-    test = split_dataset(dataset, seed=manifest["training"]["split_seed"]).test
+    test = split_dataset(dataset, seed=manifest["training"]["split_seed"]).test[: args.pairs]
     scorer = load_embedded_scorer(args.checker)
     rng = random.Random(args.seed)
     premises = [e.premise for e in test]
@@ -67,9 +76,7 @@ def main() -> None:
             ],
         )
     )
-    if args.out:
-        args.out.write_text(json.dumps(figures, indent=2), encoding="utf-8")
-        console.print(f"figures written to {args.out}")
+    write_results(__file__, args, figures)
 
 
 if __name__ == "__main__":
