@@ -19,3 +19,22 @@ def fake_llm():
     """A fake OpenAI-compatible server on 127.0.0.1 with an empty reply queue, stopped after the test."""
     with FakeLLMServer() as server:
         yield server
+
+
+@pytest.fixture
+def app():
+    """The factscope command line with every command registered, for typer's CliRunner (no entry-point handler:
+    exceptions reach the test)."""
+    import typer
+
+    from factscope.cli import commands
+
+    application = typer.Typer()
+
+    @application.callback()
+    def main() -> None:
+        """factscope (test app)."""
+
+    for module in commands.MODULES:
+        module.register(application)
+    return application

@@ -212,22 +212,6 @@ def test_reference_records_need_no_response_and_missing_references_are_listed(tm
     assert join_annotations([unset], benchmark[:1]).pairs[0].key == "gpt4/zero/1"
 
 
-@pytest.fixture
-def app():
-    import typer
-
-    from factscope.cli import commands
-
-    application = typer.Typer()
-
-    @application.callback()
-    def main() -> None:
-        """factscope (test app)."""
-
-    for module in commands.MODULES:
-        module.register(application)
-    return application
-
 
 def test_cli_reports_settings_confusion_and_claims_and_resumes(app, tmp_path):
     from typer.testing import CliRunner

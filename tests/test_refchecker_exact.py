@@ -8,14 +8,12 @@ import re
 
 import numpy as np
 import pytest
-import typer
 from typer.testing import CliRunner
 
 from factscope.checkers.base import CheckTask
 from factscope.checkers.llm import LLMChecker
 from factscope.checkers.registry import make_checker
 from factscope.checkers.segmented import SegmentedChecker
-from factscope.cli import commands
 from factscope.core.manifest import describe, manifest_path
 from factscope.core.schema import Label
 from factscope.llm.client import LLMClient, LLMConfig
@@ -78,18 +76,6 @@ def test_checker_descriptions_record_the_exact_options(fake_llm, client):
     assert describe(make_checker("llm", llm=client, llm_passages="refchecker"))["passages"] == "refchecker"
     assert describe(make_checker("llm", llm=client))["passages"] == "each"
 
-
-@pytest.fixture
-def app():
-    application = typer.Typer()
-
-    @application.callback()
-    def main() -> None:
-        """factscope (test app)."""
-
-    for module in commands.MODULES:
-        module.register(application)
-    return application
 
 
 def test_check_results_manifest_records_the_options(app, fake_llm, tmp_path):

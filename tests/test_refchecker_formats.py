@@ -7,10 +7,8 @@ import json
 import re
 
 import pytest
-import typer
 from typer.testing import CliRunner
 
-from factscope.cli import commands
 from factscope.refchecker.agree import load_reference_records
 from factscope.refchecker.data import load_check_records
 from factscope.refchecker.file_names import read_file_name
@@ -87,18 +85,6 @@ def test_file_names_give_model_and_setting(path, model, setting):
     named = read_file_name(path)
     assert (named.model, named.setting) == (model, setting)
 
-
-@pytest.fixture
-def app():
-    application = typer.Typer()
-
-    @application.callback()
-    def main() -> None:
-        """factscope (test app)."""
-
-    for module in commands.MODULES:
-        module.register(application)
-    return application
 
 
 def _flat(text: str) -> str:

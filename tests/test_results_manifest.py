@@ -4,10 +4,8 @@ import json
 from pathlib import Path
 
 import pytest
-import typer
 from typer.testing import CliRunner
 
-from factscope.cli import commands
 from factscope.core.errors import InputError
 from factscope.core.manifest import (
     ResultsMismatch,
@@ -94,18 +92,6 @@ def test_descriptions_keep_result_settings_and_drop_speed_and_secrets():
         "client": {"type": "Client", "model": "m", "temperature": 0.0},
     }
 
-
-@pytest.fixture
-def app():
-    application = typer.Typer()
-
-    @application.callback()
-    def main() -> None:
-        """factscope (test app)."""
-
-    for module in commands.MODULES:
-        module.register(application)
-    return application
 
 
 COMMANDS = {
