@@ -205,6 +205,7 @@ def test_bad_input_is_reported_and_skipped(app, tmp_path):
 
 
 def test_generate_skips_failed_calls_and_a_rerun_retries_only_them(app, tmp_path, fake_llm, monkeypatch):
+    from factscope.core.errors import RecordsFailed
     from fake_llm import Fail
 
     monkeypatch.setenv("FACTSCOPE_LLM_BASE_URL", fake_llm.base_url)
@@ -214,9 +215,9 @@ def test_generate_skips_failed_calls_and_a_rerun_retries_only_them(app, tmp_path
     fake_llm.responder = lambda request: "An answer."
     out = tmp_path / "responses.jsonl"
     args = ["ground", "generate", DATA / "original.json", "-o", out, "--llm-config", config, *LLM]
-    first = _run(app, *args)
-    assert first.exit_code == 0, first.output
-    assert "failed" in first.output and len(_rows(out)) == 2
+    with pytest.raises(RecordsFailed) as failed:
+        _run(app, *args)
+    assert failed.value.count == 1 and len(_rows(out)) == 2
     before = len(fake_llm.requests)
     second = _run(app, *args)
     assert second.exit_code == 0, second.output

@@ -2,7 +2,8 @@
 
 One entry point per system, each of the same shape: input (a file path, or records), the components by name or
 as objects, an optional results file (written as the run goes, resumed on a rerun) and an optional progress
-callback (nothing is drawn without one); each returns its typed run result with the per-record results and the
+callback (nothing is drawn without one); ``retry_failed=True`` processes again, and replaces in place, the rows
+of the results file marked failed; each returns its typed run result with the per-record results and the
 dataset summary.
 
 - ``factscope.check``: claim-level hallucination checking (RefChecker) -> ``CheckRun``
@@ -39,6 +40,7 @@ def check(
     llm: Any = None,
     output: str | Path | None = None,
     progress: ProgressCallback | None = None,
+    retry_failed: bool = False,
     **options: Any,
 ) -> CheckRun:
     """Extract claims from responses and check them against references (RefChecker).
@@ -68,6 +70,7 @@ def check(
         checker=make_checker(checker, llm=llm) if isinstance(checker, str) else checker,
         output=output,
         progress=progress,
+        retry_failed=retry_failed,
         **options,
     )
 
@@ -82,6 +85,7 @@ def ground(
     llm: Any = None,
     output: str | Path | None = None,
     progress: ProgressCallback | None = None,
+    retry_failed: bool = False,
     **options: Any,
 ) -> GroundRun:
     """Grounding precision (response facts found in the contexts), recall (gold facts found in the response)
@@ -110,6 +114,7 @@ def ground(
         presence=make_presence(presence, llm=llm) if isinstance(presence, str) else presence,
         output=output,
         progress=progress,
+        retry_failed=retry_failed,
         **options,
     )
 
@@ -122,6 +127,7 @@ def attribute(
     judge: Any = None,
     output: str | Path | None = None,
     progress: ProgressCallback | None = None,
+    retry_failed: bool = False,
     **options: Any,
 ) -> AttributionRun:
     """Citation correctness, precision, recall and F1 (micro and macro), text-citation alignment and [NA]
@@ -142,6 +148,7 @@ def attribute(
         judge=judge,
         output=output,
         progress=progress,
+        retry_failed=retry_failed,
         **options,
     )
 
@@ -153,6 +160,7 @@ def knowledge(
     output: str | Path | None = None,
     progress: ProgressCallback | None = None,
     batch_size: int = 16,
+    retry_failed: bool = False,
     **components: Any,
 ) -> KnowledgeRun:
     """CONNER's metrics of generated knowledge: factuality, relevance, coherence, informativeness, helpfulness,
@@ -178,4 +186,5 @@ def knowledge(
         output=output,
         batch_size=batch_size,
         progress=progress,
+        retry_failed=retry_failed,
     )

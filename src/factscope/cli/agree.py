@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from factscope.checkers.registry import CHECKER_SPECS, CHECKERS, make_checker
 from factscope.claims.registry import EXTRACTOR_SPECS, EXTRACTORS, make_extractor
@@ -21,7 +22,9 @@ from factscope.cli.checking_options import (
 from factscope.cli.choices import AgreeMode, LLMCheckMode, LLMPassages, ModelSource
 from factscope.cli.display import ProgressDisplay, format_value, print_skipped, print_table, summary_table
 from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
-from factscope.cli.output_options import Overwrite
+from factscope.cli.output_options import Overwrite, RetryFailed
+from factscope.cli.output_paths import check_outputs
+from factscope.core.errors import RecordsFailed
 from factscope.core.schema import LABELS
 
 if TYPE_CHECKING:
@@ -87,6 +90,7 @@ def agree_command(
         typer.Option("--output", "-o", help="results JSONL, one line per response (default: agree-MODE.jsonl here)"),
     ] = None,
     overwrite: Overwrite = False,
+    retry_failed: RetryFailed = False,
     report: Annotated[
         Path | None, typer.Option(help="write the figures, the confusion matrix and every claim's labels as JSON here")
     ] = None,
@@ -100,18 +104,23 @@ def agree_command(
         load_reference_records,
     )
 
+    output = output or Path(f"agree-{mode.value}.jsonl")
+    check_outputs(output, overwrite=overwrite, written={"--report": report})
     if not input:
         raise typer.BadParameter("give the records with the questions and references", param_hint="--input")
     files = _annotation_files(human or [], model or [])
     annotations = []
+    skipped = 0
     for path, name in files:
         responses, problems = load_human_annotations(
             path, name, model_from=model_from.value, model_field=model_field
         )
         for problem in problems:
             print_skipped(problem)
+        skipped += len(problems)
         annotations.extend(responses)
     records, problems = load_reference_records(input)
+    skipped += len(problems)
     for problem in problems:
         print_skipped(problem)
     refuse_missing_references(
@@ -121,7 +130,6 @@ def agree_command(
     )
     needs_llm = CHECKERS.needs_llm(checker) or (mode is AgreeMode.pipeline and EXTRACTORS.needs_llm(extractor))
     llm = endpoint.build() if needs_llm else None
-    output = output or Path(f"agree-{mode.value}.jsonl")
     with ProgressDisplay() as shown:
         result = agree(
             annotations,
@@ -139,6 +147,7 @@ def agree_command(
             batch_size=batch_size,
             progress=shown,
             overwrite=overwrite,
+            retry_failed=retry_failed,
         )
     print_table(_figures_table(result))
     print_table(_models_table(result))
@@ -148,12 +157,19 @@ def agree_command(
         ("mode", result.mode),
         ("responses (new / resumed)", f"{result.new_responses} / {result.resumed_responses}"),
         ("annotated ids without a record", len(result.unmatched_ids)),
+        ("skipped input records", skipped),
         ("results", str(output)),
     ]
     rows += usage_rows(llm)
     print_table(summary_table("run", rows))
     if report is not None:
         report.write_text(json.dumps(result.model_dump(mode="json"), indent=2), encoding="utf-8")
+    if result.failed_responses:
+        raise RecordsFailed(
+            result.failed_responses,
+            "responses (a claim check" + (" or the extraction" if result.mode == "pipeline" else "") + ")",
+            output,
+        )
 
 
 def _annotation_files(human: list[Path], named: list[str]) -> list[tuple[Path, str | None]]:
@@ -208,7 +224,7 @@ def _models_table(result: AgreementReport) -> Table:
         for _, figures in scopes:
             rates = figures.model_rates.get(model)
             cells.append(f"{rates[0]:.3f} / {rates[1]:.3f}" if rates else "n/a")
-        table.add_row(model, *cells)
+        table.add_row(Text(model), *cells)
     return table
 
 

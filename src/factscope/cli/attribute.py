@@ -12,8 +12,10 @@ from rich.markup import escape
 from factscope.cli.choices import CitationMatching, EmptyPolicy, RetrieveMode
 from factscope.cli.display import ProgressDisplay, console, print_skipped, print_table, summary_table
 from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
-from factscope.cli.output_options import Overwrite
-from factscope.core.errors import ConfigError, InputError
+from factscope.cli.option_ranges import SEED_MAX, finite
+from factscope.cli.output_options import Overwrite, RetryFailed
+from factscope.cli.output_paths import check_outputs
+from factscope.core.errors import ConfigError, InputError, RecordsFailed
 
 HELP = """Knowledge-graph attribution (KaLMA / BioKaLMA): answers that cite triples of a knowledge graph as \\[Q212657, place of birth: Rome], mark what the graph lacks with \\[NA], and are scored with no reference answers.
 
@@ -80,7 +82,7 @@ def _graph(path: Path | None) -> Any:
     from factscope.kg.loaders import load_graph
 
     graph = load_graph(path)
-    console.print(f"graph {path}: {len(graph)} entities, {len(graph.triples())} triples")
+    console.print(f"graph {path}: {len(graph)} entities, {len(graph.triples())} triples", markup=False)
     return graph
 
 
@@ -89,26 +91,28 @@ def generate_command(
     output: Output,
     graph: GraphFile = None,
     retrieve: Annotated[RetrieveMode, typer.Option(help="where each question's graph comes from")] = RetrieveMode.none,
-    remove: Annotated[int, typer.Option(help="minimum-set triples to remove from each graph (0-3 in the paper)")] = 0,
-    retrieval_accuracy: Annotated[float, typer.Option(help="share of graphs kept; the rest are swapped")] = 1.0,
-    seed: Annotated[int, typer.Option(help="seed of the removal and swap choices")] = 0,
+    remove: Annotated[int, typer.Option(min=0, help="minimum-set triples to remove from each graph (0-3 in the paper)")] = 0,
+    retrieval_accuracy: Annotated[float, typer.Option(min=0.0, max=1.0, help="share of graphs kept; the rest are swapped")] = 1.0,
+    seed: Annotated[int, typer.Option(min=0, max=SEED_MAX, help="seed of the removal and swap choices")] = 0,
     sparql_endpoint: Annotated[str, typer.Option(help="SPARQL endpoint for --retrieve wikidata")] = (
         "https://query.wikidata.org/sparql"),
     sparql_cache: Annotated[Path, typer.Option(help="on-disk cache of SPARQL replies")] = Path(".factscope/sparql"),
-    sparql_interval: Annotated[float, typer.Option(help="seconds between SPARQL requests")] = 1.0,
-    temperature: Annotated[float | None, typer.Option(help="sampling temperature (default: the LLM config's, 0)")] = None,
+    sparql_interval: Annotated[float, typer.Option(min=0.0, callback=finite, help="seconds between SPARQL requests")] = 1.0,
+    temperature: Annotated[float | None, typer.Option(min=0.0, callback=finite, help="sampling temperature (default: the LLM config's, 0)")] = None,
     minimum: MinimumFile = None,
     overwrite: Overwrite = False,
+    retry_failed: RetryFailed = False,
     *,
     endpoint: LLMOptions,
 ) -> None:
     from factscope.kalma.task import generate, prepare
 
+    check_outputs(output, overwrite=overwrite)
     if not 0.0 <= retrieval_accuracy <= 1.0:
         raise ConfigError("--retrieval-accuracy must be between 0 and 1 (e.g. 0.8)")
     llm = endpoint.build()
     kg = _graph(graph)
-    loaded = _read_questions(questions)
+    loaded, skipped = _read_questions(questions)
     _use_minimum(minimum, loaded)
     retriever = None
     if retrieve is not RetrieveMode.none:
@@ -126,16 +130,20 @@ def generate_command(
     items, warnings = prepare(loaded, kg=kg, retrieve=retriever.retrieve_many if retriever else None,
                               remove=remove, retrieval_accuracy=retrieval_accuracy, seed=seed)
     for warning in warnings:
-        console.print(f"[yellow]warning[/] {warning}")
+        console.print(f"[yellow]warning[/] {escape(warning)}")
     params: dict[str, Any] = {"temperature": temperature} if temperature is not None else {}
     with ProgressDisplay() as shown:
-        run = generate(items, llm, output=output, progress=shown, overwrite=overwrite, **params)
-    rows = [("questions", len(loaded)), ("answers written", run.new_records),
+        run = generate(items, llm, output=output, progress=shown, overwrite=overwrite, retry_failed=retry_failed,
+                       **params)
+    rows = [("questions", len(loaded)), ("skipped input records", skipped), ("answers written", run.new_records),
             ("already in output (resumed)", run.resumed_records), ("generation failures (in the file)", run.failed)]
     print_table(summary_table(f"attribute generate -> {output}", rows + usage_rows(llm)))
+    if run.failed:
+        raise RecordsFailed(run.failed, "answer generations", output)
 
 
-def _read_questions(path: Path) -> list[Any]:
+def _read_questions(path: Path) -> tuple[list[Any], int]:
+    """The usable questions of a file and how many records were skipped (each reported)."""
     from factscope.kalma.data import load_questions
 
     loaded, problems = load_questions(path)
@@ -143,7 +151,7 @@ def _read_questions(path: Path) -> list[Any]:
         print_skipped(problem)
     if not loaded:
         raise InputError("no usable questions", path=path)
-    return loaded
+    return loaded, len(problems)
 
 
 def _use_minimum(path: Path | None, items: list[Any]) -> None:
@@ -183,12 +191,14 @@ def score_command(
              "repeated citation lowers precision)")] = CitationMatching.normalized,
     minimum: MinimumFile = None,
     overwrite: Overwrite = False,
+    retry_failed: RetryFailed = False,
     *,
     endpoint: LLMOptions,
 ) -> None:
     from factscope.checkers.registry import CHECKERS, make_checker
     from factscope.kalma.task import check_template, load_answers, score
 
+    check_outputs(output, overwrite=overwrite, written={"--summary": summary})
     check_template(hypothesis)
     llm = None
     if geval or geval_weighted or CHECKERS.needs_llm(checker):
@@ -203,15 +213,19 @@ def score_command(
     with ProgressDisplay() as shown:
         run = score(records, make_checker(checker, llm=llm), output=output,
                     judge=llm if (geval or geval_weighted) else None, weighted=geval_weighted, template=hypothesis,
-                    empty_answers=empty_answers.value, matching=matching.value, progress=shown, overwrite=overwrite)
+                    empty_answers=empty_answers.value, matching=matching.value, progress=shown, overwrite=overwrite,
+                    retry_failed=retry_failed)
     for group, values in run.summary.items():
         rows: list[tuple[str, object]] = list(values.items())
         if len(run.summary) == 1:
             rows = [("answers scored now / resumed", f"{run.new_records} / {run.resumed_records}"),
-                    ("failed generations (not scored)", failed_generations), *rows]
+                    ("failed generations (not scored)", failed_generations),
+                    ("skipped input records", len(loaded.problems)), ("results", str(output)), *rows]
         print_table(summary_table(f"attribute score ({group})", rows + usage_rows(llm)))
     if summary is not None:
         summary.write_text(json.dumps(run.summary, indent=2), encoding="utf-8")
+    if run.failed:
+        raise RecordsFailed(run.failed, "answers' checker or G-Eval calls", output)
 
 
 def make_questions_command(
@@ -219,13 +233,15 @@ def make_questions_command(
     output: Output,
     graph: GraphFile = None,
     rounds: Annotated[int, typer.Option(min=1, help="evolution rounds (the paper uses 6)")] = 6,
-    seed: Annotated[int, typer.Option(help="seed of the knowledge choices")] = 0,
+    seed: Annotated[int, typer.Option(min=0, max=SEED_MAX, help="seed of the knowledge choices")] = 0,
     overwrite: Overwrite = False,
+    retry_failed: RetryFailed = False,
     *,
     endpoint: LLMOptions,
 ) -> None:
     from factscope.kalma.question_evolution import evolve, load_seeds
 
+    check_outputs(output, overwrite=overwrite)
     llm = endpoint.build()
     kg = _graph(graph)
     loaded, problems = load_seeds(seeds, kg)
@@ -234,7 +250,11 @@ def make_questions_command(
     if not loaded:
         raise InputError("no usable seed paragraphs", path=seeds)
     with ProgressDisplay() as shown:
-        run = evolve(loaded, llm, output=output, rounds=rounds, seed=seed, progress=shown, overwrite=overwrite)
-    rows = [("seed paragraphs", len(loaded)), ("questions written", run.new_records),
+        run = evolve(loaded, llm, output=output, rounds=rounds, seed=seed, progress=shown, overwrite=overwrite,
+                     retry_failed=retry_failed)
+    rows = [("seed paragraphs", len(loaded)), ("skipped input records", len(problems)),
+            ("questions written", run.new_records),
             ("already in output (resumed)", run.resumed_records), ("failed (kept raw, marked)", run.failed)]
     print_table(summary_table(f"attribute make-questions -> {output}", rows + usage_rows(llm)))
+    if run.failed:
+        raise RecordsFailed(run.failed, "question evolutions", output)

@@ -27,7 +27,8 @@ from factscope.cli.display import (
     summary_table,
 )
 from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
-from factscope.cli.output_options import Overwrite
+from factscope.cli.output_options import Overwrite, RetryFailed
+from factscope.cli.output_paths import check_outputs
 from factscope.core.errors import RecordsFailed
 from factscope.core.schema import LABELS
 
@@ -78,6 +79,7 @@ def check_command(
     allow_missing_references: AllowMissingReferences = False,
     summary: Annotated[Path | None, typer.Option(help="also write the run's figures as JSON here")] = None,
     overwrite: Overwrite = False,
+    retry_failed: RetryFailed = False,
     *,
     endpoint: LLMOptions,
 ) -> None:
@@ -86,6 +88,8 @@ def check_command(
     from factscope.refchecker.task import check
     from factscope.retrieve.corpus import Corpus, make_retriever
 
+    output = output or Path(f"{input.stem}.checked.jsonl")
+    check_outputs(output, overwrite=overwrite, written={"--summary": summary})
     records, problems = load_check_records(input, max_reference_chars=max_reference_chars)
     for problem in problems:
         print_skipped(problem)
@@ -99,7 +103,6 @@ def check_command(
         )
     client = endpoint.build_if(EXTRACTORS.needs_llm(extractor) or CHECKERS.needs_llm(checker))
     found = make_retriever(retriever.value, Corpus.from_path(corpus)) if corpus else None
-    output = output or Path(f"{input.stem}.checked.jsonl")
     with ProgressDisplay() as shown:
         run = check(
             records,
@@ -119,6 +122,7 @@ def check_command(
             progress=shown,
             settings={"corpus": fingerprint_file(corpus).sha256} if corpus else None,
             overwrite=overwrite,
+            retry_failed=retry_failed,
         )
     print_table(_rates_table(run))
     rows: list[tuple[str, object]] = [

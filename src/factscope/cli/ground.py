@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 from typer.core import TyperGroup
 
 from factscope.claims.registry import EXTRACTOR_SPECS, EXTRACTORS, make_extractor
@@ -20,8 +21,15 @@ from factscope.cli.choices import (
 )
 from factscope.cli.display import ProgressDisplay, console, format_value, print_table, progress, summary_table
 from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
-from factscope.cli.output_options import Overwrite
-from factscope.core.errors import InputError
+from factscope.cli.option_ranges import (
+    PRESENCE_THRESHOLD_RULE,
+    SEED_MAX,
+    presence_for_threshold,
+    presence_threshold,
+)
+from factscope.cli.output_options import Overwrite, RetryFailed
+from factscope.cli.output_paths import check_outputs
+from factscope.core.errors import InputError, RecordsFailed
 from factscope.core.manifest import Setting, fingerprint_file
 from factscope.grounding.presence import PRESENCE_MODELS, PRESENCE_SPECS, make_presence
 
@@ -130,9 +138,13 @@ def score_command(
         typer.Option("--output", "-o", help="results JSONL (default: INPUT name + .ground.jsonl)"),
     ] = None,
     extractor: Annotated[str, typer.Option(help=EXTRACTOR_HELP)] = "facts",
-    presence: Annotated[str, typer.Option(help=PRESENCE_HELP)] = "bi",
+    presence: Annotated[str, typer.Option(help=PRESENCE_HELP, callback=presence_for_threshold)] = "bi",
     threshold: Annotated[
-        float | None, typer.Option(help="presence threshold (default: the model's, see --presence)")
+        float | None,
+        typer.Option(
+            callback=presence_threshold,
+            help=f"presence threshold (default: the model's, see --presence): {PRESENCE_THRESHOLD_RULE}",
+        ),
     ] = None,
     window: Annotated[
         int | None,
@@ -166,16 +178,19 @@ def score_command(
     batch_size: Annotated[int, typer.Option(min=1, help="records per decomposition / presence batch")] = 16,
     summary: Annotated[Path | None, typer.Option(help="also write the summary figures as JSON here")] = None,
     overwrite: Overwrite = False,
+    retry_failed: RetryFailed = False,
     *,
     endpoint: LLMOptions,
 ) -> None:
     from factscope.grounding.task import breakdown_factors, ground
 
+    output = output or Path(f"{input.stem}.ground.jsonl")
+    check_outputs(output, overwrite=overwrite, written={"--summary": summary})
     dataset = _load(input, metadata, responses)
     without = [e.id for e in dataset.examples if e.response is None]
     if without:
         console.print(
-            f"[yellow]skipped[/] {len(without)} record(s) without a response (e.g. {without[0]!r}); "
+            f"[yellow]skipped[/] {len(without)} record(s) without a response (e.g. {escape(repr(without[0]))}); "
             "pass --responses or run `factscope ground generate` first"
         )
     examples = [e for e in dataset.examples if e.response is not None]
@@ -201,7 +216,6 @@ def score_command(
         fact_extractor, settings, facts_row = _supplied_facts(
             atomic_facts, examples, fact_extractor, human=human_facts, paper_rules=paper_fact_rules
         )
-    output = output or Path(f"{input.stem}.ground.jsonl")
     with ProgressDisplay() as shown:
         run = ground(
             examples,
@@ -215,6 +229,7 @@ def score_command(
             progress=shown,
             settings=settings,
             overwrite=overwrite,
+            retry_failed=retry_failed,
         )
     report = run.summary
     print_table(_factor_table(report))
@@ -231,6 +246,8 @@ def score_command(
     print_table(summary_table("run", rows))
     if summary is not None:
         summary.write_text(json.dumps(report.model_dump(mode="json"), indent=2), encoding="utf-8")
+    if report.failed:
+        raise RecordsFailed(report.failed, "records' fact decompositions", output)
 
 
 def _supplied_facts(
@@ -270,8 +287,8 @@ def _factor_table(report: Any) -> Table:
 
     def add(factor: str, group: str, averages: Any) -> None:
         table.add_row(
-            factor,
-            group,
+            Text(factor),
+            Text(group),
             str(averages.records),
             format_value(averages.precision),
             format_value(averages.recall),
@@ -284,7 +301,7 @@ def _factor_table(report: Any) -> Table:
         for group, averages in item.groups.items():
             add(item.factor, group, averages)
         if item.missing:
-            table.add_row(item.factor, "(no value)", str(item.missing), "", "", "", "")
+            table.add_row(Text(item.factor), "(no value)", str(item.missing), "", "", "", "")
     return table
 
 
@@ -313,17 +330,19 @@ def generate_command(
     depth: Annotated[
         int, typer.Option(min=1, help="passages retrieved per question before filtering (the paper: 40)")
     ] = 40,
-    seed: Annotated[int, typer.Option(help="seed of the random gold position")] = 0,
+    seed: Annotated[int, typer.Option(min=0, max=SEED_MAX, help="seed of the random gold position")] = 0,
     max_tokens: Annotated[int, typer.Option(min=1, help="response length limit")] = 512,
     batch_size: Annotated[
         int, typer.Option(min=1, help="questions sent (in parallel) before results are written")
     ] = 32,
     overwrite: Overwrite = False,
+    retry_failed: RetryFailed = False,
     *,
     endpoint: LLMOptions,
 ) -> None:
     from factscope.grounding.generation import generate
 
+    check_outputs(output, overwrite=overwrite)
     dataset = _load(input, metadata, None)
     llm = endpoint.build()
     examples = dataset.examples
@@ -343,12 +362,13 @@ def generate_command(
     with ProgressDisplay() as shown:
         run = generate(
             examples, llm, output=output, max_tokens=max_tokens, batch_size=batch_size, progress=shown,
-            overwrite=overwrite,
+            overwrite=overwrite, retry_failed=retry_failed,
         )
     for failure in run.failures:
         console.print(f"[yellow]failed[/] {escape(f'{failure.id}: {failure.error}')}")
     rows: list[tuple[str, object]] = [
         ("responses written (new)", run.new_records),
+        ("skipped input records", len(dataset.errors)),
         ("already there (resumed)", run.resumed_records),
         ("failed calls (rerun to retry)", len(run.failures)),
         (
@@ -359,6 +379,8 @@ def generate_command(
     ]
     rows.extend(usage_rows(llm))
     print_table(summary_table("generation", rows))
+    if run.failures:
+        raise RecordsFailed(len(run.failures), "generation calls", output, kept=False)
 
 
 CALIBRATE_HELP = """Choose the presence threshold that agrees best with human presence labels.

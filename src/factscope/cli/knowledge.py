@@ -26,8 +26,10 @@ from factscope.cli.display import (
     summary_table,
 )
 from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
-from factscope.cli.output_options import Overwrite
-from factscope.core.errors import ConfigError, InputError
+from factscope.cli.option_ranges import SEED_MAX, above_zero, finite, q_know_weights
+from factscope.cli.output_options import Overwrite, RetryFailed
+from factscope.cli.output_paths import check_outputs
+from factscope.core.errors import ConfigError, InputError, RecordsFailed
 
 if TYPE_CHECKING:
     from factscope.conner.generation import GenerationMode
@@ -109,7 +111,7 @@ Example:
 SCORING = "Scoring (CONNER metrics)"
 Corpus = Annotated[Path | None, typer.Option(help="evidence corpus: JSONL of {id, title?, text} or a folder of .txt", rich_help_panel=SCORING)]
 Retriever = Annotated[RetrieverName, typer.Option(help="evidence retriever", rich_help_panel=SCORING)]
-EvidenceK = Annotated[int, typer.Option("--evidence-k", help="l: evidence passages per sentence", rich_help_panel=SCORING)]
+EvidenceK = Annotated[int, typer.Option("--evidence-k", min=1, help="l: evidence passages per sentence", rich_help_panel=SCORING)]
 Aggregate = Annotated[SentenceAggregation, typer.Option(help="how factuality aggregates the sentences (eq. 1: min)", rich_help_panel=SCORING)]
 EvidenceAggregate = Annotated[EvidenceAggregation, typer.Option(help="how factuality aggregates a sentence's evidence passages (eq. 1: max, the best-entailing one)", rich_help_panel=SCORING)]
 RankBy = Annotated[SentenceRanking, typer.Option(help="how --aggregate min / max rank sentences: entailment probability (eq. 1) or argmax label, contradiction < neutral < entailment (CONNER's released scripts)", rich_help_panel=SCORING)]
@@ -118,10 +120,10 @@ CheckerSpec = Annotated[str, typer.Option("--checker", help="NLI checker: embedd
 Relevance = Annotated[str, typer.Option(help="ranking cross-encoder (name or folder); 'bi-encoder' fallback; 'none'", rich_help_panel=SCORING)]
 Coherence = Annotated[str, typer.Option(help="coherence classifier (name or folder); 'proxy' offline; 'none'", rich_help_panel=SCORING)]
 LM = Annotated[str | None, typer.Option("--lm", help="causal LM (name or folder), or 'endpoint' for the --llm-* completions endpoint", rich_help_panel=SCORING)]
-Baselines = Annotated[int, typer.Option(help="u: random other knowledge texts for the helpfulness baseline", rich_help_panel=SCORING)]
-Weights = Annotated[str, typer.Option(help="gamma of Q_know: factuality,relevance,coherence,informativeness", rich_help_panel=SCORING)]
-Seed = Annotated[int, typer.Option(help="random seed (baselines, demonstrations, sampling)")]
-BatchSize = Annotated[int, typer.Option(help="records per batch")]
+Baselines = Annotated[int, typer.Option(min=1, help="u: random other knowledge texts for the helpfulness baseline", rich_help_panel=SCORING)]
+Weights = Annotated[str, typer.Option(callback=q_know_weights, help="gamma of Q_know: four comma-separated numbers of 0 or more, factuality,relevance,coherence,informativeness", rich_help_panel=SCORING)]
+Seed = Annotated[int, typer.Option(min=0, max=SEED_MAX, help="random seed (baselines, demonstrations, sampling)")]
+BatchSize = Annotated[int, typer.Option(min=1, help="records per batch")]
 Output = Annotated[Path | None, typer.Option("--output", "-o", help="results JSONL (resumable)")]
 Task = Annotated[KnowledgeTaskName | None, typer.Option(help="task of the records that name none (query tables have no task column): qa (span answers, the default) or dialogue (open-ended, as Wizard of Wikipedia)", show_default=False)]
 Queries = Annotated[Path | None, typer.Option(help="the queries of an INPUT written one knowledge per line: a CONNER query table or JSON / JSONL records, line i of INPUT answering query i")]
@@ -143,7 +145,7 @@ def build_evaluator(*, llm: Any, **options: Any) -> Any:
 
     evaluator = make_evaluator(llm=llm, **options)
     for note in missing_parts(evaluator):
-        console.print(f"[yellow]note[/] {note}")
+        console.print(f"[yellow]note[/] {escape(note)}")
     return evaluator
 
 
@@ -193,12 +195,15 @@ def score_command(
     seed: Seed = 0,
     batch_size: BatchSize = 16,
     overwrite: Overwrite = False,
+    retry_failed: RetryFailed = False,
     *,
     endpoint: LLMOptions,
 ) -> None:
     from factscope.conner.task import knowledge
     from factscope.core.manifest import fingerprint_file
 
+    output = output or Path(f"{input.stem}.knowledge.jsonl")
+    check_outputs(output, overwrite=overwrite)
     records, skipped = _load(input, queries=queries, task=task)
     if not records:
         raise InputError("no usable records; see the messages above", path=input)
@@ -210,11 +215,10 @@ def score_command(
         relevance=relevance_model, coherence=coherence_model, lm=lm, baselines=baselines,
         weights=weights, seed=seed, llm=llm,
     )
-    output = output or Path(f"{input.stem}.knowledge.jsonl")
     with ProgressDisplay() as shown:
         run = knowledge(
             records, evaluator, output=output, batch_size=batch_size, progress=shown, overwrite=overwrite,
-            settings={"corpus": fingerprint_file(corpus).sha256} if corpus else None,
+            retry_failed=retry_failed, settings={"corpus": fingerprint_file(corpus).sha256} if corpus else None,
         )
     table: list[tuple[str, object]] = [
         ("records scored (new / resumed)", f"{run.new_records} / {run.resumed_records}"),
@@ -225,12 +229,14 @@ def score_command(
     print_table(summary_table(f"CONNER knowledge scores -> {output}", table + usage_rows(llm)))
     for metric, reason in run.summary.not_computed.items():
         console.print(f"[yellow]not computed[/] {metric}: {escape(reason)}")
+    if run.failed:
+        raise RecordsFailed(run.failed, "records' checker or causal-LM calls", output)
 
 
 def _generate(
-    input: Path, output: Path | None, llm: Any, settings: Any, *, train: Path | None, shots: int,
+    input: Path, output: Path, llm: Any, settings: Any, *, train: Path | None, shots: int,
     select_from: int | None, evaluator_options: dict[str, Any] | None, select: bool, answer: bool, batch_size: int,
-    overwrite: bool, task: KnowledgeTaskName | None,
+    overwrite: bool, retry_failed: bool, task: KnowledgeTaskName | None,
 ) -> None:
     from factscope.conner.generation import (
         KnowledgeGenerator,
@@ -252,16 +258,16 @@ def _generate(
             same_task = [example for example in pool if example.task == name]
             if select_from and evaluator is not None:
                 chosen, choice = select_demonstrations(same_task, evaluator, m=select_from, n=shots, seed=settings.seed)
-                console.print(f"{name} demonstrations chosen by Q_know: {', '.join(choice.selected) or 'none'}")
+                console.print(f"{name} demonstrations chosen by Q_know: {', '.join(choice.selected) or 'none'}", markup=False)
             else:
                 chosen = sample_demonstrations(same_task, shots, settings.seed)
             demonstrations.extend(chosen)
     generator = KnowledgeGenerator(llm, settings)
-    output = output or Path(f"{input.stem}.generated.jsonl")
     with ProgressDisplay() as shown:
         run = generate_knowledge(
             records, generator, demonstrations=demonstrations, evaluator=evaluator if select else None,
             answer=answer, output=output, batch_size=batch_size, progress=shown, overwrite=overwrite,
+            retry_failed=retry_failed,
         )
     rows = [
         ("records", len(records)),
@@ -270,6 +276,8 @@ def _generate(
         ("failed", run.failed),
     ]
     print_table(summary_table(f"knowledge generation -> {output}", rows + usage_rows(llm)))
+    if run.failed:
+        raise RecordsFailed(run.failed, "knowledge generations", output)
 
 
 def generate_command(
@@ -280,8 +288,8 @@ def generate_command(
         GenerationModeName, typer.Option(help="zero (Table 11 prompt) or few (Table 12 examples)")
     ] = GenerationModeName.zero,
     train: Annotated[Path | None, typer.Option(help="records with knowledge (and answers) for few-shot examples")] = None,
-    shots: Annotated[int, typer.Option(help="n: few-shot examples in the prompt")] = 8,
-    select_from: Annotated[int | None, typer.Option(help="m: score m random --train examples, keep the best --shots")] = None,
+    shots: Annotated[int, typer.Option(min=1, help="n: few-shot examples in the prompt")] = 8,
+    select_from: Annotated[int | None, typer.Option(min=1, help="m: score m random --train examples, keep the best --shots")] = None,
     answer: Annotated[bool, typer.Option("--answer", help="also generate answers (Table 13 few-shot)")] = False,
     corpus: Corpus = None,
     retriever: Retriever = RetrieverName.bm25,
@@ -294,18 +302,21 @@ def generate_command(
     seed: Seed = 0,
     batch_size: BatchSize = 16,
     overwrite: Overwrite = False,
+    retry_failed: RetryFailed = False,
     *,
     endpoint: LLMOptions,
 ) -> None:
     from factscope.conner.generation import GenerationSettings
 
+    output = output or Path(f"{input.stem}.generated.jsonl")
+    check_outputs(output, overwrite=overwrite)
     generation_mode = _generation_mode(mode)
     llm = endpoint.build()
     options = _scoring_options(corpus, retriever, evidence_k, checker, relevance_model, coherence_model, lm, weights, seed)
     _generate(
         input, output, llm, GenerationSettings(mode=generation_mode, seed=seed), train=train, shots=shots,
         select_from=select_from, evaluator_options=options if select_from else None, select=False, answer=answer,
-        batch_size=batch_size, overwrite=overwrite, task=task,
+        batch_size=batch_size, overwrite=overwrite, retry_failed=retry_failed, task=task,
     )
 
 
@@ -313,12 +324,12 @@ def select_command(
     input: Annotated[Path, typer.Argument(help="queries: JSON / JSONL records with `query` (and `topic`, `task`), or a CONNER query table (TSV).", show_default=False)],
     output: Output = None,
     task: Task = None,
-    candidates: Annotated[int, typer.Option(help="r: knowledge candidates sampled per query")] = 5,
-    top_p: Annotated[float, typer.Option(help="nucleus sampling p")] = 0.9,
-    temperature: Annotated[float, typer.Option(help="sampling temperature")] = 1.0,
+    candidates: Annotated[int, typer.Option(min=2, help="r: knowledge candidates sampled per query")] = 5,
+    top_p: Annotated[float, typer.Option(max=1.0, callback=above_zero, help="nucleus sampling p, above 0 and at most 1")] = 0.9,
+    temperature: Annotated[float, typer.Option(min=0.0, callback=finite, help="sampling temperature")] = 1.0,
     mode: Annotated[GenerationModeName, typer.Option(help="zero-shot or few-shot prompt")] = GenerationModeName.zero,
     train: Annotated[Path | None, typer.Option(help="records with knowledge for few-shot examples / answers")] = None,
-    shots: Annotated[int, typer.Option(help="few-shot examples")] = 8,
+    shots: Annotated[int, typer.Option(min=1, help="few-shot examples")] = 8,
     answer: Annotated[bool, typer.Option("--answer", help="also answer with the selected knowledge")] = False,
     corpus: Corpus = None,
     retriever: Retriever = RetrieverName.bm25,
@@ -331,11 +342,14 @@ def select_command(
     seed: Seed = 0,
     batch_size: BatchSize = 16,
     overwrite: Overwrite = False,
+    retry_failed: RetryFailed = False,
     *,
     endpoint: LLMOptions,
 ) -> None:
     from factscope.conner.generation import GenerationSettings
 
+    output = output or Path(f"{input.stem}.generated.jsonl")
+    check_outputs(output, overwrite=overwrite)
     generation_mode = _generation_mode(mode)
     if candidates < 2:
         raise ConfigError("--candidates must be at least 2 to select among them")
@@ -346,7 +360,7 @@ def select_command(
     options = _scoring_options(corpus, retriever, evidence_k, checker, relevance_model, coherence_model, lm, weights, seed)
     _generate(
         input, output, llm, settings, train=train, shots=shots, select_from=None, evaluator_options=options,
-        select=True, answer=answer, batch_size=batch_size, overwrite=overwrite, task=task,
+        select=True, answer=answer, batch_size=batch_size, overwrite=overwrite, retry_failed=retry_failed, task=task,
     )
 
 
@@ -376,10 +390,11 @@ def agree_command(
     from factscope.conner.agreement import agreement, read_human_ratings
     from factscope.core.io import read_json_records
 
+    check_outputs(written={"-o": output})
     rows: dict[str, dict[str, Any]] = {}
     for _, item in read_json_records(scores):
         if isinstance(item, InputError):
-            console.print(f"[yellow]skipped[/] {item}")
+            print_skipped(item)
         elif "id" in item:
             rows[str(item["id"])] = item
     ratings, problems = read_human_ratings(human)
@@ -400,6 +415,6 @@ def agree_command(
     console.print("† p < 0.05, as in the paper's Table 9")
     for r in results:
         if r.note:
-            console.print(f"[yellow]note[/] {r.dimension} / {r.metric}: {r.note}")
+            console.print(f"[yellow]note[/] {escape(f'{r.dimension} / {r.metric}: {r.note}')}")
     if output:
         output.write_text(json.dumps([r.model_dump() for r in results], indent=2), encoding="utf-8")

@@ -14,3 +14,12 @@ Overwrite = Annotated[
         "input and settings (a file made otherwise is refused, saying what differs)",
     ),
 ]
+
+RetryFailed = Annotated[
+    bool,
+    typer.Option(
+        "--retry-failed",
+        help="on a rerun, process again the records the results file marks failed and replace their rows in "
+        "place (each record keeps one row; the summary covers the new rows)",
+    ),
+]

@@ -239,9 +239,11 @@ def generate_knowledge(
     batch_size: int = 16,
     progress: ProgressCallback | None = None,
     overwrite: bool = False,
+    retry_failed: bool = False,
 ) -> KnowledgeGenerationRun:
     """Generate knowledge for ``records`` in batches (resuming from ``output``); with an ``evaluator`` the
-    candidate with the best Q_know is kept, and with ``answer`` an answer is generated from the kept knowledge."""
+    candidate with the best Q_know is kept, and with ``answer`` an answer is generated from the kept knowledge.
+    With ``retry_failed``, the rows of ``output`` marked failed are generated again and replaced in place."""
 
     def batch_knowledge(batch: Sequence[KnowledgeRecord]) -> list[GeneratedKnowledge]:
         generated = generator.generate(batch, demonstrations)
@@ -267,6 +269,8 @@ def generate_knowledge(
             {"answer": answer, "demonstrations": fingerprint_items(demonstrations).sha256},
         ),
         overwrite=overwrite,
+        failed=lambda row: row.failed,
+        retry_failed=retry_failed,
     )
     return KnowledgeGenerationRun(
         results=produced.rows,

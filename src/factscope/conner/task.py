@@ -236,7 +236,7 @@ class KnowledgeEvaluator:
         except BackendError as error:
             for result in results:
                 for metric in ("coherence_sentence", "informativeness", "helpfulness"):
-                    result.not_computed.setdefault(metric, f"the causal LM failed: {error}")
+                    result.not_computed.setdefault(metric, f"{LM_FAILED}: {error}")
             return
         for result, (sentence_ids, info_id, help_id, baseline_ids) in zip(results, plans):
             sentence_values = [logprobs[i] for i in sentence_ids if len(logprobs[i])]
@@ -301,7 +301,7 @@ class KnowledgeEvaluator:
         for result, ids, span in plans:
             rows = [probs for probs in (_probs(verdicts[i]) for i in ids) if probs is not None]
             if not rows:
-                result.not_computed["validity"] = "the checker failed on every premise"
+                result.not_computed["validity"] = VALIDITY_CHECKS_FAILED
             elif span:
                 result.validity = conner.span_validity(rows[0])
             else:
@@ -374,6 +374,24 @@ class KnowledgeRun(BaseModel):
     new_records: int
     resumed_records: int
     seconds: float
+    failed: int = 0
+    """Rows with a failed checker or causal-LM call (``knowledge_failed``)."""
+
+
+VALIDITY_CHECKS_FAILED = "the checker failed on every premise"
+"""The ``not_computed`` reason of a validity whose every check failed."""
+LM_FAILED = "the causal LM failed"
+"""How the ``not_computed`` reason of a metric starts when the causal LM's call failed."""
+
+
+def knowledge_failed(row: KnowledgeScores) -> bool:
+    """Whether a row records a failed call a rerun should retry: a failed evidence check of a knowledge
+    sentence, a validity whose every check failed, or a failed causal-LM call."""
+    return (
+        any(sentence.failed_checks for sentence in row.sentences)
+        or row.not_computed.get("validity") == VALIDITY_CHECKS_FAILED
+        or any(reason.startswith(LM_FAILED) for reason in row.not_computed.values())
+    )
 
 
 def summarize(results: Sequence[KnowledgeScores]) -> KnowledgeSummary:
@@ -395,11 +413,13 @@ def knowledge(
     progress: ProgressCallback | None = None,
     settings: Mapping[str, Setting] | None = None,
     overwrite: bool = False,
+    retry_failed: bool = False,
 ) -> KnowledgeRun:
     """Score ``records`` on CONNER's metrics in batches, writing each result as soon as it is done.
 
     Helpfulness baselines are drawn from the knowledge of all ``records``. With ``output``, records already in
-    that file are skipped (resume) and the summary covers the whole file.
+    that file are skipped (resume) and the summary covers the whole file; with ``retry_failed``, the file's
+    rows with a failed checker or causal-LM call (``knowledge_failed``) are scored again and replaced in place.
     """
     pool = [record.knowledge for record in records]
     report_progress(progress, evaluator.checker)
@@ -414,9 +434,12 @@ def knowledge(
         stage_name="scoring knowledge",
         manifest=run_manifest("knowledge score", records, {"evaluator": evaluator}, settings),
         overwrite=overwrite,
+        failed=knowledge_failed,
+        retry_failed=retry_failed,
     )
     return KnowledgeRun(
         results=produced.rows,
+        failed=sum(1 for row in produced.rows if knowledge_failed(row)),
         summary=summarize(produced.rows),
         new_records=produced.new,
         resumed_records=produced.resumed,

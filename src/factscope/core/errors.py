@@ -39,11 +39,16 @@ class ConfigError(FactscopeError):
 
 
 class RecordsFailed(FactscopeError):
-    """A run finished, but some records (or claims) failed; the results file keeps each failure with its error."""
+    """A run finished, but some records (or claims) failed; the results file keeps each failure with its error
+    (``kept``), or, where failures are not written, a rerun of the same command tries them again."""
 
-    def __init__(self, count: int, what: str, where: str | Path) -> None:
+    def __init__(self, count: int, what: str, where: str | Path, *, kept: bool = True) -> None:
         self.count = count
-        super().__init__(
-            f"{count} {what} failed; each is kept in {where} with its error (and the raw reply where there was "
-            "one). Pass --allow-failures before the command to accept a partial run."
+        fate = (
+            f"each is kept in {where} with its error (and the raw reply where there was one); rerun with "
+            "--retry-failed to try them again"
+            if kept
+            else f"they are not written to {where}, so rerunning the same command tries them again"
         )
+        super().__init__(f"{count} {what} failed; {fate}. Pass --allow-failures before the command to accept a "
+                         "partial run.")

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import os
+import tempfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Self, TypeVar
 
@@ -33,6 +35,47 @@ def read_text(path: str | Path) -> str:
             path=path,
             line=line,
         ) from None
+
+
+def parse_keyed_document(text: str) -> tuple[Any, list[str]]:
+    """Parse one JSON document; when it is an object keyed by id, also the keys it repeats.
+
+    ``json.loads`` keeps the last value of a repeated key without a word; here the top-level object keeps the
+    first (the rule of ``factscope.core.record_ids``) and each later key is returned, to be reported.
+    Raises ``json.JSONDecodeError`` or ``RecursionError`` as ``json.loads`` does.
+    """
+    last: list[list[tuple[str, Any]]] = []
+
+    def keep_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        last[:] = [pairs]
+        return dict(pairs)
+
+    document = json.loads(text, object_pairs_hook=keep_pairs)
+    if not isinstance(document, dict):
+        return document, []
+    first: dict[str, Any] = {}
+    repeated: list[str] = []
+    for key, value in last[0]:
+        if key in first:
+            repeated.append(key)
+        else:
+            first[key] = value
+    return first, repeated
+
+
+def read_json_document(path: str | Path) -> tuple[Any, list[str]]:
+    """The one JSON document of a file (read as ``read_text`` reads it) and the keys its top-level object repeats
+    (see ``parse_keyed_document``); broken JSON raises an InputError naming the line."""
+    path = Path(path)
+    text = read_text(path)
+    if not text.strip():
+        raise InputError("file is empty; expected JSON", path=path)
+    try:
+        return parse_keyed_document(text)
+    except json.JSONDecodeError as error:
+        raise InputError(f"not valid JSON ({error.msg} at column {error.colno})", path=path, line=error.lineno) from None
+    except RecursionError:
+        raise InputError(TOO_DEEP, path=path, line=1) from None
 
 
 def read_json_records(path: str | Path) -> Iterator[tuple[int, dict[str, Any] | InputError]]:
@@ -212,6 +255,41 @@ def parse_located(
         return model_type.model_validate(data)
     except ValidationError as error:
         raise located_error(error, path=path, line=line, where=where) from None
+
+
+def drop_rows(path: str | Path, drop: Callable[[dict[str, Any]], bool]) -> int:
+    """Rewrite the JSONL results file ``path`` without the rows ``drop`` picks; return how many were dropped.
+
+    The new content goes to a temporary file beside ``path`` that then replaces it (``os.replace``), so a run
+    killed meanwhile leaves either the old file or the new one, never a mix. A last line torn by a killed run is
+    cut, as ``ResultWriter`` cuts it; a complete line that is not a JSON object is kept as it is.
+    """
+    path = Path(path)
+    if not path.exists():
+        return 0
+    text = path.read_text(encoding="utf-8")
+    kept: list[str] = []
+    dropped = 0
+    for line in text.split("\n")[:-1]:
+        try:
+            row = json.loads(line) if line.strip() else None
+        except json.JSONDecodeError:
+            row = None
+        if isinstance(row, dict) and drop(row):
+            dropped += 1
+        else:
+            kept.append(line + "\n")
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.writelines(kept)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return dropped
 
 
 class ResultWriter:

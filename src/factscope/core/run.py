@@ -3,7 +3,8 @@
 A system supplies a function that turns a batch of input items into result rows; ``run_batches`` skips the
 items whose key is already in the results file (resume), calls the function batch by batch, writes each row
 as soon as its batch is done, reports progress to an optional callback, and reads the whole file back so that
-the caller summarises exactly the rows it holds. Library code draws nothing: the CLI passes a callback that
+the caller summarises exactly the rows it holds. With ``retry_failed``, the rows the system's ``failed`` predicate
+picks are first taken out of the file, so their items are processed again and replaced in place. Library code draws nothing: the CLI passes a callback that
 draws rich bars, a notebook user passes none (or their own).
 """
 
@@ -18,7 +19,7 @@ from typing import Generic, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel
 
-from factscope.core.io import ResultWriter
+from factscope.core.io import ResultWriter, drop_rows
 from factscope.core.manifest import RunManifest, Setting, describe, fingerprint_items, prepare_results
 
 Item = TypeVar("Item")
@@ -115,6 +116,8 @@ class RunRows(Generic[Row]):
     new: int
     resumed: int
     seconds: float
+    retried: int = 0
+    """Rows marked failed that were taken out of the file to be processed again (``retry_failed``)."""
 
 
 def run_batches(
@@ -129,6 +132,8 @@ def run_batches(
     stage_name: str = "running",
     manifest: RunManifest | None = None,
     overwrite: bool = False,
+    failed: Callable[[Row], bool] | None = None,
+    retry_failed: bool = False,
 ) -> RunRows[Row]:
     """Process ``items`` in batches of ``batch_size``, writing each result row to ``output`` as it is made.
 
@@ -137,6 +142,10 @@ def run_batches(
     items whose key is already in the file are skipped and the returned rows are the whole file (earlier runs
     included), read back as ``row_type``. ``process`` returns the rows of a batch (an item whose work failed
     in a way a rerun should retry may have none); rows are keyed by their ``id`` field.
+
+    With ``retry_failed``, the rows of the file that ``failed`` (the system's predicate on a ``row_type`` row)
+    picks are removed first (the file is rewritten atomically), so their items run again and each record keeps
+    one row; the manifest must still match, as retrying is resuming. Without ``failed`` nothing is retried.
     """
     if batch_size < 1:
         raise ValueError("batch_size must be at least 1")
@@ -145,6 +154,10 @@ def run_batches(
             raise ValueError("a results file needs the run's manifest")
         prepare_results(output, manifest, overwrite=overwrite)
     started = time.perf_counter()
+    retried = 0
+    if output is not None and retry_failed and failed is not None:
+        predicate = failed
+        retried = drop_rows(output, lambda row: predicate(row_type.model_validate(row)))
     writer = ResultWriter(output) if output is not None else None
     try:
         todo = [item for item in items if writer is None or key(item) not in writer.done]
@@ -161,4 +174,10 @@ def run_batches(
     finally:
         if writer is not None:
             writer.close()
-    return RunRows(rows=rows, new=len(fresh), resumed=len(rows) - len(fresh), seconds=time.perf_counter() - started)
+    return RunRows(
+        rows=rows,
+        new=len(fresh),
+        resumed=len(rows) - len(fresh),
+        seconds=time.perf_counter() - started,
+        retried=retried,
+    )

@@ -74,8 +74,12 @@ def generate(
     batch_size: int = 32,
     progress: ProgressCallback | None = None,
     overwrite: bool = False,
+    retry_failed: bool = False,
 ) -> GenerationRun:
-    """Generate and write a response per example; examples already in ``output`` are skipped (resume)."""
+    """Generate and write a response per example; examples already in ``output`` are skipped (resume).
+
+    A failed call is reported in ``failures`` and not written, so any rerun tries it again: ``retry_failed``
+    is accepted for the shape every entry point shares and has nothing more to retry."""
     failures: list[GenerationFailure] = []
 
     def batch_responses(batch: Sequence[GroundExample]) -> list[GeneratedResponse]:
@@ -106,6 +110,7 @@ def generate(
         stage_name="generating",
         manifest=run_manifest("ground generate", examples, {"llm": client}, {"max_tokens": max_tokens}),
         overwrite=overwrite,
+        retry_failed=retry_failed,
     )
     return GenerationRun(
         results=produced.rows,

@@ -213,6 +213,7 @@ def ground(
     progress: ProgressCallback | None = None,
     settings: Mapping[str, Setting] | None = None,
     overwrite: bool = False,
+    retry_failed: bool = False,
 ) -> GroundRun:
     """Score every example (each must have a response) in batches, writing each result as soon as it is done.
 
@@ -220,7 +221,8 @@ def ground(
     model (packaged all-MiniLM-L6-v2, threshold 0.4). With ``output``, examples already in that file are
     skipped (resume) and the summary covers the whole file; a file made by other inputs or settings is refused
     unless ``overwrite``. ``factors`` are the metadata fields of the breakdowns (see ``breakdown_factors``;
-    default: the paper's factors the examples have). ``progress`` receives progress events.
+    default: the paper's factors the examples have). ``progress`` receives progress events. With
+    ``retry_failed``, the file's records whose fact decomposition failed are scored again and replaced in place.
     """
     if extractor is None:
         from factscope.claims.clause_facts import ClauseFactExtractor
@@ -261,6 +263,8 @@ def ground(
             {"no_response_facts": no_response_facts, "no_gold_facts": no_gold_facts, **(settings or {})},
         ),
         overwrite=overwrite,
+        failed=lambda row: row.failed,
+        retry_failed=retry_failed,
     )
     return GroundRun(
         results=produced.rows,

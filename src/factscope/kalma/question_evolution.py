@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field
 from factscope.core.errors import InputError
 from factscope.core.io import parse_located, read_json_records
 from factscope.core.prompts import load_prompt
+from factscope.core.record_ids import first_of_each_id
 from factscope.core.run import ProgressCallback, run_batches, run_manifest
 from factscope.core.whole_file import whole_file_error
 from factscope.kalma.data import SeedInput, entity_graph
@@ -59,8 +60,14 @@ class EvolutionState:
 
 def read_seeds(path: str | Path, kg: KnowledgeGraph | None) -> Iterator[tuple[int, EvolutionSeed | InputError]]:
     """Seeds from JSON / JSONL ``{id, paragraph, qids: [...]}`` (entities taken from ``kg``) or
-    ``{id, paragraph, graph: [entity, ...]}``; bad records come back as InputError items."""
+    ``{id, paragraph, graph: [entity, ...]}``; bad records, and records whose id repeats an earlier one's
+    (``factscope.core.record_ids``), come back as InputError items."""
     path = Path(path)
+    yield from first_of_each_id(path, _seed_records(path, kg), lambda seed: seed.id)
+
+
+def _seed_records(path: Path, kg: KnowledgeGraph | None) -> Iterator[tuple[int, EvolutionSeed | InputError]]:
+    """The seeds of a records file, a bad record as its InputError."""
     for line, data in read_json_records(path):
         if isinstance(data, InputError):
             yield line, data
@@ -182,10 +189,12 @@ class EvolutionRun(BaseModel):
 
 def evolve(seeds: Sequence[EvolutionSeed], llm: Any, *, output: str | Path | None = None, rounds: int = 6,
            seed: int = 0, excluded: frozenset[str] = DEFAULT_EXCLUDED, batch_size: int = 16,
-           progress: ProgressCallback | None = None, overwrite: bool = False, **params: Any) -> EvolutionRun:
+           progress: ProgressCallback | None = None, overwrite: bool = False, retry_failed: bool = False,
+           **params: Any) -> EvolutionRun:
     """Run ``rounds`` rounds for every seed (one batched LLM call per round and batch of seeds), writing one
     question record per seed; seeds already in ``output`` are skipped. A reply that cannot be read ends that
-    seed's evolution: its record is marked failed, with the raw reply and the rounds done so far."""
+    seed's evolution: its record is marked failed, with the raw reply and the rounds done so far; with
+    ``retry_failed``, such records of ``output`` are evolved again and replaced in place."""
 
     def batch_questions(batch: Sequence[EvolutionSeed]) -> list[EvolvedQuestion]:
         states = [EvolutionState(s) for s in batch]
@@ -198,7 +207,7 @@ def evolve(seeds: Sequence[EvolutionSeed], llm: Any, *, output: str | Path | Non
                            manifest=run_manifest("attribute make-questions", seeds, {"llm": llm},
                                                  {"rounds": rounds, "seed": seed, "excluded": sorted(excluded),
                                                   **params}),
-                           overwrite=overwrite)
+                           overwrite=overwrite, failed=lambda row: row.failed, retry_failed=retry_failed)
     return EvolutionRun(
         results=produced.rows,
         new_records=produced.new,

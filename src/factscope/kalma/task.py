@@ -21,6 +21,7 @@ from factscope.checkers.base import Checker, CheckTask
 from factscope.core.errors import ConfigError, InputError
 from factscope.core.io import parse_located, read_json_records
 from factscope.core.prompts import load_prompt
+from factscope.core.record_ids import RecordIds
 from factscope.core.run import ProgressCallback, report_progress, run_batches, run_manifest
 from factscope.core.schema import Label
 from factscope.core.whole_file import whole_file_error
@@ -175,9 +176,11 @@ class AnswerGenerationRun(BaseModel):
 
 
 def generate(items: Sequence[GenerationItem], llm: Any, *, output: str | Path | None = None, batch_size: int = 16,
-             progress: ProgressCallback | None = None, overwrite: bool = False, **params: Any) -> AnswerGenerationRun:
+             progress: ProgressCallback | None = None, overwrite: bool = False, retry_failed: bool = False,
+             **params: Any) -> AnswerGenerationRun:
     """Generate an attributed answer per item with ``llm`` (an LLMClient), writing each record as it
-    arrives; items whose id is already in ``output`` are skipped. ``params`` go to each chat call."""
+    arrives; items whose id is already in ``output`` are skipped, except, with ``retry_failed``, those whose
+    row is marked failed: they are generated again and replaced in place. ``params`` go to each chat call."""
 
     def batch_answers(batch: Sequence[GenerationItem]) -> list[GeneratedAnswer]:
         conversations = [[{"role": "user", "content": generation_prompt(i.question.question, i.graph)}]
@@ -188,7 +191,7 @@ def generate(items: Sequence[GenerationItem], llm: Any, *, output: str | Path | 
     produced = run_batches(items, batch_answers, key=lambda item: item.question.id, row_type=GeneratedAnswer,
                            output=output, batch_size=batch_size, progress=progress, stage_name="generating answers",
                            manifest=run_manifest("attribute generate", items, {"llm": llm}, dict(params)),
-                           overwrite=overwrite)
+                           overwrite=overwrite, failed=lambda row: row.failed, retry_failed=retry_failed)
     return AnswerGenerationRun(
         results=produced.rows,
         new_records=produced.new,
@@ -429,6 +432,8 @@ class AttributionRun(BaseModel):
     summary: dict[str, AttributionFigures]
     new_records: int
     resumed_records: int
+    failed: int = 0
+    """Rows with a failed checker or judge call (``score_failed``)."""
     seconds: float
     checker: str
 
@@ -436,11 +441,13 @@ class AttributionRun(BaseModel):
 def score(records: Iterable[AnswerRecord], checker: Checker, *, output: str | Path | None = None, judge: Any = None,
           weighted: bool = False, batch_size: int = 32, template: str = DEFAULT_HYPOTHESIS,
           empty_answers: Literal["skip", "zero"] = "skip", matching: Matching = "normalized",
-          progress: ProgressCallback | None = None, overwrite: bool = False) -> AttributionRun:
+          progress: ProgressCallback | None = None, overwrite: bool = False, retry_failed: bool = False
+          ) -> AttributionRun:
     """Score answers in batches, writing each row as it is done; ids already in ``output`` are skipped.
     ``template`` shapes the NLI hypothesis of a citation (see DEFAULT_HYPOTHESIS); ``matching`` says how citations
     are read and compared (``normalized``, factscope's, or ``paper``, KaLMA's released scoring); ``judge`` (an
-    LLM client) adds G-Eval text quality."""
+    LLM client) adds G-Eval text quality. With ``retry_failed``, the file's rows with a failed checker or judge
+    call (``score_failed``) are scored again and replaced in place."""
     check_template(template)
     report_progress(progress, checker)
 
@@ -460,14 +467,25 @@ def score(records: Iterable[AnswerRecord], checker: Checker, *, output: str | Pa
                             {"weighted": weighted, "template": template, "matching": matching})
     produced = run_batches(records, batch_rows, key=lambda record: record.id, row_type=AttributionScore,
                            output=output, batch_size=batch_size, progress=progress, stage_name="scoring answers",
-                           manifest=manifest, overwrite=overwrite)
+                           manifest=manifest, overwrite=overwrite, failed=score_failed, retry_failed=retry_failed)
     return AttributionRun(
         results=produced.rows,
+        failed=sum(1 for row in produced.rows if score_failed(row)),
         summary=summarize(produced.rows, empty_answers=empty_answers),
         new_records=produced.new,
         resumed_records=produced.resumed,
         seconds=produced.seconds,
         checker=getattr(checker, "name", type(checker).__name__),
+    )
+
+
+def score_failed(row: AttributionScore) -> bool:
+    """Whether a score row records a failed call: a citation's alignment check, an [NA] check (an undecided
+    sentence or triple) or a G-Eval judgement that failed."""
+    return (
+        any(value is None for value in row.alignment)
+        or (row.na is not None and row.na.undecided > 0)
+        or any(cell.get("failed") for cell in (row.geval or {}).values())
     )
 
 
@@ -511,15 +529,20 @@ ANSWERS_EXPECTED = "attributed answers: the output of `attribute generate`, or r
 
 def load_answers(path: str | Path) -> LoadedAnswers:
     """Read an answers file (the output of ``generate``, or the user's own): bad records are reported with their
-    file, line and field and skipped; rows whose generation failed are counted, not scored. A file of another
+    file, line and field and skipped, and so is an answer whose id repeats an earlier one's
+    (``factscope.core.record_ids``); rows whose generation failed are counted, not scored. A file of another
     kind (questions, KaLMA's question-graph dataset, ...) or whose every record fails for one reason raises."""
     expect_kind(path, (ANSWERS,), "attribute score", ANSWERS_EXPECTED)
     loaded = LoadedAnswers()
+    ids = RecordIds(path)
     for line, data in read_json_records(path):
         try:
             if isinstance(data, InputError):
                 raise data
             record = read_answer(data, path=Path(path), line=line)
+            repeated = ids.repeat(record.id, line) if record is not None else None
+            if repeated is not None:
+                raise repeated
         except InputError as error:
             loaded.problems.append(error)
             continue

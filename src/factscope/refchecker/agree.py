@@ -25,13 +25,14 @@ from factscope.claims.base import Extractor
 from factscope.core.errors import InputError
 from factscope.core.fields import Identifier
 from factscope.core.io import parse_located, read_json_records
+from factscope.core.record_ids import RecordIds
 from factscope.core.run import ProgressCallback, report_progress, run_batches, run_manifest
 from factscope.core.schema import LABELS, Claim, Label, Record, Setting, Verdict
 from factscope.metrics import agreement
 from factscope.metrics.hallucination import summarize_response
 from factscope.refchecker.data import MAX_REFERENCE_CHARS, SettingName, load_check_records
 from factscope.refchecker.file_names import read_file_name
-from factscope.refchecker.task import check
+from factscope.refchecker.task import check, check_failed
 
 ModelSource = Literal["stem", "field"]
 """Where an annotation file's model name comes from: its file name, or a field of each record."""
@@ -100,18 +101,26 @@ def load_human_annotations(
     The model is ``model`` when given; else, with ``model_from="stem"``, the one the file name gives
     (``read_file_name``: ``gpt4_zero.json`` and ``nq_gpt4_answers.json`` are both gpt4), or with
     ``model_from="field"`` each record's ``model_field``. The setting is a record's ``setting`` field, else the
-    one the file name gives.
+    one the file name gives. A response whose (model, setting, id) repeats an earlier one's is skipped with a located
+    error (``factscope.core.record_ids``).
     """
     path = Path(path)
     named = read_file_name(path)
     responses: list[HumanResponse] = []
     problems: list[InputError] = []
+    ids = RecordIds(path)
     for line, item in read_json_records(path):
         try:
             if isinstance(item, InputError):
                 raise item
             given = parse_located(HumanAnnotationInput, item, path=path, line=line)
             name = model or (named.model if model_from == "stem" else _model_field(item, model_field, path, line))
+            setting = given.setting or named.setting
+            repeated = ids.repeat(
+                f"{name}/{setting or '-'}/{given.id}", line, what=f"id {given.id!r} (model {name!r}, setting {setting!r})"
+            )
+            if repeated is not None:
+                raise repeated
         except InputError as error:
             problems.append(error)
             continue
@@ -275,6 +284,8 @@ class AgreementReport(AgreementFigures):
     new_responses: int = 0
     resumed_responses: int = 0
     seconds: float = 0.0
+    failed_responses: int = 0
+    """Responses of the results file with a failed claim check (or, in pipeline mode, a failed extraction)."""
 
 
 def agree(
@@ -288,23 +299,27 @@ def agree(
     batch_size: int = 32,
     progress: ProgressCallback | None = None,
     overwrite: bool = False,
+    retry_failed: bool = False,
 ) -> AgreementReport:
     """Compare factscope with human labels; ``mode`` is 'checker' (given triplets) or 'pipeline'.
 
     With ``output``, each response's result is written there as it is done, and a rerun resumes (only into a
     file made by the same annotations, records and settings, unless ``overwrite``); ``progress`` receives the
-    run's progress events.
+    run's progress events. With ``retry_failed``, the file's responses with a failed claim check (or, in
+    pipeline mode, a failed extraction) are checked again and replaced in place.
     """
     joined = join_annotations(human, records)
     if not joined.pairs:
         raise InputError("no annotated id matches a record id of the input file; check that both files use the same ids")
     if mode == "checker":
-        scored, predictions, counts = _check_given_triplets(joined.pairs, checker, output, batch_size, progress, overwrite)
+        scored, predictions, counts = _check_given_triplets(
+            joined.pairs, checker, output, batch_size, progress, overwrite, retry_failed
+        )
     elif mode == "pipeline":
         if extractor is None:
             raise ValueError("pipeline mode needs an extractor")
         scored, predictions, counts = _run_pipeline(
-            joined.pairs, checker, extractor, output, batch_size, progress, overwrite
+            joined.pairs, checker, extractor, output, batch_size, progress, overwrite, retry_failed
         )
     else:
         raise ValueError(f"unknown mode {mode!r}; use 'checker' or 'pipeline'")
@@ -323,6 +338,7 @@ def agree(
         new_responses=counts[0],
         resumed_responses=counts[1],
         seconds=counts[2],
+        failed_responses=counts[3],
     )
 
 
@@ -337,8 +353,13 @@ class _Scored:
     ours: list[Label | None] | None
 
 
-Counts = tuple[int, int, float]
-"""New responses, resumed responses, seconds."""
+Counts = tuple[int, int, float, int]
+"""New responses, resumed responses, seconds, responses with a failure."""
+
+
+def agreement_failed(row: AgreementRow) -> bool:
+    """Whether a checker-mode row holds a failed claim check a rerun should retry."""
+    return any(t.verdict.failed for t in row.triplets)
 
 
 def _check_given_triplets(
@@ -348,6 +369,7 @@ def _check_given_triplets(
     batch_size: int,
     progress: ProgressCallback | None,
     overwrite: bool,
+    retry_failed: bool,
 ) -> tuple[list[_Scored], list[ClaimPrediction], Counts]:
     report_progress(progress, checker)
     produced = run_batches(
@@ -361,6 +383,8 @@ def _check_given_triplets(
         stage_name="checking annotated claims",
         manifest=run_manifest("agree", pairs, {"checker": checker}, {"mode": "checker"}),
         overwrite=overwrite,
+        failed=agreement_failed,
+        retry_failed=retry_failed,
     )
     scored, predictions = [], []
     for row in produced.rows:
@@ -380,7 +404,8 @@ def _check_given_triplets(
             )
             for t in row.triplets
         ]
-    return scored, predictions, (produced.new, produced.resumed, produced.seconds)
+    failed = sum(1 for row in produced.rows if agreement_failed(row))
+    return scored, predictions, (produced.new, produced.resumed, produced.seconds, failed)
 
 
 def _check_batch(batch: Sequence[AnnotatedRecord], checker: Checker) -> list[AgreementRow]:
@@ -421,6 +446,7 @@ def _run_pipeline(
     batch_size: int,
     progress: ProgressCallback | None,
     overwrite: bool,
+    retry_failed: bool,
 ) -> tuple[list[_Scored], list[ClaimPrediction], Counts]:
     by_key = {pair.key: pair for pair in pairs}
     records = [
@@ -438,6 +464,7 @@ def _run_pipeline(
         progress=progress,
         settings={"agree_mode": "pipeline"},
         overwrite=overwrite,
+        retry_failed=retry_failed,
     )
     scored, predictions = [], []
     for result in run.results:
@@ -457,7 +484,8 @@ def _run_pipeline(
             )
             for c in result.claims
         ]
-    return scored, predictions, (run.new_records, run.resumed_records, run.seconds)
+    failed = sum(1 for result in run.results if check_failed(result))
+    return scored, predictions, (run.new_records, run.resumed_records, run.seconds, failed)
 
 
 def _figures(scored: Sequence[_Scored], aligned: bool) -> AgreementFigures:

@@ -74,6 +74,7 @@ def check(
     progress: ProgressCallback | None = None,
     settings: Mapping[str, Setting] | None = None,
     overwrite: bool = False,
+    retry_failed: bool = False,
 ) -> CheckRun:
     """Run extraction and checking over ``records`` in batches, writing each result as soon as it is done.
 
@@ -82,7 +83,8 @@ def check(
     passages (query: the question, else the response) when one is given. ``progress`` receives the run's
     progress events, and so do the extractor and checker when they report their own work (LLM calls);
     nothing is drawn without it. The results file records what made it (``settings`` adds to the components'
-    own description); a file made otherwise is refused unless ``overwrite``.
+    own description); a file made otherwise is refused unless ``overwrite``. With ``retry_failed``, the file's
+    records with a failed extraction or claim check (``check_failed``) are checked again and replaced in place.
     """
     report_progress(progress, extractor, checker)
     produced = run_batches(
@@ -101,6 +103,8 @@ def check(
             {"retrieve_k": retrieve_k if retriever is not None else None, **(settings or {})},
         ),
         overwrite=overwrite,
+        failed=check_failed,
+        retry_failed=retry_failed,
     )
     return summarize_run(
         produced.rows,
@@ -109,6 +113,11 @@ def check(
         extractor=extractor.name,
         checker=checker.name,
     )
+
+
+def check_failed(result: CheckResult) -> bool:
+    """Whether a result row holds a failure a rerun should retry: a failed extraction or claim check."""
+    return result.extraction_failed or any(claim.verdict.failed for claim in result.claims)
 
 
 def _check_batch(
