@@ -100,8 +100,8 @@ def test_missing_corpus_and_model_give_clear_errors(app, tmp_path):
     with pytest.raises(ConfigError, match="--lm"):
         _run(app, "knowledge", "score", DATA / "records.jsonl", "--lm", tmp_path / "no-model", "--checker", "none",
              "--relevance-model", "none", "--coherence-model", "none")
-    with pytest.raises(ConfigError, match="--weights"):
-        _run(app, "knowledge", "score", DATA / "records.jsonl", "--weights", "1,2", "--checker", "none")
+    refused = _run(app, "knowledge", "score", DATA / "records.jsonl", "--weights", "1,2", "--checker", "none")
+    assert refused.exit_code == 2 and "Invalid value for '--weights'" in refused.output
 
 
 def test_lm_endpoint_scores_through_completions(app, fake_llm, monkeypatch, tmp_path):

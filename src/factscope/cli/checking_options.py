@@ -27,8 +27,8 @@ SegmentTokens = Annotated[
     typer.Option(
         min=0,
         callback=_segment_budget,
-        help="model checkers cut each reference into segments of at most this many tokens; 0 checks each "
-        "reference whole, as RefChecker does for NQ (Zero Context) and for its LLM checkers",
+        help="model checkers cut each reference into segments of at most this many tokens: 0, or 8 or more; 0 "
+        "checks each reference whole, as RefChecker does for NQ (Zero Context) and for its LLM checkers",
     ),
 ]
 

@@ -12,6 +12,7 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
+from factscope.cli.option_ranges import finite
 from factscope.core.errors import ConfigError
 
 if typing.TYPE_CHECKING:
@@ -60,6 +61,7 @@ class LLMOptions:
         typer.Option(
             "--llm-price-prompt",
             min=0.0,
+            callback=finite,
             help="price per 1,000 prompt tokens, for the cost line of the summary (e.g. 0.00015)",
             rich_help_panel=PANEL,
         ),
@@ -69,6 +71,7 @@ class LLMOptions:
         typer.Option(
             "--llm-price-completion",
             min=0.0,
+            callback=finite,
             help="price per 1,000 completion tokens, for the cost line of the summary (e.g. 0.0006)",
             rich_help_panel=PANEL,
         ),

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
+from rich.markup import escape
 
 from factscope.cli.choices import RepCClassifier, RepCFeatures, TrainingMethod
+from factscope.cli.option_ranges import SEED_MAX, above_zero, layer_indices
+
+Switch = Literal["auto", "on", "off"]
+"""A choice made automatically (on validation figures) or forced on or off."""
 
 HELP = """Train an offline checker from {premise, hypothesis, label} pairs and write it to a directory.
 
@@ -42,20 +47,29 @@ def train_checker(
     encoder: Annotated[
         str, typer.Option(help="HF encoder name or folder; packaged-minilm is the bundled all-MiniLM-L6-v2.")
     ] = "packaged-minilm",
-    layers: Annotated[str, typer.Option(help="repc: 'all' (layer ensemble) or indices like '3' or '2,4,6'.")] = "all",
+    layers: Annotated[
+        str,
+        typer.Option(
+            callback=layer_indices,
+            help="repc: 'all' (layer ensemble) or indices like '3' or '2,4,6' (0 the embeddings, negative from the "
+            "last layer).",
+        ),
+    ] = "all",
     features: Annotated[
         RepCFeatures, typer.Option(help="repc: pair (joint encoding), sentence, or both.")
     ] = RepCFeatures.both,
     classifier: Annotated[RepCClassifier, typer.Option(help="repc: the shallow classifier.")] = RepCClassifier.logreg,
     epochs: Annotated[int, typer.Option(min=1, help="finetune: passes over the train part.")] = 3,
-    learning_rate: Annotated[float, typer.Option(help="finetune: peak AdamW learning rate.")] = 1e-4,
-    seed: Annotated[int, typer.Option(help="Seed of the split and of training.")] = 13,
+    learning_rate: Annotated[
+        float, typer.Option(callback=above_zero, help="finetune: peak AdamW learning rate, above 0.")
+    ] = 1e-4,
+    seed: Annotated[int, typer.Option(min=0, max=SEED_MAX, help="Seed of the split and of training.")] = 13,
     limit: Annotated[int | None, typer.Option(min=3, help="Use only the first N usable pairs (quick runs).")] = None,
     cues: Annotated[
-        str, typer.Option(help="Contradiction cues: auto keeps them only if held-out macro-F1 improves; on; off.")
+        Switch, typer.Option(help="Contradiction cues: auto keeps them only if held-out macro-F1 improves; on; off.")
     ] = "auto",
     class_biases: Annotated[
-        str,
+        Switch,
         typer.Option(
             help="Class log-biases tuned on validation for macro-F1: auto keeps them only if they help in 5-fold "
             "cross-validation within validation; on; off.",
@@ -75,7 +89,7 @@ def train_checker(
         int, typer.Option(min=0, help="finetune: the last N epochs add the long-context copies (earlier: plain pairs).")
     ] = 1,
     precision: Annotated[
-        str,
+        Literal["auto", "fp32", "bf16"],
         typer.Option(
             help="finetune: training arithmetic, fp32 or bf16 (autocast; fp32 weights). auto = bf16 where the CPU "
             "has native bf16 (AVX512-BF16 / AMX), about 1.4-2x faster there.",
@@ -98,7 +112,7 @@ def train_checker(
         ),
     ] = 1,
     weights: Annotated[
-        str,
+        Literal["fp16", "int8"],
         typer.Option(help="finetune: weights on disk, fp16, or int8 (per-row int8 matrices, half of fp16)."),
     ] = "fp16",
     attention_dropout: Annotated[
@@ -136,7 +150,7 @@ def train_checker(
     )
     result = run(options, progress)
     for error in result.skipped[:20]:
-        console.print(f"[yellow]skipped:[/] {error}")
+        console.print(f"[yellow]skipped:[/] {escape(str(error))}")
     if len(result.skipped) > 20:
         console.print(f"[yellow]... and {len(result.skipped) - 20} more skipped records[/]")
     training = result.manifest["training"]

@@ -1,0 +1,106 @@
+"""Checks of option values that typer's ``min=`` / ``max=`` cannot express, run as option callbacks.
+
+Each check runs while the command line is parsed, before any file is read or model loaded; a value outside its
+range is a usage error (exit code 2) that names the option and the values it takes. typer's own range check lets
+``inf`` through an option that has no maximum, so every float option without one also goes through ``finite``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import typer
+
+SEED_MAX = 2**32 - 1
+"""The largest seed: seeds are used by Python's, numpy's and torch's generators, and numpy takes 0 to 2**32 - 1."""
+
+THRESHOLD_RANGES: dict[str, tuple[float, float, str]] = {
+    "bi": (-1.0, 1.0, "a cosine similarity"),
+    "nli": (0.0, 1.0, "an entailment probability"),
+    "llm": (0.0, 1.0, "a judgement scored 0 or 1"),
+}
+"""The presence models (by registry name) whose scores have a fixed range, with what the score is; the scores
+of the others (``cross``: a cross-encoder's raw relevance; plugins) are unbounded, so any finite threshold fits
+them."""
+
+PRESENCE_THRESHOLD_RULE = (
+    "a finite number; -1 to 1 with --presence bi (cosine), 0 to 1 with nli and llm (probabilities), any with "
+    "cross (raw relevance scores)"
+)
+"""The rule of ``ground --threshold``, for its help text."""
+
+Q_KNOW_WEIGHTS = 4
+"""How many weights Q_know takes: factuality, relevance, coherence, informativeness."""
+
+
+def finite(value: float | None) -> float | None:
+    """Refuse ``nan`` and ``inf`` (None, an option left out, passes)."""
+    if value is not None and not math.isfinite(value):
+        raise typer.BadParameter(f"{value} is not a finite number")
+    return value
+
+
+def above_zero(value: float) -> float:
+    """Refuse a value that is not a finite number above 0."""
+    if not (math.isfinite(value) and value > 0):
+        raise typer.BadParameter(f"{value} is not a finite number above 0")
+    return value
+
+
+def _threshold_range(presence: str, threshold: float) -> None:
+    """Refuse a presence threshold outside the range of the scores of the presence model ``presence`` names."""
+    name = presence.split(":", 1)[0]
+    if name not in THRESHOLD_RANGES:
+        return
+    low, high, score = THRESHOLD_RANGES[name]
+    if not low <= threshold <= high:
+        raise typer.BadParameter(
+            f"{threshold:g} is outside {low:g} to {high:g}, the range of --presence {name}'s scores ({score})",
+            param_hint="'--threshold'",
+        )
+
+
+def presence_threshold(ctx: typer.Context, value: float | None) -> float | None:
+    """``ground --threshold``: finite, and within the score range of --presence when that was parsed first."""
+    finite(value)
+    presence = ctx.params.get("presence")
+    if value is not None and isinstance(presence, str):
+        _threshold_range(presence, value)
+    return value
+
+
+def presence_for_threshold(ctx: typer.Context, value: str) -> str:
+    """``ground --presence``: when --threshold was parsed first, check it against this model's score range."""
+    threshold = ctx.params.get("threshold")
+    if isinstance(threshold, float):
+        _threshold_range(value, threshold)
+    return value
+
+
+def q_know_weights(value: str) -> str:
+    """``--weights``: four comma-separated finite numbers of 0 or more (Q_know's gamma)."""
+    parts = [part.strip() for part in value.split(",")]
+    try:
+        weights = [float(part) for part in parts]
+    except ValueError:
+        weights = []
+    if len(weights) != Q_KNOW_WEIGHTS or not all(math.isfinite(w) and w >= 0 for w in weights):
+        raise typer.BadParameter(
+            f"{value!r}: give four comma-separated finite numbers of 0 or more "
+            "(factuality,relevance,coherence,informativeness), e.g. 0.25,0.25,0.25,0.25"
+        )
+    return value
+
+
+def layer_indices(value: str) -> str:
+    """``train-checker --layers``: 'all' or comma-separated whole numbers (the encoder, loaded later, checks that
+    they name its layers)."""
+    if value.strip().lower() == "all":
+        return value
+    parts = [part.strip() for part in value.split(",")]
+    if not all(part.lstrip("-").isdigit() for part in parts):
+        raise typer.BadParameter(
+            f"{value!r}: give 'all' or comma-separated layer numbers (0 the embeddings, negative from the last), "
+            "e.g. 3,4,5,6"
+        )
+    return value

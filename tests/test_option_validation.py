@@ -1,0 +1,330 @@
+"""Every numeric option has a range, enforced while the command line is parsed: a value outside it is a usage
+error (exit code 2) naming the option, printed before any file is read or model loaded, and no results file is
+made."""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from factscope.cli import commands
+from factscope.cli.option_ranges import SEED_MAX
+
+
+def _application() -> typer.Typer:
+    application = typer.Typer()
+
+    @application.callback()
+    def main() -> None:
+        """factscope (test app)."""
+
+    for module in commands.MODULES:
+        module.register(application)
+    return application
+
+
+APP = _application()
+
+INPUT = "input.jsonl"
+"""An input file that does not exist: a command whose options parse would stop on it (never the case here)."""
+
+ARGS: dict[str, list[str]] = {
+    "check": ["check", INPUT],
+    "agree": ["agree", "human.json", "-i", INPUT],
+    "ground score": ["ground", "score", INPUT],
+    "ground generate": ["ground", "generate", INPUT, "-o", "out.jsonl"],
+    "ground calibrate": ["ground", "calibrate", INPUT],
+    "attribute generate": ["attribute", "generate", INPUT, "-o", "out.jsonl"],
+    "attribute score": ["attribute", "score", INPUT, "-o", "out.jsonl"],
+    "attribute make-questions": ["attribute", "make-questions", INPUT, "-o", "out.jsonl"],
+    "knowledge score": ["knowledge", "score", INPUT],
+    "knowledge generate": ["knowledge", "generate", INPUT],
+    "knowledge select": ["knowledge", "select", INPUT],
+    "knowledge agree": ["knowledge", "agree", INPUT, "human.jsonl"],
+    "train-checker": ["train-checker", "--data", INPUT, "--out", "checker"],
+    "report": ["report", INPUT],
+    "examples": ["examples", "folder"],
+}
+"""Each command with the arguments it requires."""
+
+COUNT = ["0", "-1"]
+NON_NEGATIVE = ["-1"]
+SEED = ["-1", str(SEED_MAX + 1)]
+COSINE = ["-1.5", "1.5", "nan", "inf", "-inf"]
+SHARE = ["-0.1", "1.5", "nan", "inf"]
+NON_NEGATIVE_FINITE = ["-1", "inf", "nan"]
+SEGMENT_TOKENS = ["-1", "1", "7"]
+Q_KNOW_WEIGHTS = ["1,2", "0.25,0.25,0.25,nan", "-1,1,1,1", "a,b,c,d", "1,1,1,1,1", "inf,0,0,0"]
+
+LLM = {
+    "--llm-concurrency": COUNT,
+    "--llm-price-prompt": NON_NEGATIVE_FINITE,
+    "--llm-price-completion": NON_NEGATIVE_FINITE,
+}
+KNOWLEDGE_SCORING = {
+    "--evidence-k": COUNT,
+    "--weights": Q_KNOW_WEIGHTS,
+    "--seed": SEED,
+    "--batch-size": COUNT,
+}
+
+BAD_VALUES: dict[str, dict[str, list[str]]] = {
+    "check": {
+        "--segment-tokens": SEGMENT_TOKENS,
+        "--similarity-threshold": COSINE,
+        "--top-k": COUNT,
+        "--batch-size": COUNT,
+        "--max-reference-chars": COUNT,
+        **LLM,
+    },
+    "agree": {"--segment-tokens": SEGMENT_TOKENS, "--batch-size": COUNT, **LLM},
+    "ground score": {
+        "--threshold": ["1.5", "-1.5", "nan", "inf", "-inf"],
+        "--window": NON_NEGATIVE,
+        "--stride": COUNT,
+        "--min-window": COUNT,
+        "--batch-size": COUNT,
+        **LLM,
+    },
+    "ground generate": {
+        "--budget": NON_NEGATIVE,
+        "--depth": COUNT,
+        "--seed": SEED,
+        "--max-tokens": COUNT,
+        "--batch-size": COUNT,
+        **LLM,
+    },
+    "ground calibrate": {"--window": NON_NEGATIVE, "--stride": COUNT, "--min-window": COUNT, **LLM},
+    "attribute generate": {
+        "--remove": NON_NEGATIVE,
+        "--retrieval-accuracy": SHARE,
+        "--seed": SEED,
+        "--sparql-interval": NON_NEGATIVE_FINITE,
+        "--temperature": NON_NEGATIVE_FINITE,
+        **LLM,
+    },
+    "attribute score": {**LLM},
+    "attribute make-questions": {"--rounds": COUNT, "--seed": SEED, **LLM},
+    "knowledge score": {**KNOWLEDGE_SCORING, "--baselines": COUNT, **LLM},
+    "knowledge generate": {**KNOWLEDGE_SCORING, "--shots": COUNT, "--select-from": COUNT, **LLM},
+    "knowledge select": {
+        **KNOWLEDGE_SCORING,
+        "--candidates": ["1", "0", "-1"],
+        "--top-p": ["0", "-0.5", "1.5", "nan"],
+        "--temperature": NON_NEGATIVE_FINITE,
+        "--shots": COUNT,
+        **LLM,
+    },
+    "knowledge agree": {},
+    "train-checker": {
+        "--layers": ["a", "1,,2", "1.5", ""],
+        "--epochs": COUNT,
+        "--learning-rate": ["0", "-1e-4", "nan", "inf"],
+        "--seed": SEED,
+        "--limit": ["2", "0", "-1"],
+        "--threads": COUNT,
+        "--long-context": SHARE,
+        "--context-words": ["9", "0"],
+        "--context-epochs": NON_NEGATIVE,
+        "--unrelated-context": SHARE,
+        "--members": COUNT,
+        "--attention-dropout": ["-0.1", "0.95", "nan"],
+        "--cues": ["maybe", "yes"],
+        "--class-biases": ["maybe"],
+        "--precision": ["fp16", "int8"],
+        "--weights": ["int4", "fp32"],
+    },
+    "report": {"--limit": NON_NEGATIVE, "--only": ["bad", "neutral"]},
+    "examples": {},
+}
+"""Values each option refuses, per command: below and above its range, and nan / inf for floats."""
+
+STRING_OPTIONS_WITH_A_RULE = {
+    ("knowledge score", "--weights"),
+    ("knowledge generate", "--weights"),
+    ("knowledge select", "--weights"),
+    ("train-checker", "--layers"),
+}
+"""Text options whose value is checked while parsing (comma-separated numbers)."""
+
+
+def _command(path: str) -> Any:
+    command: Any = typer.main.get_command(APP)
+    for word in path.split():
+        command = command.commands[word]
+    return command
+
+
+def _leaf_paths(command: Any, path: str = "") -> list[str]:
+    if hasattr(command, "commands"):
+        return [leaf for name, sub in command.commands.items() for leaf in _leaf_paths(sub, f"{path} {name}".strip())]
+    return [path]
+
+
+def _flat(text: str) -> str:
+    """The output with rich's box drawing and line wrapping taken out."""
+    return " ".join(text.replace("│", " ").split())
+
+
+def _invoke(arguments: list[str]) -> tuple[int, str, list[str]]:
+    """Run the test app in an empty folder: the exit code, the output and the files left in the folder."""
+    with tempfile.TemporaryDirectory() as folder, contextlib.chdir(folder):
+        result = CliRunner().invoke(APP, arguments, env={"COLUMNS": "200", "HF_HUB_OFFLINE": "1"})
+        left = sorted(os.listdir(folder))
+    return result.exit_code, _flat(result.output), left
+
+
+def _refused(code: int, output: str, left: list[str], option: str) -> bool:
+    """A usage error naming ``option``, with no traceback and nothing written."""
+    return code == 2 and f"Invalid value for '{option}'" in output and "Traceback" not in output and left == []
+
+
+def test_every_command_is_in_the_table():
+    assert sorted(_leaf_paths(typer.main.get_command(APP))) == sorted(BAD_VALUES)
+    assert sorted(ARGS) == sorted(BAD_VALUES)
+
+
+@pytest.mark.parametrize("path", sorted(BAD_VALUES))
+def test_every_numeric_and_choice_option_is_in_the_table(path):
+    numeric = set()
+    for param in _command(path).params:
+        kind = param.bare_type()
+        name = param.opts[0] if param.opts else param.name
+        if kind in (int, float) or (path, name) in STRING_OPTIONS_WITH_A_RULE:
+            numeric.add(name)
+    tabled = set(BAD_VALUES[path])
+    assert numeric <= tabled, f"{path}: options without bad values in the table: {sorted(numeric - tabled)}"
+
+
+CASES = [
+    pytest.param(path, option, value, id=f"{path} {option} {value}")
+    for path, options in BAD_VALUES.items()
+    for option, values in options.items()
+    for value in values
+]
+
+
+@pytest.mark.parametrize(("path", "option", "value"), CASES)
+def test_a_value_outside_the_range_is_a_usage_error(path, option, value):
+    code, output, left = _invoke([*ARGS[path], f"{option}={value}"])
+    assert _refused(code, output, left, option), (code, output, left)
+
+
+@pytest.mark.parametrize(
+    ("presence", "threshold"),
+    [("bi", "1.5"), ("bi:some/model", "-1.01"), ("nli", "1.5"), ("nli:embedded", "-0.1"), ("llm", "2"),
+     ("cross", "nan"), ("cross", "inf"), ("my-plugin", "-inf")],
+)
+@pytest.mark.parametrize("threshold_first", [True, False])
+def test_the_presence_threshold_fits_the_presence_model(presence, threshold, threshold_first):
+    options = [f"--threshold={threshold}", f"--presence={presence}"]
+    code, output, left = _invoke([*ARGS["ground score"], *(options if threshold_first else options[::-1])])
+    assert _refused(code, output, left, "--threshold"), (code, output, left)
+
+
+def test_range_help_is_shown():
+    """typer lists a declared range in --help; the ranges that callbacks check are written in the help text."""
+    code, output, _ = _invoke(["check", "--help"])
+    assert code == 0 and "[x>=1]" in output and "[-1.0<=x<=1.0]" in output and "8 or more" in output
+    code, output, _ = _invoke(["ground", "score", "--help"])
+    assert code == 0 and "any with cross" in output
+    code, output, _ = _invoke(["knowledge", "score", "--help"])
+    assert code == 0 and "four comma-separated numbers of 0 or more" in output
+
+
+def _check_outcome(arguments: list[str], option: str, in_range: bool) -> None:
+    """A value in range parses (the command then stops on the missing input file); any other is refused."""
+    code, output, left = _invoke(arguments)
+    if in_range:
+        assert f"Invalid value for '{option}'" not in output, output
+    else:
+        assert _refused(code, output, left, option), (code, output, left)
+
+
+QUICK = settings(max_examples=40, deadline=None)
+NUMBERS = st.floats(allow_nan=True, allow_infinity=True) | st.sampled_from([-1.0, 0.0, 1.0, -0.0, 1e-9, 1 - 1e-9])
+
+
+@QUICK
+@given(st.integers(min_value=-(10**12), max_value=10**12))
+def test_check_batch_size(value):
+    _check_outcome([*ARGS["check"], "--batch-size", str(value)], "--batch-size", value >= 1)
+
+
+@QUICK
+@given(st.integers(min_value=-(10**6), max_value=10**6))
+def test_check_segment_tokens(value):
+    _check_outcome([*ARGS["check"], "--segment-tokens", str(value)], "--segment-tokens", value == 0 or value >= 8)
+
+
+@QUICK
+@given(NUMBERS)
+def test_check_similarity_threshold(value):
+    _check_outcome(
+        [*ARGS["check"], f"--similarity-threshold={value!r}"], "--similarity-threshold", -1.0 <= value <= 1.0
+    )
+
+
+@QUICK
+@given(NUMBERS, st.sampled_from(["bi", "nli", "llm", "cross", "nli:embedded"]), st.booleans())
+def test_ground_threshold(value, presence, threshold_first):
+    ranges = {"bi": (-1.0, 1.0), "nli": (0.0, 1.0), "llm": (0.0, 1.0)}
+    low, high = ranges.get(presence.split(":")[0], (-math.inf, math.inf))
+    options = [f"--threshold={value!r}", f"--presence={presence}"]
+    _check_outcome(
+        [*ARGS["ground score"], *(options if threshold_first else options[::-1])],
+        "--threshold",
+        math.isfinite(value) and low <= value <= high,
+    )
+
+
+@QUICK
+@given(NUMBERS)
+def test_attribute_retrieval_accuracy(value):
+    _check_outcome(
+        [*ARGS["attribute generate"], f"--retrieval-accuracy={value!r}"], "--retrieval-accuracy", 0.0 <= value <= 1.0
+    )
+
+
+@QUICK
+@given(st.lists(NUMBERS, min_size=1, max_size=6))
+def test_knowledge_weights(weights):
+    text = ",".join(repr(w) for w in weights)
+    valid = len(weights) == 4 and all(math.isfinite(w) and w >= 0 for w in weights)
+    _check_outcome([*ARGS["knowledge score"], "--checker", "none", f"--weights={text}"], "--weights", valid)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "option"),
+    [
+        (["check", INPUT, "--batch-size", "-1"], "--batch-size"),
+        (["ground", INPUT, "--threshold", "1.5"], "--threshold"),
+        (["knowledge", "score", INPUT, "--evidence-k", "-1"], "--evidence-k"),
+    ],
+)
+def test_the_entry_point_exits_2_naming_the_option(tmp_path, arguments, option):
+    result = subprocess.run(
+        [sys.executable, "-m", "factscope", *arguments],
+        capture_output=True,
+        check=False,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "HF_HUB_OFFLINE": "1", "COLUMNS": "200"},
+        timeout=120,
+    )
+    output = _flat(result.stdout + result.stderr)
+    assert result.returncode == 2, output
+    assert f"Invalid value for '{option}'" in output and "Traceback" not in output
+    assert list(Path(tmp_path).iterdir()) == []
