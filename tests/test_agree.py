@@ -150,8 +150,9 @@ def test_model_names_from_a_field_or_given(tmp_path):
     responses, problems = load_human_annotations(mixed, model_from="field")
     assert [(r.model, r.setting) for r in responses] == [("m1", "zero"), ("m2", "zero")]
     assert problems[0].line == 3 and problems[0].field == "model" and "missing" in problems[0].reason
-    given, _ = load_human_annotations(mixed, "gpt4")
-    assert {r.model for r in given} == {"gpt4"} and given[2].setting is None
+    given, skipped = load_human_annotations(mixed, "gpt4")
+    assert {r.model for r in given} == {"gpt4"} and [r.setting for r in given] == ["zero", None]
+    assert [p.line for p in skipped] == [2] and "is already used by line 1" in skipped[0].reason
 
 
 def test_responses_are_written_as_checked_and_a_rerun_resumes(tmp_path):

@@ -192,6 +192,10 @@ def test_records_with_id_or_qid_and_factscore_annotations(tmp_path):
 
 
 ENTRY_ERROR = "expected a fact (a string, or an object with 'text') or a [sentence, [facts]] pair, "
+REPEATED_A = (
+    "id 'a' is already used by line 1; only the first record with an id is read, so this one is skipped: give it an "
+    "id of its own"
+)
 
 
 def test_bad_atomic_facts_records_are_located_and_unknown_shapes_refused(tmp_path):
@@ -214,7 +218,7 @@ def test_bad_atomic_facts_records_are_located_and_unknown_shapes_refused(tmp_pat
         (3, None, "no facts: give 'atomic_facts' (a list) or FActScore's 'annotations'"),
         (4, "atomic_facts.1", ENTRY_ERROR + "got a number"),
         (5, "annotations", "no sentence has 'human-atomic-facts'; they have 'model-atomic-facts'"),
-        (6, None, "duplicate id 'a'; the first is kept"),
+        (6, "id", REPEATED_A),
     ]
     with pytest.raises(InputError, match="not an atomic-facts file: no record object .* Accepted: records"):
         load_atomic_facts(_write(tmp_path / "strings.json", ["A fact.", "Another."]))

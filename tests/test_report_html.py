@@ -428,6 +428,9 @@ def test_cli_writes_the_page_and_skips_bad_rows(rows, tmp_path):
     ]
     checked.write_text("\n".join(lines) + "\n", encoding="utf-8")
     output = tmp_path / "out" / "report.html"
+    missing = CliRunner().invoke(cli_app(), ["report", str(checked), "-o", str(output)])
+    assert "does not exist; create it first" in str(missing.exception) and not output.parent.exists()
+    output.parent.mkdir()
     outcome = CliRunner().invoke(
         cli_app(),
         ["report", str(checked), "-o", str(output), "--only", "hallucinated"],
@@ -449,4 +452,4 @@ def test_cli_refuses_bad_input_clearly(tmp_path):
     outcome = CliRunner().invoke(cli_app(), ["report", str(empty)])
     assert isinstance(outcome.exception, InputError) and "no check results" in str(outcome.exception)
     outcome = CliRunner().invoke(cli_app(), ["report", str(empty), "--only", "bad"])
-    assert isinstance(outcome.exception, InputError) and "--only" in str(outcome.exception)
+    assert outcome.exit_code == 2 and "Invalid value for '--only'" in outcome.output

@@ -19,6 +19,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 from rich.table import Table
+from rich.text import Text
 
 from factscope.core.run import ProgressEvent
 
@@ -193,12 +194,13 @@ class ProgressDisplay:
 
 
 def summary_table(title: str, rows: list[tuple[str, object]]) -> Table:
-    """A two-column table of named figures; floats are shown with 4 decimals, None as 'n/a'."""
-    table = Table(title=title, show_header=True, header_style="bold")
+    """A two-column table of named figures; floats are shown with 4 decimals, None as 'n/a'. The title, names and
+    values are shown as written, never read as markup (they hold file names and ids)."""
+    table = Table(title=Text(title), show_header=True, header_style="bold")
     table.add_column("metric")
     table.add_column("value", justify="right")
     for name, value in rows:
-        table.add_row(name, format_value(value))
+        table.add_row(Text(name), Text(format_value(value)))
     return table
 
 

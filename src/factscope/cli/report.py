@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
-from factscope.cli.display import console, print_table, summary_table
+from factscope.cli.display import print_skipped, print_table, summary_table
+from factscope.cli.output_paths import check_outputs
 
 HELP = """Write the results of `factscope check` as one HTML page you can open in any browser.
 
@@ -38,7 +39,7 @@ def report_command(
         Path | None, typer.Option("--output", "-o", help="HTML file (default: INPUT name + .html here)")
     ] = None,
     only: Annotated[
-        str,
+        Literal["all", "hallucinated"],
         typer.Option(help="'all' records, or 'hallucinated': those with a Neutral or Contradiction claim"),
     ] = "all",
     limit: Annotated[
@@ -50,21 +51,21 @@ def report_command(
     from factscope.refchecker.html_report import Only, load_results, render_report, select_results
     from factscope.refchecker.task import summarize_run
 
+    output = output or Path(f"{input.stem}.html")
+    check_outputs(written={"-o": output})
     if only not in ("all", "hallucinated"):
         raise InputError(f"--only must be 'all' or 'hallucinated', got {only!r}")
     chosen: Only = "hallucinated" if only == "hallucinated" else "all"
     results, problems = load_results(input)
     for problem in problems:
-        console.print(f"[yellow]skipped[/] {problem}", highlight=False)
+        print_skipped(problem)
     if not results:
         raise InputError(
             "no check results to report; pass the JSONL that `factscope check -o` wrote", path=input
         )
-    output = output or Path(f"{input.stem}.html")
     run = summarize_run(results, new_records=len(results), seconds=0.0, extractor="", checker="")
     shown = select_results(results, only=chosen, limit=limit)
     page = render_report(run, shown, only=chosen, title=title, source=str(input))
-    output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(page, encoding="utf-8")
     print_table(
         summary_table(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -12,6 +12,7 @@ from factscope.conner.released_files import file_layout, read_knowledge_lines, r
 from factscope.core.errors import ConfigError, InputError
 from factscope.core.fields import Identifier, NonBlank
 from factscope.core.io import parse_located, read_json_records
+from factscope.core.record_ids import first_of_each_id
 
 KnowledgeTask = Literal["qa", "dialogue"]
 
@@ -74,7 +75,8 @@ def read_knowledge_records(
     """(line, record) for each record of a knowledge file: JSON / JSONL records, a CONNER query table, or, with
     ``queries``, knowledge written one text per line, paired line for line with the records of ``queries`` (see
     ``factscope.conner.released_files``). ``task`` is the task of the records that name none (query tables have
-    no task column; default qa). A bad record comes back as an InputError; a file that cannot be paired raises."""
+    no task column; default qa). A bad record, or one whose id repeats an earlier one's
+    (``factscope.core.record_ids``), comes back as an InputError; a file that cannot be paired raises."""
     layout = file_layout(path)
     if layout == "lines":
         if queries is None:
@@ -85,6 +87,18 @@ def read_knowledge_records(
         raise ConfigError(f"--queries pairs a file of one knowledge text per line with its queries; {path} holds "
                           "its queries itself")
     items = read_json_records(path) if layout == "records" else read_query_table(path, need_knowledge=need_knowledge)
+    parsed = _parsed(path, items, need_knowledge=need_knowledge, task=task)
+    yield from first_of_each_id(path, parsed, lambda record: record.id)
+
+
+def _parsed(
+    path: str | Path,
+    items: Iterable[tuple[int, dict[str, Any] | InputError]],
+    *,
+    need_knowledge: bool,
+    task: KnowledgeTask | None,
+) -> Iterator[tuple[int, KnowledgeRecord | InputError]]:
+    """Raw records as knowledge records, a bad one as its InputError."""
     for line, item in items:
         if isinstance(item, InputError):
             yield line, item

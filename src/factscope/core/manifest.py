@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from string import Template
@@ -169,6 +170,39 @@ class ResultsMismatch(InputError):
     """The results file was made by another input, settings or system than the present run."""
 
 
+def check_results_path(output: str | Path, *, overwrite: bool = False) -> None:
+    """Judge a results path as far as it can be judged without the run's manifest, so that a command can refuse a
+    bad one before any model loads; ``prepare_results`` applies the same rules when the run starts.
+
+    Refused, each with an InputError naming the path and what to do: a folder; a path under a file; a file or a
+    folder that cannot be written; and, without ``overwrite``, an existing non-empty file that is not a factscope
+    results file (no readable manifest beside it), so results are never appended to a foreign file.
+    """
+    output = Path(output)
+    if output.is_dir():
+        raise InputError("is a folder; name a results file, e.g. -o results.jsonl", path=output)
+    folder = nearest_existing_folder(output)
+    if not folder.is_dir():
+        raise InputError(f"cannot be created: {folder} is a file, not a folder; name another output with -o", path=output)
+    if output.exists() and not os.access(output, os.W_OK):
+        raise InputError("is read-only; make it writable (chmod u+w) or name another output with -o", path=output)
+    if (overwrite or not output.exists()) and not os.access(folder, os.W_OK | os.X_OK):
+        raise InputError(
+            f"cannot be written: the folder {folder} is read-only; name an output in a folder you can write with -o",
+            path=output,
+        )
+    if not overwrite and output.exists() and output.stat().st_size > 0:
+        _read_manifest(output, manifest_path(output))
+
+
+def nearest_existing_folder(path: Path) -> Path:
+    """The closest parent of ``path`` that exists (it may be a file, which the caller reports)."""
+    parent = path.absolute().parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    return parent
+
+
 def prepare_results(output: str | Path, manifest: RunManifest, *, overwrite: bool = False) -> None:
     """Make ``output`` ready for a run described by ``manifest``, before any work.
 
@@ -178,8 +212,7 @@ def prepare_results(output: str | Path, manifest: RunManifest, *, overwrite: boo
     """
     output = Path(output)
     sidecar = manifest_path(output)
-    if output.is_dir():
-        raise InputError("is a folder; name a results file, e.g. -o results.jsonl", path=output)
+    check_results_path(output, overwrite=overwrite)
     if overwrite:
         output.unlink(missing_ok=True)
         sidecar.unlink(missing_ok=True)

@@ -26,6 +26,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, PlainValidator,
 from factscope.core.errors import InputError
 from factscope.core.fields import Identifier
 from factscope.core.io import json_kind, parse_located, read_json_records, read_text
+from factscope.core.record_ids import RecordIds
 
 ACCEPTED_SHAPES = (
     'records {"id" (or "qId"): ..., "atomic_facts": [...]} or FActScore records with "annotations", as JSONL or '
@@ -175,6 +176,7 @@ def load_atomic_facts(path: str | Path, *, human: bool = False, paper_rules: boo
     keyed = _keyed_object(text)
     items = _keyed_items(path, keyed) if keyed is not None else _record_items(path)
     objects = 0
+    ids = RecordIds(path)
     for where, line, item in items:
         if isinstance(item, InputError):
             found.errors.append(item)
@@ -186,10 +188,9 @@ def load_atomic_facts(path: str | Path, *, human: bool = False, paper_rules: boo
         except InputError as error:
             found.errors.append(error)
             continue
-        if given.id in found.facts:
-            found.errors.append(
-                InputError(f"duplicate id {given.id!r}; the first is kept", path=path, line=line)
-            )
+        repeated = ids.repeat(given.id, line)
+        if repeated is not None:
+            found.errors.append(repeated)
             continue
         found.facts[given.id] = paper_fact_rules(entries) if paper_rules else all_facts(entries)
     if not objects:

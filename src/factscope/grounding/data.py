@@ -29,7 +29,8 @@ from pydantic import (
 
 from factscope.core.errors import InputError
 from factscope.core.fields import Flag, Identifier, NonBlank, Passages, Texts
-from factscope.core.io import parse_located, read_json_records
+from factscope.core.io import parse_located, read_json_document, read_json_records, read_text
+from factscope.core.record_ids import RecordIds, repeated_keys
 from factscope.grounding.responses import read_responses
 
 
@@ -161,19 +162,13 @@ def read_presence_labels(path: str | Path) -> Iterator[tuple[int, PresenceLabelI
 
 
 def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as error:
-        raise InputError("file not found; check the path", path=path) from error
-    except json.JSONDecodeError as error:
-        raise InputError(
-            f"not valid JSON ({error.msg} at column {error.colno})", path=path, line=error.lineno
-        ) from error
+    """A JSON document keyed by question id; a repeated key keeps its first entry (see ``read_json_document``)."""
+    return read_json_document(path)[0]
 
 
 def is_seed_layout(path: Path) -> bool:
     """True when the file is one JSON object whose values are objects with ``qText`` (the Truly Ground layout)."""
-    text = path.read_text(encoding="utf-8")
+    text = read_text(path)
     if not text.lstrip().startswith("{"):
         return False
     try:
@@ -186,10 +181,10 @@ def is_seed_layout(path: Path) -> bool:
 def load_seed_dataset(path: str | Path, metadata_path: str | Path | None = None) -> GroundDataset:
     """Read a Truly Ground layout file (and its metadata file); bad entries are reported and skipped."""
     path = Path(path)
-    data = _read_json(path)
+    data, repeated = read_json_document(path)
     if not isinstance(data, dict):
         raise InputError("expected a JSON object keyed by question id (the Truly Ground layout)", path=path)
-    dataset = GroundDataset(examples=[])
+    dataset = GroundDataset(examples=[], errors=repeated_keys(path, repeated))
     for key, entry in data.items():
         try:
             dataset.examples.append(_seed_example(path, str(key), entry))
@@ -261,7 +256,7 @@ def load_generic_dataset(path: str | Path) -> GroundDataset:
     if not path.exists():
         raise InputError("file not found; check the path", path=path)
     dataset = GroundDataset(examples=[])
-    seen: set[str] = set()
+    ids = RecordIds(path)
     for line, item in read_json_records(path):
         if isinstance(item, InputError):
             dataset.errors.append(item)
@@ -271,12 +266,10 @@ def load_generic_dataset(path: str | Path) -> GroundDataset:
         except InputError as error:
             dataset.errors.append(error)
             continue
-        if example.id in seen:
-            dataset.errors.append(
-                InputError(f"duplicate id {example.id!r}", path=path, line=line, field="id")
-            )
+        repeated = ids.repeat(example.id, line)
+        if repeated is not None:
+            dataset.errors.append(repeated)
             continue
-        seen.add(example.id)
         dataset.examples.append(example)
     return dataset
 

@@ -20,7 +20,8 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, create_model
 
 from factscope.core.errors import InputError
 from factscope.core.fields import Identifier, Passages
-from factscope.core.io import json_kind, parse_located, read_json_records, read_text
+from factscope.core.io import json_kind, parse_keyed_document, parse_located, read_json_records, read_text
+from factscope.core.record_ids import RecordIds, repeated_keys
 
 ACCEPTED_FORMATS = (
     'JSONL (or a JSON list) of {"id": ..., "response": ...} rows, or a prediction file of Truly Ground\'s '
@@ -97,21 +98,23 @@ def read_responses(
     """
     path = Path(path)
     text = read_text(path)
-    document = _single_object(text)
+    document, repeated = _single_object(text)
     if document is not None and not _is_row(document, field_name):
-        return _read_predictions(path, document)
+        rows, errors = _read_predictions(path, document)
+        return rows, repeated_keys(path, repeated) + errors
     return _read_rows(path, field_name)
 
 
-def _single_object(text: str) -> dict[str, Any] | None:
-    """The file's one JSON object, or None when it is anything else (JSONL, a list, broken JSON)."""
+def _single_object(text: str) -> tuple[dict[str, Any] | None, list[str]]:
+    """The file's one JSON object and the keys it repeats, or None when it is anything else (JSONL, a list,
+    broken JSON)."""
     if not text.lstrip().startswith("{"):
-        return None
+        return None, []
     try:
-        document = json.loads(text)
+        document, repeated = parse_keyed_document(text)
     except (json.JSONDecodeError, RecursionError):
-        return None
-    return document if isinstance(document, dict) else None
+        return None, []
+    return (document, repeated) if isinstance(document, dict) else (None, [])
 
 
 def _is_row(document: dict[str, Any], field_name: str) -> bool:
@@ -148,6 +151,7 @@ def _read_rows(path: Path, field_name: str) -> tuple[list[ResponseRow], list[Inp
     errors: list[InputError] = []
     objects = 0
     row_model = response_input(field_name)
+    ids = RecordIds(path)
     for line, item in read_json_records(path):
         if isinstance(item, InputError):
             errors.append(item)
@@ -157,6 +161,10 @@ def _read_rows(path: Path, field_name: str) -> tuple[list[ResponseRow], list[Inp
             given = parse_located(row_model, item, path=path, line=line)
         except InputError as error:
             errors.append(error)
+            continue
+        repeated = ids.repeat(given.id, line)
+        if repeated is not None:
+            errors.append(repeated)
             continue
         rows.append(ResponseRow(id=given.id, text=given.text, contexts=given.contexts))
     if not objects:

@@ -19,7 +19,8 @@ from pydantic import (
 
 from factscope.core.errors import InputError
 from factscope.core.fields import Identifier, NonBlank
-from factscope.core.io import parse_located, read_json_records
+from factscope.core.io import parse_located, read_json_records, read_text
+from factscope.core.record_ids import first_of_each_id
 from factscope.core.whole_file import whole_file_error
 from factscope.kalma.file_kinds import QUESTION_GRAPHS, QUESTIONS, expect_kind
 from factscope.kg.graph import Entity, KnowledgeGraph, Triple, normalize_qid
@@ -143,9 +144,7 @@ def read_questions(path: str | Path) -> Iterator[tuple[int | None, AttributionQu
     path = Path(path)
     if path.suffix.lower() == ".json":
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise InputError("file not found", path=path) from None
+            data = json.loads(read_text(path))
         except json.JSONDecodeError as error:
             raise InputError(f"not valid JSON: {error.msg}", path=path, line=error.lineno) from None
         if is_biokalma(data):
@@ -157,6 +156,11 @@ def read_questions(path: str | Path) -> Iterator[tuple[int | None, AttributionQu
                 yield None, AttributionQuestion(str(index), question.strip(), minimum_from_entities(entities),
                                                 KnowledgeGraph(entities))
             return
+    yield from first_of_each_id(path, _question_records(path), lambda question: question.id)
+
+
+def _question_records(path: Path) -> Iterator[tuple[int, AttributionQuestion | InputError]]:
+    """The questions of a JSON / JSONL records file, a bad record as its InputError."""
     for line, record in read_json_records(path):
         if isinstance(record, InputError):
             yield line, record

@@ -11,6 +11,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, model_validator
 from factscope.core.errors import InputError
 from factscope.core.fields import Identifier, Passages
 from factscope.core.io import parse_located, read_json_records
+from factscope.core.record_ids import RecordIds
 from factscope.core.schema import Record, Setting
 
 MAX_REFERENCE_CHARS = 2_000_000
@@ -114,12 +115,13 @@ def load_check_records(
 ) -> tuple[list[Record], list[InputError]]:
     """All valid records of a JSON / JSONL file and the errors of the bad ones (reported, not fatal).
 
-    Records without an id get a content hash; a repeated id gets a '#2', '#3' suffix. ``require_response``
-    as in ``parse_record``.
+    Records without an id get a content hash; a record whose id repeats an earlier one's is skipped with a
+    located error (``factscope.core.record_ids``), so a record without an id identical to an earlier one is
+    too. ``require_response`` as in ``parse_record``.
     """
     records: list[Record] = []
     problems: list[InputError] = []
-    seen: dict[str, int] = {}
+    ids = RecordIds(path)
     for line, item in read_json_records(path):
         if isinstance(item, InputError):
             problems.append(item)
@@ -131,9 +133,11 @@ def load_check_records(
         except InputError as error:
             problems.append(error)
             continue
-        count = seen.get(record.id, 0) + 1
-        seen[record.id] = count
-        if count > 1:
-            record = record.model_copy(update={"id": f"{record.id}#{count}"})
+        derived = "id" not in item or item["id"] is None
+        what = f"its content (it has no id, so it is named {record.id!r} by its content)" if derived else None
+        repeated = ids.repeat(record.id, line, what=what, field=None if derived else "id")
+        if repeated is not None:
+            problems.append(repeated)
+            continue
         records.append(record)
     return records, problems
