@@ -1,7 +1,6 @@
 """Every --help text survives rich markup: a bracket that rich would read as a tag is escaped."""
 
 import re
-
 from typing import Any
 
 import typer
