@@ -274,8 +274,6 @@ def generate_knowledge(
     )
     return KnowledgeGenerationRun(
         results=produced.rows,
-        new_records=produced.new,
-        resumed_records=produced.resumed,
         failed=sum(1 for row in produced.rows if row.failed),
-        seconds=produced.seconds,
+        **produced.counts(),
     )

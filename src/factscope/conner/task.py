@@ -441,7 +441,5 @@ def knowledge(
         results=produced.rows,
         failed=sum(1 for row in produced.rows if knowledge_failed(row)),
         summary=summarize(produced.rows),
-        new_records=produced.new,
-        resumed_records=produced.resumed,
-        seconds=produced.seconds,
+        **produced.counts(),
     )

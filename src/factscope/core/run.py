@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Generic, Protocol, TypeVar, runtime_checkable
+from typing import Generic, Protocol, TypedDict, TypeVar, runtime_checkable
 
 from pydantic import BaseModel
 
@@ -118,6 +118,18 @@ class RunRows(Generic[Row]):
     seconds: float
     retried: int = 0
     """Rows marked failed that were taken out of the file to be processed again (``retry_failed``)."""
+
+    def counts(self) -> RunCounts:
+        """The counts every typed run result carries, under the names those results use."""
+        return RunCounts(new_records=self.new, resumed_records=self.resumed, seconds=self.seconds)
+
+
+class RunCounts(TypedDict):
+    """Records processed by this run, records found already done, and the run's seconds."""
+
+    new_records: int
+    resumed_records: int
+    seconds: float
 
 
 def run_batches(

@@ -115,7 +115,5 @@ def generate(
     return GenerationRun(
         results=produced.rows,
         failures=failures,
-        new_records=produced.new,
-        resumed_records=produced.resumed,
-        seconds=produced.seconds,
+        **produced.counts(),
     )

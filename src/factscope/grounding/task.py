@@ -269,9 +269,7 @@ def ground(
     return GroundRun(
         results=produced.rows,
         summary=summarize(produced.rows, chosen_factors),
-        new_records=produced.new,
-        resumed_records=produced.resumed,
-        seconds=produced.seconds,
+        **produced.counts(),
         extractor=extractor.name,
         presence=presence.name,
         threshold=presence.threshold,

@@ -210,10 +210,8 @@ def evolve(seeds: Sequence[EvolutionSeed], llm: Any, *, output: str | Path | Non
                            overwrite=overwrite, failed=lambda row: row.failed, retry_failed=retry_failed)
     return EvolutionRun(
         results=produced.rows,
-        new_records=produced.new,
-        resumed_records=produced.resumed,
         failed=sum(1 for row in produced.rows if row.failed),
-        seconds=produced.seconds,
+        **produced.counts(),
     )
 
 

@@ -194,10 +194,8 @@ def generate(items: Sequence[GenerationItem], llm: Any, *, output: str | Path | 
                            overwrite=overwrite, failed=lambda row: row.failed, retry_failed=retry_failed)
     return AnswerGenerationRun(
         results=produced.rows,
-        new_records=produced.new,
-        resumed_records=produced.resumed,
         failed=sum(1 for row in produced.rows if row.failed),
-        seconds=produced.seconds,
+        **produced.counts(),
     )
 
 
@@ -472,9 +470,7 @@ def score(records: Iterable[AnswerRecord], checker: Checker, *, output: str | Pa
         results=produced.rows,
         failed=sum(1 for row in produced.rows if score_failed(row)),
         summary=summarize(produced.rows, empty_answers=empty_answers),
-        new_records=produced.new,
-        resumed_records=produced.resumed,
-        seconds=produced.seconds,
+        **produced.counts(),
         checker=getattr(checker, "name", type(checker).__name__),
     )
 
