@@ -229,13 +229,12 @@ def test_evolution_unreadable_reply_is_kept_raw_and_marked(fake_llm, tmp_path):
 
 
 @pytest.fixture
-def cli(monkeypatch):
+def cli(monkeypatch, app):
+    """The CLI with `attribute score` checking by ValueInSentence. The `app` fixture imports every command module
+    first, so modules that import `make_checker` at their top keep the real one."""
     from factscope.checkers import registry
-    from factscope.cli.main import _register, app
 
     monkeypatch.setattr(registry, "make_checker", lambda spec, **kw: ValueInSentence())
-    if not any(group.name == "attribute" for group in app.registered_groups):
-        _register()
     return lambda args: CliRunner().invoke(app, args, catch_exceptions=False)
 
 
