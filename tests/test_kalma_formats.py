@@ -55,15 +55,13 @@ ANSWER = (
 
 
 @pytest.fixture
-def cli(monkeypatch):
+def cli(monkeypatch, app):
+    """The CLI with `attribute score` checking by ValueInSentence (patched after every command module is imported)."""
     from typer.testing import CliRunner
 
     from factscope.checkers import registry
-    from factscope.cli.main import _register, app
 
     monkeypatch.setattr(registry, "make_checker", lambda spec, **kw: ValueInSentence())
-    if not any(group.name == "attribute" for group in app.registered_groups):
-        _register()
     return lambda args: CliRunner().invoke(app, args, catch_exceptions=False)
 
 
