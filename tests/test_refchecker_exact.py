@@ -59,7 +59,8 @@ def _reference(request: dict) -> str:
 
 
 def test_refchecker_passage_layout_numbers_from_zero_one_line_each(fake_llm, client):
-    fake_llm.script(["Contradiction", "Neutral"])
+    # the two calls run concurrently: answer by content, not by arrival order
+    fake_llm.responder = lambda request: "Contradiction" if "Passage 1:" in str(request["messages"]) else "Neutral"
     checker = LLMChecker(client, passages="refchecker")
     several, single = checker.check(
         [CheckTask(claim="c", references=("a.", "b.")), CheckTask(claim="d", references=("only.",))]
