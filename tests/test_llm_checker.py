@@ -206,7 +206,7 @@ def test_bad_settings_are_rejected(client):
         LLMChecker(client, passages="some")
 
 
-def test_a_task_triplet_is_shown_in_the_seed_form_while_the_plain_text_stays_for_nli(fake_llm, client):
+def test_a_task_triplet_is_shown_in_the_paper_form_while_the_plain_text_stays_for_nli(fake_llm, client):
     fake_llm.script(["Entailment", "1. Entailment\n2. Neutral"])
     triplet_task = CheckTask(
         claim="Paris capital of France",
