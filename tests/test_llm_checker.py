@@ -59,7 +59,7 @@ def test_parse_joint_labels_is_strict(reply, message):
         parse_joint_labels(reply, 2)
 
 
-def test_render_claim_writes_triplets_in_the_seed_format():
+def test_render_claim_writes_triplets_in_the_paper_format():
     claim = Claim(text="x", kind="triplet", triplet=("Paris", "capital of", "France"))
     assert render_claim(claim) == '("Paris", "capital of", "France")'
     assert render_claim(Claim(text="Paris is in France.")) == "Paris is in France."
