@@ -12,7 +12,7 @@ from typing import Any, Self, TypeVar
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
-from factscope.core.errors import InputError
+from factscope.core.errors import ConfigError, InputError
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
@@ -78,23 +78,62 @@ def read_json_document(path: str | Path) -> tuple[Any, list[str]]:
         raise InputError(TOO_DEEP, path=path, line=1) from None
 
 
+MAX_RECORD_BYTES = 64 * 1024 * 1024
+"""The default largest record (one JSONL line or JSON-list item), in UTF-8 bytes; FACTSCOPE_MAX_RECORD_BYTES sets
+another."""
+
+
+def max_record_bytes() -> int:
+    """The largest record ``read_json_records`` reads: FACTSCOPE_MAX_RECORD_BYTES, or ``MAX_RECORD_BYTES``."""
+    value = os.environ.get("FACTSCOPE_MAX_RECORD_BYTES", "").strip()
+    if not value:
+        return MAX_RECORD_BYTES
+    try:
+        limit = int(value)
+    except ValueError:
+        limit = 0
+    if limit < 1:
+        raise ConfigError(f"FACTSCOPE_MAX_RECORD_BYTES must be a whole number of bytes above 0, got {value!r}")
+    return limit
+
+
+def _oversized(text: str, limit: int, path: Path, line: int) -> InputError | None:
+    """The located error of a record whose UTF-8 text is over ``limit`` bytes, else None."""
+    if len(text) * 4 <= limit:
+        return None
+    size = len(text.encode("utf-8"))
+    if size <= limit:
+        return None
+    return InputError(
+        f"record of {size} bytes is over the limit of {limit} bytes; raise FACTSCOPE_MAX_RECORD_BYTES or split "
+        "the record",
+        path=path,
+        line=line,
+    )
+
+
 def read_json_records(path: str | Path) -> Iterator[tuple[int, dict[str, Any] | InputError]]:
     """Yield (line, record) for each object in a JSON list or JSONL file.
 
-    A line that is not valid JSON, or an item that is not an object, is yielded as an InputError in place
-    of the record, so the caller can report it and go on. In a JSON list the line is where the object starts.
-    Whole-file problems (missing, empty, undecodable) raise InputError.
+    A line that is not valid JSON, an item that is not an object, or a record over ``max_record_bytes()``, is
+    yielded as an InputError in place of the record, so the caller can report it and go on. In a JSON list the
+    line is where the object starts. Whole-file problems (missing, empty, undecodable) raise InputError.
     """
     path = Path(path)
+    limit = max_record_bytes()
     text = read_text(path)
     if not text.strip():
         raise InputError("file is empty; expected JSON or JSONL records", path=path)
     stripped = text.lstrip()
     if stripped.startswith("[") or (stripped.startswith("{") and _is_single_json_document(text)):
-        yield from _json_document_records(path, text)
+        yield from _json_document_records(path, text, limit)
         return
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
+            continue
+        oversized = _oversized(line, limit, path, number)
+        if oversized is not None:
+            yield number, oversized
             continue
         try:
             item = json.loads(line)
@@ -113,7 +152,7 @@ def read_json_records(path: str | Path) -> Iterator[tuple[int, dict[str, Any] | 
 TOO_DEEP = "nested too deeply to read (over about a thousand levels of lists or objects); flatten the record"
 
 
-def _deep_document_records(path: Path, text: str) -> Iterator[tuple[int, dict[str, Any] | InputError]]:
+def _deep_document_records(path: Path, text: str, limit: int) -> Iterator[tuple[int, dict[str, Any] | InputError]]:
     """Items of a JSON list one of which is nested too deeply to parse whole: the others are still read."""
     if not text.lstrip().startswith("["):
         raise InputError(TOO_DEEP, path=path, line=1)
@@ -126,15 +165,21 @@ def _deep_document_records(path: Path, text: str) -> Iterator[tuple[int, dict[st
         if position >= len(text) or text[position] == "]":
             return
         line = text.count("\n", 0, position) + 1
+        start = position
         try:
-            item, position = decoder.raw_decode(text, position)
+            item, position = decoder.raw_decode(text, start)
         except RecursionError:
-            yield line, InputError(TOO_DEEP, path=path, line=line)
-            position = _end_of_value(text, position)
+            end = _end_of_value(text, start)
+            oversized = _oversized(text[start:end], limit, path, line)
+            yield line, oversized or InputError(TOO_DEEP, path=path, line=line)
+            position = end
         except json.JSONDecodeError as error:
             raise InputError(f"broken JSON ({error.msg} at column {error.colno})", path=path, line=error.lineno) from None
         else:
-            if isinstance(item, dict):
+            oversized = _oversized(text[start:position], limit, path, line)
+            if oversized is not None:
+                yield line, oversized
+            elif isinstance(item, dict):
                 yield line, item
             else:
                 yield line, InputError(f"item {index} is {json_kind(item)}, expected an object", path=path, line=line)
@@ -174,17 +219,17 @@ def _is_single_json_document(text: str) -> bool:
     return True
 
 
-def _json_document_records(path: Path, text: str) -> Iterator[tuple[int, dict[str, Any] | InputError]]:
+def _json_document_records(path: Path, text: str, limit: int) -> Iterator[tuple[int, dict[str, Any] | InputError]]:
     """Walk a JSON document (a list of objects, or one object) item by item, keeping each item's line."""
     try:
         document = json.loads(text)
     except json.JSONDecodeError as error:
         raise InputError(f"broken JSON ({error.msg} at column {error.colno})", path=path, line=error.lineno) from None
     except RecursionError:
-        yield from _deep_document_records(path, text)
+        yield from _deep_document_records(path, text, limit)
         return
     if not isinstance(document, list):
-        yield 1, document
+        yield 1, _oversized(text.strip(), limit, path, 1) or document
         return
     decoder = json.JSONDecoder()
     position = text.index("[") + 1
@@ -193,7 +238,11 @@ def _json_document_records(path: Path, text: str) -> Iterator[tuple[int, dict[st
             position += 1
         item, end = decoder.raw_decode(text, position)
         line = text.count("\n", 0, position) + 1
+        oversized = _oversized(text[position:end], limit, path, line)
         position = end
+        if oversized is not None:
+            yield line, oversized
+            continue
         if not isinstance(item, dict):
             yield line, InputError(f"item {index} is a {type(item).__name__}, expected an object", path=path, line=line)
             continue

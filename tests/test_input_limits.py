@@ -1,0 +1,63 @@
+"""Limits on input files: a record over FACTSCOPE_MAX_RECORD_BYTES is skipped with a located error, a JSON object
+keyed by id reports its repeated keys, and `train-checker --layers` outside the encoder is a usage error."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from factscope.core.errors import ConfigError, InputError
+from factscope.core.io import MAX_RECORD_BYTES, read_json_records
+
+
+def _records(path):
+    return [(line, item if isinstance(item, InputError) else item["id"]) for line, item in read_json_records(path)]
+
+
+def _big(record_id: str) -> dict:
+    return {"id": record_id, "response": "é" * 200}
+
+
+@pytest.mark.parametrize("layout", ["jsonl", "json list"])
+def test_a_record_over_the_limit_is_a_located_error_and_its_neighbours_are_kept(layout, tmp_path, monkeypatch):
+    monkeypatch.setenv("FACTSCOPE_MAX_RECORD_BYTES", "300")
+    rows = [{"id": "a"}, _big("big"), {"id": "b"}]
+    path = tmp_path / "in.json"
+    if layout == "jsonl":
+        path.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
+    else:
+        path.write_text("[\n" + ",\n".join(json.dumps(row, ensure_ascii=False) for row in rows) + "\n]\n",
+                        encoding="utf-8")
+    found = _records(path)
+    assert [item for _, item in found if isinstance(item, str)] == ["a", "b"]
+    (line, error), = [(line, item) for line, item in found if isinstance(item, InputError)]
+    size = len(json.dumps(rows[1], ensure_ascii=False).encode("utf-8"))
+    expected = 2 if layout == "jsonl" else 3  # a JSON list's item is located where it starts, below the "["
+    assert line == expected and error.line == expected and str(path) in str(error)
+    assert f"record of {size} bytes is over the limit of 300 bytes" in str(error)
+    assert "FACTSCOPE_MAX_RECORD_BYTES" in str(error) and "split the record" in str(error)
+
+
+def test_the_limit_counts_utf8_bytes_and_a_record_at_the_limit_is_read(tmp_path, monkeypatch):
+    line = json.dumps(_big("x"), ensure_ascii=False)
+    path = tmp_path / "in.jsonl"
+    path.write_text(line + "\n", encoding="utf-8")
+    size = len(line.encode("utf-8"))
+    assert size > len(line), "the record has characters of more than one byte"
+    monkeypatch.setenv("FACTSCOPE_MAX_RECORD_BYTES", str(size))
+    assert _records(path) == [(1, "x")]
+    monkeypatch.setenv("FACTSCOPE_MAX_RECORD_BYTES", str(size - 1))
+    assert isinstance(_records(path)[0][1], InputError)
+
+
+def test_the_default_limit_is_generous_and_a_bad_setting_is_a_config_error(tmp_path, monkeypatch):
+    assert MAX_RECORD_BYTES >= 64 * 1024 * 1024
+    path = tmp_path / "in.jsonl"
+    path.write_text(json.dumps(_big("x")) + "\n", encoding="utf-8")
+    monkeypatch.delenv("FACTSCOPE_MAX_RECORD_BYTES", raising=False)
+    assert _records(path) == [(1, "x")]
+    for bad in ("lots", "0", "-5"):
+        monkeypatch.setenv("FACTSCOPE_MAX_RECORD_BYTES", bad)
+        with pytest.raises(ConfigError, match="FACTSCOPE_MAX_RECORD_BYTES"):
+            _records(path)
