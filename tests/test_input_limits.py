@@ -61,3 +61,29 @@ def test_the_default_limit_is_generous_and_a_bad_setting_is_a_config_error(tmp_p
         monkeypatch.setenv("FACTSCOPE_MAX_RECORD_BYTES", bad)
         with pytest.raises(ConfigError, match="FACTSCOPE_MAX_RECORD_BYTES"):
             _records(path)
+
+
+def test_an_atomic_facts_file_keyed_by_id_reports_a_repeated_key_and_keeps_its_first_entry(tmp_path):
+    from factscope.grounding.atomic_facts import load_atomic_facts
+
+    path = tmp_path / "facts.json"
+    path.write_text('{"q1": ["First fact."], "q2": ["Other fact."], "q1": ["Second fact."]}', encoding="utf-8")
+    found = load_atomic_facts(path, paper_rules=False)
+    assert found.facts == {"q1": ["First fact."], "q2": ["Other fact."]}
+    (error,) = found.errors
+    assert "'q1'" in str(error) and str(path) in str(error) and "first" in str(error)
+
+
+def test_a_metadata_file_reports_a_repeated_key_and_keeps_its_first_entry(tmp_path):
+    from factscope.grounding.data import load_seed_dataset
+
+    data = tmp_path / "data.json"
+    data.write_text(json.dumps({key: {"qId": key, "qText": f"Question {key}?", "answer": "",
+                                      "atomic_texts": ["A fact."], "context_list": ["A context."]}
+                                for key in ("ex1", "ex2")}), encoding="utf-8")
+    metadata = tmp_path / "metadata.json"
+    metadata.write_text('{"ex1": {"pop": "low"}, "ex2": {"pop": "high"}, "ex1": {"pop": "high"}}', encoding="utf-8")
+    dataset = load_seed_dataset(data, metadata)
+    assert {e.id: e.metadata.get("pop") for e in dataset.examples} == {"ex1": "low", "ex2": "high"}
+    (error,) = dataset.errors
+    assert "'ex1'" in str(error) and str(metadata) in str(error)

@@ -25,8 +25,8 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, PlainValidator,
 
 from factscope.core.errors import InputError
 from factscope.core.fields import Identifier
-from factscope.core.io import json_kind, parse_located, read_json_records, read_text
-from factscope.core.record_ids import RecordIds
+from factscope.core.io import json_kind, parse_keyed_document, parse_located, read_json_records, read_text
+from factscope.core.record_ids import RecordIds, repeated_keys
 
 ACCEPTED_SHAPES = (
     'records {"id" (or "qId"): ..., "atomic_facts": [...]} or FActScore records with "annotations", as JSONL or '
@@ -174,7 +174,9 @@ def load_atomic_facts(path: str | Path, *, human: bool = False, paper_rules: boo
     text = read_text(path)
     found = AtomicFacts(facts={})
     keyed = _keyed_object(text)
-    items = _keyed_items(path, keyed) if keyed is not None else _record_items(path)
+    items = _keyed_items(path, keyed[0]) if keyed is not None else _record_items(path)
+    if keyed is not None:
+        found.errors.extend(repeated_keys(path, keyed[1]))
     objects = 0
     ids = RecordIds(path)
     for where, line, item in items:
@@ -211,17 +213,18 @@ def _entries(
         raise InputError(f"{prefix}{error}", path=path, line=line, field="annotations") from None
 
 
-def _keyed_object(text: str) -> dict[str, Any] | None:
-    """The file's one JSON object when it is keyed by question id (not a single record), else None."""
+def _keyed_object(text: str) -> tuple[dict[str, Any], list[str]] | None:
+    """The file's one JSON object when it is keyed by question id (not a single record), with the keys it repeats
+    (each keeps its first entry, see ``parse_keyed_document``), else None."""
     if not text.lstrip().startswith("{"):
         return None
     try:
-        document = json.loads(text)
+        document, repeated = parse_keyed_document(text)
     except (json.JSONDecodeError, RecursionError):
         return None
     if not isinstance(document, dict) or {"id", "qId", "atomic_facts", "annotations"} & set(document):
         return None
-    return document
+    return document, repeated
 
 
 Item = tuple[str | None, int | None, Any]

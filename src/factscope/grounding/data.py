@@ -161,11 +161,6 @@ def read_presence_labels(path: str | Path) -> Iterator[tuple[int, PresenceLabelI
             yield line, error
 
 
-def _read_json(path: Path) -> Any:
-    """A JSON document keyed by question id; a repeated key keeps its first entry (see ``read_json_document``)."""
-    return read_json_document(path)[0]
-
-
 def is_seed_layout(path: Path) -> bool:
     """True when the file is one JSON object whose values are objects with ``qText`` (the Truly Ground layout)."""
     text = read_text(path)
@@ -210,9 +205,10 @@ def _seed_example(path: Path, key: str, entry: Any) -> GroundExample:
 
 
 def _attach_metadata(dataset: GroundDataset, path: Path, data_ids: set[str]) -> None:
-    metadata = _read_json(path)
+    metadata, repeated = read_json_document(path)
     if not isinstance(metadata, dict):
         raise InputError("expected a JSON object keyed by question id", path=path)
+    dataset.errors.extend(repeated_keys(path, repeated))
     for example in dataset.examples:
         entry = metadata.get(example.id)
         if entry is None:
