@@ -87,3 +87,33 @@ def test_a_metadata_file_reports_a_repeated_key_and_keeps_its_first_entry(tmp_pa
     assert {e.id: e.metadata.get("pop") for e in dataset.examples} == {"ex1": "low", "ex2": "high"}
     (error,) = dataset.errors
     assert "'ex1'" in str(error) and str(metadata) in str(error)
+
+
+def test_parse_layers_outside_the_encoder_or_not_a_number_is_a_config_error_naming_the_range():
+    from factscope.checkers.repc import parse_layers
+
+    assert parse_layers("1,-1", 3) == [1, 2]
+    for bad in ("3", "-4", "two", "1,"):
+        with pytest.raises(ConfigError, match=r"--layers.*layers 0\.\.2") as caught:
+            parse_layers(bad, 3)
+        assert isinstance(caught.value, ValueError), "callers that caught ValueError still do"
+
+
+@pytest.mark.parametrize("layers", ["9", "-9"])
+def test_train_checker_with_a_layer_outside_the_encoder_exits_2(layers, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from test_train_checker import write_pairs
+    from tiny_models import build_nli_classifier
+
+    encoder = build_nli_classifier(tmp_path / "encoder", {0: "entailment", 1: "neutral", 2: "contradiction"})
+    data = write_pairs(tmp_path / "pairs.jsonl", n=12)
+    result = subprocess.run(
+        [sys.executable, "-m", "factscope", "train-checker", "--data", str(data), "--out", str(tmp_path / "out"),
+         "--method", "repc", "--encoder", str(encoder), "--layers", layers],
+        env={**os.environ, "HF_HUB_OFFLINE": "1"}, capture_output=True, text=True, timeout=300, check=False,
+    )
+    assert result.returncode == 2, result.stderr
+    assert "--layers" in result.stderr and "0..2" in result.stderr and "Traceback" not in result.stderr

@@ -18,22 +18,35 @@ from typing import Any
 
 import numpy as np
 
+from factscope.core.errors import ConfigError
 from factscope.hf.loading import load_pretrained
 
 CLASSIFIERS = ("logreg", "svm", "mlp", "knn")
 FEATURES = ("pair", "sentence", "both")
 
 
+class LayersError(ConfigError, ValueError):
+    """A ``--layers`` value that names no layer of the encoder: a settings error (the CLI exits 2), and still the
+    ValueError that ``parse_layers`` raised before."""
+
+
 def parse_layers(text: str, n_hidden_states: int) -> list[int]:
     """Layer indices from "all", "6", "3,4,5" or "-1" (0 is the embedding output, n is the last layer)."""
     if text.strip().lower() == "all":
         return list(range(1, n_hidden_states))
+    valid = (
+        f"this encoder has layers 0..{n_hidden_states - 1} (0 the embeddings; -1..-{n_hidden_states} count from the "
+        "last); give 'all' or comma-separated numbers in that range"
+    )
     layers = []
     for part in text.split(","):
-        index = int(part)
+        try:
+            index = int(part)
+        except ValueError:
+            raise LayersError(f"--layers: {part.strip()!r} is not a layer number; {valid}") from None
         index = index if index >= 0 else n_hidden_states + index
         if not 0 <= index < n_hidden_states:
-            raise ValueError(f"layer {part} is outside 0..{n_hidden_states - 1}")
+            raise LayersError(f"--layers: layer {part.strip()} is outside the encoder; {valid}")
         layers.append(index)
     return layers
 
