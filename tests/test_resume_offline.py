@@ -3,7 +3,7 @@
 Every test runs the real CLI in a subprocess, as tests/test_retry_failed.py does for the LLM generation commands:
 a run is killed with SIGKILL once its results file has rows, the same command is run again, and every record must
 then be in the file exactly once with no torn line and the printed new / resumed counts adding up. Then
-`knowledge score` and `attribute score` with `--checker llm` against the fake server's faults must exit 3 (0 with
+`agree`, `knowledge score` and `attribute score` with `--checker llm` against the fake server's faults must exit 3 (0 with
 `--allow-failures`), and `--retry-failed` against a healthy server must clear the failures with no duplicate rows.
 """
 
@@ -136,7 +136,24 @@ def _attribute_failed(row: dict) -> bool:
     return None in row["alignment"] or bool((row.get("na") or {}).get("undecided"))
 
 
+def _agree_input(folder: Path, n: int) -> list[str]:
+    """RefChecker human annotations of model gpt (two triplets a response) and the references by id."""
+    human = [{"id": f"h{i}", "response": f"Town {i} was founded by Ada.", "gpt_response_kg": [
+        {"triplet": [f"town {i}", "founded by", "Ada"], "human_label": "Entailment"},
+        {"triplet": [f"town {i}", "located in", f"Region {i}"], "human_label": "Neutral"}]} for i in range(n)]
+    (folder / "gpt.json").write_text(json.dumps(human), encoding="utf-8")
+    _jsonl(folder / "references.jsonl", [{"id": f"h{i}", "question": f"Who founded town {i}?",
+                                          "reference": f"Town {i} was founded by Ada."} for i in range(n)])
+    return [str(folder / "gpt.json"), "-i", str(folder / "references.jsonl")]
+
+
+def _agree_failed(row: dict) -> bool:
+    return any(triplet["verdict"]["failed"] for triplet in row["triplets"])
+
+
 LLM_SCORERS = [
+    _Scorer("agree", ["agree"], _agree_input, ["--mode", "checker", "--checker", "llm"], 8,
+            "responses (new / resumed)", _agree_failed),
     _Scorer("knowledge score", ["knowledge", "score"], _knowledge_input,
             ["--corpus", str(EXAMPLES / "knowledge" / "corpus.jsonl"), "--relevance-model", "none",
              "--coherence-model", "none", "--checker", "llm"], 8, "records scored (new / resumed)", _knowledge_failed),
