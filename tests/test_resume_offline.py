@@ -1,4 +1,4 @@
-"""The offline scoring commands resume after SIGKILL, and the scorers with an LLM checker exit 3 on failed records.
+"""The offline scoring commands (ground, attribute score, knowledge score, agree) resume after SIGKILL, and the scorers with an LLM checker exit 3 on failed records.
 
 Every test runs the real CLI in a subprocess, as tests/test_retry_failed.py does for the LLM generation commands:
 a run is killed with SIGKILL once its results file has rows, the same command is run again, and every record must
@@ -80,6 +80,8 @@ SCORERS = [
     _Scorer("knowledge score", ["knowledge", "score"], _knowledge_input, [*KNOWLEDGE_OPTIONS, "--checker",
                                                                           "similarity"], 80,
             "records scored (new / resumed)"),
+    _Scorer("agree", ["agree"], lambda folder, n: _agree_input(folder, n),
+            ["--mode", "checker", "--checker", "similarity"], 400, "responses (new / resumed)"),
 ]
 
 
