@@ -169,7 +169,7 @@ def test_geval_scores_failures_and_weighted_score(fake_llm):
                                 client(fake_llm), aspects=["coherence", "fluency"], weighted=True)[0]
     assert judged["coherence"]["score"] == 4 and not judged["coherence"]["failed"]
     assert judged["fluency"] == {"score": None, "raw": "not sure", "failed": True,
-                                 "weighted": judged["fluency"]["weighted"]}
+                                 "error": "no 1-5 score in the reply", "weighted": judged["fluency"]["weighted"]}
     # p = {1: .05, 2: .05, 3: .05, 4: .6, 5: .2}: (.05 + .1 + .15 + 2.4 + 1.0) / .95 = 3.7 / .95
     assert judged["coherence"]["weighted"] == pytest.approx(3.7 / 0.95)
 

@@ -42,10 +42,9 @@ def _geval_failed(row: dict) -> bool:
 
 
 def _geval_error(row: dict) -> tuple[Any, Any]:
-    """A failed G-Eval score keeps the reason in ``raw`` (``HTTP 500: ...``, ``the reply body is not JSON``); it has no
-    field of its own for the reply body."""
+    """A failed G-Eval score keeps its reason in ``error`` and the reply as it came in ``raw``."""
     failed = [score for score in row["geval"].values() if score["failed"]]
-    return failed[0]["raw"], None
+    return failed[0]["error"], "\n".join(score["raw"] for score in failed if score["raw"])
 
 
 COMMANDS = [
@@ -129,8 +128,7 @@ def test_llm_option_faults_are_kept_exit_3_and_retry_failed_fixes_them(command, 
         failed = [row for row in rows if command.failed(row)]
         assert failed, "the faults left failed records"
         kept = [command.error_and_raw(row) for row in failed]
-        if command.name != "attribute score --geval":
-            assert any(raw for _, raw in kept), "a reply that came is kept"
+        assert any(raw for _, raw in kept), "a reply that came is kept"
         assert all(error for error, _ in kept), "each failed record keeps its error"
         raws = [raw for _, raw in kept if raw]
         assert not raws or any("not json at all" in raw for raw in raws), "a malformed reply is kept as it came"

@@ -388,7 +388,8 @@ def continuation_logprob(prompt: str, reply: Any) -> float | None:
 
 def judge_text_quality(records: Sequence[AnswerRecord], llm: Any, *, aspects: Sequence[str] = ASPECTS,
                        weighted: bool = False) -> list[dict[str, dict[str, Any]]]:
-    """G-Eval scores per record and aspect: ``{"score", "raw", "failed", "weighted"}``. With ``weighted``,
+    """G-Eval scores per record and aspect: ``{"score", "raw", "failed", "error", "weighted"}`` (``raw``: the
+    reply as it came, also when the call failed or the score could not be read; ``error``: why). With ``weighted``,
     also the probability-weighted score from the completions endpoint's log-probabilities of " 1" ... " 5"
     after the prompt (5 scoring calls per aspect; None where the endpoint gives no log-probabilities)."""
     prompts = [(r, a, geval_prompt(a, r)) for r in records for a in aspects]
@@ -396,8 +397,10 @@ def judge_text_quality(records: Sequence[AnswerRecord], llm: Any, *, aspects: Se
     out: list[dict[str, dict[str, Any]]] = [{} for _ in records]
     for index, ((_, aspect, prompt), reply) in enumerate(zip(prompts, replies)):
         score = None if reply.failed else parse_score(reply.text)
-        cell: dict[str, Any] = {"score": score, "raw": reply.text if not reply.failed else reply.error,
-                                "failed": score is None, "weighted": None}
+        raw = reply.text if not reply.failed else getattr(reply, "raw", None)
+        error = reply.error if reply.failed else (None if score is not None else "no 1-5 score in the reply")
+        cell: dict[str, Any] = {"score": score, "raw": raw, "failed": score is None, "error": error,
+                                "weighted": None}
         out[index // len(aspects)][aspect] = cell
     if weighted:
         for (index, aspect), value in _weighted_scores(prompts, llm, aspects).items():
