@@ -155,20 +155,14 @@ def _load(
     """The usable records of a knowledge file and how many were skipped (each reported); a file whose every
     record fails for one reason is one error."""
     from factscope.conner.data import read_knowledge_records
-    from factscope.core.whole_file import whole_file_error
+    from factscope.core.whole_file import usable_records
 
-    records, problems = [], []
     chosen: Literal["qa", "dialogue"] | None = (
         "qa" if task is KnowledgeTaskName.qa else "dialogue" if task is KnowledgeTaskName.dialogue else None
     )
-    for _, item in read_knowledge_records(path, need_knowledge=need_knowledge, queries=queries, task=chosen):
-        if isinstance(item, InputError):
-            problems.append(item)
-        else:
-            records.append(item)
-    whole = whole_file_error(path, problems, len(records))
-    if whole is not None:
-        raise whole
+    records, problems = usable_records(
+        path, read_knowledge_records(path, need_knowledge=need_knowledge, queries=queries, task=chosen)
+    )
     for problem in problems:
         print_skipped(problem)
     return records, len(problems)

@@ -9,8 +9,9 @@ that case into one error that names the file, how many records failed and why.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 from factscope.core.errors import InputError
 
@@ -37,3 +38,24 @@ def whole_file_error(path: str | Path, problems: Sequence[InputError], usable: i
         f"none of its {len(problems)} records can be used: each fails with {field}{first.reason}{where}",
         path=path,
     )
+
+
+Record = TypeVar("Record")
+
+
+def usable_records(
+    path: str | Path, read: Iterable[tuple[int | None, Record | InputError]]
+) -> tuple[list[Record], list[InputError]]:
+    """The records a reader yields and the problems of those it skipped; raises ``whole_file_error``'s error when
+    no record is usable and all fail for one reason."""
+    records: list[Record] = []
+    problems: list[InputError] = []
+    for _line, item in read:
+        if isinstance(item, InputError):
+            problems.append(item)
+        else:
+            records.append(item)
+    whole = whole_file_error(path, problems, len(records))
+    if whole is not None:
+        raise whole
+    return records, problems

@@ -21,7 +21,7 @@ from factscope.core.errors import InputError
 from factscope.core.fields import Identifier, NonBlank
 from factscope.core.io import parse_located, read_json_records, read_text
 from factscope.core.record_ids import first_of_each_id
-from factscope.core.whole_file import whole_file_error
+from factscope.core.whole_file import usable_records
 from factscope.kalma.file_kinds import QUESTION_GRAPHS, QUESTIONS, expect_kind
 from factscope.kg.graph import Entity, KnowledgeGraph, Triple, normalize_qid
 from factscope.kg.loaders import entity_from_dict, is_biokalma, iter_biokalma
@@ -181,14 +181,4 @@ def load_questions(path: str | Path) -> tuple[list[AttributionQuestion], list[In
     another kind (answers, seed paragraphs, a graph, gold minimum knowledge) or whose every record fails for one
     reason raises one InputError."""
     expect_kind(path, (QUESTIONS, QUESTION_GRAPHS), "attribute generate", QUESTIONS_EXPECTED)
-    questions: list[AttributionQuestion] = []
-    problems: list[InputError] = []
-    for _line, item in read_questions(path):
-        if isinstance(item, InputError):
-            problems.append(item)
-        else:
-            questions.append(item)
-    whole = whole_file_error(path, problems, len(questions))
-    if whole is not None:
-        raise whole
-    return questions, problems
+    return usable_records(path, read_questions(path))

@@ -22,7 +22,7 @@ from factscope.core.io import parse_located, read_json_records
 from factscope.core.prompts import load_prompt
 from factscope.core.record_ids import first_of_each_id
 from factscope.core.run import ProgressCallback, run_batches, run_manifest
-from factscope.core.whole_file import whole_file_error
+from factscope.core.whole_file import usable_records
 from factscope.kalma.data import SeedInput, entity_graph
 from factscope.kalma.file_kinds import SEEDS, expect_kind
 from factscope.kg.citations import parse_answer
@@ -86,17 +86,7 @@ def load_seeds(path: str | Path, kg: KnowledgeGraph | None) -> tuple[list[Evolut
     kind (questions, answers, KaLMA's question-graph dataset, ...) or whose every record fails for one reason
     raises one InputError."""
     expect_kind(path, (SEEDS,), "attribute make-questions", SEEDS_EXPECTED)
-    seeds: list[EvolutionSeed] = []
-    problems: list[InputError] = []
-    for _line, item in read_seeds(path, kg):
-        if isinstance(item, InputError):
-            problems.append(item)
-        else:
-            seeds.append(item)
-    whole = whole_file_error(path, problems, len(seeds))
-    if whole is not None:
-        raise whole
-    return seeds, problems
+    return usable_records(path, read_seeds(path, kg))
 
 
 def _seed(data: dict[str, Any], kg: KnowledgeGraph | None, path: Path, line: int) -> EvolutionSeed:
