@@ -55,8 +55,32 @@ class Claim(BaseModel):
         return self.text
 
 
+class Mismatch(BaseModel):
+    """A value of a claim (number, date, quantity, named entity) that its aligned evidence does not bear.
+
+    ``evidence_value`` is the evidence's own value of the same slot (the claim is then contradicted), or None
+    when the evidence states no such value (the claim is then unsupported). Spans are character offsets: in the
+    claim text, and in the original reference.
+    """
+
+    kind: Literal["number", "date", "quantity", "entity"]
+    claim_value: str
+    claim_span: Span
+    evidence_value: str | None = None
+    evidence_span: Span | None = None
+
+
+Rule = Literal["model", "mismatch", "relevance", "min-confidence"]
+"""What decided a verdict: the model's own label, a mismatch check, the relevance filter, or --min-confidence."""
+
+
 class Verdict(BaseModel):
-    """A checker's decision on one claim against a record's references."""
+    """A checker's decision on one claim against a record's references, with what decided it.
+
+    ``evidence_reference`` indexes the deciding reference, ``segment_span`` is the deciding segment in it and
+    ``evidence_span`` the evidence sentence (both character offsets in the original reference); ``rule`` says
+    what decided the label and ``reason`` says it in words.
+    """
 
     label: Label | None
     probs: tuple[float, float, float] | None = None
@@ -64,6 +88,10 @@ class Verdict(BaseModel):
     evidence: str | None = None
     evidence_reference: int | None = None
     evidence_span: Span | None = None
+    segment_span: Span | None = None
+    rule: Rule | None = None
+    reason: str | None = None
+    mismatch: Mismatch | None = None
     failed: bool = False
     raw: str | None = None
     error: str | None = None
