@@ -14,11 +14,17 @@ ALLOWED: dict[str, set[str]] = {
     "claims": {"core", "llm", "hf"},
     "checkers": {"core", "llm", "hf"},
     "retrieve": {"core", "llm", "hf", "kg"},
-    "refchecker": {"core", "llm", "hf", "claims", "checkers", "retrieve", "metrics"},
-    "grounding": {"core", "llm", "hf", "claims", "checkers", "retrieve", "metrics"},
-    "kalma": {"core", "llm", "hf", "kg", "checkers", "retrieve", "metrics"},
-    "conner": {"core", "llm", "hf", "checkers", "retrieve", "metrics"},
-    "training": {"core", "hf", "checkers"},
+    "refchecker": {"core", "llm", "hf", "claims", "checkers", "retrieve", "metrics", "plots"},
+    "grounding": {"core", "llm", "hf", "claims", "checkers", "retrieve", "metrics", "plots"},
+    "kalma": {"core", "llm", "hf", "kg", "checkers", "retrieve", "metrics", "plots"},
+    "conner": {"core", "llm", "hf", "checkers", "retrieve", "metrics", "plots"},
+    "evaluation": {"core", "llm", "hf", "checkers", "metrics"},
+    "plots": {"core"},
+    "training": {"core", "hf", "checkers", "metrics", "evaluation"},
+    "serve": {
+        "core", "llm", "hf", "kg", "claims", "checkers", "retrieve", "metrics", "evaluation", "plots",
+        "refchecker", "grounding", "kalma", "conner",
+    },
 }
 """What each layer may import; the systems never import each other, and nothing below the CLI imports training."""
 

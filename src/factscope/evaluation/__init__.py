@@ -1,0 +1,1 @@
+"""Labelled (premise, hypothesis) pair sets and how well a checker decides them."""

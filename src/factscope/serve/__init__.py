@@ -1,0 +1,1 @@
+"""`factscope serve`: the HTTP API, the jobs store and the web pages."""
