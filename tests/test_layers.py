@@ -21,9 +21,10 @@ ALLOWED: dict[str, set[str]] = {
     "evaluation": {"core", "llm", "hf", "checkers", "metrics"},
     "plots": {"core"},
     "training": {"core", "hf", "checkers", "metrics", "evaluation"},
+    "reports": {"core", "metrics", "plots", "refchecker", "grounding", "kalma", "conner"},
     "serve": {
         "core", "llm", "hf", "kg", "claims", "checkers", "retrieve", "metrics", "evaluation", "plots",
-        "refchecker", "grounding", "kalma", "conner",
+        "refchecker", "grounding", "kalma", "conner", "reports",
     },
 }
 """What each layer may import; the systems never import each other, and nothing below the CLI imports training."""
