@@ -64,12 +64,15 @@ class CrossEncoderModel:
     A BERT model's last layer is restricted to [CLS] (:func:`restrict_last_layer_to_cls`): same logits, less work.
     """
 
-    def __init__(self, model: Any, tokenizer: Any, batch_size: int = 32, max_length: int = 320) -> None:
+    def __init__(
+        self, model: Any, tokenizer: Any, batch_size: int = 32, max_length: int = 320, device: str = "cpu"
+    ) -> None:
         restrict_last_layer_to_cls(model)
-        self.model = model.eval()
+        self.model = model.eval().to(device)
         self.tokenizer = tokenizer
         self.batch_size = batch_size
         self.max_length = max_length
+        self.device = device
 
     @classmethod
     def from_pretrained(cls, path: str | Path, **kwargs: Any) -> CrossEncoderModel:
@@ -89,7 +92,13 @@ class CrossEncoderModel:
     def probs(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
         """Softmax class probabilities, one row per pair, in the model's class order; duplicates scored once."""
         logits = classifier_logits(
-            self.model, self.tokenizer, premises, hypotheses, batch_size=self.batch_size, max_length=self.max_length
+            self.model,
+            self.tokenizer,
+            premises,
+            hypotheses,
+            batch_size=self.batch_size,
+            max_length=self.max_length,
+            device=self.device,
         )
         return softmax(logits, axis=1)
 
