@@ -119,6 +119,14 @@ class GenerationModeName(str, Enum):
     few = "few"
 
 
+class Device(str, Enum):
+    """Where models run: auto (a CUDA GPU when present), cpu or cuda."""
+
+    auto = "auto"
+    cpu = "cpu"
+    cuda = "cuda"
+
+
 class TrainingMethod(str, Enum):
     """How `train-checker` trains: fine-tuning a cross-encoder, or RepC (a head on a frozen encoder)."""
 

@@ -1,0 +1,18 @@
+"""Which device a model runs on: ``auto`` picks the GPU when there is one."""
+
+from __future__ import annotations
+
+from factscope.core.errors import ConfigError
+
+
+def resolve_device(name: str) -> str:
+    """``cpu`` or ``cuda`` for ``auto`` / ``cpu`` / ``cuda``; asking for ``cuda`` without a GPU is a ConfigError."""
+    import torch
+
+    if name not in ("auto", "cpu", "cuda"):
+        raise ConfigError(f"unknown device {name!r}; use auto, cpu or cuda")
+    if name == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if name == "cuda" and not torch.cuda.is_available():
+        raise ConfigError("--device cuda: no CUDA GPU is visible to PyTorch; use --device cpu or auto")
+    return name
