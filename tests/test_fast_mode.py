@@ -1,0 +1,187 @@
+"""Fast checking mode: relevance pruning, rounds with early exit, and where fast can differ from exact."""
+
+import random
+
+import numpy as np
+import pytest
+
+from factscope.checkers.merge import merge_passage_labels
+from factscope.checkers.pruning import BM25Index, FastSettings, RoundScorer, SegmentRanker, words
+from factscope.core.schema import LABELS, Label
+
+ENTAILS = (0.95, 0.04, 0.01)
+WEAKLY_ENTAILS = (0.6, 0.3, 0.1)
+CONTRADICTS = (0.05, 0.15, 0.8)
+NEUTRAL = (0.1, 0.85, 0.05)
+
+
+class StandInScorer:
+    """A PairScorer whose probabilities the test sets per (premise, hypothesis); Neutral for any other pair.
+    It records every pair it is asked to score."""
+
+    name = "stand-in"
+
+    def __init__(self, probs: dict[tuple[str, str], tuple[float, float, float]] | None = None) -> None:
+        self.probs = probs or {}
+        self.calls: list[list[tuple[str, str]]] = []
+
+    def score(self, premises, hypotheses):
+        pairs = list(zip(premises, hypotheses))
+        self.calls.append(pairs)
+        return np.array([self.probs.get(pair, NEUTRAL) for pair in pairs], dtype=np.float64)
+
+    def count_tokens(self, text):
+        return len(text.split())
+
+
+def label_of(rows) -> Label:
+    return merge_passage_labels(LABELS[int(np.argmax(row))] for row in rows)
+
+
+def fast_and_exact(claims, segments, scorer, settings):
+    """(fast label, exact label, indices scored) for each claim: exact merges every segment, fast the scored ones."""
+    kept = SegmentRanker(settings).keep(claims, segments)
+    scored = RoundScorer(scorer, settings).score(claims, segments, kept)
+    exact = [
+        label_of(scorer.score(list(texts), [claim] * len(texts))) if texts else Label.NEUTRAL
+        for claim, texts in zip(claims, segments)
+    ]
+    return [label_of(s.probs) for s in scored], exact, [s.indices for s in scored]
+
+
+FILLER = [
+    "The harbour froze in January and the ferries stopped running until the thaw.",
+    "A new bakery opened on the corner, selling rye bread and cinnamon rolls.",
+    "The orchestra rehearsed the symphony twice before the concert on Friday.",
+    "Farmers planted barley early because the spring rains came in March.",
+    "The museum added a wing for textiles woven by local artisans.",
+    "Cyclists crowded the mountain pass during the summer race.",
+]
+
+
+def test_bm25_ranks_the_segment_that_shares_the_rare_words_first():
+    segments = [*FILLER, "The company raised its quarterly dividend to 13 cents per share."]
+    index = BM25Index(segments)
+    scores = index.scores("The company increased its dividend per share.")
+    assert int(np.argmax(scores)) == len(segments) - 1
+    assert scores[1] == 0.0
+    assert words("Increasing DIVIDENDS") == ["increa", "divide"]
+
+
+def test_ranker_keeps_top_k_above_the_floor_with_ties_to_the_earlier_segment():
+    claim = "The bakery sells rye bread."
+    segments = ["rye bread here", "unrelated words only", "rye bread here", "bakery bakery rye bread sells"]
+    kept = SegmentRanker(FastSettings(top_k=2)).keep([claim], [segments])[0]
+    assert kept == [3, 0]
+    everything = SegmentRanker(FastSettings(top_k=10)).keep([claim], [segments])[0]
+    assert 1 not in everything  # shares no word with the claim: below the BM25 floor
+
+
+def test_a_kept_deciding_segment_gives_the_exact_label():
+    claim = "The company raised its dividend to 13 cents."
+    decisive = "In March the company raised its dividend to 13 cents per share."
+    segments = [*FILLER, decisive]
+    scorer = StandInScorer({(decisive, claim): WEAKLY_ENTAILS})
+    fast, exact, scored = fast_and_exact([claim], [segments], scorer, FastSettings(top_k=2))
+    assert fast == exact == [Label.ENTAILMENT]
+    assert len(scored[0]) <= 2
+
+
+def test_a_pruned_deciding_segment_is_the_only_way_fast_differs():
+    claim = "The company raised its dividend to 13 cents."
+    decisive = "Payouts to holders went up by a tenth."  # entails (per the stand-in) but shares no word
+    segments = [*FILLER, decisive, "The company met in March."]
+    scorer = StandInScorer({(decisive, claim): ENTAILS})
+    fast, exact, scored = fast_and_exact([claim], [segments], scorer, FastSettings(top_k=3))
+    assert exact == [Label.ENTAILMENT]
+    assert fast == [Label.NEUTRAL]
+    assert segments.index(decisive) not in scored[0]
+
+
+def test_early_exit_stops_a_claim_once_a_segment_entails_it_with_high_confidence():
+    claim = "The company raised its dividend."
+    segments = [
+        "The company raised its dividend in March.",
+        "The company dividend was raised again.",
+        "The company said its dividend policy is unchanged.",
+        "Its dividend, the company said, rose.",
+    ]
+    confident = StandInScorer({(segments[0], claim): ENTAILS})
+    settings = FastSettings(top_k=4, first_round=1, round_size=1)
+    kept = SegmentRanker(settings).keep([claim], [segments])
+    assert kept[0][0] == 0
+    rounds = RoundScorer(confident, settings)
+    rounds.score([claim], [segments], kept)
+    assert rounds.pairs_scored == 1 and len(confident.calls) == 1
+    hesitant = StandInScorer({(segments[0], claim): WEAKLY_ENTAILS})
+    rounds = RoundScorer(hesitant, settings)
+    rounds.score([claim], [segments], kept)
+    assert rounds.pairs_scored == 4 and len(hesitant.calls) == 4  # entailed, but not confidently: goes on
+
+
+def test_each_round_is_one_call_for_all_claims_and_identical_pairs_are_scored_once():
+    segments = ["Rye bread is sold at the bakery.", "The bakery opened in May.", "Bread prices rose."]
+    claims = ["The bakery sells rye bread.", "The bakery sells rye bread.", "The bakery opened in May."]
+    scorer = StandInScorer()
+    rounds = RoundScorer(scorer, FastSettings(top_k=3, first_round=2, round_size=1))
+    rounds.score(claims, [segments] * 3, SegmentRanker(FastSettings(top_k=3)).keep(claims, [segments] * 3))
+    assert len(scorer.calls) == 2
+    sent = [pair for call in scorer.calls for pair in call]
+    assert len(sent) == len(set(sent)) == rounds.pairs_scored
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_fast_differs_from_exact_only_where_an_unscored_segment_decides(seed):
+    generator = random.Random(seed)
+    vocabulary = [
+        "bread",
+        "bakery",
+        "rye",
+        "company",
+        "dividend",
+        "share",
+        "harbour",
+        "ferry",
+        "museum",
+        "textile",
+        "barley",
+        "rain",
+    ]
+    claims, segments, table = [], [], {}
+    for _ in range(30):
+        claim = " ".join(generator.sample(vocabulary, 3))
+        texts = [" ".join(generator.sample(vocabulary, 4)) + f" {n}" for n in range(generator.randint(0, 12))]
+        for text in texts:
+            table[(text, claim)] = generator.choice([ENTAILS, WEAKLY_ENTAILS, CONTRADICTS, NEUTRAL, NEUTRAL])
+        claims.append(claim)
+        segments.append(texts)
+    scorer = StandInScorer(table)
+    fast, exact, scored = fast_and_exact(claims, segments, scorer, FastSettings(top_k=4, first_round=1))
+    differing = 0
+    for claim, texts, fast_label, exact_label, indices in zip(claims, segments, fast, exact, scored):
+        if fast_label == exact_label:
+            continue
+        differing += 1
+        unscored = [table[(texts[i], claim)] for i in range(len(texts)) if i not in indices]
+        assert any(LABELS[int(np.argmax(p))] == exact_label for p in unscored)
+        assert exact_label is Label.ENTAILMENT or fast_label is Label.NEUTRAL
+    assert sum(f == e for f, e in zip(fast, exact)) + differing == len(claims)
+
+
+def test_the_same_input_gives_the_same_scored_segments_on_every_run():
+    generator = random.Random(7)
+    vocabulary = ["bread", "bakery", "rye", "company", "dividend", "share", "harbour", "ferry"]
+    claims = [" ".join(generator.sample(vocabulary, 3)) for _ in range(10)]
+    segments = [[" ".join(generator.sample(vocabulary, 2)) for _ in range(8)] for _ in claims]
+    runs = []
+    for _ in range(3):
+        settings = FastSettings(top_k=3)
+        kept = SegmentRanker(settings).keep(claims, segments)
+        scored = RoundScorer(StandInScorer(), settings).score(claims, segments, kept)
+        runs.append([(s.indices, s.probs.tolist()) for s in scored])
+    assert runs[0] == runs[1] == runs[2]
+
+
+def test_dense_relevance_needs_an_encoder():
+    with pytest.raises(ValueError, match="bi-encoder"):
+        SegmentRanker(FastSettings(relevance="dense"))
