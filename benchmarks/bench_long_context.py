@@ -14,7 +14,6 @@ scores only the first N held-out pairs. The figures go to ``benchmarks/results/b
 from __future__ import annotations
 
 import argparse
-import json
 import random
 from pathlib import Path
 
@@ -26,7 +25,7 @@ from factscope.cli.display import print_table, summary_table
 from factscope.core.schema import LABELS, Label
 from factscope.training.evaluation import evaluate
 from factscope.training.long_context import in_context, unrelated_context
-from factscope.training.nli_data import load_nli_jsonl, split_dataset
+from factscope.training.nli_data import load_nli_jsonl, split_by_group
 
 
 def main() -> None:
@@ -44,9 +43,8 @@ def main() -> None:
     add_out_option(parser)
     args = parser.parse_args()
 
-    manifest = json.loads((args.checker / "manifest.json").read_text(encoding="utf-8"))
     dataset = load_nli_jsonl(args.data)
-    test = split_dataset(dataset, seed=manifest["training"]["split_seed"]).test[: args.pairs]
+    test = split_by_group(dataset.examples).test[: args.pairs]
     scorer = load_embedded_scorer(args.checker)
     rng = random.Random(args.seed)
     premises = [e.premise for e in test]

@@ -17,9 +17,12 @@ from factscope.checkers.repc import ShallowHead, parse_layers
 from factscope.cli import train_checker
 from factscope.core.errors import InputError
 from factscope.core.schema import LABELS
+from factscope.evaluation.splits import part_of
 from factscope.training.evaluation import (
     cross_validate_log_bias,
     evaluate,
+    evaluate_by_source,
+    mix_objective,
     tune_log_bias,
 )
 from factscope.training.finetune import (
@@ -30,10 +33,19 @@ from factscope.training.finetune import (
     choose_attention,
     epoch_schedule,
     finetune_cross_encoder,
+    mixed_nll,
     resolve_precision,
 )
+from factscope.training.focus import focus_window
 from factscope.training.long_context import context_copies
-from factscope.training.nli_data import NLIExample, load_nli_jsonl, parse_label, split_dataset
+from factscope.training.nli_data import (
+    NOT_ENTAILMENT,
+    NLIExample,
+    load_nli_jsonl,
+    load_training_mix,
+    parse_label,
+    split_by_group,
+)
 from factscope.training.repc import fit_head
 from tiny_models import build_nli_classifier
 
@@ -130,17 +142,70 @@ def test_parse_label_numbers_follow_factscope_order():
         parse_label(True)
 
 
-def test_split_is_stratified_disjoint_and_seeded(tmp_path):
-    dataset = load_nli_jsonl(write_pairs(tmp_path / "pairs.jsonl", n=90))
-    split = split_dataset(dataset, seed=5)
-    again = split_dataset(dataset, seed=5)
-    other = split_dataset(dataset, seed=6)
-    lines = [{e.line for e in part} for part in (split.train, split.validation, split.test)]
-    assert sum(len(part) for part in lines) == 90 and not (lines[0] & lines[1] or lines[0] & lines[2] or lines[1] & lines[2])
-    # 30 per class: test round(30 * 0.15) = 4 (4.5 rounds to even), validation round(3.0) = 3, train 23
-    assert len(split.test) == 12 and len(split.validation) == 9 and len(split.train) == 69
-    assert [e.line for e in split.test] == [e.line for e in again.test]
-    assert [e.line for e in split.test] != [e.line for e in other.test]
+def test_split_keeps_each_group_in_one_part_and_matches_eval_checker_parts(tmp_path):
+    path = tmp_path / "claims.jsonl"
+    rows = [
+        {"premise": f"Evidence {i}.", "hypothesis": f"Claim {i // 3}.", "label": "entailment" if i % 2 else "neutral",
+         "group": f"claim-{i // 3}"}
+        for i in range(90)
+    ]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    split = split_by_group(load_nli_jsonl(path).examples)
+    parts = {name: {e.group for e in part} for name, part in
+             (("train", split.train), ("validation", split.validation), ("test", split.test))}
+    assert sum(len(part) for part in (split.train, split.validation, split.test)) == 90
+    assert not (parts["train"] & parts["validation"] or parts["train"] & parts["test"] or parts["validation"] & parts["test"])
+    assert all(part_of(group) == name for name, groups in parts.items() for group in groups)
+
+
+def test_a_two_way_set_joins_a_three_way_mix_as_not_entailment(tmp_path):
+    three = write_pairs(tmp_path / "three.jsonl", n=9)
+    two = tmp_path / "two.jsonl"
+    two.write_text(
+        json.dumps({"premise": "A.", "hypothesis": "B.", "label": "not_entailment"}) + "\n"
+        + json.dumps({"premise": "A.", "hypothesis": "A.", "label": "entailment"}) + "\n"
+        + json.dumps({"premise": "A.", "hypothesis": "C.", "label": "generic"}) + "\n",
+        encoding="utf-8",
+    )
+    datasets, classes = load_training_mix([three, two])
+    assert classes == ("entailment", "neutral", "contradiction")
+    assert [e.label for e in datasets[1].examples] == [NOT_ENTAILMENT, 0]
+    assert [e.source for e in datasets[1].examples] == ["two", "two"]
+    assert datasets[1].skipped[0].line == 3 and datasets[1].skipped[0].field == "label"
+
+
+def test_not_entailment_is_trained_on_neutral_plus_contradiction():
+    import torch
+
+    logits = torch.tensor([[2.0, 1.0, 0.0], [0.5, 0.5, 3.0]])
+    log_p = torch.log_softmax(logits, dim=-1)
+    # target 3 on row 0: -log(P(N) + P(C)); target 2 on row 1: the usual cross-entropy
+    expected = -(torch.log(log_p[0, 1].exp() + log_p[0, 2].exp()) + log_p[1, 2]) / 2
+    assert float(mixed_nll(logits, torch.tensor([NOT_ENTAILMENT, 2]))) == pytest.approx(float(expected))
+    assert float(mixed_nll(logits, torch.tensor([0, 2]))) == pytest.approx(
+        float(torch.nn.functional.cross_entropy(logits, torch.tensor([0, 2])))
+    )
+
+
+def test_figures_per_set_hand_computed():
+    labels = np.array([0, 0, 1, 2, 0, NOT_ENTAILMENT, NOT_ENTAILMENT])
+    sources = np.array(["a", "a", "a", "a", "b", "b", "b"])
+    probs = np.array([[.8, .1, .1], [.2, .7, .1], [.1, .8, .1], [.1, .2, .7], [.6, .3, .1], [.7, .2, .1], [.1, .1, .8]])
+    figures = evaluate_by_source(labels, probs, sources)
+    # set a: E recall 1/2, not-E recall 2/2 -> 0.75; 3-way F1: E 2/3, N 2*(1/2*1)/(1/2+1)=2/3, C 1 -> 7/9
+    assert figures["a"]["balanced_accuracy"] == pytest.approx((1 / 2 + 1) / 2)
+    assert figures["a"]["macro_f1"] == pytest.approx((2 / 3 + 2 / 3 + 1) / 3)
+    # set b (2-way): E recall 1/1, not-E recall 1/2 -> 0.75, no 3-way figure
+    assert figures["b"] == {"n": 3, "balanced_accuracy": pytest.approx(0.75)}
+    assert mix_objective(labels, probs, sources) == pytest.approx(((2 / 3 + 2 / 3 + 1) / 3 + 0.75) / 2)
+
+
+def test_focus_window_keeps_the_sentences_about_the_hypothesis():
+    filler = "Rain fell on the plains that year. " * 40
+    premise = filler + "The bridge opened in Sydney in 1932. It cost ten million pounds. " + filler
+    window = focus_window(premise, "The Sydney bridge opened in 1932.", 30)
+    assert "opened in Sydney in 1932" in window and len(window.split()) <= 30
+    assert focus_window("Short premise.", "Anything.", 30) == "Short premise."
 
 
 # --- metrics and biases --------------------------------------------------------------------------------------
@@ -180,8 +245,8 @@ def test_cross_validated_bias_check_on_a_systematic_shift():
     probs = np.array([[0.8, 0.1, 0.1]] * 10 + [[0.45, 0.4, 0.15]] * 10 + [[0.1, 0.1, 0.8]] * 10)
     check = cross_validate_log_bias(gold, probs, folds=5, seed=1)
     assert check.folds == 5
-    assert check.macro_f1_without == pytest.approx(5 / 9)
-    assert check.macro_f1_with == pytest.approx(1.0)
+    assert check.score_without == pytest.approx(5 / 9)
+    assert check.score_with == pytest.approx(1.0)
     assert check.helps
 
 
@@ -281,7 +346,7 @@ def check_loadable(out: Path) -> EmbeddedScorer:
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["classes"] == ["entailment", "neutral", "contradiction"]
     assert manifest["label_order"] == [label.value for label in LABELS]
-    assert len(manifest["training"]["data_sha256"]) == 64
+    assert len(manifest["training"]["data"][0]["sha256"]) == 64
     assert set(manifest["held_out"]) >= {"accuracy", "macro_f1", "per_class_f1"}
     scorer = EmbeddedScorer.from_dir(out)
     probs = scorer.score(["the cat sat on the mat ."] * 2, ["the cat sat .", "the cat is not on the mat ."])
@@ -341,7 +406,7 @@ def test_finetune_end_to_end_two_tiny_epochs(tmp_path, tiny_encoder):
     assert scorer.manifest["thresholds"]["class_biases"] == "auto"
     check = scorer.manifest.get("class_bias_check")
     if check is not None:
-        assert check["kept"] == (check["macro_f1_with"] > check["macro_f1_without"])
+        assert check["kept"] == (check["score_with"] > check["score_without"])
         assert check["kept"] == any(scorer.manifest["log_bias"])
     assert (out / "encoder" / "model.safetensors").exists()
     assert not (out.parent / "ft.partial").exists()

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 import typer
 from rich.markup import escape
 
-from factscope.cli.choices import RepCClassifier, RepCFeatures, TrainingMethod
+from factscope.cli.choices import Device, RepCClassifier, RepCFeatures, TrainingMethod
 from factscope.cli.option_ranges import SEED_MAX, above_zero, layer_indices
 
 Switch = Literal["auto", "on", "off"]
@@ -39,7 +39,14 @@ Examples:
 
 
 def train_checker(
-    data: Annotated[Path, typer.Option("--data", help="JSONL (or JSON list) of {premise, hypothesis, label}.")],
+    data: Annotated[
+        list[Path],
+        typer.Option(
+            "--data",
+            help="JSONL (or JSON list) of {premise, hypothesis, label} and optional dataset / group fields; repeat "
+            "to train on a mix (a 2-way set's not_entailment pairs are trained as P(neutral) + P(contradiction)).",
+        ),
+    ],
     out: Annotated[Path, typer.Option("--out", help="Checker directory to write (replaced if it exists).")],
     method: Annotated[
         TrainingMethod, typer.Option(help="finetune (cross-encoder) or repc (frozen encoder + head).")
@@ -131,12 +138,24 @@ def train_checker(
             "in training keep their pretrained vectors).",
         ),
     ] = False,
+    focus_words: Annotated[
+        int,
+        typer.Option(
+            min=20, max=2000,
+            help="premises longer than this many words are cut to the run of sentences that covers most of the "
+            "hypothesis's content words.",
+        ),
+    ] = 180,
+    device: Annotated[
+        Device, typer.Option(help="auto (cuda when a GPU is present), cpu or cuda.")
+    ] = Device.auto,
 ) -> None:
     """Train an offline checker (see `factscope train-checker --help`)."""
     import os
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from factscope.cli.display import console, print_table, progress, summary_table
+    from factscope.hf.device import resolve_device
     from factscope.training.train import TrainOptions
     from factscope.training.train import train_checker as run
 
@@ -146,7 +165,7 @@ def train_checker(
         class_biases=class_biases, threads=threads, long_context=long_context, context_words=context_words,
         context_epochs=context_epochs, precision=precision, unrelated_context=unrelated_context,
         members=members, weights=weights, attention_dropout=attention_dropout,
-        train_word_embeddings=train_word_embeddings,
+        train_word_embeddings=train_word_embeddings, focus_words=focus_words, device=resolve_device(device.value),
     )
     result = run(options, progress)
     for error in result.skipped[:20]:
@@ -172,7 +191,7 @@ def train_checker(
     check = result.manifest.get("class_bias_check")
     if check is not None:
         rows.append(("class biases: validation macro-F1 without / with (5-fold)",
-                     f"{check['macro_f1_without']:.4f} / {check['macro_f1_with']:.4f}"))
+                     f"{check['score_without']:.4f} / {check['score_with']:.4f}"))
         rows.append(("class biases kept", check["kept"]))
     if result.cue_figures is not None:
         rows.append(("held-out macro-F1 without cues", result.cue_figures["held_out_without_cues"]["macro_f1"]))

@@ -15,7 +15,7 @@ from factscope.checkers.embedded import CrossEncoderModel
 from factscope.checkers.int8_weights import save_int8_model
 from factscope.hf.cls_last_layer import restrict_last_layer_to_cls
 from factscope.hf.loading import load_pretrained
-from factscope.training.evaluation import evaluate
+from factscope.training.evaluation import evaluate, mix_objective
 from factscope.training.fast_dropout import use_fast_dropout
 from factscope.training.nli_data import NLIExample
 
@@ -37,6 +37,7 @@ class FinetuneConfig:
     attention_dropout: float = 0.0
     train_word_embeddings: bool = False
     fast_dropout: bool = True
+    device: str = "cpu"
 
 
 @dataclass
@@ -76,8 +77,10 @@ def finetune_cross_encoder(
 
     torch.set_num_threads(config.threads)
     torch.manual_seed(config.seed)
-    bf16 = resolve_precision(config.precision) == "bf16"
+    on_cpu = config.device == "cpu"
+    bf16 = resolve_precision(config.precision) == "bf16" if on_cpu else config.precision != "fp32"
     tokenizer, model, trained = load_classifier(encoder, classes, config)
+    model.to(config.device)
     epoch_data = epoch_schedule(train, context_copies or [], config.epochs, config.context_epochs)
     total_steps = max(1, sum(math.ceil(len(data) / config.batch_size) for data in epoch_data))
     optimizer = torch.optim.AdamW(
@@ -88,33 +91,39 @@ def finetune_cross_encoder(
         optimizer, lambda step: _linear_schedule(step, warmup_steps, total_steps)
     )
     rng = np.random.default_rng(config.seed)
-    scorer = CrossEncoderModel(model, tokenizer, batch_size=64, max_length=config.max_length)
+    scorer = CrossEncoderModel(
+        model, tokenizer, batch_size=64, max_length=config.max_length, device=config.device
+    )
     candidates = candidate_epochs(config.epochs, config.context_epochs, bool(context_copies))
     history: list[dict] = []
-    best_state, best_f1, best_epoch = None, -1.0, config.epochs
+    best_state, best_score, best_epoch = None, -1.0, config.epochs
     for epoch, data in enumerate(epoch_data, start=1):
         model.train()
         losses = []
         encodings = tokenize_pairs(tokenizer, data, config.max_length)
         lengths = np.array([len(ids) for ids in encodings["input_ids"]])
         for batch in _length_bucketed_batches(lengths, config.batch_size, rng):
-            target = torch.tensor([data[i].label for i in batch])
-            encoded = pad_batch(tokenizer, encodings, batch)
-            choose_attention(model, encoded["input_ids"].shape[1], bf16)
+            target = torch.tensor([data[i].label for i in batch], device=config.device)
+            encoded = {key: value.to(config.device) for key, value in pad_batch(tokenizer, encodings, batch).items()}
+            if on_cpu:
+                choose_attention(model, encoded["input_ids"].shape[1], bf16)
             losses.append(train_step(model, optimizer, trained, encoded, target, bf16))
             scheduler.step()
             if on_step is not None:
                 on_step(len(batch))
-        choose_attention(model, config.max_length, bf16=False)
+        if on_cpu:
+            choose_attention(model, config.max_length, bf16=False)
         model.eval()
         history.append({"epoch": epoch, "train_loss": float(np.mean(losses))})
         if len(candidates) < 2 or epoch not in candidates:
             continue
         probs = scorer.probs([e.premise for e in validation], [e.hypothesis for e in validation])
-        report = evaluate(np.array([e.label for e in validation]), probs, classes)
-        history[-1]["validation"] = report.as_dict()
-        if report.macro_f1 > best_f1:
-            best_f1, best_epoch = report.macro_f1, epoch
+        labels = np.array([e.label for e in validation])
+        report = evaluate(labels, probs, classes)
+        score = mix_objective(labels, probs, np.array([e.source for e in validation]))
+        history[-1]["validation"] = {**report.as_dict(), "objective": score}
+        if score > best_score:
+            best_score, best_epoch = score, epoch
             best_state = copy.deepcopy(model.state_dict())
     if best_state is not None:
         model.load_state_dict(best_state)
@@ -149,7 +158,7 @@ def load_classifier(encoder: str, classes: tuple[str, ...], config: FinetuneConf
     )
     model.get_input_embeddings().weight.requires_grad_(config.train_word_embeddings)
     restrict_last_layer_to_cls(model)
-    if config.fast_dropout:
+    if config.fast_dropout and config.device == "cpu":
         use_fast_dropout(model, config.seed)
     return tokenizer, model, [parameter for parameter in model.parameters() if parameter.requires_grad]
 
@@ -171,12 +180,29 @@ def pad_batch(tokenizer: Any, encodings: dict[str, list], batch: list[int]) -> d
     return tokenizer.pad({key: [values[i] for i in batch] for key, values in encodings.items()}, return_tensors="pt")
 
 
+def mixed_nll(logits: Any, target: Any) -> Any:
+    """Mean negative log-likelihood; a 3-way model's target 3 (``not_entailment``) is scored on P(N) + P(C).
+
+    For targets 0-2 this is the usual cross-entropy. A 2-way set's "not entailment" pair says only that the
+    pair is neutral or contradictory; its loss is -log(P(neutral) + P(contradiction)), so the model is never told
+    which of the two it is.
+    """
+    import torch
+
+    log_probs = torch.log_softmax(logits.float(), dim=-1)
+    if log_probs.shape[1] == 3:
+        either = torch.logsumexp(log_probs[:, 1:], dim=-1, keepdim=True)
+        log_probs = torch.cat([log_probs, either], dim=-1)
+    return -log_probs.gather(1, target[:, None]).mean()
+
+
 def train_step(model: Any, optimizer: Any, trained: list, encoded: dict, target: Any, bf16: bool) -> float:
     """One step: forward (bf16 autocast if asked), backward, gradient norm clipped to 1, optimizer step; the loss."""
     import torch
 
-    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
-        loss = model(**encoded, labels=target).loss
+    with torch.autocast(target.device.type, dtype=torch.bfloat16, enabled=bf16):
+        logits = model(**encoded).logits
+    loss = mixed_nll(logits, target)
     loss.backward()
     torch.nn.utils.clip_grad_norm_(trained, 1.0)
     optimizer.step()

@@ -1,21 +1,27 @@
-"""Labelled (premise, hypothesis) pairs for training a checker: loading with located errors, and a fixed-seed split."""
+"""Labelled (premise, hypothesis) pairs for training a checker: loading with located errors, mixing sets, and the
+split by group that `factscope eval-checker --part` uses too."""
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
 from factscope.core.errors import InputError
 from factscope.core.io import read_json_records
+from factscope.evaluation.splits import part_of
 
 THREE_WAY = ("entailment", "neutral", "contradiction")
 """Class names of a 3-way checker, in factscope's probability order (schema.LABELS)."""
 
 TWO_WAY = ("entailment", "not_entailment")
 """Class names of a 2-way checker."""
+
+NOT_ENTAILMENT = 3
+"""Label index of a 2-way set's ``not_entailment`` pair inside a 3-way mix: trained on P(neutral) + P(contradiction),
+never guessed as one of the two."""
 
 _LABEL_NAMES = {
     "entailment": "entailment",
@@ -34,12 +40,18 @@ _LABEL_NUMBERS = {0: "entailment", 1: "neutral", 2: "contradiction"}
 
 @dataclass(frozen=True)
 class NLIExample:
-    """One labelled pair; ``label`` indexes the dataset's ``classes``."""
+    """One labelled pair; ``label`` indexes the dataset's ``classes`` (or is :data:`NOT_ENTAILMENT` in a mix).
+
+    ``source`` names the set the pair came from (its ``dataset`` field, else the file's stem) and ``group`` the
+    unit that the split keeps together (its ``group`` field, else its ``id``, else its line number).
+    """
 
     premise: str
     hypothesis: str
     label: int
     line: int
+    source: str = ""
+    group: str = ""
 
 
 @dataclass
@@ -59,12 +71,11 @@ class NLIDataset:
 
 @dataclass(frozen=True)
 class NLISplit:
-    """A fixed-seed stratified split: fit on train, tune on validation, report on test (held out)."""
+    """Fit on train, tune on validation, report on test (held out)."""
 
     train: list[NLIExample]
     validation: list[NLIExample]
     test: list[NLIExample]
-    seed: int
 
 
 def parse_label(value: object) -> str:
@@ -89,7 +100,7 @@ def load_nli_jsonl(path: str | Path, limit: int | None = None) -> NLIDataset:
     2-way when it has not_entailment; mixing the two raises InputError. ``limit`` keeps the first N usable pairs.
     """
     path = Path(path)
-    rows: list[tuple[str, str, str, int]] = []
+    rows: list[tuple[str, str, str, int, str, str]] = []
     skipped: list[InputError] = []
     for line, record in read_json_records(path):
         if isinstance(record, InputError):
@@ -107,7 +118,9 @@ def load_nli_jsonl(path: str | Path, limit: int | None = None) -> NLIDataset:
         except InputError as error:
             skipped.append(error)
             continue
-        rows.append((premise, hypothesis, name, line))
+        source = record.get("dataset") if isinstance(record.get("dataset"), str) else path.stem
+        group = record.get("group", record.get("id", line))
+        rows.append((premise, hypothesis, name, line, str(source), str(group)))
         if limit is not None and len(rows) >= limit:
             break
     names = {row[2] for row in rows}
@@ -119,7 +132,9 @@ def load_nli_jsonl(path: str | Path, limit: int | None = None) -> NLIDataset:
             path=path,
         )
     classes = TWO_WAY if "not_entailment" in names else THREE_WAY
-    examples = [NLIExample(p, h, classes.index(name), line) for p, h, name, line in rows]
+    examples = [
+        NLIExample(p, h, classes.index(name), line, source, group) for p, h, name, line, source, group in rows
+    ]
     return NLIDataset(path=path, examples=examples, classes=classes, skipped=skipped)
 
 
@@ -133,29 +148,34 @@ def _text_field(record: dict, name: str, path: Path, line: int) -> str:
     return value
 
 
-def split_dataset(
-    dataset: NLIDataset, seed: int = 13, validation: float = 0.1, test: float = 0.15
-) -> NLISplit:
-    """Stratified split with a fixed seed: within each class, shuffle, then cut test, validation, train.
+def load_training_mix(paths: list[Path], limit: int | None = None) -> tuple[list[NLIDataset], tuple[str, ...]]:
+    """Read several labelled files and put their pairs on one label scheme.
 
-    Every class with at least 3 examples gets at least one test and one validation pair.
+    The mix is 3-way when any file is: a 2-way file's ``not_entailment`` pairs then get :data:`NOT_ENTAILMENT`.
+    It is 2-way only when every file is. ``limit`` applies per file.
     """
-    if not 0 < validation < 1 or not 0 < test < 1 or validation + test >= 1:
-        raise ValueError("validation and test fractions must be in (0, 1) and sum to less than 1")
-    rng = np.random.default_rng(seed)
-    parts: dict[str, list[int]] = {"train": [], "validation": [], "test": []}
-    labels = dataset.labels
-    for label in range(len(dataset.classes)):
-        indices = np.flatnonzero(labels == label)
-        rng.shuffle(indices)
-        n = len(indices)
-        n_test = max(1, round(n * test)) if n >= 3 else 0
-        n_validation = max(1, round(n * validation)) if n >= 3 else 0
-        parts["test"].extend(indices[:n_test].tolist())
-        parts["validation"].extend(indices[n_test : n_test + n_validation].tolist())
-        parts["train"].extend(indices[n_test + n_validation :].tolist())
-    pick = {name: [dataset.examples[i] for i in sorted(idx)] for name, idx in parts.items()}
-    return NLISplit(train=pick["train"], validation=pick["validation"], test=pick["test"], seed=seed)
+    datasets = [load_nli_jsonl(path, limit=limit) for path in paths]
+    if len(datasets) == 1 or all(d.classes == TWO_WAY for d in datasets):
+        return datasets, datasets[0].classes
+    for dataset in datasets:
+        if dataset.classes == TWO_WAY:
+            dataset.examples = [
+                replace(e, label=NOT_ENTAILMENT) if e.label == 1 else e for e in dataset.examples
+            ]
+            dataset.classes = THREE_WAY
+    return datasets, THREE_WAY
+
+
+def split_by_group(examples: list[NLIExample]) -> NLISplit:
+    """Train / validation / test by :func:`factscope.evaluation.splits.part_of` of each pair's group.
+
+    Every pair of a group lands in one part, and `factscope eval-checker --part` picks the same parts, so a
+    checker is never evaluated on a claim or document it was trained on.
+    """
+    parts: dict[str, list[NLIExample]] = {"train": [], "validation": [], "test": []}
+    for example in examples:
+        parts[part_of(example.group)].append(example)
+    return NLISplit(train=parts["train"], validation=parts["validation"], test=parts["test"])
 
 
 def file_sha256(path: str | Path) -> str:

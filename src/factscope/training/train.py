@@ -25,10 +25,20 @@ from factscope.training.evaluation import (
     CheckerReport,
     cross_validate_log_bias,
     evaluate,
+    evaluate_by_source,
+    macro_f1_objective,
+    mix_objective,
     tune_log_bias,
 )
+from factscope.training.focus import focus_examples
 from factscope.training.long_context import augment, context_copies, unrelated_copies
-from factscope.training.nli_data import NLIExample, file_sha256, load_nli_jsonl, split_dataset
+from factscope.training.nli_data import (
+    NOT_ENTAILMENT,
+    NLIExample,
+    file_sha256,
+    load_training_mix,
+    split_by_group,
+)
 
 ProgressFactory = Callable[[str, int], object]
 """``progress(description, total)`` -> a context manager whose value has ``advance(n)`` (factscope.cli.display.progress)."""
@@ -38,7 +48,7 @@ ProgressFactory = Callable[[str, int], object]
 class TrainOptions:
     """Everything `factscope train-checker` accepts; the defaults are the one-command recipe (README)."""
 
-    data: Path
+    data: list[Path]
     out: Path
     method: str = "finetune"
     encoder: str = PACKAGED_ENCODER
@@ -61,6 +71,8 @@ class TrainOptions:
     weights: str = "fp16"
     attention_dropout: float = 0.0
     train_word_embeddings: bool = False
+    focus_words: int = 180
+    device: str = "cpu"
 
 
 @dataclass
@@ -89,21 +101,30 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
         raise ConfigError("--weights must be fp16 or int8")
     if options.members < 1 or (options.members > 1 and options.method != "finetune"):
         raise ConfigError("--members must be at least 1, and more than 1 only with --method finetune")
-    dataset = load_nli_jsonl(options.data, limit=options.limit)
-    split = split_dataset(dataset, seed=options.seed)
+    datasets, classes = load_training_mix(options.data, limit=options.limit)
+    examples = focus_examples([e for d in datasets for e in d.examples], options.focus_words)
+    skipped = [error for d in datasets for error in d.skipped]
+    split = split_by_group(examples)
     if not split.train or not split.validation or not split.test:
-        raise InputError("too few usable pairs to split into train / validation / test", path=options.data)
+        raise InputError("too few usable pairs to split into train / validation / test", path=options.data[0])
+    mixed = any(e.label == NOT_ENTAILMENT for e in examples) or len({e.source for e in examples}) > 1
+    objective = mix_objective if mixed else macro_f1_objective
+    cues = "off" if mixed else options.cues
     encoder_path = resolve_encoder(options.encoder)
     train, validation = split.train, split.validation
-    neutral = _neutral_class(dataset.classes)
-    copies = context_copies(train, options.long_context, options.context_words, options.seed)
+    neutral = _neutral_class(classes)
+    short_train = _short(train, options.context_words)
+    short_validation = _short(validation, options.context_words)
+    copies = context_copies(short_train, options.long_context, options.context_words, options.seed)
     copies += unrelated_copies(
-        train, options.unrelated_context, options.context_words, options.seed + 3, neutral
+        short_train, options.unrelated_context, options.context_words, options.seed + 3, neutral
     )
-    validation = augment(
-        validation, options.long_context, options.context_words, options.seed + 1
-    ) + unrelated_copies(
-        validation, options.unrelated_context, options.context_words, options.seed + 4, neutral
+    validation = (
+        validation
+        + context_copies(short_validation, options.long_context, options.context_words, options.seed + 1)
+        + unrelated_copies(
+            short_validation, options.unrelated_context, options.context_words, options.seed + 4, neutral
+        )
     )
     staging = options.out.with_name(options.out.name + ".partial")
     if staging.exists():
@@ -113,19 +134,22 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
         "format": 1,
         "method": options.method,
         "encoder": options.encoder,
-        "classes": list(dataset.classes),
+        "classes": list(classes),
         "label_order": ["Entailment", "Neutral", "Contradiction"],
         "inference_max_length": 320,
         "training": {
-            "data_path": str(options.data),
-            "data_sha256": file_sha256(options.data),
+            "data": [
+                {"path": str(d.path), "sha256": file_sha256(d.path), "pairs": len(d.examples)} for d in datasets
+            ],
             "limit": options.limit,
-            "split_seed": split.seed,
-            "split_fractions": {"validation": 0.1, "test": 0.15},
+            "split": "by group: SHA-256 of each pair's group (factscope.evaluation.splits.part_of)",
+            "split_fractions": {"train": 0.75, "validation": 0.1, "test": 0.15},
+            "focus_words": options.focus_words,
+            "objective": "mix" if mixed else "macro_f1",
             "n_train": len(split.train),
             "n_validation": len(split.validation),
             "n_test": len(split.test),
-            "n_skipped_records": len(dataset.skipped),
+            "n_skipped_records": len(skipped),
             "long_context": {
                 "share": options.long_context,
                 "words": options.context_words,
@@ -136,7 +160,7 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
     }
     if options.method == "finetune":
         model, details = _train_finetune(
-            options, encoder_path, train, copies, validation, dataset.classes, progress
+            options, encoder_path, train, copies, validation, classes, progress
         )
         from factscope.training.finetune import save_cross_encoder
 
@@ -146,14 +170,17 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
         model = CrossEncoderEnsemble(
             [
                 CrossEncoderModel.from_pretrained(
-                    staging / folder, batch_size=member.batch_size, max_length=member.max_length
+                    staging / folder,
+                    batch_size=member.batch_size,
+                    max_length=member.max_length,
+                    device=options.device,
                 )
                 for folder, member in zip(manifest["members"], model.members)
             ]
         )
     else:
         model, details = _train_repc(
-            options, encoder_path, train + copies, validation, dataset.classes, progress
+            options, encoder_path, train + copies, validation, classes, progress
         )
         model.head.save(staging / "head.npz")
     manifest.update(details)
@@ -162,21 +189,30 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
     test_probs = _probs(model, split.test, progress, "scoring held-out test")
     validation_labels = np.array([e.label for e in validation])
     test_labels = np.array([e.label for e in split.test])
-    log_bias, bias_check = _class_biases(options, validation_labels, validation_probs)
+    validation_sources = np.array([e.source for e in validation])
+    test_sources = np.array([e.source for e in split.test])
+    log_bias, bias_check = _class_biases(
+        options, validation_labels, validation_probs, objective, validation_sources
+    )
     manifest["log_bias"] = [float(b) for b in log_bias]
     manifest["thresholds"] = {
-        "decision": "argmax of probabilities after the class log-biases, tuned on validation for macro-F1",
+        "decision": "argmax of probabilities after the class log-biases, tuned on validation for "
+        + ("the mean over sets of 3-way macro-F1 or balanced accuracy" if mixed else "macro-F1"),
         "class_biases": options.class_biases,
     }
     if bias_check is not None:
         manifest["class_bias_check"] = {**asdict(bias_check), "kept": bias_check.helps}
-    manifest["held_out_model_only"] = evaluate(test_labels, test_probs, dataset.classes).as_dict()
-    test_report = evaluate(test_labels, apply_log_bias(test_probs, log_bias), dataset.classes)
+    manifest["held_out_model_only"] = evaluate(test_labels, test_probs, classes).as_dict()
+    test_report = evaluate(test_labels, apply_log_bias(test_probs, log_bias), classes)
     validation_report = evaluate(
-        validation_labels, apply_log_bias(validation_probs, log_bias), dataset.classes
+        validation_labels, apply_log_bias(validation_probs, log_bias), classes
     )
     cue_figures = None
-    if options.cues != "off" and len(dataset.classes) == 3:
+    manifest["held_out_by_set"] = evaluate_by_source(test_labels, apply_log_bias(test_probs, log_bias), test_sources)
+    manifest["validation_by_set"] = evaluate_by_source(
+        validation_labels, apply_log_bias(validation_probs, log_bias), validation_sources
+    )
+    if cues != "off" and len(classes) == 3:
         from factscope.checkers.cues import CueStacker
 
         stacker = CueStacker.fit(
@@ -189,8 +225,8 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
         cue_probs = stacker.apply(
             test_probs, [e.premise for e in split.test], [e.hypothesis for e in split.test]
         )
-        cue_report = evaluate(test_labels, cue_probs, dataset.classes)
-        keep = options.cues == "on" or cue_report.macro_f1 > test_report.macro_f1
+        cue_report = evaluate(test_labels, cue_probs, classes)
+        keep = cues == "on" or cue_report.macro_f1 > test_report.macro_f1
         cue_figures = {
             "held_out_without_cues": test_report.as_dict(),
             "held_out_with_cues": cue_report.as_dict(),
@@ -205,7 +241,7 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
                 stacker.apply(
                     validation_probs, [e.premise for e in validation], [e.hypothesis for e in validation]
                 ),
-                dataset.classes,
+                classes,
             )
         manifest["cue_test"] = cue_figures
     manifest["held_out"] = test_report.as_dict()
@@ -217,7 +253,7 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
         )
     else:
         context_probs = apply_log_bias(context_probs, log_bias)
-    manifest["held_out_in_context"] = evaluate(test_labels, context_probs, dataset.classes).as_dict()
+    manifest["held_out_in_context"] = evaluate(test_labels, context_probs, classes).as_dict()
     unrelated = unrelated_copies(split.test, 1.0, options.context_words, options.seed + 5, neutral)
     unrelated_probs = _probs(
         model, unrelated, progress, "scoring held-out hypotheses against unrelated segments"
@@ -229,7 +265,7 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
     else:
         unrelated_probs = apply_log_bias(unrelated_probs, log_bias)
     manifest["held_out_unrelated_labels"] = {
-        name: float(np.mean(unrelated_probs.argmax(axis=1) == i)) for i, name in enumerate(dataset.classes)
+        name: float(np.mean(unrelated_probs.argmax(axis=1) == i)) for i, name in enumerate(classes)
     }
     manifest["validation"] = validation_report.as_dict()
     manifest["training"]["seconds"] = round(time.perf_counter() - started, 1)
@@ -241,24 +277,29 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
         test=test_report,
         validation=validation_report,
         manifest=manifest,
-        skipped=dataset.skipped,
+        skipped=skipped,
         cue_figures=cue_figures,
     )
 
 
 def _class_biases(
-    options: TrainOptions, labels: np.ndarray, probs: np.ndarray
+    options: TrainOptions, labels: np.ndarray, probs: np.ndarray, objective, sources: np.ndarray
 ) -> tuple[np.ndarray, BiasCheck | None]:
     """The class log-biases to ship: tuned on validation (``on``), none (``off``), or tuned and kept only when
     5-fold cross-validation within validation shows they help (``auto``); the check, when one was made."""
     none = np.zeros(probs.shape[1])
     if options.class_biases == "off":
         return none, None
-    tuned = tune_log_bias(labels, probs)
+    tuned = tune_log_bias(labels, probs, objective=objective, sources=sources)
     if options.class_biases == "on" or not tuned.any():
         return tuned, None
-    check = cross_validate_log_bias(labels, probs, seed=options.seed)
+    check = cross_validate_log_bias(labels, probs, seed=options.seed, objective=objective, sources=sources)
     return (tuned if check.helps else none), check
+
+
+def _short(examples: list[NLIExample], words: int) -> list[NLIExample]:
+    """The examples whose premise fits in a segment: only these are placed inside other premises."""
+    return [e for e in examples if len(e.premise.split()) <= words]
 
 
 def _neutral_class(classes: tuple[str, ...]) -> int:
@@ -285,6 +326,7 @@ def _train_finetune(options, encoder_path, train, copies, validation, classes, p
         attention_dropout=options.attention_dropout,
         train_word_embeddings=options.train_word_embeddings,
         max_length=256 if options.long_context > 0 or options.unrelated_context > 0 else 128,
+        device=options.device,
     )
     pairs = sum(len(data) for data in epoch_schedule(train, copies, config.epochs, config.context_epochs))
     models, members = [], []
