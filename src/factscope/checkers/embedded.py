@@ -26,6 +26,9 @@ from factscope.hf.loading import load_pretrained
 from factscope.hf.sorted_batches import classifier_logits
 
 MANIFEST = "manifest.json"
+CPU_BATCH_SIZE = 32
+GPU_BATCH_SIZE = 256
+"""Pairs per forward pass of a fine-tuned checker on a CPU and on a GPU."""
 PACKAGED_ENCODER = "packaged-minilm"
 """How a manifest names the packaged all-MiniLM-L6-v2, so a checker directory does not record a local path."""
 
@@ -135,8 +138,9 @@ class EmbeddedScorer:
             self._cues = CueStacker.load(directory / manifest["cues"]["file"])
 
     @classmethod
-    def from_dir(cls, path: str | Path) -> EmbeddedScorer:
-        """Load a checker directory written by `factscope train-checker`."""
+    def from_dir(cls, path: str | Path, device: str = "cpu") -> EmbeddedScorer:
+        """Load a checker directory written by `factscope train-checker`; a fine-tuned checker runs on ``device``
+        (``cpu`` or ``cuda``, in batches of ``GPU_BATCH_SIZE`` pairs there)."""
         directory = Path(path)
         manifest_path = directory / MANIFEST
         if not manifest_path.is_file():
@@ -149,7 +153,12 @@ class EmbeddedScorer:
         if method == "finetune":
             max_length = int(manifest.get("inference_max_length", 320))
             members = [
-                CrossEncoderModel.from_pretrained(directory / folder, max_length=max_length)
+                CrossEncoderModel.from_pretrained(
+                    directory / folder,
+                    max_length=max_length,
+                    device=device,
+                    batch_size=GPU_BATCH_SIZE if device == "cuda" else CPU_BATCH_SIZE,
+                )
                 for folder in manifest.get("members", ["encoder"])
             ]
             ensemble = CrossEncoderEnsemble(members)
@@ -186,15 +195,16 @@ class EmbeddedScorer:
 
 
 @lru_cache(maxsize=4)
-def _load_cached(path: str) -> EmbeddedScorer:
-    return EmbeddedScorer.from_dir(path)
+def _load_cached(path: str, device: str) -> EmbeddedScorer:
+    return EmbeddedScorer.from_dir(path, device=device)
 
 
-def load_embedded_scorer(path: str | Path | None = None) -> EmbeddedScorer:
-    """The checker at ``path``, or the shipped default; loads offline (HF_HUB_OFFLINE=1) and is cached."""
+def load_embedded_scorer(path: str | Path | None = None, device: str = "cpu") -> EmbeddedScorer:
+    """The checker at ``path``, or the shipped default, on ``device``; loads offline (HF_HUB_OFFLINE=1) and is
+    cached."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     directory = Path(path) if path is not None else shipped_checker_dir()
-    return _load_cached(str(directory.resolve()))
+    return _load_cached(str(directory.resolve()), device)
 
 
 def apply_log_bias(probs: np.ndarray, log_bias: np.ndarray) -> np.ndarray:
