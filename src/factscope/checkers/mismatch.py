@@ -1,0 +1,847 @@
+"""Value mismatch checks: numbers, dates, quantities and named entities of a claim against its evidence.
+
+A small cross-encoder judges "Python was created by James Gosling" entailed by a passage on Java, and a claim
+whose number was changed entailed by the passage it came from. :func:`find_mismatch` aligns the values of a
+claim with the deciding evidence and reports the first one the evidence does not bear, so that a checker can
+refuse Entailment for it.
+
+What counts as borne, per kind:
+
+- **number**: the evidence or its context states the same amount (``1,000`` = ``1 000`` = ``1000.0`` =
+  ``one thousand``; ``1.2 million`` = ``1,200,000``), or, for a claim amount given with fewer digits
+  (``1.2 million``, ``27``), an amount that rounds to it; a hedged claim amount (``more than 20``, ``about
+  30``) is borne by an amount that satisfies the hedge.
+- **quantity** (a number with a unit: ``%``, ``$``, ``km``, ``kg``, ``years`` ...): the same as a number,
+  after converting units of one dimension (``5 km`` = ``5,000 m``; ``5 km`` is not ``5 miles``).
+- **date**: an evidence date that is as specific and agrees on every part the claim gives (claim ``1994`` is
+  borne by ``May 3, 1994``; claim ``May 1994`` is not borne by ``1994``; claim ``1990s`` by any year in it).
+- **entity** (spaCy named entities and capitalised proper-noun spans): all its words occur in the evidence or
+  its context, ignoring case, punctuation, possessives and ``the`` (``Gosling`` is borne by ``James Gosling``,
+  ``Canadian`` by ``Canada``, ``U.S.`` by ``United States``), or, for a name of two words or more, its last
+  word does (``Barack Obama`` is borne by ``Obama``).
+
+When a value is not borne, the evidence sentence is searched for a value of the same slot: a date, a number
+of the same dimension (a plain number for a plain number), an entity of the same type. The candidate sharing
+the claim value's following word (``3 children`` / ``2 children``), else the one with the most context words
+in common, is reported as ``evidence_value`` (the claim is contradicted); with no candidate the value is absent
+(the claim is unsupported). This slot alignment is a heuristic: it reads no syntax.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Literal, get_args
+
+from factscope.core.schema import Mismatch, Span
+from factscope.hf.embedded import load_spacy
+
+MismatchKind = Literal["number", "date", "quantity", "entity"]
+ALL_KINDS: frozenset[MismatchKind] = frozenset(get_args(MismatchKind))
+"""Every kind of value :func:`find_mismatch` checks."""
+
+ENTITY_LABELS = frozenset(
+    {"PERSON", "ORG", "GPE", "LOC", "NORP", "WORK_OF_ART", "EVENT", "FAC", "PRODUCT", "LANGUAGE"}
+)
+"""spaCy entity types checked as entities (dates and amounts are read by the value patterns instead)."""
+
+_MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
+_MONTH_NUMBER = (
+    {name: i + 1 for i, name in enumerate(_MONTHS)}
+    | {name[:3]: i + 1 for i, name in enumerate(_MONTHS)}
+    | {"sept": 9}
+)
+_MONTH = (
+    r"(?:January|February|March|April|May|June|July|August|September|October|November|December|"
+    r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\.?"
+)
+_DAY = r"(?:[12]\d|3[01]|0?[1-9])(?!\d)(?:st|nd|rd|th)?"
+_ERA = r"(?:AD|BC|BCE|CE|A\.D\.|B\.C\.|B\.C\.E\.|C\.E\.)"
+
+_ORDINAL_WORDS = {
+    "first": 1,
+    "second": 2,
+    "third": 3,
+    "fourth": 4,
+    "fifth": 5,
+    "sixth": 6,
+    "seventh": 7,
+    "eighth": 8,
+    "ninth": 9,
+    "tenth": 10,
+    "eleventh": 11,
+    "twelfth": 12,
+    "thirteenth": 13,
+    "fourteenth": 14,
+    "fifteenth": 15,
+    "sixteenth": 16,
+    "seventeenth": 17,
+    "eighteenth": 18,
+    "nineteenth": 19,
+    "twentieth": 20,
+}
+_ORDINAL_WORD = re.compile(r"\b(?:" + "|".join(_ORDINAL_WORDS) + r")\b", re.IGNORECASE)
+_DATE = re.compile(
+    "|".join(
+        (
+            r"(?P<iso_y>\d{4})-(?P<iso_m>0[1-9]|1[0-2])-(?P<iso_d>0[1-9]|[12]\d|3[01])\b",
+            rf"(?P<mdy_m>{_MONTH})\s+(?P<mdy_d>{_DAY})\s*,?\s*(?P<mdy_y>\d{{3,4}})\b",
+            rf"(?P<dmy_d>{_DAY})\s+(?:of\s+)?(?P<dmy_m>{_MONTH})\s*,?\s*(?P<dmy_y>\d{{3,4}})\b",
+            rf"(?P<my_m>{_MONTH}),?\s+(?:of\s+)?(?P<my_y>\d{{4}})\b",
+            rf"(?P<md_m>{_MONTH})\s+(?P<md_d>{_DAY})\b(?!\s*(?:,\s*)?\d)",
+            rf"(?P<dm_d>{_DAY})\s+(?:of\s+)?(?P<dm_m>{_MONTH})(?![\w-])",
+            rf"(?P<era_y>\d{{1,4}})\s*(?P<era>{_ERA})(?!\w)",
+            r"(?P<era2>AD|A\.D\.)\s*(?P<era2_y>\d{1,4})\b",
+            r"(?P<decade>\d{3}0)(?:s|\s?'s)\b",
+            r"(?P<century>\d{1,2})(?:st|nd|rd|th)[\s-]+century\b",
+            rf"(?P<century_word>{'|'.join(_ORDINAL_WORDS)})[\s-]+century\b",
+            (
+                r"(?P<month>(?:January|February|March|April|June|July|August|September|October|November|December)"
+                r"|May(?=\s+(?:of|in|\d)))(?![\w-])"
+            ),
+        )
+    )
+)
+"""Written dates, most specific first; a bare four-digit year is read with the numbers."""
+
+_WRITTEN = {
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
+    "dozen": 12,
+    "one": 1,
+    "a": 1,
+}
+_UNITS_WORDS = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+}
+_MULTIPLIERS = {
+    "hundred": 1e2,
+    "thousand": 1e3,
+    "million": 1e6,
+    "billion": 1e9,
+    "trillion": 1e12,
+    "k": 1e3,
+    "m": 1e6,
+    "mn": 1e6,
+    "bn": 1e9,
+    "b": 1e9,
+    "tn": 1e12,
+}
+_MULTIPLIER = r"(?:hundred|thousand|million|billion|trillion|bn|mn|tn|[kmb](?![a-z]))"
+
+_UNITS: dict[str, tuple[str, str, float]] = {}
+"""Unit word -> (canonical unit, dimension, factor to the dimension's base unit)."""
+
+
+def _units(dimension: str, factor: float, canonical: str, *names: str) -> None:
+    for name in (canonical, *names):
+        _UNITS[name] = (canonical, dimension, factor)
+
+
+_units("percent", 1, "%", "percent", "per cent", "percentage points", "pc")
+_units("money:usd", 1, "$", "us$", "usd", "dollars", "dollar")
+_units("money:gbp", 1, "£", "gbp", "sterling")
+_units("money:eur", 1, "€", "eur", "euros", "euro")
+_units("money:jpy", 1, "¥", "yen", "jpy")
+_units("money:inr", 1, "rupees", "rupee", "rs")
+_units("money:cny", 1, "yuan", "rmb", "renminbi")
+_units("length", 1000, "km", "kilometres", "kilometers", "kilometre", "kilometer")
+_units("length", 1, "m", "metres", "meters", "metre", "meter")
+_units("length", 0.01, "cm", "centimetres", "centimeters", "centimetre", "centimeter")
+_units("length", 0.001, "mm", "millimetres", "millimeters", "millimetre", "millimeter")
+_units("length", 1609.344, "miles", "mile", "mi")
+_units("length", 0.3048, "feet", "foot", "ft")
+_units("length", 0.0254, "inches", "inch")
+_units("length", 0.9144, "yards", "yard", "yd")
+_units("mass", 1, "kg", "kilograms", "kilogram", "kilos", "kilo")
+_units("mass", 0.001, "g", "grams", "gram")
+_units("mass", 1000, "tonnes", "tonne", "metric tons", "t")
+_units("mass", 907.18474, "tons", "ton")
+_units("mass", 0.45359237, "lb", "lbs")
+_units("mass", 0.028349523, "ounces", "ounce", "oz")
+_units("area", 1e6, "km2", "km²", "square kilometres", "square kilometers", "sq km")
+_units("area", 2589988.1, "square miles", "sq mi")
+_units("area", 4046.8564, "acres", "acre")
+_units("area", 1e4, "hectares", "hectare", "ha")
+_units("volume", 1, "litres", "liters", "litre", "liter", "l")
+_units("volume", 3.785411784, "gallons", "gallon")
+_units("volume", 158.987, "barrels", "barrel")
+_units("speed", 1, "km/h", "kph", "kmh")
+_units("speed", 1.609344, "mph", "miles per hour")
+_units("temperature:c", 1, "°c", "degrees celsius", "celsius")
+_units("temperature:f", 1, "°f", "degrees fahrenheit", "fahrenheit")
+_units("power", 1e6, "mw", "megawatts", "megawatt")
+_units("power", 1e9, "gw", "gigawatts", "gigawatt")
+_units("power", 1e3, "kw", "kilowatts", "kilowatt")
+_units("data", 1e9, "gb", "gigabytes")
+_units("data", 1e6, "mb", "megabytes")
+_units("data", 1e12, "tb", "terabytes")
+_units("time", 1, "seconds", "second", "secs", "sec", "s")
+_units("time", 60, "minutes", "minute", "mins", "min")
+_units("time", 3600, "hours", "hour", "hrs", "hr", "h")
+_units("time", 86400, "days", "day")
+_units("time", 604800, "weeks", "week")
+_units("time", 2629800, "months", "month")
+_units("time", 31557600, "years", "year", "yrs")
+_units("time", 315576000, "decades", "decade")
+_units("time", 3155760000, "centuries", "century")
+
+_SUFFIX_UNITS = sorted((u for u in _UNITS if not u[0].isalpha() or len(u) > 1), key=len, reverse=True)
+_UNIT = (
+    "(?:"
+    + "|".join(
+        re.escape(u) + (r"(?![\w])" if u[-1].isalnum() else "") for u in _SUFFIX_UNITS if u not in "$£€¥"
+    )
+    + ")"
+)
+_CURRENCY = r"(?:US\$|\$|£|€|¥)"
+_DIGITS = r"(?:\d{1,3}(?:,\d{3})+|\d{1,3}(?:[\u00a0\u202f ]\d{3})+(?![\d,.])|\d+)(?:\.\d+)?|\.\d+"
+_WORDS = "|".join(sorted(_WRITTEN, key=len, reverse=True))
+_NUMBER = re.compile(
+    rf"(?P<hedge>\b(?:more than|over|at least|nearly|almost|about|around|approximately|roughly|some|up to|"
+    rf"under|less than|fewer than|below|above|exceeding|only|just)\s+)?"
+    rf"(?P<currency>{_CURRENCY})?\s?"
+    rf"(?:(?P<digits>(?<![\w.,/])(?:{_DIGITS}))(?P<ordinal>st|nd|rd|th)?"
+    rf"|(?P<words>\b(?:{_WORDS})(?:[- ](?:{'|'.join(_UNITS_WORDS)}))?)(?=\s+{_MULTIPLIER}|\b))"
+    rf"(?:\s?(?P<multiplier>{_MULTIPLIER}))?(?![\w])"
+    rf"(?:\s?(?P<unit>{_UNIT}))?",
+    re.IGNORECASE,
+)
+_HEDGES = {
+    "more than": "gt",
+    "over": "gt",
+    "at least": "gt",
+    "above": "gt",
+    "exceeding": "gt",
+    "under": "lt",
+    "less than": "lt",
+    "fewer than": "lt",
+    "below": "lt",
+    "up to": "lt",
+    "nearly": "approx",
+    "almost": "approx",
+    "about": "approx",
+    "around": "approx",
+    "approximately": "approx",
+    "roughly": "approx",
+    "some": "approx",
+}
+_NAME_BEFORE_NUMBER = re.compile(r"(?:^|[^\w])(?P<name>[A-Z][A-Za-z]*|[A-Z]{2,})[ -]$")
+"""A capitalised word right before a number makes it part of a name (Apollo 11, Boeing 747, COVID-19)."""
+_NOT_NAMES = frozenset(
+    {
+        "in",
+        "on",
+        "by",
+        "since",
+        "from",
+        "until",
+        "till",
+        "to",
+        "at",
+        "of",
+        "for",
+        "and",
+        "or",
+        "the",
+        "about",
+        "over",
+        "under",
+        "after",
+        "before",
+        "around",
+        "than",
+        "nearly",
+        "only",
+        "some",
+        "with",
+        "between",
+        "ad",
+        "bc",
+        "ce",
+        "bce",
+        "circa",
+        "c",
+        "during",
+        "through",
+        "year",
+        "age",
+        "aged",
+        "page",
+        "chapter",
+    }
+    | set(_MONTHS)
+    | {m[:3] for m in _MONTHS}
+)
+_WORD = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
+_ACRONYM = re.compile(r"\b(?:[A-Za-z]\.){2,}")
+_CAPITALISED_RUN = re.compile(r"\b[A-Z][a-z]+(?:\s+(?:of\s+|the\s+)?[A-Z][a-z]+)+")
+_STOP = frozenset(
+    {
+        "the",
+        "a",
+        "an",
+        "of",
+        "and",
+        "in",
+        "on",
+        "at",
+        "for",
+        "to",
+        "by",
+        "with",
+        "from",
+        "de",
+        "la",
+        "le",
+        "von",
+        "van",
+        "der",
+        "del",
+        "s",
+    }
+)
+_CONTEXT_STOP = _STOP | {
+    "is",
+    "was",
+    "are",
+    "were",
+    "be",
+    "been",
+    "has",
+    "had",
+    "have",
+    "it",
+    "its",
+    "that",
+    "this",
+    "which",
+    "who",
+    "as",
+    "or",
+    "but",
+    "not",
+    "he",
+    "she",
+    "they",
+    "his",
+    "her",
+}
+
+
+@dataclass(frozen=True)
+class _Value:
+    """One number, quantity or date found in a text, with its character span there."""
+
+    kind: MismatchKind
+    text: str
+    start: int
+    end: int
+    amount: float | None = None
+    precision: float = 0.0
+    unit: str | None = None
+    dimension: str | None = None
+    factor: float = 1.0
+    hedge: str | None = None
+    year: int | None = None
+    month: int | None = None
+    day: int | None = None
+    period: int = 0
+    """Years covered by a decade (10) or a century (100) starting at ``year``; 0 for a year or a day."""
+    cue: str | None = None
+    ordinal: bool = False
+    weak: bool = False
+    """A value that bears a claim's value but is never checked or reported itself ("one", "second")."""
+
+
+def _day(text: str) -> int:
+    return int(re.sub(r"\D", "", text))
+
+
+def _month(text: str) -> int:
+    return _MONTH_NUMBER[text.rstrip(".").lower()]
+
+
+def _date_value(match: re.Match[str]) -> _Value | None:
+    g = match.groupdict()
+    year = month = day = None
+    period = 0
+    if g["iso_y"]:
+        year, month, day = int(g["iso_y"]), int(g["iso_m"]), int(g["iso_d"])
+    elif g["mdy_m"]:
+        year, month, day = int(g["mdy_y"]), _month(g["mdy_m"]), _day(g["mdy_d"])
+    elif g["dmy_m"]:
+        year, month, day = int(g["dmy_y"]), _month(g["dmy_m"]), _day(g["dmy_d"])
+    elif g["my_m"]:
+        year, month = int(g["my_y"]), _month(g["my_m"])
+    elif g["md_m"]:
+        month, day = _month(g["md_m"]), _day(g["md_d"])
+    elif g["dm_m"]:
+        month, day = _month(g["dm_m"]), _day(g["dm_d"])
+    elif g["era_y"]:
+        year = int(g["era_y"]) * (-1 if g["era"].upper().startswith("B") else 1)
+    elif g["era2_y"]:
+        year = int(g["era2_y"])
+    elif g["decade"]:
+        year, period = int(g["decade"]), 10
+    elif g["century"] or g["century_word"]:
+        number = int(g["century"]) if g["century"] else _ORDINAL_WORDS[g["century_word"].lower()]
+        year, period = (number - 1) * 100, 100
+    elif g["month"]:
+        month = _month(g["month"])
+    else:
+        return None
+    amount = float(year) if year is not None and not period else None
+    return _Value(
+        "date",
+        match.group(),
+        match.start(),
+        match.end(),
+        amount=amount,
+        year=year,
+        month=month,
+        day=day,
+        period=period,
+    )
+
+
+def _written_amount(words: str) -> float:
+    parts = re.split(r"[- ]", words.lower())
+    return float(sum(_WRITTEN.get(p, _UNITS_WORDS.get(p, 0)) for p in parts))
+
+
+def _precision(digits: str) -> float:
+    """The place value of the last digit written: 27 -> 1, 1.25 -> 0.01 (a multiplier scales it)."""
+    return 10.0 ** -len(digits.split(".")[1]) if "." in digits else 1.0
+
+
+def _next_word(text: str, end: int) -> str | None:
+    match = re.match(r"\s*(?:of\s+)?([A-Za-z]+)", text[end:])
+    return match.group(1).lower() if match else None
+
+
+def _number_value(text: str, match: re.Match[str]) -> _Value | None:
+    g = match.groupdict()
+    if g["digits"]:
+        name = _NAME_BEFORE_NUMBER.search(text[max(0, match.start("digits") - 30) : match.start("digits")])
+        if name and name.group("name").lower() not in _NOT_NAMES and not g["currency"]:
+            return None
+        amount = float(re.sub(r"[,\u00a0\u202f ]", "", g["digits"]))
+        precision = _precision(g["digits"])
+    else:
+        if g["words"].lower() == "a" and (not g["multiplier"] or g["multiplier"].lower() in ("k", "m", "b")):
+            return None
+        if g["words"].lower() == "one" and not g["multiplier"]:
+            return _Value(
+                "number", g["words"], match.start("words"), match.end("words"), amount=1.0, weak=True
+            )
+        amount = _written_amount(g["words"])
+        precision = 1.0
+    multiplier = g["multiplier"]
+    if multiplier:
+        if multiplier.lower() in ("m", "b", "k") and not (g["currency"] or g["digits"]):
+            return None
+        factor = _MULTIPLIERS[multiplier.lower()]
+        amount *= factor
+        precision *= factor
+    unit_text = (g["unit"] or "").lower()
+    if g["currency"]:
+        unit_text = "$" if "$" in g["currency"] else g["currency"]
+    start = match.start("currency") if g["currency"] else match.start("digits" if g["digits"] else "words")
+    end = match.end()
+    hedge = _HEDGES.get(g["hedge"].strip().lower()) if g["hedge"] else None
+    if unit_text in _UNITS:
+        canonical, dimension, factor = _UNITS[unit_text]
+        return _Value(
+            "quantity",
+            text[start:end],
+            start,
+            end,
+            amount=amount,
+            precision=precision,
+            unit=canonical,
+            dimension=dimension,
+            factor=factor,
+            hedge=hedge,
+            cue=_next_word(text, end),
+        )
+    if g["digits"] and not g["ordinal"] and not multiplier and re.fullmatch(r"1\d{3}|20\d{2}", g["digits"]):
+        return _Value(
+            "date", g["digits"], match.start("digits"), match.end("digits"), amount=amount, year=int(amount)
+        )
+    return _Value(
+        "number",
+        text[start:end],
+        start,
+        end,
+        amount=amount,
+        precision=precision,
+        hedge=hedge,
+        cue=_next_word(text, end),
+        ordinal=bool(g["ordinal"]),
+    )
+
+
+@lru_cache(maxsize=8192)
+def _values(text: str) -> tuple[_Value, ...]:
+    """The dates, quantities and numbers of a text, in text order (cached: evidence meets many claims)."""
+    found: list[_Value] = []
+    taken = [False] * (len(text) + 1)
+    for match in _DATE.finditer(text):
+        value = _date_value(match)
+        if value is not None:
+            found.append(value)
+            for i in range(match.start(), match.end()):
+                taken[i] = True
+    for match in _NUMBER.finditer(text):
+        value = _number_value(text, match)
+        if value is None or any(taken[value.start : value.end]):
+            continue
+        found.append(value)
+    for match in _ORDINAL_WORD.finditer(text):
+        amount = float(_ORDINAL_WORDS[match.group().lower()])
+        found.append(
+            _Value(
+                "number", match.group(), match.start(), match.end(), amount=amount, ordinal=True, weak=True
+            )
+        )
+    return tuple(sorted(found, key=lambda v: v.start))
+
+
+def _same_amount(claim: _Value, other: _Value) -> bool:
+    """Whether ``other`` states the claim's amount, allowing for the claim's rounding and hedge."""
+    if claim.amount is None or other.amount is None:
+        return False
+    a = claim.amount * claim.factor
+    b = other.amount * (other.factor if other.dimension == claim.dimension else 1.0)
+    if math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9):
+        return True
+    if claim.hedge == "gt":
+        return b >= a
+    if claim.hedge == "lt":
+        return b <= a
+    if claim.hedge == "approx":
+        return abs(a - b) <= 0.1 * abs(a)
+    if other.dimension != claim.dimension and claim.kind == "quantity" and other.kind == "quantity":
+        return False
+    step = claim.precision * claim.factor
+    return step > 0 and abs(a - b) <= step / 2 + 1e-9 * abs(a) and b != 0
+
+
+def _date_bears(claim: _Value, other: _Value) -> bool:
+    """Whether ``other`` states the claim's date, as specifically or more (1994 is borne by May 3, 1994)."""
+    if other.kind != "date":
+        return claim.month is None and not claim.period and other.amount == claim.amount
+    if claim.period:
+        return (
+            other.year is not None
+            and claim.year is not None
+            and claim.year <= other.year
+            and other.year + max(other.period, 1) <= claim.year + claim.period
+        )
+    if other.period:
+        return False
+    return all(
+        part is None or part == theirs
+        for part, theirs in ((claim.year, other.year), (claim.month, other.month), (claim.day, other.day))
+    )
+
+
+def _date_conflicts(claim: _Value, other: _Value) -> bool:
+    """Whether an evidence date states another value of a part the claim gives."""
+    if other.kind != "date":
+        return False
+    if claim.period or other.period:
+        if claim.year is None or other.year is None:
+            return False
+        return (
+            other.year + max(other.period, 1) <= claim.year or claim.year + max(claim.period, 1) <= other.year
+        )
+    pairs = ((claim.year, other.year), (claim.month, other.month), (claim.day, other.day))
+    return any(mine is not None and theirs is not None and mine != theirs for mine, theirs in pairs)
+
+
+def _bears(claim: _Value, other: _Value) -> bool:
+    if claim.kind == "date":
+        return _date_bears(claim, other)
+    if other.kind == "date" and other.amount is None:
+        return False
+    return _same_amount(claim, other)
+
+
+def _borne_in_parts(claim: _Value, bearers: tuple[_Value, ...]) -> bool:
+    """A full date borne by a day and month ("23 February to 6 March 2011") and its year stated elsewhere."""
+    if claim.kind != "date" or claim.year is None or claim.month is None:
+        return False
+    partial = _Value("date", claim.text, claim.start, claim.end, month=claim.month, day=claim.day)
+    year = _Value("date", claim.text, claim.start, claim.end, amount=claim.amount, year=claim.year)
+    return any(_date_bears(partial, v) for v in bearers if v.year is None) and any(
+        _date_bears(year, v) for v in bearers
+    )
+
+
+def _candidates(claim: _Value, values: Iterable[_Value]) -> list[_Value]:
+    """Evidence values in the claim value's slot: dates that conflict, numbers of the same dimension."""
+    if claim.kind == "date":
+        return [v for v in values if _date_conflicts(claim, v)]
+    if claim.kind == "quantity":
+        return [v for v in values if v.kind == "quantity" and v.dimension == claim.dimension]
+    return [v for v in values if v.kind == "number" and not v.weak and v.ordinal == claim.ordinal]
+
+
+def _context_words(text: str, start: int, end: int, width: int = 40) -> set[str]:
+    window = text[max(0, start - width) : start] + " " + text[end : end + width]
+    return {w.lower() for w in _WORD.findall(window)} - _CONTEXT_STOP
+
+
+def _closest(
+    claim_text: str, claim: tuple[int, int, str | None], evidence: str, candidates: list[Any]
+) -> Any:
+    """The candidate sharing the claim value's following word, else the most context words with it."""
+    start, end, cue = claim
+    around = _context_words(claim_text, start, end)
+
+    def score(candidate: Any) -> tuple[int, int, int]:
+        same_cue = int(cue is not None and getattr(candidate, "cue", None) == cue)
+        shared = len(around & _context_words(evidence, candidate.start, candidate.end))
+        return (same_cue, shared, -candidate.start)
+
+    return max(candidates, key=score)
+
+
+def _value_mismatch(
+    claim: str, evidence: str, context: str | None, kinds: Collection[MismatchKind]
+) -> tuple[_Value, _Value | None] | None:
+    evidence_values = _values(evidence)
+    bearers = evidence_values + (_values(context) if context else ())
+    for value in _values(claim):
+        if value.kind not in kinds or value.weak:
+            continue
+        if any(_bears(value, other) for other in bearers) or _borne_in_parts(value, bearers):
+            continue
+        if value.kind == "date" and any(
+            _date_bears(other, value) for other in bearers if other.kind == "date"
+        ):
+            return value, None
+        candidates = _candidates(value, evidence_values)
+        if not candidates:
+            return value, None
+        return value, _closest(claim, (value.start, value.end, value.cue), evidence, candidates)
+    return None
+
+
+def _normal(word: str) -> str:
+    word = word.lower().replace("’", "'")
+    return word.removesuffix("'s")
+
+
+@lru_cache(maxsize=4096)
+def _vocabulary(text: str) -> frozenset[str]:
+    """Normalised words of a text, with acronyms of its dotted abbreviations and capitalised runs."""
+    words = {_normal(w) for w in _WORD.findall(text)}
+    words |= {a.replace(".", "").lower() for a in _ACRONYM.findall(text)}
+    for run in _CAPITALISED_RUN.findall(text):
+        initials = "".join(w[0] for w in run.split() if w[0].isupper()).lower()
+        words.update(initials[i:j] for i in range(len(initials)) for j in range(i + 2, len(initials) + 1))
+    return frozenset(words)
+
+
+def _entity_words(text: str) -> list[str]:
+    dotted = _ACRONYM.sub(lambda m: m.group().replace(".", ""), text)
+    return [w for w in (_normal(w) for w in _WORD.findall(dotted)) if w not in _STOP]
+
+
+def _word_borne(word: str, vocabulary: frozenset[str]) -> bool:
+    if word in vocabulary:
+        return True
+    if len(word) < 4:
+        return False
+    stem = word[: max(4, len(word) - 3)]
+    return any(
+        v.startswith(stem) or (len(v) >= 4 and word.startswith(v[: max(4, len(v) - 3)])) for v in vocabulary
+    )
+
+
+def _entity_borne(words: list[str], vocabulary: frozenset[str]) -> bool:
+    if all(_word_borne(w, vocabulary) for w in words):
+        return True
+    names = [w for w in words if not w.isdigit()]
+    if any(w.isdigit() and w not in vocabulary for w in words):
+        return False
+    return len(names) >= 2 and _word_borne(names[-1], vocabulary)
+
+
+@dataclass(frozen=True)
+class _Entity:
+    text: str
+    start: int
+    end: int
+    label: str
+
+
+_NAME_NUMBER = re.compile(r"[ -]\d+\b(?![.,]\d)")
+
+
+def _named(text: str, start: int, end: int, label: str) -> _Entity:
+    """An entity, extended by a number that follows it as part of the name (Boeing 747, COVID-19)."""
+    number = _NAME_NUMBER.match(text, end)
+    if number and text[start:end].split()[-1].lower() not in _NOT_NAMES:
+        end = number.end()
+    return _Entity(text[start:end], start, end, label)
+
+
+@lru_cache(maxsize=4096)
+def _entities(text: str) -> tuple[_Entity, ...]:
+    """Named entities of the checked types and capitalised proper-noun spans of a text (cached)."""
+    doc = load_spacy(("parser", "lemmatizer"))(text)
+    found: list[_Entity] = []
+    covered: set[int] = set()
+    for ent in doc.ents:
+        if ent.label_ not in ENTITY_LABELS or not _looks_proper(ent, named=True):
+            continue
+        found.append(_named(text, ent.start_char, ent.end_char, ent.label_))
+        covered.update(range(ent.start, ent.end))
+    run: list[Any] = []
+    for token in [*doc, None]:
+        if (
+            token is not None
+            and token.i not in covered
+            and token.pos_ == "PROPN"
+            and token.text[:1].isupper()
+        ):
+            run.append(token)
+            continue
+        if run and _looks_proper(doc[run[0].i : run[-1].i + 1], named=False):
+            found.append(_named(text, run[0].idx, run[-1].idx + len(run[-1]), ""))
+        run = []
+    return tuple(sorted(found, key=lambda e: e.start))
+
+
+def _starts_sentence(token: Any) -> bool:
+    return token.i == 0 or token.nbor(-1).text in {".", "!", "?", '"', "“", ":", ";"}
+
+
+def _looks_proper(span: Any, named: bool) -> bool:
+    """A name, not a capitalised common word.
+
+    Some capitalised token must be tagged as a proper noun or stand inside a sentence; a lone sentence-initial
+    word that spaCy did not name (``named``) counts only as the subject of a verb ("Python was created").
+    """
+    tokens = [t for t in span if t.text[:1].isupper() and t.is_alpha]
+    if not tokens:
+        return False
+    if not named and len(span) == 1 and _starts_sentence(span[0]):
+        following = span[0].nbor(1) if span[0].i + 1 < len(span.doc) else None
+        return following is not None and following.pos_ in ("AUX", "VERB")
+    return any(t.pos_ == "PROPN" or not _starts_sentence(t) for t in tokens)
+
+
+_CAPITALISED = re.compile(r"\b[A-Z][\w'’.-]*(?:[ -]\d+\b)?")
+
+
+def _entity_mismatch(
+    claim: str, evidence: str, context: str | None, before: int
+) -> tuple[_Entity, _Entity | None] | None:
+    """The first entity of ``claim`` starting before ``before`` that the evidence and context do not bear."""
+    vocabulary = _vocabulary(evidence) | (_vocabulary(context) if context else frozenset())
+    if all(_entity_borne(_entity_words(w), vocabulary) for w in _CAPITALISED.findall(claim[:before])):
+        return None
+    for entity in _entities(claim):
+        if entity.start >= before:
+            break
+        if _entity_borne(_entity_words(entity.text), vocabulary):
+            continue
+        others = [e for e in _entities(evidence) if entity.label and e.label == entity.label]
+        if not others:
+            return entity, None
+        return entity, _closest(claim, (entity.start, entity.end, None), evidence, others)
+    return None
+
+
+def find_mismatch(
+    claim: str, evidence: str, *, context: str | None = None, kinds: Collection[MismatchKind] = ALL_KINDS
+) -> Mismatch | None:
+    """The first value of ``claim`` (in claim order) that ``evidence`` does not bear, or None.
+
+    ``evidence`` is the deciding sentence or segment; ``context`` (optional) is the text around it, such as the
+    whole deciding segment. A value stated in ``context`` counts as borne, but only ``evidence`` is searched for
+    a conflicting value: ``evidence_span`` is always relative to ``evidence`` (``claim_span`` to ``claim``).
+    Only the ``kinds`` given are checked. The module docstring says what bears which value.
+    """
+    hit = _value_mismatch(claim, evidence, context, kinds) if kinds != {"entity"} else None
+    if hit is not None:
+        value, other = hit
+        if "entity" in kinds:
+            entity_hit = _entity_mismatch(claim, evidence, context, value.start)
+            if entity_hit is not None:
+                return _entity_result(*entity_hit)
+        return Mismatch(
+            kind=value.kind,
+            claim_value=value.text,
+            claim_span=Span(start=value.start, end=value.end),
+            evidence_value=other.text if other else None,
+            evidence_span=Span(start=other.start, end=other.end) if other else None,
+        )
+    if "entity" in kinds:
+        entity_hit = _entity_mismatch(claim, evidence, context, len(claim))
+        if entity_hit is not None:
+            return _entity_result(*entity_hit)
+    return None
+
+
+def _entity_result(entity: _Entity, other: _Entity | None) -> Mismatch:
+    return Mismatch(
+        kind="entity",
+        claim_value=entity.text,
+        claim_span=Span(start=entity.start, end=entity.end),
+        evidence_value=other.text if other else None,
+        evidence_span=Span(start=other.start, end=other.end) if other else None,
+    )
