@@ -10,19 +10,41 @@ import typer
 from factscope.cli.display import print_skipped, print_table, summary_table
 from factscope.cli.output_paths import check_outputs
 
-HELP = """Write the results of `factscope check` as one HTML page you can open in any browser.
+HELP = """Write the results of any factscope command as one HTML page you can open in any browser.
 
-The page shows the dataset's hallucination rates (overall and per setting), then per record: the question,
-the response with each claim's sentence coloured by its label (Entailment green, Neutral amber,
-Contradiction red, failed check grey), a table of claims (triplet, label, probabilities, copy rate,
-evidence) and the references with each verdict's evidence sentence highlighted. The file is self-contained:
-inline CSS, no scripts, nothing loaded from the network.
+The page fits the command that wrote the file (its OUT.manifest.json says which; without one, the fields of
+the first record): figures and charts first, then the records.
+
+- `factscope check`: rates overall and per setting, claims by label per setting, hallucination rate per
+  setting and per model; each response with its claims coloured by label (Entailment green, Neutral amber,
+  Contradiction red, failed check grey), the claim table and the references with the evidence highlighted.
+
+- `factscope ground`: precision, recall and F1 by factor (popularity, single / multi context, ...), the F1
+  distribution; each record's response and gold facts marked present or absent with their scores.
+
+- `factscope attribute score`: citation quality, alignment and \\[NA] figures per number of removed
+  triples, citation precision and recall per answer; each answer's citations coloured correct / wrong / \\[NA].
+
+- `factscope knowledge score`: the mean and distribution of every CONNER metric; each record's six
+  dimensions and its knowledge sentences coloured by their evidence.
+
+Several files of one system make one page; check and ground pages then compare them by model (a record's
+`model` field, else its file's name). The page is self-contained: inline CSS and SVG, no scripts, nothing
+loaded from the network; hovering shows probabilities and scores, and it prints in black and white.
 
 Examples:
 
   factscope report checked.jsonl -o report.html
 
   factscope report checked.jsonl -o hallucinated.html --only hallucinated --limit 50
+
+  factscope report gpt.checked.jsonl llama.checked.jsonl -o models.html
+
+  factscope report original.ground.jsonl -o grounding.html
+
+  factscope report scores.jsonl -o attribution.html --only hallucinated
+
+  factscope report scored.jsonl -o knowledge.html --limit 100
 """
 
 
@@ -32,51 +54,53 @@ def register(app: typer.Typer) -> None:
 
 
 def report_command(
-    input: Annotated[
-        Path, typer.Argument(help="results JSONL written by `factscope check`.", show_default=False)
+    inputs: Annotated[
+        list[Path],
+        typer.Argument(
+            help="results JSONL written by `factscope check`, `ground`, `attribute score` or `knowledge score` "
+            "(several files of one system make one page).",
+            show_default=False,
+        ),
     ],
     output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="HTML file (default: INPUT name + .html here)")
+        Path | None, typer.Option("--output", "-o", help="HTML file (default: the first INPUT's name + .html here)")
     ] = None,
     only: Annotated[
         Literal["all", "hallucinated"],
-        typer.Option(help="'all' records, or 'hallucinated': those with a Neutral or Contradiction claim"),
+        typer.Option(
+            help="'all' records, or 'hallucinated': check: a Neutral or Contradiction claim; ground: a response "
+            "fact absent from the context; attribute: a citation not in the graph or unreadable; knowledge: a "
+            "non-verified or inconsistent sentence"
+        ),
     ] = "all",
     limit: Annotated[
-        int | None, typer.Option(min=0, help="show at most this many records (rates still cover all)")
+        int | None, typer.Option(min=0, help="show at most this many records (figures still cover all)")
     ] = None,
-    title: Annotated[str, typer.Option(help="page title")] = "factscope check report",
+    title: Annotated[
+        str | None, typer.Option(help="page title (default: 'factscope SYSTEM report')", show_default=False)
+    ] = None,
 ) -> None:
     from factscope.core.errors import InputError
-    from factscope.refchecker.html_report import Only, load_results, render_report, select_results
-    from factscope.refchecker.task import summarize_run
+    from factscope.reports.dispatch import make_report
 
-    output = output or Path(f"{input.stem}.html")
+    output = output or Path(f"{inputs[0].stem}.html")
     check_outputs(written={"-o": output})
     if only not in ("all", "hallucinated"):
         raise InputError(f"--only must be 'all' or 'hallucinated', got {only!r}")
-    chosen: Only = "hallucinated" if only == "hallucinated" else "all"
-    results, problems = load_results(input)
-    for problem in problems:
+    report = make_report(inputs, only=only, limit=limit, title=title)
+    for problem in report.problems:
         print_skipped(problem)
-    if not results:
-        raise InputError(
-            "no check results to report; pass the JSONL that `factscope check -o` wrote", path=input
-        )
-    run = summarize_run(results, new_records=len(results), seconds=0.0, extractor="", checker="")
-    shown = select_results(results, only=chosen, limit=limit)
-    page = render_report(run, shown, only=chosen, title=title, source=str(input))
-    output.write_text(page, encoding="utf-8")
+    output.write_text(report.html, encoding="utf-8")
     print_table(
         summary_table(
             "report",
             [
-                ("records read", len(results)),
-                ("skipped rows", len(problems)),
-                ("records shown", len(shown)),
-                ("claims", sum(len(r.claims) for r in results)),
+                ("results of", report.system.command),
+                ("records read", len(report.rows)),
+                ("skipped rows", len(report.problems)),
+                ("records shown", len(report.shown)),
                 ("page", str(output)),
-                ("page size", f"{len(page.encode('utf-8')) / 1024:.1f} KiB"),
+                ("page size", f"{len(report.html.encode('utf-8')) / 1024:.1f} KiB"),
             ],
         )
     )

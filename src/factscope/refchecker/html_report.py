@@ -21,13 +21,16 @@ from pathlib import Path
 from typing import Literal
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup
 from pydantic import ValidationError
 
 from factscope import __version__
 from factscope.core.errors import InputError
 from factscope.core.io import read_json_records
 from factscope.core.schema import LABELS, Label, Span, Verdict
-from factscope.metrics.hallucination import DatasetRates
+from factscope.metrics.hallucination import DatasetRates, dataset_rates
+from factscope.plots.bars import bar_list, grouped_bars, stacked_bars
+from factscope.plots.svg import Series, Style
 from factscope.refchecker.task import CheckResult, CheckRun
 
 Only = Literal["all", "hallucinated"]
@@ -38,6 +41,15 @@ LABEL_CLASS: dict[Label, str] = {
     Label.CONTRADICTION: "contradiction",
 }
 FAILED_CLASS = "failed"
+LABEL_STYLES: dict[str, Style] = {
+    "entailment": Style("#2e7d32", "solid"),
+    "neutral": Style("#e0a030", "hatch"),
+    "contradiction": Style("#c62828", "cross"),
+    FAILED_CLASS: Style("#9e9e9e", "dots"),
+}
+"""How each label is filled in the charts: a colour and a pattern, so that a printed page still tells them apart."""
+MODEL_FIELD = "model"
+"""A record field (kept in ``metadata``) naming the model that wrote the response: rates by model use it."""
 HIGHLIGHT_RANK: dict[str, int] = {"entailment": 0, FAILED_CLASS: 1, "neutral": 2, "contradiction": 3}
 """Which colour wins where highlights overlap: the higher rank."""
 
@@ -256,7 +268,79 @@ def render_report(
         rates=_rates_rows(run),
         label_rows=_label_rows(run.results),
         records=[_record(result, f"r{index}") for index, result in enumerate(shown, start=1)],
+        charts=[Markup(chart) for chart in charts(run)],
     )
+
+
+def render_record(result: CheckResult, anchor: str = "r1") -> Markup:
+    """One record as the page shows it (question, highlighted response, claim table, references), for pages
+    that embed single results; ``anchor`` prefixes its element ids. Style it with ``stylesheet()``."""
+    return Markup(_environment().get_template("record.html.j2").render(record=_record(result, anchor)))
+
+
+def stylesheet() -> str:
+    """The CSS the page and ``render_record``'s fragments are styled with."""
+    loader = _environment().loader
+    assert loader is not None
+    return loader.get_source(_environment(), "report.css")[0]
+
+
+def model_of(result: CheckResult) -> str | None:
+    """The model that wrote the response, from the record's ``model`` field, or None."""
+    value = result.metadata.get(MODEL_FIELD)
+    return None if value is None else str(value)
+
+
+def charts(run: CheckRun) -> list[str]:
+    """The page's charts as inline SVG: claims by label per setting, the hallucination rate per setting, and the
+    hallucination rate and label shares per model when records name one (the ``model`` field)."""
+    groups = [("all", list(run.results))]
+    for setting in run.rates_by_setting:
+        groups.append((setting, [r for r in run.results if r.setting == setting]))
+    classes = [*(LABEL_CLASS[label] for label in LABELS), FAILED_CLASS]
+    series = [Series(name, LABEL_STYLES[css]) for name, css in zip([*(label.value for label in LABELS), "failed"], classes)]
+    drawn = [
+        stacked_bars(
+            [name for name, _ in groups],
+            series,
+            [[float(row.claims) for row in _label_rows(results)] for _, results in groups],
+            title="claims by label per setting",
+            chart="check-labels",
+        ),
+        bar_list(
+            [(row.name, row.figures[len(LABELS)]) for row in _rates_rows(run)],
+            title="hallucination rate per setting (RefChecker eq. 1)",
+            name="hallucination rate",
+            chart="check-rate-setting",
+        ),
+    ]
+    models: dict[str, list[CheckResult]] = {}
+    for result in run.results:
+        model = model_of(result)
+        if model is not None:
+            models.setdefault(model, []).append(result)
+    if models:
+        rates = {name: dataset_rates([r.summary for r in rows if r.summary is not None]) for name, rows in models.items()}
+        names = sorted(models)
+        drawn.append(
+            grouped_bars(
+                names,
+                [Series("hallucination rate"), Series("abstain rate")],
+                [[rates[name].hallucination_rate, rates[name].abstain_rate] for name in names],
+                title="hallucination and abstain rates per model (RefChecker eq. 1)",
+                chart="check-rate-model",
+            )
+        )
+        drawn.append(
+            stacked_bars(
+                names,
+                series,
+                [[float(row.claims) for row in _label_rows(models[name])] for name in names],
+                title="claims by label per model",
+                chart="check-labels-model",
+            )
+        )
+    return drawn
 
 
 @cache

@@ -1,0 +1,261 @@
+"""`factscope report` on any results file: which system wrote it, its rows, and that system's page.
+
+The system comes from the manifest beside the file (``OUT.manifest.json``); without one, from the fields of its
+first record. Each system brings its row model, its overview (figures and charts), its per-record fragment and
+what ``only="hallucinated"`` keeps. ``render_record`` gives one result's fragment, for pages (the server's) that
+show results one at a time, styled by ``factscope.reports.page.stylesheet``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from markupsafe import Markup
+from pydantic import BaseModel, ValidationError
+
+from factscope.conner import report as conner_report
+from factscope.conner.task import KnowledgeScores
+from factscope.core.errors import InputError
+from factscope.core.io import parse_located, read_json_records
+from factscope.core.manifest import RunManifest, manifest_path
+from factscope.grounding import report as ground_report
+from factscope.grounding.task import GroundResult
+from factscope.kalma import report as kalma_report
+from factscope.kalma.task import AttributionScore
+from factscope.refchecker import html_report
+from factscope.refchecker.task import CheckResult, summarize_run
+from factscope.reports.page import RecordEntry, render_page
+
+Only = Literal["all", "hallucinated"]
+
+
+@dataclass(frozen=True)
+class ReportedSystem:
+    """What the report needs to know of one system."""
+
+    name: str
+    """The short name: check, ground, attribute, knowledge."""
+    manifest: str
+    """The system named in its results files' manifests."""
+    command: str
+    row_type: type[BaseModel]
+    fields: tuple[str, ...]
+    """Record fields that only this system's results have (any one tells the system)."""
+    flagged: Callable[[Any], bool]
+    flagged_means: str
+    """What ``only='hallucinated'`` keeps, in words."""
+    record: Callable[[Any, str], Markup]
+    overview: Callable[[Sequence[Any]], Markup] | None = None
+    """The figures and charts of the shared page (None: the system renders its own whole page)."""
+    caption: Callable[[Any], str] | None = None
+    """A record's short line of figures in the page's contents."""
+
+
+def _check_flagged(row: CheckResult) -> bool:
+    return html_report.is_hallucinated(row)
+
+
+SYSTEMS: dict[str, ReportedSystem] = {
+    "check": ReportedSystem(
+        "check",
+        "check",
+        "factscope check",
+        CheckResult,
+        ("claims",),
+        _check_flagged,
+        "records with a Neutral or Contradiction claim",
+        lambda row, anchor: html_report.render_record(row, anchor),
+    ),
+    "ground": ReportedSystem(
+        "ground",
+        "ground",
+        "factscope ground",
+        GroundResult,
+        ("response_facts", "gold_facts"),
+        ground_report.is_flagged,
+        "records with a response fact absent from the context",
+        ground_report.record_html,
+        ground_report.overview_html,
+        ground_report.record_caption,
+    ),
+    "attribute": ReportedSystem(
+        "attribute",
+        "attribute score",
+        "factscope attribute score",
+        AttributionScore,
+        ("citations", "counts"),
+        kalma_report.is_flagged,
+        "answers citing a triple not in the graph or with an unreadable citation",
+        kalma_report.record_html,
+        kalma_report.overview_html,
+        kalma_report.record_caption,
+    ),
+    "knowledge": ReportedSystem(
+        "knowledge",
+        "knowledge score",
+        "factscope knowledge score",
+        KnowledgeScores,
+        ("factuality", "not_computed"),
+        conner_report.is_flagged,
+        "records with a non-verified or inconsistent knowledge sentence",
+        conner_report.record_html,
+        conner_report.overview_html,
+        conner_report.record_caption,
+    ),
+}
+"""The systems a report can show, by short name."""
+
+DEFAULT_TITLES = {
+    "check": "factscope check report",
+    "ground": "factscope ground report",
+    "attribute": "factscope attribute report",
+    "knowledge": "factscope knowledge report",
+}
+
+
+@dataclass
+class Report:
+    """A rendered report: the page, the system, every row read, the skipped rows and the rows shown."""
+
+    html: str
+    system: ReportedSystem
+    rows: list[Any]
+    problems: list[InputError] = field(default_factory=list)
+    shown: list[Any] = field(default_factory=list)
+
+
+def _recognised() -> str:
+    return ", ".join(f"`{s.command}`" for s in SYSTEMS.values())
+
+
+def system_of(path: Path) -> ReportedSystem:
+    """The system that wrote a results file: from its manifest, else from the fields of its first record;
+    an InputError naming the file when neither tells."""
+    sidecar = manifest_path(path)
+    if sidecar.is_file():
+        try:
+            written_by = RunManifest.model_validate_json(sidecar.read_text(encoding="utf-8")).system
+        except (ValidationError, UnicodeDecodeError):
+            written_by = None
+        if written_by is not None:
+            for system in SYSTEMS.values():
+                if system.manifest == written_by:
+                    return system
+            raise InputError(
+                f"was written by `factscope {written_by}` (its {sidecar.name} says so); reports show the results "
+                f"of {_recognised()}",
+                path=path,
+            )
+    first = next((item for _, item in read_json_records(path) if not isinstance(item, InputError)), None)
+    for system in SYSTEMS.values():
+        if first is not None and any(name in first for name in system.fields):
+            return system
+    raise InputError(
+        "no check results, ground results, attribution scores or knowledge scores to report: it has no "
+        f"{sidecar.name} and its first record has none of the fields that tell them apart "
+        f"({'; '.join(', '.join(s.fields) + ' for ' + s.name for s in SYSTEMS.values())}); pass a results file "
+        f"written by {_recognised()}",
+        path=path,
+    )
+
+
+def read_rows(path: Path, system: ReportedSystem) -> tuple[list[Any], list[InputError]]:
+    """The rows of a results file as ``system``'s row model; rows that are not come back as located errors."""
+    rows: list[Any] = []
+    problems: list[InputError] = []
+    for line, item in read_json_records(path):
+        try:
+            if isinstance(item, InputError):
+                raise item
+            rows.append(parse_located(system.row_type, item, path=path, line=line))
+        except InputError as error:
+            problems.append(error)
+    return rows, problems
+
+
+def make_report(
+    paths: Path | Sequence[Path],
+    *,
+    only: Only = "all",
+    limit: int | None = None,
+    title: str | None = None,
+) -> Report:
+    """Read one or more results files of one system and render its page. With several files, a record with no
+    ``model`` field of its own is named by its file's name, so check and ground pages compare them by model.
+    ``only`` and ``limit`` choose the records shown; the figures always cover every row."""
+    paths = [paths] if isinstance(paths, Path) else list(paths)
+    if only not in ("all", "hallucinated"):
+        raise InputError(f"only must be 'all' or 'hallucinated', got {only!r}")
+    systems = [system_of(path) for path in paths]
+    system = systems[0]
+    for path, other in zip(paths, systems):
+        if other is not system:
+            raise InputError(
+                f"holds {other.name} results, but {paths[0]} holds {system.name} results; "
+                "report one system at a time",
+                path=path,
+            )
+    rows: list[Any] = []
+    problems: list[InputError] = []
+    for path in paths:
+        read, skipped = read_rows(path, system)
+        if len(paths) > 1:
+            _name_model(read, path.stem)
+        rows += read
+        problems += skipped
+    if not rows:
+        where = paths[0] if len(paths) == 1 else None
+        raise InputError(
+            f"no {system.name} results to report; pass the JSONL that `{system.command} -o` wrote", path=where
+        )
+    chosen = [row for row in rows if only == "all" or system.flagged(row)]
+    shown = chosen if limit is None else chosen[: max(limit, 0)]
+    page_title = title or DEFAULT_TITLES[system.name]
+    source = ", ".join(str(path) for path in paths)
+    if system.overview is None or system.caption is None:
+        run = summarize_run(rows, new_records=len(rows), seconds=0.0, extractor="", checker="")
+        page = html_report.render_report(run, shown, only=only, title=page_title, source=source)
+    else:
+        caption = system.caption
+        page = render_page(
+            title=page_title,
+            overview=system.overview(rows),
+            records=[
+                RecordEntry(
+                    anchor=f"r{index}", id=row.id, caption=caption(row), html=system.record(row, f"r{index}")
+                )
+                for index, row in enumerate(shown, start=1)
+            ],
+            source=source,
+            problems=[str(problem) for problem in problems],
+            only=only,
+            flagged=system.flagged_means,
+        )
+    return Report(page, system, rows, problems, shown)
+
+
+def render_report(paths: Path | Sequence[Path], **options: Any) -> str:
+    """The HTML page of one or more results files (see ``make_report`` for the options)."""
+    return make_report(paths, **options).html
+
+
+def render_record(system: str, row: BaseModel | dict[str, Any], anchor: str = "r1") -> str:
+    """One result as an HTML fragment, ``system`` being a short name (check, ground, attribute, knowledge) or
+    the system of a manifest; ``row`` its row model or the row as read from JSON (validated, errors located)."""
+    reported = SYSTEMS.get(system) or next((s for s in SYSTEMS.values() if s.manifest == system), None)
+    if reported is None:
+        raise InputError(f"no report for system {system!r}; reports show {', '.join(SYSTEMS)}")
+    if not isinstance(row, reported.row_type):
+        data = row.model_dump() if isinstance(row, BaseModel) else row
+        row = parse_located(reported.row_type, data, path=None, line=None, where=f"{reported.name} result")
+    return str(reported.record(row, anchor))
+
+
+def _name_model(rows: list[Any], name: str) -> None:
+    for row in rows:
+        metadata = getattr(row, "metadata", None)
+        if isinstance(metadata, dict):
+            metadata.setdefault(ground_report.MODEL_FIELD, name)
