@@ -370,13 +370,14 @@ def test_page_shows_the_figures_of_the_summary_it_is_given_not_recomputed_ones(r
             "rates": DatasetRates(
                 responses=11,
                 answered=7,
+                abstained=1,
                 abstain_rate=0.125,
                 rates={E: 0.25, N: 0.5, C: 0.125},
                 hallucination_rate=0.625,
             ),
             "rates_by_setting": {
                 "imagined": DatasetRates(
-                    responses=2, answered=0, abstain_rate=1.0, rates=None, hallucination_rate=None
+                    responses=2, answered=0, abstained=2, abstain_rate=1.0, rates=None, hallucination_rate=None
                 )
             },
             "extraction_failures": 5,

@@ -77,6 +77,14 @@ def check_command(
     llm_check_mode: LLMCheckModeOption = LLMCheckMode.joint,
     llm_passages: LLMPassagesOption = LLMPassages.each,
     allow_missing_references: AllowMissingReferences = False,
+    abstention_detection: Annotated[
+        bool,
+        typer.Option(
+            "--abstention-detection/--no-abstention-detection",
+            help="drop sentences that decline to answer (\"I don't know.\", \"The references do not say.\"): "
+            "a response made only of them has no claims and counts as an abstention",
+        ),
+    ] = True,
     summary: Annotated[Path | None, typer.Option(help="also write the run's figures as JSON here")] = None,
     overwrite: Overwrite = False,
     retry_failed: RetryFailed = False,
@@ -123,12 +131,14 @@ def check_command(
             settings={"corpus": fingerprint_file(corpus).sha256} if corpus else None,
             overwrite=overwrite,
             retry_failed=retry_failed,
+            abstention_detection=abstention_detection,
         )
     print_table(_rates_table(run))
     rows: list[tuple[str, object]] = [
         ("records (new / resumed)", f"{run.new_records} / {run.resumed_records}"),
         ("skipped input records", len(problems)),
         ("claims", sum(len(r.claims) for r in run.results)),
+        ("abstentions / declined to answer", f"{run.rates.abstained} / {run.declined}"),
         ("extraction failures", run.extraction_failures),
         ("check failures", run.check_failures),
         ("records / second (this run)", round(run.new_records / run.seconds, 2) if run.seconds else None),
@@ -153,8 +163,11 @@ def check_command(
 def _rates_table(run: CheckRun) -> Table:
     """Label rates (RefChecker eq. 1), abstain and hallucination rates, overall and per context setting."""
     table = Table(title="hallucination rates (share of claims, averaged over responses)", header_style="bold")
-    table.caption = "E / N / C: Entailment, Neutral, Contradiction; halluc.: N + C; abstain: share with no claims"
-    for column in ("setting", "responses", "E", "N", "C", "halluc.", "abstain"):
+    table.caption = (
+        "E / N / C: Entailment, Neutral, Contradiction, averaged over answering responses; halluc.: N + C; "
+        "abstained: responses with no claims, abstain: their share"
+    )
+    for column in ("setting", "responses", "E", "N", "C", "halluc.", "abstained", "abstain"):
         table.add_column(column, justify="left" if column == "setting" else "right")
     groups = [("all", run.rates), *run.rates_by_setting.items()]
     for name, rates in groups:
@@ -164,6 +177,7 @@ def _rates_table(run: CheckRun) -> Table:
             str(rates.responses),
             *(format_value(v) for v in values),
             format_value(rates.hallucination_rate),
+            str(rates.abstained),
             format_value(rates.abstain_rate),
         )
     return table

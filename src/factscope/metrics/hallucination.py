@@ -71,10 +71,14 @@ def majority_label(labels: Iterable[Label]) -> Label:
 
 
 class DatasetRates(BaseModel):
-    """RefChecker eq. 1 over N responses: r^y averages r_i^y over responses with C_i > 0; abstain = share C_i = 0."""
+    """RefChecker eq. 1 over N responses: r^y averages r_i^y over responses with C_i > 0; abstain = share C_i = 0.
+
+    ``abstained`` counts the responses with C_i = 0.
+    """
 
     responses: int
     answered: int
+    abstained: int
     abstain_rate: float | None
     rates: dict[Label, float] | None
     hallucination_rate: float | None
@@ -98,6 +102,7 @@ def dataset_rates(summaries: Sequence[ResponseSummary]) -> DatasetRates:
     return DatasetRates(
         responses=n,
         answered=len(answered),
+        abstained=abstained,
         abstain_rate=abstained / n if n else None,
         rates=rates,
         hallucination_rate=hallucination,

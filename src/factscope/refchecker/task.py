@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from factscope.checkers.base import Checker, CheckTask
+from factscope.claims.abstention import AbstentionDetector, extract_answers
 from factscope.claims.base import Extractor
 from factscope.core.manifest import Setting
 from factscope.core.run import ProgressCallback, report_progress, run_batches, run_manifest
@@ -31,7 +32,11 @@ class ClaimResult(BaseModel):
 
 
 class CheckResult(BaseModel):
-    """Everything the check task found for one record."""
+    """Everything the check task found for one record.
+
+    ``abstained`` is true when every sentence of the response declines to answer (it was not given to the
+    extractor); ``abstaining_sentences`` are the ids of the sentences that decline, whose claims were dropped.
+    """
 
     id: str
     question: str | None = None
@@ -43,16 +48,23 @@ class CheckResult(BaseModel):
     extraction_failed: bool = False
     extraction_error: str | None = None
     extraction_raw: str | None = None
+    abstained: bool = False
+    abstaining_sentences: list[int] = Field(default_factory=list)
     summary: ResponseSummary | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
 
 
 class CheckRun(BaseModel):
-    """A whole run: per-record results (earlier runs' rows included when resuming) and dataset figures."""
+    """A whole run: per-record results (earlier runs' rows included when resuming) and dataset figures.
+
+    ``rates.abstained`` counts the responses with no claims (RefChecker's abstentions); ``declined`` those among
+    them that the abstention detector found declining to answer as a whole ("I don't know.").
+    """
 
     results: list[CheckResult]
     rates: DatasetRates
     rates_by_setting: dict[str, DatasetRates]
+    declined: int
     extraction_failures: int
     check_failures: int
     new_records: int
@@ -75,6 +87,7 @@ def check(
     settings: Mapping[str, Setting] | None = None,
     overwrite: bool = False,
     retry_failed: bool = False,
+    abstention_detection: bool = True,
 ) -> CheckRun:
     """Run extraction and checking over ``records`` in batches, writing each result as soon as it is done.
 
@@ -85,11 +98,14 @@ def check(
     nothing is drawn without it. The results file records what made it (``settings`` adds to the components'
     own description); a file made otherwise is refused unless ``overwrite``. With ``retry_failed``, the file's
     records with a failed extraction or claim check (``check_failed``) are checked again and replaced in place.
+    With ``abstention_detection`` (the default), sentences that decline to answer give no claims and a response
+    made only of them is not extracted at all (see :mod:`factscope.claims.abstention`).
     """
     report_progress(progress, extractor, checker)
+    detector = AbstentionDetector() if abstention_detection else None
     produced = run_batches(
         records,
-        lambda batch: _check_batch(batch, extractor, checker, retriever, retrieve_k),
+        lambda batch: _check_batch(batch, extractor, checker, retriever, retrieve_k, detector),
         key=lambda record: record.id,
         row_type=CheckResult,
         output=output,
@@ -100,7 +116,11 @@ def check(
             "check",
             records,
             {"extractor": extractor, "checker": checker, "retriever": retriever},
-            {"retrieve_k": retrieve_k if retriever is not None else None, **(settings or {})},
+            {
+                "retrieve_k": retrieve_k if retriever is not None else None,
+                "abstention_detection": abstention_detection,
+                **(settings or {}),
+            },
         ),
         overwrite=overwrite,
         failed=check_failed,
@@ -121,9 +141,15 @@ def check_failed(result: CheckResult) -> bool:
 
 
 def _check_batch(
-    batch: Sequence[Record], extractor: Extractor, checker: Checker, retriever: Any, retrieve_k: int
+    batch: Sequence[Record],
+    extractor: Extractor,
+    checker: Checker,
+    retriever: Any,
+    retrieve_k: int,
+    detector: AbstentionDetector | None,
 ) -> list[CheckResult]:
-    extractions = extractor.extract([r.response for r in batch], [r.question for r in batch])
+    screened = extract_answers(extractor, [r.response for r in batch], [r.question for r in batch], detector)
+    extractions = [extraction for extraction, _ in screened]
     references = [_references_for(record, retriever, retrieve_k) for record in batch]
     tasks: list[CheckTask] = []
     for record, extraction, refs in zip(batch, extractions, references):
@@ -135,7 +161,7 @@ def _check_batch(
             )
     verdicts = iter(checker.check(tasks)) if tasks else iter(())
     results = []
-    for record, extraction, refs in zip(batch, extractions, references):
+    for record, (extraction, screening), refs in zip(batch, screened, references):
         joined = "\n".join(refs)
         claims = [
             ClaimResult(claim=claim, verdict=next(verdicts), copy_rate=copy_rate(claim.render(), joined) if refs else None)
@@ -154,6 +180,8 @@ def _check_batch(
                 extraction_failed=extraction.failed,
                 extraction_error=extraction.error,
                 extraction_raw=extraction.raw,
+                abstained=screening.abstains,
+                abstaining_sentences=list(screening.abstaining),
                 summary=summary,
                 metadata=record.metadata,
             )
@@ -181,6 +209,7 @@ def summarize_run(
         results=list(results),
         rates=dataset_rates(summaries),
         rates_by_setting={setting: dataset_rates(items) for setting, items in sorted(by_setting.items())},
+        declined=sum(1 for r in results if r.abstained),
         extraction_failures=sum(1 for r in results if r.extraction_failed),
         check_failures=sum(1 for r in results for c in r.claims if c.verdict.failed),
         new_records=new_records,
