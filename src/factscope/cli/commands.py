@@ -4,6 +4,6 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from factscope.cli import agree, attribute, check, examples, ground, knowledge, report, train_checker
+from factscope.cli import agree, attribute, check, examples, ground, knowledge, report, serve, train_checker
 
-MODULES: list[ModuleType] = [check, agree, ground, attribute, knowledge, train_checker, report, examples]
+MODULES: list[ModuleType] = [check, agree, ground, attribute, knowledge, train_checker, report, examples, serve]

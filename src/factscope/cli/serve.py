@@ -1,0 +1,100 @@
+"""`factscope serve`: the HTTP API, the jobs API and the web app."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from factscope.cli.llm_options import LLMOptions, llm_options
+from factscope.core.errors import ConfigError
+
+HELP = """Serve the four systems over HTTP, with a web app to look at results.
+
+Loads the chosen components once and serves: synchronous endpoints for small inputs (POST /v1/check, /v1/ground, /v1/attribute/score, /v1/knowledge/score; concurrent requests share model batches), a jobs API for files (POST /v1/jobs, progress, streamed results, cancel; jobs are kept in DATA-DIR and resumed after a restart), OpenAPI docs at /docs, and the web app at /.
+
+Binds 127.0.0.1 by default. Any other address needs an API key (--api-key or FACTSCOPE_API_KEY), which every request must then carry as `Authorization: Bearer KEY` or `X-API-Key: KEY`.
+
+Needs the serve extra: pip install 'factscope\\[serve]'.
+
+Examples:
+
+  factscope serve                                   # http://127.0.0.1:8000, offline models
+
+  FACTSCOPE_API_KEY=... factscope serve --host 0.0.0.0 --data-dir /var/lib/factscope
+"""
+
+PANEL = "Components (built once, shared by every request)"
+LIMITS = "Limits"
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `serve` command."""
+    app.command("serve", help=HELP)(llm_options(serve_command))
+
+
+def serve_command(
+    host: Annotated[str, typer.Option(help="address to bind; other than loopback needs an API key")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=1, max=65535, help="port")] = 8000,
+    data_dir: Annotated[Path, typer.Option(help="folder of the jobs database, uploaded inputs and results")] = Path(
+        ".factscope/serve"),
+    api_key: Annotated[str | None, typer.Option(envvar="FACTSCOPE_API_KEY", show_envvar=True,
+                                                help="key every request must carry")] = None,
+    check_extractor: Annotated[str, typer.Option(help="claim extractor of /v1/check", rich_help_panel=PANEL)] = "rules",
+    check_checker: Annotated[str, typer.Option(help="checker of /v1/check", rich_help_panel=PANEL)] = "embedded",
+    ground_extractor: Annotated[str, typer.Option(help="fact extractor of /v1/ground", rich_help_panel=PANEL)] = "facts",
+    ground_presence: Annotated[str, typer.Option(help="presence model of /v1/ground", rich_help_panel=PANEL)] = "bi",
+    attribute_checker: Annotated[str, typer.Option(help="alignment / \\[NA] checker of /v1/attribute/score",
+                                                   rich_help_panel=PANEL)] = "embedded",
+    knowledge_checker: Annotated[str, typer.Option(help="factuality / validity checker of /v1/knowledge/score",
+                                                   rich_help_panel=PANEL)] = "embedded",
+    corpus: Annotated[Path | None, typer.Option(help="evidence corpus of /v1/knowledge/score (enables factuality)",
+                                                rich_help_panel=PANEL)] = None,
+    lm: Annotated[str | None, typer.Option("--lm", help="causal LM of /v1/knowledge/score (informativeness, "
+                                                        "helpfulness)", rich_help_panel=PANEL)] = None,
+    warm: Annotated[bool, typer.Option(help="build every component before serving (else on first use)")] = True,
+    max_body_bytes: Annotated[int, typer.Option(min=1, help="body of a JSON request", rich_help_panel=LIMITS)] = 2_000_000,
+    max_upload_bytes: Annotated[int, typer.Option(min=1, help="body of a job's upload", rich_help_panel=LIMITS)] = 64_000_000,
+    max_records: Annotated[int, typer.Option(min=1, help="records per synchronous request",
+                                             rich_help_panel=LIMITS)] = 64,
+    max_field_chars: Annotated[int, typer.Option(min=1, help="characters of any one text of a record",
+                                                 rich_help_panel=LIMITS)] = 100_000,
+    batch_wait_ms: Annotated[float, typer.Option(min=0.0, help="how long concurrent requests are gathered into one "
+                                                                "model batch")] = 5.0,
+    batch_records: Annotated[int, typer.Option(min=1, help="most records of one model batch")] = 32,
+    job_batch_size: Annotated[int, typer.Option(min=1, help="records per batch of a job")] = 16,
+    *,
+    endpoint: LLMOptions,
+) -> None:
+    try:
+        import uvicorn
+
+        from factscope.serve.app import create_app
+    except ImportError as error:
+        raise ConfigError(f"factscope serve needs the serve extra ({error.name} is missing): "
+                          "pip install 'factscope[serve]'") from None
+    from factscope.checkers.registry import CHECKERS
+    from factscope.claims.registry import EXTRACTORS
+    from factscope.grounding.presence import PRESENCE_MODELS
+    from factscope.serve.config import Components, Limits, ServeConfig
+    from factscope.serve.security import require_key_off_loopback
+
+    require_key_off_loopback(host, api_key)
+    needs_llm = (
+        EXTRACTORS.needs_llm(check_extractor) or EXTRACTORS.needs_llm(ground_extractor)
+        or any(CHECKERS.needs_llm(spec) for spec in (check_checker, attribute_checker, knowledge_checker))
+        or PRESENCE_MODELS.needs_llm(ground_presence) or lm == "endpoint"
+    )
+    components = Components(
+        check_extractor=check_extractor, check_checker=check_checker, ground_extractor=ground_extractor,
+        ground_presence=ground_presence, attribute_checker=attribute_checker, knowledge_checker=knowledge_checker,
+        knowledge_corpus=corpus, knowledge_lm=lm, llm=endpoint.build_if(needs_llm),
+    )
+    config = ServeConfig(
+        data_dir=data_dir, components=components, api_key=api_key or None,
+        limits=Limits(max_body_bytes=max_body_bytes, max_upload_bytes=max_upload_bytes, max_records=max_records,
+                      max_field_chars=max_field_chars),
+        batch_wait_ms=batch_wait_ms, batch_records=batch_records, job_batch_size=job_batch_size,
+    )
+    uvicorn.run(create_app(config, warm=warm), host=host, port=port, log_level="info", server_header=False)

@@ -1,0 +1,304 @@
+"""The FastAPI application of ``factscope serve``: synchronous endpoints, the jobs API, the web pages.
+
+``create_app(config)`` builds everything from a ``ServeConfig``: the four systems (components built once, on
+first use or by ``warm``), one model worker with a micro-batcher per system, the jobs store and its runner.
+Errors come back as ``{"error": {"message", "field", "record"}}`` with a status that says whose problem it is;
+no response carries a traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel
+from starlette.exceptions import HTTPException
+
+from factscope import __version__
+from factscope.core.errors import FactscopeError, InputError
+from factscope.serve.batching import MicroBatcher, ModelWorker
+from factscope.serve.config import ServeConfig
+from factscope.serve.jobs import FINISHED, Job, JobRunner, JobStore
+from factscope.serve.requests import RecordsRequest, RequestProblem, read_records
+from factscope.serve.security import BodyLimit, BodyTooLarge, inside, key_matches, presented_key, safe_name
+from factscope.serve.systems import System, make_systems
+
+log = logging.getLogger("factscope.serve")
+
+STATIC = Path(__file__).parent / "static"
+UPLOAD_PATHS = ("/v1/jobs", "/jobs")
+"""Paths whose bodies are input files, under the upload limit rather than the request limit."""
+OPEN_PATHS = ("/login", "/static/", "/docs-assets/")
+"""Paths served without the API key: the sign-in page, the style sheet and scripts."""
+CHUNK = 1 << 16
+
+
+class Server:
+    """The state one app holds: its configuration, systems, model worker, batchers and jobs."""
+
+    def __init__(self, config: ServeConfig) -> None:
+        self.config = config
+        self.systems: dict[str, System[Any, Any]] = make_systems(config.components)
+        self.worker = ModelWorker()
+        self.batchers = {
+            name: MicroBatcher(system, self.worker, max_records=config.batch_records,
+                               wait=config.batch_wait_ms / 1000)
+            for name, system in self.systems.items()
+        }
+        self.store = JobStore(config.data_dir)
+        self.runner = JobRunner(self.store, self.systems, self.worker.lock, batch_size=config.job_batch_size)
+
+    async def run(self, system: str, records: list[Any]) -> BaseModel:
+        """The run result of a synchronous request's records (validated, then micro-batched)."""
+        items = read_records(self.systems[system], records, self.config.limits)
+        return await self.batchers[system].submit(items)
+
+    def warm(self) -> None:
+        """Build every system's components now, so that the first request does not wait for them."""
+        for system in self.systems.values():
+            system.warm()
+
+    def create_job(self, system: str, name: str, content: Iterator[bytes]) -> Job:
+        """Save an input file and queue its job."""
+        if system not in self.systems:
+            raise RequestProblem(422, f"system: {system!r} is not one of {', '.join(self.systems)}", field="system")
+        job = self.store.create(system, name, content)
+        self.runner.submit(job)
+        return job
+
+    def job(self, job_id: str) -> Job:
+        """A job by id; 404 when there is none."""
+        try:
+            return self.store.get(job_id)
+        except KeyError:
+            raise RequestProblem(404, f"no job {job_id!r}", field="job") from None
+
+
+def create_app(config: ServeConfig, *, warm: bool = False) -> FastAPI:
+    """The application; ``warm`` builds the models at start-up rather than on the first request."""
+    server = Server(config)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        if warm:
+            await asyncio.to_thread(server.warm)
+        server.runner.start()
+        try:
+            yield
+        finally:
+            server.runner.stop()
+            for batcher in server.batchers.values():
+                await batcher.close()
+            server.worker.close()
+
+    app = FastAPI(
+        title="factscope",
+        version=__version__,
+        description="Check what language models write against knowledge: RefChecker, Truly Ground, KaLMA, CONNER.",
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+    )
+    app.state.server = server
+    _errors(app)
+    _api(app, server)
+    from factscope.serve.pages import add_pages
+
+    add_pages(app, server)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    _docs(app)
+    if config.api_key:
+        _require_key(app, config.api_key)
+    limits = config.limits
+    app.add_middleware(
+        BodyLimit,
+        limit_for=lambda path: limits.max_upload_bytes if path in UPLOAD_PATHS else limits.max_body_bytes,
+    )
+    return app
+
+
+def _docs(app: FastAPI) -> None:
+    """The OpenAPI docs at /docs, with Swagger UI served from the installed package (no CDN)."""
+    import swagger_ui_bundle  # type: ignore[import-untyped]
+    from fastapi.openapi.docs import get_swagger_ui_html
+
+    app.mount("/docs-assets", StaticFiles(directory=swagger_ui_bundle.swagger_ui_path), name="docs-assets")
+
+    @app.get("/docs", include_in_schema=False)
+    async def docs() -> HTMLResponse:
+        return get_swagger_ui_html(
+            openapi_url="/openapi.json", title="factscope API", swagger_js_url="/docs-assets/swagger-ui-bundle.js",
+            swagger_css_url="/docs-assets/swagger-ui.css", swagger_favicon_url="/docs-assets/favicon-32x32.png",
+        )
+
+
+def _errors(app: FastAPI) -> None:
+    """Every error as a short JSON body with the status that says whose it is; never a traceback."""
+
+    @app.exception_handler(RequestProblem)
+    async def problem(_: Request, error: RequestProblem) -> JSONResponse:
+        return JSONResponse(error.payload(), status_code=error.status)
+
+    @app.exception_handler(BodyTooLarge)
+    async def too_large(_: Request, error: BodyTooLarge) -> JSONResponse:
+        message = f"request body is over the limit of {error.limit} bytes"
+        return JSONResponse(RequestProblem(413, message, field="body").payload(), status_code=413)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(_: Request, error: RequestValidationError) -> JSONResponse:
+        detail = error.errors()[0] if error.errors() else {"loc": (), "msg": "invalid request"}
+        parts = [str(part) for part in detail.get("loc", ()) if part != "body"]
+        field = ".".join(parts) or "body"
+        record = int(parts[1]) if len(parts) > 1 and parts[0] == "records" and parts[1].isdigit() else None
+        message = f"{field}: {str(detail.get('msg', 'invalid')).lower()}"
+        return JSONResponse(RequestProblem(422, message, field=field, record=record).payload(), status_code=422)
+
+    @app.exception_handler(InputError)
+    async def bad_input(_: Request, error: InputError) -> JSONResponse:
+        return JSONResponse(RequestProblem(422, str(error), field=error.field).payload(), status_code=422)
+
+    @app.exception_handler(FactscopeError)
+    async def settings(_: Request, error: FactscopeError) -> JSONResponse:
+        return JSONResponse(RequestProblem(503, str(error)).payload(), status_code=503)
+
+    @app.exception_handler(HTTPException)
+    async def http(_: Request, error: HTTPException) -> JSONResponse:
+        return JSONResponse(RequestProblem(error.status_code, str(error.detail)).payload(),
+                            status_code=error.status_code)
+
+    @app.exception_handler(Exception)
+    async def unexpected(_: Request, error: Exception) -> JSONResponse:
+        log.exception("unexpected error", exc_info=error)
+        message = f"unexpected {type(error).__name__} in the server; its log has the details"
+        return JSONResponse(RequestProblem(500, message).payload(), status_code=500)
+
+
+def _require_key(app: FastAPI, api_key: str) -> None:
+    """Every request but the sign-in page and static files must carry the key."""
+
+    @app.middleware("http")
+    async def check_key(request: Request, call_next: Any) -> Response:
+        path = request.url.path
+        if path.startswith(OPEN_PATHS) or key_matches(presented_key(dict(request.headers), request.cookies),
+                                                       api_key):
+            response: Response = await call_next(request)
+            return response
+        if path.startswith("/v1/") or path in ("/docs", "/openapi.json") or request.method != "GET":
+            message = "missing or wrong API key: send `Authorization: Bearer KEY` or `X-API-Key: KEY`"
+            return JSONResponse(RequestProblem(401, message).payload(), status_code=401,
+                                headers={"WWW-Authenticate": "Bearer"})
+        return RedirectResponse("/login", status_code=303)
+
+
+def _api(app: FastAPI, server: Server) -> None:
+    """The JSON API under /v1."""
+
+    @app.get("/v1/health", tags=["server"])
+    async def health() -> dict[str, Any]:
+        """Whether the server is up, and what its micro-batchers have done."""
+        return {
+            "status": "ok",
+            "version": __version__,
+            "batching": {name: vars(batcher.stats) for name, batcher in server.batchers.items()},
+        }
+
+    _sync_endpoint(app, server, "check", "/v1/check")
+    _sync_endpoint(app, server, "ground", "/v1/ground")
+    _sync_endpoint(app, server, "attribute", "/v1/attribute/score")
+    _sync_endpoint(app, server, "knowledge", "/v1/knowledge/score")
+
+    @app.post("/v1/jobs", tags=["jobs"], status_code=202)
+    async def create_job(
+        request: Request,
+        system: str = Query(description="check, ground, attribute or knowledge"),
+        name: str = Query("input.jsonl", description="the input file's name (sanitised)"),
+        path: str | None = Query(None, description="instead of a body: a file already in the data folder's "
+                                                   "inputs/ (its name there)"),
+    ) -> Job:
+        """Submit a JSONL (or JSON) file as the raw request body, or name a file in the data folder's
+        ``inputs/``; the job is queued and its id returned. Records are in the system's input format."""
+        if path is not None:
+            try:
+                source = inside(server.store.inputs, safe_name(path))
+            except ValueError:
+                raise RequestProblem(422, "path: outside the data folder", field="path") from None
+            if not source.is_file():
+                raise RequestProblem(422, f"path: no file {safe_name(path)!r} in the data folder's inputs/",
+                                     field="path")
+            return await asyncio.to_thread(server.create_job, system, source.name, _file_chunks(source))
+        body = await request.body()
+        if not body.strip():
+            raise RequestProblem(422, "body: empty; send the JSONL file as the request body", field="body")
+        return await asyncio.to_thread(server.create_job, system, name, iter([body]))
+
+    @app.get("/v1/jobs", tags=["jobs"])
+    async def list_jobs() -> list[Job]:
+        """Every job, newest first, with its progress."""
+        return await asyncio.to_thread(server.store.recent)
+
+    @app.get("/v1/jobs/{job_id}", tags=["jobs"])
+    async def get_job(job_id: str) -> Job:
+        """One job: status, records done of all, records per second, skipped input records, error."""
+        return await asyncio.to_thread(server.job, job_id)
+
+    @app.post("/v1/jobs/{job_id}/cancel", tags=["jobs"])
+    async def cancel_job(job_id: str) -> Job:
+        """Cancel a job: a queued one at once, a running one after its current batch (its rows are kept)."""
+        server.job(job_id)
+        return await asyncio.to_thread(server.runner.cancel, job_id)
+
+    @app.get("/v1/jobs/{job_id}/results", tags=["jobs"], response_class=StreamingResponse)
+    async def job_results(job_id: str, follow: bool = Query(False, description="keep streaming rows as they are "
+                                                                                "written, until the job ends")
+                          ) -> StreamingResponse:
+        """The job's results file as JSON lines (one row per record), streamed."""
+        server.job(job_id)
+        _, results = server.store.paths(job_id)
+        return StreamingResponse(_stream_rows(server, job_id, results, follow), media_type="application/x-ndjson")
+
+
+def _sync_endpoint(app: FastAPI, server: Server, name: str, path: str) -> None:
+    system = server.systems[name]
+
+    async def endpoint(request: RecordsRequest) -> Any:
+        return await server.run(name, request.records)
+
+    endpoint.__doc__ = (
+        f"{system.title}: run the records (each in the input format of `factscope {name}`) and return the "
+        "per-record results with the summary over them, as the Python API returns them. Concurrent requests "
+        "share model batches."
+    )
+    app.post(path, response_model=system.run_type, tags=["systems"], name=name)(endpoint)
+
+
+def _file_chunks(path: Path) -> Iterator[bytes]:
+    with path.open("rb") as handle:
+        while chunk := handle.read(CHUNK):
+            yield chunk
+
+
+async def _stream_rows(server: Server, job_id: str, path: Path, follow: bool) -> AsyncIterator[bytes]:
+    """Complete lines of the results file; with ``follow``, new ones as they come, until the job ends."""
+    position = 0
+    while True:
+        finished = server.store.get(job_id).status in FINISHED
+        chunk = b""
+        if path.exists():
+            with path.open("rb") as handle:
+                handle.seek(position)
+                chunk = handle.read()
+        complete = chunk[: chunk.rfind(b"\n") + 1]
+        if complete:
+            position += len(complete)
+            yield complete
+        if not follow or finished:
+            return
+        await asyncio.sleep(0.25)

@@ -1,0 +1,54 @@
+"""What a server is started with: where it keeps its data, its components, its limits and its API key."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Request size limits: a request over one is refused with 413 (size, count) or 422 (a field)."""
+
+    max_body_bytes: int = 2_000_000
+    """Body of a JSON request."""
+    max_upload_bytes: int = 64_000_000
+    """Body of an upload (a job's input file)."""
+    max_records: int = 64
+    """Records of one synchronous request; larger inputs go through the jobs API."""
+    max_field_chars: int = 100_000
+    """Characters of any one text of a record."""
+
+
+@dataclass(frozen=True)
+class Components:
+    """The components each system runs with, by spec (as the CLI options name them); built once, on first use."""
+
+    check_extractor: str = "rules"
+    check_checker: str = "embedded"
+    ground_extractor: str = "facts"
+    ground_presence: str = "bi"
+    attribute_checker: str = "embedded"
+    knowledge_checker: str = "embedded"
+    knowledge_corpus: Path | None = None
+    knowledge_lm: str | None = None
+    llm: Any = None
+    """An ``LLMClient`` for the components that need one (None: such components cannot be built)."""
+
+
+@dataclass(frozen=True)
+class ServeConfig:
+    """Everything ``create_app`` needs."""
+
+    data_dir: Path
+    components: Components = field(default_factory=Components)
+    limits: Limits = field(default_factory=Limits)
+    api_key: str | None = None
+    """When set, every request must carry it (``Authorization: Bearer KEY`` or ``X-API-Key``)."""
+    batch_wait_ms: float = 5.0
+    """How long the micro-batcher waits for more single-record requests before running a batch."""
+    batch_records: int = 32
+    """The most records the micro-batcher puts in one model batch."""
+    job_batch_size: int = 16
+    """Records per batch of a job (the progress and resume step)."""
