@@ -5,6 +5,7 @@ from collections.abc import Sequence
 
 import pytest
 
+from cli_entry import run_factscope
 from factscope.checkers.base import CheckTask
 from factscope.core.errors import ConfigError, InputError
 from factscope.core.schema import Label, Verdict
@@ -190,7 +191,7 @@ def test_figures_per_dataset_with_labels_and_failures():
     )
     report_pairs = three + two
     report = evaluate_checker(both, report_pairs, batch_size=4)
-    assert both.calls == [4, 4, 1]
+    assert both.calls == [4, 2, 3]  # batches never mix datasets
     three_figures, two_figures = report.datasets
     # three: gold E,N,C,E,N,C; binary predictions E,E,not,not,not,not.
     assert three_figures.balanced_accuracy == pytest.approx((1 / 2 + 3 / 4) / 2)
@@ -289,3 +290,112 @@ def test_real_checkers_on_a_handful_of_pairs(tmp_path, spec):
     tuned = evaluate_checker(checker, pairs, threshold=tune_threshold(checker, pairs))
     assert tuned.decided_by == (["score"] if spec == "similarity" else ["probability"])
     assert tuned.datasets[0].balanced_accuracy == 1.0
+
+
+@pytest.fixture
+def scripted(monkeypatch):
+    """Makes `eval-checker` use a ScriptedChecker, set by the test through the returned dict."""
+    made = {}
+    monkeypatch.setattr("factscope.cli.eval_checker.make_checker", lambda spec, **options: made["checker"])
+    return made
+
+
+def test_the_command_prints_a_table_and_writes_a_json_report(tmp_path, monkeypatch, capsys, scripted):
+    path = write_lines(
+        tmp_path / "mine.jsonl",
+        [
+            {"id": "a", "premise": "P", "hypothesis": "yes 1", "label": "entailment"},
+            {"id": "b", "premise": "P", "hypothesis": "no 1", "label": "neutral"},
+            {"id": "c", "premise": "P", "hypothesis": "no 2", "label": "contradiction"},
+            {"id": "d", "premise": "P", "hypothesis": "H", "label": "generic"},
+        ],
+    )
+    aggrefact = write_lines(
+        tmp_path / "aggrefact.jsonl",
+        [
+            {"dataset": "Lfqa", "doc": "D", "claim": f"{word} {i}", "label": i % 2}
+            for i, word in enumerate(["no", "yes", "yes", "no"])
+        ],
+    )
+    said = {"yes 1": E, "no 1": N, "no 2": E, "no 0": N, "yes 2": E, "no 3": E}
+    scripted["checker"] = ScriptedChecker({claim: Verdict(label=label) for claim, label in said.items()})
+    out = tmp_path / "report.json"
+    ran = run_factscope(monkeypatch, capsys, "eval-checker", str(path), str(aggrefact), "-o", str(out))
+    assert ran.code == 0, ran.text
+    assert "mine.jsonl:4" in ran.text and "generic" in ran.text
+    assert "mine" in ran.text and "Lfqa" in ran.text and "mean" in ran.text
+    report = json.loads(out.read_text())
+    mine, lfqa = report["datasets"]
+    assert (mine["dataset"], mine["n"], lfqa["dataset"], lfqa["n"]) == ("mine", 3, "Lfqa", 4)
+    # mine: gold E, N, C said E, N, E -> recall 1 on entailment, 1/2 on the rest.
+    assert mine["balanced_accuracy"] == pytest.approx((1 + 1 / 2) / 2)
+    assert mine["confusion_3way"]["counts"] == [[1, 0, 0], [0, 1, 0], [1, 0, 0]]
+    # Lfqa: gold not, E, not, E said not, E, E, E -> recall 2/2 and 1/2; no 3-way figures.
+    assert lfqa["balanced_accuracy"] == pytest.approx((1 + 1 / 2) / 2)
+    assert lfqa["macro_f1_3way"] is None
+    assert report["skipped"] == 1 and report["inputs"] == [str(path), str(aggrefact)]
+    assert report["threshold"] is None and report["load_seconds"] is not None
+
+
+def test_the_command_tunes_the_threshold_on_a_dev_file(tmp_path, monkeypatch, capsys, scripted):
+    dev = write_lines(
+        tmp_path / "dev.jsonl",
+        [{"premise": "P", "hypothesis": f"dev {i}", "label": label} for i, label in enumerate([0, 1, 0, 2])],
+    )
+    test = write_lines(
+        tmp_path / "test.jsonl",
+        [{"premise": "P", "hypothesis": f"test {i}", "label": label} for i, label in enumerate([0, 1])],
+    )
+    chances = {"dev 0": 0.5, "dev 1": 0.2, "dev 2": 0.7, "dev 3": 0.45, "test 0": 0.48, "test 1": 0.46}
+    scripted["checker"] = ScriptedChecker(
+        {claim: Verdict(label=N, probs=probs(p)) for claim, p in chances.items()}
+    )
+    out = tmp_path / "report.json"
+    ran = run_factscope(monkeypatch, capsys, "eval-checker", str(test), "--tune-on", str(dev), "-o", str(out))
+    assert ran.code == 0, ran.text
+    report = json.loads(out.read_text())
+    # On dev the best cut lies between 0.45 (contradiction) and 0.5 (entailment).
+    assert report["threshold"] == pytest.approx((0.45 + 0.5) / 2)
+    assert report["tuned_on"] == [str(dev)] and report["decided_by"] == ["probability"]
+    assert report["datasets"][0]["confusion"]["counts"] == [[1, 0], [0, 1]]
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--threshold", "0.5", "--tune-on", "dev.jsonl"], "not both"),
+        (["--part", "everything"], "everything"),
+        (["--limit", "0"], "--limit"),
+    ],
+)
+def test_bad_options_are_usage_errors(tmp_path, monkeypatch, capsys, options, message):
+    path = write_lines(tmp_path / "pairs.jsonl", [{"premise": "P", "hypothesis": "H", "label": 0}])
+    ran = run_factscope(monkeypatch, capsys, "eval-checker", str(path), *options)
+    assert ran.code == 2 and message in ran.text
+
+
+def test_a_file_without_usable_pairs_exits_2(tmp_path, monkeypatch, capsys, scripted):
+    path = write_lines(tmp_path / "pairs.jsonl", [{"premise": "P", "hypothesis": "H", "label": "generic"}])
+    ran = run_factscope(monkeypatch, capsys, "eval-checker", str(path))
+    assert ran.code == 2 and "no usable pair" in ran.text
+
+
+def test_the_llm_checker_through_a_fake_server_and_its_failures(tmp_path, monkeypatch, capsys, fake_llm):
+    def responder(request):
+        claim = request["messages"][0]["content"].split("### Claim")[1]
+        return "Entailment" if "Paris" in claim else "no idea" if "swim" in claim else "Contradiction"
+
+    fake_llm.responder = responder
+    path = write_lines(tmp_path / "pairs.jsonl", PAIRS)
+    out = tmp_path / "report.json"
+    llm = ["--llm-base-url", fake_llm.base_url, "--llm-model", "fake", "--llm-cache", "off"]
+    ran = run_factscope(
+        monkeypatch, capsys, "eval-checker", str(path), "--checker", "llm", "-o", str(out), *llm
+    )
+    assert ran.code == 3, ran.text
+    assert "1 pair checks failed" in ran.text
+    (figures,) = json.loads(out.read_text())["datasets"]
+    assert (figures["n"], figures["failed"]) == (3, 1)
+    # Gold E, C, E said E, C, C (the third has no "Paris" in its claim).
+    assert figures["confusion_3way"]["counts"] == [[1, 0, 1], [0, 0, 0], [0, 0, 1]]
+    assert len(fake_llm.requests) == 4

@@ -11,9 +11,9 @@ from pydantic import BaseModel
 
 from factscope.checkers.base import Checker, CheckTask
 from factscope.core.errors import ConfigError
-from factscope.core.run import ProgressCallback, stage
+from factscope.core.run import ProgressCallback, StageProgress, stage
 from factscope.core.schema import Label, Verdict
-from factscope.evaluation.pairs import THREE_WAY, LabelledPair
+from factscope.evaluation.pairs import THREE_WAY, LabelledPair, PartChoice
 from factscope.metrics.classification import (
     balanced_accuracy,
     best_threshold,
@@ -48,6 +48,8 @@ class DatasetFigures(BaseModel):
     macro_f1_3way: float | None = None
     per_class_f1: dict[str, float] | None = None
     confusion_3way: ConfusionMatrix | None = None
+    pairs_per_second: float | None = None
+    """Pairs checked per second of ``checker.check`` on this dataset (failed ones included)."""
 
 
 class EvalReport(BaseModel):
@@ -69,6 +71,14 @@ class EvalReport(BaseModel):
     pairs_per_second: float | None
     load_seconds: float | None = None
     """Time to build the checker (model loading), kept out of ``pairs_per_second``."""
+    inputs: list[str] = []
+    """The pair files, as given."""
+    part: PartChoice = "all"
+    """The part of the split by group that was evaluated."""
+    limit: int | None = None
+    """At most this many pairs per dataset were evaluated (``evaluation.pairs.sample_pairs``), if set."""
+    skipped: int = 0
+    """Records of the files that could not be read as pairs."""
 
 
 def decision_score(verdict: Verdict) -> tuple[float, ScoreSource] | None:
@@ -90,6 +100,21 @@ def judged_entailed(verdict: Verdict, threshold: float | None) -> tuple[bool, Sc
     return verdict.label is Label.ENTAILMENT, "label"
 
 
+def _check_batches(
+    checker: Checker, pairs: Sequence[LabelledPair], batch_size: int, shown: StageProgress
+) -> tuple[list[Verdict], float]:
+    verdicts: list[Verdict] = []
+    seconds = 0.0
+    for start in range(0, len(pairs), batch_size):
+        batch = pairs[start : start + batch_size]
+        tasks = [CheckTask(claim=pair.hypothesis, references=(pair.premise,)) for pair in batch]
+        began = time.perf_counter()
+        verdicts.extend(checker.check(tasks))
+        seconds += time.perf_counter() - began
+        shown.advance(len(batch))
+    return verdicts, seconds
+
+
 def check_pairs(
     checker: Checker,
     pairs: Sequence[LabelledPair],
@@ -100,17 +125,8 @@ def check_pairs(
 ) -> tuple[list[Verdict], float]:
     """One verdict per pair (the hypothesis checked against the premise as the only reference) and the seconds
     spent in ``checker.check``."""
-    verdicts: list[Verdict] = []
-    seconds = 0.0
     with stage(progress, stage_name, len(pairs)) as shown:
-        for start in range(0, len(pairs), batch_size):
-            batch = pairs[start : start + batch_size]
-            tasks = [CheckTask(claim=pair.hypothesis, references=(pair.premise,)) for pair in batch]
-            began = time.perf_counter()
-            verdicts.extend(checker.check(tasks))
-            seconds += time.perf_counter() - began
-            shown.advance(len(batch))
-    return verdicts, seconds
+        return _check_batches(checker, pairs, batch_size, shown)
 
 
 def _decided(verdict: Verdict) -> bool:
@@ -171,7 +187,7 @@ def _dataset_figures(
             ),
         ),
     )
-    if decided and all(pair.label in THREE_WAY for pair, _ in decided):
+    if _three_way([pair.label for pair, _ in decided]):
         gold = [pair.label for pair, _ in decided]
         predicted = [verdict.label.value.lower() for _, verdict in decided if verdict.label is not None]
         figures.macro_f1_3way = macro_f1(gold, predicted, THREE_WAY)
@@ -180,6 +196,16 @@ def _dataset_figures(
             classes=list(THREE_WAY), counts=confusion_matrix(gold, predicted, THREE_WAY)
         )
     return figures, sources
+
+
+def _three_way(gold: Sequence[str]) -> bool:
+    """Whether gold labels are 3-way: all of entailment / neutral / contradiction, and not all entailment (a set
+    whose every pair is entailed could as well be two-way)."""
+    return (
+        bool(gold)
+        and all(label in THREE_WAY for label in gold)
+        and any(label != "entailment" for label in gold)
+    )
 
 
 def _mean(values: Sequence[float | None]) -> float | None:
@@ -199,20 +225,23 @@ def evaluate_checker(
 
     Without ``threshold`` a pair is judged entailed when the checker's label is Entailment; with one, when
     ``decision_score`` >= threshold (checkers that give only labels are still judged by label). The 3-way
-    figures use the checker's label and are given for datasets whose gold labels are all 3-way.
+    figures use the checker's label and are given for datasets whose gold labels are all 3-way (entailment,
+    neutral, contradiction; not all entailment).
     """
-    verdicts, seconds = check_pairs(checker, pairs, batch_size=batch_size, progress=progress)
-    by_dataset: dict[str, tuple[list[LabelledPair], list[Verdict]]] = {}
-    for pair, verdict in zip(pairs, verdicts):
-        members, decisions = by_dataset.setdefault(pair.dataset, ([], []))
-        members.append(pair)
-        decisions.append(verdict)
+    by_dataset: dict[str, list[LabelledPair]] = {}
+    for pair in pairs:
+        by_dataset.setdefault(pair.dataset, []).append(pair)
     datasets: list[DatasetFigures] = []
     sources: set[ScoreSource] = set()
-    for dataset, (members, decisions) in by_dataset.items():
-        figures, used = _dataset_figures(dataset, members, decisions, threshold)
-        datasets.append(figures)
-        sources |= used
+    seconds = 0.0
+    with stage(progress, "checking pairs", len(pairs)) as shown:
+        for dataset, members in by_dataset.items():
+            verdicts, spent = _check_batches(checker, members, batch_size, shown)
+            figures, used = _dataset_figures(dataset, members, verdicts, threshold)
+            figures.pairs_per_second = len(members) / spent if spent > 0 else None
+            datasets.append(figures)
+            sources |= used
+            seconds += spent
     failed = sum(figures.failed for figures in datasets)
     return EvalReport(
         checker=checker.name,

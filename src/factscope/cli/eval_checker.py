@@ -1,0 +1,241 @@
+"""`factscope eval-checker`: how well a checker decides labelled (premise, hypothesis) pairs."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.table import Table
+from rich.text import Text
+
+from factscope.checkers.registry import CHECKER_SPECS, CHECKERS, make_checker
+from factscope.cli.checking_options import LLMCheckModeOption, SegmentTokens
+from factscope.cli.choices import LLMCheckMode
+from factscope.cli.display import (
+    ProgressDisplay,
+    console,
+    format_value,
+    print_skipped,
+    print_table,
+    summary_table,
+)
+from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
+from factscope.cli.option_ranges import finite
+from factscope.cli.output_paths import check_outputs
+from factscope.core.errors import RecordsFailed
+from factscope.evaluation.pairs import PartChoice
+
+if TYPE_CHECKING:
+    from factscope.core.errors import InputError
+    from factscope.evaluation.checker_eval import EvalReport
+    from factscope.evaluation.pairs import LabelledPair
+
+HELP = """Measure how well a checker decides labelled (premise, hypothesis) pairs.
+
+FILES hold one pair a record, in either shape: `premise`, `hypothesis`, `label` (entailment / neutral /
+contradiction / not_entailment in any case, or 0 / 1 / 2), or LLM-AggreFact's `dataset`, `doc`, `claim`, `label`
+(1 supported, 0 not), as JSONL, a JSON list or CSV. Optional fields: `id`, `dataset` (default: the file name
+without extension) and `group`. Records with other labels (BEGIN's generic, say) are reported and skipped.
+
+Each hypothesis is checked against its premise (long premises are cut into segments as --segment-tokens says).
+Per dataset: balanced accuracy of entailment vs not (LLM-AggreFact's figure), the confusion matrix, and, where
+every gold label is 3-way, macro-F1 and per-class F1 of the three labels; then the mean over datasets and pairs
+per second (model loading left out). A pair is judged entailed when the checker says Entailment; with
+--threshold, when P(Entailment) (the similarity checker: its cosine) is at least the threshold; --tune-on picks
+the threshold that maximises balanced accuracy on dev files. --part keeps one part of the fixed split by group
+(`group`, else `id`, else the line number; 75 / 10 / 15% train / validation / test), so that a checker trained
+on the train part is measured on groups it never saw.
+
+Examples:
+
+  factscope eval-checker summedits.jsonl begin.jsonl --part validation
+
+  factscope eval-checker llm_aggrefact_test.jsonl --checker path:my_checker --tune-on llm_aggrefact_dev.jsonl
+
+  factscope eval-checker mnli.jsonl --checker similarity --threshold 0.6 --limit 500 -o similarity.json
+
+  factscope eval-checker pairs.csv --checker llm --llm-model gpt-4o-mini
+"""
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `eval-checker` command."""
+    app.command("eval-checker", help=HELP)(llm_options(eval_checker_command))
+
+
+def eval_checker_command(
+    files: Annotated[
+        list[Path], typer.Argument(help="labelled pair files (JSONL, JSON or CSV)", show_default=False)
+    ],
+    checker: Annotated[str, typer.Option(help=CHECKER_SPECS)] = "embedded",
+    threshold: Annotated[
+        float | None,
+        typer.Option(
+            callback=finite,
+            help="judge a pair entailed when P(Entailment), or the similarity checker's cosine, is at least this "
+            "(default: when the checker's label is Entailment)",
+        ),
+    ] = None,
+    tune_on: Annotated[
+        list[Path] | None,
+        typer.Option(
+            help="dev pair files: use the threshold that maximises balanced accuracy on their pairs, all datasets "
+            "pooled (repeatable; not with --threshold)",
+        ),
+    ] = None,
+    tune_part: Annotated[PartChoice, typer.Option(help="the part of the --tune-on files to tune on")] = "all",
+    part: Annotated[
+        PartChoice, typer.Option(help="evaluate only the pairs whose group falls in this part of the split")
+    ] = "all",
+    limit: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="at most N pairs per dataset (in FILES and in the --tune-on files): the same N every run, spread "
+            "over the file",
+        ),
+    ] = None,
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="write the report (figures, confusion matrices) as JSON here"),
+    ] = None,
+    segment_tokens: SegmentTokens = 200,
+    similarity_threshold: Annotated[
+        float, typer.Option(min=-1.0, max=1.0, help="cosine threshold of the similarity checker's label")
+    ] = 0.7,
+    llm_check_mode: LLMCheckModeOption = LLMCheckMode.single,
+    batch_size: Annotated[int, typer.Option(min=1, help="pairs per checking batch")] = 32,
+    *,
+    endpoint: LLMOptions,
+) -> None:
+    from factscope.evaluation.checker_eval import evaluate_checker, tune_threshold
+
+    if threshold is not None and tune_on:
+        raise typer.BadParameter(
+            "give either a threshold or dev files to tune one on, not both", param_hint="--tune-on"
+        )
+    check_outputs(written={"--output": output})
+    pairs, skipped = _read(files, part, limit)
+    dev = _read(tune_on, tune_part, limit)[0] if tune_on else []
+    if tune_on and not dev:
+        raise typer.BadParameter(
+            f"the dev files hold no usable pair in part '{tune_part}'", param_hint="--tune-on"
+        )
+    if not pairs:
+        console.print(f"[bold red]error[/] no usable pair in part '{part}' of the files")
+        raise typer.Exit(code=2)
+    if tune_on and _overlap(files, part, tune_on, tune_part):
+        console.print(
+            "[bold yellow]warning[/] the threshold is tuned on pairs that are also evaluated: the figures are "
+            "optimistic; tune on another file or part (--tune-part validation --part test)"
+        )
+    client = endpoint.build_if(CHECKERS.needs_llm(checker))
+    began = time.perf_counter()
+    built = make_checker(
+        checker,
+        llm=client,
+        max_tokens=segment_tokens,
+        batch_size=batch_size,
+        similarity_threshold=similarity_threshold,
+        llm_mode=llm_check_mode.value,
+    )
+    load_seconds = time.perf_counter() - began
+    with ProgressDisplay() as shown:
+        if dev:
+            threshold = tune_threshold(built, dev, batch_size=batch_size, progress=shown)
+        report = evaluate_checker(built, pairs, threshold=threshold, batch_size=batch_size, progress=shown)
+    report = report.model_copy(
+        update={
+            "load_seconds": load_seconds,
+            "tuned_on": [str(path) for path in tune_on] if tune_on else None,
+            "inputs": [str(path) for path in files],
+            "part": part,
+            "limit": limit,
+            "skipped": len(skipped),
+        }
+    )
+    print_table(_datasets_table(report))
+    rows: list[tuple[str, object]] = [
+        ("checker", report.checker),
+        ("entailed when", _decision(report)),
+        ("pairs (failed)", f"{report.pairs} ({report.failed})"),
+        ("skipped input records", len(skipped)),
+        ("pairs / second (model loading left out)", _speed(report.pairs_per_second)),
+        ("model loading seconds", round(load_seconds, 1)),
+    ]
+    rows.extend(usage_rows(client))
+    if output is not None:
+        output.write_text(json.dumps(report.model_dump(mode="json"), indent=2), encoding="utf-8")
+        rows.append(("report", str(output)))
+    print_table(summary_table("eval-checker", rows))
+    if report.failed:
+        raise RecordsFailed(report.failed, "pair checks", output or "the report", kept=False)
+
+
+def _read(
+    paths: list[Path], part: PartChoice, limit: int | None
+) -> tuple[list[LabelledPair], list[InputError]]:
+    """The pairs of every file in ``part`` (at most ``limit`` per dataset); skipped records are printed."""
+    from factscope.evaluation.pairs import read_pairs, sample_pairs
+
+    pairs: list[LabelledPair] = []
+    skipped: list[InputError] = []
+    for path in paths:
+        found, problems = read_pairs(path, part=part)
+        for problem in problems:
+            print_skipped(problem)
+        pairs.extend(found)
+        skipped.extend(problems)
+    return (sample_pairs(pairs, limit) if limit is not None else pairs), skipped
+
+
+def _overlap(files: list[Path], part: PartChoice, dev: list[Path], dev_part: PartChoice) -> bool:
+    """Whether a dev file is also evaluated, in parts that share pairs."""
+    same_file = {path.resolve() for path in files} & {path.resolve() for path in dev}
+    return bool(same_file) and (part == dev_part or "all" in (part, dev_part))
+
+
+def _decision(report: EvalReport) -> str:
+    if report.threshold is None:
+        return "the label is Entailment"
+    tuned = f" (tuned on {', '.join(report.tuned_on)})" if report.tuned_on else ""
+    return f"{' / '.join(report.decided_by)} >= {report.threshold:.4f}{tuned}"
+
+
+def _speed(pairs_per_second: float | None) -> str:
+    return "n/a" if pairs_per_second is None else f"{pairs_per_second:.1f}"
+
+
+def _datasets_table(report: EvalReport) -> Table:
+    """One row per dataset and the mean: balanced accuracy, 3-way macro-F1, speed."""
+    table = Table(title="checker figures per dataset", header_style="bold")
+    table.caption = (
+        "balanced acc.: mean recall of entailment and of not-entailment; macro-F1 3-way: where the gold labels "
+        "are 3-way; failed checks are counted and left out; mean: over datasets"
+    )
+    for column in ("dataset", "n", "failed", "entailed", "balanced acc.", "macro-F1 3-way", "pairs/s"):
+        table.add_column(column, justify="left" if column == "dataset" else "right")
+    for figures in report.datasets:
+        table.add_row(
+            Text(figures.dataset),
+            str(figures.n),
+            str(figures.failed),
+            str(figures.entailed),
+            format_value(figures.balanced_accuracy),
+            format_value(figures.macro_f1_3way),
+            _speed(figures.pairs_per_second),
+        )
+    table.add_row(
+        "mean",
+        str(sum(f.n for f in report.datasets)),
+        str(report.failed),
+        str(sum(f.entailed for f in report.datasets)),
+        format_value(report.mean_balanced_accuracy),
+        format_value(report.mean_macro_f1_3way),
+        _speed(report.pairs_per_second),
+        style="bold",
+    )
+    return table
