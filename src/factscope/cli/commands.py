@@ -4,6 +4,17 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from factscope.cli import agree, attribute, check, examples, ground, knowledge, report, serve, train_checker
+from factscope.cli import (
+    agree,
+    attribute,
+    check,
+    eval_checker,
+    examples,
+    ground,
+    knowledge,
+    report,
+    serve,
+    train_checker,
+)
 
-MODULES: list[ModuleType] = [check, agree, ground, attribute, knowledge, train_checker, report, examples, serve]
+MODULES: list[ModuleType] = [check, agree, ground, attribute, knowledge, train_checker, eval_checker, report, examples, serve]
