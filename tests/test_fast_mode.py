@@ -185,3 +185,10 @@ def test_the_same_input_gives_the_same_scored_segments_on_every_run():
 def test_dense_relevance_needs_an_encoder():
     with pytest.raises(ValueError, match="bi-encoder"):
         SegmentRanker(FastSettings(relevance="dense"))
+
+
+def test_segments_that_are_not_eligible_are_never_kept():
+    claim = "The bakery sells rye bread."
+    segments = ["bakery rye bread sells", "rye bread", "bakery"]
+    kept = SegmentRanker(FastSettings(top_k=2)).keep([claim], [segments], [[False, True, True]])
+    assert kept == [[1, 2]]

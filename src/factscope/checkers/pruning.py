@@ -180,14 +180,27 @@ class SegmentRanker:
         self.encoder = encoder
         self._indexes: dict[tuple[str, ...], BM25Index] = {}
 
-    def keep(self, claims: Sequence[str], segments: Sequence[Sequence[str]]) -> list[list[int]]:
-        """For each claim, the indices of its kept segments (into ``segments[i]``), most relevant first."""
+    def keep(
+        self,
+        claims: Sequence[str],
+        segments: Sequence[Sequence[str]],
+        eligible: Sequence[Sequence[bool]] | None = None,
+    ) -> list[list[int]]:
+        """For each claim, the indices of its kept segments (into ``segments[i]``), most relevant first.
+
+        ``eligible[i][j]`` False leaves segment j out for claim i before the ``top_k`` are taken (the segments
+        a checker would not count anyway); the segments are still ranked together, so a record's claims share one
+        BM25 index.
+        """
         similarities = self._similarities(claims, segments) if self.settings.relevance != "bm25" else None
         kept = []
         for row, (claim, texts) in enumerate(zip(claims, segments)):
             bm25 = self._bm25(texts).scores(claim) if self.settings.relevance != "dense" else None
             cosine = similarities[row] if similarities is not None else None
-            kept.append(self._rank(bm25, cosine, len(texts))[: self.settings.top_k])
+            ranked = self._rank(bm25, cosine, len(texts))
+            if eligible is not None:
+                ranked = [index for index in ranked if eligible[row][index]]
+            kept.append(ranked[: self.settings.top_k])
         return kept
 
     def _rank(self, bm25: np.ndarray | None, cosine: np.ndarray | None, n: int) -> list[int]:
