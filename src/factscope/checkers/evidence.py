@@ -32,12 +32,14 @@ def overlap_f1(claim: str, sentence: str) -> float:
 
 
 def best_sentence(claim: str, text: str, within: Span | None = None) -> Span | None:
-    """Span of the sentence of ``text`` (optionally inside ``within``) with the highest word overlap."""
+    """Span in ``text`` of the sentence with the highest word overlap with ``claim`` (the first on a tie).
+
+    With ``within`` only the part of ``text`` it spans is split into sentences, so the evidence never reaches
+    outside it (a segment cut inside a long sentence gives the part of the sentence in the segment)."""
+    start, end = (within.start, within.end) if within is not None else (0, len(text))
     best: tuple[float, Span] | None = None
-    for span in sentence_spans(text):
-        if within is not None and (span.end <= within.start or span.start >= within.end):
-            continue
-        score = overlap_f1(claim, text[span.start : span.end])
+    for span in sentence_spans(text[start:end]):
+        score = overlap_f1(claim, text[start + span.start : start + span.end])
         if best is None or score > best[0]:
-            best = (score, span)
+            best = (score, Span(start=start + span.start, end=start + span.end))
     return best[1] if best else None

@@ -3,14 +3,53 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
 from factscope.checkers.base import CheckTask, PairScorer
 from factscope.checkers.evidence import best_sentence
 from factscope.checkers.merge import merge_passage_labels
-from factscope.core.schema import LABELS, Label, Span, Verdict
+from factscope.checkers.relevance import DEFAULT_MIN_RELEVANCE, RelevanceMode, content_stems, stem_overlap
+from factscope.core.schema import LABELS, Label, Mismatch, Rule, Span, Verdict
 from factscope.core.text import segment_spans
+
+
+class MismatchCheck(Protocol):
+    """Finds a value of a claim (number, date, entity) that its evidence sentence does not bear; spans of the
+    evidence value are offsets in ``evidence``."""
+
+    def __call__(self, claim: str, evidence: str, *, context: str | None = None) -> Mismatch | None: ...
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One segment of one reference that a claim is checked against; ``relevance`` is None when not filtered."""
+
+    reference: int
+    segment: int
+    span: Span
+    text: str
+    relevance: float | None
+
+    def where(self) -> str:
+        """'reference R, segment S', numbered from 1."""
+        return f"reference {self.reference + 1}, segment {self.segment + 1}"
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """The model's probabilities and label for one candidate, and whether the candidate is relevant enough."""
+
+    candidate: Candidate
+    probs: tuple[float, float, float]
+    label: Label
+    relevant: bool
+
+    def prob(self, label: Label) -> float:
+        """The probability of ``label``."""
+        return self.probs[LABELS.index(label)]
 
 
 class SegmentedChecker:
@@ -18,21 +57,52 @@ class SegmentedChecker:
 
     Each reference is split into segments of at most ``max_tokens`` tokens (RefChecker: 200); with
     ``max_tokens=0`` each reference is one segment, as RefChecker checks NQ's references (the model's tokenizer
-    then cuts what is over its own maximum input length). Every
-    (segment, claim) pair of the whole batch is scored in one deduplicated, length-sorted call. A segment's
-    label is the argmax of its probabilities; the segments of a reference, and then the references of a
-    record, are merged by RefChecker A.3 (any Entailment wins, else any Contradiction, else Neutral). The
-    verdict keeps the probabilities of the segment that decided it and, as evidence, the sentence of that
-    segment with the highest word overlap with the claim.
+    then cuts what is over its own maximum input length). Every (segment, claim) pair of the whole batch is
+    scored in one deduplicated, length-sorted call. A segment's label is the argmax of its probabilities.
+
+    A verdict is decided in four steps, each recorded in its ``rule`` and ``reason``:
+
+    1. relevance (``relevance="lexical"``): a segment counts only when at least ``min_relevance`` of the claim's
+       content words occur in it; when no segment does, the verdict is Neutral;
+    2. the merge of RefChecker A.3 over the counted segments of all references: any Entailment wins, else any
+       Contradiction, else Neutral; the deciding segment is the one of that label with the highest probability;
+    3. the value check (``mismatch``, off when None): an Entailment whose evidence sentence bears another number,
+       date or entity than the claim becomes Contradiction (the evidence states another value) or Neutral;
+    4. ``min_confidence``: an Entailment or Contradiction of the model whose probability is under it becomes
+       Neutral.
+
+    The verdict keeps the deciding segment's probabilities and span, and as evidence the sentence of that segment
+    with the highest word overlap with the claim (offsets in the original reference).
     """
 
-    def __init__(self, scorer: PairScorer, *, max_tokens: int = 200, name: str | None = None) -> None:
+    def __init__(
+        self,
+        scorer: PairScorer,
+        *,
+        max_tokens: int = 200,
+        name: str | None = None,
+        relevance: RelevanceMode = "lexical",
+        min_relevance: float = DEFAULT_MIN_RELEVANCE,
+        min_confidence: float = 0.0,
+        mismatch: MismatchCheck | None = None,
+    ) -> None:
         if max_tokens < 0:
             raise ValueError("max_tokens must be 0 (no segmentation) or a positive number of tokens")
+        if relevance not in ("lexical", "off"):
+            raise ValueError(f"relevance must be 'lexical' or 'off', not {relevance!r}")
+        for setting, value in (("min_relevance", min_relevance), ("min_confidence", min_confidence)):
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"{setting} must be between 0 and 1, not {value}")
         self.scorer = scorer
         self.max_tokens = max_tokens
         self.name = name or scorer.name
+        self.relevance = relevance
+        self.min_relevance = min_relevance
+        self.min_confidence = min_confidence
+        self.mismatch_check = _qualified_name(mismatch) if mismatch is not None else None
+        self._mismatch = mismatch
         self._segments: dict[str, list[tuple[str, Span]]] = {}
+        self._stems: dict[str, frozenset[str]] = {}
 
     def segments(self, reference: str) -> list[tuple[str, Span]]:
         """The segments of one reference with their character spans in it (cached)."""
@@ -51,40 +121,128 @@ class SegmentedChecker:
 
     def check(self, tasks: Sequence[CheckTask]) -> list[Verdict]:
         """One verdict per task, all pairs scored together."""
-        premises: list[str] = []
-        hypotheses: list[str] = []
-        for task in tasks:
-            for reference in task.references:
-                for segment, _ in self.segments(reference):
-                    premises.append(segment)
-                    hypotheses.append(task.claim)
+        selected = [self.candidates(task) for task in tasks]
+        premises = [candidate.text for candidates in selected for candidate in candidates]
+        hypotheses = [task.claim for task, candidates in zip(tasks, selected) for _ in candidates]
         probs = self.scorer.score(premises, hypotheses) if premises else np.zeros((0, len(LABELS)))
-        row = 0
         verdicts = []
-        for task in tasks:
-            candidates: list[tuple[Label, np.ndarray, int, Span]] = []
-            for index, reference in enumerate(task.references):
-                for _, span in self.segments(reference):
-                    p = probs[row]
-                    row += 1
-                    candidates.append((LABELS[int(np.argmax(p))], p, index, span))
-            verdicts.append(self._verdict(task, candidates))
+        row = 0
+        for task, candidates in zip(tasks, selected):
+            judged = [self._judge(candidate, probs[row + i]) for i, candidate in enumerate(candidates)]
+            row += len(candidates)
+            verdicts.append(self.decide(task, judged))
         return verdicts
 
-    def _verdict(self, task: CheckTask, candidates: list[tuple[Label, np.ndarray, int, Span]]) -> Verdict:
-        label = merge_passage_labels(candidate[0] for candidate in candidates)
-        if not candidates:
-            return Verdict(label=label)
-        column = LABELS.index(label)
-        deciding = [c for c in candidates if c[0] == label] or candidates
-        _, p, index, segment_span = max(deciding, key=lambda c: c[1][column])
-        reference = task.references[index]
-        sentence = best_sentence(task.claim, reference, within=segment_span)
+    def candidates(self, task: CheckTask) -> list[Candidate]:
+        """The segments of every reference of ``task`` that its claim is scored against, with their relevance."""
+        claim_stems = content_stems(task.claim) if self.relevance == "lexical" else frozenset()
+        found = []
+        for index, reference in enumerate(task.references):
+            for number, (text, span) in enumerate(self.segments(reference)):
+                relevance = stem_overlap(claim_stems, self._segment_stems(text)) if self.relevance == "lexical" else None
+                found.append(Candidate(index, number, span, text, relevance))
+        return found
+
+    def _segment_stems(self, text: str) -> frozenset[str]:
+        stems = self._stems.get(text)
+        if stems is None:
+            stems = self._stems[text] = content_stems(text)
+        return stems
+
+    def _judge(self, candidate: Candidate, p: np.ndarray) -> Judgement:
+        relevant = candidate.relevance is None or candidate.relevance >= self.min_relevance
+        probs = (float(p[0]), float(p[1]), float(p[2]))
+        return Judgement(candidate, probs, LABELS[int(np.argmax(p))], relevant)
+
+    def decide(self, task: CheckTask, judged: Sequence[Judgement]) -> Verdict:
+        """The verdict of one task from the judgements of its candidates: relevance, merge, value check,
+        minimum confidence."""
+        if not judged:
+            return Verdict(label=Label.NEUTRAL, rule="model", reason="no reference text to check against")
+        relevant = [j for j in judged if j.relevant]
+        if not relevant:
+            closest = max(judged, key=lambda j: j.candidate.relevance or 0.0)
+            reason = (
+                f"no segment shares enough of the claim's content words: at best {closest.candidate.relevance:.0%} "
+                f"({closest.candidate.where()}), under the floor {self.min_relevance:.0%}"
+            )
+            return self._explained(task, Label.NEUTRAL, closest, "relevance", reason)
+        label = merge_passage_labels(j.label for j in relevant)
+        deciding = _strongest(relevant, label)
+        unfiltered = merge_passage_labels(j.label for j in judged)
+        rule: Rule = "model"
+        reason = _model_reason(label, deciding)
+        if unfiltered != label:
+            overruled = _strongest([j for j in judged if not j.relevant], unfiltered)
+            rule = "relevance"
+            reason = (
+                f"{overruled.candidate.where()} says {unfiltered.value} (P={overruled.prob(unfiltered):.2f}) but "
+                f"shares only {overruled.candidate.relevance:.0%} of the claim's content words, under the floor "
+                f"{self.min_relevance:.0%}; {reason}"
+            )
+        verdict = self._explained(task, label, deciding, rule, reason)
+        if label == Label.ENTAILMENT and self._mismatch is not None:
+            verdict = self._value_checked(task, verdict, deciding)
+        if verdict.rule != "mismatch" and label != Label.NEUTRAL and deciding.prob(label) < self.min_confidence:
+            verdict = verdict.model_copy(
+                update={
+                    "label": Label.NEUTRAL,
+                    "rule": "min-confidence",
+                    "reason": f"{_model_reason(label, deciding)}, under the minimum confidence "
+                    f"{self.min_confidence:.2f}",
+                }
+            )
+        return verdict
+
+    def _explained(self, task: CheckTask, label: Label, deciding: Judgement, rule: Rule, reason: str) -> Verdict:
+        reference = task.references[deciding.candidate.reference]
+        sentence = best_sentence(task.claim, reference, within=deciding.candidate.span)
         return Verdict(
             label=label,
-            probs=(float(p[0]), float(p[1]), float(p[2])),
+            probs=deciding.probs,
             evidence=reference[sentence.start : sentence.end] if sentence else None,
-            evidence_reference=index,
+            evidence_reference=deciding.candidate.reference,
             evidence_span=sentence,
+            segment_span=deciding.candidate.span,
+            rule=rule,
+            reason=reason,
         )
 
+    def _value_checked(self, task: CheckTask, verdict: Verdict, deciding: Judgement) -> Verdict:
+        """The verdict after the value check of its evidence sentence: unchanged, or Contradiction / Neutral."""
+        if self._mismatch is None or verdict.evidence is None or verdict.evidence_span is None:
+            return verdict
+        found = self._mismatch(task.claim, verdict.evidence, context=deciding.candidate.text)
+        if found is None:
+            return verdict
+        if found.evidence_span is not None:
+            shift = verdict.evidence_span.start
+            moved = Span(start=found.evidence_span.start + shift, end=found.evidence_span.end + shift)
+            found = found.model_copy(update={"evidence_span": moved})
+        if found.evidence_value is not None:
+            label, reason = Label.CONTRADICTION, (
+                f"{found.kind} {found.claim_value} in the claim, {found.evidence_value} in the evidence"
+            )
+        else:
+            label, reason = Label.NEUTRAL, f"{found.kind} {found.claim_value} in the claim is not in the evidence"
+        return verdict.model_copy(update={"label": label, "rule": "mismatch", "reason": reason, "mismatch": found})
+
+
+def _strongest(judged: Sequence[Judgement], label: Label) -> Judgement:
+    """The judgement of ``label`` with the highest probability for it (the first on a tie)."""
+    return max((j for j in judged if j.label == label), key=lambda j: j.prob(label))
+
+
+def _model_reason(label: Label, deciding: Judgement) -> str:
+    where, p = deciding.candidate.where(), deciding.prob(label)
+    if label == Label.ENTAILMENT:
+        return f"entailed by {where} (P={p:.2f})"
+    if label == Label.CONTRADICTION:
+        return f"contradicted by {where} (P={p:.2f})"
+    return f"no segment entails or contradicts it; most neutral: {where} (P={p:.2f})"
+
+
+def _qualified_name(check: object) -> str:
+    """'module.name' of a function or of a callable object's class: how a results manifest names the check."""
+    named = check if hasattr(check, "__qualname__") else type(check)
+    return f"{getattr(named, '__module__', '?')}.{getattr(named, '__qualname__', type(check).__name__)}"
