@@ -399,3 +399,35 @@ def test_the_llm_checker_through_a_fake_server_and_its_failures(tmp_path, monkey
     # Gold E, C, E said E, C, C (the third has no "Paris" in its claim).
     assert figures["confusion_3way"]["counts"] == [[1, 0, 1], [0, 0, 0], [0, 0, 1]]
     assert len(fake_llm.requests) == 4
+
+
+def test_a_dataset_whose_pairs_are_all_entailed_gets_no_3_way_figures():
+    pairs = [pair(0, "entailment"), pair(1, "entailment")]
+    report = evaluate_checker(ListedChecker([Verdict(label=E), Verdict(label=N)]), pairs)
+    (figures,) = report.datasets
+    assert figures.macro_f1_3way is None and figures.confusion_3way is None
+    assert figures.balanced_accuracy == pytest.approx(1 / 2)
+
+
+def test_tuning_on_the_evaluated_pairs_is_warned_about(tmp_path, monkeypatch, capsys, scripted):
+    rows = [{"premise": "P", "hypothesis": f"h {i}", "label": i % 2, "group": f"g{i}"} for i in range(80)]
+    path = write_lines(tmp_path / "pairs.jsonl", rows)
+    scripted["checker"] = ScriptedChecker(
+        {row["hypothesis"]: Verdict(label=N, probs=probs(0.9 if row["label"] == 0 else 0.1)) for row in rows}
+    )
+    ran = run_factscope(monkeypatch, capsys, "eval-checker", str(path), "--tune-on", str(path))
+    assert ran.code == 0 and "optimistic" in ran.text
+    ran = run_factscope(
+        monkeypatch,
+        capsys,
+        "eval-checker",
+        str(path),
+        "--tune-on",
+        str(path),
+        "--tune-part",
+        "validation",
+        "--part",
+        "test",
+    )
+    assert ran.code == 0, ran.text
+    assert "optimistic" not in ran.text
