@@ -16,7 +16,7 @@ Switch = Literal["auto", "on", "off"]
 
 HELP = """Train an offline checker from {premise, hypothesis, label} pairs and write it to a directory.
 
-Labels are entailment / neutral / contradiction (or 0 / 1 / 2), or entailment / not_entailment for a 2-way checker. The pairs are split with a fixed seed into train (75%), validation (10%: kept epoch when several are candidates, class biases, cue stacker) and a held-out test part (15%: only reported). Use the result with `--checker path:DIR`.
+Labels are entailment / neutral / contradiction (or 0 / 1 / 2), or entailment / not_entailment for a 2-way checker; repeat --data to train on a mix (a 2-way set's not_entailment pairs are then trained as P(neutral) + P(contradiction)). Each pair's group (its group field, else its id) goes by a SHA-256 to train (75%), validation (10%: kept epoch when several are candidates, class biases, cue stacker) or a held-out test part (15%: only reported), the same parts as `factscope eval-checker --part`. Use the result with `--checker path:DIR`.
 
 Examples:
 
@@ -70,7 +70,7 @@ def train_checker(
     learning_rate: Annotated[
         float, typer.Option(callback=above_zero, help="finetune: peak AdamW learning rate, above 0.")
     ] = 1e-4,
-    seed: Annotated[int, typer.Option(min=0, max=SEED_MAX, help="Seed of the split and of training.")] = 13,
+    seed: Annotated[int, typer.Option(min=0, max=SEED_MAX, help="Seed of training (initialisation, batch order, copies); the split is by group, not seeded.")] = 13,
     limit: Annotated[int | None, typer.Option(min=3, help="Use only the first N usable pairs (quick runs).")] = None,
     cues: Annotated[
         Switch, typer.Option(help="Contradiction cues: auto keeps them only if held-out macro-F1 improves; on; off.")

@@ -325,7 +325,7 @@ def _train_finetune(options, encoder_path, train, copies, validation, classes, p
         precision=options.precision,
         attention_dropout=options.attention_dropout,
         train_word_embeddings=options.train_word_embeddings,
-        max_length=256 if options.long_context > 0 or options.unrelated_context > 0 else 128,
+        max_length=320 if options.long_context > 0 or options.unrelated_context > 0 else 128,
         device=options.device,
     )
     pairs = sum(len(data) for data in epoch_schedule(train, copies, config.epochs, config.context_epochs))
