@@ -55,8 +55,8 @@ def test_reads_llm_aggrefact_rows_as_jsonl_and_as_csv(tmp_path):
     jsonl = write_lines(tmp_path / "aggrefact.jsonl", rows)
     csv_file = tmp_path / "aggrefact.csv"
     csv_file.write_text(
-        ',dataset,doc,claim,label,contamination_identifier\n0,ExpertQA,"The sky\nis blue.",The sky is blue.,1,x\n'
-        "1,Lfqa,Water boils.,Ice is hot.,0,y\n"
+        ',dataset,doc,claim,label,contamination_identifier,id\n0,ExpertQA,"The sky\nis blue.",The sky is blue.,1,x,\n'
+        "1,Lfqa,Water boils.,Ice is hot.,0,y,r2\n"
     )
     for path, first_doc in ((jsonl, "The sky is blue."), (csv_file, "The sky\nis blue.")):
         pairs, skipped = read_pairs(path)
@@ -68,6 +68,7 @@ def test_reads_llm_aggrefact_rows_as_jsonl_and_as_csv(tmp_path):
         assert pairs[0].premise == first_doc
     csv_pairs, _ = read_pairs(csv_file)
     assert [p.line for p in csv_pairs] == [2, 4]
+    assert [p.id for p in csv_pairs] == ["aggrefact:2", "r2"]  # an empty cell is no value
 
 
 def test_bad_records_are_located_and_skipped(tmp_path):

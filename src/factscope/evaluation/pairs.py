@@ -129,7 +129,7 @@ def _csv_records(path: Path) -> Iterator[tuple[int, dict[str, Any] | InputError]
             if None in row:
                 yield line, InputError("more cells than the header has columns", path=path, line=line)
                 continue
-            yield line, {key: value for key, value in row.items() if key and value is not None}
+            yield line, {key: value for key, value in row.items() if key and value}  # an empty cell: no value
     except csv.Error as error:
         yield reader.line_num, InputError(f"unreadable CSV ({error})", path=path, line=reader.line_num)
 
