@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Collection, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, Literal, get_args
 
@@ -106,6 +106,7 @@ _DATE = re.compile(
             rf"(?P<my_m>{_MONTH}),?\s+(?:of\s+)?(?P<my_y>\d{{4}})\b",
             rf"(?P<md_m>{_MONTH})\s+(?P<md_d>{_DAY})\b(?!\s*(?:,\s*)?\d)",
             rf"(?P<dm_d>{_DAY})\s+(?:of\s+)?(?P<dm_m>{_MONTH})(?![\w-])",
+            r"(?P<range_a>1\d{3}|20\d{2})\s*[-\u2013\u2014]\s*(?P<range_b>\d{2}|1\d{3}|20\d{2})(?![\d%])",
             rf"(?P<era_y>\d{{1,4}})\s*(?P<era>{_ERA})(?!\w)",
             r"(?P<era2>AD|A\.D\.)\s*(?P<era2_y>\d{1,4})\b",
             r"(?P<decade>\d{3}0)(?:s|\s?'s)\b",
@@ -149,7 +150,6 @@ _WRITTEN = {
     "ninety": 90,
     "dozen": 12,
     "one": 1,
-    "a": 1,
 }
 _UNITS_WORDS = {
     "one": 1,
@@ -250,7 +250,8 @@ _NUMBER = re.compile(
     rf"under|less than|fewer than|below|above|exceeding|only|just)\s+)?"
     rf"(?P<currency>{_CURRENCY})?\s?"
     rf"(?:(?P<digits>(?<![\w.,/])(?:{_DIGITS}))(?P<ordinal>st|nd|rd|th)?"
-    rf"|(?P<words>\b(?:{_WORDS})(?:[- ](?:{'|'.join(_UNITS_WORDS)}))?)(?=\s+{_MULTIPLIER}|\b))"
+    rf"|(?P<words>\ba(?=\s+(?:hundred|thousand|million|billion|trillion)\b)"
+    rf"|\b(?:{_WORDS})(?:(?:\s*-\s*|\s)(?:{'|'.join(_UNITS_WORDS)}))?)(?=\s+{_MULTIPLIER}|\b))"
     rf"(?:\s?(?P<multiplier>{_MULTIPLIER}))?(?![\w])"
     rf"(?:\s?(?P<unit>{_UNIT}))?",
     re.IGNORECASE,
@@ -426,6 +427,13 @@ def _date_value(match: re.Match[str]) -> _Value | None:
         month, day = _month(g["md_m"]), _day(g["md_d"])
     elif g["dm_m"]:
         month, day = _month(g["dm_m"]), _day(g["dm_d"])
+    elif g["range_a"]:
+        first, last = int(g["range_a"]), int(g["range_b"])
+        if last < 100:
+            last += first - first % 100
+        if last <= first:
+            return None
+        year, period = first, last - first + 1
     elif g["era_y"]:
         year = int(g["era_y"]) * (-1 if g["era"].upper().startswith("B") else 1)
     elif g["era2_y"]:
@@ -454,7 +462,9 @@ def _date_value(match: re.Match[str]) -> _Value | None:
 
 
 def _written_amount(words: str) -> float:
-    parts = re.split(r"[- ]", words.lower())
+    parts = re.split(r"[- ]+", words.lower())
+    if parts == ["a"]:
+        return 1.0
     return float(sum(_WRITTEN.get(p, _UNITS_WORDS.get(p, 0)) for p in parts))
 
 
@@ -468,16 +478,36 @@ def _next_word(text: str, end: int) -> str | None:
     return match.group(1).lower() if match else None
 
 
-def _number_value(text: str, match: re.Match[str]) -> _Value | None:
+_ENUMERATION = re.compile(r"(?:^|\n)\s*$")
+
+
+def _only_bears(text: str, match: re.Match[str]) -> bool:
+    """A number that bears a claim's value but is not checked itself: part of a name (Apollo 11), a list
+    marker ("9) ..."), or a written number in a compound word ("five-year", "two-fold")."""
     g = match.groupdict()
     if g["digits"]:
-        name = _NAME_BEFORE_NUMBER.search(text[max(0, match.start("digits") - 30) : match.start("digits")])
+        start = match.start("digits")
+        name = _NAME_BEFORE_NUMBER.search(text[max(0, start - 30) : start])
         if name and name.group("name").lower() not in _NOT_NAMES and not g["currency"]:
-            return None
+            return True
+        return text[match.end() : match.end() + 1] in (")", ".") and bool(_ENUMERATION.search(text[:start]))
+    return re.match(r"-[A-Za-z]", text[match.end("words") : match.end("words") + 2]) is not None
+
+
+def _number_value(text: str, match: re.Match[str]) -> _Value | None:
+    value = _read_number(text, match)
+    if value is not None and _only_bears(text, match):
+        return replace(value, weak=True)
+    return value
+
+
+def _read_number(text: str, match: re.Match[str]) -> _Value | None:
+    g = match.groupdict()
+    if g["digits"]:
         amount = float(re.sub(r"[,\u00a0\u202f ]", "", g["digits"]))
         precision = _precision(g["digits"])
     else:
-        if g["words"].lower() == "a" and (not g["multiplier"] or g["multiplier"].lower() in ("k", "m", "b")):
+        if g["words"].lower() == "a" and g["multiplier"].lower() in ("k", "m", "b"):
             return None
         if g["words"].lower() == "one" and not g["multiplier"]:
             return _Value(
@@ -537,10 +567,25 @@ def _values(text: str) -> tuple[_Value, ...]:
     taken = [False] * (len(text) + 1)
     for match in _DATE.finditer(text):
         value = _date_value(match)
-        if value is not None:
-            found.append(value)
-            for i in range(match.start(), match.end()):
-                taken[i] = True
+        if value is None:
+            continue
+        found.append(value)
+        for i in range(match.start(), match.end()):
+            taken[i] = True
+        if match.group("range_a") and value.year is not None:
+            for end in ("range_a", "range_b"):
+                year = value.year if end == "range_a" else value.year + value.period - 1
+                found.append(
+                    _Value(
+                        "date",
+                        match.group(end),
+                        match.start(end),
+                        match.end(end),
+                        amount=float(year),
+                        year=year,
+                        weak=True,
+                    )
+                )
     for match in _NUMBER.finditer(text):
         value = _number_value(text, match)
         if value is None or any(taken[value.start : value.end]):
@@ -751,18 +796,18 @@ def _entities(text: str) -> tuple[_Entity, ...]:
         covered.update(range(ent.start, ent.end))
     run: list[Any] = []
     for token in [*doc, None]:
-        if (
-            token is not None
-            and token.i not in covered
-            and token.pos_ == "PROPN"
-            and token.text[:1].isupper()
-        ):
+        if token is not None and token.i not in covered and token.pos_ == "PROPN" and _name_cased(token.text):
             run.append(token)
             continue
         if run and _looks_proper(doc[run[0].i : run[-1].i + 1], named=False):
             found.append(_named(text, run[0].idx, run[-1].idx + len(run[-1]), ""))
         run = []
     return tuple(sorted(found, key=lambda e: e.start))
+
+
+def _name_cased(word: str) -> bool:
+    """Capitalised like a name (Gosling, NASA), not like a unit or a title (YoY, PhDs)."""
+    return word[:1].isupper() and (word[1:].islower() or word.isupper() or not word[1:].isalpha())
 
 
 def _starts_sentence(token: Any) -> bool:

@@ -1,0 +1,142 @@
+"""Balanced accuracy of a checker with and without the value mismatch check overriding its Entailment verdicts.
+
+Each labelled pair (JSONL with ``premise``, ``hypothesis``, ``label``; at most ``--limit`` per set, a fixed
+random sample) is checked with the premise as the only reference. Every Entailment verdict is then given to
+``find_mismatch`` (evidence: the verdict's evidence sentence; context: its deciding segment), and a mismatch
+turns it into not-entailed. Figures per set and per checked kind: balanced accuracy of entailment vs not
+(gold ``entailment`` against every other label), and how many verdicts the check turned, right and wrong.
+Verdicts are kept in ``--verdicts DIR`` so that a rerun measures the check again without the model.
+
+    HF_HUB_OFFLINE=1 python benchmarks/mismatch_with_checker.py /work/shared/data/claims/begin.jsonl --limit 1000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import time
+from pathlib import Path
+
+from results_file import add_out_option, write_results
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+CONFIGURATIONS = {
+    "none": (),
+    "number": ("number",),
+    "date": ("date",),
+    "quantity": ("quantity",),
+    "entity": ("entity",),
+    "values": ("number", "date", "quantity"),
+    "all": ("number", "date", "quantity", "entity"),
+}
+"""The kinds checked in each measured configuration; ``values`` is every kind but entities."""
+
+
+def sample(path: Path, limit: int) -> list[dict]:
+    """The set's pairs, or a fixed random sample of ``limit`` of them."""
+    with path.open(encoding="utf-8") as handle:
+        records = [json.loads(line) for line in handle if line.strip()]
+    if limit and len(records) > limit:
+        records = random.Random(0).sample(records, limit)
+    return records
+
+
+def verdicts_for(records: list[dict], spec: str, cache: Path) -> list[dict]:
+    """Label, evidence sentence and deciding segment of the checker's verdict on each pair (cached in a file)."""
+    if cache.exists():
+        with cache.open(encoding="utf-8") as handle:
+            kept = [json.loads(line) for line in handle]
+        if [k["id"] for k in kept] == [r["id"] for r in records]:
+            return kept
+    from factscope.checkers.base import CheckTask
+    from factscope.checkers.registry import make_checker
+
+    checker = make_checker(spec)
+    kept = []
+    for start in range(0, len(records), 32):
+        batch = records[start : start + 32]
+        tasks = [CheckTask(claim=r["hypothesis"], references=(r["premise"],)) for r in batch]
+        for record, verdict in zip(batch, checker.check(tasks), strict=True):
+            segment = verdict.segment_span
+            kept.append(
+                {
+                    "id": record["id"],
+                    "label": verdict.label.value if verdict.label else None,
+                    "evidence": verdict.evidence,
+                    "segment": record["premise"][segment.start : segment.end]
+                    if segment
+                    else record["premise"],
+                }
+            )
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text("".join(json.dumps(k) + "\n" for k in kept), encoding="utf-8")
+    return kept
+
+
+def balanced_accuracy(gold: list[bool], predicted: list[bool]) -> float:
+    """Mean of the recall on entailed and on not-entailed pairs."""
+    positives = [p for g, p in zip(gold, predicted, strict=True) if g]
+    negatives = [not p for g, p in zip(gold, predicted, strict=True) if not g]
+    return (sum(positives) / max(1, len(positives)) + sum(negatives) / max(1, len(negatives))) / 2
+
+
+def measure(records: list[dict], verdicts: list[dict]) -> dict:
+    """Balanced accuracy per configuration, with the verdicts each one turned."""
+    from factscope.checkers.mismatch import find_mismatch
+
+    gold = [r["label"] == "entailment" for r in records]
+    model = [v["label"] == "entailment" for v in verdicts]
+    figures: dict = {"pairs": len(records), "entailed": sum(gold), "model_entailment": sum(model)}
+    for name, kinds in CONFIGURATIONS.items():
+        started = time.perf_counter()
+        turned = [
+            bool(kinds)
+            and entailed
+            and find_mismatch(
+                r["hypothesis"], v["evidence"] or v["segment"], context=v["segment"], kinds=kinds
+            )
+            is not None
+            for r, v, entailed in zip(records, verdicts, model, strict=True)
+        ]
+        seconds = time.perf_counter() - started
+        predicted = [m and not t for m, t in zip(model, turned, strict=True)]
+        figures[name] = {
+            "balanced_accuracy": round(balanced_accuracy(gold, predicted), 4),
+            "turned_right": sum(t and not g for t, g in zip(turned, gold, strict=True)),
+            "turned_wrong": sum(t and g for t, g in zip(turned, gold, strict=True)),
+            "ms_per_entailment_verdict": round(1000 * seconds / max(1, sum(model)), 3),
+        }
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "data", nargs="+", type=Path, help="labelled JSONL files (premise, hypothesis, label)"
+    )
+    parser.add_argument("--checker", default="embedded", help="checker spec (default: embedded)")
+    parser.add_argument(
+        "--limit", type=int, default=1000, help="pairs per set, a fixed random sample (0: all)"
+    )
+    parser.add_argument(
+        "--verdicts",
+        type=Path,
+        default=Path("/tmp/mismatch_verdicts"),
+        help="folder keeping the checker's verdicts per set",
+    )
+    add_out_option(parser)
+    args = parser.parse_args()
+    figures = {}
+    for path in args.data:
+        records = sample(path, args.limit)
+        cache = args.verdicts / f"{path.stem}.{args.checker.replace(':', '_')}.{args.limit}.jsonl"
+        figures[path.stem] = measure(records, verdicts_for(records, args.checker, cache))
+        print(path.stem, json.dumps(figures[path.stem]))
+    write_results(__file__, args, figures)
+
+
+if __name__ == "__main__":
+    main()
