@@ -11,8 +11,9 @@ Three outputs, from disjoint source texts:
 - ``--train-out FILE``: from the entailment pairs of the claims data whose group falls in the train part, and of
   an NLI file (``--mnli FILE``) whose id falls in the train part. Only these may be trained on.
 
-``--score CHECKER`` (repeatable) checks every pair of the evaluation outputs with a factscope checker and writes
-the accuracy per dataset, with the pair counts, to ``benchmarks/results/make_counterfactual_pairs.json``.
+``--score CHECKER`` (repeatable) checks every pair of the evaluation outputs and of the hard pairs (by
+phenomenon) with a factscope checker and writes the accuracy per dataset, with the pair counts, to
+``benchmarks/results/make_counterfactual_pairs.json``.
 
     HF_HUB_OFFLINE=1 python benchmarks/make_counterfactual_pairs.py --score embedded --score similarity
     HF_HUB_OFFLINE=1 python benchmarks/make_counterfactual_pairs.py --claims DATA/claims \\
@@ -29,6 +30,7 @@ import sys
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from results_file import add_out_option, write_results
@@ -78,20 +80,21 @@ def project_sources() -> list[Any]:
 
 
 def claims_sources(folder: Path, part: str) -> list[Any]:
-    """Entailment pairs of the claims files whose group falls in ``part``: one source each, grouped by claim."""
+    """Entailment pairs of the claims files whose group (else id, as the pair reader does) falls in ``part``."""
     from factscope.evaluation.counterfactuals import Source
     from factscope.evaluation.splits import part_of
 
     sources = []
     for path in sorted(folder.glob("*.jsonl")):
         for record in _jsonl(path):
-            if record["label"] == "entailment" and part_of(record["group"]) == part:
+            group = record.get("group") or record["id"]
+            if record["label"] == "entailment" and part_of(group) == part:
                 sources.append(
                     Source(
                         id=f"{path.stem}:{record['id']}",
                         premise=record["premise"],
                         facts=(record["hypothesis"],),
-                        group=f"{path.stem}:{record['group']}",
+                        group=group,
                     )
                 )
     return sources
@@ -106,6 +109,14 @@ def nli_sources(path: Path, part: str) -> list[Any]:
         Source(id=record["id"], premise=record["premise"], facts=(record["hypothesis"],))
         for record in _jsonl(path)
         if record["label"] == "entailment" and part_of(record["id"]) == part
+    ]
+
+
+def hard_pairs() -> list[Any]:
+    """The hand-written hard pairs, their dataset named by phenomenon (``hard-pairs/negation``)."""
+    return [
+        SimpleNamespace(**{**record, "dataset": f"hard-pairs/{record['phenomenon']}"})
+        for record in _jsonl(HARD_PAIRS)
     ]
 
 
@@ -172,7 +183,7 @@ def main() -> None:
         print(f"{args.evaluation} is up to date ({len(evaluation)} pairs)", file=sys.stderr)
         return
     _write(args.evaluation, evaluation)
-    scored = {"project": evaluation}
+    scored = {"project": evaluation, "hard-pairs": hard_pairs()}
     if (args.claims_test_out or args.train_out) and args.claims is None:
         parser.error("--claims-test-out and --train-out need --claims")
     if args.claims_test_out:
