@@ -1,6 +1,7 @@
 """The web app: server-rendered pages to run a record of any system, upload a file as a job, follow jobs and
-open their reports. Every page reads without JavaScript (the script only refreshes progress and links claims
-to their evidence on hover); every text is escaped by the templates (jinja2 autoescape)."""
+open their reports. Results are shown by the reports layer (``render_record`` for one result, ``render_report``
+for a job's results file). Every page reads without JavaScript (the script only refreshes job progress and, on
+hovering a claim, shows its probabilities and marks its evidence); every text is escaped (jinja2 autoescape)."""
 
 from __future__ import annotations
 
@@ -12,21 +13,25 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from fastapi import FastAPI, Request, UploadFile
+from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup, escape
+from starlette.datastructures import UploadFile
 
 from factscope import __version__
+from factscope.core.errors import InputError
 from factscope.core.io import read_json_records
+from factscope.reports.dispatch import render_record, render_report
+from factscope.reports.page import stylesheet
 from factscope.serve.requests import RequestProblem
 from factscope.serve.security import KEY_COOKIE, key_matches
-from factscope.serve.views import figure, record_view
 
 if TYPE_CHECKING:
     from factscope.serve.app import Server
 
 REPORT_ROWS = 200
-"""Records a job's page report shows (the results file holds all)."""
+"""Records a job's report shows (its figures cover every row of the results file)."""
 
 
 @dataclass(frozen=True)
@@ -131,8 +136,17 @@ def render(template: str, *, current: str = "", **values: Any) -> str:
     """A page from its template, with the navigation filled in."""
     systems = [(form.system, form.title.split(" (")[0]) for form in FORMS.values()]
     return environment().get_template(template).render(
-        systems=systems, current=current, version=__version__, **values
+        systems=systems, current=current, version=__version__, record_css=Markup(stylesheet()), **values
     )
+
+
+def figure(value: float | bool | None) -> str:
+    """A figure as the pages print it."""
+    if value is None:
+        return "n/a"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return f"{value:.3f}"
 
 
 def form_record(form: SystemForm, values: dict[str, str]) -> dict[str, Any]:
@@ -217,7 +231,7 @@ def add_pages(app: FastAPI, server: Server) -> None:
         form = FORMS.get(system, FORMS["check"])
         values = example_values(form) if example else {}
         return page(render("home.html.j2", title=form.title, current=form.system, form=form, values=values,
-                           views=[], summary=[], error=None))
+                           fragments=[], summary=[], error=None))
 
     @app.post("/run/{system}", response_class=HTMLResponse, include_in_schema=False)
     async def run(system: str, request: Request) -> HTMLResponse:
@@ -230,10 +244,11 @@ def add_pages(app: FastAPI, server: Server) -> None:
             result = await server.run(system, [form_record(form, values)])
         except RequestProblem as problem:
             return page(render("home.html.j2", title=form.title, current=system, form=form, values=values,
-                               views=[], summary=[], error=problem.message), problem.status)
-        views = [record_view(system, row) for row in getattr(result, "results", [])]
-        return page(render("home.html.j2", title=form.title, current=system, form=form, values=values, views=views,
-                           summary=summary_rows(system, result), error=None))
+                               fragments=[], summary=[], error=problem.message), problem.status)
+        fragments = [Markup(render_record(system, row, f"r{index}"))
+                     for index, row in enumerate(getattr(result, "results", []), start=1)]
+        return page(render("home.html.j2", title=form.title, current=system, form=form, values=values,
+                           fragments=fragments, summary=summary_rows(system, result), error=None))
 
     @app.post("/jobs", include_in_schema=False)
     async def upload(request: Request) -> Response:
@@ -275,13 +290,14 @@ def add_pages(app: FastAPI, server: Server) -> None:
         except RequestProblem as problem:
             return page(render("problem.html.j2", title="No such job", message=problem.message), 404)
         _, results = server.store.paths(job_id)
-        system = server.systems[found.system]
-        rows = await asyncio.to_thread(_read_rows, results, system.row_type, REPORT_ROWS)
-        note = f"{len(rows)} record(s) of {found.input_name}" + (
-            f", the first {REPORT_ROWS}" if len(rows) == REPORT_ROWS else "")
-        views = [record_view(found.system, row) for row in rows]
-        return page(render("records.html.j2", title=f"Report of job {found.id}", current="jobs",
-                           system=found.system, views=views, note=note))
+        title = f"Report of job {found.id} ({found.input_name})"
+        try:
+            html = await asyncio.to_thread(render_report, results, limit=REPORT_ROWS, title=title)
+        except InputError as error:
+            message = str(error).replace(str(server.store.data_dir) + "/", "")
+            return page(render("problem.html.j2", title="No report yet", message=message), 404)
+        shown_as = f"job {found.id}: {found.input_name}"
+        return page(html.replace(str(escape(str(results))), str(escape(shown_as))))
 
     @app.get("/login", response_class=HTMLResponse, include_in_schema=False)
     async def login_form() -> HTMLResponse:
@@ -298,15 +314,3 @@ def add_pages(app: FastAPI, server: Server) -> None:
         response.set_cookie(KEY_COOKIE, key, httponly=True, samesite="strict",
                             secure=request.url.scheme == "https")
         return response
-
-
-def _read_rows(path: Any, row_type: Any, limit: int) -> list[Any]:
-    rows: list[Any] = []
-    if not path.exists():
-        return rows
-    for _, item in read_json_records(path):
-        if isinstance(item, dict):
-            rows.append(row_type.model_validate(item))
-        if len(rows) >= limit:
-            break
-    return rows

@@ -111,7 +111,8 @@ class CheckSystem(System[Any, CheckResult]):
     run_type = CheckRun
     row_type = CheckResult
 
-    def _parts(self) -> tuple[Any, Any]:
+    def parts(self) -> tuple[Any, Any]:
+        """The extractor and the checker, built on first use."""
         from factscope.checkers.registry import make_checker
         from factscope.claims.registry import make_extractor
 
@@ -125,7 +126,7 @@ class CheckSystem(System[Any, CheckResult]):
         return extractor, checker
 
     def warm(self) -> None:
-        self._parts()
+        self.parts()
 
     def parse(self, item: Any, index: int) -> Any:
         from factscope.refchecker.data import parse_record
@@ -135,13 +136,13 @@ class CheckSystem(System[Any, CheckResult]):
     def process(self, items: Sequence[Any]) -> list[CheckResult]:
         from factscope.refchecker.task import check
 
-        extractor, checker = self._parts()
+        extractor, checker = self.parts()
         return check(items, extractor=extractor, checker=checker, batch_size=max(1, len(items))).results
 
     def assemble(self, items: Sequence[Any], rows: Sequence[CheckResult], seconds: float) -> CheckRun:
         from factscope.refchecker.task import summarize_run
 
-        extractor, checker = self._parts()
+        extractor, checker = self.parts()
         return summarize_run(rows, new_records=len(rows), seconds=seconds, extractor=extractor.name,
                              checker=checker.name)
 
@@ -153,7 +154,9 @@ class CheckSystem(System[Any, CheckResult]):
 
         records, problems = load_check_records(path)
         loaded(len(records), problems)
-        extractor, checker = self._parts()
+        if not records:
+            raise InputError("no usable records", path=path)
+        extractor, checker = self.parts()
         return check(records, extractor=extractor, checker=checker, output=output, batch_size=batch_size,
                      progress=progress)
 
@@ -166,7 +169,8 @@ class GroundSystem(System[Any, GroundResult]):
     run_type = GroundRun
     row_type = GroundResult
 
-    def _parts(self) -> tuple[Any, Any]:
+    def parts(self) -> tuple[Any, Any]:
+        """The fact extractor and the presence model, built on first use."""
         from factscope.claims.registry import make_extractor
         from factscope.grounding.presence import make_presence
 
@@ -180,7 +184,7 @@ class GroundSystem(System[Any, GroundResult]):
         return extractor, presence
 
     def warm(self) -> None:
-        self._parts()
+        self.parts()
 
     def parse(self, item: Any, index: int) -> Any:
         from factscope.grounding.data import generic_example
@@ -193,13 +197,13 @@ class GroundSystem(System[Any, GroundResult]):
     def process(self, items: Sequence[Any]) -> list[GroundResult]:
         from factscope.grounding.task import ground
 
-        extractor, presence = self._parts()
+        extractor, presence = self.parts()
         return ground(items, extractor=extractor, presence=presence, batch_size=max(1, len(items)), factors=[]).results
 
     def assemble(self, items: Sequence[Any], rows: Sequence[GroundResult], seconds: float) -> GroundRun:
         from factscope.grounding.task import breakdown_factors, summarize
 
-        extractor, presence = self._parts()
+        extractor, presence = self.parts()
         return GroundRun(
             results=list(rows), summary=summarize(rows, breakdown_factors(items, None)), new_records=len(rows),
             resumed_records=0, seconds=seconds, extractor=extractor.name, presence=presence.name,
@@ -222,7 +226,7 @@ class GroundSystem(System[Any, GroundResult]):
         loaded(len(examples), [*dataset.errors, *without])
         if not examples:
             raise InputError("no record with a response to score", path=path)
-        extractor, presence = self._parts()
+        extractor, presence = self.parts()
         return ground(examples, extractor=extractor, presence=presence, output=output, batch_size=batch_size,
                       progress=progress)
 
@@ -276,6 +280,8 @@ class AttributeSystem(System[Any, AttributionScore]):
 
         answers = load_answers(path)
         loaded(len(answers.records), answers.problems)
+        if not answers.records:
+            raise InputError("no usable answers", path=path)
         return score(answers.records, self._checker(), output=output, batch_size=batch_size, progress=progress)
 
 

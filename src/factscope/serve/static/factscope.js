@@ -2,21 +2,53 @@
 (function () {
   "use strict";
 
+  // The probabilities of claim ``number`` of a record, read from the claims table the page already shows.
+  function claimLine(record, number) {
+    var row = document.getElementById(record.id + "-c" + number);
+    if (!row) { return "claim " + number; }
+    var heads = Array.prototype.map.call(row.closest("table").querySelectorAll("thead th"), function (th) {
+      return th.textContent.trim();
+    });
+    var cells = row.querySelectorAll("td");
+    var parts = ["claim " + number];
+    heads.forEach(function (head, index) {
+      if ((head === "label" || head.indexOf("P(") === 0) && cells[index]) {
+        parts.push(head === "label" ? cells[index].textContent.trim() : head + " " + cells[index].textContent.trim());
+      }
+    });
+    return parts.join(" · ");
+  }
+
   function linkClaims() {
-    var marks = document.querySelectorAll("[data-claims]");
-    marks.forEach(function (node) {
-      var record = node.closest(".record");
-      if (!record) { return; }
-      var numbers = node.getAttribute("data-claims").split(" ");
-      function toggle(on) {
-        record.querySelectorAll("[data-claims]").forEach(function (other) {
-          var mine = other.getAttribute("data-claims").split(" ");
-          var shared = mine.some(function (n) { return numbers.indexOf(n) >= 0; });
+    var tip = document.createElement("div");
+    tip.className = "fs-tip";
+    tip.hidden = true;
+    document.body.appendChild(tip);
+    document.querySelectorAll(".record mark[data-claims]").forEach(function (mark) {
+      var record = mark.closest(".record");
+      var numbers = mark.getAttribute("data-claims").split(" ");
+      function linked(on) {
+        record.querySelectorAll("mark[data-claims]").forEach(function (other) {
+          var shared = other.getAttribute("data-claims").split(" ").some(function (n) {
+            return numbers.indexOf(n) >= 0;
+          });
           other.classList.toggle("linked", on && shared);
         });
+        numbers.forEach(function (n) {
+          var row = document.getElementById(record.id + "-c" + n);
+          if (row) { row.classList.toggle("linked", on); }
+        });
       }
-      node.addEventListener("mouseenter", function () { toggle(true); });
-      node.addEventListener("mouseleave", function () { toggle(false); });
+      mark.addEventListener("mouseenter", function () {
+        linked(true);
+        tip.textContent = numbers.map(function (n) { return claimLine(record, n); }).join("\n");
+        tip.style.whiteSpace = "pre-line";
+        var box = mark.getBoundingClientRect();
+        tip.style.left = (window.scrollX + box.left) + "px";
+        tip.style.top = (window.scrollY + box.bottom + 4) + "px";
+        tip.hidden = false;
+      });
+      mark.addEventListener("mouseleave", function () { linked(false); tip.hidden = true; });
     });
   }
 
