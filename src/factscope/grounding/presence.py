@@ -223,6 +223,61 @@ class NLIPresence(WindowedPresence):
         return np.array(scores, dtype=np.float64)
 
 
+class ShortlistNLIPresence(WindowedPresence):
+    """P(Entailment) of a check-task checker over the ``shortlist`` windows closest to the fact by bi-encoder
+    cosine; the best of them counts.
+
+    The bi-encoder finds where in a long source the fact would be stated; the checker decides whether it is
+    stated there, so a fact that shares its words with the source but changes a name, a number or a polarity
+    scores low. The checker reads ``shortlist`` windows per fact instead of every window.
+    """
+
+    def __init__(
+        self,
+        checker: Checker,
+        threshold: float = 0.5,
+        *,
+        shortlist: int = 3,
+        window: int | None = 3,
+        stride: int = 1,
+        min_window: int | None = None,
+        encoder: TextEncoder | None = None,
+    ) -> None:
+        super().__init__(window, stride, min_window)
+        if shortlist < 1:
+            raise ValueError("the shortlist holds at least one window")
+        self.ranker = BiEncoderPresence(window=window, stride=stride, min_window=min_window, encoder=encoder)
+        self.judge = NLIPresence(checker, window=None)
+        self.shortlist = shortlist
+        self.name = f"bi-top{shortlist}+{self.judge.name}"
+        self.threshold = threshold
+
+    def score_pairs(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        return self.judge.score_pairs(pairs)
+
+    def score(self, facts: Sequence[str], sources: Sequence[Sequence[str]]) -> np.ndarray:
+        """Best entailment probability of each fact over its shortlisted windows (-inf with no source text)."""
+        if len(facts) != len(sources):
+            raise ValueError(f"got {len(facts)} facts but {len(sources)} source lists")
+        windows_of: dict[str, list[str]] = {}
+        candidates: list[list[str]] = []
+        for texts in sources:
+            for text in texts:
+                if text not in windows_of:
+                    windows_of[text] = sentence_windows(text, self.window, self.stride, self.min_window)
+            candidates.append(list(dict.fromkeys(w for text in texts for w in windows_of[text])))
+        encoder = self.ranker.encoder
+        shortlisted: list[list[str]] = []
+        for fact, windows in zip(facts, candidates):
+            if len(windows) <= self.shortlist:
+                shortlisted.append(windows)
+                continue
+            cosine = encoder.encode(windows) @ encoder.encode([fact])[0]
+            best = np.argsort(-cosine, kind="stable")[: self.shortlist]
+            shortlisted.append([windows[i] for i in best])
+        return self.judge.score(facts, shortlisted)
+
+
 _VERDICT = re.compile(r"^\W*(true|false)\b", re.IGNORECASE)
 
 
@@ -299,6 +354,12 @@ def _nli_needs_llm(argument: str | None) -> bool:
     return CHECKERS.needs_llm(argument or "embedded")
 
 
+def _bi_nli(argument: str | None, *, llm: LLMClient | None = None, **options: Any) -> PresenceModel:
+    from factscope.checkers.registry import make_checker
+
+    return ShortlistNLIPresence(make_checker(argument or "embedded", llm=llm), **options)
+
+
 def _llm_judge(argument: None, *, llm: LLMClient, **options: Any) -> PresenceModel:
     return LLMJudgePresence(llm, **options)
 
@@ -323,6 +384,13 @@ PRESENCE_MODELS: Registry[PresenceModel] = Registry(
             "nli",
             "entailment probability of a check-task checker, threshold 0.5",
             _nli,
+            Argument("CHECKER", "a checker spec such as embedded (the default) or nli:MODEL", False),
+            needs_llm=_nli_needs_llm,
+        ),
+        Entry(
+            "bi-nli",
+            "entailment probability of a check-task checker on the 3 windows closest by MiniLM cosine",
+            _bi_nli,
             Argument("CHECKER", "a checker spec such as embedded (the default) or nli:MODEL", False),
             needs_llm=_nli_needs_llm,
         ),
