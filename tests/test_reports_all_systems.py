@@ -26,8 +26,9 @@ HOSTILE = [
     "javascript:alert(1)",
 ]
 
-pytestmark = pytest.mark.slow
-"""The module runs four real commands once (about 30 s of CPU) and checks every page against their results."""
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
+"""The module runs the real commands once (about 30 s of CPU, minutes on a busy machine) and checks every page
+against their results."""
 
 KEEP = {"label", "kind", "rule", "strict", "majority"}
 """Fields whose value must be one of a fixed set: the XSS test leaves them as they are."""
@@ -278,6 +279,15 @@ def test_render_record_gives_one_result_s_fragment(results, system):
     with pytest.raises(InputError) as bad:
         render_record(system, {**row, "id": ["x"]})
     assert bad.value.field == "id"
+
+
+def test_a_ground_record_can_show_the_contexts_its_facts_were_judged_against(results):
+    row = rows_of(results["ground"])[0]
+    context = "The <b>Harbour Line</b> closed in 1958."
+    fragment = render_record("ground", row, contexts=[context])
+    assert "Contexts the response facts were judged against" in fragment
+    assert "The &lt;b&gt;Harbour Line&lt;/b&gt; closed in 1958." in fragment
+    assert "Contexts" not in render_record("ground", row)
 
 
 def test_the_stylesheet_serves_every_system_s_fragments():

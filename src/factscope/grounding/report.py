@@ -83,12 +83,14 @@ def overview_html(results: Sequence[GroundResult]) -> Markup:
     )
 
 
-def record_html(result: GroundResult, anchor: str) -> Markup:
-    """One record: question, response, answer check, and its response and gold facts present or absent."""
+def record_html(result: GroundResult, anchor: str, contexts: Sequence[str] = ()) -> Markup:
+    """One record: question, response, answer check, and its response and gold facts present or absent.
+    ``contexts`` (the example's input contexts, which results rows do not hold) are shown after the facts when
+    given, so a reader can see what the response facts were judged against."""
     return Markup(
         environment("factscope.grounding")
         .get_template("record.html.j2")
-        .render(result=result, anchor=anchor, fact_class=fact_class)
+        .render(result=result, anchor=anchor, fact_class=fact_class, contexts=list(contexts))
     )
 
 

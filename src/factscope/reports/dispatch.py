@@ -242,15 +242,21 @@ def render_report(paths: Path | Sequence[Path], **options: Any) -> str:
     return make_report(paths, **options).html
 
 
-def render_record(system: str, row: BaseModel | dict[str, Any], anchor: str = "r1") -> str:
+def render_record(
+    system: str, row: BaseModel | dict[str, Any], anchor: str = "r1", *, contexts: Sequence[str] = ()
+) -> str:
     """One result as an HTML fragment, ``system`` being a short name (check, ground, attribute, knowledge) or
-    the system of a manifest; ``row`` its row model or the row as read from JSON (validated, errors located)."""
+    the system of a manifest; ``row`` its row model or the row as read from JSON (validated, errors located).
+    ``contexts``: a ground record's input contexts, shown under its facts (other systems' rows hold their
+    own texts)."""
     reported = SYSTEMS.get(system) or next((s for s in SYSTEMS.values() if s.manifest == system), None)
     if reported is None:
         raise InputError(f"no report for system {system!r}; reports show {', '.join(SYSTEMS)}")
     if not isinstance(row, reported.row_type):
         data = row.model_dump() if isinstance(row, BaseModel) else row
         row = parse_located(reported.row_type, data, path=None, line=None, where=f"{reported.name} result")
+    if contexts and isinstance(row, GroundResult):
+        return str(ground_report.record_html(row, anchor, contexts))
     return str(reported.record(row, anchor))
 
 
