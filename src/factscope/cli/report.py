@@ -30,7 +30,7 @@ the first record): figures and charts first, then the records.
 
 Several files of one system make one page; check and ground pages then compare them by model (a record's
 `model` field, else its file's name). The page is self-contained: inline CSS and SVG, no scripts, nothing
-loaded from the network; hovering shows probabilities and scores, and it prints in black and white.
+loaded from the network; hovering shows labels, probabilities and scores, and it prints in black and white.
 
 Examples:
 
