@@ -88,8 +88,12 @@ def measure(records: list[dict], verdicts: list[dict]) -> dict:
     from factscope.checkers.mismatch import find_mismatch
 
     gold = [r["label"] == "entailment" for r in records]
-    model = [v["label"] == "entailment" for v in verdicts]
+    model = [v["label"] == "Entailment" for v in verdicts]
     figures: dict = {"pairs": len(records), "entailed": sum(gold), "model_entailment": sum(model)}
+    for record, verdict in list(zip(records, verdicts, strict=True))[:20]:
+        find_mismatch(
+            record["hypothesis"], verdict["evidence"] or verdict["segment"], context=verdict["segment"]
+        )
     for name, kinds in CONFIGURATIONS.items():
         started = time.perf_counter()
         turned = [

@@ -41,6 +41,9 @@ def assert_absent(claim: str, evidence: str, kind: str, claim_value: str) -> Non
         ("It became a number 1 hit.", "It became a number one hit."),
         ("It is the 2nd largest resort.", "It is the second-largest resort."),
         ("Routines last from 1 to 3 minutes.", "Routines last from one to three minutes."),
+        ("There were 25 machines.", "All twenty - five people used all twenty - five machines."),
+        ("9) The group discussed the budget.", "The group discussed the budget."),
+        ("He is appointed for a five-year term.", "He is appointed for a fixed term of five years."),
     ],
 )
 def test_numbers_and_quantities_in_other_forms_are_borne(claim, evidence):
@@ -62,6 +65,12 @@ def test_numbers_and_quantities_in_other_forms_are_borne(claim, evidence):
         ("Potatoes reached Spain in the 16th century.", "Potatoes reached Spain in the sixteenth century."),
         ("It took place on 23 February 2011.", "It took place from 23 February to 6 March 2011."),
         ("Arminius died in 21 AD.", "Arminius killed himself in 21 AD."),
+        ("Einstein was born in 1879.", "Albert Einstein (1879–1955) was a physicist."),
+        ("They reached the top flight in the 1904-05 season.", "They reached the top flight in 1904."),
+        (
+            "The paper was published in 2017.",
+            "Advances in Neural Information Processing Systems 30 (NIPS 2017).",
+        ),
     ],
 )
 def test_dates_as_specific_or_more_are_borne(claim, evidence):
@@ -88,6 +97,11 @@ def test_a_different_year_is_contradicted_and_a_less_specific_date_is_absent():
         "The bridge opened in 1995.", "The bridge opened on May 3, 1994.", "date", "1995", "May 3, 1994"
     )
     assert_absent("The bridge opened in May 1994.", "The bridge opened in 1994.", "date", "May 1994")
+
+
+def test_a_year_inside_a_range_is_not_borne_but_not_contradicted():
+    assert_absent("The war ended in 1992.", "The war lasted from 1990–1995.", "date", "1992")
+    assert_contradicted("The war ended in 1998.", "The war lasted 1990–1995.", "date", "1998", "1990–1995")
 
 
 def test_a_value_the_evidence_lacks_is_absent():

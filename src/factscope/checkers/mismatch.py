@@ -75,26 +75,32 @@ _DAY = r"(?:[12]\d|3[01]|0?[1-9])(?!\d)(?:st|nd|rd|th)?"
 _ERA = r"(?:AD|BC|BCE|CE|A\.D\.|B\.C\.|B\.C\.E\.|C\.E\.)"
 
 _ORDINAL_WORDS = {
-    "first": 1,
-    "second": 2,
-    "third": 3,
-    "fourth": 4,
-    "fifth": 5,
-    "sixth": 6,
-    "seventh": 7,
-    "eighth": 8,
-    "ninth": 9,
-    "tenth": 10,
-    "eleventh": 11,
-    "twelfth": 12,
-    "thirteenth": 13,
-    "fourteenth": 14,
-    "fifteenth": 15,
-    "sixteenth": 16,
-    "seventeenth": 17,
-    "eighteenth": 18,
-    "nineteenth": 19,
-    "twentieth": 20,
+    word: i
+    for i, word in enumerate(
+        [
+            "first",
+            "second",
+            "third",
+            "fourth",
+            "fifth",
+            "sixth",
+            "seventh",
+            "eighth",
+            "ninth",
+            "tenth",
+            "eleventh",
+            "twelfth",
+            "thirteenth",
+            "fourteenth",
+            "fifteenth",
+            "sixteenth",
+            "seventeenth",
+            "eighteenth",
+            "nineteenth",
+            "twentieth",
+        ],
+        start=1,
+    )
 }
 _ORDINAL_WORD = re.compile(r"\b(?:" + "|".join(_ORDINAL_WORDS) + r")\b", re.IGNORECASE)
 _DATE = re.compile(
@@ -121,47 +127,38 @@ _DATE = re.compile(
 )
 """Written dates, most specific first; a bare four-digit year is read with the numbers."""
 
-_WRITTEN = {
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "thirteen": 13,
-    "fourteen": 14,
-    "fifteen": 15,
-    "sixteen": 16,
-    "seventeen": 17,
-    "eighteen": 18,
-    "nineteen": 19,
-    "twenty": 20,
-    "thirty": 30,
-    "forty": 40,
-    "fifty": 50,
-    "sixty": 60,
-    "seventy": 70,
-    "eighty": 80,
-    "ninety": 90,
-    "dozen": 12,
-    "one": 1,
-}
 _UNITS_WORDS = {
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
+    word: i
+    for i, word in enumerate(["one", "two", "three", "four", "five", "six", "seven", "eight", "nine"], 1)
 }
+_WRITTEN = (
+    _UNITS_WORDS
+    | {
+        word: i
+        for i, word in enumerate(
+            [
+                "ten",
+                "eleven",
+                "twelve",
+                "thirteen",
+                "fourteen",
+                "fifteen",
+                "sixteen",
+                "seventeen",
+                "eighteen",
+                "nineteen",
+            ],
+            10,
+        )
+    }
+    | {
+        word: 10 * i
+        for i, word in enumerate(
+            ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"], 2
+        )
+    }
+    | {"dozen": 12}
+)
 _MULTIPLIERS = {
     "hundred": 1e2,
     "thousand": 1e3,
@@ -186,7 +183,7 @@ def _units(dimension: str, factor: float, canonical: str, *names: str) -> None:
         _UNITS[name] = (canonical, dimension, factor)
 
 
-_units("percent", 1, "%", "percent", "per cent", "percentage points", "pc")
+_units("percent", 1, "%", "percent", "per cent", "percentage points")
 _units("money:usd", 1, "$", "us$", "usd", "dollars", "dollar")
 _units("money:gbp", 1, "£", "gbp", "sterling")
 _units("money:eur", 1, "€", "eur", "euros", "euro")
@@ -194,7 +191,7 @@ _units("money:jpy", 1, "¥", "yen", "jpy")
 _units("money:inr", 1, "rupees", "rupee", "rs")
 _units("money:cny", 1, "yuan", "rmb", "renminbi")
 _units("length", 1000, "km", "kilometres", "kilometers", "kilometre", "kilometer")
-_units("length", 1, "m", "metres", "meters", "metre", "meter")
+_units("length", 1, "metres", "meters", "metre", "meter")
 _units("length", 0.01, "cm", "centimetres", "centimeters", "centimetre", "centimeter")
 _units("length", 0.001, "mm", "millimetres", "millimeters", "millimetre", "millimeter")
 _units("length", 1609.344, "miles", "mile", "mi")
@@ -202,8 +199,8 @@ _units("length", 0.3048, "feet", "foot", "ft")
 _units("length", 0.0254, "inches", "inch")
 _units("length", 0.9144, "yards", "yard", "yd")
 _units("mass", 1, "kg", "kilograms", "kilogram", "kilos", "kilo")
-_units("mass", 0.001, "g", "grams", "gram")
-_units("mass", 1000, "tonnes", "tonne", "metric tons", "t")
+_units("mass", 0.001, "grams", "gram")
+_units("mass", 1000, "tonnes", "tonne", "metric tons")
 _units("mass", 907.18474, "tons", "ton")
 _units("mass", 0.45359237, "lb", "lbs")
 _units("mass", 0.028349523, "ounces", "ounce", "oz")
@@ -211,7 +208,7 @@ _units("area", 1e6, "km2", "km²", "square kilometres", "square kilometers", "sq
 _units("area", 2589988.1, "square miles", "sq mi")
 _units("area", 4046.8564, "acres", "acre")
 _units("area", 1e4, "hectares", "hectare", "ha")
-_units("volume", 1, "litres", "liters", "litre", "liter", "l")
+_units("volume", 1, "litres", "liters", "litre", "liter")
 _units("volume", 3.785411784, "gallons", "gallon")
 _units("volume", 158.987, "barrels", "barrel")
 _units("speed", 1, "km/h", "kph", "kmh")
@@ -224,9 +221,9 @@ _units("power", 1e3, "kw", "kilowatts", "kilowatt")
 _units("data", 1e9, "gb", "gigabytes")
 _units("data", 1e6, "mb", "megabytes")
 _units("data", 1e12, "tb", "terabytes")
-_units("time", 1, "seconds", "second", "secs", "sec", "s")
+_units("time", 1, "seconds", "secs", "sec")
 _units("time", 60, "minutes", "minute", "mins", "min")
-_units("time", 3600, "hours", "hour", "hrs", "hr", "h")
+_units("time", 3600, "hours", "hour", "hrs", "hr")
 _units("time", 86400, "days", "day")
 _units("time", 604800, "weeks", "week")
 _units("time", 2629800, "months", "month")
@@ -234,7 +231,7 @@ _units("time", 31557600, "years", "year", "yrs")
 _units("time", 315576000, "decades", "decade")
 _units("time", 3155760000, "centuries", "century")
 
-_SUFFIX_UNITS = sorted((u for u in _UNITS if not u[0].isalpha() or len(u) > 1), key=len, reverse=True)
+_SUFFIX_UNITS = sorted(_UNITS, key=len, reverse=True)
 _UNIT = (
     "(?:"
     + "|".join(
