@@ -192,3 +192,59 @@ def test_segments_that_are_not_eligible_are_never_kept():
     segments = ["bakery rye bread sells", "rye bread", "bakery"]
     kept = SegmentRanker(FastSettings(top_k=2)).keep([claim], [segments], [[False, True, True]])
     assert kept == [[1, 2]]
+
+
+def make_checker(scorer, mode, **settings):
+    from factscope.checkers.segmented import SegmentedChecker
+
+    return SegmentedChecker(
+        scorer, max_tokens=12, mode=mode, fast=FastSettings(**settings) if settings else None
+    )
+
+
+def test_the_fast_checker_gives_exact_verdicts_when_the_deciding_segment_is_kept():
+    from factscope.checkers.base import CheckTask
+
+    claim = "The company raised its dividend to 13 cents."
+    decisive = "In March the company raised its dividend to 13 cents per share."
+    references = (" ".join(FILLER[:3]), f"{FILLER[3]} {decisive} {FILLER[4]}", FILLER[5])
+    scorer = StandInScorer({(decisive, claim): WEAKLY_ENTAILS})
+    tasks = [
+        CheckTask(claim=claim, references=references),
+        CheckTask(claim="Glaciers melted in Norway.", references=references),
+    ]
+    exact = make_checker(scorer, "exact").check(tasks)
+    fast_scorer = StandInScorer({(decisive, claim): WEAKLY_ENTAILS})
+    fast = make_checker(fast_scorer, "fast", top_k=2).check(tasks)
+    assert [v.label for v in fast] == [v.label for v in exact] == [Label.ENTAILMENT, Label.NEUTRAL]
+    assert fast[0].evidence_reference == exact[0].evidence_reference == 1
+    assert fast[0].segment_span == exact[0].segment_span
+    assert fast[1].rule == exact[1].rule == "relevance"  # no segment shares its content words: nothing scored
+    assert sum(map(len, fast_scorer.calls)) < sum(map(len, scorer.calls))
+
+
+def test_the_fast_checker_differs_only_where_a_pruned_segment_decides():
+    from factscope.checkers.base import CheckTask
+
+    claim = "The company raised its dividend to 13 cents."
+    decisive = "The company board met; dividend news came later."  # counted, but ranks low for the claim
+    strong = [f"The company raised its dividend to {n} cents per share." for n in (11, 12, 14)]
+    references = (" ".join(strong), decisive)
+    table = {(decisive, claim): ENTAILS}
+    checker = make_checker(StandInScorer(table), "exact")
+    assert len(checker.segments(references[0])) == 3
+    exact = checker.check([CheckTask(claim=claim, references=references)])
+    fast = make_checker(StandInScorer(table), "fast", top_k=2).check(
+        [CheckTask(claim=claim, references=references)]
+    )
+    assert exact[0].label is Label.ENTAILMENT and exact[0].evidence_reference == 1
+    assert fast[0].label is Label.NEUTRAL
+    wide = make_checker(StandInScorer(table), "fast", top_k=4).check(
+        [CheckTask(claim=claim, references=references)]
+    )
+    assert wide[0].label is Label.ENTAILMENT
+
+
+def test_an_unknown_mode_is_refused():
+    with pytest.raises(ValueError, match="mode"):
+        make_checker(StandInScorer(), "quick")

@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Protocol
+from dataclasses import dataclass, replace
+from typing import Literal, Protocol
 
 import numpy as np
 
 from factscope.checkers.base import CheckTask, PairScorer
 from factscope.checkers.evidence import best_sentence
 from factscope.checkers.merge import merge_passage_labels
+from factscope.checkers.pruning import FastSettings, RoundScorer, SegmentRanker
 from factscope.checkers.relevance import DEFAULT_MIN_RELEVANCE, RelevanceMode, content_stems, stem_overlap
 from factscope.core.schema import LABELS, Label, Mismatch, Rule, Span, Verdict
 from factscope.core.text import segment_spans
+from factscope.hf.encoders import TextEncoder
+
+CheckMode = Literal["exact", "fast"]
+"""exact: every segment of every reference is scored; fast: only the most relevant ones (see checkers.pruning)."""
 
 
 class MismatchCheck(Protocol):
@@ -71,6 +76,11 @@ class SegmentedChecker:
     4. ``min_confidence``: an Entailment or Contradiction of the model whose probability is under it becomes
        Neutral.
 
+    With ``mode="fast"`` each claim is scored only against its most relevant counted segments, in rounds that stop
+    at a confident entailment (``fast``: :class:`~factscope.checkers.pruning.FastSettings`; ``encoder`` ranks by
+    cosine for its dense and hybrid relevance); its label can differ from exact mode's only where a segment left
+    unscored would have decided it.
+
     The verdict keeps the deciding segment's probabilities and span, and as evidence the sentence of that segment
     with the highest word overlap with the claim (offsets in the original reference).
     """
@@ -85,6 +95,9 @@ class SegmentedChecker:
         min_relevance: float = DEFAULT_MIN_RELEVANCE,
         min_confidence: float = 0.0,
         mismatch: MismatchCheck | None = None,
+        mode: CheckMode = "exact",
+        fast: FastSettings | None = None,
+        encoder: TextEncoder | None = None,
     ) -> None:
         if max_tokens < 0:
             raise ValueError("max_tokens must be 0 (no segmentation) or a positive number of tokens")
@@ -103,6 +116,11 @@ class SegmentedChecker:
         self._mismatch = mismatch
         self._segments: dict[str, list[tuple[str, Span]]] = {}
         self._stems: dict[str, frozenset[str]] = {}
+        if mode not in ("exact", "fast"):
+            raise ValueError(f"mode must be 'exact' or 'fast', not {mode!r}")
+        self.mode = mode
+        self.fast = (fast or FastSettings()) if mode == "fast" else None
+        self._ranker = SegmentRanker(self.fast, encoder) if self.fast is not None else None
 
     def segments(self, reference: str) -> list[tuple[str, Span]]:
         """The segments of one reference with their character spans in it (cached)."""
@@ -122,6 +140,8 @@ class SegmentedChecker:
     def check(self, tasks: Sequence[CheckTask]) -> list[Verdict]:
         """One verdict per task, all pairs scored together."""
         selected = [self.candidates(task) for task in tasks]
+        if self.mode == "fast":
+            return self._check_fast(tasks, selected)
         premises = [candidate.text for candidates in selected for candidate in candidates]
         hypotheses = [task.claim for task, candidates in zip(tasks, selected) for _ in candidates]
         probs = self.scorer.score(premises, hypotheses) if premises else np.zeros((0, len(LABELS)))
@@ -132,6 +152,36 @@ class SegmentedChecker:
             row += len(candidates)
             verdicts.append(self.decide(task, judged))
         return verdicts
+
+    def _check_fast(self, tasks: Sequence[CheckTask], selected: list[list[Candidate]]) -> list[Verdict]:
+        """Fast mode: each claim's counted candidates are ranked by relevance, pruned to the top k and scored in
+        rounds that stop at a confident entailment (``checkers.pruning``); the verdict is decided as in exact mode
+        from the scored candidates."""
+        assert self.fast is not None and self._ranker is not None
+        claims = [task.claim for task in tasks]
+        texts = [[candidate.text for candidate in candidates] for candidates in selected]
+        counted = [[self._counts(candidate) for candidate in candidates] for candidates in selected]
+        kept = self._ranker.keep(claims, texts, counted)
+        settings = replace(self.fast, stop_probability=max(self.fast.stop_probability, self.min_confidence))
+        scored = RoundScorer(self.scorer, settings).score(claims, texts, kept)
+        verdicts = []
+        for task, candidates, found in zip(tasks, selected, scored):
+            if candidates and not found.indices:
+                verdicts.append(
+                    Verdict(
+                        label=Label.NEUTRAL,
+                        rule="relevance",
+                        reason="fast mode: no segment shares enough of the claim's content words to be scored",
+                    )
+                )
+                continue
+            judged = [self._judge(candidates[index], p) for index, p in zip(found.indices, found.probs)]
+            verdicts.append(self.decide(task, judged))
+        return verdicts
+
+    def _counts(self, candidate: Candidate) -> bool:
+        """Whether a candidate passes the relevance floor (counts in the merge)."""
+        return candidate.relevance is None or candidate.relevance >= self.min_relevance
 
     def candidates(self, task: CheckTask) -> list[Candidate]:
         """The segments of every reference of ``task`` that its claim is scored against, with their relevance."""
@@ -150,7 +200,7 @@ class SegmentedChecker:
         return stems
 
     def _judge(self, candidate: Candidate, p: np.ndarray) -> Judgement:
-        relevant = candidate.relevance is None or candidate.relevance >= self.min_relevance
+        relevant = self._counts(candidate)
         probs = (float(p[0]), float(p[1]), float(p[2]))
         return Judgement(candidate, probs, LABELS[int(np.argmax(p))], relevant)
 
