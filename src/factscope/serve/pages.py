@@ -241,11 +241,13 @@ def add_pages(app: FastAPI, server: Server) -> None:
         submitted = await request.form()
         values = {field.name: str(submitted.get(field.name) or "") for field in form.fields}
         try:
-            result = await server.run(system, [form_record(form, values)])
+            record = form_record(form, values)
+            result = await server.run(system, [record])
         except RequestProblem as problem:
             return page(render("home.html.j2", title=form.title, current=system, form=form, values=values,
                                fragments=[], summary=[], error=problem.message), problem.status)
-        fragments = [Markup(render_record(system, row, f"r{index}"))
+        contexts = record.get("contexts", []) if system == "ground" else []
+        fragments = [Markup(render_record(system, row, f"r{index}", contexts=contexts))
                      for index, row in enumerate(getattr(result, "results", []), start=1)]
         return page(render("home.html.j2", title=form.title, current=system, form=form, values=values,
                            fragments=fragments, summary=summary_rows(system, result), error=None))

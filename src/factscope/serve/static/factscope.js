@@ -61,6 +61,8 @@
     if (status) { status.textContent = job.status; status.className = "status " + job.status; }
     var rate = row.querySelector(".rate");
     if (rate) { rate.textContent = job.rate ? job.rate.toFixed(2) : ""; }
+    var finished = job.status !== "queued" && job.status !== "running";
+    document.querySelectorAll("form.cancel").forEach(function (form) { form.hidden = finished; });
   }
 
   function followJobs() {
