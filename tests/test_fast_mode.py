@@ -248,3 +248,12 @@ def test_the_fast_checker_differs_only_where_a_pruned_segment_decides():
 def test_an_unknown_mode_is_refused():
     with pytest.raises(ValueError, match="mode"):
         make_checker(StandInScorer(), "quick")
+
+
+def test_the_results_manifest_records_the_mode_and_the_fast_settings():
+    from factscope.core.manifest import describe
+
+    fast = describe(make_checker(StandInScorer(), "fast", top_k=5))
+    exact = describe(make_checker(StandInScorer(), "exact"))
+    assert fast["mode"] == "fast" and fast["fast"]["top_k"] == 5
+    assert exact["mode"] == "exact" and exact["fast"] is None
