@@ -432,3 +432,15 @@ def test_tuning_on_the_evaluated_pairs_is_warned_about(tmp_path, monkeypatch, ca
     )
     assert ran.code == 0, ran.text
     assert "optimistic" not in ran.text
+
+
+def test_many_skipped_records_are_summed_up(tmp_path, monkeypatch, capsys, scripted):
+    rows = [{"premise": "P", "hypothesis": "H", "label": "generic"} for _ in range(25)]
+    rows.append({"premise": "P", "hypothesis": "yes", "label": "entailment"})
+    path = write_lines(tmp_path / "pairs.jsonl", rows)
+    scripted["checker"] = ScriptedChecker({"yes": Verdict(label=E)})
+    out = tmp_path / "report.json"
+    ran = run_factscope(monkeypatch, capsys, "eval-checker", str(path), "-o", str(out))
+    assert ran.code == 0, ran.text
+    assert ran.text.count("'generic' is not a pair label") == 20 and "5 more records" in ran.text
+    assert json.loads(out.read_text())["skipped"] == 25

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -27,6 +28,9 @@ from factscope.cli.option_ranges import finite
 from factscope.cli.output_paths import check_outputs
 from factscope.core.errors import RecordsFailed
 from factscope.evaluation.pairs import PartChoice
+
+SHOWN_SKIPPED = 20
+"""How many skipped records of one file are printed one by one (a set with an extra label has many)."""
 
 if TYPE_CHECKING:
     from factscope.core.errors import InputError
@@ -178,15 +182,20 @@ def eval_checker_command(
 def _read(
     paths: list[Path], part: PartChoice, limit: int | None
 ) -> tuple[list[LabelledPair], list[InputError]]:
-    """The pairs of every file in ``part`` (at most ``limit`` per dataset); skipped records are printed."""
+    """The pairs of every file in ``part`` (at most ``limit`` per dataset); the first skipped records of each file
+    are printed, and how many more there are."""
     from factscope.evaluation.pairs import read_pairs, sample_pairs
 
     pairs: list[LabelledPair] = []
     skipped: list[InputError] = []
     for path in paths:
         found, problems = read_pairs(path, part=part)
-        for problem in problems:
+        for problem in problems[:SHOWN_SKIPPED]:
             print_skipped(problem)
+        if len(problems) > SHOWN_SKIPPED:
+            console.print(
+                f"[yellow]skipped[/] {len(problems) - SHOWN_SKIPPED} more records of {escape(str(path))}"
+            )
         pairs.extend(found)
         skipped.extend(problems)
     return (sample_pairs(pairs, limit) if limit is not None else pairs), skipped
