@@ -8,9 +8,12 @@
    server's resident memory before and after.
 
 The server is started as a subprocess on 127.0.0.1 with a temporary data folder (or pass ``--url`` of a running
-one; memory is then not measured). Records are short synthetic RefChecker-style records.
+one; memory is then not measured). Records are short synthetic RefChecker-style records. ``--batch-records 1``
+starts a server that runs every request alone: the baseline of micro-batching.
 
     HF_HUB_OFFLINE=1 python benchmarks/serve_load.py --clients 16 --seconds 30
+    HF_HUB_OFFLINE=1 python benchmarks/serve_load.py --clients 16 --seconds 30 --batch-records 1 \
+        --out benchmarks/results/serve_load_unbatched.json
 """
 
 from __future__ import annotations
@@ -63,13 +66,13 @@ def rss_mib(pid: int) -> float | None:
     return None
 
 
-def start_server(data_dir: Path, wait_ms: float) -> tuple[subprocess.Popen[bytes], str]:
+def start_server(data_dir: Path, wait_ms: float, batch_records: int) -> tuple[subprocess.Popen[bytes], str]:
     """`factscope serve` on a free loopback port, once it answers."""
     port = free_port()
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     process = subprocess.Popen(
         [sys.executable, "-m", "factscope", "serve", "--port", str(port), "--data-dir", str(data_dir),
-         "--batch-wait-ms", str(wait_ms)],
+         "--batch-wait-ms", str(wait_ms), "--batch-records", str(batch_records)],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
     )
     url = f"http://127.0.0.1:{port}"
@@ -187,13 +190,15 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=32, help="records of the batching comparison")
     parser.add_argument("--repeats", type=int, default=3, help="repeats of the batching comparison")
     parser.add_argument("--batch-wait-ms", type=float, default=5.0, help="the started server's --batch-wait-ms")
+    parser.add_argument("--batch-records", type=int, default=32,
+                        help="the started server's --batch-records (1: no micro-batching, the baseline)")
     add_out_option(parser)
     args = parser.parse_args()
     if args.url:
         figures = asyncio.run(measure(args.url, args, None))
     else:
         with tempfile.TemporaryDirectory() as folder:
-            process, url = start_server(Path(folder), args.batch_wait_ms)
+            process, url = start_server(Path(folder), args.batch_wait_ms, args.batch_records)
             try:
                 figures = asyncio.run(measure(url, args, process.pid))
             finally:

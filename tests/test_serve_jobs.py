@@ -10,7 +10,7 @@ pytest.importorskip("fastapi")
 
 from factscope.serve.batching import FairLock
 from factscope.serve.jobs import JobRunner, JobStore
-from serve_fakes import FakeSystem
+from serve_fakes import FakeRow, FakeSystem
 
 RECORDS = [{"id": f"r{n}", "text": "x" * n} for n in range(10)]
 
@@ -126,3 +126,28 @@ def test_uploaded_names_are_sanitised_into_the_inputs_folder(tmp_path):
     assert results_path.parent == (tmp_path / "data" / "results").resolve()
     assert job.input_name == "passwd"
     assert not (tmp_path / "etc").exists()
+
+
+def test_an_unexpected_error_fails_its_job_and_the_next_job_still_runs(tmp_path):
+    system = FakeSystem()
+    calls = []
+
+    def broken_once(items):
+        calls.append(len(items))
+        if len(calls) == 1:
+            raise RuntimeError("boom")
+        return [FakeRow(id=item.id, length=len(item.text)) for item in items]
+
+    system.process = broken_once
+    store = JobStore(tmp_path)
+    runner = JobRunner(store, {"fake": system}, FairLock())
+    first = store.create("fake", "a.jsonl", _content(RECORDS[:2]))
+    second = store.create("fake", "b.jsonl", _content(RECORDS[:2]))
+    runner.start()
+    runner.submit(first)
+    runner.submit(second)
+    failed = _wait(store, first.id, lambda j: j.status == "failed")
+    done = _wait(store, second.id, lambda j: j.status == "done")
+    runner.stop()
+    assert failed.error == "unexpected RuntimeError; see the server log"
+    assert done.done == 2

@@ -10,6 +10,7 @@ and each finishes with every record exactly once.
 from __future__ import annotations
 
 import json
+import logging
 import queue
 import sqlite3
 import threading
@@ -27,6 +28,8 @@ from factscope.core.run import ProgressEvent
 from factscope.serve.batching import FairLock
 from factscope.serve.security import inside, safe_name
 from factscope.serve.systems import System
+
+log = logging.getLogger("factscope.serve")
 
 JobStatus = Literal["queued", "running", "done", "failed", "cancelled"]
 FINISHED: tuple[JobStatus, ...] = ("done", "failed", "cancelled")
@@ -273,10 +276,10 @@ class JobRunner:
         except FactscopeError as error:
             self.store.update(job_id, status="failed", error=_message(error, self.store.data_dir),
                               finished=time.time())
-        except Exception as error:
+        except Exception as error:  # one broken job must not stop the jobs after it
+            log.exception("job %s failed", job_id)
             self.store.update(job_id, status="failed", finished=time.time(),
                               error=f"unexpected {type(error).__name__}; see the server log")
-            raise
         else:
             self.store.update(job_id, status="done", finished=time.time(), done=_rows(results_path),
                               rate=tracker.rate())
