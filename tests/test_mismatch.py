@@ -38,6 +38,8 @@ def assert_absent(claim: str, evidence: str, kind: str, claim_value: str) -> Non
         ("About 1.2 million people visit each year.", "In all, 1,234,567 people visited last year."),
         ("The track is 5 km long.", "The track is 5,000 metres long."),
         ("He served for more than 20 years.", "He served for 27 years."),
+        ("He had a 27-year career.", "His career lasted 27 years."),
+        ("The 10-km race was held.", "The race over 10 kilometres was held."),
         ("It became a number 1 hit.", "It became a number one hit."),
         ("It is the 2nd largest resort.", "It is the second-largest resort."),
         ("Routines last from 1 to 3 minutes.", "Routines last from one to three minutes."),

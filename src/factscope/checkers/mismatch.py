@@ -250,7 +250,7 @@ _NUMBER = re.compile(
     rf"|(?P<words>\ba(?=\s+(?:hundred|thousand|million|billion|trillion)\b)"
     rf"|\b(?:{_WORDS})(?:(?:\s*-\s*|\s)(?:{'|'.join(_UNITS_WORDS)}))?)(?=\s+{_MULTIPLIER}|\b))"
     rf"(?:\s?(?P<multiplier>{_MULTIPLIER}))?(?![\w])"
-    rf"(?:\s?(?P<unit>{_UNIT}))?",
+    rf"(?:(?:\s?|-)(?P<unit>{_UNIT}))?",
     re.IGNORECASE,
 )
 _HEDGES = {
@@ -599,11 +599,18 @@ def _values(text: str) -> tuple[_Value, ...]:
 
 
 def _same_amount(claim: _Value, other: _Value) -> bool:
-    """Whether ``other`` states the claim's amount, allowing for the claim's rounding and hedge."""
+    """Whether ``other`` states the claim's amount, allowing for units, the claim's rounding and its hedge.
+
+    Quantities of one dimension are compared in its base unit, a quantity and a plain number by their amounts
+    (``27 years`` and ``27``); quantities of two dimensions never bear each other.
+    """
     if claim.amount is None or other.amount is None:
         return False
-    a = claim.amount * claim.factor
-    b = other.amount * (other.factor if other.dimension == claim.dimension else 1.0)
+    if claim.kind == other.kind == "quantity" and claim.dimension != other.dimension:
+        return False
+    converted = claim.dimension is not None and other.dimension == claim.dimension
+    a = claim.amount * (claim.factor if converted else 1.0)
+    b = other.amount * (other.factor if converted else 1.0)
     if math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9):
         return True
     if claim.hedge == "gt":
@@ -612,10 +619,8 @@ def _same_amount(claim: _Value, other: _Value) -> bool:
         return b <= a
     if claim.hedge == "approx":
         return abs(a - b) <= 0.1 * abs(a)
-    if other.dimension != claim.dimension and claim.kind == "quantity" and other.kind == "quantity":
-        return False
-    step = claim.precision * claim.factor
-    return step > 0 and abs(a - b) <= step / 2 + 1e-9 * abs(a) and b != 0
+    step = claim.precision * (claim.factor if converted else 1.0)
+    return b != 0 and abs(a - b) <= step / 2 + 1e-9 * abs(a)
 
 
 def _date_bears(claim: _Value, other: _Value) -> bool:
