@@ -83,6 +83,9 @@ KNOWLEDGE_SCORING = {
 BAD_VALUES: dict[str, dict[str, list[str]]] = {
     "check": {
         "--segment-tokens": SEGMENT_TOKENS,
+        "--relevance": ["semantic"],
+        "--min-relevance": SHARE,
+        "--min-confidence": SHARE,
         "--similarity-threshold": COSINE,
         "--top-k": COUNT,
         "--batch-size": COUNT,

@@ -41,6 +41,7 @@ def check(
     output: str | Path | None = None,
     progress: ProgressCallback | None = None,
     retry_failed: bool = False,
+    checker_settings: dict[str, Any] | None = None,
     **options: Any,
 ) -> CheckRun:
     """Extract claims from responses and check them against references (RefChecker).
@@ -48,8 +49,10 @@ def check(
     ``records`` is a JSON / JSONL path, or an iterable of ``Record`` objects or dicts in the input format
     (``response``, ``references`` or ``reference``, optional ``id``, ``question``, ``setting``). ``extractor`` and
     ``checker`` are spec strings ('rules', 'embedded', 'nli:MODEL', 'llm', ...) or ready objects; ``llm`` is an
-    ``LLMClient`` for the LLM ones. Bad records in a file are skipped; bad dicts raise InputError. Remaining
-    ``options`` go to ``factscope.refchecker.task.check`` (retriever, retrieve_k, batch_size).
+    ``LLMClient`` for the LLM ones; ``checker_settings`` go to ``make_checker`` with a spec (``max_tokens``,
+    ``relevance``, ``min_relevance``, ``min_confidence``, ``mismatch``, ...). Bad records in a file are skipped; bad
+    dicts raise InputError. Remaining ``options`` go to ``factscope.refchecker.task.check`` (retriever,
+    retrieve_k, batch_size).
     """
     from factscope.checkers.registry import make_checker
     from factscope.claims.registry import make_extractor
@@ -67,7 +70,7 @@ def check(
     return run_check(
         loaded,
         extractor=make_extractor(extractor, llm=llm) if isinstance(extractor, str) else extractor,
-        checker=make_checker(checker, llm=llm) if isinstance(checker, str) else checker,
+        checker=make_checker(checker, llm=llm, **(checker_settings or {})) if isinstance(checker, str) else checker,
         output=output,
         progress=progress,
         retry_failed=retry_failed,
@@ -128,6 +131,7 @@ def attribute(
     output: str | Path | None = None,
     progress: ProgressCallback | None = None,
     retry_failed: bool = False,
+    checker_settings: dict[str, Any] | None = None,
     **options: Any,
 ) -> AttributionRun:
     """Citation correctness, precision, recall and F1 (micro and macro), text-citation alignment and [NA]
@@ -135,8 +139,9 @@ def attribute(
 
     ``answers`` is an answers file (the output of ``factscope attribute generate`` or the user's own records)
     or ``AnswerRecord`` objects; rows whose generation failed are left out. ``checker`` decides alignment and
-    [NA] (a spec string or a ready Checker); ``judge`` (an LLMClient) adds G-Eval text quality. Remaining
-    ``options`` go to ``factscope.kalma.task.score`` (batch_size, template, empty_answers, weighted).
+    [NA] (a spec string or a ready Checker; ``checker_settings`` go to ``make_checker`` with a spec); ``judge``
+    (an LLMClient) adds G-Eval text quality. Remaining ``options`` go to ``factscope.kalma.task.score``
+    (batch_size, template, empty_answers, weighted).
     """
     from factscope.checkers.registry import make_checker
     from factscope.kalma.task import load_answers, score
@@ -144,7 +149,7 @@ def attribute(
     records = load_answers(answers).records if isinstance(answers, (str, Path)) else list(answers)
     return score(
         records,
-        make_checker(checker, llm=llm) if isinstance(checker, str) else checker,
+        make_checker(checker, llm=llm, **(checker_settings or {})) if isinstance(checker, str) else checker,
         judge=judge,
         output=output,
         progress=progress,

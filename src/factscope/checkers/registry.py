@@ -2,7 +2,8 @@
 
 Plugins register in the entry-point group ``factscope.checkers`` (see factscope.core.registry); a factory is
 called as ``factory(argument, llm=..., max_tokens=..., batch_size=..., similarity_threshold=..., label_order=...,
-llm_mode=..., **options)``; the options include ``llm_passages`` (the LLM checker's passage layout).
+llm_mode=..., **options)``; the options include ``llm_passages`` (the LLM checker's passage layout) and the
+segmented checker's ``relevance``, ``min_relevance``, ``min_confidence`` and ``mismatch``.
 ``CHECKER_SPECS`` is the registry's help text, made on first access so that plugins are listed and imported only
 when someone asks.
 """
@@ -13,33 +14,56 @@ import json
 from pathlib import Path
 from typing import Any, Literal
 
-from factscope.checkers.base import Checker
+from factscope.checkers.base import Checker, PairScorer
 from factscope.core.errors import ConfigError
 from factscope.core.registry import Argument, Entry, Registry
 
 
-def _embedded(argument: None, *, max_tokens: int = 200, **_: Any) -> Checker:
-    from factscope.checkers.embedded import load_embedded_scorer
-    from factscope.checkers.segmented import SegmentedChecker
-
-    return SegmentedChecker(load_embedded_scorer(), max_tokens=max_tokens, name="embedded")
-
-
-def _nli(
-    argument: str, *, max_tokens: int = 200, batch_size: int = 32, label_order: list[str] | None = None, **_: Any
+def _segmented(
+    scorer: PairScorer,
+    *,
+    max_tokens: int = 200,
+    name: str | None = None,
+    relevance: Literal["lexical", "off"] = "lexical",
+    min_relevance: float | None = None,
+    min_confidence: float = 0.0,
+    mismatch: bool = False,
+    **_: Any,
 ) -> Checker:
+    """A SegmentedChecker over ``scorer`` with the decision settings; ``mismatch`` turns on the value check."""
+    from factscope.checkers.relevance import DEFAULT_MIN_RELEVANCE
     from factscope.checkers.segmented import SegmentedChecker
+
+    check = None
+    if mismatch:
+        from factscope.checkers.mismatch import find_mismatch
+
+        check = find_mismatch
+    return SegmentedChecker(
+        scorer,
+        max_tokens=max_tokens,
+        name=name,
+        relevance=relevance,
+        min_relevance=DEFAULT_MIN_RELEVANCE if min_relevance is None else min_relevance,
+        min_confidence=min_confidence,
+        mismatch=check,
+    )
+
+
+def _embedded(argument: None, **options: Any) -> Checker:
+    from factscope.checkers.embedded import load_embedded_scorer
+
+    return _segmented(load_embedded_scorer(), **options, name="embedded")
+
+
+def _nli(argument: str, *, batch_size: int = 32, label_order: list[str] | None = None, **options: Any) -> Checker:
     from factscope.hf.nli import HFNLIScorer
 
-    return SegmentedChecker(HFNLIScorer(argument, batch_size=batch_size, label_order=label_order), max_tokens=max_tokens)
+    return _segmented(HFNLIScorer(argument, batch_size=batch_size, label_order=label_order), **options)
 
 
-def _path(
-    argument: str, *, max_tokens: int = 200, batch_size: int = 32, label_order: list[str] | None = None, **_: Any
-) -> Checker:
-    from factscope.checkers.segmented import SegmentedChecker
-
-    return SegmentedChecker(_scorer_from_folder(Path(argument), batch_size, label_order), max_tokens=max_tokens)
+def _path(argument: str, *, batch_size: int = 32, label_order: list[str] | None = None, **options: Any) -> Checker:
+    return _segmented(_scorer_from_folder(Path(argument), batch_size, label_order), **options)
 
 
 def _similarity(argument: str | None, *, similarity_threshold: float = 0.7, **_: Any) -> Checker:
@@ -106,9 +130,19 @@ def make_checker(
     similarity_threshold: float = 0.7,
     label_order: list[str] | None = None,
     llm_mode: str = "joint",
+    relevance: str = "lexical",
+    min_relevance: float | None = None,
+    min_confidence: float = 0.0,
+    mismatch: bool = False,
     **options: Any,
 ) -> Checker:
-    """A Checker for ``spec``; model checkers are wrapped to segment long references (``max_tokens``)."""
+    """A Checker for ``spec``; model checkers are wrapped to segment long references (``max_tokens``).
+
+    The model checkers' verdicts are decided by ``relevance`` ('lexical': a segment counts only when it shares at
+    least ``min_relevance`` of the claim's content words; None: the calibrated default; 'off'), the A.3 merge,
+    the value check (``mismatch``) and ``min_confidence`` (see ``factscope.checkers.segmented``); other checkers
+    ignore these settings.
+    """
     return CHECKERS.build(
         spec,
         llm=llm,
@@ -117,6 +151,10 @@ def make_checker(
         similarity_threshold=similarity_threshold,
         label_order=label_order,
         llm_mode=llm_mode,
+        relevance=relevance,
+        min_relevance=min_relevance,
+        min_confidence=min_confidence,
+        mismatch=mismatch,
         **options,
     )
 

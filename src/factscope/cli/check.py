@@ -15,10 +15,14 @@ from factscope.cli.checking_options import (
     AllowMissingReferences,
     LLMCheckModeOption,
     LLMPassagesOption,
+    MinConfidence,
+    MinRelevance,
+    MismatchChecks,
+    RelevanceOption,
     SegmentTokens,
     refuse_missing_references,
 )
-from factscope.cli.choices import LLMCheckMode, LLMPassages, RetrieverName
+from factscope.cli.choices import LLMCheckMode, LLMPassages, RelevanceFilter, RetrieverName
 from factscope.cli.display import (
     ProgressDisplay,
     format_value,
@@ -66,6 +70,10 @@ def check_command(
     extractor: Annotated[str, typer.Option(help=EXTRACTOR_SPECS)] = "rules",
     checker: Annotated[str, typer.Option(help=CHECKER_SPECS)] = "embedded",
     segment_tokens: SegmentTokens = 200,
+    relevance: RelevanceOption = RelevanceFilter.lexical,
+    min_relevance: MinRelevance = None,
+    min_confidence: MinConfidence = 0.0,
+    mismatch_checks: MismatchChecks = False,
     similarity_threshold: Annotated[float, typer.Option(min=-1.0, max=1.0, help="cosine threshold of the similarity checker")] = 0.7,
     corpus: Annotated[
         Path | None, typer.Option(help="JSONL or folder of .txt: passages to retrieve for records without references")
@@ -119,6 +127,10 @@ def check_command(
                 checker,
                 llm=client,
                 max_tokens=segment_tokens,
+                relevance=relevance.value,
+                min_relevance=min_relevance,
+                min_confidence=min_confidence,
+                mismatch=mismatch_checks,
                 similarity_threshold=similarity_threshold,
                 llm_mode=llm_check_mode.value,
                 llm_passages=llm_passages.value,

@@ -1,5 +1,5 @@
-"""Options of the commands that check claims against references (`check`, `agree`), and their rule for records
-without references."""
+"""Options of the commands that check claims against references (`check`, `agree`): segmenting, how a model
+checker's verdict is decided, the LLM checker's layout, and their rule for records without references."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from factscope.cli.choices import LLMCheckMode, LLMPassages
+from factscope.checkers.relevance import DEFAULT_MIN_RELEVANCE
+from factscope.cli.choices import LLMCheckMode, LLMPassages, RelevanceFilter
 from factscope.cli.display import console
 
 SHOWN_KEYS = 5
@@ -29,6 +30,44 @@ SegmentTokens = Annotated[
         callback=_segment_budget,
         help="model checkers cut each reference into segments of at most this many tokens: 0, or 8 or more; 0 "
         "checks each reference whole, as RefChecker does for NQ (Zero Context) and for its LLM checkers",
+    ),
+]
+
+RelevanceOption = Annotated[
+    RelevanceFilter,
+    typer.Option(
+        help="model checkers: lexical (a segment counts for the merge only when it shares at least --min-relevance "
+        "of the claim's content words, so an unrelated passage cannot decide) or off (every segment counts)"
+    ),
+]
+
+MinRelevance = Annotated[
+    float | None,
+    typer.Option(
+        min=0.0,
+        max=1.0,
+        show_default=False,
+        help=f"0 to 1: the share of the claim's content words a segment must contain to count (with --relevance "
+        f"lexical); default {DEFAULT_MIN_RELEVANCE:g}, calibrated on labelled entailed pairs",
+    ),
+]
+
+MinConfidence = Annotated[
+    float,
+    typer.Option(
+        min=0.0,
+        max=1.0,
+        help="0 to 1: a model checker's Entailment or Contradiction whose probability is under this becomes Neutral "
+        "(rule min-confidence); 0 keeps every label",
+    ),
+]
+
+MismatchChecks = Annotated[
+    bool,
+    typer.Option(
+        "--mismatch-checks/--no-mismatch-checks",
+        help="model checkers: an Entailment whose evidence sentence bears another number, date, quantity or named "
+        "entity than the claim becomes Contradiction (the evidence states another value) or Neutral (it states none)",
     ),
 ]
 

@@ -29,6 +29,14 @@ class LLMPassages(str, Enum):
     refchecker = "refchecker"
 
 
+class RelevanceFilter(str, Enum):
+    """Which segments of the references count for a model checker's merge: those that share enough of the claim's
+    content words, or all."""
+
+    lexical = "lexical"
+    off = "off"
+
+
 class AgreeMode(str, Enum):
     """What `agree` measures: the checker on the annotated triplets, or extraction and checking together."""
 
