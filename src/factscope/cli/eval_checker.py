@@ -168,7 +168,7 @@ def eval_checker_command(
         ("pairs (failed)", f"{report.pairs} ({report.failed})"),
         ("skipped input records", len(skipped)),
         ("pairs / second (model loading left out)", _speed(report.pairs_per_second)),
-        ("model loading seconds", round(load_seconds, 1)),
+        ("model loading seconds", f"{load_seconds:.1f}"),
     ]
     rows.extend(usage_rows(client))
     if output is not None:
