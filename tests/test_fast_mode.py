@@ -257,3 +257,59 @@ def test_the_results_manifest_records_the_mode_and_the_fast_settings():
     exact = describe(make_checker(StandInScorer(), "exact"))
     assert fast["mode"] == "fast" and fast["fast"]["top_k"] == 5
     assert exact["mode"] == "exact" and exact["fast"] is None
+
+
+REPORT = (
+    "Northwind Traders reported revenue of 4.2 billion dollars for the third quarter, up 8 percent from a year "
+    "earlier. The board raised the quarterly dividend to 45 cents per share and approved a buyback of 500 million "
+    "dollars. Chief executive Maria Lopez said demand in Europe stayed strong while sales in Asia slowed. The "
+    "company expects full-year revenue between 16 and 17 billion dollars. Northwind opened two distribution centres "
+    "in Poland during the quarter and plans a third in Spain next year. Operating margin fell to 11 percent because "
+    "of higher freight costs. The company employs about 38,000 people in 30 countries."
+)
+TRAVEL = (
+    "The coastal railway reopened in May after a year of repairs to the bridges washed out by winter storms. Trains "
+    "now run every two hours between the harbour towns, and the journey takes just under three hours. Local "
+    "businesses say visitor numbers have already returned to their level before the storms. The regional council "
+    "paid for most of the work and plans to add a station near the new ferry terminal."
+)
+
+
+@pytest.mark.slow
+def test_the_real_embedded_checker_gives_the_same_labels_in_both_modes():
+    from factscope.checkers.base import CheckTask
+    from factscope.checkers.embedded import load_embedded_scorer
+    from factscope.checkers.segmented import SegmentedChecker
+
+    references = (TRAVEL, REPORT, TRAVEL.replace("May", "June"))
+    claims = [
+        "Northwind raised its quarterly dividend to 45 cents per share.",
+        "Northwind's operating margin rose to 15 percent.",
+        "The coastal railway reopened after repairs.",
+        "The company makes electric bicycles.",
+    ]
+    tasks = [CheckTask(claim=claim, references=references) for claim in claims]
+    model = load_embedded_scorer()
+    exact_scorer, fast_scorer = CountingScorer(model), CountingScorer(model)
+    exact = SegmentedChecker(exact_scorer, max_tokens=40).check(tasks)
+    fast_checker = SegmentedChecker(fast_scorer, max_tokens=40, mode="fast", fast=FastSettings(top_k=3))
+    fast = fast_checker.check(tasks)
+    assert [v.label for v in fast] == [v.label for v in exact]
+    assert 0 < fast_scorer.pairs < exact_scorer.pairs
+    assert fast_checker.check(tasks) == fast
+
+
+class CountingScorer:
+    """Passes pairs to a real scorer and counts them."""
+
+    def __init__(self, scorer):
+        self.scorer = scorer
+        self.name = scorer.name
+        self.pairs = 0
+
+    def score(self, premises, hypotheses):
+        self.pairs += len(premises)
+        return self.scorer.score(premises, hypotheses)
+
+    def count_tokens(self, text):
+        return self.scorer.count_tokens(text)
