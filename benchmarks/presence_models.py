@@ -107,14 +107,20 @@ def summedits_documents(path: Path, limit: int, facts: int) -> list[Document]:
     return documents
 
 
-def pair_documents(path: Path) -> list[Document]:
-    """The counterfactual pairs of the validation and test parts, one document per (group, premise)."""
+def pair_documents(path: Path, limit: int) -> list[Document]:
+    """The counterfactual pairs of the validation and test parts, at most ``limit`` groups per part, one document
+    per (group, premise)."""
     from factscope.evaluation.splits import part_of
 
+    rows = _read_jsonl(path)
+    groups: dict[str, list[str]] = defaultdict(list)
+    for group in sorted({row["group"] for row in rows}):
+        groups[part_of(group)].append(group)
+    chosen = {group for part in PARTS for group in groups[part][:limit]}
     by_premise: dict[tuple[str, str], Document] = {}
-    for row in _read_jsonl(path):
+    for row in rows:
         part = part_of(row["group"])
-        if part not in PARTS:
+        if row["group"] not in chosen:
             continue
         key = (row["group"], row["premise"])
         document = by_premise.setdefault(key, Document("counterfactual_pairs", row["group"], part, row["premise"], [], []))
@@ -230,7 +236,7 @@ def main() -> None:
     parser.add_argument("--summedits", type=Path, default=SUMMEDITS, help="SummEdits JSONL of the claims data")
     parser.add_argument("--pairs", type=Path, default=PAIRS, help="counterfactual pairs JSONL (skipped if absent)")
     parser.add_argument("--checker", default="embedded", help="checker spec of the NLI models (default embedded)")
-    parser.add_argument("--limit", type=int, default=6, help="SummEdits groups per part (validation, test)")
+    parser.add_argument("--limit", type=int, default=6, help="groups per part (validation, test) of each set")
     parser.add_argument("--facts", type=int, default=6, help="facts per class per SummEdits document")
     parser.add_argument("--window", type=int, default=3, help="sentences per window")
     parser.add_argument("--cache", type=Path, help="folder keeping each document's scores for later runs")
@@ -242,7 +248,7 @@ def main() -> None:
 
     documents = summedits_documents(args.summedits, args.limit, args.facts)
     if args.pairs.exists():
-        documents += pair_documents(args.pairs)
+        documents += pair_documents(args.pairs, args.limit)
     started = time.process_time()
     scored, seconds = score_documents(documents, args.checker, args.window, args.cache)
     nli_name = f"nli:{args.checker}"

@@ -146,6 +146,8 @@ def test_llm_facts_and_generation_with_distractors_on_the_fake_server(app, tmp_p
         out,
         "--extractor",
         "llm",
+        "--presence",
+        "bi",
         "--threshold",
         "0.9",
         *LLM,

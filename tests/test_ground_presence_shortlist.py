@@ -78,3 +78,19 @@ def test_short_sources_are_read_whole_and_missing_or_failed_ones_are_marked():
 def test_registry_names_the_shortlist_model():
     assert "bi-nli" in PRESENCE_MODELS.names()
     assert not PRESENCE_MODELS.needs_llm("bi-nli") and PRESENCE_MODELS.needs_llm("bi-nli:llm")
+
+
+def test_ground_defaults_to_the_shortlist_model_and_its_manifest_records_it():
+    import inspect
+
+    from factscope.cli.ground import calibrate_command, score_command
+    from factscope.core.manifest import describe
+    from factscope.grounding.presence import DEFAULT_PRESENCE, make_presence
+
+    for command in (score_command, calibrate_command):
+        assert inspect.signature(command).parameters["presence"].default == DEFAULT_PRESENCE
+    model = make_presence(DEFAULT_PRESENCE)
+    assert isinstance(model, ShortlistNLIPresence)
+    described = describe(model)
+    assert described["type"] == "ShortlistNLIPresence" and described["shortlist"] == model.shortlist
+    assert described["threshold"] == model.threshold and described["name"] == model.name

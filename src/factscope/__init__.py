@@ -84,7 +84,7 @@ def ground(
     responses: str | Path | None = None,
     metadata: str | Path | None = None,
     extractor: Any = None,
-    presence: Any = "bi",
+    presence: Any = None,
     llm: Any = None,
     output: str | Path | None = None,
     progress: ProgressCallback | None = None,
@@ -97,7 +97,8 @@ def ground(
     ``dataset`` is a dataset file (the paper's layout or generic JSONL) or ``GroundExample`` objects; with a path,
     ``metadata`` adds the factor fields and ``responses`` attaches the responses (JSONL of ``{id, response}`` or
     the paper's prediction files). ``extractor`` is an Extractor (default: offline clause facts); ``presence`` a
-    presence spec ('bi', 'cross', 'nli:embedded', 'llm', ...) or a ready model. Remaining ``options`` go to
+    presence spec ('bi-nli', 'bi', 'cross', 'nli:embedded', 'llm', ...) or a ready model (default: the
+    offline ``DEFAULT_PRESENCE`` of factscope.grounding.presence). Remaining ``options`` go to
     ``factscope.grounding.task.ground`` (batch_size, factors, no_response_facts, no_gold_facts).
     """
     from factscope.grounding.data import attach_responses, load_dataset

@@ -31,7 +31,7 @@ from factscope.cli.output_options import Overwrite, RetryFailed
 from factscope.cli.output_paths import check_outputs
 from factscope.core.errors import InputError, RecordsFailed
 from factscope.core.manifest import Setting, fingerprint_file
-from factscope.grounding.presence import PRESENCE_MODELS, PRESENCE_SPECS, make_presence
+from factscope.grounding.presence import DEFAULT_PRESENCE, PRESENCE_MODELS, PRESENCE_SPECS, make_presence
 
 if TYPE_CHECKING:
     from typer import _click  # typer vendors click: TyperGroup.parse_args takes typer's own Context
@@ -45,7 +45,7 @@ precision = share of the response's atomic facts present in the input contexts; 
 
 Commands: `factscope ground INPUT` scores (same as `ground score INPUT`); `ground generate` makes the responses with an LLM; `ground calibrate` picks a presence threshold from human labels.
 
-Examples (offline: spaCy facts, packaged MiniLM presence; then the Dist setting with an LLM; then calibration):
+Examples (offline: spaCy facts, the embedded checker as presence model; then the Dist setting with an LLM; then calibration):
 
   factscope ground examples/ground/original.json --metadata examples/ground/metadata.json --responses examples/ground/responses.jsonl
 
@@ -138,7 +138,9 @@ def score_command(
         typer.Option("--output", "-o", help="results JSONL (default: INPUT name + .ground.jsonl)"),
     ] = None,
     extractor: Annotated[str, typer.Option(help=EXTRACTOR_HELP)] = "facts",
-    presence: Annotated[str, typer.Option(help=PRESENCE_HELP, callback=presence_for_threshold)] = "bi",
+    presence: Annotated[
+        str, typer.Option(help=PRESENCE_HELP, callback=presence_for_threshold)
+    ] = DEFAULT_PRESENCE,
     threshold: Annotated[
         float | None,
         typer.Option(
@@ -397,7 +399,7 @@ def calibrate_command(
     labels: Annotated[
         Path, typer.Argument(help="JSONL of {fact, text | contexts, present}", show_default=False)
     ],
-    presence: Annotated[str, typer.Option(help=PRESENCE_HELP)] = "bi",
+    presence: Annotated[str, typer.Option(help=PRESENCE_HELP)] = DEFAULT_PRESENCE,
     statistic: Annotated[
         AgreementStatistic, typer.Option(help="what the threshold should maximise")
     ] = AgreementStatistic.pearson,

@@ -17,6 +17,7 @@ SEED_MAX = 2**32 - 1
 THRESHOLD_RANGES: dict[str, tuple[float, float, str]] = {
     "bi": (-1.0, 1.0, "a cosine similarity"),
     "nli": (0.0, 1.0, "an entailment probability"),
+    "bi-nli": (0.0, 1.0, "an entailment probability"),
     "llm": (0.0, 1.0, "a judgement scored 0 or 1"),
 }
 """The presence models (by registry name) whose scores have a fixed range, with what the score is; the scores
@@ -24,7 +25,7 @@ of the others (``cross``: a cross-encoder's raw relevance; plugins) are unbounde
 them."""
 
 PRESENCE_THRESHOLD_RULE = (
-    "a finite number; -1 to 1 with --presence bi (cosine), 0 to 1 with nli and llm (probabilities), any with "
+    "a finite number; -1 to 1 with --presence bi (cosine), 0 to 1 with nli, bi-nli and llm (probabilities), any with "
     "cross (raw relevance scores)"
 )
 """The rule of ``ground --threshold``, for its help text."""

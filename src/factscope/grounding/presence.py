@@ -9,8 +9,9 @@ same-subject sentences also score higher against facts they do not state (see th
 All (fact, window) pairs of a batch are deduplicated and sorted by length before the model sees them.
 
 Implementations: the paper's best, an MS MARCO MiniLM cross-encoder with threshold 6 (``CrossEncoderPresence``);
-bi-encoder cosine with threshold 0.4 (``BiEncoderPresence``, on the packaged all-MiniLM-L6-v2: the offline
-default); NLI entailment probability from any checker of the check task (``NLIPresence``); an LLM judge
+bi-encoder cosine with threshold 0.4 (``BiEncoderPresence``, on the packaged all-MiniLM-L6-v2); NLI entailment
+probability from any checker of the check task (``NLIPresence``), on every window or on the windows closest to
+the fact by cosine (``ShortlistNLIPresence``: the default, ``DEFAULT_PRESENCE``); an LLM judge
 (``LLMJudgePresence``). A judgement that fails (an unparsable LLM reply) scores NaN: the fact is "unjudged",
 never silently absent.
 """
@@ -33,6 +34,12 @@ if TYPE_CHECKING:
     from factscope.hf.encoders import TextEncoder
     from factscope.llm.client import LLMClient
 
+DEFAULT_PRESENCE = "bi-nli"
+"""The presence model of `factscope ground` when none is named: the one that best told faithful from counterfactual
+facts on held-out evaluation documents (see the ground guide, "The default presence model")."""
+SHORTLIST_THRESHOLD = 0.5
+"""The default threshold of ``bi-nli``: an entailment probability of one half, the checker's own decision point
+(the held-out validation groups of that evaluation were too few to move it; see the ground guide)."""
 CROSS_ENCODER_MODEL = "cross-encoder/ms-marco-MiniLM-L-12-v2"
 """The paper's presence model (Appendix B), loaded by hub name or local path by users who have it."""
 
@@ -235,7 +242,7 @@ class ShortlistNLIPresence(WindowedPresence):
     def __init__(
         self,
         checker: Checker,
-        threshold: float = 0.5,
+        threshold: float = SHORTLIST_THRESHOLD,
         *,
         shortlist: int = 3,
         window: int | None = 3,
@@ -370,7 +377,7 @@ PRESENCE_MODELS: Registry[PresenceModel] = Registry(
     [
         Entry(
             "bi",
-            "bi-encoder cosine, threshold 0.4; the offline default",
+            "bi-encoder cosine, threshold 0.4",
             _bi,
             Argument("MODEL", "a sentence-transformers model; default the packaged all-MiniLM-L6-v2", False),
         ),
@@ -389,7 +396,8 @@ PRESENCE_MODELS: Registry[PresenceModel] = Registry(
         ),
         Entry(
             "bi-nli",
-            "entailment probability of a check-task checker on the 3 windows closest by MiniLM cosine",
+            f"entailment probability of a check-task checker on the 3 windows closest by MiniLM cosine, "
+            f"threshold {SHORTLIST_THRESHOLD:g}; the default",
             _bi_nli,
             Argument("CHECKER", "a checker spec such as embedded (the default) or nli:MODEL", False),
             needs_llm=_nli_needs_llm,

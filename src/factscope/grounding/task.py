@@ -217,8 +217,8 @@ def ground(
 ) -> GroundRun:
     """Score every example (each must have a response) in batches, writing each result as soon as it is done.
 
-    Defaults are the offline ones: spaCy clause facts (``ClauseFactExtractor``) and the bi-encoder presence
-    model (packaged all-MiniLM-L6-v2, threshold 0.4). With ``output``, examples already in that file are
+    Defaults are the offline ones: spaCy clause facts (``ClauseFactExtractor``) and the presence model
+    ``DEFAULT_PRESENCE`` of factscope.grounding.presence (the embedded checker on the windows closest by cosine). With ``output``, examples already in that file are
     skipped (resume) and the summary covers the whole file; a file made by other inputs or settings is refused
     unless ``overwrite``. ``factors`` are the metadata fields of the breakdowns (see ``breakdown_factors``;
     default: the paper's factors the examples have). ``progress`` receives progress events. With
@@ -229,9 +229,9 @@ def ground(
 
         extractor = ClauseFactExtractor()
     if presence is None:
-        from factscope.grounding.presence import BiEncoderPresence
+        from factscope.grounding.presence import DEFAULT_PRESENCE, make_presence
 
-        presence = BiEncoderPresence()
+        presence = make_presence(DEFAULT_PRESENCE)
     missing = [e.id for e in examples if e.response is None]
     if missing:
         raise InputError(
