@@ -56,6 +56,7 @@ ARGS: dict[str, list[str]] = {
     "train-checker": ["train-checker", "--data", INPUT, "--out", "checker"],
     "report": ["report", INPUT],
     "examples": ["examples", "folder"],
+    "eval-checker": ["eval-checker", INPUT],
 }
 """Each command with the arguments it requires."""
 
@@ -151,6 +152,13 @@ BAD_VALUES: dict[str, dict[str, list[str]]] = {
     },
     "report": {"--limit": NON_NEGATIVE, "--only": ["bad", "neutral"]},
     "examples": {},
+    "eval-checker": {
+        "--limit": COUNT,
+        "--segment-tokens": SEGMENT_TOKENS,
+        "--similarity-threshold": COSINE,
+        "--batch-size": COUNT,
+        **LLM,
+    },
 }
 """Values each option refuses, per command: below and above its range, and nan / inf for floats."""
 

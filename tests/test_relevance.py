@@ -54,12 +54,19 @@ def test_make_checker_passes_the_decision_settings(tmp_path):
     folder = build_nli_classifier(tmp_path / "nli", {0: "ENTAILMENT", 1: "NEUTRAL", 2: "CONTRADICTION"})
     default = make_checker(f"path:{folder}")
     assert (default.relevance, default.min_relevance, default.min_confidence) == ("lexical", DEFAULT_MIN_RELEVANCE, 0.0)
-    assert default.mismatch_check is None
-    checker = make_checker(f"nli:{folder}", relevance="off", min_relevance=0.4, min_confidence=0.7, mismatch=True)
+    assert default.mismatch_check == (
+        "factscope.checkers.mismatch.find_mismatch(kinds=('number', 'date', 'quantity'))"
+    )
+    assert make_checker(f"path:{folder}", mismatch="off").mismatch_check is None
+    checker = make_checker(f"nli:{folder}", relevance="off", min_relevance=0.4, min_confidence=0.7, mismatch="all")
     described = describe(checker)
     assert described["relevance"] == "off" and described["min_relevance"] == 0.4
     assert described["min_confidence"] == 0.7
-    assert described["mismatch_check"] == "factscope.checkers.mismatch.find_mismatch"
+    assert described["mismatch_check"] == (
+        "factscope.checkers.mismatch.find_mismatch(kinds=('number', 'date', 'quantity', 'entity'))"
+    )
+    with pytest.raises(ValueError, match="mismatch must be one of"):
+        make_checker(f"path:{folder}", mismatch="numbers")
 
 
 UNRELATED = (

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Literal, Protocol
 
 import numpy as np
@@ -293,6 +294,10 @@ def _model_reason(label: Label, deciding: Judgement) -> str:
 
 
 def _qualified_name(check: object) -> str:
-    """'module.name' of a function or of a callable object's class: how a results manifest names the check."""
+    """'module.name' of a function or of a callable object's class, with a partial's keywords: how a results
+    manifest names the check."""
+    if isinstance(check, partial):
+        keywords = ", ".join(f"{key}={value!r}" for key, value in sorted(check.keywords.items()))
+        return f"{_qualified_name(check.func)}({keywords})"
     named = check if hasattr(check, "__qualname__") else type(check)
     return f"{getattr(named, '__module__', '?')}.{getattr(named, '__qualname__', type(check).__name__)}"

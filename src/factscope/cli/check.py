@@ -13,6 +13,8 @@ from factscope.checkers.registry import CHECKER_SPECS, CHECKERS, make_checker
 from factscope.claims.registry import EXTRACTOR_SPECS, EXTRACTORS, make_extractor
 from factscope.cli.checking_options import (
     AllowMissingReferences,
+    CheckingModeOption,
+    DeviceOption,
     LLMCheckModeOption,
     LLMPassagesOption,
     MinConfidence,
@@ -22,7 +24,15 @@ from factscope.cli.checking_options import (
     SegmentTokens,
     refuse_missing_references,
 )
-from factscope.cli.choices import LLMCheckMode, LLMPassages, RelevanceFilter, RetrieverName
+from factscope.cli.choices import (
+    CheckingMode,
+    Device,
+    LLMCheckMode,
+    LLMPassages,
+    MismatchChoice,
+    RelevanceFilter,
+    RetrieverName,
+)
 from factscope.cli.display import (
     ProgressDisplay,
     format_value,
@@ -73,7 +83,9 @@ def check_command(
     relevance: RelevanceOption = RelevanceFilter.lexical,
     min_relevance: MinRelevance = None,
     min_confidence: MinConfidence = 0.0,
-    mismatch_checks: MismatchChecks = False,
+    mismatch_checks: MismatchChecks = MismatchChoice.values,
+    mode: CheckingModeOption = CheckingMode.exact,
+    device: DeviceOption = Device.auto,
     similarity_threshold: Annotated[float, typer.Option(min=-1.0, max=1.0, help="cosine threshold of the similarity checker")] = 0.7,
     corpus: Annotated[
         Path | None, typer.Option(help="JSONL or folder of .txt: passages to retrieve for records without references")
@@ -130,7 +142,9 @@ def check_command(
                 relevance=relevance.value,
                 min_relevance=min_relevance,
                 min_confidence=min_confidence,
-                mismatch=mismatch_checks,
+                mismatch=mismatch_checks.value,
+                mode=mode.value,
+                device=device.value,
                 similarity_threshold=similarity_threshold,
                 llm_mode=llm_check_mode.value,
                 llm_passages=llm_passages.value,

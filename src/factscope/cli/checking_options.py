@@ -10,7 +10,7 @@ import typer
 from rich.markup import escape
 
 from factscope.checkers.relevance import DEFAULT_MIN_RELEVANCE
-from factscope.cli.choices import LLMCheckMode, LLMPassages, RelevanceFilter
+from factscope.cli.choices import CheckingMode, Device, LLMCheckMode, LLMPassages, MismatchChoice, RelevanceFilter
 from factscope.cli.display import console
 
 SHOWN_KEYS = 5
@@ -63,12 +63,27 @@ MinConfidence = Annotated[
 ]
 
 MismatchChecks = Annotated[
-    bool,
+    MismatchChoice,
     typer.Option(
-        "--mismatch-checks/--no-mismatch-checks",
-        help="model checkers: an Entailment whose evidence sentence bears another number, date, quantity or named "
-        "entity than the claim becomes Contradiction (the evidence states another value) or Neutral (it states none)",
+        "--mismatch-checks",
+        help="model checkers: an Entailment whose evidence sentence bears another value than the claim becomes "
+        "Contradiction (the evidence states another value) or Neutral (it states none); values = numbers, dates "
+        "and quantities, all = also named entities, off",
     ),
+]
+
+CheckingModeOption = Annotated[
+    CheckingMode,
+    typer.Option(
+        "--mode",
+        help="model checkers: exact (every segment of every reference is scored) or fast (each claim only against "
+        "its most relevant segments, stopping at a confident entailment; labels differ from exact only where an "
+        "unscored segment would have decided)",
+    ),
+]
+
+DeviceOption = Annotated[
+    Device, typer.Option(help="where the embedded checker runs: auto (a CUDA GPU when present), cpu or cuda")
 ]
 
 LLMCheckModeOption = Annotated[

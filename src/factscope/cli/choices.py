@@ -127,6 +127,21 @@ class GenerationModeName(str, Enum):
     few = "few"
 
 
+class CheckingMode(str, Enum):
+    """How many segments a model checker scores per claim: all (exact) or the most relevant ones (fast)."""
+
+    exact = "exact"
+    fast = "fast"
+
+
+class MismatchChoice(str, Enum):
+    """Which values of a claim the value check compares with its evidence."""
+
+    values = "values"
+    all = "all"
+    off = "off"
+
+
 class Device(str, Enum):
     """Where models run: auto (a CUDA GPU when present), cpu or cuda."""
 
