@@ -313,3 +313,37 @@ class CountingScorer:
 
     def count_tokens(self, text):
         return self.scorer.count_tokens(text)
+
+
+def test_check_mode_fast_and_device_reach_the_checker_and_its_manifest(app, tmp_path, monkeypatch):
+    import json
+
+    from typer.testing import CliRunner
+
+    from factscope.checkers import embedded
+    from factscope.core.manifest import manifest_path
+
+    devices = []
+
+    def stand_in(path=None, device="cpu"):
+        devices.append(device)
+        return StandInScorer()
+
+    monkeypatch.setattr(embedded, "load_embedded_scorer", stand_in)
+    source = tmp_path / "in.jsonl"
+    row = {"id": "a", "response": "Northwind raised its dividend.", "references": [REPORT, TRAVEL]}
+    source.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    output = tmp_path / "out.jsonl"
+    result = CliRunner().invoke(
+        app,
+        ["check", str(source), "-o", str(output), "--mode", "fast", "--device", "cpu"],
+        catch_exceptions=False,
+    )
+    assert result.exit_code == 0, result.output
+    assert devices == ["cpu"]
+    checker = json.loads(manifest_path(output).read_text(encoding="utf-8"))["settings"]["checker"]
+    assert checker["mode"] == "fast" and checker["fast"]["top_k"] == FastSettings().top_k
+    rerun = CliRunner().invoke(
+        app, ["check", str(source), "-o", str(output), "--mode", "exact", "--device", "cpu"]
+    )
+    assert rerun.exit_code != 0
