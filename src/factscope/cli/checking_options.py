@@ -10,7 +10,14 @@ import typer
 from rich.markup import escape
 
 from factscope.checkers.relevance import DEFAULT_MIN_RELEVANCE
-from factscope.cli.choices import CheckingMode, Device, LLMCheckMode, LLMPassages, MismatchChoice, RelevanceFilter
+from factscope.cli.choices import (
+    CheckingMode,
+    Device,
+    LLMCheckMode,
+    LLMPassages,
+    MismatchChoice,
+    RelevanceFilter,
+)
 from factscope.cli.display import console
 
 SHOWN_KEYS = 5
