@@ -18,8 +18,11 @@ its counterfactual facts. Models: ``bi`` (cosine of the packaged MiniLM, best wi
 of the checker, best window), and ``bi-top{k}+nli:CHECKER`` (P(Entailment) of the checker over the k windows
 with the highest cosine only), all on windows of ``--window`` sentences, stride 1.
 
-    HF_HUB_OFFLINE=1 python benchmarks/presence_models.py --limit 6 --facts 6
-    HF_HUB_OFFLINE=1 python benchmarks/presence_models.py --checker path:/tmp/new_checker --limit 6 --facts 6
+The checker reads every (fact, window) pair, about 25 windows per SummEdits document: the cost grows with
+``--limit`` x ``--facts``. ``--cache DIR`` keeps each document's scores, so a run can be widened or resumed.
+
+    HF_HUB_OFFLINE=1 python benchmarks/presence_models.py --limit 3 --facts 3 --cache /tmp/presence_cache
+    HF_HUB_OFFLINE=1 python benchmarks/presence_models.py --checker path:DIR --limit 6 --facts 6 --cache /tmp/pc
 """
 
 from __future__ import annotations
