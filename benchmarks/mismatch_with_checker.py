@@ -2,7 +2,8 @@
 
 Each labelled pair (JSONL with ``premise``, ``hypothesis``, ``label``; at most ``--limit`` per set, a fixed
 random sample) is checked with the premise as the only reference. Every Entailment verdict is then given to
-``find_mismatch`` (evidence: the verdict's evidence sentence; context: its deciding segment), and a mismatch
+``find_mismatch`` (evidence: the verdict's evidence sentence; context: its deciding segment, or with
+``--context reference`` the whole premise), and a mismatch
 turns it into not-entailed. Figures per set and per checked kind: balanced accuracy of entailment vs not
 (gold ``entailment`` against every other label), and how many verdicts the check turned, right and wrong.
 Verdicts are kept in ``--verdicts DIR`` so that a rerun measures the check again without the model.
@@ -82,8 +83,9 @@ def balanced_accuracy(gold: list[bool], predicted: list[bool]) -> float:
     return (sum(positives) / max(1, len(positives)) + sum(negatives) / max(1, len(negatives))) / 2
 
 
-def measure(records: list[dict], verdicts: list[dict]) -> dict:
-    """Balanced accuracy per configuration, with the verdicts each one turned."""
+def measure(records: list[dict], verdicts: list[dict], context: str) -> dict:
+    """Balanced accuracy per configuration, with the verdicts each one turned; ``context`` is "segment" (the
+    deciding segment) or "reference" (the whole premise)."""
     from factscope.checkers.mismatch import find_mismatch
 
     gold = [r["label"] == "entailment" for r in records]
@@ -94,7 +96,10 @@ def measure(records: list[dict], verdicts: list[dict]) -> dict:
             bool(kinds)
             and entailed
             and find_mismatch(
-                r["hypothesis"], v["evidence"] or v["segment"], context=v["segment"], kinds=kinds
+                r["hypothesis"],
+                v["evidence"] or v["segment"],
+                context=v["segment"] if context == "segment" else r["premise"],
+                kinds=kinds,
             )
             is not None
             for r, v, entailed in zip(records, verdicts, model, strict=True)
@@ -123,13 +128,19 @@ def main() -> None:
         default=Path("/tmp/mismatch_verdicts"),
         help="folder keeping the checker's verdicts per set",
     )
+    parser.add_argument(
+        "--context",
+        choices=("segment", "reference"),
+        default="segment",
+        help="context passed with the evidence sentence: the deciding segment or the whole premise",
+    )
     add_out_option(parser)
     args = parser.parse_args()
     figures = {}
     for path in args.data:
         records = sample(path, args.limit)
         cache = args.verdicts / f"{path.stem}.{args.checker.replace(':', '_')}.{args.limit}.jsonl"
-        figures[path.stem] = measure(records, verdicts_for(records, args.checker, cache))
+        figures[path.stem] = measure(records, verdicts_for(records, args.checker, cache), args.context)
         print(path.stem, json.dumps(figures[path.stem]))
     write_results(__file__, args, figures)
 

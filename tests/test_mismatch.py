@@ -145,6 +145,8 @@ def test_another_person_of_the_same_type_contradicts():
         ),
         ("He was a Canadian writer.", "He was a writer from Canada."),
         ("It became a hit in the U.S.", "It became a hit in the United States."),
+        ("Constant terms in CNN layers hurt.", "Constant terms in most CNNs hurt."),
+        ("Revenue rose 19% YoY.", "Revenue rose 19% on the prior year."),
         ("Apollo 11 landed on the Moon in 1969.", "Apollo 11 landed on the Moon on July 20, 1969."),
     ],
 )

@@ -320,6 +320,7 @@ _NOT_NAMES = frozenset(
     | {m[:3] for m in _MONTHS}
 )
 _WORD = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
+_PLURAL_ACRONYM = re.compile(r"\b[A-Z]{2,}s\b")
 _ACRONYM = re.compile(r"\b(?:[A-Za-z]\.){2,}")
 _CAPITALISED_RUN = re.compile(r"\b[A-Z][a-z]+(?:\s+(?:of\s+|the\s+)?[A-Z][a-z]+)+")
 _STOP = frozenset(
@@ -732,9 +733,11 @@ def _normal(word: str) -> str:
 
 @lru_cache(maxsize=4096)
 def _vocabulary(text: str) -> frozenset[str]:
-    """Normalised words of a text, with acronyms of its dotted abbreviations and capitalised runs."""
+    """Normalised words of a text, with acronyms of its dotted abbreviations and capitalised runs, and plural
+    acronyms in the singular (CNNs)."""
     words = {_normal(w) for w in _WORD.findall(text)}
     words |= {a.replace(".", "").lower() for a in _ACRONYM.findall(text)}
+    words |= {plural[:-1].lower() for plural in _PLURAL_ACRONYM.findall(text)}
     for run in _CAPITALISED_RUN.findall(text):
         initials = "".join(w[0] for w in run.split() if w[0].isupper()).lower()
         words.update(initials[i:j] for i in range(len(initials)) for j in range(i + 2, len(initials) + 1))
@@ -822,7 +825,7 @@ def _looks_proper(span: Any, named: bool) -> bool:
     Some capitalised token must be tagged as a proper noun or stand inside a sentence; a lone sentence-initial
     word that spaCy did not name (``named``) counts only as the subject of a verb ("Python was created").
     """
-    tokens = [t for t in span if t.text[:1].isupper() and t.is_alpha]
+    tokens = [t for t in span if _name_cased(t.text) and t.is_alpha]
     if not tokens:
         return False
     if not named and len(span) == 1 and _starts_sentence(span[0]):
