@@ -10,7 +10,8 @@ one batch, each timed from loading the model to the last verdict. The figures: s
 
 RefChecker's default checker (NLIChecker: RoBERTa-large, 24 layers, hidden 1024, 3 labels) is timed with random
 weights on ``--refchecker-pairs`` of the same (segment, claim) pairs, against the embedded checker's pairs per
-second in exact mode. Figures go to ``benchmarks/results/fast_mode.json`` (see ``results_file``).
+second in exact mode. ``top_k_sweep`` replays the exact run's probabilities through fast mode at several ``top_k``
+(10000: no top-k cut, only the relevance floors) to show agreement against pairs scored. Figures go to ``benchmarks/results/fast_mode.json`` (see ``results_file``).
 
     HF_HUB_OFFLINE=1 python benchmarks/fast_mode.py --records 12 --device cpu
     HF_HUB_OFFLINE=1 python benchmarks/fast_mode.py --records 12 --device cuda --data /path/summedits.jsonl
@@ -81,10 +82,13 @@ class CountingScorer:
         self.scorer = scorer
         self.name = scorer.name
         self.pairs = 0
+        self.seen: dict[tuple[str, str], Any] = {}
 
     def score(self, premises: Sequence[str], hypotheses: Sequence[str]) -> Any:
         self.pairs += len(set(zip(premises, hypotheses)))
-        return self.scorer.score(premises, hypotheses)
+        probs = self.scorer.score(premises, hypotheses)
+        self.seen.update(zip(zip(premises, hypotheses), probs))
+        return probs
 
     def count_tokens(self, text: str) -> int:
         return self.scorer.count_tokens(text)
@@ -110,6 +114,7 @@ def run_mode(mode: str, records: list[dict[str, Any]], device: str) -> dict[str,
     finished = time.perf_counter()
     segments = sum(len(checker.segments(ref)) for task in tasks for ref in task.references)
     return {
+        "probs": counting.seen,
         "seconds": finished - started,
         "load_seconds": loaded - started,
         "check_seconds": finished - loaded,
@@ -124,6 +129,44 @@ def run_mode(mode: str, records: list[dict[str, Any]], device: str) -> dict[str,
             for ref in records[0]["references"]
         ],
     }
+
+
+class ReplayScorer:
+    """Scores pairs with the probabilities an exact run gave them (every pair was scored there)."""
+
+    name = "replay"
+
+    def __init__(self, probs: dict[tuple[str, str], Any], count_tokens: Any) -> None:
+        self.probs = probs
+        self.count_tokens = count_tokens
+
+    def score(self, premises: Sequence[str], hypotheses: Sequence[str]) -> Any:
+        import numpy as np
+
+        return np.array([self.probs[pair] for pair in zip(premises, hypotheses)])
+
+
+def sweep(
+    records: list[dict[str, Any]], exact: dict[str, Any], top_ks: Sequence[int]
+) -> list[dict[str, Any]]:
+    """Label agreement and pairs scored of fast mode at each ``top_k``, replaying the exact run's probabilities."""
+    from factscope.checkers.base import CheckTask
+    from factscope.checkers.embedded import load_embedded_scorer
+    from factscope.checkers.pruning import FastSettings
+    from factscope.checkers.segmented import SegmentedChecker
+
+    tasks = [
+        CheckTask(claim=claim, references=tuple(r["references"])) for r in records for claim in r["claims"]
+    ]
+    rows = []
+    for top_k in top_ks:
+        counting = CountingScorer(ReplayScorer(exact["probs"], load_embedded_scorer().count_tokens))
+        checker = SegmentedChecker(counting, mode="fast", fast=FastSettings(top_k=top_k))
+        labels = [v.label.value if v.label else None for v in checker.check(tasks)]
+        rows.append(
+            {"top_k": top_k, "pairs_scored": counting.pairs, "agreement": agreement(exact["labels"], labels)}
+        )
+    return rows
 
 
 def agreement(exact: list[str], fast: list[str]) -> float:
@@ -258,8 +301,9 @@ def main() -> None:
         "records": len(records),
         "claims": len(exact),
         "reference_target_tokens": lengths,
-        "exact": {k: v for k, v in runs["exact"].items() if k != "labels"},
-        "fast": {k: v for k, v in runs["fast"].items() if k != "labels"},
+        "exact": {k: v for k, v in runs["exact"].items() if k not in ("labels", "probs")},
+        "fast": {k: v for k, v in runs["fast"].items() if k not in ("labels", "probs")},
+        "top_k_sweep": sweep(records, runs["exact"], (4, 8, 16, 32, 10_000)),
         "speedup": runs["exact"]["seconds"] / runs["fast"]["seconds"],
         "check_speedup": runs["exact"]["check_seconds"] / runs["fast"]["check_seconds"],
         "pair_reduction": runs["exact"]["pairs_scored"] / max(1, runs["fast"]["pairs_scored"]),
