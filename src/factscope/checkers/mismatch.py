@@ -861,8 +861,8 @@ def find_mismatch(
 ) -> Mismatch | None:
     """The first value of ``claim`` (in claim order) that ``evidence`` does not bear, or None.
 
-    ``evidence`` is the deciding sentence or segment; ``context`` (optional) is the text around it, such as the
-    whole deciding segment. A value stated in ``context`` counts as borne, but only ``evidence`` is searched for
+    ``evidence`` is the deciding sentence or segment; ``context`` (optional) is the text around it: the deciding
+    segment, or better the whole reference, where a claim gathers facts from several of its segments. A value stated in ``context`` counts as borne, but only ``evidence`` is searched for
     a conflicting value: ``evidence_span`` is always relative to ``evidence`` (``claim_span`` to ``claim``).
     Only the ``kinds`` given are checked. The module docstring says what bears which value.
     """
