@@ -862,9 +862,10 @@ def find_mismatch(
     """The first value of ``claim`` (in claim order) that ``evidence`` does not bear, or None.
 
     ``evidence`` is the deciding sentence or segment; ``context`` (optional) is the text around it: the deciding
-    segment, or better the whole reference, where a claim gathers facts from several of its segments. A value stated in ``context`` counts as borne, but only ``evidence`` is searched for
-    a conflicting value: ``evidence_span`` is always relative to ``evidence`` (``claim_span`` to ``claim``).
-    Only the ``kinds`` given are checked. The module docstring says what bears which value.
+    segment, or better the whole reference, where a claim gathers facts from several of its segments. A value
+    stated in ``context`` counts as borne, but only ``evidence`` is searched for a conflicting value:
+    ``evidence_span`` is always relative to ``evidence`` (``claim_span`` to ``claim``). Only the ``kinds`` given
+    are checked. The module docstring says what bears which value.
     """
     hit = _value_mismatch(claim, evidence, context, kinds) if kinds != {"entity"} else None
     if hit is not None:
