@@ -260,10 +260,15 @@ class SegmentedChecker:
         )
 
     def _value_checked(self, task: CheckTask, verdict: Verdict, deciding: Judgement) -> Verdict:
-        """The verdict after the value check of its evidence sentence: unchanged, or Contradiction / Neutral."""
+        """The verdict after the value check of its evidence sentence: unchanged, or Contradiction / Neutral.
+
+        The whole deciding reference is the context: a value it states anywhere is borne (a summary gathers facts
+        from all of a document, and with the deciding segment alone as context right verdicts turn wrong).
+        """
         if self._mismatch is None or verdict.evidence is None or verdict.evidence_span is None:
             return verdict
-        found = self._mismatch(task.claim, verdict.evidence, context=deciding.candidate.text)
+        reference = task.references[deciding.candidate.reference]
+        found = self._mismatch(task.claim, verdict.evidence, context=reference)
         if found is None:
             return verdict
         if found.evidence_span is not None:
