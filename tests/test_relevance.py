@@ -55,6 +55,9 @@ def test_make_checker_passes_the_decision_settings(tmp_path):
     default = make_checker(f"path:{folder}")
     assert (default.relevance, default.min_relevance, default.min_confidence) == ("lexical", DEFAULT_MIN_RELEVANCE, 0.0)
     assert default.mismatch_check == (
+        "factscope.checkers.mismatch.find_mismatch(kinds=('number', 'date', 'quantity', 'entity'))"
+    )
+    assert make_checker(f"path:{folder}", mismatch="values").mismatch_check == (
         "factscope.checkers.mismatch.find_mismatch(kinds=('number', 'date', 'quantity'))"
     )
     assert make_checker(f"path:{folder}", mismatch="off").mismatch_check is None

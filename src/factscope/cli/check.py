@@ -83,7 +83,7 @@ def check_command(
     relevance: RelevanceOption = RelevanceFilter.lexical,
     min_relevance: MinRelevance = None,
     min_confidence: MinConfidence = 0.0,
-    mismatch_checks: MismatchChecks = MismatchChoice.values,
+    mismatch_checks: MismatchChecks = MismatchChoice.all,
     mode: CheckingModeOption = CheckingMode.exact,
     device: DeviceOption = Device.auto,
     similarity_threshold: Annotated[float, typer.Option(min=-1.0, max=1.0, help="cosine threshold of the similarity checker")] = 0.7,
