@@ -18,8 +18,8 @@ STEM_CHARS = 5
 """Words are compared by this many leading characters."""
 
 DEFAULT_MIN_RELEVANCE = 0.2
-"""The default floor: about the 2nd percentile of the relevance of labelled entailed pairs (see the concepts page,
-and ``benchmarks/relevance_floor.py`` for the calibration)."""
+"""The default floor: the smallest of the 2nd percentiles of the relevance of entailed pairs of three labelled claim
+sets (``benchmarks/relevance_floor.py``; the concepts page on checkers gives the figures)."""
 
 STOP_WORDS = frozenset(
     """
