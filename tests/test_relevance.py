@@ -73,12 +73,18 @@ def test_make_checker_passes_the_decision_settings(tmp_path):
 
 
 UNRELATED = (
-    "The recipe calls for two cups of flour, a pinch of salt and three eggs. Whisk them until smooth. "
-    "Bake the batter for forty minutes at a moderate heat, then let the cake cool on a rack before slicing it.",
-    "Migratory birds such as the arctic tern travel between the poles every year. They navigate by the sun, the "
-    "stars and the magnetic field of the Earth, and some of them cover more than seventy thousand kilometres.",
-    "The committee approved the new budget after a long debate. Funding for roads rises by a tenth, while the "
-    "parks department loses two of its staff. The vote was seven to four.",
+    (
+        "The recipe calls for two cups of flour, a pinch of salt and three eggs. Whisk them until smooth. "
+        "Bake the batter for forty minutes at a moderate heat, then let the cake cool on a rack before slicing it."
+    ),
+    (
+        "Migratory birds such as the arctic tern travel between the poles every year. They navigate by the sun, the "
+        "stars and the magnetic field of the Earth, and some of them cover more than seventy thousand kilometres."
+    ),
+    (
+        "The committee approved the new budget after a long debate. Funding for roads rises by a tenth, while the "
+        "parks department loses two of its staff. The vote was seven to four."
+    ),
 )
 
 PAIRS = [
