@@ -361,8 +361,10 @@ def test_alignment_through_a_real_nli_checker(tmp_path, bias, expected):
     folder = build_nli_classifier(tmp_path / "nli", {0: "entailment", 1: "neutral", 2: "contradiction"}, bias=bias)
     out = tmp_path / "s.jsonl"
     answer = "Ada was born in London [Q1, place of birth: London]. She wrote notes [NA]."
-    score([record(answer, [Triple("Q1", "father", "Lord Byron")])], make_checker(f"nli:{folder}"), output=out)
+    checker = make_checker(f"nli:{folder}", relevance="off", mismatch="off")
+    score([record(answer, [Triple("Q1", "father", "Lord Byron")])], checker, output=out)
     figures = summarize([AttributionScore.model_validate_json(out.read_text())])["removed=1"]
-    # a classifier fixed on Entailment (Neutral) entails every pair (none)
+    # with the relevance filter and value checks off, a classifier fixed on Entailment (Neutral) entails every
+    # pair (none)
     assert (figures["alignment_value"], figures["alignment_pairs"]) == (expected, 1)
     assert (figures["na_precision"], figures["na_recall"]) == (expected, expected)
