@@ -4,7 +4,8 @@ filter of the segmented checker.
 Pairs are drawn from the test part of the stable group split of labelled claim sets. Each pair is checked twice:
 against its own evidence alone (the single-reference label), and in a long context: ``--references`` references
 of at least ``--words`` words each (several segments of ``--segment-tokens``), made of evidence texts of other
-groups, one of them holding the pair's own evidence at a seeded random position. A label that differs between the
+groups, one of them holding the pair's own evidence at a seeded random position (``--layout embedded``), or the
+pair's own evidence as it is with unrelated references appended around it (``--layout appended``). A label that differs between the
 two is a flip: appending unrelated text changed the judgement. Both runs are made with ``relevance="lexical"``
 (the default floor) and ``relevance="off"``; the scores of each (segment, claim) pair are computed once and shared.
 Also reported per setting: balanced accuracy of Entailment vs not on the single references and in the long
@@ -65,11 +66,12 @@ def _fill(texts: list[str], pool: list[ClaimPair], group: str, words: int, rng: 
     return filled
 
 
-def long_context(pair: ClaimPair, pool: list[ClaimPair], references: int, words: int, rng: random.Random) -> tuple[
-    tuple[str, ...], int
-]:
-    """References of unrelated evidence with the pair's own evidence in one of them; that reference's index."""
-    own = _fill([], pool, pair.group, words - len(pair.premise.split()), rng)
+def long_context(
+    pair: ClaimPair, pool: list[ClaimPair], references: int, words: int, rng: random.Random, appended: bool = False
+) -> tuple[tuple[str, ...], int]:
+    """References of unrelated evidence with the pair's own evidence in one of them (or, ``appended``, as a
+    reference of its own); that reference's index."""
+    own = [] if appended else _fill([], pool, pair.group, words - len(pair.premise.split()), rng)
     own.insert(rng.randrange(len(own) + 1), pair.premise)
     made = [" ".join(_fill([], pool, pair.group, words, rng)) for _ in range(references - 1)]
     where = rng.randrange(references)
@@ -97,6 +99,10 @@ def main() -> None:
     parser.add_argument("--words", type=int, default=250, help="words of each long-context reference")
     parser.add_argument("--segment-tokens", type=int, default=200)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--layout", choices=("embedded", "appended"), default="embedded",
+        help="the pair's evidence inside a long reference of other texts, or alone with other references appended",
+    )
     add_out_option(parser)
     args = parser.parse_args()
 
@@ -111,7 +117,8 @@ def main() -> None:
         pool = read_pairs(args.data / f"{name}.jsonl", part="test")
         pairs = sample(pool, args.pairs, args.seed)
         rng = random.Random(args.seed)
-        contexts = [long_context(pair, pool, args.references, args.words, rng) for pair in pairs]
+        appended = args.layout == "appended"
+        contexts = [long_context(pair, pool, args.references, args.words, rng, appended) for pair in pairs]
         single = [CheckTask(pair.claim, (pair.premise,)) for pair in pairs]
         long = [CheckTask(pair.claim, references) for pair, (references, _) in zip(pairs, contexts)]
         gold = [pair.supported for pair in pairs]
