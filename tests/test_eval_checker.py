@@ -250,7 +250,7 @@ PAIRS = [
     {
         "id": "1",
         "premise": "The Eiffel Tower is in Paris. It opened in 1889.",
-        "hypothesis": "The Eiffel Tower is in Paris.",
+        "hypothesis": "The Eiffel Tower opened in 1889.",
         "label": "entailment",
     },
     {
@@ -384,7 +384,7 @@ def test_a_file_without_usable_pairs_exits_2(tmp_path, monkeypatch, capsys, scri
 def test_the_llm_checker_through_a_fake_server_and_its_failures(tmp_path, monkeypatch, capsys, fake_llm):
     def responder(request):
         claim = request["messages"][0]["content"].split("### Claim")[1]
-        return "Entailment" if "Paris" in claim else "no idea" if "swim" in claim else "Contradiction"
+        return "Entailment" if "1889" in claim else "no idea" if "swim" in claim else "Contradiction"
 
     fake_llm.responder = responder
     path = write_lines(tmp_path / "pairs.jsonl", PAIRS)
@@ -397,7 +397,7 @@ def test_the_llm_checker_through_a_fake_server_and_its_failures(tmp_path, monkey
     assert "1 pair checks failed" in ran.text
     (figures,) = json.loads(out.read_text())["datasets"]
     assert (figures["n"], figures["failed"]) == (3, 1)
-    # Gold E, C, E said E, C, C (the third has no "Paris" in its claim).
+    # Gold E, C, E said E, C, C (the third has no "1889" in its claim).
     assert figures["confusion_3way"]["counts"] == [[1, 0, 1], [0, 0, 0], [0, 0, 1]]
     assert len(fake_llm.requests) == 4
 

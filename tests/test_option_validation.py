@@ -57,6 +57,7 @@ ARGS: dict[str, list[str]] = {
     "report": ["report", INPUT],
     "examples": ["examples", "folder"],
     "eval-checker": ["eval-checker", INPUT],
+    "serve": ["serve"],
 }
 """Each command with the arguments it requires."""
 
@@ -157,6 +158,17 @@ BAD_VALUES: dict[str, dict[str, list[str]]] = {
         "--segment-tokens": SEGMENT_TOKENS,
         "--similarity-threshold": COSINE,
         "--batch-size": COUNT,
+        **LLM,
+    },
+    "serve": {
+        "--port": ["-1", "65536"],
+        "--batch-wait-ms": ["-1", "nan", "inf"],
+        "--batch-records": COUNT,
+        "--job-batch-size": COUNT,
+        "--max-body-bytes": COUNT,
+        "--max-upload-bytes": COUNT,
+        "--max-records": COUNT,
+        "--max-field-chars": COUNT,
         **LLM,
     },
 }

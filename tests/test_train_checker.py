@@ -400,7 +400,7 @@ def test_finetune_end_to_end_two_tiny_epochs(tmp_path, tiny_encoder):
     assert set(unrelated) == {"entailment", "neutral", "contradiction"}
     assert sum(unrelated.values()) == pytest.approx(1.0)
     assert "unrelated segments: Neutral share" in result.output
-    assert finetune["max_length"] == 256 and finetune["precision"] == "fp32"
+    assert finetune["max_length"] == 320 and finetune["precision"] == "fp32"
     assert 0.0 <= scorer.manifest["held_out_in_context"]["macro_f1"] <= 1.0
     # --class-biases auto: tuned biases ship only when the 5-fold check within validation says they help
     assert scorer.manifest["thresholds"]["class_biases"] == "auto"

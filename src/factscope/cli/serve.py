@@ -60,8 +60,11 @@ def serve_command(
                                              rich_help_panel=LIMITS)] = 64,
     max_field_chars: Annotated[int, typer.Option(min=1, help="characters of any one text of a record",
                                                  rich_help_panel=LIMITS)] = 100_000,
-    batch_wait_ms: Annotated[float, typer.Option(min=0.0, help="how long concurrent requests are gathered into one "
-                                                                "model batch")] = 5.0,
+    batch_wait_ms: Annotated[
+        float,
+        typer.Option(min=0.0, max=10000.0, help="milliseconds (0 to 10,000) that concurrent requests are gathered "
+                     "into one model batch"),
+    ] = 5.0,
     batch_records: Annotated[int, typer.Option(min=1, help="most records of one model batch")] = 32,
     job_batch_size: Annotated[int, typer.Option(min=1, help="records per batch of a job")] = 16,
     *,
