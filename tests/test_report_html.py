@@ -15,10 +15,10 @@ from typer.testing import CliRunner
 from factscope.core.errors import InputError
 from factscope.core.schema import Claim, Label, Span, Verdict
 from factscope.metrics.hallucination import DatasetRates, summarize_response
+from factscope.plots.templating import format_figure
 from factscope.refchecker.html_report import (
     Highlight,
     Piece,
-    format_figure,
     highlight_pieces,
     highlight_text,
     load_results,

@@ -20,7 +20,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Literal
 
-from jinja2 import Environment, PackageLoader, StrictUndefined
+from jinja2 import Environment
 from markupsafe import Markup
 from pydantic import ValidationError
 
@@ -31,6 +31,7 @@ from factscope.core.schema import LABELS, Label, Span, Verdict
 from factscope.metrics.hallucination import DatasetRates, dataset_rates
 from factscope.plots.bars import bar_list, grouped_bars, stacked_bars
 from factscope.plots.svg import Series, Style
+from factscope.plots.templating import environment
 from factscope.refchecker.task import CheckResult, CheckRun
 
 Only = Literal["all", "hallucinated"]
@@ -141,20 +142,6 @@ def verdict_class(verdict: Verdict) -> str:
     if verdict.failed or verdict.label is None:
         return FAILED_CLASS
     return LABEL_CLASS[verdict.label]
-
-
-def format_figure(value: float | None) -> str:
-    """A figure as the page prints it: floats with 4 decimals, None as 'n/a', integers as they are."""
-    if value is None:
-        return "n/a"
-    if isinstance(value, float):
-        return f"{value:.4f}"
-    return str(value)
-
-
-def counted(number: int, noun: str) -> str:
-    """``number`` with ``noun``, plural unless the number is 1: '1 claim', '3 claims'."""
-    return f"{number} {noun}" + ("" if number == 1 else "s")
 
 
 def is_hallucinated(result: CheckResult) -> bool:
@@ -345,18 +332,9 @@ def charts(run: CheckRun) -> list[str]:
 
 @cache
 def _environment() -> Environment:
-    environment = Environment(
-        loader=PackageLoader("factscope.refchecker", "templates"),
-        autoescape=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-        undefined=StrictUndefined,
-    )
-    environment.filters["figure"] = format_figure
-    environment.filters["counted"] = counted
-    environment.globals["labels"] = LABELS
-    return environment
+    loaded = environment("factscope.refchecker")
+    loaded.globals["labels"] = LABELS
+    return loaded
 
 
 def _rates_rows(run: CheckRun) -> list[RatesRow]:
