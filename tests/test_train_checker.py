@@ -552,3 +552,29 @@ def test_unknown_method_is_a_usage_error_listing_the_methods(tmp_path):
     data = write_pairs(tmp_path / "pairs.jsonl", n=9)
     result = CliRunner().invoke(app, ["train-checker", "--data", str(data), "--out", str(tmp_path / "x"), "--method", "lora"])
     assert result.exit_code == 2 and "'finetune'" in result.output and "'repc'" in result.output
+
+
+def test_finetune_on_a_mix_reports_every_set_and_refuses_cues_on(tmp_path, tiny_encoder):
+    three = write_pairs(tmp_path / "nli.jsonl", n=60)
+    two = tmp_path / "claims.jsonl"
+    rows = [
+        {"premise": premise, "hypothesis": hypothesis, "group": f"g{i}",
+         "label": "entailment" if label == "entailment" else "not_entailment"}
+        for i, (premise, hypothesis, label) in enumerate(TEMPLATES * 7)
+    ]
+    two.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    out = tmp_path / "mix"
+    common = ("--data", three, "--data", two, "--out", out, "--encoder", tiny_encoder, "--epochs", "1",
+              "--long-context", "0", "--unrelated-context", "0", "--precision", "fp32")
+    from factscope.core.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="--cues on"):
+        run_cli(*common, "--cues", "on")
+    result = run_cli(*common)
+    assert result.exit_code == 0, result.output
+    manifest = check_loadable(out).manifest
+    assert manifest["training"]["objective"] == "mix"
+    assert [d["path"] for d in manifest["training"]["data"]] == [str(three), str(two)]
+    assert set(manifest["held_out_by_set"]) == {"nli", "claims"}
+    assert "macro_f1" in manifest["held_out_by_set"]["nli"] and "macro_f1" not in manifest["held_out_by_set"]["claims"]
+    assert "held-out claims: balanced accuracy" in result.output

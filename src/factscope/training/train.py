@@ -108,6 +108,8 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
     if not split.train or not split.validation or not split.test:
         raise InputError("too few usable pairs to split into train / validation / test", path=options.data[0])
     mixed = any(e.label == NOT_ENTAILMENT for e in examples) or len({e.source for e in examples}) > 1
+    if mixed and options.cues == "on":
+        raise ConfigError("--cues on needs a single 3-way set; the cue stacker is not fitted on a mix of sets")
     objective = mix_objective if mixed else macro_f1_objective
     cues = "off" if mixed else options.cues
     encoder_path = resolve_encoder(options.encoder)
