@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar
@@ -52,7 +53,7 @@ class ComponentCache:
             return self._built[key]
 
 
-class System(Generic[Item, Row]):
+class System(ABC, Generic[Item, Row]):
     """One system as the server runs it; subclasses name their readers, task function and result models."""
 
     name: ClassVar[str]
@@ -70,9 +71,9 @@ class System(Generic[Item, Row]):
         """The server's component settings."""
         return self.cache.components
 
+    @abstractmethod
     def parse(self, item: Any, index: int) -> Item:
         """One request record (``index`` from 0) as the system's input item; raises a located InputError."""
-        raise NotImplementedError
 
     def item_id(self, item: Item) -> str:
         """The item's id."""
@@ -84,23 +85,23 @@ class System(Generic[Item, Row]):
             return item.model_copy(update={"id": new_id})
         return dataclasses.replace(item, id=new_id)  # type: ignore[type-var]
 
+    @abstractmethod
     def process(self, items: Sequence[Item]) -> list[Row]:
         """Result rows of ``items`` in their order, from the system's task function (no results file)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def assemble(self, items: Sequence[Item], rows: Sequence[Row], seconds: float) -> BaseModel:
         """The typed run result of one request, from its items and rows."""
-        raise NotImplementedError
 
+    @abstractmethod
     def run_file(
         self, path: Path, output: Path, *, batch_size: int, progress: ProgressCallback, loaded: LoadedCallback
     ) -> BaseModel:
         """Run a whole input file into ``output`` (resumed when it holds rows of the same run)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def warm(self) -> None:
         """Build the system's components now (else on the first request)."""
-        raise NotImplementedError
 
 
 class CheckSystem(System[Any, CheckResult]):
