@@ -14,7 +14,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+from long_context_stability import SharedScores
 from results_file import add_out_option, write_results
 
 from factscope.checkers.registry import make_checker
@@ -31,22 +31,6 @@ SETTINGS = {
     "relevance on, mismatch all": {"mismatch": "all"},
 }
 THREE_WAY = ["entailment", "neutral", "contradiction"]
-
-
-class SharedScores:
-    """A scorer that scores each distinct (premise, hypothesis) pair once and remembers it."""
-
-    def __init__(self, scorer: Any) -> None:
-        self.inner, self.name, self.seen = scorer, scorer.name, {}
-
-    def count_tokens(self, text: str) -> int:
-        return self.inner.count_tokens(text)
-
-    def score(self, premises: list[str], hypotheses: list[str]) -> np.ndarray:
-        todo = [pair for pair in dict.fromkeys(zip(premises, hypotheses)) if pair not in self.seen]
-        if todo:
-            self.seen.update(zip(todo, self.inner.score([p for p, _ in todo], [h for _, h in todo])))
-        return np.stack([self.seen[pair] for pair in zip(premises, hypotheses)])
 
 
 def _sets(claims: Path, part: str) -> list[tuple[str, list[LabelledPair]]]:

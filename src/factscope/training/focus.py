@@ -8,26 +8,18 @@ content words; at inference the checker sees segments of about that size and mer
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
+from factscope.checkers.relevance import content_stems
 from factscope.core.text import sentence_spans
 from factscope.training.nli_data import NLIExample
-
-_WORD = re.compile(r"\w+")
-_STOPWORDS = frozenset(
-    ["a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "has", "have", "he", "her", "his", "in", "is", "it", "its", "of", "on", "or", "she", "that", "the", "their", "they", "this", "to", "was", "were", "which", "who", "will", "with"]
-)
-
-
-def _content_words(text: str) -> set[str]:
-    return {w for w in (m.lower() for m in _WORD.findall(text)) if w not in _STOPWORDS and len(w) > 1}
 
 
 def focus_window(premise: str, hypothesis: str, words: int) -> str:
     """The premise itself when it has at most ``words`` words, else its best window of whole sentences.
 
-    Windows are scored by the number of the hypothesis's content words they contain; ties go to the earliest.
+    Windows are scored by the number of the hypothesis's content words (the relevance filter's stems) they
+    contain; ties go to the earliest.
     A single sentence longer than ``words`` is a window of its own.
     """
     if len(premise.split()) <= words:
@@ -37,11 +29,11 @@ def focus_window(premise: str, hypothesis: str, words: int) -> str:
         return premise
     sentences = [premise[span.start : span.end] for span in spans]
     lengths = [len(sentence.split()) for sentence in sentences]
-    wanted = _content_words(hypothesis)
-    found = [_content_words(sentence) & wanted for sentence in sentences]
+    wanted = content_stems(hypothesis)
+    found = [content_stems(sentence) & wanted for sentence in sentences]
     best: tuple[int, int, int] = (-1, 0, 1)
     for start in range(len(sentences)):
-        covered: set[str] = set()
+        covered: frozenset[str] = frozenset()
         size = 0
         end = start
         while end < len(sentences) and (end == start or size + lengths[end] <= words):
