@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from factscope.core.errors import InputError
 from factscope.core.io import ResultWriter, located_error, parse_located, read_json_records
+from factscope.core.results import ResultRows, iter_json_rows
 
 
 def test_json_list_items_carry_their_line_numbers(tmp_path):
@@ -35,12 +36,38 @@ def test_writer_appends_skips_done_keys_and_drops_a_torn_tail(tmp_path):
         writer.write({"id": "a", "v": 2})
         writer.write({"id": "b", "v": 3})
     path.write_text(path.read_text(encoding="utf-8") + '{"id": "c", "v"', encoding="utf-8")
-    with ResultWriter(path) as writer:
+    seen = []
+    with ResultWriter(path, seen=seen.append) as writer:
         assert writer.done == {"a", "b"}
-        writer.write({"id": "c", "v": 4})
-        rows = writer.rows()
+        assert writer.write({"id": "c", "v": 4}) and not writer.write({"id": "a", "v": 5})
+    assert seen == [{"id": "a", "v": 1}, {"id": "b", "v": 3}]
+    rows = list(iter_json_rows(path))
     assert [(r["id"], r["v"]) for r in rows] == [("a", 1), ("b", 3), ("c", 4)]
     assert all(json.loads(line) for line in path.read_text(encoding="utf-8").splitlines())
+
+
+def test_jsonl_is_read_a_line_at_a_time_with_located_errors(tmp_path):
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(b'\xef\xbb\xbf{"id": 1}\n\n[1]\n{"id": 2}\r\n{"id": \n{"id": "caf\xe9"}\n')
+    records = read_json_records(path)
+    assert next(records) == (1, {"id": 1})
+    assert "expected a JSON object" in str(next(records)[1])
+    assert next(records) == (4, {"id": 2})
+    assert "big.jsonl:5: broken JSON" in str(next(records)[1])
+    with pytest.raises(InputError, match=r"big.jsonl:6: not valid UTF-8 \(byte 0xe9 at offset 48\)"):
+        next(records)
+
+
+def test_result_rows_read_the_file_lazily_and_index_by_scanning(tmp_path):
+    path = tmp_path / "out.jsonl"
+    path.write_text('{"response": "a"}\nnot json\n{"response": "b"}\n{"response": "c', encoding="utf-8")
+    rows = ResultRows(_Sample, path=path)
+    assert [row.response for row in rows] == ["a", "b"]
+    assert len(rows) == 2 and rows[-1].response == "b" and rows[0].response == "a"
+    with pytest.raises(IndexError):
+        rows[2]
+    path.write_text('{"response": "z"}\n', encoding="utf-8")
+    assert [row.response for row in rows] == ["z"]
 
 
 class _Sample(BaseModel):

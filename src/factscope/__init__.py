@@ -51,17 +51,19 @@ def check(
     ``checker`` are spec strings ('rules', 'embedded', 'nli:MODEL', 'llm', ...) or ready objects; ``llm`` is an
     ``LLMClient`` for the LLM ones; ``checker_settings`` go to ``make_checker`` with a spec (``max_tokens``,
     ``relevance``, ``min_relevance``, ``min_confidence``, ``mismatch``, ...). Bad records in a file are skipped; bad
-    dicts raise InputError. Remaining ``options`` go to ``factscope.refchecker.task.check`` (retriever,
+    dicts raise InputError. A file is streamed: with ``output``, memory does not grow with its length, and the
+    run's ``results`` read the results file lazily. Remaining ``options`` go to ``factscope.refchecker.task.check`` (retriever,
     retrieve_k, batch_size).
     """
     from factscope.checkers.registry import make_checker
     from factscope.claims.registry import make_extractor
     from factscope.core.schema import Record
-    from factscope.refchecker.data import load_check_records, parse_record
+    from factscope.refchecker.data import CheckRecords, parse_record
     from factscope.refchecker.task import check as run_check
 
+    loaded: Iterable[Record]
     if isinstance(records, (str, Path)):
-        loaded, _ = load_check_records(records)
+        loaded = CheckRecords(records)
     else:
         loaded = [
             item if isinstance(item, Record) else parse_record(item, path="<records>", line=index)

@@ -112,22 +112,22 @@ def check_command(
     endpoint: LLMOptions,
 ) -> None:
     from factscope.core.manifest import fingerprint_file
-    from factscope.refchecker.data import load_check_records
+    from factscope.refchecker.data import CheckRecords
     from factscope.refchecker.task import check
     from factscope.retrieve.corpus import Corpus, make_retriever
 
     output = output or Path(f"{input.stem}.checked.jsonl")
     check_outputs(output, overwrite=overwrite, written={"--summary": summary})
-    records, problems = load_check_records(input, max_reference_chars=max_reference_chars)
+    records = CheckRecords(input, max_reference_chars=max_reference_chars)
+    without_references = [record.id for record in records if not record.references]
+    problems = records.problems
     for problem in problems:
         print_skipped(problem)
-    if not records:
+    if not records.count:
         raise typer.Exit(code=2 if problems else 0)
     if corpus is None:
         refuse_missing_references(
-            [r.id for r in records if not r.references],
-            allowed=allow_missing_references,
-            remedy="pass --corpus to retrieve passages for them",
+            without_references, allowed=allow_missing_references, remedy="pass --corpus to retrieve passages for them"
         )
     client = endpoint.build_if(EXTRACTORS.needs_llm(extractor) or CHECKERS.needs_llm(checker))
     found = make_retriever(retriever.value, Corpus.from_path(corpus)) if corpus else None
@@ -163,7 +163,7 @@ def check_command(
     rows: list[tuple[str, object]] = [
         ("records (new / resumed)", f"{run.new_records} / {run.resumed_records}"),
         ("skipped input records", len(problems)),
-        ("claims", sum(len(r.claims) for r in run.results)),
+        ("claims", run.claims),
         ("abstentions / declined to answer", f"{run.rates.abstained} / {run.declined}"),
         ("extraction failures", run.extraction_failures),
         ("check failures", run.check_failures),
@@ -174,7 +174,7 @@ def check_command(
     rows.extend(usage_rows(client))
     print_table(summary_table("run", rows))
     if summary is not None:
-        figures = run.model_dump(mode="json", exclude={"results"})
+        figures = run.model_dump(mode="json")
         figures["skipped"] = [str(p) for p in problems]
         summary.write_text(json.dumps(figures, indent=2), encoding="utf-8")
     if run.extraction_failures or run.check_failures:

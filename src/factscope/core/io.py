@@ -17,13 +17,18 @@ from factscope.core.errors import ConfigError, InputError
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
 
-def read_text(path: str | Path) -> str:
-    """Read a UTF-8 text file; a missing file or undecodable bytes raise InputError naming the place."""
-    path = Path(path)
+def require_file(path: Path) -> None:
+    """Raise InputError naming ``path`` when it is missing or a folder."""
     if not path.exists():
         raise InputError("file not found; check the path", path=path)
     if path.is_dir():
         raise InputError("is a folder, expected a file", path=path)
+
+
+def read_text(path: str | Path) -> str:
+    """Read a UTF-8 text file; a missing file or undecodable bytes raise InputError naming the place."""
+    path = Path(path)
+    require_file(path)
     data = path.read_bytes()
     try:
         return data.decode("utf-8-sig")
@@ -118,9 +123,16 @@ def read_json_records(path: str | Path) -> Iterator[tuple[int, dict[str, Any] | 
     A line that is not valid JSON, an item that is not an object, or a record over ``max_record_bytes()``, is
     yielded as an InputError in place of the record, so the caller can report it and go on. In a JSON list the
     line is where the object starts. Whole-file problems (missing, empty, undecodable) raise InputError.
+
+    JSONL is read a line at a time, so a file of any length takes the memory of its longest line; a JSON list
+    (or one object spread over several lines) is read whole.
     """
     path = Path(path)
     limit = max_record_bytes()
+    require_file(path)
+    if _starts_as_jsonl(path):
+        yield from _jsonl_records(path, limit)
+        return
     text = read_text(path)
     if not text.strip():
         raise InputError("file is empty; expected JSON or JSONL records", path=path)
@@ -129,24 +141,61 @@ def read_json_records(path: str | Path) -> Iterator[tuple[int, dict[str, Any] | 
         yield from _json_document_records(path, text, limit)
         return
     for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        oversized = _oversized(line, limit, path, number)
-        if oversized is not None:
-            yield number, oversized
-            continue
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError as error:
-            yield number, InputError(f"broken JSON ({error.msg} at column {error.colno})", path=path, line=number)
-            continue
-        except RecursionError:
-            yield number, InputError(TOO_DEEP, path=path, line=number)
-            continue
-        if not isinstance(item, dict):
-            yield number, InputError(f"expected a JSON object, got {type(item).__name__}", path=path, line=number)
-            continue
-        yield number, item
+        yield from _jsonl_line(path, number, line, limit)
+
+
+def _starts_as_jsonl(path: Path) -> bool:
+    """Whether the file's first non-blank line is a JSON object of its own: then the file is JSONL and is read a
+    line at a time (an object spread over lines, a JSON list, or a broken first line need the whole text)."""
+    with path.open("rb") as handle:
+        for raw in handle:
+            if not raw.strip():
+                continue
+            try:
+                return isinstance(json.loads(raw.decode("utf-8-sig")), dict)
+            except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+                return False
+    return False
+
+
+def _jsonl_records(path: Path, limit: int) -> Iterator[tuple[int, dict[str, Any] | InputError]]:
+    """The records of a JSONL file read a line at a time; bytes that are not UTF-8 raise InputError."""
+    offset = 0
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError as error:
+                at = offset + error.start
+                raise InputError(
+                    f"not valid UTF-8 (byte 0x{raw[error.start]:02x} at offset {at}); re-save the file as UTF-8",
+                    path=path,
+                    line=number,
+                ) from None
+            offset += len(raw)
+            yield from _jsonl_line(path, number, line, limit)
+
+
+def _jsonl_line(path: Path, number: int, line: str, limit: int) -> Iterator[tuple[int, dict[str, Any] | InputError]]:
+    """The record (or located error) of one JSONL line; nothing for a blank line."""
+    if not line.strip():
+        return
+    oversized = _oversized(line, limit, path, number)
+    if oversized is not None:
+        yield number, oversized
+        return
+    try:
+        item = json.loads(line)
+    except json.JSONDecodeError as error:
+        yield number, InputError(f"broken JSON ({error.msg} at column {error.colno})", path=path, line=number)
+        return
+    except RecursionError:
+        yield number, InputError(TOO_DEEP, path=path, line=number)
+        return
+    if not isinstance(item, dict):
+        yield number, InputError(f"expected a JSON object, got {type(item).__name__}", path=path, line=number)
+        return
+    yield number, item
 
 
 TOO_DEEP = "nested too deeply to read (over about a thousand levels of lists or objects); flatten the record"
@@ -309,29 +358,29 @@ def parse_located(
 def drop_rows(path: str | Path, drop: Callable[[dict[str, Any]], bool]) -> int:
     """Rewrite the JSONL results file ``path`` without the rows ``drop`` picks; return how many were dropped.
 
-    The new content goes to a temporary file beside ``path`` that then replaces it (``os.replace``), so a run
-    killed meanwhile leaves either the old file or the new one, never a mix. A last line torn by a killed run is
-    cut, as ``ResultWriter`` cuts it; a complete line that is not a JSON object is kept as it is.
+    The file is read a line at a time into a temporary file beside ``path`` that then replaces it
+    (``os.replace``), so a run killed meanwhile leaves either the old file or the new one, never a mix. A last line
+    torn by a killed run is cut, as ``ResultWriter`` cuts it; a complete line that is not a JSON object is kept as
+    it is.
     """
     path = Path(path)
     if not path.exists():
         return 0
-    text = path.read_text(encoding="utf-8")
-    kept: list[str] = []
     dropped = 0
-    for line in text.split("\n")[:-1]:
-        try:
-            row = json.loads(line) if line.strip() else None
-        except json.JSONDecodeError:
-            row = None
-        if isinstance(row, dict) and drop(row):
-            dropped += 1
-        else:
-            kept.append(line + "\n")
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.writelines(kept)
+        with os.fdopen(handle, "wb") as out, path.open("rb") as source:
+            for raw in source:
+                if not raw.endswith(b"\n"):
+                    break
+                try:
+                    row = json.loads(raw) if raw.strip() else None
+                except (json.JSONDecodeError, UnicodeDecodeError):
+                    row = None
+                if isinstance(row, dict) and drop(row):
+                    dropped += 1
+                else:
+                    out.write(raw)
             out.flush()
             os.fsync(out.fileno())
         os.replace(temporary, path)
@@ -343,51 +392,58 @@ def drop_rows(path: str | Path, drop: Callable[[dict[str, Any]], bool]) -> int:
 
 class ResultWriter:
     """Append-only JSONL results keyed by record id: each result is flushed as soon as it is written,
-    and a rerun skips the keys already present, so an interrupted run resumes without duplicates."""
+    and a rerun skips the keys already present, so an interrupted run resumes without duplicates.
 
-    def __init__(self, path: str | Path, key: str = "id") -> None:
+    Opening reads the existing file a line at a time, keeping only the keys; ``seen`` (when given) receives each
+    of its rows once, the first row of each key, so a run can count them into its summary as it goes.
+    """
+
+    def __init__(
+        self, path: str | Path, key: str = "id", seen: Callable[[dict[str, Any]], None] | None = None
+    ) -> None:
         self.path = Path(path)
         self.key = key
         self.done: set[str] = set()
         if self.path.exists():
-            self._load_done()
+            self._load_done(seen)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._handle = self.path.open("a", encoding="utf-8")
 
-    def _load_done(self) -> None:
-        with self.path.open("r", encoding="utf-8") as handle:
-            lines = handle.read().split("\n")
-        complete = lines[:-1] if lines and lines[-1] else lines
-        for line in complete:
-            if not line.strip():
-                continue
-            try:
-                self.done.add(str(json.loads(line)[self.key]))
-            except (json.JSONDecodeError, KeyError, TypeError):
-                continue
-        if lines and lines[-1].strip():
-            self._drop_torn_tail(len("\n".join(complete)) + (1 if complete else 0))
+    def _load_done(self, seen: Callable[[dict[str, Any]], None] | None) -> None:
+        complete = 0
+        with self.path.open("rb") as handle:
+            for raw in handle:
+                if not raw.endswith(b"\n"):
+                    break
+                complete += len(raw)
+                try:
+                    row = json.loads(raw) if raw.strip() else None
+                except (json.JSONDecodeError, UnicodeDecodeError):
+                    continue
+                if not isinstance(row, dict) or self.key not in row or str(row[self.key]) in self.done:
+                    continue
+                key = str(row[self.key])
+                self.done.add(key)
+                if seen is not None:
+                    seen(row)
+        if complete < self.path.stat().st_size:
+            self._drop_torn_tail(complete)
 
-    def _drop_torn_tail(self, keep_chars: int) -> None:
+    def _drop_torn_tail(self, keep_bytes: int) -> None:
         """Cut a last line left half-written by a killed run."""
-        text = self.path.read_text(encoding="utf-8")
-        self.path.write_text(text[:keep_chars], encoding="utf-8")
+        with self.path.open("r+b") as handle:
+            handle.truncate(keep_bytes)
 
-    def write(self, result: BaseModel | dict[str, Any]) -> None:
-        """Append one result and flush it to disk; a key already written is ignored."""
+    def write(self, result: BaseModel | dict[str, Any]) -> bool:
+        """Append one result and flush it to disk; a key already written is ignored (False)."""
         row = result.model_dump(mode="json") if isinstance(result, BaseModel) else result
         key = str(row[self.key])
         if key in self.done:
-            return
+            return False
         self._handle.write(json.dumps(row, ensure_ascii=False) + "\n")
         self._handle.flush()
         self.done.add(key)
-
-    def rows(self) -> list[dict[str, Any]]:
-        """Every result in the file so far (earlier runs included)."""
-        self._handle.flush()
-        with self.path.open("r", encoding="utf-8") as handle:
-            return [json.loads(line) for line in handle if line.strip()]
+        return True
 
     def close(self) -> None:
         """Close the file."""

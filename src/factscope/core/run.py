@@ -1,17 +1,19 @@
 """The run loop every system shares: batches, a streaming results file, resume, and progress through a callback.
 
-A system supplies a function that turns a batch of input items into result rows; ``run_batches`` skips the
-items whose key is already in the results file (resume), calls the function batch by batch, writes each row
-as soon as its batch is done, reports progress to an optional callback, and reads the whole file back so that
-the caller summarises exactly the rows it holds. With ``retry_failed``, the rows the system's ``failed`` predicate
-picks are first taken out of the file, so their items are processed again and replaced in place. Library code draws nothing: the CLI passes a callback that
-draws rich bars, a notebook user passes none (or their own).
+A system supplies a function that turns a batch of input items into result rows; ``run_batches`` reads the
+items one at a time, skips those whose key is already in the results file (resume), calls the function batch by
+batch, writes each row as soon as its batch is done and counts it into the system's ``Totals``, the mergeable
+figures its summary is made of. The rows already in the file are counted as the file is opened, so the summary
+covers exactly the rows the file holds, and memory does not grow with the number of records: the run hands back
+a lazy reader of the file, not a list. With ``retry_failed``, the rows the system's ``failed`` predicate picks are
+first taken out of the file, so their items are processed again and replaced in place. Library code draws nothing:
+the CLI passes a callback that draws rich bars, a notebook user passes none (or their own).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Sized
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +23,7 @@ from pydantic import BaseModel
 
 from factscope.core.io import ResultWriter, drop_rows
 from factscope.core.manifest import RunManifest, Setting, describe, fingerprint_items, prepare_results
+from factscope.core.results import ResultRows, Totals
 
 Item = TypeVar("Item")
 Row = TypeVar("Row", bound=BaseModel)
@@ -77,7 +80,7 @@ def stage(callback: ProgressCallback | None, name: str, total: int | None) -> It
 
 def run_manifest(
     system: str,
-    items: Sequence[object],
+    items: Iterable[object],
     components: Mapping[str, object],
     settings: Mapping[str, Setting] | None = None,
 ) -> RunManifest:
@@ -110,9 +113,10 @@ def report_progress(callback: ProgressCallback | None, *components: object) -> N
 
 @dataclass
 class RunRows(Generic[Row]):
-    """What a run produced: every row of the results (earlier runs' included when resuming) and its counts."""
+    """What a run produced: its rows (the whole results file, earlier runs' included when resuming, read lazily)
+    and its counts."""
 
-    rows: list[Row]
+    results: ResultRows[Row]
     new: int
     resumed: int
     seconds: float
@@ -133,11 +137,12 @@ class RunCounts(TypedDict):
 
 
 def run_batches(
-    items: Sequence[Item],
+    items: Iterable[Item],
     process: Callable[[Sequence[Item]], Sequence[Row]],
     *,
     key: Callable[[Item], str],
     row_type: type[Row],
+    totals: Totals[Row] | None = None,
     output: str | Path | None = None,
     batch_size: int = 32,
     progress: ProgressCallback | None = None,
@@ -146,14 +151,18 @@ def run_batches(
     overwrite: bool = False,
     failed: Callable[[Row], bool] | None = None,
     retry_failed: bool = False,
+    total: int | None = None,
 ) -> RunRows[Row]:
     """Process ``items`` in batches of ``batch_size``, writing each result row to ``output`` as it is made.
 
-    With ``output``, the run's ``manifest`` (what produces the results) is checked against the file's first:
-    a file made by other inputs or settings is refused unless ``overwrite`` (see ``prepare_results``). Then
-    items whose key is already in the file are skipped and the returned rows are the whole file (earlier runs
-    included), read back as ``row_type``. ``process`` returns the rows of a batch (an item whose work failed
-    in a way a rerun should retry may have none); rows are keyed by their ``id`` field.
+    ``items`` are read once, one at a time, so a generator over a large file keeps memory flat. With ``output``,
+    the run's ``manifest`` (what produces the results) is checked against the file's first: a file made by other
+    inputs or settings is refused unless ``overwrite`` (see ``prepare_results``). Then items whose key is already
+    in the file are skipped, and the returned rows are the whole file (earlier runs included), read lazily as
+    ``row_type``; without ``output`` they are held in memory. ``process`` returns the rows of a batch (an item
+    whose work failed in a way a rerun should retry may have none); rows are keyed by their ``id`` field.
+    ``totals`` counts every row of the file once: the rows found there as it is opened, then each new row.
+    ``total`` (default: ``len(items)`` when it has one) is the number of items, for progress.
 
     With ``retry_failed``, the rows of the file that ``failed`` (the system's predicate on a ``row_type`` row)
     picks are removed first (the file is rewritten atomically), so their items run again and each record keeps
@@ -165,31 +174,111 @@ def run_batches(
         if manifest is None:
             raise ValueError("a results file needs the run's manifest")
         prepare_results(output, manifest, overwrite=overwrite)
+    if total is None and isinstance(items, Sized):
+        total = len(items)
     started = time.perf_counter()
     retried = 0
     if output is not None and retry_failed and failed is not None:
         predicate = failed
         retried = drop_rows(output, lambda row: predicate(row_type.model_validate(row)))
-    writer = ResultWriter(output) if output is not None else None
+    count = totals.add if totals is not None else None
+    writer = (
+        ResultWriter(output, seen=(lambda row: count(row_type.model_validate(row))) if count is not None else None)
+        if output is not None
+        else None
+    )
+    kept: list[Row] = []
+    new = 0
     try:
-        todo = [item for item in items if writer is None or key(item) not in writer.done]
-        fresh: list[Row] = []
-        with stage(progress, stage_name, len(todo)) as bar:
-            for start in range(0, len(todo), batch_size):
-                batch = todo[start : start + batch_size]
+        resumed = len(writer.done) if writer is not None else 0
+        todo = (item for item in items if writer is None or key(item) not in writer.done)
+        with stage(progress, stage_name, None if total is None else max(total - resumed, 0)) as bar:
+            for batch in _batches(todo, batch_size):
                 for row in process(batch):
-                    if writer is not None:
-                        writer.write(row)
-                    fresh.append(row)
+                    if writer is not None and not writer.write(row):
+                        continue
+                    if writer is None:
+                        kept.append(row)
+                    if count is not None:
+                        count(row)
+                    new += 1
                 bar.advance(len(batch))
-        rows = [row_type.model_validate(row) for row in writer.rows()] if writer is not None else fresh
     finally:
         if writer is not None:
             writer.close()
-    return RunRows(
-        rows=rows,
-        new=len(fresh),
-        resumed=len(rows) - len(fresh),
-        seconds=time.perf_counter() - started,
-        retried=retried,
+    results = (
+        ResultRows(row_type, path=output, count=resumed + new) if output is not None else ResultRows(row_type, rows=kept)
     )
+    return RunRows(results=results, new=new, resumed=resumed, seconds=time.perf_counter() - started, retried=retried)
+
+
+@dataclass(frozen=True)
+class Pipeline(Generic[Item, Row]):
+    """A system's run in the form every engine runs it: the batch function (its models already built), how items
+    and rows are keyed, the totals its summary is made of, and what goes into the results file's manifest.
+
+    ``run_pipeline`` runs it in this process; ``factscope.engines.ray`` runs the same pipeline on Ray actors, so
+    both give the same rows and, through ``Totals.merge``, the same summary.
+    """
+
+    system: str
+    stage_name: str
+    row_type: type[Row]
+    key: Callable[[Item], str]
+    process: Callable[[Sequence[Item]], Sequence[Row]]
+    new_totals: Callable[[], Totals[Row]]
+    components: Mapping[str, object]
+    settings: Mapping[str, Setting]
+    failed: Callable[[Row], bool] | None = None
+
+    def manifest(self, items: Iterable[object]) -> RunManifest:
+        """The manifest of a run of this pipeline over ``items`` (see ``run_manifest``)."""
+        return run_manifest(self.system, items, self.components, self.settings)
+
+
+def run_pipeline(
+    pipeline: Pipeline[Item, Row],
+    items: Iterable[Item],
+    *,
+    output: str | Path | None = None,
+    batch_size: int = 32,
+    progress: ProgressCallback | None = None,
+    overwrite: bool = False,
+    retry_failed: bool = False,
+) -> tuple[RunRows[Row], Totals[Row]]:
+    """Run ``pipeline`` over ``items`` in this process (``run_batches``): its rows and the totals of the whole
+    results file. ``items`` is read twice, once for the manifest's fingerprint and once to run, so give a list
+    or a re-iterable reader; a one-pass iterator is first gathered into a list."""
+    if isinstance(items, Iterator):
+        items = list(items)
+    manifest = pipeline.manifest(items) if output is not None else None
+    totals = pipeline.new_totals()
+    produced = run_batches(
+        items,
+        pipeline.process,
+        key=pipeline.key,
+        row_type=pipeline.row_type,
+        totals=totals,
+        output=output,
+        batch_size=batch_size,
+        progress=progress,
+        stage_name=pipeline.stage_name,
+        manifest=manifest,
+        overwrite=overwrite,
+        failed=pipeline.failed,
+        retry_failed=retry_failed,
+        total=manifest.inputs["records"].size if manifest is not None else None,
+    )
+    return produced, totals
+
+
+def _batches(items: Iterable[Item], size: int) -> Iterator[list[Item]]:
+    """``items`` in consecutive lists of ``size`` (the last may be shorter)."""
+    batch: list[Item] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch

@@ -5,10 +5,12 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 
 from factscope.core.schema import LABELS, SEVERITY, Label
+from factscope.metrics.running import RunningMean
 
 SCALAR: dict[Label, int] = {Label.ENTAILMENT: 1, Label.NEUTRAL: 0, Label.CONTRADICTION: -1}
 """The optional scalar form of a label: Entailment 1, Neutral 0, Contradiction -1."""
@@ -84,29 +86,54 @@ class DatasetRates(BaseModel):
     hallucination_rate: float | None
 
 
-def dataset_rates(summaries: Sequence[ResponseSummary]) -> DatasetRates:
-    """r^y = sum_i r_i^y 1(C_i > 0) / sum_i 1(C_i > 0) and r^abstain = sum_i 1(C_i = 0) / N.
+@dataclass
+class RateTotals:
+    """The running totals of RefChecker eq. 1: responses, abstentions, and the exact sum of each r_i^y over the
+    responses with C_i > 0; ``add`` takes one response, ``merge`` another part of the dataset."""
 
-    Responses whose claims all failed to be checked have no r_i^y and are left out of r^y (and are not
-    abstentions); the rates say so through ``answered``.
-    """
-    n = len(summaries)
-    answered = [s.ratios for s in summaries if s.ratios is not None]
-    abstained = sum(1 for s in summaries if s.abstain)
-    if not answered:
-        rates = None
-        hallucination = None
-    else:
-        rates = {label: sum(ratios[label] for ratios in answered) / len(answered) for label in LABELS}
-        hallucination = rates[Label.NEUTRAL] + rates[Label.CONTRADICTION]
-    return DatasetRates(
-        responses=n,
-        answered=len(answered),
-        abstained=abstained,
-        abstain_rate=abstained / n if n else None,
-        rates=rates,
-        hallucination_rate=hallucination,
-    )
+    responses: int = 0
+    abstained: int = 0
+    sums: dict[Label, RunningMean] = field(default_factory=lambda: {label: RunningMean() for label in LABELS})
+
+    def add(self, summary: ResponseSummary) -> None:
+        """Count one response."""
+        self.responses += 1
+        self.abstained += summary.abstain
+        if summary.ratios is not None:
+            for label in LABELS:
+                self.sums[label].add(summary.ratios[label])
+
+    def merge(self, other: RateTotals) -> None:
+        """Count every response ``other`` counted."""
+        self.responses += other.responses
+        self.abstained += other.abstained
+        for label in LABELS:
+            self.sums[label].merge(other.sums[label])
+
+    def rates(self) -> DatasetRates:
+        """r^y = sum_i r_i^y 1(C_i > 0) / sum_i 1(C_i > 0) and r^abstain = sum_i 1(C_i = 0) / N.
+
+        Responses whose claims all failed to be checked have no r_i^y and are left out of r^y (and are not
+        abstentions); the rates say so through ``answered``.
+        """
+        answered = self.sums[Label.ENTAILMENT].count
+        rates = {label: mean for label in LABELS if (mean := self.sums[label].mean) is not None} or None
+        return DatasetRates(
+            responses=self.responses,
+            answered=answered,
+            abstained=self.abstained,
+            abstain_rate=self.abstained / self.responses if self.responses else None,
+            rates=rates,
+            hallucination_rate=rates[Label.NEUTRAL] + rates[Label.CONTRADICTION] if rates else None,
+        )
+
+
+def dataset_rates(summaries: Iterable[ResponseSummary]) -> DatasetRates:
+    """RefChecker eq. 1 over ``summaries`` (see ``RateTotals.rates``)."""
+    totals = RateTotals()
+    for summary in summaries:
+        totals.add(summary)
+    return totals.rates()
 
 
 def _ngrams(words: Sequence[str], n: int) -> list[tuple[str, ...]]:

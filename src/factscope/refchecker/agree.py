@@ -387,7 +387,7 @@ def _check_given_triplets(
         retry_failed=retry_failed,
     )
     scored, predictions = [], []
-    for row in produced.rows:
+    for row in produced.results:
         scored.append(
             _Scored(row.model, row.setting, [t.human for t in row.triplets], [t.verdict.label for t in row.triplets])
         )
@@ -404,7 +404,7 @@ def _check_given_triplets(
             )
             for t in row.triplets
         ]
-    failed = sum(1 for row in produced.rows if agreement_failed(row))
+    failed = sum(1 for row in produced.results if agreement_failed(row))
     return scored, predictions, (produced.new, produced.resumed, produced.seconds, failed)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -110,34 +111,61 @@ def parse_record(
     )
 
 
-def load_check_records(
-    path: str | Path, *, max_reference_chars: int = MAX_REFERENCE_CHARS, require_response: bool = True
-) -> tuple[list[Record], list[InputError]]:
-    """All valid records of a JSON / JSONL file and the errors of the bad ones (reported, not fatal).
+class CheckRecords:
+    """The check records of a JSON / JSONL file, read afresh, a line at a time for JSONL, each time they are
+    iterated: a run can fingerprint them and then check them without holding them in memory.
 
     Records without an id get a content hash; a record whose id repeats an earlier one's is skipped with a
     located error (``factscope.core.record_ids``), so a record without an id identical to an earlier one is
-    too. ``require_response`` as in ``parse_record``.
+    too. After a full pass, ``problems`` holds the errors of the bad records (reported, not fatal) and ``count``
+    the good ones. ``max_reference_chars`` and ``require_response`` as in ``parse_record``.
     """
-    records: list[Record] = []
-    problems: list[InputError] = []
-    ids = RecordIds(path)
-    for line, item in read_json_records(path):
-        if isinstance(item, InputError):
-            problems.append(item)
-            continue
-        try:
-            record = parse_record(
-                item, path=path, line=line, max_reference_chars=max_reference_chars, require_response=require_response
-            )
-        except InputError as error:
-            problems.append(error)
-            continue
-        derived = "id" not in item or item["id"] is None
-        what = f"its content (it has no id, so it is named {record.id!r} by its content)" if derived else None
-        repeated = ids.repeat(record.id, line, what=what, field=None if derived else "id")
-        if repeated is not None:
-            problems.append(repeated)
-            continue
-        records.append(record)
-    return records, problems
+
+    def __init__(
+        self, path: str | Path, *, max_reference_chars: int = MAX_REFERENCE_CHARS, require_response: bool = True
+    ) -> None:
+        self.path = Path(path)
+        self.max_reference_chars = max_reference_chars
+        self.require_response = require_response
+        self.problems: list[InputError] = []
+        self.count = 0
+
+    def __iter__(self) -> Iterator[Record]:
+        problems: list[InputError] = []
+        count = 0
+        ids = RecordIds(self.path)
+        for line, item in read_json_records(self.path):
+            if isinstance(item, InputError):
+                problems.append(item)
+                continue
+            try:
+                record = parse_record(
+                    item,
+                    path=self.path,
+                    line=line,
+                    max_reference_chars=self.max_reference_chars,
+                    require_response=self.require_response,
+                )
+            except InputError as error:
+                problems.append(error)
+                continue
+            derived = "id" not in item or item["id"] is None
+            what = f"its content (it has no id, so it is named {record.id!r} by its content)" if derived else None
+            repeated = ids.repeat(record.id, line, what=what, field=None if derived else "id")
+            if repeated is not None:
+                problems.append(repeated)
+                continue
+            count += 1
+            yield record
+        self.problems = problems
+        self.count = count
+
+
+def load_check_records(
+    path: str | Path, *, max_reference_chars: int = MAX_REFERENCE_CHARS, require_response: bool = True
+) -> tuple[list[Record], list[InputError]]:
+    """All valid records of a JSON / JSONL file in a list, and the errors of the bad ones (see ``CheckRecords``,
+    which reads them without holding them)."""
+    source = CheckRecords(path, max_reference_chars=max_reference_chars, require_response=require_response)
+    records = list(source)
+    return records, source.problems

@@ -13,7 +13,7 @@ hallucination, so it keeps a sentence from looking supported. The claim numbers 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from itertools import pairwise
@@ -251,7 +251,7 @@ def render_report(
         only=only,
         version=__version__,
         run=run,
-        claims=sum(len(r.claims) for r in run.results),
+        claims=run.claims,
         rates=_rates_rows(run),
         label_rows=_label_rows(run.results),
         records=[_record(result, f"r{index}") for index, result in enumerate(shown, start=1)],
@@ -352,7 +352,7 @@ def _rates_row(name: str, rates: DatasetRates) -> RatesRow:
     )
 
 
-def _label_rows(results: Sequence[CheckResult]) -> list[LabelRow]:
+def _label_rows(results: Iterable[CheckResult]) -> list[LabelRow]:
     """Claims per label with their mean copy rate (RefChecker's copy-rate analysis)."""
     classes = [*(LABEL_CLASS[label] for label in LABELS), FAILED_CLASS]
     names = {LABEL_CLASS[label]: label.value for label in LABELS} | {FAILED_CLASS: "failed"}

@@ -2,23 +2,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from factscope.checkers.base import Checker, CheckTask
 from factscope.claims.abstention import AbstentionDetector, extract_answers
 from factscope.claims.base import Extractor
 from factscope.core.manifest import Setting
-from factscope.core.run import ProgressCallback, report_progress, run_batches, run_manifest
+from factscope.core.results import ResultRows
+from factscope.core.run import Pipeline, ProgressCallback, RunRows, report_progress, run_pipeline
 from factscope.core.schema import Claim, Record, Verdict
 from factscope.metrics.hallucination import (
     DatasetRates,
+    RateTotals,
     ResponseSummary,
     copy_rate,
-    dataset_rates,
     summarize_response,
 )
 
@@ -55,16 +57,20 @@ class CheckResult(BaseModel):
 
 
 class CheckRun(BaseModel):
-    """A whole run: per-record results (earlier runs' rows included when resuming) and dataset figures.
+    """A whole run: its dataset figures and its per-record results (the whole results file, earlier runs' rows
+    included when resuming, read lazily; left out of ``model_dump``).
 
     ``rates.abstained`` counts the responses with no claims (RefChecker's abstentions); ``declined`` those among
     them that the abstention detector found declining to answer as a whole ("I don't know.").
     """
 
-    results: list[CheckResult]
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    results: ResultRows[CheckResult] = Field(exclude=True)
     rates: DatasetRates
     rates_by_setting: dict[str, DatasetRates]
     declined: int
+    claims: int
     extraction_failures: int
     check_failures: int
     new_records: int
@@ -74,8 +80,70 @@ class CheckRun(BaseModel):
     checker: str
 
 
+@dataclass
+class CheckTotals:
+    """The mergeable figures of a check run, fed one result row at a time (see ``factscope.core.results``)."""
+
+    overall: RateTotals = field(default_factory=RateTotals)
+    by_setting: dict[str, RateTotals] = field(default_factory=dict)
+    declined: int = 0
+    claims: int = 0
+    extraction_failures: int = 0
+    check_failures: int = 0
+
+    def add(self, row: CheckResult) -> None:
+        """Count one record's results; a failed extraction is counted, not rated."""
+        if row.summary is not None:
+            self.overall.add(row.summary)
+            if row.setting:
+                self.by_setting.setdefault(row.setting, RateTotals()).add(row.summary)
+        self.declined += row.abstained
+        self.claims += len(row.claims)
+        self.extraction_failures += row.extraction_failed
+        self.check_failures += sum(1 for claim in row.claims if claim.verdict.failed)
+
+    def merge(self, other: CheckTotals) -> None:
+        """Count every row ``other`` counted."""
+        self.overall.merge(other.overall)
+        for setting, rates in other.by_setting.items():
+            self.by_setting.setdefault(setting, RateTotals()).merge(rates)
+        self.declined += other.declined
+        self.claims += other.claims
+        self.extraction_failures += other.extraction_failures
+        self.check_failures += other.check_failures
+
+
+def check_pipeline(
+    extractor: Extractor,
+    checker: Checker,
+    *,
+    retriever: Any = None,
+    retrieve_k: int = 5,
+    abstention_detection: bool = True,
+    settings: Mapping[str, Setting] | None = None,
+) -> Pipeline[Record, CheckResult]:
+    """The check task as a pipeline any engine runs: extract, check, aggregate each batch of records (see
+    ``check`` for what each part does)."""
+    detector = AbstentionDetector() if abstention_detection else None
+    return Pipeline(
+        system="check",
+        stage_name="checking",
+        row_type=CheckResult,
+        key=lambda record: record.id,
+        process=lambda batch: _check_batch(batch, extractor, checker, retriever, retrieve_k, detector),
+        new_totals=CheckTotals,
+        components={"extractor": extractor, "checker": checker, "retriever": retriever},
+        settings={
+            "retrieve_k": retrieve_k if retriever is not None else None,
+            "abstention_detection": abstention_detection,
+            **(settings or {}),
+        },
+        failed=check_failed,
+    )
+
+
 def check(
-    records: Sequence[Record],
+    records: Iterable[Record],
     *,
     extractor: Extractor,
     checker: Checker,
@@ -91,47 +159,53 @@ def check(
 ) -> CheckRun:
     """Run extraction and checking over ``records`` in batches, writing each result as soon as it is done.
 
-    With ``output``, records already in that file are skipped (resume) and the run's figures cover the
-    whole file. Records with no references are checked against the ``retriever``'s top ``retrieve_k``
-    passages (query: the question, else the response) when one is given. ``progress`` receives the run's
-    progress events, and so do the extractor and checker when they report their own work (LLM calls);
-    nothing is drawn without it. The results file records what made it (``settings`` adds to the components'
-    own description); a file made otherwise is refused unless ``overwrite``. With ``retry_failed``, the file's
-    records with a failed extraction or claim check (``check_failed``) are checked again and replaced in place.
-    With ``abstention_detection`` (the default), sentences that decline to answer give no claims and a response
-    made only of them is not extracted at all (see :mod:`factscope.claims.abstention`).
+    ``records`` is read twice (a list, or a re-iterable reader such as ``CheckRecords`` that streams a file).
+    With ``output``, records already in that file are skipped (resume), the run's figures cover the whole file,
+    and ``results`` reads the file lazily, so memory does not grow with the number of records. Records with no
+    references are checked against the ``retriever``'s top ``retrieve_k`` passages (query: the question, else the
+    response) when one is given. ``progress`` receives the run's progress events, and so do the extractor and
+    checker when they report their own work (LLM calls); nothing is drawn without it. The results file records
+    what made it (``settings`` adds to the components' own description); a file made otherwise is refused unless
+    ``overwrite``. With ``retry_failed``, the file's records with a failed extraction or claim check
+    (``check_failed``) are checked again and replaced in place. With ``abstention_detection`` (the default),
+    sentences that decline to answer give no claims and a response made only of them is not extracted at all
+    (see :mod:`factscope.claims.abstention`).
     """
     report_progress(progress, extractor, checker)
-    detector = AbstentionDetector() if abstention_detection else None
-    produced = run_batches(
+    pipeline = check_pipeline(
+        extractor,
+        checker,
+        retriever=retriever,
+        retrieve_k=retrieve_k,
+        abstention_detection=abstention_detection,
+        settings=settings,
+    )
+    produced, totals = run_pipeline(
+        pipeline,
         records,
-        lambda batch: _check_batch(batch, extractor, checker, retriever, retrieve_k, detector),
-        key=lambda record: record.id,
-        row_type=CheckResult,
         output=output,
         batch_size=batch_size,
         progress=progress,
-        stage_name="checking",
-        manifest=run_manifest(
-            "check",
-            records,
-            {"extractor": extractor, "checker": checker, "retriever": retriever},
-            {
-                "retrieve_k": retrieve_k if retriever is not None else None,
-                "abstention_detection": abstention_detection,
-                **(settings or {}),
-            },
-        ),
         overwrite=overwrite,
-        failed=check_failed,
         retry_failed=retry_failed,
     )
-    return summarize_run(
-        produced.rows,
-        new_records=produced.new,
-        seconds=produced.seconds,
-        extractor=extractor.name,
-        checker=checker.name,
+    assert isinstance(totals, CheckTotals)
+    return check_run(produced, totals, extractor=extractor.name, checker=checker.name)
+
+
+def check_run(produced: RunRows[CheckResult], totals: CheckTotals, *, extractor: str, checker: str) -> CheckRun:
+    """The typed result of a check run from its rows and totals."""
+    return CheckRun(
+        results=produced.results,
+        rates=totals.overall.rates(),
+        rates_by_setting={setting: rates.rates() for setting, rates in sorted(totals.by_setting.items())},
+        declined=totals.declined,
+        claims=totals.claims,
+        extraction_failures=totals.extraction_failures,
+        check_failures=totals.check_failures,
+        **produced.counts(),
+        extractor=extractor,
+        checker=checker,
     )
 
 
@@ -199,22 +273,14 @@ def _references_for(record: Record, retriever: Any, k: int) -> list[str]:
 def summarize_run(
     results: Sequence[CheckResult], *, new_records: int, seconds: float, extractor: str, checker: str
 ) -> CheckRun:
-    """Dataset rates overall and per context setting; failed extractions are counted, not rated."""
-    summaries = [r.summary for r in results if r.summary is not None]
-    by_setting: dict[str, list[ResponseSummary]] = {}
+    """The run figures of result rows held in memory (a server's batch, a report's rows): the same totals as a run."""
+    totals = CheckTotals()
     for result in results:
-        if result.summary is not None and result.setting:
-            by_setting.setdefault(result.setting, []).append(result.summary)
-    return CheckRun(
-        results=list(results),
-        rates=dataset_rates(summaries),
-        rates_by_setting={setting: dataset_rates(items) for setting, items in sorted(by_setting.items())},
-        declined=sum(1 for r in results if r.abstained),
-        extraction_failures=sum(1 for r in results if r.extraction_failed),
-        check_failures=sum(1 for r in results for c in r.claims if c.verdict.failed),
-        new_records=new_records,
-        resumed_records=len(results) - new_records,
+        totals.add(result)
+    produced = RunRows(
+        results=ResultRows(CheckResult, rows=results),
+        new=new_records,
+        resumed=len(results) - new_records,
         seconds=seconds,
-        extractor=extractor,
-        checker=checker,
     )
+    return check_run(produced, totals, extractor=extractor, checker=checker)
