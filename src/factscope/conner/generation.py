@@ -14,11 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from factscope.conner.data import KnowledgeRecord
 from factscope.conner.templates import answer_prompt, few_shot_prompt, zero_shot_prompt
 from factscope.core.manifest import fingerprint_items
+from factscope.core.results import ResultRows
 from factscope.core.run import ProgressCallback, run_batches, run_manifest
 
 if TYPE_CHECKING:
@@ -219,9 +220,12 @@ def _candidate(reply: Any) -> Candidate:
 
 
 class KnowledgeGenerationRun(BaseModel):
-    """Every generated record in the output file, and the counts of this run."""
+    """Every generated record in the output file (read lazily; left out of ``model_dump``), and the counts of this
+    run."""
 
-    results: list[GeneratedKnowledge]
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    results: ResultRows[GeneratedKnowledge] = Field(exclude=True)
     new_records: int
     resumed_records: int
     failed: int
@@ -273,7 +277,7 @@ def generate_knowledge(
         retry_failed=retry_failed,
     )
     return KnowledgeGenerationRun(
-        results=produced.rows,
-        failed=sum(1 for row in produced.rows if row.failed),
+        results=produced.results,
+        failed=sum(1 for row in produced.results if row.failed),
         **produced.counts(),
     )

@@ -11,23 +11,26 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from factscope.checkers.base import Checker, CheckTask
 from factscope.conner.data import KnowledgeRecord
 from factscope.conner.templates import answer_pair, informativeness_pair
 from factscope.core.errors import BackendError
 from factscope.core.manifest import Setting
-from factscope.core.run import ProgressCallback, report_progress, run_batches, run_manifest
+from factscope.core.results import ResultRows
+from factscope.core.run import Pipeline, ProgressCallback, RunRows, report_progress, run_pipeline
 from factscope.core.schema import LABELS, Verdict
 from factscope.core.text import split_sentences
 from factscope.metrics import conner
+from factscope.metrics.running import RunningMean
 
 if TYPE_CHECKING:
     from factscope.conner.coherence import ParagraphCoherence
@@ -359,7 +362,8 @@ class MetricMean(BaseModel):
 
 
 class KnowledgeSummary(BaseModel):
-    """Dataset means of every metric, and why a metric was not computed where it was not."""
+    """Dataset means of every metric, and why a metric was not computed where it was not (the reason given for
+    the most records; between reasons given equally often, the first in alphabetical order)."""
 
     records: int
     means: dict[str, MetricMean]
@@ -367,9 +371,12 @@ class KnowledgeSummary(BaseModel):
 
 
 class KnowledgeRun(BaseModel):
-    """A whole knowledge-scoring run: every result in the results file, its summary, and the counts."""
+    """A whole knowledge-scoring run: its summary, the counts, and every result in the results file (earlier runs'
+    included when resuming, read lazily; left out of ``model_dump``)."""
 
-    results: list[KnowledgeScores]
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    results: ResultRows[KnowledgeScores] = Field(exclude=True)
     summary: KnowledgeSummary
     new_records: int
     resumed_records: int
@@ -394,18 +401,87 @@ def knowledge_failed(row: KnowledgeScores) -> bool:
     )
 
 
-def summarize(results: Sequence[KnowledgeScores]) -> KnowledgeSummary:
-    """Means of each metric over the records that have it; a record without a metric is left out, not zero."""
-    means = {}
-    for metric in SUMMARY_METRICS:
-        values = [v for v in (row.value(metric) for row in results) if v is not None]
-        means[metric] = MetricMean(mean=sum(values) / len(values) if values else None, records=len(values))
-    reasons = {metric: row.not_computed[metric] for row in results for metric in row.not_computed}
-    return KnowledgeSummary(records=len(results), means=means, not_computed=dict(sorted(reasons.items())))
+@dataclass
+class KnowledgeTotals:
+    """The mergeable figures of a knowledge run, fed one result row at a time (see ``factscope.core.results``): an
+    exact mean per summary metric, how often each reason for a metric not computed was given, and the failures."""
+
+    records: int = 0
+    failed: int = 0
+    means: dict[str, RunningMean] = field(default_factory=lambda: {m: RunningMean() for m in SUMMARY_METRICS})
+    reasons: dict[str, Counter[str]] = field(default_factory=dict)
+
+    def add(self, row: KnowledgeScores) -> None:
+        """Count one record; a metric it lacks is left out of that metric's mean, not read as zero."""
+        self.records += 1
+        self.failed += knowledge_failed(row)
+        for metric, mean in self.means.items():
+            value = row.value(metric)
+            if value is not None:
+                mean.add(value)
+        for metric, reason in row.not_computed.items():
+            self.reasons.setdefault(metric, Counter())[reason] += 1
+
+    def merge(self, other: KnowledgeTotals) -> None:
+        """Count every row ``other`` counted."""
+        self.records += other.records
+        self.failed += other.failed
+        for metric, mean in other.means.items():
+            self.means.setdefault(metric, RunningMean()).merge(mean)
+        for metric, reasons in other.reasons.items():
+            self.reasons.setdefault(metric, Counter()).update(reasons)
+
+    def summary(self) -> KnowledgeSummary:
+        """The means of the rows counted, and per metric not always computed its most common reason."""
+        return KnowledgeSummary(
+            records=self.records,
+            means={metric: MetricMean(mean=mean.mean, records=mean.count) for metric, mean in self.means.items()},
+            not_computed={
+                metric: min(reasons.items(), key=lambda pair: (-pair[1], pair[0]))[0]
+                for metric, reasons in sorted(self.reasons.items())
+            },
+        )
+
+
+def summarize(results: Iterable[KnowledgeScores]) -> KnowledgeSummary:
+    """Means of each metric over the records that have it; a record without a metric is left out, not zero
+    (``KnowledgeTotals``)."""
+    totals = KnowledgeTotals()
+    for row in results:
+        totals.add(row)
+    return totals.summary()
+
+
+def knowledge_pool(records: Iterable[KnowledgeRecord]) -> list[str]:
+    """The knowledge texts helpfulness baselines are drawn from: each non-blank one of ``records`` once, sorted."""
+    return sorted({record.knowledge for record in records if record.knowledge.strip()})
+
+
+def knowledge_pipeline(
+    evaluator: KnowledgeEvaluator,
+    *,
+    pool: Sequence[str] | None = None,
+    settings: Mapping[str, Setting] | None = None,
+) -> Pipeline[KnowledgeRecord, KnowledgeScores]:
+    """CONNER's scoring as a pipeline any engine runs: ``evaluator`` scores each batch of records, drawing
+    helpfulness baselines from ``pool`` (``knowledge_pool`` of every record; default: each batch's own knowledge).
+    See ``knowledge`` for the rest."""
+    shared = list(pool) if pool is not None else None
+    return Pipeline(
+        system="knowledge score",
+        stage_name="scoring knowledge",
+        row_type=KnowledgeScores,
+        key=lambda record: record.id,
+        process=lambda batch: evaluator.score(batch, pool=shared),
+        new_totals=KnowledgeTotals,
+        components={"evaluator": evaluator},
+        settings=dict(settings or {}),
+        failed=knowledge_failed,
+    )
 
 
 def knowledge(
-    records: Sequence[KnowledgeRecord],
+    records: Iterable[KnowledgeRecord],
     evaluator: KnowledgeEvaluator,
     *,
     output: str | Path | None = None,
@@ -417,29 +493,30 @@ def knowledge(
 ) -> KnowledgeRun:
     """Score ``records`` on CONNER's metrics in batches, writing each result as soon as it is done.
 
-    Helpfulness baselines are drawn from the knowledge of all ``records``. With ``output``, records already in
-    that file are skipped (resume) and the summary covers the whole file; with ``retry_failed``, the file's
-    rows with a failed checker or causal-LM call (``knowledge_failed``) are scored again and replaced in place.
+    ``records`` is read more than once (a list, or a re-iterable reader). Helpfulness baselines are drawn from the
+    knowledge of all ``records`` (``knowledge_pool``: those texts are held in memory when a causal LM is
+    configured). With ``output``, records already in that file are skipped (resume), the summary covers the whole
+    file and ``results`` reads it lazily; with ``retry_failed``, the file's rows with a failed checker or causal-LM
+    call (``knowledge_failed``) are scored again and replaced in place.
     """
-    pool = [record.knowledge for record in records]
+    if isinstance(records, Iterator):
+        records = list(records)
+    pool = knowledge_pool(records) if evaluator.lm is not None else []
     report_progress(progress, evaluator.checker)
-    produced = run_batches(
+    pipeline = knowledge_pipeline(evaluator, pool=pool, settings=settings)
+    produced, totals = run_pipeline(
+        pipeline,
         records,
-        lambda batch: evaluator.score(batch, pool=pool),
-        key=lambda record: record.id,
-        row_type=KnowledgeScores,
         output=output,
         batch_size=batch_size,
         progress=progress,
-        stage_name="scoring knowledge",
-        manifest=run_manifest("knowledge score", records, {"evaluator": evaluator}, settings),
         overwrite=overwrite,
-        failed=knowledge_failed,
         retry_failed=retry_failed,
     )
-    return KnowledgeRun(
-        results=produced.rows,
-        failed=sum(1 for row in produced.rows if knowledge_failed(row)),
-        summary=summarize(produced.rows),
-        **produced.counts(),
-    )
+    assert isinstance(totals, KnowledgeTotals)
+    return knowledge_run(produced, totals)
+
+
+def knowledge_run(produced: RunRows[KnowledgeScores], totals: KnowledgeTotals) -> KnowledgeRun:
+    """The typed result of a knowledge run from its rows and totals."""
+    return KnowledgeRun(results=produced.results, failed=totals.failed, summary=totals.summary(), **produced.counts())

@@ -6,9 +6,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from factscope.core.prompts import load_prompt
+from factscope.core.results import ResultRows
 from factscope.core.run import ProgressCallback, run_batches, run_manifest
 from factscope.grounding.data import GroundExample
 
@@ -34,9 +35,12 @@ class GenerationFailure(BaseModel):
 
 
 class GenerationRun(BaseModel):
-    """Every response in the responses file, the failures of this run, and the counts."""
+    """Every response in the responses file (read lazily; left out of ``model_dump``), the failures of this run,
+    and the counts."""
 
-    results: list[GeneratedResponse]
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    results: ResultRows[GeneratedResponse] = Field(exclude=True)
     failures: list[GenerationFailure]
     new_records: int
     resumed_records: int
@@ -113,7 +117,7 @@ def generate(
         retry_failed=retry_failed,
     )
     return GenerationRun(
-        results=produced.rows,
+        results=produced.results,
         failures=failures,
         **produced.counts(),
     )

@@ -8,25 +8,27 @@ facts against the response (recall), F1 is the grounding score; answer accuracy 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from factscope.core.errors import ConfigError, InputError
 from factscope.core.manifest import Setting
-from factscope.core.run import ProgressCallback, report_progress, run_batches, run_manifest
+from factscope.core.results import ResultRows
+from factscope.core.run import Pipeline, ProgressCallback, RunRows, report_progress, run_pipeline
 from factscope.grounding.data import GroundExample
 from factscope.grounding.presence import PresenceModel, decide
 from factscope.metrics.grounding import (
+    AverageTotals,
     Breakdown,
+    BreakdownTotals,
     EmptyPolicy,
     GroundingAverages,
     GroundingScore,
-    average_scores,
-    breakdown,
     contains_answer,
     count_present,
     grounding_score,
@@ -151,17 +153,64 @@ def score_batch(
     return results
 
 
+@dataclass
+class GroundTotals:
+    """The mergeable figures of a grounding run, fed one result row at a time (see ``factscope.core.results``):
+    the overall macro averages, one breakdown per factor, and what was left out."""
+
+    factors: tuple[str, ...] = DEFAULT_FACTORS
+    overall: AverageTotals = field(default_factory=AverageTotals)
+    by_factor: dict[str, BreakdownTotals] = field(default_factory=dict)
+    records: int = 0
+    failed: int = 0
+    unjudged_facts: int = 0
+
+    def __post_init__(self) -> None:
+        self.factors = tuple(self.factors)
+        for factor in self.factors:
+            self.by_factor.setdefault(factor, BreakdownTotals(factor))
+
+    def add(self, row: GroundResult) -> None:
+        """Count one record; a failed record is counted, not averaged."""
+        self.records += 1
+        self.failed += row.failed
+        self.unjudged_facts += sum(1 for j in row.response_facts if j.present is None)
+        self.unjudged_facts += sum(1 for j in row.gold_facts if j.present is None)
+        score = row.grounding()
+        if score is None:
+            return
+        self.overall.add(score, row.answer_correct)
+        for factor in self.factors:
+            self.by_factor[factor].add(score, row.answer_correct, row.metadata)
+
+    def merge(self, other: GroundTotals) -> None:
+        """Count every row ``other`` counted (broken down by the same factors)."""
+        if other.factors != self.factors:
+            raise ValueError(f"cannot merge totals by factors {other.factors} into totals by {self.factors}")
+        self.overall.merge(other.overall)
+        for factor in self.factors:
+            self.by_factor[factor].merge(other.by_factor[factor])
+        self.records += other.records
+        self.failed += other.failed
+        self.unjudged_facts += other.unjudged_facts
+
+    def summary(self) -> GroundSummary:
+        """The summary of the rows counted."""
+        return GroundSummary(
+            overall=self.overall.averages(),
+            by_factor=[self.by_factor[factor].breakdown() for factor in self.factors],
+            records=self.records,
+            failed=self.failed,
+            unjudged_facts=self.unjudged_facts,
+        )
+
+
 def summarize(results: Iterable[GroundResult], factors: Sequence[str] = DEFAULT_FACTORS) -> GroundSummary:
-    """Macro averages and per-factor breakdowns; failed records are counted, not averaged."""
-    results = list(results)
-    scored = [(score, r.answer_correct, r.metadata) for r in results if (score := r.grounding()) is not None]
-    return GroundSummary(
-        overall=average_scores([s for s, _, _ in scored], [a for _, a, _ in scored]),
-        by_factor=[breakdown(scored, factor) for factor in factors],
-        records=len(results),
-        failed=sum(1 for r in results if r.failed),
-        unjudged_facts=sum(1 for r in results for j in r.response_facts + r.gold_facts if j.present is None),
-    )
+    """Macro averages and per-factor breakdowns; failed records are counted, not averaged (``GroundTotals``)."""
+    totals = GroundTotals(tuple(factors))
+    for result in results:
+        totals.add(result)
+    return totals.summary()
 
 
 def metadata_fields(examples: Iterable[GroundExample]) -> list[str]:
@@ -169,11 +218,15 @@ def metadata_fields(examples: Iterable[GroundExample]) -> list[str]:
     return sorted({name for example in examples for name, value in example.metadata.items() if value is not None})
 
 
-def breakdown_factors(examples: Sequence[GroundExample], factors: Sequence[str] | None) -> list[str]:
+def breakdown_factors(examples: Iterable[GroundExample], factors: Sequence[str] | None) -> list[str]:
     """The fields to break results down by: ``factors`` when every one is in some example's metadata (else
     ConfigError naming the missing ones and the fields present); with None, those of the paper's factors
-    (``DEFAULT_FACTORS``) that some example has."""
-    present = metadata_fields(examples)
+    (``DEFAULT_FACTORS``) that some example has. ``examples`` are read once."""
+    return choose_factors(metadata_fields(examples), factors)
+
+
+def choose_factors(present: Sequence[str], factors: Sequence[str] | None) -> list[str]:
+    """``breakdown_factors`` given the metadata fields ``present`` in the examples."""
     if factors is None:
         return [name for name in DEFAULT_FACTORS if name in present]
     missing = [name for name in factors if name not in present]
@@ -187,10 +240,12 @@ def breakdown_factors(examples: Sequence[GroundExample], factors: Sequence[str] 
 
 
 class GroundRun(BaseModel):
-    """A whole grounding run: every result in the results file (earlier runs' included when resuming), its
-    summary, and what produced it."""
+    """A whole grounding run: its summary, what produced it, and every result in the results file (earlier runs'
+    included when resuming, read lazily; left out of ``model_dump``)."""
 
-    results: list[GroundResult]
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    results: ResultRows[GroundResult] = Field(exclude=True)
     summary: GroundSummary
     new_records: int
     resumed_records: int
@@ -200,8 +255,59 @@ class GroundRun(BaseModel):
     threshold: float
 
 
+def ground_failed(row: GroundResult) -> bool:
+    """Whether a row records a failed fact decomposition (a rerun with ``retry_failed`` scores it again)."""
+    return row.failed
+
+
+def ground_pipeline(
+    extractor: Extractor,
+    presence: PresenceModel,
+    *,
+    factors: Sequence[str] = (),
+    no_response_facts: EmptyPolicy = "zero",
+    no_gold_facts: EmptyPolicy = "skip",
+    settings: Mapping[str, Setting] | None = None,
+) -> Pipeline[GroundExample, GroundResult]:
+    """The grounding task as a pipeline any engine runs: decompose, judge presence and score each batch of
+    examples (each must have a response); its totals break results down by ``factors`` (chosen beforehand with
+    ``breakdown_factors``). See ``ground`` for the rest."""
+    chosen = tuple(factors)
+    return Pipeline(
+        system="ground",
+        stage_name="grounding",
+        row_type=GroundResult,
+        key=lambda example: example.id,
+        process=lambda batch: score_batch(
+            batch, extractor, presence, no_response_facts=no_response_facts, no_gold_facts=no_gold_facts
+        ),
+        new_totals=lambda: GroundTotals(chosen),
+        components={"extractor": extractor, "presence": presence},
+        settings={"no_response_facts": no_response_facts, "no_gold_facts": no_gold_facts, **(settings or {})},
+        failed=ground_failed,
+    )
+
+
+@dataclass
+class ExampleSurvey:
+    """What one pass over the examples finds before a run: those without a response, and the metadata fields."""
+
+    without_response: list[str] = field(default_factory=list)
+    fields: set[str] = field(default_factory=set)
+
+
+def survey_examples(examples: Iterable[GroundExample]) -> ExampleSurvey:
+    """The ids of the examples without a response and the metadata fields with a value, in one pass."""
+    survey = ExampleSurvey()
+    for example in examples:
+        if example.response is None:
+            survey.without_response.append(example.id)
+        survey.fields.update(name for name, value in example.metadata.items() if value is not None)
+    return survey
+
+
 def ground(
-    examples: Sequence[GroundExample],
+    examples: Iterable[GroundExample],
     *,
     extractor: Extractor | None = None,
     presence: PresenceModel | None = None,
@@ -218,11 +324,13 @@ def ground(
     """Score every example (each must have a response) in batches, writing each result as soon as it is done.
 
     Defaults are the offline ones: spaCy clause facts (``ClauseFactExtractor``) and the presence model
-    ``DEFAULT_PRESENCE`` of factscope.grounding.presence (the embedded checker on the windows closest by cosine). With ``output``, examples already in that file are
-    skipped (resume) and the summary covers the whole file; a file made by other inputs or settings is refused
-    unless ``overwrite``. ``factors`` are the metadata fields of the breakdowns (see ``breakdown_factors``;
-    default: the paper's factors the examples have). ``progress`` receives progress events. With
-    ``retry_failed``, the file's records whose fact decomposition failed are scored again and replaced in place.
+    ``DEFAULT_PRESENCE`` of factscope.grounding.presence (the embedded checker on the windows closest by cosine).
+    ``examples`` is read three times (a check of responses and metadata, the manifest's fingerprint, the run):
+    give a list or a re-iterable reader. With ``output``, examples already in that file are skipped (resume), the
+    summary covers the whole file and ``results`` reads it lazily; a file made by other inputs or settings is
+    refused unless ``overwrite``. ``factors`` are the metadata fields of the breakdowns (see
+    ``breakdown_factors``; default: the paper's factors the examples have). ``progress`` receives progress events.
+    With ``retry_failed``, the file's records whose fact decomposition failed are scored again and replaced in place.
     """
     if extractor is None:
         from factscope.claims.clause_facts import ClauseFactExtractor
@@ -232,45 +340,47 @@ def ground(
         from factscope.grounding.presence import DEFAULT_PRESENCE, make_presence
 
         presence = make_presence(DEFAULT_PRESENCE)
-    missing = [e.id for e in examples if e.response is None]
+    if isinstance(examples, Iterator):
+        examples = list(examples)
+    survey = survey_examples(examples)
+    missing = survey.without_response
     if missing:
         raise InputError(
             f"{len(missing)} example(s) have no response, e.g. {missing[0]!r}; attach responses first "
             "(grounding.data.attach_responses) or generate them (factscope.grounding.generation.generate)"
         )
-    chosen_factors = breakdown_factors(examples, factors)
+    chosen_factors = choose_factors(sorted(survey.fields), factors)
     report_progress(progress, extractor, presence)
-    chosen_extractor, chosen_presence = extractor, presence
-    produced = run_batches(
+    pipeline = ground_pipeline(
+        extractor,
+        presence,
+        factors=chosen_factors,
+        no_response_facts=no_response_facts,
+        no_gold_facts=no_gold_facts,
+        settings=settings,
+    )
+    produced, totals = run_pipeline(
+        pipeline,
         examples,
-        lambda batch: score_batch(
-            batch,
-            chosen_extractor,
-            chosen_presence,
-            no_response_facts=no_response_facts,
-            no_gold_facts=no_gold_facts,
-        ),
-        key=lambda example: example.id,
-        row_type=GroundResult,
         output=output,
         batch_size=batch_size,
         progress=progress,
-        stage_name="grounding",
-        manifest=run_manifest(
-            "ground",
-            examples,
-            {"extractor": extractor, "presence": presence},
-            {"no_response_facts": no_response_facts, "no_gold_facts": no_gold_facts, **(settings or {})},
-        ),
         overwrite=overwrite,
-        failed=lambda row: row.failed,
         retry_failed=retry_failed,
     )
+    assert isinstance(totals, GroundTotals)
+    return ground_run(produced, totals, extractor=extractor.name, presence=presence)
+
+
+def ground_run(
+    produced: RunRows[GroundResult], totals: GroundTotals, *, extractor: str, presence: PresenceModel
+) -> GroundRun:
+    """The typed result of a grounding run from its rows and totals."""
     return GroundRun(
-        results=produced.rows,
-        summary=summarize(produced.rows, chosen_factors),
+        results=produced.results,
+        summary=totals.summary(),
         **produced.counts(),
-        extractor=extractor.name,
+        extractor=extractor,
         presence=presence.name,
         threshold=presence.threshold,
     )

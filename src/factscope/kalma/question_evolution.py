@@ -15,12 +15,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from factscope.core.errors import InputError
 from factscope.core.io import parse_located, read_json_records
 from factscope.core.prompts import load_prompt
 from factscope.core.record_ids import first_of_each_id
+from factscope.core.results import ResultRows
 from factscope.core.run import ProgressCallback, run_batches, run_manifest
 from factscope.core.whole_file import usable_records
 from factscope.kalma.data import SeedInput, entity_graph
@@ -168,9 +169,11 @@ class EvolvedQuestion(BaseModel):
 
 
 class EvolutionRun(BaseModel):
-    """Every question in the output file, and the counts of this run."""
+    """Every question in the output file (read lazily; left out of ``model_dump``), and the counts of this run."""
 
-    results: list[EvolvedQuestion]
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    results: ResultRows[EvolvedQuestion] = Field(exclude=True)
     new_records: int
     resumed_records: int
     failed: int
@@ -199,8 +202,8 @@ def evolve(seeds: Sequence[EvolutionSeed], llm: Any, *, output: str | Path | Non
                                                   **params}),
                            overwrite=overwrite, failed=lambda row: row.failed, retry_failed=retry_failed)
     return EvolutionRun(
-        results=produced.rows,
-        failed=sum(1 for row in produced.rows if row.failed),
+        results=produced.results,
+        failed=sum(1 for row in produced.results if row.failed),
         **produced.counts(),
     )
 

@@ -9,20 +9,30 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from factscope.checkers.base import Checker, CheckTask
 from factscope.core.errors import ConfigError, InputError
 from factscope.core.io import parse_located, read_json_records
+from factscope.core.manifest import Setting
 from factscope.core.prompts import load_prompt
 from factscope.core.record_ids import RecordIds
-from factscope.core.run import ProgressCallback, report_progress, run_batches, run_manifest
+from factscope.core.results import ResultRows
+from factscope.core.run import (
+    Pipeline,
+    ProgressCallback,
+    RunRows,
+    report_progress,
+    run_batches,
+    run_manifest,
+    run_pipeline,
+)
 from factscope.core.schema import Label
 from factscope.core.whole_file import whole_file_error
 from factscope.kalma.data import AnswerInput, AttributionQuestion, entity_graph, parse_triples
@@ -31,16 +41,17 @@ from factscope.kg.citations import ParsedAnswer, parse_answer
 from factscope.kg.graph import KnowledgeGraph, Triple
 from factscope.kg.paper_citations import paper_citations
 from factscope.metrics.attribution import (
+    AlignmentTotals,
     AnswerCitationCounts,
     AnswerNACounts,
+    CitationTotals,
+    EmptyPolicy,
     Matching,
-    alignment,
-    citation_quality,
+    NATotals,
     match_citations,
     na_counts,
-    na_quality,
 )
-from factscope.metrics.geval import ASPECTS, SCORES, aspect_scores, parse_score, weighted_score
+from factscope.metrics.geval import ASPECTS, SCORES, AspectTotals, parse_score, weighted_score
 
 # ---------------------------------------------------------------- preparing graphs
 
@@ -166,9 +177,11 @@ class GeneratedAnswer(BaseModel):
 
 
 class AnswerGenerationRun(BaseModel):
-    """Every answer in the answers file, and the counts of this run."""
+    """Every answer in the answers file (read lazily; left out of ``model_dump``), and the counts of this run."""
 
-    results: list[GeneratedAnswer]
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    results: ResultRows[GeneratedAnswer] = Field(exclude=True)
     new_records: int
     resumed_records: int
     failed: int
@@ -193,8 +206,8 @@ def generate(items: Sequence[GenerationItem], llm: Any, *, output: str | Path | 
                            manifest=run_manifest("attribute generate", items, {"llm": llm}, dict(params)),
                            overwrite=overwrite, failed=lambda row: row.failed, retry_failed=retry_failed)
     return AnswerGenerationRun(
-        results=produced.rows,
-        failed=sum(1 for row in produced.rows if row.failed),
+        results=produced.results,
+        failed=sum(1 for row in produced.results if row.failed),
         **produced.counts(),
     )
 
@@ -427,9 +440,12 @@ AttributionFigures = dict[str, float | int | None]
 
 
 class AttributionRun(BaseModel):
-    """A whole scoring run: every row in the results file, the figures per number of removed triples, counts."""
+    """A whole scoring run: the figures per number of removed triples, the counts, and every row in the results
+    file (earlier runs' included when resuming, read lazily; left out of ``model_dump``)."""
 
-    results: list[AttributionScore]
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    results: ResultRows[AttributionScore] = Field(exclude=True)
     summary: dict[str, AttributionFigures]
     new_records: int
     resumed_records: int
@@ -437,45 +453,6 @@ class AttributionRun(BaseModel):
     """Rows with a failed checker or judge call (``score_failed``)."""
     seconds: float
     checker: str
-
-
-def score(records: Iterable[AnswerRecord], checker: Checker, *, output: str | Path | None = None, judge: Any = None,
-          weighted: bool = False, batch_size: int = 32, template: str = DEFAULT_HYPOTHESIS,
-          empty_answers: Literal["skip", "zero"] = "skip", matching: Matching = "normalized",
-          progress: ProgressCallback | None = None, overwrite: bool = False, retry_failed: bool = False
-          ) -> AttributionRun:
-    """Score answers in batches, writing each row as it is done; ids already in ``output`` are skipped.
-    ``template`` shapes the NLI hypothesis of a citation (see DEFAULT_HYPOTHESIS); ``matching`` says how citations
-    are read and compared (``normalized``, factscope's, or ``paper``, KaLMA's released scoring); ``judge`` (an
-    LLM client) adds G-Eval text quality. With ``retry_failed``, the file's rows with a failed checker or judge
-    call (``score_failed``) are scored again and replaced in place."""
-    check_template(template)
-    report_progress(progress, checker)
-
-    def batch_rows(batch: Sequence[AnswerRecord]) -> list[AttributionScore]:
-        pairs = []
-        for record in batch:
-            parsed = parse_answer(record.answer)
-            pairs += alignment_pairs(parsed, record.graph, template)
-            pairs += na_pairs(parsed, record.removed, record.graph, template)
-        decisions = entailment_decisions(checker, pairs)
-        judged = judge_text_quality(batch, judge, weighted=weighted) if judge is not None else None
-        return [score_row(record, decisions, judged[index] if judged else None, template, matching)
-                for index, record in enumerate(batch)]
-
-    records = list(records)
-    manifest = run_manifest("attribute score", records, {"checker": checker, "judge": judge},
-                            {"weighted": weighted, "template": template, "matching": matching})
-    produced = run_batches(records, batch_rows, key=lambda record: record.id, row_type=AttributionScore,
-                           output=output, batch_size=batch_size, progress=progress, stage_name="scoring answers",
-                           manifest=manifest, overwrite=overwrite, failed=score_failed, retry_failed=retry_failed)
-    return AttributionRun(
-        results=produced.rows,
-        failed=sum(1 for row in produced.rows if score_failed(row)),
-        summary=summarize(produced.rows, empty_answers=empty_answers),
-        **produced.counts(),
-        checker=getattr(checker, "name", type(checker).__name__),
-    )
 
 
 def score_failed(row: AttributionScore) -> bool:
@@ -488,30 +465,159 @@ def score_failed(row: AttributionScore) -> bool:
     )
 
 
-def summarize(rows: Sequence[AttributionScore], *, empty_answers: Literal["skip", "zero"] = "skip"
+@dataclass
+class RemovedGroupTotals:
+    """The mergeable figures of the answers with one number of removed triples (one column of KaLMA Table 5)."""
+
+    empty_answers: EmptyPolicy = "skip"
+    citations: CitationTotals = field(init=False)
+    alignment: AlignmentTotals = field(default_factory=AlignmentTotals)
+    na: NATotals = field(default_factory=NATotals)
+    judged: int = 0
+    aspects: dict[str, AspectTotals] = field(default_factory=lambda: {a: AspectTotals(a) for a in ASPECTS})
+    citation_issues: int = 0
+
+    def __post_init__(self) -> None:
+        self.citations = CitationTotals(self.empty_answers)
+
+    def add(self, row: AttributionScore) -> None:
+        """Count one answer's row."""
+        self.citations.add(row.counts)
+        for entailed in row.alignment:
+            self.alignment.add(entailed)
+        if row.na is not None:
+            self.na.add(row.na)
+        if row.geval:
+            self.judged += 1
+            for aspect, totals in self.aspects.items():
+                if aspect in row.geval:
+                    totals.add(row.geval[aspect])
+        self.citation_issues += len(row.issues)
+
+    def merge(self, other: RemovedGroupTotals) -> None:
+        """Count every row ``other`` counted."""
+        self.citations.merge(other.citations)
+        self.alignment.merge(other.alignment)
+        self.na.merge(other.na)
+        self.judged += other.judged
+        for aspect, totals in other.aspects.items():
+            self.aspects.setdefault(aspect, AspectTotals(aspect)).merge(totals)
+        self.citation_issues += other.citation_issues
+
+    def figures(self) -> AttributionFigures:
+        """Citation quality, alignment, [NA] quality (when an answer had removed knowledge), G-Eval means (when
+        an answer was judged) and parse issues."""
+        figures: AttributionFigures = self.citations.quality().as_dict()
+        figures.update({f"alignment_{k}": v for k, v in self.alignment.alignment().as_dict().items()})
+        if self.na.answers:
+            figures.update({k if k.startswith("na_") else f"na_{k}": v
+                            for k, v in self.na.quality().as_dict().items()})
+        if self.judged:
+            for aspect in (totals.score() for totals in self.aspects.values()):
+                figures[aspect.aspect] = aspect.mean
+                figures[f"{aspect.aspect}_weighted"] = aspect.weighted_mean
+                figures[f"{aspect.aspect}_failed"] = aspect.failed
+        figures["citation_issues"] = self.citation_issues
+        return figures
+
+
+@dataclass
+class AttributionTotals:
+    """The mergeable figures of a scoring run, fed one result row at a time (see ``factscope.core.results``):
+    one ``RemovedGroupTotals`` per number of removed triples, and the rows with a failed call."""
+
+    empty_answers: EmptyPolicy = "skip"
+    groups: dict[int, RemovedGroupTotals] = field(default_factory=dict)
+    failed: int = 0
+
+    def add(self, row: AttributionScore) -> None:
+        """Count one answer's row."""
+        self.groups.setdefault(row.removed, RemovedGroupTotals(self.empty_answers)).add(row)
+        self.failed += score_failed(row)
+
+    def merge(self, other: AttributionTotals) -> None:
+        """Count every row ``other`` counted (under the same ``empty_answers`` policy)."""
+        if other.empty_answers != self.empty_answers:
+            raise ValueError("cannot merge attribution totals kept under different empty_answers policies")
+        for removed, group in other.groups.items():
+            self.groups.setdefault(removed, RemovedGroupTotals(self.empty_answers)).merge(group)
+        self.failed += other.failed
+
+    def summary(self) -> dict[str, AttributionFigures]:
+        """The figures of each group, keyed ``removed=N`` in increasing N."""
+        return {f"removed={removed}": self.groups[removed].figures() for removed in sorted(self.groups)}
+
+
+def attribution_pipeline(checker: Checker, *, judge: Any = None, weighted: bool = False,
+                         template: str = DEFAULT_HYPOTHESIS, empty_answers: EmptyPolicy = "skip",
+                         matching: Matching = "normalized", settings: Mapping[str, Setting] | None = None
+                         ) -> Pipeline[AnswerRecord, AttributionScore]:
+    """KaLMA's scoring as a pipeline any engine runs: check the citations' entailment, judge text quality (with
+    ``judge``) and score each batch of answers; its totals keep ``empty_answers``. See ``score`` for the rest."""
+    check_template(template)
+
+    def batch_rows(batch: Sequence[AnswerRecord]) -> list[AttributionScore]:
+        pairs = []
+        for record in batch:
+            parsed = parse_answer(record.answer)
+            pairs += alignment_pairs(parsed, record.graph, template)
+            pairs += na_pairs(parsed, record.removed, record.graph, template)
+        decisions = entailment_decisions(checker, pairs)
+        judged = judge_text_quality(batch, judge, weighted=weighted) if judge is not None else None
+        return [score_row(record, decisions, judged[index] if judged else None, template, matching)
+                for index, record in enumerate(batch)]
+
+    return Pipeline(
+        system="attribute score",
+        stage_name="scoring answers",
+        row_type=AttributionScore,
+        key=lambda record: record.id,
+        process=batch_rows,
+        new_totals=lambda: AttributionTotals(empty_answers),
+        components={"checker": checker, "judge": judge},
+        settings={"weighted": weighted, "template": template, "matching": matching, **(settings or {})},
+        failed=score_failed,
+    )
+
+
+def score(records: Iterable[AnswerRecord], checker: Checker, *, output: str | Path | None = None, judge: Any = None,
+          weighted: bool = False, batch_size: int = 32, template: str = DEFAULT_HYPOTHESIS,
+          empty_answers: EmptyPolicy = "skip", matching: Matching = "normalized",
+          progress: ProgressCallback | None = None, overwrite: bool = False, retry_failed: bool = False
+          ) -> AttributionRun:
+    """Score answers in batches, writing each row as it is done; ids already in ``output`` are skipped.
+    ``records`` is read twice (a list, or a re-iterable reader such as ``AnswerRecords``); with ``output`` the
+    summary covers the whole file and ``results`` reads it lazily.
+    ``template`` shapes the NLI hypothesis of a citation (see DEFAULT_HYPOTHESIS); ``matching`` says how citations
+    are read and compared (``normalized``, factscope's, or ``paper``, KaLMA's released scoring); ``judge`` (an
+    LLM client) adds G-Eval text quality. With ``retry_failed``, the file's rows with a failed checker or judge
+    call (``score_failed``) are scored again and replaced in place."""
+    pipeline = attribution_pipeline(checker, judge=judge, weighted=weighted, template=template,
+                                    empty_answers=empty_answers, matching=matching)
+    report_progress(progress, checker)
+    if isinstance(records, Iterator):
+        records = list(records)
+    produced, totals = run_pipeline(pipeline, records, output=output, batch_size=batch_size, progress=progress,
+                                    overwrite=overwrite, retry_failed=retry_failed)
+    assert isinstance(totals, AttributionTotals)
+    return attribution_run(produced, totals, checker=getattr(checker, "name", type(checker).__name__))
+
+
+def attribution_run(produced: RunRows[AttributionScore], totals: AttributionTotals, *, checker: str
+                    ) -> AttributionRun:
+    """The typed result of a scoring run from its rows and totals."""
+    return AttributionRun(results=produced.results, failed=totals.failed, summary=totals.summary(),
+                          **produced.counts(), checker=checker)
+
+
+def summarize(rows: Iterable[AttributionScore], *, empty_answers: EmptyPolicy = "skip"
               ) -> dict[str, AttributionFigures]:
     """Dataset figures from score rows, grouped by how many triples were removed (KaLMA Table 5):
-    citation quality, alignment, [NA] quality, G-Eval means, parse issues."""
-    groups: dict[int, list[AttributionScore]] = {}
+    citation quality, alignment, [NA] quality, G-Eval means, parse issues (``AttributionTotals``)."""
+    totals = AttributionTotals(empty_answers)
     for row in rows:
-        groups.setdefault(row.removed, []).append(row)
-    out = {}
-    for removed, group in sorted(groups.items()):
-        figures: AttributionFigures = citation_quality([r.counts for r in group], empty_answers=empty_answers).as_dict()
-        figures.update({f"alignment_{k}": v for k, v in
-                        alignment([e for r in group for e in r.alignment]).as_dict().items()})
-        na_rows = [r.na for r in group if r.na is not None]
-        if na_rows:
-            figures.update({k if k.startswith("na_") else f"na_{k}": v
-                            for k, v in na_quality(na_rows).as_dict().items()})
-        judged = [r.geval for r in group if r.geval]
-        for aspect in aspect_scores(judged) if judged else []:
-            figures[aspect.aspect] = aspect.mean
-            figures[f"{aspect.aspect}_weighted"] = aspect.weighted_mean
-            figures[f"{aspect.aspect}_failed"] = aspect.failed
-        figures["citation_issues"] = sum(len(r.issues) for r in group)
-        out[f"removed={removed}"] = figures
-    return out
+        totals.add(row)
+    return totals.summary()
 
 
 @dataclass

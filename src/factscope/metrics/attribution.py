@@ -7,11 +7,12 @@ which is skipped and counted, never read as 0 or 1.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Literal
 
 from factscope.kg.citations import Citation
 from factscope.kg.graph import Triple
+from factscope.metrics.running import RunningMean
 
 EmptyPolicy = Literal["skip", "zero"]
 
@@ -128,7 +129,68 @@ class CitationQuality:
         return asdict(self)
 
 
-def citation_quality(counts: Sequence[AnswerCitationCounts], *,
+@dataclass
+class CitationTotals:
+    """The running totals behind ``CitationQuality``: sums of the per-answer counts (micro) and exact means of the
+    per-answer precision and recall (macro), fed one answer at a time and merged across parts of a dataset."""
+
+    empty_answers: EmptyPolicy = "skip"
+    answers: int = 0
+    citations: int = 0
+    correct: int = 0
+    precise: int = 0
+    knowledge: int = 0
+    recalled: int = 0
+    without_citations: int = 0
+    precision: RunningMean = field(default_factory=RunningMean)
+    recall: RunningMean = field(default_factory=RunningMean)
+
+    def add(self, counts: AnswerCitationCounts) -> None:
+        """Count one answer."""
+        self.answers += 1
+        self.citations += counts.citations
+        self.correct += counts.correct
+        self.precise += counts.precise
+        self.knowledge += counts.knowledge
+        self.recalled += counts.recalled
+        if counts.citations:
+            self.precision.add(counts.precise / counts.citations)
+        else:
+            self.without_citations += 1
+            if self.empty_answers == "zero":
+                self.precision.add(0.0)
+        if counts.knowledge:
+            self.recall.add(counts.recalled / counts.knowledge)
+
+    def merge(self, other: CitationTotals) -> None:
+        """Count every answer ``other`` counted (under the same ``empty_answers`` policy)."""
+        if other.empty_answers != self.empty_answers:
+            raise ValueError("cannot merge citation totals kept under different empty_answers policies")
+        self.answers += other.answers
+        self.citations += other.citations
+        self.correct += other.correct
+        self.precise += other.precise
+        self.knowledge += other.knowledge
+        self.recalled += other.recalled
+        self.without_citations += other.without_citations
+        self.precision.merge(other.precision)
+        self.recall.merge(other.recall)
+
+    def quality(self) -> CitationQuality:
+        """The citation quality of the answers counted (see ``citation_quality``)."""
+        micro_p = _ratio(self.precise, self.citations)
+        micro_r = _ratio(self.recalled, self.knowledge)
+        macro_p, macro_r = self.precision.mean, self.recall.mean
+        return CitationQuality(
+            answers=self.answers, citations=self.citations, knowledge=self.knowledge,
+            correctness=_ratio(self.correct, self.citations),
+            micro_precision=micro_p, micro_recall=micro_r, micro_f1=f1(micro_p, micro_r),
+            macro_precision=macro_p, macro_recall=macro_r, macro_f1=f1(macro_p, macro_r),
+            answers_without_citations=self.without_citations,
+        )
+
+
+def citation_quality(counts: Iterable[AnswerCitationCounts], *,
                      empty_answers: EmptyPolicy = "skip") -> CitationQuality:
     """Aggregate per-answer counts.
 
@@ -136,23 +198,10 @@ def citation_quality(counts: Sequence[AnswerCitationCounts], *,
     Macro: precision and recall per answer, then averaged over answers. An answer with no citations has
     no precision: ``empty_answers="skip"`` leaves it out of macro precision (it still counts in recall),
     ``"zero"`` counts it as precision 0. F1 is the harmonic mean of the matching precision and recall."""
-    citations = sum(c.citations for c in counts)
-    knowledge = sum(c.knowledge for c in counts)
-    micro_p = _ratio(sum(c.precise for c in counts), citations)
-    micro_r = _ratio(sum(c.recalled for c in counts), knowledge)
-    precisions = [c.precise / c.citations for c in counts if c.citations]
-    if empty_answers == "zero":
-        precisions += [0.0] * sum(1 for c in counts if not c.citations)
-    recalls = [c.recalled / c.knowledge for c in counts if c.knowledge]
-    macro_p = sum(precisions) / len(precisions) if precisions else None
-    macro_r = sum(recalls) / len(recalls) if recalls else None
-    return CitationQuality(
-        answers=len(counts), citations=citations, knowledge=knowledge,
-        correctness=_ratio(sum(c.correct for c in counts), citations),
-        micro_precision=micro_p, micro_recall=micro_r, micro_f1=f1(micro_p, micro_r),
-        macro_precision=macro_p, macro_recall=macro_r, macro_f1=f1(macro_p, macro_r),
-        answers_without_citations=sum(1 for c in counts if not c.citations),
-    )
+    totals = CitationTotals(empty_answers)
+    for answer in counts:
+        totals.add(answer)
+    return totals.quality()
 
 
 @dataclass(frozen=True)
@@ -169,12 +218,39 @@ class Alignment:
         return asdict(self)
 
 
+@dataclass
+class AlignmentTotals:
+    """The running counts behind ``Alignment``: entailed, decided and failed (sentence, citation) pairs."""
+
+    entailed: int = 0
+    decided: int = 0
+    failed: int = 0
+
+    def add(self, entailed: bool | None) -> None:
+        """Count one pair's decision (None: its check failed)."""
+        if entailed is None:
+            self.failed += 1
+        else:
+            self.decided += 1
+            self.entailed += entailed
+
+    def merge(self, other: AlignmentTotals) -> None:
+        """Count every pair ``other`` counted."""
+        self.entailed += other.entailed
+        self.decided += other.decided
+        self.failed += other.failed
+
+    def alignment(self) -> Alignment:
+        """The alignment of the pairs counted."""
+        return Alignment(_ratio(self.entailed, self.decided), self.decided, self.entailed, self.failed)
+
+
 def alignment(entailed: Iterable[bool | None]) -> Alignment:
     """Alignment over all pairs; pairs whose check failed (None) are left out and counted."""
-    values = list(entailed)
-    decided = [e for e in values if e is not None]
-    failed = len(values) - len(decided)
-    return Alignment(_ratio(sum(decided), len(decided)), len(decided), sum(decided), failed)
+    totals = AlignmentTotals()
+    for value in entailed:
+        totals.add(value)
+    return totals.alignment()
 
 
 @dataclass(frozen=True)
@@ -236,11 +312,45 @@ class NAQuality:
         return asdict(self)
 
 
-def na_quality(counts: Sequence[AnswerNACounts]) -> NAQuality:
+@dataclass
+class NATotals:
+    """The running sums behind ``NAQuality``, fed one answer's [NA] counts at a time."""
+
+    answers: int = 0
+    na_sentences: int = 0
+    na_precise: int = 0
+    absent: int = 0
+    absent_recalled: int = 0
+    undecided: int = 0
+
+    def add(self, counts: AnswerNACounts) -> None:
+        """Count one answer."""
+        self.answers += 1
+        self.na_sentences += counts.na_sentences
+        self.na_precise += counts.na_precise
+        self.absent += counts.absent
+        self.absent_recalled += counts.absent_recalled
+        self.undecided += counts.undecided
+
+    def merge(self, other: NATotals) -> None:
+        """Count every answer ``other`` counted."""
+        self.answers += other.answers
+        self.na_sentences += other.na_sentences
+        self.na_precise += other.na_precise
+        self.absent += other.absent
+        self.absent_recalled += other.absent_recalled
+        self.undecided += other.undecided
+
+    def quality(self) -> NAQuality:
+        """The [NA] quality of the answers counted."""
+        precision = _ratio(self.na_precise, self.na_sentences)
+        recall = _ratio(self.absent_recalled, self.absent)
+        return NAQuality(precision, recall, f1(precision, recall), self.na_sentences, self.absent, self.undecided)
+
+
+def na_quality(counts: Iterable[AnswerNACounts]) -> NAQuality:
     """Aggregate [NA] counts over answers (micro, as KaLMA Figure 4)."""
-    sentences = sum(c.na_sentences for c in counts)
-    absent = sum(c.absent for c in counts)
-    precision = _ratio(sum(c.na_precise for c in counts), sentences)
-    recall = _ratio(sum(c.absent_recalled for c in counts), absent)
-    return NAQuality(precision, recall, f1(precision, recall), sentences, absent,
-                     sum(c.undecided for c in counts))
+    totals = NATotals()
+    for answer in counts:
+        totals.add(answer)
+    return totals.quality()

@@ -9,7 +9,9 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
+
+from factscope.metrics.running import RunningMean
 
 ASPECTS: tuple[str, ...] = ("coherence", "consistency", "fluency", "relevance")
 SCORES: tuple[int, ...] = (1, 2, 3, 4, 5)
@@ -56,20 +58,47 @@ class AspectScore:
         return asdict(self)
 
 
+@dataclass
+class AspectTotals:
+    """The running totals behind one ``AspectScore``: exact means of the read scores and of the weighted scores,
+    and the judged cells, fed one cell ``{"score": int | None, "weighted": float | None}`` at a time."""
+
+    aspect: str
+    scores: RunningMean = field(default_factory=RunningMean)
+    weighted: RunningMean = field(default_factory=RunningMean)
+    cells: int = 0
+
+    def add(self, cell: Mapping[str, object]) -> None:
+        """Count one judged answer; a None score counts as failed and is left out of the mean."""
+        self.cells += 1
+        score = cell.get("score")
+        if isinstance(score, int):
+            self.scores.add(score)
+        value = cell.get("weighted")
+        if isinstance(value, (int, float)):
+            self.weighted.add(value)
+
+    def merge(self, other: AspectTotals) -> None:
+        """Count every cell ``other`` counted."""
+        self.scores.merge(other.scores)
+        self.weighted.merge(other.weighted)
+        self.cells += other.cells
+
+    def score(self) -> AspectScore:
+        """The aspect's means over the cells counted."""
+        return AspectScore(self.aspect, self.scores.mean, self.weighted.mean, self.scores.count,
+                           self.cells - self.scores.count)
+
+
 def aspect_scores(rows: Sequence[Mapping[str, Mapping[str, object]]],
                   aspects: Sequence[str] = ASPECTS) -> list[AspectScore]:
     """Average each aspect over rows ``{aspect: {"score": int | None, "weighted": float | None}}``;
     a None score counts as failed and is left out of the mean (never read as 0)."""
     out = []
     for aspect in aspects:
-        cells = [row[aspect] for row in rows if aspect in row]
-        scores = [score for c in cells if isinstance(score := c.get("score"), int)]
-        weighted = [value for c in cells if isinstance(value := c.get("weighted"), (int, float))]
-        out.append(AspectScore(
-            aspect,
-            sum(scores) / len(scores) if scores else None,
-            sum(weighted) / len(weighted) if weighted else None,
-            len(scores),
-            len(cells) - len(scores),
-        ))
+        totals = AspectTotals(aspect)
+        for row in rows:
+            if aspect in row:
+                totals.add(row[aspect])
+        out.append(totals.score())
     return out

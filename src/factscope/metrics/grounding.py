@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any, Literal
 
+from factscope.metrics.running import RunningMean
+
 EmptyPolicy = Literal["zero", "skip"]
 """What a ratio with an empty denominator becomes: 0.0 ("zero") or undefined and left out of averages ("skip")."""
 
@@ -145,29 +147,60 @@ class GroundingAverages:
     answer_n: int = 0
 
 
-def _mean(values: Sequence[float]) -> float | None:
-    return sum(values) / len(values) if values else None
+@dataclass
+class AverageTotals:
+    """The running totals behind ``GroundingAverages``: a record count and an exact mean per measure, fed one
+    record at a time and merged across parts of a dataset (the same averages whatever the order or split)."""
+
+    records: int = 0
+    precision: RunningMean = field(default_factory=RunningMean)
+    recall: RunningMean = field(default_factory=RunningMean)
+    f1: RunningMean = field(default_factory=RunningMean)
+    answers: RunningMean = field(default_factory=RunningMean)
+
+    def add(self, score: GroundingScore, answer: bool | None = None) -> None:
+        """Count one record's score and whether its response holds the answer (None: not judged)."""
+        self.records += 1
+        for mean, value in ((self.precision, score.precision), (self.recall, score.recall), (self.f1, score.f1)):
+            if value is not None:
+                mean.add(value)
+        if answer is not None:
+            self.answers.add(float(answer))
+
+    def merge(self, other: AverageTotals) -> None:
+        """Count every record ``other`` counted."""
+        self.records += other.records
+        self.precision.merge(other.precision)
+        self.recall.merge(other.recall)
+        self.f1.merge(other.f1)
+        self.answers.merge(other.answers)
+
+    def averages(self) -> GroundingAverages:
+        """The macro averages of the records counted."""
+        return GroundingAverages(
+            records=self.records,
+            precision=self.precision.mean,
+            recall=self.recall.mean,
+            f1=self.f1.mean,
+            answer_accuracy=self.answers.mean,
+            precision_n=self.precision.count,
+            recall_n=self.recall.count,
+            f1_n=self.f1.count,
+            answer_n=self.answers.count,
+        )
 
 
 def average_scores(
     scores: Sequence[GroundingScore], answers: Sequence[bool | None] | None = None
 ) -> GroundingAverages:
-    """Macro-average precision, recall, F1 (mean of per-record F1) and answer accuracy."""
-    precisions = [s.precision for s in scores if s.precision is not None]
-    recalls = [s.recall for s in scores if s.recall is not None]
-    f1s = [s.f1 for s in scores if s.f1 is not None]
-    judged = [float(a) for a in (answers or []) if a is not None]
-    return GroundingAverages(
-        records=len(scores),
-        precision=_mean(precisions),
-        recall=_mean(recalls),
-        f1=_mean(f1s),
-        answer_accuracy=_mean(judged),
-        precision_n=len(precisions),
-        recall_n=len(recalls),
-        f1_n=len(f1s),
-        answer_n=len(judged),
-    )
+    """Macro-average precision, recall, F1 (mean of per-record F1) and answer accuracy; ``answers[i]`` (when
+    given) is whether record i's response holds the answer."""
+    if answers is not None and len(answers) != len(scores):
+        raise ValueError(f"{len(scores)} scores but {len(answers)} answer judgements")
+    totals = AverageTotals()
+    for index, score in enumerate(scores):
+        totals.add(score, answers[index] if answers is not None else None)
+    return totals.averages()
 
 
 FACTOR_NAMES: dict[str, dict[Any, str]] = {
@@ -197,25 +230,56 @@ class Breakdown:
     missing: int = 0
 
 
+@dataclass
+class BreakdownTotals:
+    """The running totals behind a ``Breakdown``: one ``AverageTotals`` per group of ``factor`` and the records
+    without the field; mergeable like them."""
+
+    factor: str
+    groups: dict[str, AverageTotals] = field(default_factory=dict)
+    missing: int = 0
+
+    def add(
+        self,
+        score: GroundingScore,
+        answer: bool | None,
+        metadata: Mapping[str, Any],
+        name_of: Callable[[Mapping[str, Any], str], str | None] = factor_value,
+    ) -> None:
+        """Count one record in the group its metadata puts it in (``name_of``), or as missing."""
+        group = name_of(metadata, self.factor)
+        if group is None:
+            self.missing += 1
+            return
+        self.groups.setdefault(group, AverageTotals()).add(score, answer)
+
+    def merge(self, other: BreakdownTotals) -> None:
+        """Count every record ``other`` counted (the same factor)."""
+        if other.factor != self.factor:
+            raise ValueError(f"cannot merge the breakdown by {other.factor!r} into the one by {self.factor!r}")
+        self.missing += other.missing
+        for group, totals in other.groups.items():
+            self.groups.setdefault(group, AverageTotals()).merge(totals)
+
+    def breakdown(self) -> Breakdown:
+        """The averages of each group, groups in sorted order."""
+        return Breakdown(
+            factor=self.factor,
+            groups={group: self.groups[group].averages() for group in sorted(self.groups)},
+            missing=self.missing,
+        )
+
+
 def breakdown(
-    items: Sequence[tuple[GroundingScore, bool | None, Mapping[str, Any]]],
+    items: Iterable[tuple[GroundingScore, bool | None, Mapping[str, Any]]],
     factor: str,
     name_of: Callable[[Mapping[str, Any], str], str | None] = factor_value,
 ) -> Breakdown:
     """Group (score, answer correct, metadata) items by ``factor`` and average each group."""
-    grouped: dict[str, list[tuple[GroundingScore, bool | None]]] = {}
-    missing = 0
+    totals = BreakdownTotals(factor)
     for score, answer, metadata in items:
-        group = name_of(metadata, factor)
-        if group is None:
-            missing += 1
-            continue
-        grouped.setdefault(group, []).append((score, answer))
-    result = Breakdown(factor=factor, missing=missing)
-    for group in sorted(grouped):
-        pairs = grouped[group]
-        result.groups[group] = average_scores([p[0] for p in pairs], [p[1] for p in pairs])
-    return result
+        totals.add(score, answer, metadata, name_of)
+    return totals.breakdown()
 
 
 AgreementStatistic = Literal["pearson", "accuracy", "macro-f1", "kappa"]
