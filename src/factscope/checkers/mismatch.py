@@ -790,8 +790,15 @@ def _named(text: str, start: int, end: int, label: str) -> _Entity:
 
 @lru_cache(maxsize=4096)
 def _entities(text: str) -> tuple[_Entity, ...]:
-    """Named entities of the checked types and capitalised proper-noun spans of a text (cached)."""
-    doc = load_spacy(("parser", "lemmatizer"))(text)
+    """Named entities of the checked types and capitalised proper-noun spans of a text (cached; parsed inside
+    spaCy's memory zone, so the vocabulary does not grow with every text)."""
+    nlp = load_spacy(("parser", "lemmatizer"))
+    with nlp.memory_zone():
+        return _entities_of(nlp(text), text)
+
+
+def _entities_of(doc: Any, text: str) -> tuple[_Entity, ...]:
+    """The entities of ``_entities`` found in a parsed ``doc`` of ``text``."""
     found: list[_Entity] = []
     covered: set[int] = set()
     for ent in doc.ents:

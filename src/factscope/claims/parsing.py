@@ -249,12 +249,16 @@ class ParsedExtractor(ABC):
     def extract(
         self, texts: Sequence[str], questions: Sequence[str | None] | None = None
     ) -> list[Extraction]:
-        """One Extraction per text, in order; ``questions`` are accepted for the protocol and unused."""
+        """One Extraction per text, in order; ``questions`` are accepted for the protocol and unused.
+
+        The batch is parsed inside spaCy's memory zone, so the words it adds to the vocabulary are freed with
+        its Docs and a long run's memory does not grow with every new name and number it reads."""
         check_questions(texts, questions)
-        return [
-            item if isinstance(item, Extraction) else Extraction(claims=self.doc_claims(item))
-            for item in parse_batch(self.nlp, texts, self.batch_size)
-        ]
+        with self.nlp.memory_zone():
+            return [
+                item if isinstance(item, Extraction) else Extraction(claims=self.doc_claims(item))
+                for item in parse_batch(self.nlp, texts, self.batch_size)
+            ]
 
     @abstractmethod
     def doc_claims(self, doc: Any) -> list[Claim]:

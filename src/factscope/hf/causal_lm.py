@@ -12,11 +12,15 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
+from factscope.core.bounded_cache import BoundedCache
 from factscope.core.errors import BackendError, ConfigError
 from factscope.hf.loading import load_pretrained
 
 if TYPE_CHECKING:
     from factscope.llm.client import LLMClient
+
+CACHED_SCORES = 10_000
+"""Scored (context, continuation) pairs a causal LM keeps for repeated pairs."""
 
 
 class TokenLogProbs(Protocol):
@@ -60,18 +64,21 @@ class HFCausalLM:
         self.start_id = bos if bos is not None else self.tokenizer.eos_token_id
         pad = self.tokenizer.pad_token_id
         self.pad_id = pad if pad is not None else (self.tokenizer.eos_token_id or 0)
-        self._cache: dict[tuple[str, str], np.ndarray] = {}
+        self._cache: BoundedCache[tuple[str, str], np.ndarray] = BoundedCache(CACHED_SCORES)
 
     def logprobs(self, pairs: Sequence[tuple[str, str]]) -> list[np.ndarray]:
-        """Token log-probabilities of each continuation; duplicates are scored once."""
-        todo = [pair for pair in dict.fromkeys(pairs) if pair not in self._cache]
+        """Token log-probabilities of each continuation; duplicates are scored once (and the ``CACHED_SCORES``
+        most recent are kept across calls)."""
+        found = self._cache.held(pairs)
+        todo = [pair for pair in dict.fromkeys(pairs) if pair not in found]
         encoded = [self._encode(context, continuation) for context, continuation in todo]
         order = sorted(range(len(todo)), key=lambda i: len(encoded[i][0]))
         for start in range(0, len(order), self.batch_size):
             batch = order[start : start + self.batch_size]
             for index, values in zip(batch, self._score_batch([encoded[i] for i in batch])):
-                self._cache[todo[index]] = values
-        return [self._cache[pair] for pair in pairs]
+                found[todo[index]] = values
+                self._cache.put(todo[index], values)
+        return [found[pair] for pair in pairs]
 
     def _encode(self, context: str, continuation: str) -> tuple[list[int], int]:
         """Token ids of context + continuation, and the index of the first continuation token."""
@@ -120,14 +127,17 @@ class EndpointCausalLM:
     def __init__(self, client: LLMClient) -> None:
         self.client = client
         self.name = f"endpoint:{client.config.model}"
-        self._cache: dict[tuple[str, str], np.ndarray] = {}
+        self._cache: BoundedCache[tuple[str, str], np.ndarray] = BoundedCache(CACHED_SCORES)
 
     def logprobs(self, pairs: Sequence[tuple[str, str]]) -> list[np.ndarray]:
-        """Token log-probabilities of each continuation; duplicates are requested once."""
+        """Token log-probabilities of each continuation; duplicates are requested once (and the
+        ``CACHED_SCORES`` most recent are kept across calls)."""
+        found = self._cache.held(pairs)
         for pair in dict.fromkeys(pairs):
-            if pair not in self._cache:
-                self._cache[pair] = self._score(*pair)
-        return [self._cache[pair] for pair in pairs]
+            if pair not in found:
+                found[pair] = self._score(*pair)
+                self._cache.put(pair, found[pair])
+        return [found[pair] for pair in pairs]
 
     def _score(self, context: str, continuation: str) -> np.ndarray:
         reply = self.client.complete(context + continuation, max_tokens=0, echo=True, logprobs=0)

@@ -7,9 +7,13 @@ from typing import Protocol
 
 import numpy as np
 
+from factscope.core.bounded_cache import BoundedCache
 from factscope.hf.embedded import minilm_path
 from factscope.hf.loading import load_pretrained
 from factscope.hf.sorted_batches import classifier_logits
+
+CACHED_EMBEDDINGS = 20_000
+"""Embeddings a BiEncoder keeps for repeated texts (about 30 MB at 384 dimensions)."""
 
 
 class TextEncoder(Protocol):
@@ -23,7 +27,8 @@ class TextEncoder(Protocol):
 class BiEncoder:
     """A sentence-transformers bi-encoder; the packaged all-MiniLM-L6-v2 when no model is named.
 
-    Embeddings are L2-normalised and cached per text, so repeated texts are encoded once.
+    Embeddings are L2-normalised and cached per text (the ``CACHED_EMBEDDINGS`` most recent), so repeated texts
+    are encoded once.
     """
 
     def __init__(self, name_or_path: str | None = None, *, batch_size: int = 64, device: str = "cpu") -> None:
@@ -35,11 +40,12 @@ class BiEncoder:
         self.model = load_pretrained(
             _SentenceTransformerLoader(SentenceTransformer, device), source, "bi-encoder"
         )
-        self._cache: dict[str, np.ndarray] = {}
+        self._cache: BoundedCache[str, np.ndarray] = BoundedCache(CACHED_EMBEDDINGS)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Normalised embeddings (n, d) of ``texts``; unseen texts are encoded in length-sorted batches."""
-        missing = [text for text in dict.fromkeys(texts) if text not in self._cache]
+        found = self._cache.held(texts)
+        missing = [text for text in dict.fromkeys(texts) if text not in found]
         if missing:
             vectors = self.model.encode(
                 missing,
@@ -48,10 +54,12 @@ class BiEncoder:
                 convert_to_numpy=True,
                 show_progress_bar=False,
             )
-            self._cache.update(zip(missing, vectors))
+            for text, vector in zip(missing, vectors):
+                found[text] = vector
+                self._cache.put(text, vector)
         if not texts:
             return np.zeros((0, self.model.get_sentence_embedding_dimension()), dtype=np.float32)
-        return np.stack([self._cache[text] for text in texts])
+        return np.stack([found[text] for text in texts])
 
     def cosine(self, a_texts: Sequence[str], b_texts: Sequence[str]) -> np.ndarray:
         """Cosine similarity of each pair (a_texts[i], b_texts[i])."""
