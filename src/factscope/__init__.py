@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from factscope.core.run import ProgressCallback
     from factscope.grounding.data import GroundExample
     from factscope.grounding.task import GroundRun
-    from factscope.kalma.task import AttributionRun
+    from factscope.kalma.task import AnswerRecord, AttributionRun
     from factscope.refchecker.task import CheckRun
 
 __version__ = "0.1.0"
@@ -102,6 +102,10 @@ def ground(
     presence spec ('bi-nli', 'bi', 'cross', 'nli:embedded', 'llm', ...) or a ready model (default: the
     offline ``DEFAULT_PRESENCE`` of factscope.grounding.presence). Remaining ``options`` go to
     ``factscope.grounding.task.ground`` (batch_size, factors, no_response_facts, no_gold_facts).
+
+    A dataset file is read into memory (the paper's layout is one JSON document, and the metadata and responses
+    files are joined to it by id); with ``output``, the run's ``results`` read the results file lazily and the
+    summary comes from running totals.
     """
     from factscope.grounding.data import attach_responses, load_dataset
     from factscope.grounding.presence import make_presence
@@ -126,7 +130,7 @@ def ground(
 
 
 def attribute(
-    answers: str | Path | Iterable[Any],
+    answers: str | Path | Iterable[AnswerRecord],
     *,
     checker: Any = "embedded",
     llm: Any = None,
@@ -144,12 +148,13 @@ def attribute(
     or ``AnswerRecord`` objects; rows whose generation failed are left out. ``checker`` decides alignment and
     [NA] (a spec string or a ready Checker; ``checker_settings`` go to ``make_checker`` with a spec); ``judge``
     (an LLMClient) adds G-Eval text quality. Remaining ``options`` go to ``factscope.kalma.task.score``
-    (batch_size, template, empty_answers, weighted).
+    (batch_size, template, empty_answers, weighted). A file is streamed (``AnswerRecords``): with ``output``,
+    memory does not grow with its length, and the run's ``results`` read the results file lazily.
     """
     from factscope.checkers.registry import make_checker
-    from factscope.kalma.task import load_answers, score
+    from factscope.kalma.task import AnswerRecords, score
 
-    records = load_answers(answers).records if isinstance(answers, (str, Path)) else list(answers)
+    records: Iterable[AnswerRecord] = AnswerRecords(answers) if isinstance(answers, (str, Path)) else list(answers)
     return score(
         records,
         make_checker(checker, llm=llm, **(checker_settings or {})) if isinstance(checker, str) else checker,
@@ -177,17 +182,15 @@ def knowledge(
     ``records`` is a knowledge file (JSON / JSONL, or CONNER's own files) or ``KnowledgeRecord`` objects.
     ``evaluator`` is a ready ``KnowledgeEvaluator``; without one it is assembled from ``components`` by
     ``factscope.conner.evaluator_setup.make_evaluator`` (corpus, checker, relevance, coherence, lm, llm, ...).
-    A metric that a missing part would compute is left out and explained, never zero.
+    A metric that a missing part would compute is left out and explained, never zero. A JSONL file is streamed
+    (``KnowledgeRecords``; bad records are skipped): with ``output``, the run's ``results`` read the results file
+    lazily, and only the knowledge texts the helpfulness baselines are drawn from stay in memory (with a causal LM).
     """
-    from factscope.conner.data import read_knowledge_records
+    from factscope.conner.data import KnowledgeRecords
     from factscope.conner.evaluator_setup import make_evaluator
     from factscope.conner.task import knowledge as run_knowledge
-    from factscope.core.errors import InputError
 
-    if isinstance(records, (str, Path)):
-        loaded = [item for _, item in read_knowledge_records(records) if not isinstance(item, InputError)]
-    else:
-        loaded = list(records)
+    loaded: Iterable[KnowledgeRecord] = KnowledgeRecords(records) if isinstance(records, (str, Path)) else list(records)
     return run_knowledge(
         loaded,
         evaluator if evaluator is not None else make_evaluator(**components),

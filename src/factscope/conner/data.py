@@ -91,6 +91,37 @@ def read_knowledge_records(
     yield from first_of_each_id(path, parsed, lambda record: record.id)
 
 
+class KnowledgeRecords:
+    """The records of a knowledge file, read afresh each time they are iterated (JSONL a line at a time), so a run
+    can fingerprint them and then score them without holding them in memory; options as ``read_knowledge_records``.
+    Bad records are skipped; after a full pass ``problems`` holds their errors."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        need_knowledge: bool = True,
+        queries: str | Path | None = None,
+        task: KnowledgeTask | None = None,
+    ) -> None:
+        self.path = Path(path)
+        self.need_knowledge = need_knowledge
+        self.queries = queries
+        self.task = task
+        self.problems: list[InputError] = []
+
+    def __iter__(self) -> Iterator[KnowledgeRecord]:
+        problems: list[InputError] = []
+        for _, item in read_knowledge_records(
+            self.path, need_knowledge=self.need_knowledge, queries=self.queries, task=self.task
+        ):
+            if isinstance(item, InputError):
+                problems.append(item)
+            else:
+                yield item
+        self.problems = problems
+
+
 def _parsed(
     path: str | Path,
     items: Iterable[tuple[int, dict[str, Any] | InputError]],

@@ -632,30 +632,54 @@ class LoadedAnswers:
 ANSWERS_EXPECTED = "attributed answers: the output of `attribute generate`, or records {id, answer, graph, minimum}"
 
 
+class AnswerRecords:
+    """The answers of an answers file that can be scored, read afresh (a line at a time for JSONL) each time they
+    are iterated: a run can fingerprint them and then score them without holding them in memory.
+
+    The file's kind is checked when the reader is made (see ``load_answers``). Bad records are skipped with their
+    file, line and field, and so is an answer whose id repeats an earlier one's (``factscope.core.record_ids``);
+    rows whose generation failed are counted, not scored. After a full pass, ``problems`` holds the skipped
+    records' errors, ``failed_generations`` the failed rows and ``count`` the answers; a pass over a file whose
+    every record fails for one reason raises that reason.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        expect_kind(path, (ANSWERS,), "attribute score", ANSWERS_EXPECTED)
+        self.path = Path(path)
+        self.problems: list[InputError] = []
+        self.failed_generations = 0
+        self.count = 0
+
+    def __iter__(self) -> Iterator[AnswerRecord]:
+        problems: list[InputError] = []
+        failed = count = 0
+        ids = RecordIds(self.path)
+        for line, data in read_json_records(self.path):
+            try:
+                if isinstance(data, InputError):
+                    raise data
+                record = read_answer(data, path=self.path, line=line)
+                repeated = ids.repeat(record.id, line) if record is not None else None
+                if repeated is not None:
+                    raise repeated
+            except InputError as error:
+                problems.append(error)
+                continue
+            if record is None:
+                failed += 1
+            else:
+                count += 1
+                yield record
+        self.problems, self.failed_generations, self.count = problems, failed, count
+        whole = whole_file_error(self.path, problems, count + failed)
+        if whole is not None:
+            raise whole
+
+
 def load_answers(path: str | Path) -> LoadedAnswers:
-    """Read an answers file (the output of ``generate``, or the user's own): bad records are reported with their
-    file, line and field and skipped, and so is an answer whose id repeats an earlier one's
-    (``factscope.core.record_ids``); rows whose generation failed are counted, not scored. A file of another
-    kind (questions, KaLMA's question-graph dataset, ...) or whose every record fails for one reason raises."""
-    expect_kind(path, (ANSWERS,), "attribute score", ANSWERS_EXPECTED)
-    loaded = LoadedAnswers()
-    ids = RecordIds(path)
-    for line, data in read_json_records(path):
-        try:
-            if isinstance(data, InputError):
-                raise data
-            record = read_answer(data, path=Path(path), line=line)
-            repeated = ids.repeat(record.id, line) if record is not None else None
-            if repeated is not None:
-                raise repeated
-        except InputError as error:
-            loaded.problems.append(error)
-            continue
-        if record is None:
-            loaded.failed_generations += 1
-        else:
-            loaded.records.append(record)
-    whole = whole_file_error(path, loaded.problems, len(loaded.records) + loaded.failed_generations)
-    if whole is not None:
-        raise whole
-    return loaded
+    """Read an answers file (the output of ``generate``, or the user's own) into memory: the answers of
+    ``AnswerRecords``, the bad records skipped and the failed generations counted. A file of another kind
+    (questions, KaLMA's question-graph dataset, ...) or whose every record fails for one reason raises."""
+    answers = AnswerRecords(path)
+    records = list(answers)
+    return LoadedAnswers(records=records, problems=answers.problems, failed_generations=answers.failed_generations)
