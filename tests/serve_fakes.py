@@ -75,7 +75,7 @@ class FakeSystem(System[FakeItem, FakeRow]):
         produced = run_batches(items, self.process, key=lambda item: item.id, row_type=FakeRow, output=output,
                                batch_size=batch_size, progress=progress, stage_name="faking",
                                manifest=run_manifest("fake", items, {}))
-        return FakeRun(results=produced.rows, batch_ids=[])
+        return FakeRun(results=list(produced.results), batch_ids=[])
 
     def warm(self) -> None:
         return None

@@ -16,11 +16,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, create_model
 
 from factscope.conner.task import KnowledgeRun, KnowledgeScores
 from factscope.core.errors import InputError
-from factscope.core.run import ProgressCallback
+from factscope.core.results import ResultRows
+from factscope.core.run import ProgressCallback, RunRows
 from factscope.grounding.task import GroundResult, GroundRun
 from factscope.kalma.task import AttributionRun, AttributionScore
 from factscope.refchecker.task import CheckResult, CheckRun
@@ -31,6 +32,7 @@ REQUEST = "request"
 
 Item = TypeVar("Item")
 Row = TypeVar("Row", bound=BaseModel)
+RunT = TypeVar("RunT", bound=BaseModel)
 
 LoadedCallback = Callable[[int, list[InputError]], None]
 """Told, once a job's file is read, how many records it will run and the records that were skipped."""
@@ -51,6 +53,17 @@ class ComponentCache:
             if key not in self._built:
                 self._built[key] = build()
             return self._built[key]
+
+
+def answer_type(run_type: type[BaseModel], row_type: type[BaseModel]) -> type[BaseModel]:
+    """``run_type`` as a request's answer: the same figures, with the rows in the body as a list (a run keeps them
+    out of its dumps, as a results file may be long; a request's rows are few)."""
+    return create_model(
+        f"{run_type.__name__}Answer",
+        __base__=run_type,
+        __doc__=run_type.__doc__,
+        results=(list[row_type], ...),  # type: ignore[valid-type]
+    )
 
 
 class System(ABC, Generic[Item, Row]):
@@ -93,6 +106,12 @@ class System(ABC, Generic[Item, Row]):
     def assemble(self, items: Sequence[Item], rows: Sequence[Row], seconds: float) -> BaseModel:
         """The typed run result of one request, from its items and rows."""
 
+    def answer(self, run: RunT, rows: Sequence[Row]) -> RunT:
+        """``run`` as a request's answer (``run_type``, a subclass of the run's type): its figures and ``rows``."""
+        answered = self.run_type.model_validate({**dict(run), "results": list(rows)})
+        assert isinstance(answered, type(run))
+        return answered
+
     @abstractmethod
     def run_file(
         self, path: Path, output: Path, *, batch_size: int, progress: ProgressCallback, loaded: LoadedCallback
@@ -109,7 +128,7 @@ class CheckSystem(System[Any, CheckResult]):
 
     name = "check"
     title = "Check claims (RefChecker)"
-    run_type = CheckRun
+    run_type = answer_type(CheckRun, CheckResult)
     row_type = CheckResult
 
     def parts(self) -> tuple[Any, Any]:
@@ -138,14 +157,14 @@ class CheckSystem(System[Any, CheckResult]):
         from factscope.refchecker.task import check
 
         extractor, checker = self.parts()
-        return check(items, extractor=extractor, checker=checker, batch_size=max(1, len(items))).results
+        return list(check(items, extractor=extractor, checker=checker, batch_size=max(1, len(items))).results)
 
     def assemble(self, items: Sequence[Any], rows: Sequence[CheckResult], seconds: float) -> CheckRun:
         from factscope.refchecker.task import summarize_run
 
         extractor, checker = self.parts()
-        return summarize_run(rows, new_records=len(rows), seconds=seconds, extractor=extractor.name,
-                             checker=checker.name)
+        return self.answer(summarize_run(rows, new_records=len(rows), seconds=seconds, extractor=extractor.name,
+                                         checker=checker.name), rows)
 
     def run_file(
         self, path: Path, output: Path, *, batch_size: int, progress: ProgressCallback, loaded: LoadedCallback
@@ -167,7 +186,7 @@ class GroundSystem(System[Any, GroundResult]):
 
     name = "ground"
     title = "Grounding (Truly Ground)"
-    run_type = GroundRun
+    run_type = answer_type(GroundRun, GroundResult)
     row_type = GroundResult
 
     def parts(self) -> tuple[Any, Any]:
@@ -199,17 +218,18 @@ class GroundSystem(System[Any, GroundResult]):
         from factscope.grounding.task import ground
 
         extractor, presence = self.parts()
-        return ground(items, extractor=extractor, presence=presence, batch_size=max(1, len(items)), factors=[]).results
+        run = ground(items, extractor=extractor, presence=presence, batch_size=max(1, len(items)), factors=[])
+        return list(run.results)
 
     def assemble(self, items: Sequence[Any], rows: Sequence[GroundResult], seconds: float) -> GroundRun:
         from factscope.grounding.task import breakdown_factors, summarize
 
         extractor, presence = self.parts()
-        return GroundRun(
-            results=list(rows), summary=summarize(rows, breakdown_factors(items, None)), new_records=len(rows),
-            resumed_records=0, seconds=seconds, extractor=extractor.name, presence=presence.name,
-            threshold=presence.threshold,
-        )
+        return self.answer(GroundRun(
+            results=ResultRows(GroundResult, rows=rows), summary=summarize(rows, breakdown_factors(items, None)),
+            new_records=len(rows), resumed_records=0, seconds=seconds, extractor=extractor.name,
+            presence=presence.name, threshold=presence.threshold,
+        ), rows)
 
     def run_file(
         self, path: Path, output: Path, *, batch_size: int, progress: ProgressCallback, loaded: LoadedCallback
@@ -237,7 +257,7 @@ class AttributeSystem(System[Any, AttributionScore]):
 
     name = "attribute"
     title = "Attribution to a knowledge graph (KaLMA)"
-    run_type = AttributionRun
+    run_type = answer_type(AttributionRun, AttributionScore)
     row_type = AttributionScore
 
     def _checker(self) -> Any:
@@ -262,28 +282,30 @@ class AttributeSystem(System[Any, AttributionScore]):
     def process(self, items: Sequence[Any]) -> list[AttributionScore]:
         from factscope.kalma.task import score
 
-        return score(items, self._checker(), batch_size=max(1, len(items))).results
+        return list(score(items, self._checker(), batch_size=max(1, len(items))).results)
 
     def assemble(self, items: Sequence[Any], rows: Sequence[AttributionScore], seconds: float) -> AttributionRun:
-        from factscope.kalma.task import score_failed, summarize
+        from factscope.kalma.task import AttributionTotals, attribution_run
 
+        totals = AttributionTotals()
+        for row in rows:
+            totals.add(row)
         checker = self._checker()
-        return AttributionRun(
-            results=list(rows), summary=summarize(rows), new_records=len(rows), resumed_records=0,
-            failed=sum(1 for row in rows if score_failed(row)), seconds=seconds,
-            checker=getattr(checker, "name", type(checker).__name__),
-        )
+        produced = RunRows(results=ResultRows(AttributionScore, rows=rows), new=len(rows), resumed=0, seconds=seconds)
+        run = attribution_run(produced, totals, checker=getattr(checker, "name", type(checker).__name__))
+        return self.answer(run, rows)
 
     def run_file(
         self, path: Path, output: Path, *, batch_size: int, progress: ProgressCallback, loaded: LoadedCallback
     ) -> AttributionRun:
-        from factscope.kalma.task import load_answers, score
+        from factscope.kalma.task import AnswerRecords, score
 
-        answers = load_answers(path)
-        loaded(len(answers.records), answers.problems)
-        if not answers.records:
+        answers = AnswerRecords(path)
+        count = sum(1 for _ in answers)
+        loaded(count, answers.problems)
+        if not count:
             raise InputError("no usable answers", path=path)
-        return score(answers.records, self._checker(), output=output, batch_size=batch_size, progress=progress)
+        return score(answers, self._checker(), output=output, batch_size=batch_size, progress=progress)
 
 
 class KnowledgeSystem(System[Any, KnowledgeScores]):
@@ -291,7 +313,7 @@ class KnowledgeSystem(System[Any, KnowledgeScores]):
 
     name = "knowledge"
     title = "Knowledge quality (CONNER)"
-    run_type = KnowledgeRun
+    run_type = answer_type(KnowledgeRun, KnowledgeScores)
     row_type = KnowledgeScores
 
     @property
@@ -323,31 +345,28 @@ class KnowledgeSystem(System[Any, KnowledgeScores]):
     def process(self, items: Sequence[Any]) -> list[KnowledgeScores]:
         from factscope.conner.task import knowledge
 
-        return knowledge(items, self._evaluator(), batch_size=max(1, len(items))).results
+        return list(knowledge(items, self._evaluator(), batch_size=max(1, len(items))).results)
 
     def assemble(self, items: Sequence[Any], rows: Sequence[KnowledgeScores], seconds: float) -> KnowledgeRun:
-        from factscope.conner.task import knowledge_failed, summarize
+        from factscope.conner.task import KnowledgeTotals, knowledge_run
 
-        return KnowledgeRun(
-            results=list(rows), summary=summarize(rows), new_records=len(rows), resumed_records=0, seconds=seconds,
-            failed=sum(1 for row in rows if knowledge_failed(row)),
-        )
+        totals = KnowledgeTotals()
+        for row in rows:
+            totals.add(row)
+        return self.answer(knowledge_run(
+            RunRows(results=ResultRows(KnowledgeScores, rows=rows), new=len(rows), resumed=0, seconds=seconds), totals
+        ), rows)
 
     def run_file(
         self, path: Path, output: Path, *, batch_size: int, progress: ProgressCallback, loaded: LoadedCallback
     ) -> KnowledgeRun:
-        from factscope.conner.data import read_knowledge_records
+        from factscope.conner.data import KnowledgeRecords
         from factscope.conner.task import knowledge
 
-        records: list[Any] = []
-        problems: list[InputError] = []
-        for _, item in read_knowledge_records(path):
-            if isinstance(item, InputError):
-                problems.append(item)
-            else:
-                records.append(item)
-        loaded(len(records), problems)
-        if not records:
+        records = KnowledgeRecords(path)
+        count = sum(1 for _ in records)
+        loaded(count, records.problems)
+        if not count:
             raise InputError("no usable records", path=path)
         return knowledge(records, self._evaluator(), output=output, batch_size=batch_size, progress=progress)
 
