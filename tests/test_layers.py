@@ -20,6 +20,7 @@ ALLOWED: dict[str, set[str]] = {
     "conner": {"core", "llm", "hf", "checkers", "retrieve", "metrics", "plots"},
     "evaluation": {"core", "llm", "hf", "checkers", "metrics"},
     "plots": {"core"},
+    "engines": {"core"},
     "training": {"core", "hf", "checkers", "metrics", "evaluation"},
     "reports": {"core", "metrics", "plots", "refchecker", "grounding", "kalma", "conner"},
     "serve": {

@@ -75,6 +75,7 @@ LLM = {
     "--llm-price-prompt": NON_NEGATIVE_FINITE,
     "--llm-price-completion": NON_NEGATIVE_FINITE,
 }
+ENGINE = {"--concurrency": COUNT, "--num-gpus": NON_NEGATIVE_FINITE}
 KNOWLEDGE_SCORING = {
     "--evidence-k": COUNT,
     "--weights": Q_KNOW_WEIGHTS,
@@ -92,6 +93,7 @@ BAD_VALUES: dict[str, dict[str, list[str]]] = {
         "--top-k": COUNT,
         "--batch-size": COUNT,
         "--max-reference-chars": COUNT,
+        **ENGINE,
         **LLM,
     },
     "agree": {"--segment-tokens": SEGMENT_TOKENS, "--batch-size": COUNT, **LLM},

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
@@ -40,14 +42,18 @@ from factscope.cli.display import (
     print_table,
     summary_table,
 )
+from factscope.cli.engine_options import EngineOptions, engine_options, run_sharded
 from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
 from factscope.cli.output_options import Overwrite, RetryFailed
 from factscope.cli.output_paths import check_outputs
-from factscope.core.errors import RecordsFailed
-from factscope.core.schema import LABELS
+from factscope.core.errors import InputError, RecordsFailed
+from factscope.core.schema import LABELS, Record
 
 if TYPE_CHECKING:
-    from factscope.refchecker.task import CheckRun
+    from factscope.core.run import Pipeline
+    from factscope.engines.ray import ShardedRun
+    from factscope.llm.client import LLMClient
+    from factscope.refchecker.task import CheckResult, CheckRun
 
 HELP = """Extract claims from LLM responses and check each against the references.
 
@@ -56,26 +62,37 @@ Input: JSON or JSONL records with `response`, `references` (list) or `reference`
 `id`, `question`, `setting` (zero / noisy / accurate); RefChecker's own JSON list works as is, and so do its
 benchmark records (`context`: the references) once they carry a `response`.
 Records without references stop the run (exit code 2) unless --corpus retrieves passages for them or
---allow-missing-references is given: their claims could only be Neutral.
-Results are written to OUTPUT as they are made; rerunning the same command resumes.
+--allow-missing-references is given: their claims could only be Neutral (with --engine ray they are skipped and
+reported instead).
+Results are written to OUTPUT as they are made; rerunning the same command resumes. With --engine ray, INPUT may
+be a folder of *.jsonl shards and OUTPUT is a results folder (default: INPUT name + .checked).
 
 Examples:
 
   factscope check examples/check.jsonl                       # offline: spaCy triplets + embedded checker
 
   factscope check answers.jsonl -o checked.jsonl --extractor llm --checker nli:MODEL --llm-model gpt-4o-mini
+
+  factscope check shards/ --engine ray --concurrency 4                 # a local Ray cluster, four actors
 """
 
 
 def register(app: typer.Typer) -> None:
     """Add the `check` command."""
-    app.command("check", help=HELP)(llm_options(check_command))
+    app.command("check", help=HELP)(llm_options(engine_options(check_command)))
 
 
 def check_command(
-    input: Annotated[Path, typer.Argument(help="JSON or JSONL records to check.", show_default=False)],
+    input: Annotated[
+        Path, typer.Argument(help="JSON or JSONL records to check (with --engine ray: or a folder of *.jsonl).",
+                             show_default=False)
+    ],
     output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="results JSONL (default: INPUT name + .checked.jsonl here)")
+        Path | None,
+        typer.Option(
+            "--output", "-o",
+            help="results JSONL (default: INPUT name + .checked.jsonl here); with --engine ray a results folder",
+        ),
     ] = None,
     extractor: Annotated[str, typer.Option(help=EXTRACTOR_SPECS)] = "rules",
     checker: Annotated[str, typer.Option(help=CHECKER_SPECS)] = "embedded",
@@ -110,12 +127,39 @@ def check_command(
     retry_failed: RetryFailed = False,
     *,
     endpoint: LLMOptions,
+    engine: EngineOptions,
 ) -> None:
     from factscope.core.manifest import fingerprint_file
     from factscope.refchecker.data import CheckRecords
     from factscope.refchecker.task import check
     from factscope.retrieve.corpus import Corpus, make_retriever
 
+    checker_settings: dict[str, Any] = {
+        "max_tokens": segment_tokens,
+        "relevance": relevance.value,
+        "min_relevance": min_relevance,
+        "min_confidence": min_confidence,
+        "mismatch": mismatch_checks.value,
+        "mode": mode.value,
+        "device": device.value,
+        "similarity_threshold": similarity_threshold,
+        "llm_mode": llm_check_mode.value,
+        "llm_passages": llm_passages.value,
+    }
+    if engine.on_ray:
+        output = output or Path(f"{input.stem}.checked")
+        check_outputs(written={"--summary": summary})
+        build = CheckBuild(extractor, checker, checker_settings, endpoint, corpus, retriever.value, top_k,
+                           abstention_detection)
+        require = corpus is None and not allow_missing_references
+        parse = partial(parse_check_record, max_reference_chars=max_reference_chars, require_references=require)
+        sharded = run_sharded(engine, build, parse, input, output, batch_size=batch_size, overwrite=overwrite,
+                              retry_failed=retry_failed)
+        if not (sharded.produced.new or sharded.produced.resumed) and sharded.problems:
+            raise typer.Exit(code=2)
+        run = check_run_of(sharded)
+        _report(run, sharded.problems, output, None, summary)
+        return
     output = output or Path(f"{input.stem}.checked.jsonl")
     check_outputs(output, overwrite=overwrite, written={"--summary": summary})
     records = CheckRecords(input, max_reference_chars=max_reference_chars)
@@ -135,20 +179,7 @@ def check_command(
         run = check(
             records,
             extractor=make_extractor(extractor, llm=client),
-            checker=make_checker(
-                checker,
-                llm=client,
-                max_tokens=segment_tokens,
-                relevance=relevance.value,
-                min_relevance=min_relevance,
-                min_confidence=min_confidence,
-                mismatch=mismatch_checks.value,
-                mode=mode.value,
-                device=device.value,
-                similarity_threshold=similarity_threshold,
-                llm_mode=llm_check_mode.value,
-                llm_passages=llm_passages.value,
-            ),
+            checker=make_checker(checker, llm=client, **checker_settings),
             output=output,
             retriever=found,
             retrieve_k=top_k,
@@ -159,6 +190,13 @@ def check_command(
             retry_failed=retry_failed,
             abstention_detection=abstention_detection,
         )
+    _report(run, problems, output, client, summary)
+
+
+def _report(
+    run: CheckRun, problems: list[InputError], output: Path, client: LLMClient | None, summary: Path | None
+) -> None:
+    """Print the run's tables, write ``--summary``, and raise RecordsFailed when extractions or checks failed."""
     print_table(_rates_table(run))
     rows: list[tuple[str, object]] = [
         ("records (new / resumed)", f"{run.new_records} / {run.resumed_records}"),
@@ -184,6 +222,65 @@ def check_command(
             f"{run.check_failures} claims)",
             output,
         )
+
+
+@dataclass(frozen=True)
+class CheckBuild:
+    """The check pipeline of a command line, built where it runs: each Ray actor calls this once, so the models
+    load once per actor."""
+
+    extractor: str
+    checker: str
+    checker_settings: dict[str, Any]
+    endpoint: LLMOptions
+    corpus: Path | None
+    retriever: str
+    top_k: int
+    abstention_detection: bool
+
+    def __call__(self) -> Pipeline[Record, CheckResult]:
+        from factscope.core.manifest import fingerprint_file
+        from factscope.refchecker.task import check_pipeline
+        from factscope.retrieve.corpus import Corpus, make_retriever
+
+        client = self.endpoint.build_if(EXTRACTORS.needs_llm(self.extractor) or CHECKERS.needs_llm(self.checker))
+        return check_pipeline(
+            make_extractor(self.extractor, llm=client),
+            make_checker(self.checker, llm=client, **self.checker_settings),
+            retriever=make_retriever(self.retriever, Corpus.from_path(self.corpus)) if self.corpus else None,
+            retrieve_k=self.top_k,
+            abstention_detection=self.abstention_detection,
+            settings={"corpus": fingerprint_file(self.corpus).sha256} if self.corpus else None,
+        )
+
+
+def parse_check_record(
+    item: dict[str, Any], *, path: Path, line: int, max_reference_chars: int, require_references: bool
+) -> Record:
+    """One check record (``parse_record``); with ``require_references`` a record without references is refused,
+    located, since its claims could only be Neutral."""
+    from factscope.refchecker.data import parse_record
+
+    record = parse_record(item, path=path, line=line, max_reference_chars=max_reference_chars)
+    if require_references and not record.references:
+        raise InputError(
+            "no references, so its claims could only be Neutral; give it references, pass --corpus to retrieve "
+            "passages, or pass --allow-missing-references",
+            path=path,
+            line=line,
+            field="references",
+        )
+    return record
+
+
+def check_run_of(sharded: ShardedRun[CheckResult]) -> CheckRun:
+    """The typed result of a check run on Ray."""
+    from factscope.refchecker.task import CheckTotals, check_run
+
+    assert isinstance(sharded.totals, CheckTotals)
+    return check_run(
+        sharded.produced, sharded.totals, extractor=sharded.names["extractor"], checker=sharded.names["checker"]
+    )
 
 
 def _rates_table(run: CheckRun) -> Table:

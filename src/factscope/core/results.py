@@ -47,16 +47,18 @@ def iter_json_rows(path: str | Path) -> Iterator[dict[str, Any]]:
 
 
 class ResultRows(Generic[Row]):
-    """The rows of a run: read from its results file each time they are iterated, or held in memory when the run
-    wrote no file. ``len`` is the number of rows; indexing reads the file up to that row (a scan, for tests and
-    small files: iterate for anything large)."""
+    """The rows of a run: read from its results file (or the results shards of a sharded run, one after another,
+    in ``paths``) each time they are iterated, or held in memory when the run wrote no file. ``len`` is the number
+    of rows; indexing reads the files up to that row (a scan, for tests and small files: iterate for anything
+    large)."""
 
     def __init__(self, row_type: type[Row], *, path: str | Path | None = None, rows: Sequence[Row] | None = None,
-                 count: int | None = None) -> None:
-        if (path is None) == (rows is None):
-            raise ValueError("give the results file or the rows, not both")
+                 count: int | None = None, paths: Sequence[str | Path] | None = None) -> None:
+        if sum(given is not None for given in (path, rows, paths)) != 1:
+            raise ValueError("give the results file, the results shards or the rows: one of them")
         self.row_type = row_type
-        self.path = Path(path) if path is not None else None
+        self.paths = [Path(path)] if path is not None else [Path(p) for p in paths or ()]
+        self.path = self.paths[0] if path is not None else None
         self._rows = list(rows) if rows is not None else None
         self._count = count
 
@@ -64,15 +66,15 @@ class ResultRows(Generic[Row]):
         if self._rows is not None:
             yield from self._rows
             return
-        assert self.path is not None
-        for row in iter_json_rows(self.path):
-            yield self.row_type.model_validate(row)
+        for path in self.paths:
+            for row in iter_json_rows(path):
+                yield self.row_type.model_validate(row)
 
     def __len__(self) -> int:
         if self._rows is not None:
             return len(self._rows)
         if self._count is None:
-            self._count = sum(1 for _ in iter_json_rows(self.path)) if self.path is not None else 0
+            self._count = sum(1 for path in self.paths for _ in iter_json_rows(path))
         return self._count
 
     def __getitem__(self, index: int) -> Row:
@@ -88,5 +90,7 @@ class ResultRows(Generic[Row]):
         raise IndexError(f"row {index}: the results file changed while it was read")
 
     def __repr__(self) -> str:
-        where = f"path={str(self.path)!r}" if self.path is not None else "in memory"
+        where = f"path={str(self.path)!r}" if self.path is not None else (
+            f"shards={len(self.paths)}" if self.paths else "in memory"
+        )
         return f"ResultRows[{self.row_type.__name__}]({where}, rows={len(self)})"

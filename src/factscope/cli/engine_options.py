@@ -1,0 +1,153 @@
+"""The --engine options, declared once: ``@engine_options`` adds them to a command and hands it one
+``EngineOptions``; ``run_sharded`` runs a command's pipeline on Ray with the command's progress display."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+
+from factscope.cli.option_ranges import finite
+
+if typing.TYPE_CHECKING:
+    from factscope.core.run import Pipeline
+    from factscope.engines.ray import RecordParser, ShardedRun
+
+PANEL = "Engine (where the run goes)"
+
+
+class Engine(str, Enum):
+    """Where a run goes: this process, or a Ray cluster."""
+
+    local = "local"
+    ray = "ray"
+
+
+@dataclass(frozen=True)
+class EngineOptions:
+    """The engine settings given on the command line."""
+
+    engine: Annotated[
+        Engine,
+        typer.Option(
+            "--engine",
+            help="local: this process; ray: a Ray cluster (pip install 'factscope\\[ray]'), where INPUT may be a "
+            "folder of *.jsonl shards and -o names a results folder with one results shard per input shard",
+            rich_help_panel=PANEL,
+        ),
+    ] = Engine.local
+    ray_address: Annotated[
+        str | None,
+        typer.Option(
+            "--ray-address",
+            help="the Ray cluster to run on (ray://HEAD:10001, or auto on a cluster node); default: start a local "
+            "one \\[env RAY_ADDRESS]",
+            rich_help_panel=PANEL,
+        ),
+    ] = None
+    concurrency: Annotated[
+        int,
+        typer.Option(
+            "--concurrency",
+            min=1,
+            help="Ray actors, each loading the models once (with --engine ray)",
+            rich_help_panel=PANEL,
+        ),
+    ] = 2
+    num_gpus: Annotated[
+        float,
+        typer.Option(
+            "--num-gpus",
+            min=0.0,
+            callback=finite,
+            help="GPUs per Ray actor; a fraction such as 0.25 puts four actors on one GPU (with --engine ray; add "
+            "--device cuda)",
+            rich_help_panel=PANEL,
+        ),
+    ] = 0.0
+
+    @property
+    def on_ray(self) -> bool:
+        """Whether the run goes to Ray."""
+        return self.engine is Engine.ray
+
+
+Command = TypeVar("Command", bound=Callable[..., None])
+
+
+def engine_options(command: Command) -> Command:
+    """Give ``command`` the engine options; it receives them as one keyword argument ``engine: EngineOptions``."""
+    hints = typing.get_type_hints(command, include_extras=True)
+    option_hints = typing.get_type_hints(EngineOptions, include_extras=True)
+    signature = inspect.signature(command)
+    kept = [
+        parameter.replace(annotation=hints.get(name, parameter.annotation))
+        for name, parameter in signature.parameters.items()
+        if name != "engine"
+    ]
+    added = [
+        inspect.Parameter(
+            field.name,
+            inspect.Parameter.KEYWORD_ONLY,
+            default=field.default,
+            annotation=option_hints[field.name],
+        )
+        for field in fields(EngineOptions)
+    ]
+
+    @functools.wraps(command)
+    def wrapper(**kwargs: Any) -> None:
+        options = EngineOptions(**{field.name: kwargs.pop(field.name) for field in fields(EngineOptions)})
+        command(**kwargs, engine=options)
+
+    wrapper.__signature__ = signature.replace(parameters=kept + added)  # type: ignore[attr-defined]
+    wrapper.__annotations__ = {**{p.name: p.annotation for p in kept + added}, "return": None}
+    return typing.cast(Command, wrapper)
+
+
+def run_sharded(
+    engine: EngineOptions,
+    build: Callable[[], Pipeline[Any, Any]],
+    parse: RecordParser[Any],
+    input: Path,
+    output: Path,
+    *,
+    batch_size: int,
+    overwrite: bool,
+    retry_failed: bool,
+) -> ShardedRun[Any]:
+    """Run a command's pipeline on Ray (``factscope.engines.ray``) with the progress display, printing each
+    skipped input record; a missing Ray or a bad results folder stops before any work."""
+    from factscope.cli.display import ProgressDisplay, print_skipped
+    from factscope.engines.ray import RayOptions, require_ray, run_on_ray
+    from factscope.engines.shards import check_results_folder
+
+    require_ray()
+    check_results_folder(output, overwrite=overwrite)
+    options = RayOptions(
+        address=engine.ray_address,
+        concurrency=engine.concurrency,
+        num_gpus=engine.num_gpus,
+        batch_size=batch_size,
+    )
+    with ProgressDisplay() as shown:
+        sharded = run_on_ray(
+            build,
+            parse,
+            input,
+            output,
+            options=options,
+            overwrite=overwrite,
+            retry_failed=retry_failed,
+            progress=shown,
+        )
+    for problem in sharded.problems:
+        print_skipped(problem)
+    return sharded

@@ -1,0 +1,300 @@
+"""The Ray engine gives the local engine's rows and summary: on the shipped example with the offline models, on a
+few thousand generated records in shards, after a shard-level resume, and when a worker dies mid-run.
+
+One local Ray cluster of 2 CPUs serves the whole module. The generated records go through a pipeline built here
+from factscope's own check task (``check_pipeline``, its totals and rates) with a sentence extractor and a
+word-overlap checker, cheap and deterministic, so that rows can be compared whole.
+"""
+
+from __future__ import annotations
+
+import builtins
+import dataclasses
+import json
+import os
+import random
+import sys
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+ray = pytest.importorskip(
+    "ray", reason="the Ray engine needs the optional extra: pip install 'factscope[ray]'"
+)
+
+from factscope.checkers.base import CheckTask
+from factscope.checkers.relevance import lexical_relevance
+from factscope.core.errors import ConfigError
+from factscope.core.manifest import ResultsMismatch
+from factscope.core.run import Pipeline, run_pipeline
+from factscope.core.schema import Claim, Extraction, Record, Verdict
+from factscope.core.text import split_sentences
+from factscope.engines.ray import RayOptions, require_ray, run_on_ray
+from factscope.refchecker.data import CheckRecords, parse_record
+from factscope.refchecker.task import CheckResult, CheckTotals, check_pipeline, check_run
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "src" / "factscope" / "examples" / "check.jsonl"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def cluster():
+    """A local Ray cluster of 2 CPUs for the module; this module's classes travel to the workers by value."""
+    ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    yield
+    ray.shutdown()
+
+
+class SentenceClaims:
+    """Each sentence of a response is a claim."""
+
+    name = "sentences-test"
+
+    def extract(
+        self, texts: Sequence[str], questions: Sequence[str | None] | None = None
+    ) -> list[Extraction]:
+        return [
+            Extraction(claims=[Claim(text=s, kind="sentence") for s in split_sentences(t)]) for t in texts
+        ]
+
+
+class OverlapChecker:
+    """Entailment when most of a claim's content words are in a reference, Contradiction when the claim says
+    'not', else Neutral."""
+
+    name = "overlap-test"
+
+    def check(self, tasks: Sequence[CheckTask]) -> list[Verdict]:
+        verdicts = []
+        for task in tasks:
+            score = max((lexical_relevance(task.claim, ref) for ref in task.references), default=0.0)
+            label = (
+                "Entailment"
+                if score >= 0.6
+                else "Contradiction"
+                if " not " in f" {task.claim} "
+                else "Neutral"
+            )
+            verdicts.append(Verdict(label=label, score=score))
+        return verdicts
+
+
+def cheap_pipeline() -> Pipeline[Record, CheckResult]:
+    return check_pipeline(SentenceClaims(), OverlapChecker())
+
+
+@dataclasses.dataclass(frozen=True)
+class DiesOnce:
+    """The cheap pipeline, whose worker process exits on its third batch, once in the whole run (a marker file
+    says it has)."""
+
+    marker: Path
+
+    def __call__(self) -> Pipeline[Record, CheckResult]:
+        pipeline = cheap_pipeline()
+        calls = Counter[str]()
+
+        def process(batch: Sequence[Record]) -> Sequence[CheckResult]:
+            calls["batches"] += 1
+            if calls["batches"] == 3 and not self.marker.exists():
+                self.marker.write_text(str(os.getpid()))
+                os._exit(1)
+            return pipeline.process(batch)
+
+        return dataclasses.replace(pipeline, process=process)
+
+
+WORDS = [
+    "the",
+    "river",
+    "city",
+    "bridge",
+    "north",
+    "old",
+    "station",
+    "museum",
+    "park",
+    "tower",
+    "market",
+    "school",
+    "built",
+    "opened",
+    "closed",
+]
+SETTINGS = ["zero", "noisy", "accurate"]
+
+
+def generated(folder: Path, records: int, shards: int, seed: int = 0) -> list[Path]:
+    """``records`` check records of made-up sentences in ``shards`` JSONL shards; some responses restate their
+    reference, some say 'not', some decline to answer."""
+    rng = random.Random(seed)
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = [folder / f"part-{n:02d}.jsonl" for n in range(shards)]
+    handles = [path.open("w", encoding="utf-8") for path in paths]
+    for number in range(records):
+        reference = " ".join(rng.choice(WORDS) for _ in range(12)).capitalize() + "."
+        kept = reference.split()[: rng.randint(3, 8)]
+        sentences = [" ".join(kept) + ".", " ".join(rng.choice(WORDS) for _ in range(5)).capitalize() + "."]
+        if number % 7 == 0:
+            sentences.append("It was not " + rng.choice(WORDS) + ".")
+        response = "I don't know." if number % 50 == 0 else " ".join(sentences)
+        record = {
+            "id": f"r{number}",
+            "response": response,
+            "references": [reference],
+            "setting": SETTINGS[number % 3],
+        }
+        handles[number % shards].write(json.dumps(record) + "\n")
+    for handle in handles:
+        handle.close()
+    return paths
+
+
+def local_run(paths: Sequence[Path], pipeline: Pipeline[Record, CheckResult], output: Path):
+    """The local engine over the shards one after another, into one results file."""
+    records = [record for path in paths for record in CheckRecords(path)]
+    produced, totals = run_pipeline(pipeline, records, output=output, batch_size=16)
+    assert isinstance(totals, CheckTotals)
+    return check_run(produced, totals, extractor="sentences-test", checker="overlap-test")
+
+
+def ray_run(build, input: Path, output: Path, **options):
+    sharded = run_on_ray(build, parse_record, input, output, options=RayOptions(batch_size=16, **options))
+    assert isinstance(sharded.totals, CheckTotals)
+    names = sharded.names
+    return check_run(
+        sharded.produced, sharded.totals, extractor=names["extractor"], checker=names["checker"]
+    ), sharded
+
+
+def figures(run) -> dict:
+    return run.model_dump(exclude={"seconds", "new_records", "resumed_records"})
+
+
+def test_generated_records_in_shards_give_the_local_rows_and_summary(tmp_path):
+    paths = generated(tmp_path / "in", 2000, 3)
+    local = local_run(paths, cheap_pipeline(), tmp_path / "local.jsonl")
+    run, sharded = ray_run(
+        cheap_pipeline, tmp_path / "in", tmp_path / "out", concurrency=2, lines_per_unit=250
+    )
+    assert sharded.problems == []
+    assert (run.new_records, run.resumed_records) == (2000, 0)
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["manifest.json", *(p.name for p in paths)]
+    ray_rows = {row.id: row.model_dump() for row in run.results}
+    local_rows = {row.id: row.model_dump() for row in local.results}
+    assert len(ray_rows) == len(run.results) == 2000
+    assert ray_rows == local_rows
+    assert figures(run) == figures(local)
+    assert run.rates.abstained > 0 and run.rates.rates["Contradiction"] > 0
+    for path in paths:
+        ids = [json.loads(line)["id"] for line in (tmp_path / "out" / path.name).read_text().splitlines()]
+        assert ids == [record.id for record in CheckRecords(path)]
+
+
+def test_a_rerun_resumes_each_shard_and_keeps_every_record_once(tmp_path):
+    paths = generated(tmp_path / "in", 300, 2, seed=1)
+    first, _ = ray_run(cheap_pipeline, tmp_path / "in", tmp_path / "out", lines_per_unit=60)
+    shard = tmp_path / "out" / paths[1].name
+    lines = shard.read_text().splitlines(keepends=True)
+    shard.write_text("".join(lines[:40]) + lines[40][:25])
+    again, _ = ray_run(cheap_pipeline, tmp_path / "in", tmp_path / "out", lines_per_unit=60)
+    assert (again.new_records, again.resumed_records) == (len(lines) - 40, 300 - len(lines) + 40)
+    ids = [row.id for row in again.results]
+    assert sorted(ids) == sorted(f"r{n}" for n in range(300))
+    assert figures(again) == figures(first)
+    with pytest.raises(ResultsMismatch, match="abstention_detection"):
+        run_on_ray(
+            lambda: check_pipeline(SentenceClaims(), OverlapChecker(), abstention_detection=False),
+            parse_record,
+            tmp_path / "in",
+            tmp_path / "out",
+        )
+
+
+def test_a_worker_killed_mid_run_is_restarted_and_every_record_is_written_once(tmp_path):
+    paths = generated(tmp_path / "in", 400, 2, seed=2)
+    marker = tmp_path / "died"
+    local = local_run(paths, cheap_pipeline(), tmp_path / "local.jsonl")
+    run, _ = ray_run(DiesOnce(marker), tmp_path / "in", tmp_path / "out", concurrency=1, lines_per_unit=100)
+    assert marker.exists()
+    ids = [row.id for row in run.results]
+    assert len(ids) == len(set(ids)) == 400
+    assert {row.id: row.model_dump() for row in run.results} == {
+        row.id: row.model_dump() for row in local.results
+    }
+    assert figures(run) == figures(local)
+
+
+def test_a_bad_record_is_reported_with_its_file_and_line_and_skipped(tmp_path):
+    paths = generated(tmp_path / "in", 40, 2, seed=3)
+    with paths[1].open("a", encoding="utf-8") as handle:
+        handle.write('{"id": "broken", "response": \n')
+        handle.write(json.dumps({"id": "no-response", "references": ["x"]}) + "\n")
+        handle.write(json.dumps({"id": "r1", "response": "A repeated id.", "references": ["x"]}) + "\n")
+    run, sharded = ray_run(cheap_pipeline, tmp_path / "in", tmp_path / "out", lines_per_unit=7)
+    assert run.new_records == 40
+    found = sorted((Path(p.path or "").name, p.line, p.field) for p in sharded.problems)
+    assert found == [
+        ("part-01.jsonl", 21, None),
+        ("part-01.jsonl", 22, "response"),
+        ("part-01.jsonl", 23, "id"),
+    ]
+    assert "broken JSON" in str(next(p for p in sharded.problems if p.line == 21))
+
+
+def test_without_ray_the_engine_says_how_to_install_it(monkeypatch):
+    real_import = builtins.__import__
+
+    def no_ray(name, *args, **kwargs):
+        if name == "ray" or name.startswith("ray."):
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_ray)
+    with pytest.raises(ConfigError, match=r"pip install 'factscope\[ray\]'"):
+        require_ray()
+
+
+def test_the_cli_without_ray_exits_2_with_the_install_line(app, tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    def missing() -> None:
+        raise ConfigError("the Ray engine needs Ray, an optional extra: pip install 'factscope[ray]'")
+
+    monkeypatch.setattr("factscope.engines.ray.require_ray", missing)
+    result = CliRunner().invoke(app, ["check", str(EXAMPLE), "--engine", "ray", "-o", str(tmp_path / "out")])
+    assert isinstance(result.exception, ConfigError) and "factscope[ray]" in str(result.exception)
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.slow
+def test_the_shipped_example_through_the_cli_gives_the_local_labels_and_summary(app, tmp_path):
+    from typer.testing import CliRunner
+
+    runner = CliRunner()
+    common = ["check", str(EXAMPLE), "--concurrency", "1"]
+    local = runner.invoke(
+        app, [*common, "-o", str(tmp_path / "local.jsonl"), "--summary", str(tmp_path / "l.json")]
+    )
+    assert local.exit_code == 0, local.output
+    on_ray = runner.invoke(
+        app, [*common, "--engine", "ray", "-o", str(tmp_path / "ray"), "--summary", str(tmp_path / "r.json")]
+    )
+    assert on_ray.exit_code == 0, on_ray.output
+    assert "hallucination rates" in on_ray.output and "records (new / resumed)" in on_ray.output
+
+    def labels(path: Path) -> dict[str, list[str]]:
+        rows = [json.loads(line) for line in path.read_text().splitlines()]
+        return {
+            row["id"]: [(c["claim"]["text"], c["verdict"]["label"]) for c in row["claims"]] for row in rows
+        }
+
+    assert labels(tmp_path / "ray" / "check.jsonl") == labels(tmp_path / "local.jsonl")
+    local_figures = json.loads((tmp_path / "l.json").read_text())
+    ray_figures = json.loads((tmp_path / "r.json").read_text())
+    for figures_ in (local_figures, ray_figures):
+        figures_.pop("seconds")
+    assert ray_figures == local_figures
+    assert ray_figures["claims"] > 0
