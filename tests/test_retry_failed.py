@@ -47,7 +47,7 @@ def test_retry_failed_replaces_failed_rows_in_place_once(tmp_path):
         return batch
 
     first = run_batches(items, process(0), key=str, row_type=_Row, output=out, batch_size=4, manifest=manifest)
-    assert sum(row.failed for row in first.rows) == 2
+    assert sum(row.failed for row in first.results) == 2
     plain = run_batches(items, process(1), key=str, row_type=_Row, output=out, manifest=manifest,
                         failed=lambda row: row.failed)
     assert plain.new == 0 and calls == items, "without retry_failed a rerun only resumes"
@@ -55,7 +55,7 @@ def test_retry_failed_replaces_failed_rows_in_place_once(tmp_path):
                         failed=lambda row: row.failed, retry_failed=True)
     assert calls[len(items):] == ["r1", "r4"] and again.retried == 2 and again.new == 2 and again.resumed == 4
     ids = [json.loads(line)["id"] for line in out.read_text(encoding="utf-8").splitlines()]
-    assert sorted(ids) == items and not any(row.failed for row in again.rows)
+    assert sorted(ids) == items and not any(row.failed for row in again.results)
 
 
 def test_drop_rows_cuts_a_torn_tail_and_keeps_foreign_lines(tmp_path):
