@@ -122,9 +122,9 @@ BAD_VALUES: dict[str, dict[str, list[str]]] = {
         "--temperature": NON_NEGATIVE_FINITE,
         **LLM,
     },
-    "attribute score": {**LLM},
+    "attribute score": {**ENGINE, **LLM},
     "attribute make-questions": {"--rounds": COUNT, "--seed": SEED, **LLM},
-    "knowledge score": {**KNOWLEDGE_SCORING, "--baselines": COUNT, **LLM},
+    "knowledge score": {**KNOWLEDGE_SCORING, "--baselines": COUNT, **ENGINE, **LLM},
     "knowledge generate": {**KNOWLEDGE_SCORING, "--shots": COUNT, "--select-from": COUNT, **LLM},
     "knowledge select": {
         **KNOWLEDGE_SCORING,

@@ -13,6 +13,7 @@ import dataclasses
 import json
 import os
 import random
+import shutil
 import sys
 from collections import Counter
 from collections.abc import Sequence
@@ -26,16 +27,29 @@ ray = pytest.importorskip(
 
 from factscope.checkers.base import CheckTask
 from factscope.checkers.relevance import lexical_relevance
+from factscope.cli.knowledge import KnowledgeParser
+from factscope.conner.data import KnowledgeRecord, parse_knowledge_record
+from factscope.conner.evaluator_setup import make_evaluator
+from factscope.conner.task import KnowledgeScores, KnowledgeTotals, knowledge_pipeline
 from factscope.core.errors import ConfigError
 from factscope.core.manifest import ResultsMismatch
 from factscope.core.run import Pipeline, run_pipeline
 from factscope.core.schema import Claim, Extraction, Record, Verdict
 from factscope.core.text import split_sentences
 from factscope.engines.ray import RayOptions, require_ray, run_on_ray
+from factscope.kalma.task import (
+    AnswerRecord,
+    AnswerRecords,
+    AttributionScore,
+    AttributionTotals,
+    attribution_pipeline,
+    read_answer,
+)
 from factscope.refchecker.data import CheckRecords, parse_record
 from factscope.refchecker.task import CheckResult, CheckTotals, check_pipeline, check_run
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "src" / "factscope" / "examples" / "check.jsonl"
+EXAMPLES = Path(__file__).resolve().parent.parent / "src" / "factscope" / "examples"
+EXAMPLE = EXAMPLES / "check.jsonl"
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -298,3 +312,58 @@ def test_the_shipped_example_through_the_cli_gives_the_local_labels_and_summary(
         figures_.pop("seconds")
     assert ray_figures == local_figures
     assert ray_figures["claims"] > 0
+
+
+def attribution_with_overlap() -> Pipeline[AnswerRecord, AttributionScore]:
+    return attribution_pipeline(OverlapChecker())
+
+
+@dataclasses.dataclass(frozen=True)
+class KnowledgeWithOverlap:
+    """CONNER's scoring with BM25 evidence from ``corpus`` and the overlap checker (factuality, validity, Q_know)."""
+
+    corpus: Path
+
+    def __call__(self) -> Pipeline[KnowledgeRecord, KnowledgeScores]:
+        evaluator = make_evaluator(
+            corpus=self.corpus, checker="none", relevance="none", coherence="none", llm=None
+        )
+        return knowledge_pipeline(dataclasses.replace(evaluator, checker=OverlapChecker()), pool=[])
+
+
+def test_attribution_scores_of_answer_shards_are_the_local_ones(tmp_path):
+    folder = tmp_path / "answers"
+    folder.mkdir()
+    for name in ("answers.jsonl", "answers_removed1.jsonl"):
+        shutil.copy(EXAMPLES / "attribute" / name, folder / name)
+    sharded = run_on_ray(
+        attribution_with_overlap, read_answer, folder, tmp_path / "out", options=RayOptions(batch_size=3)
+    )
+    totals = AttributionTotals("skip")
+    for path in sorted(folder.iterdir()):
+        produced, part = run_pipeline(attribution_with_overlap(), list(AnswerRecords(path)), batch_size=3)
+        totals.merge(part)
+        written = [json.loads(line) for line in (tmp_path / "out" / path.name).read_text().splitlines()]
+        assert written == [row.model_dump(mode="json") for row in produced.results]
+    assert isinstance(sharded.totals, AttributionTotals)
+    assert sharded.totals.summary() == totals.summary() and len(totals.summary()) == 2
+
+
+def test_knowledge_scores_of_shards_are_the_local_ones(tmp_path):
+    lines = (EXAMPLES / "knowledge" / "records.jsonl").read_text().splitlines(keepends=True)
+    folder = tmp_path / "records"
+    folder.mkdir()
+    (folder / "a.jsonl").write_text("".join(lines[:3]))
+    (folder / "b.jsonl").write_text("".join(lines[3:]))
+    build = KnowledgeWithOverlap(EXAMPLES / "knowledge" / "corpus.jsonl")
+    sharded = run_on_ray(
+        build, KnowledgeParser(None), folder, tmp_path / "out", options=RayOptions(batch_size=2)
+    )
+    records = [parse_knowledge_record(json.loads(line), path=EXAMPLE, line=1) for line in lines]
+    produced, totals = run_pipeline(build(), records, batch_size=2)
+    assert [row.model_dump() for row in sharded.produced.results] == [
+        row.model_dump() for row in produced.results
+    ]
+    assert isinstance(sharded.totals, KnowledgeTotals) and isinstance(totals, KnowledgeTotals)
+    assert sharded.totals.summary() == totals.summary()
+    assert totals.summary().means["factual_consistent"].records == len(lines)

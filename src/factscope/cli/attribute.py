@@ -3,19 +3,27 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
 
 from factscope.cli.choices import CitationMatching, EmptyPolicy, RetrieveMode
 from factscope.cli.display import ProgressDisplay, console, print_skipped, print_table, summary_table
+from factscope.cli.engine_options import EngineOptions, engine_options, run_sharded
 from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
 from factscope.cli.option_ranges import SEED_MAX, finite
 from factscope.cli.output_options import Overwrite, RetryFailed
 from factscope.cli.output_paths import check_outputs
 from factscope.core.errors import ConfigError, InputError, RecordsFailed
+
+if TYPE_CHECKING:
+    from factscope.core.run import Pipeline
+    from factscope.engines.ray import ShardedRun
+    from factscope.kalma.task import AnswerRecord, AttributionRun, AttributionScore
+    from factscope.llm.client import LLMClient
 
 HELP = """Knowledge-graph attribution (KaLMA / BioKaLMA): answers that cite triples of a knowledge graph as \\[Q212657, place of birth: Rome], mark what the graph lacks with \\[NA], and are scored with no reference answers.
 
@@ -71,7 +79,7 @@ def register(app: typer.Typer) -> None:
     """Add the `attribute` command group."""
     attribute_app = typer.Typer(help=HELP, no_args_is_help=True)
     attribute_app.command("generate", help=GENERATE_HELP)(llm_options(generate_command))
-    attribute_app.command("score", help=SCORE_HELP)(llm_options(score_command))
+    attribute_app.command("score", help=SCORE_HELP)(llm_options(engine_options(score_command)))
     attribute_app.command("make-questions", help=EVOLVE_HELP)(llm_options(make_questions_command))
     app.add_typer(attribute_app, name="attribute")
 
@@ -173,8 +181,10 @@ def _use_minimum(path: Path | None, items: list[Any]) -> None:
 
 
 def score_command(
-    answers: Annotated[Path, typer.Argument(help="answers file (output of `attribute generate`, or your own)")],
-    output: Output,
+    answers: Annotated[Path, typer.Argument(help="answers file (output of `attribute generate`, or your own; with "
+                                                 "--engine ray also a folder of *.jsonl shards)")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="JSONL results file (resumes when it exists); with "
+                                                                "--engine ray a results folder")],
     checker: Annotated[str, typer.Option(help="NLI checker for alignment and \\[NA]: embedded, nli:MODEL, path:DIR, "
                                               "similarity, llm")] = "embedded",
     geval: Annotated[bool, typer.Option(help="also score text quality with an LLM judge (G-Eval)")] = False,
@@ -194,10 +204,24 @@ def score_command(
     retry_failed: RetryFailed = False,
     *,
     endpoint: LLMOptions,
+    engine: EngineOptions,
 ) -> None:
     from factscope.checkers.registry import CHECKERS, make_checker
-    from factscope.kalma.task import check_template, load_answers, score
+    from factscope.kalma.task import check_template, load_answers, read_answer, score
 
+    if engine.on_ray:
+        if minimum is not None:
+            raise ConfigError("--minimum is not taken with --engine ray: give each answer its `minimum` field instead")
+        check_outputs(written={"--summary": summary})
+        check_template(hypothesis)
+        build = AttributionBuild(checker, endpoint, geval or geval_weighted, geval_weighted, hypothesis,
+                                 empty_answers, matching)
+        sharded = run_sharded(engine, build, read_answer, answers, output, batch_size=32, overwrite=overwrite,
+                              retry_failed=retry_failed)
+        if not (sharded.produced.new or sharded.produced.resumed or sharded.passed_over):
+            raise InputError("no usable answers; see the messages above", path=answers)
+        _report_scores(attribution_run_of(sharded), sharded.passed_over, len(sharded.problems), output, None, summary)
+        return
     check_outputs(output, overwrite=overwrite, written={"--summary": summary})
     check_template(hypothesis)
     llm = None
@@ -215,17 +239,55 @@ def score_command(
                     judge=llm if (geval or geval_weighted) else None, weighted=geval_weighted, template=hypothesis,
                     empty_answers=empty_answers.value, matching=matching.value, progress=shown, overwrite=overwrite,
                     retry_failed=retry_failed)
+    _report_scores(run, failed_generations, len(loaded.problems), output, llm, summary)
+
+
+def _report_scores(run: AttributionRun, failed_generations: int, skipped: int, output: Path, llm: LLMClient | None,
+                   summary: Path | None) -> None:
+    """Print a scoring run's tables, write ``--summary``, and raise RecordsFailed when calls failed."""
     for group, values in run.summary.items():
         rows: list[tuple[str, object]] = list(values.items())
         if len(run.summary) == 1:
             rows = [("answers scored now / resumed", f"{run.new_records} / {run.resumed_records}"),
                     ("failed generations (not scored)", failed_generations),
-                    ("skipped input records", len(loaded.problems)), ("results", str(output)), *rows]
+                    ("skipped input records", skipped), ("results", str(output)), *rows]
         print_table(summary_table(f"attribute score ({group})", rows + usage_rows(llm)))
     if summary is not None:
         summary.write_text(json.dumps(run.summary, indent=2), encoding="utf-8")
     if run.failed:
         raise RecordsFailed(run.failed, "answers' checker or G-Eval calls", output)
+
+
+@dataclass(frozen=True)
+class AttributionBuild:
+    """KaLMA's scoring pipeline of a command line, built where it runs: each Ray actor calls this once, so the
+    checker loads once per actor."""
+
+    checker: str
+    endpoint: LLMOptions
+    judged: bool
+    weighted: bool
+    template: str
+    empty_answers: EmptyPolicy
+    matching: CitationMatching
+
+    def __call__(self) -> Pipeline[AnswerRecord, AttributionScore]:
+        from factscope.checkers.registry import CHECKERS, make_checker
+        from factscope.kalma.task import attribution_pipeline
+
+        llm = self.endpoint.build() if self.judged or CHECKERS.needs_llm(self.checker) else None
+        return attribution_pipeline(
+            make_checker(self.checker, llm=llm), judge=llm if self.judged else None, weighted=self.weighted,
+            template=self.template, empty_answers=self.empty_answers.value, matching=self.matching.value,
+        )
+
+
+def attribution_run_of(sharded: ShardedRun[AttributionScore]) -> AttributionRun:
+    """The typed result of a scoring run on Ray."""
+    from factscope.kalma.task import AttributionTotals, attribution_run
+
+    assert isinstance(sharded.totals, AttributionTotals)
+    return attribution_run(sharded.produced, sharded.totals, checker=sharded.names["checker"])
 
 
 def make_questions_command(

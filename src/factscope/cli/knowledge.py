@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -25,6 +26,7 @@ from factscope.cli.display import (
     print_table,
     summary_table,
 )
+from factscope.cli.engine_options import EngineOptions, engine_options, run_sharded
 from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
 from factscope.cli.option_ranges import SEED_MAX, above_zero, finite, q_know_weights
 from factscope.cli.output_options import Overwrite, RetryFailed
@@ -32,7 +34,12 @@ from factscope.cli.output_paths import check_outputs
 from factscope.core.errors import ConfigError, InputError, RecordsFailed
 
 if TYPE_CHECKING:
+    from factscope.conner.data import KnowledgeRecord
     from factscope.conner.generation import GenerationMode
+    from factscope.conner.task import KnowledgeRun, KnowledgeScores
+    from factscope.core.run import Pipeline
+    from factscope.engines.ray import ShardedRun
+    from factscope.llm.client import LLMClient
 
 HELP = """Evaluate knowledge for a query on CONNER's six dimensions, and use the scores to pick better knowledge.
 
@@ -132,7 +139,7 @@ Queries = Annotated[Path | None, typer.Option(help="the queries of an INPUT writ
 def register(app: typer.Typer) -> None:
     """Add the `knowledge` command group."""
     group = typer.Typer(help=HELP, no_args_is_help=True)
-    group.command("score", help=SCORE_HELP)(llm_options(score_command))
+    group.command("score", help=SCORE_HELP)(llm_options(engine_options(score_command)))
     group.command("generate", help=GENERATE_HELP)(llm_options(generate_command))
     group.command("select", help=SELECT_HELP)(llm_options(select_command))
     group.command("agree", help=AGREE_HELP)(agree_command)
@@ -157,9 +164,7 @@ def _load(
     from factscope.conner.data import read_knowledge_records
     from factscope.core.whole_file import usable_records
 
-    chosen: Literal["qa", "dialogue"] | None = (
-        "qa" if task is KnowledgeTaskName.qa else "dialogue" if task is KnowledgeTaskName.dialogue else None
-    )
+    chosen = _task_name(task)
     records, problems = usable_records(
         path, read_knowledge_records(path, need_knowledge=need_knowledge, queries=queries, task=chosen)
     )
@@ -192,10 +197,30 @@ def score_command(
     retry_failed: RetryFailed = False,
     *,
     endpoint: LLMOptions,
+    engine: EngineOptions,
 ) -> None:
     from factscope.conner.task import knowledge
     from factscope.core.manifest import fingerprint_file
 
+    options: dict[str, Any] = {
+        "corpus": corpus, "retriever": retriever.value, "evidence_k": evidence_k, "aggregate": aggregate.value,
+        "evidence_aggregate": evidence_aggregate.value, "rank_by": rank_by.value, "hard": hard_factuality,
+        "checker": checker, "relevance": relevance_model, "coherence": coherence_model, "lm": lm,
+        "baselines": baselines, "weights": weights, "seed": seed,
+    }
+    chosen = _task_name(task)
+    if engine.on_ray:
+        if queries is not None:
+            raise ConfigError("--queries is not taken with --engine ray: give JSON / JSONL records with their query")
+        output = output or Path(f"{input.stem}.knowledge")
+        parse = KnowledgeParser(chosen)
+        build = KnowledgeBuild(options, endpoint, _knowledge_pool(input, parse) if lm is not None else None)
+        sharded = run_sharded(engine, build, parse, input, output, batch_size=batch_size, overwrite=overwrite,
+                              retry_failed=retry_failed)
+        if not (sharded.produced.new or sharded.produced.resumed):
+            raise InputError("no usable records; see the messages above", path=input)
+        _report_knowledge(knowledge_run_of(sharded), len(sharded.problems), output, None)
+        return
     output = output or Path(f"{input.stem}.knowledge.jsonl")
     check_outputs(output, overwrite=overwrite)
     records, skipped = _load(input, queries=queries, task=task)
@@ -203,17 +228,17 @@ def score_command(
         raise InputError("no usable records; see the messages above", path=input)
     needs_llm = lm == "endpoint" or (checker != "none" and CHECKERS.needs_llm(checker))
     llm = endpoint.build() if needs_llm else None
-    evaluator = build_evaluator(
-        corpus=corpus, retriever=retriever.value, evidence_k=evidence_k, aggregate=aggregate.value,
-        evidence_aggregate=evidence_aggregate.value, rank_by=rank_by.value, hard=hard_factuality, checker=checker,
-        relevance=relevance_model, coherence=coherence_model, lm=lm, baselines=baselines,
-        weights=weights, seed=seed, llm=llm,
-    )
+    evaluator = build_evaluator(**options, llm=llm)
     with ProgressDisplay() as shown:
         run = knowledge(
             records, evaluator, output=output, batch_size=batch_size, progress=shown, overwrite=overwrite,
             retry_failed=retry_failed, settings={"corpus": fingerprint_file(corpus).sha256} if corpus else None,
         )
+    _report_knowledge(run, skipped, output, llm)
+
+
+def _report_knowledge(run: KnowledgeRun, skipped: int, output: Path, llm: LLMClient | None) -> None:
+    """Print a knowledge run's table and what was not computed; raise RecordsFailed when calls failed."""
     table: list[tuple[str, object]] = [
         ("records scored (new / resumed)", f"{run.new_records} / {run.resumed_records}"),
         ("records skipped (bad input)", skipped),
@@ -225,6 +250,73 @@ def score_command(
         console.print(f"[yellow]not computed[/] {metric}: {escape(reason)}")
     if run.failed:
         raise RecordsFailed(run.failed, "records' checker or causal-LM calls", output)
+
+
+def _task_name(task: KnowledgeTaskName | None) -> Literal["qa", "dialogue"] | None:
+    return "qa" if task is KnowledgeTaskName.qa else "dialogue" if task is KnowledgeTaskName.dialogue else None
+
+
+@dataclass(frozen=True)
+class KnowledgeParser:
+    """One knowledge record of a JSON / JSONL shard, ``task`` given to the records that name none."""
+
+    task: Literal["qa", "dialogue"] | None
+
+    def __call__(self, item: dict[str, Any], /, *, path: Path, line: int) -> KnowledgeRecord:
+        from factscope.conner.data import parse_knowledge_record
+
+        return parse_knowledge_record({"task": self.task, **item} if self.task else item, path=path, line=line)
+
+
+def _knowledge_pool(input: Path, parse: KnowledgeParser) -> list[str]:
+    """The helpfulness baselines' pool of a sharded input: every record's knowledge, read on this machine."""
+    from factscope.conner.task import knowledge_pool
+    from factscope.core.io import read_json_records
+    from factscope.engines.shards import input_shards
+
+    records = []
+    for shard in input_shards(input):
+        for line, item in read_json_records(shard):
+            if isinstance(item, InputError):
+                continue
+            try:
+                records.append(parse(item, path=shard, line=line))
+            except InputError:
+                continue
+    return knowledge_pool(records)
+
+
+@dataclass(frozen=True)
+class KnowledgeBuild:
+    """CONNER's scoring pipeline of a command line, built where it runs: each Ray actor calls this once, so the
+    models load once per actor. ``pool``: the knowledge the helpfulness baselines are drawn from (with a causal
+    LM)."""
+
+    options: dict[str, Any]
+    endpoint: LLMOptions
+    pool: list[str] | None
+
+    def __call__(self) -> Pipeline[KnowledgeRecord, KnowledgeScores]:
+        from factscope.conner.evaluator_setup import make_evaluator
+        from factscope.conner.task import knowledge_pipeline
+        from factscope.core.manifest import fingerprint_file
+
+        checker = self.options["checker"]
+        needs_llm = self.options["lm"] == "endpoint" or (checker != "none" and CHECKERS.needs_llm(checker))
+        evaluator = make_evaluator(llm=self.endpoint.build() if needs_llm else None, **self.options)
+        corpus = self.options["corpus"]
+        return knowledge_pipeline(
+            evaluator, pool=self.pool if self.pool is not None else [],
+            settings={"corpus": fingerprint_file(corpus).sha256} if corpus else None,
+        )
+
+
+def knowledge_run_of(sharded: ShardedRun[KnowledgeScores]) -> KnowledgeRun:
+    """The typed result of a knowledge run on Ray."""
+    from factscope.conner.task import KnowledgeTotals, knowledge_run
+
+    assert isinstance(sharded.totals, KnowledgeTotals)
+    return knowledge_run(sharded.produced, sharded.totals)
 
 
 def _generate(

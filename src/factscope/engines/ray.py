@@ -60,9 +60,10 @@ the model cache and the LLM endpoint's settings."""
 
 
 class RecordParser(Protocol[Item_co]):
-    """Turns one JSON object of an input file into an item; a bad record raises a located InputError."""
+    """Turns one JSON object of an input file into an item; a bad record raises a located InputError, and a record
+    that is to be passed over, not run (an answers file's failed generation), gives None."""
 
-    def __call__(self, item: dict[str, Any], *, path: Path, line: int) -> Item_co: ...
+    def __call__(self, item: dict[str, Any], /, *, path: Path, line: int) -> Item_co | None: ...
 
 
 @dataclass(frozen=True)
@@ -100,11 +101,13 @@ class PipelineShape:
 @dataclass
 class ShardedRun(Generic[Row]):
     """A Ray run: its rows (every results shard, read lazily) and counts, the merged totals, the skipped input
-    records' errors, the names of the pipeline's components and the results folder."""
+    records' errors, the records the parser passed over, the names of the pipeline's components and the results
+    folder."""
 
     produced: RunRows[Row]
     totals: Totals[Row]
     problems: list[InputError]
+    passed_over: int
     names: dict[str, str]
     output: Path
 
@@ -213,11 +216,17 @@ def _run(
         units = [unit for shard in shards for unit in work_units(shard, options.lines_per_unit)]
         lines = sum(unit.last - unit.first + 1 for unit in units)
         problems: dict[str, InputError] = {}
+        passed_over: set[tuple[str, int]] = set()
         new = 0
         with stage(progress, shape.stage_name, max(lines - resumed, 0)) as bar:
             if units:
                 done = ray.put({name: frozenset(state.writer.done) for name, state in states.items()})
                 for kind, shard_name, key, line, payload in _stream(ray, units, build, parse, done, options):
+                    if kind == "passed":
+                        if (shard_name, line) not in passed_over:
+                            passed_over.add((shard_name, line))
+                            bar.advance()
+                        continue
                     state = states[shard_name]
                     first = state.lines.get(key)
                     if kind == "problem" or (first is not None and first != line):
@@ -249,7 +258,12 @@ def _run(
         results=results, new=new, resumed=resumed, seconds=time.perf_counter() - started, retried=retried
     )
     return ShardedRun(
-        produced=produced, totals=totals, problems=list(problems.values()), names=shape.names, output=output
+        produced=produced,
+        totals=totals,
+        problems=list(problems.values()),
+        passed_over=len(passed_over),
+        names=shape.names,
+        output=output,
     )
 
 
@@ -343,6 +357,7 @@ class ShardWorker:
         items: list[Any] = []
         lines: list[int] = []
         problems: list[InputError] = []
+        passed: list[int] = []
         for line, raw in _unit_records(unit):
             try:
                 if isinstance(raw, InputError):
@@ -351,20 +366,29 @@ class ShardWorker:
             except InputError as error:
                 problems.append(error)
                 continue
+            if item is None:
+                passed.append(line)
+                continue
             if self.pipeline.key(item) in done:
                 continue
             items.append(item)
             lines.append(line)
             if len(items) == self.batch_size:
-                yield self.columns(unit, items, lines, problems)
-                items, lines, problems = [], [], []
-        if items or problems:
-            yield self.columns(unit, items, lines, problems)
+                yield self.columns(unit, items, lines, problems, passed)
+                items, lines, problems, passed = [], [], [], []
+        if items or problems or passed:
+            yield self.columns(unit, items, lines, problems, passed)
 
     def columns(
-        self, unit: WorkUnit, items: Sequence[Any], lines: Sequence[int], problems: Sequence[InputError]
+        self,
+        unit: WorkUnit,
+        items: Sequence[Any],
+        lines: Sequence[int],
+        problems: Sequence[InputError],
+        passed: Sequence[int],
     ) -> dict[str, list[Any]]:
-        """One output batch: the rows of ``items`` (run through the pipeline) and the errors of ``problems``."""
+        """One output batch: the rows of ``items`` (run through the pipeline), the errors of ``problems`` and the
+        lines of the records ``passed`` over."""
         line_of = {self.pipeline.key(item): line for item, line in zip(items, lines)}
         rows = self.pipeline.process(items) if items else []
         out: dict[str, list[Any]] = {"kind": [], "shard": [], "key": [], "line": [], "payload": []}
@@ -382,6 +406,8 @@ class ShardWorker:
             _append(
                 out, "problem", unit.shard, "", problem.line or 0, json.dumps(payload, ensure_ascii=False)
             )
+        for line in passed:
+            _append(out, "passed", unit.shard, "", line, "")
         return out
 
 
