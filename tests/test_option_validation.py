@@ -103,6 +103,7 @@ BAD_VALUES: dict[str, dict[str, list[str]]] = {
         "--stride": COUNT,
         "--min-window": COUNT,
         "--batch-size": COUNT,
+        **ENGINE,
         **LLM,
     },
     "ground generate": {

@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ray = pytest.importorskip(
@@ -27,6 +28,7 @@ ray = pytest.importorskip(
 
 from factscope.checkers.base import CheckTask
 from factscope.checkers.relevance import lexical_relevance
+from factscope.cli.ground import GroundParser
 from factscope.cli.knowledge import KnowledgeParser
 from factscope.conner.data import KnowledgeRecord, parse_knowledge_record
 from factscope.conner.evaluator_setup import make_evaluator
@@ -37,6 +39,8 @@ from factscope.core.run import Pipeline, run_pipeline
 from factscope.core.schema import Claim, Extraction, Record, Verdict
 from factscope.core.text import split_sentences
 from factscope.engines.ray import RayOptions, require_ray, run_on_ray
+from factscope.grounding.data import GroundExample, attach_responses, load_dataset
+from factscope.grounding.task import GroundResult, GroundTotals, ground_pipeline
 from factscope.kalma.task import (
     AnswerRecord,
     AnswerRecords,
@@ -367,3 +371,43 @@ def test_knowledge_scores_of_shards_are_the_local_ones(tmp_path):
     assert isinstance(sharded.totals, KnowledgeTotals) and isinstance(totals, KnowledgeTotals)
     assert sharded.totals.summary() == totals.summary()
     assert totals.summary().means["factual_consistent"].records == len(lines)
+
+
+class OverlapPresence:
+    """A fact is present when most of its content words are in one of the sources."""
+
+    name = "overlap-test"
+    threshold = 0.6
+
+    def score(self, facts: Sequence[str], sources: Sequence[Sequence[str]]) -> np.ndarray:
+        return np.array(
+            [max((lexical_relevance(f, s) for s in given), default=0.0) for f, given in zip(facts, sources)]
+        )
+
+
+def grounding_with_overlap() -> Pipeline[GroundExample, GroundResult]:
+    return ground_pipeline(SentenceClaims(), OverlapPresence(), factors=("has_answer",))
+
+
+def test_grounding_scores_of_shards_are_the_local_ones(tmp_path):
+    dataset = load_dataset(EXAMPLES / "ground" / "original.json", EXAMPLES / "ground" / "metadata.json")
+    attach_responses(dataset, EXAMPLES / "ground" / "responses.jsonl")
+    examples = [e for e in dataset.examples if e.response is not None]
+    folder = tmp_path / "examples"
+    folder.mkdir()
+    for number, example in enumerate(examples):
+        with (folder / f"part-{number % 2}.jsonl").open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps(dataclasses.asdict(example)) + "\n")
+    sharded = run_on_ray(
+        grounding_with_overlap, GroundParser(), folder, tmp_path / "out", options=RayOptions(batch_size=2)
+    )
+    ordered = [examples[n] for n in range(0, len(examples), 2)] + [
+        examples[n] for n in range(1, len(examples), 2)
+    ]
+    produced, totals = run_pipeline(grounding_with_overlap(), ordered, batch_size=2)
+    assert [row.model_dump() for row in sharded.produced.results] == [
+        row.model_dump() for row in produced.results
+    ]
+    assert isinstance(sharded.totals, GroundTotals) and isinstance(totals, GroundTotals)
+    assert sharded.totals.summary() == totals.summary()
+    assert totals.summary().records == len(examples) > 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -20,6 +21,7 @@ from factscope.cli.choices import (
     RetrieverName,
 )
 from factscope.cli.display import ProgressDisplay, console, format_value, print_table, progress, summary_table
+from factscope.cli.engine_options import EngineOptions, engine_options, run_sharded
 from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
 from factscope.cli.option_ranges import (
     PRESENCE_THRESHOLD_RULE,
@@ -29,7 +31,7 @@ from factscope.cli.option_ranges import (
 )
 from factscope.cli.output_options import Overwrite, RetryFailed
 from factscope.cli.output_paths import check_outputs
-from factscope.core.errors import InputError, RecordsFailed
+from factscope.core.errors import ConfigError, InputError, RecordsFailed
 from factscope.core.manifest import Setting, fingerprint_file
 from factscope.grounding.presence import DEFAULT_PRESENCE, PRESENCE_MODELS, PRESENCE_SPECS, make_presence
 
@@ -37,7 +39,11 @@ if TYPE_CHECKING:
     from typer import _click  # typer vendors click: TyperGroup.parse_args takes typer's own Context
 
     from factscope.claims.base import Extractor
+    from factscope.core.run import Pipeline
+    from factscope.engines.ray import ShardedRun
     from factscope.grounding.data import GroundExample
+    from factscope.grounding.task import GroundResult, GroundRun
+    from factscope.llm.client import LLMClient
 
 HELP = """Grounding evaluation: does a response use all the needed knowledge of its contexts, and only that?
 
@@ -74,7 +80,7 @@ def register(app: typer.Typer) -> None:
     """Add the `ground` command group."""
     ground_app = typer.Typer(cls=_ScoreByDefault, help=HELP, no_args_is_help=True)
     ground_app.command("score", help="Score responses (the default command). " + HELP.split("\n\n", 1)[1])(
-        llm_options(score_command)
+        llm_options(engine_options(score_command))
     )
     ground_app.command("generate", help=GENERATE_HELP)(llm_options(generate_command))
     ground_app.command("calibrate", help=CALIBRATE_HELP)(llm_options(calibrate_command))
@@ -183,9 +189,30 @@ def score_command(
     retry_failed: RetryFailed = False,
     *,
     endpoint: LLMOptions,
+    engine: EngineOptions,
 ) -> None:
-    from factscope.grounding.task import breakdown_factors, ground
+    from factscope.grounding.task import breakdown_factors, choose_factors, ground
 
+    wanted = [f.strip() for f in by.split(",") if f.strip()] if by else None
+    if engine.on_ray:
+        if metadata is not None or responses is not None or atomic_facts is not None:
+            raise ConfigError(
+                "--metadata, --responses and --atomic-facts are not taken with --engine ray: give generic JSONL "
+                "records that carry their response and metadata"
+            )
+        output = output or Path(f"{input.stem}.ground")
+        check_outputs(written={"--summary": summary})
+        parse = GroundParser()
+        build = GroundBuild(
+            _extractor_spec(extractor), presence, threshold, window, stride, min_window, endpoint,
+            tuple(choose_factors(_metadata_fields(input, parse), wanted)), no_response_facts, no_gold_facts,
+        )
+        sharded = run_sharded(engine, build, parse, input, output, batch_size=batch_size, overwrite=overwrite,
+                              retry_failed=retry_failed)
+        if not (sharded.produced.new or sharded.produced.resumed):
+            raise InputError("no record to score: see the messages above", path=input)
+        _report_ground(ground_run_of(sharded), len(sharded.problems), [], output, None, summary)
+        return
     output = output or Path(f"{input.stem}.ground.jsonl")
     check_outputs(output, overwrite=overwrite, written={"--summary": summary})
     dataset = _load(input, metadata, responses)
@@ -201,7 +228,7 @@ def score_command(
             "no record to score: none has a response; pass --responses FILE or run `factscope ground generate`",
             path=input,
         )
-    factors = breakdown_factors(examples, [f.strip() for f in by.split(",") if f.strip()] if by else None)
+    factors = breakdown_factors(examples, wanted)
     needs_llm = EXTRACTORS.needs_llm(_extractor_spec(extractor)) or PRESENCE_MODELS.needs_llm(presence)
     llm = (
         endpoint.build()
@@ -233,15 +260,27 @@ def score_command(
             overwrite=overwrite,
             retry_failed=retry_failed,
         )
+    _report_ground(run, len(dataset.errors) + len(without), facts_row, output, llm, summary)
+
+
+def _report_ground(
+    run: GroundRun,
+    skipped: int,
+    facts_row: list[tuple[str, object]],
+    output: Path,
+    llm: LLMClient | None,
+    summary: Path | None,
+) -> None:
+    """Print a grounding run's tables, write ``--summary``, and raise RecordsFailed when decompositions failed."""
     report = run.summary
     print_table(_factor_table(report))
     rows: list[tuple[str, object]] = [
         ("records scored (new / resumed)", f"{run.new_records} / {run.resumed_records}"),
         ("failed decompositions (left out)", report.failed),
         ("unjudged facts (left out)", report.unjudged_facts),
-        ("skipped input records", len(dataset.errors) + len(without)),
+        ("skipped input records", skipped),
         *facts_row,
-        ("extractor / presence model", f"{fact_extractor.name} / {model.name} >= {model.threshold:g}"),
+        ("extractor / presence model", f"{run.extractor} / {run.presence} >= {run.threshold:g}"),
         ("results", str(output)),
     ]
     rows.extend(usage_rows(llm))
@@ -250,6 +289,91 @@ def score_command(
         summary.write_text(json.dumps(report.model_dump(mode="json"), indent=2), encoding="utf-8")
     if report.failed:
         raise RecordsFailed(report.failed, "records' fact decompositions", output)
+
+
+@dataclass(frozen=True)
+class GroundParser:
+    """One generic JSONL record of a grounding shard; a record without a response is refused, located."""
+
+    def __call__(self, item: dict[str, Any], /, *, path: Path, line: int) -> GroundExample:
+        from factscope.grounding.data import generic_example
+
+        example = generic_example(item, path=path, line=line)
+        if example.response is None:
+            raise InputError(
+                "missing: the response to score; run `factscope ground generate` first, or add a 'response' field",
+                path=path,
+                line=line,
+                field="response",
+            )
+        return example
+
+
+def _metadata_fields(input: Path, parse: GroundParser) -> list[str]:
+    """The metadata fields some record of a sharded input has (with a value), read on this machine, for the
+    breakdowns: the same pass over the records a local run makes."""
+    from factscope.core.io import read_json_records
+    from factscope.engines.shards import input_shards
+
+    fields: set[str] = set()
+    for shard in input_shards(input):
+        for line, item in read_json_records(shard):
+            if isinstance(item, InputError):
+                continue
+            try:
+                example = parse(item, path=shard, line=line)
+            except InputError:
+                continue
+            fields.update(name for name, value in example.metadata.items() if value is not None)
+    return sorted(fields)
+
+
+@dataclass(frozen=True)
+class GroundBuild:
+    """The grounding pipeline of a command line, built where it runs: each Ray actor calls this once, so the
+    models load once per actor."""
+
+    extractor: str
+    presence: str
+    threshold: float | None
+    window: int | None
+    stride: int
+    min_window: int | None
+    endpoint: LLMOptions
+    factors: tuple[str, ...]
+    no_response_facts: EmptyPolicy
+    no_gold_facts: EmptyPolicy
+
+    def __call__(self) -> Pipeline[GroundExample, GroundResult]:
+        from factscope.grounding.task import ground_pipeline
+
+        needs_llm = EXTRACTORS.needs_llm(self.extractor) or PRESENCE_MODELS.needs_llm(self.presence)
+        llm = self.endpoint.build() if needs_llm else None
+        model = make_presence(
+            self.presence, threshold=self.threshold, window=self.window, stride=self.stride,
+            min_window=self.min_window, llm=llm,
+        )
+        return ground_pipeline(
+            make_extractor(self.extractor, llm=llm), model, factors=self.factors,
+            no_response_facts=self.no_response_facts.value, no_gold_facts=self.no_gold_facts.value,
+        )
+
+
+def ground_run_of(sharded: ShardedRun[GroundResult]) -> GroundRun:
+    """The typed result of a grounding run on Ray; the presence threshold is the one the folder's manifest
+    records."""
+    from factscope.grounding.task import GroundRun, GroundTotals
+
+    assert isinstance(sharded.totals, GroundTotals)
+    presence = sharded.manifest.settings["presence"]
+    return GroundRun(
+        results=sharded.produced.results,
+        summary=sharded.totals.summary(),
+        **sharded.produced.counts(),
+        extractor=sharded.names["extractor"],
+        presence=sharded.names["presence"],
+        threshold=presence["threshold"] if isinstance(presence, dict) else float("nan"),
+    )
 
 
 def _supplied_facts(

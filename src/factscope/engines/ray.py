@@ -101,14 +101,15 @@ class PipelineShape:
 @dataclass
 class ShardedRun(Generic[Row]):
     """A Ray run: its rows (every results shard, read lazily) and counts, the merged totals, the skipped input
-    records' errors, the records the parser passed over, the names of the pipeline's components and the results
-    folder."""
+    records' errors, the records the parser passed over, the names of the pipeline's components, the folder's
+    manifest (``settings`` describes each component) and the results folder."""
 
     produced: RunRows[Row]
     totals: Totals[Row]
     problems: list[InputError]
     passed_over: int
     names: dict[str, str]
+    manifest: RunManifest
     output: Path
 
 
@@ -263,6 +264,7 @@ def _run(
         problems=list(problems.values()),
         passed_over=len(passed_over),
         names=shape.names,
+        manifest=manifest,
         output=output,
     )
 
