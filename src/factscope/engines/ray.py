@@ -169,7 +169,7 @@ def _start(ray: Any, options: RayOptions) -> None:
         num_cpus=None if options.address else options.num_cpus,
         include_dashboard=False,
         log_to_driver=False,
-        logging_level=logging.WARNING,
+        logging_level=logging.ERROR,
         runtime_env={"env_vars": passed} if passed else None,
     )
 
@@ -310,7 +310,7 @@ def _stream(
     context.execution_options.preserve_order = True
     context.enable_progress_bars = False
     context.print_on_execution_start = False
-    logging.getLogger("ray.data").setLevel(logging.WARNING)
+    logging.getLogger("ray.data").setLevel(logging.ERROR)
     dataset = ray.data.from_items(
         [{"shard": unit.shard, "first": unit.first, "last": unit.last} for unit in units],
         override_num_blocks=len(units),
