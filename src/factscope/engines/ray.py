@@ -16,6 +16,7 @@ Units are handed back in input order, so a fresh run writes each shard's rows in
 
 from __future__ import annotations
 
+import copy
 import json
 import logging
 import os
@@ -305,12 +306,30 @@ def _stream(
     options: RayOptions,
 ) -> Iterator[tuple[str, str, str, int, str]]:
     """(kind, shard, key, line, payload) of every row and skipped record the actors hand back, units in input
-    order."""
+    order. Ray Data's context is set for the run (order kept, its own progress bars off) and restored after."""
     context = ray.data.DataContext.get_current()
+    options_before = context.execution_options
+    bars_before, print_before = context.enable_progress_bars, context.print_on_execution_start
+    context.execution_options = copy.deepcopy(options_before)
     context.execution_options.preserve_order = True
     context.enable_progress_bars = False
     context.print_on_execution_start = False
     logging.getLogger("ray.data").setLevel(logging.ERROR)
+    try:
+        yield from _rows(ray, units, build, parse, done, options)
+    finally:
+        context.execution_options = options_before
+        context.enable_progress_bars, context.print_on_execution_start = bars_before, print_before
+
+
+def _rows(
+    ray: Any,
+    units: Sequence[WorkUnit],
+    build: Callable[[], Pipeline[Any, Any]],
+    parse: RecordParser[Any],
+    done: Any,
+    options: RayOptions,
+) -> Iterator[tuple[str, str, str, int, str]]:
     dataset = ray.data.from_items(
         [{"shard": unit.shard, "first": unit.first, "last": unit.last} for unit in units],
         override_num_blocks=len(units),
