@@ -411,3 +411,34 @@ def test_grounding_scores_of_shards_are_the_local_ones(tmp_path):
     assert isinstance(sharded.totals, GroundTotals) and isinstance(totals, GroundTotals)
     assert sharded.totals.summary() == totals.summary()
     assert totals.summary().records == len(examples) > 1
+
+
+def test_knowledge_score_through_the_cli_on_ray_prints_the_local_figures(app, tmp_path):
+    from typer.testing import CliRunner
+
+    runner = CliRunner()
+    common = [
+        "knowledge",
+        "score",
+        str(EXAMPLES / "knowledge" / "records.jsonl"),
+        "--checker",
+        "none",
+        "--relevance-model",
+        "none",
+        "--coherence-model",
+        "none",
+        "--concurrency",
+        "1",
+    ]
+    local = runner.invoke(app, [*common, "-o", str(tmp_path / "local.jsonl")], env={"COLUMNS": "200"})
+    on_ray = runner.invoke(
+        app, [*common, "--engine", "ray", "-o", str(tmp_path / "ray")], env={"COLUMNS": "200"}
+    )
+    assert local.exit_code == 0 and on_ray.exit_code == 0, (local.output, on_ray.output)
+
+    def figures(output: str) -> list[str]:
+        return [line for line in output.splitlines() if "mean of" in line or "new / resumed" in line]
+
+    assert figures(on_ray.output) == figures(local.output) and len(figures(local.output)) > 2
+    written = (tmp_path / "ray" / "records.jsonl").read_text()
+    assert written == (tmp_path / "local.jsonl").read_text()
