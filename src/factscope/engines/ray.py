@@ -185,6 +185,39 @@ class _Shard:
     lines: dict[str, int] = field(default_factory=dict)
 
 
+@dataclass
+class _Collector:
+    """What the driver makes of the actors' output: each row written once to its shard and counted, each skipped
+    record's error kept once, each passed-over record counted once (a retried unit hands them back again)."""
+
+    row_type: type[BaseModel]
+    shards: dict[str, _Shard]
+    problems: dict[str, InputError] = field(default_factory=dict)
+    passed_over: set[tuple[str, int]] = field(default_factory=set)
+    new: int = 0
+
+    def take(self, kind: str, shard: str, key: str, line: int, payload: str) -> bool:
+        """Take one output of an actor; True when it was not taken before (a record newly done)."""
+        if kind == "passed":
+            fresh = (shard, line) not in self.passed_over
+            self.passed_over.add((shard, line))
+            return fresh
+        state = self.shards[shard]
+        first = state.lines.get(key)
+        if kind == "problem" or (first is not None and first != line):
+            problem = _problem(payload) if kind == "problem" else _repeated(key, first, shard, line)
+            fresh = str(problem) not in self.problems
+            self.problems.setdefault(str(problem), problem)
+            return fresh
+        row = json.loads(payload)
+        if not state.writer.write(row):
+            return False
+        state.lines[key] = line
+        state.totals.add(self.row_type.model_validate(row))
+        self.new += 1
+        return True
+
+
 def _run(
     ray: Any,
     build: Callable[[], Pipeline[Any, Any]],
@@ -217,35 +250,12 @@ def _run(
         resumed = sum(len(state.writer.done) for state in states.values())
         units = [unit for shard in shards for unit in work_units(shard, options.lines_per_unit)]
         lines = sum(unit.last - unit.first + 1 for unit in units)
-        problems: dict[str, InputError] = {}
-        passed_over: set[tuple[str, int]] = set()
-        new = 0
+        collected = _Collector(shape.row_type, states)
         with stage(progress, shape.stage_name, max(lines - resumed, 0)) as bar:
             if units:
                 done = ray.put({name: frozenset(state.writer.done) for name, state in states.items()})
-                for kind, shard_name, key, line, payload in _stream(ray, units, build, parse, done, options):
-                    if kind == "passed":
-                        if (shard_name, line) not in passed_over:
-                            passed_over.add((shard_name, line))
-                            bar.advance()
-                        continue
-                    state = states[shard_name]
-                    first = state.lines.get(key)
-                    if kind == "problem" or (first is not None and first != line):
-                        problem = (
-                            _problem(payload)
-                            if kind == "problem"
-                            else _repeated(key, first, shard_name, line)
-                        )
-                        if str(problem) not in problems:
-                            problems[str(problem)] = problem
-                            bar.advance()
-                        continue
-                    row = json.loads(payload)
-                    if state.writer.write(row):
-                        state.lines[key] = line
-                        state.totals.add(shape.row_type.model_validate(row))
-                        new += 1
+                for output_row in _stream(ray, units, build, parse, done, options):
+                    if collected.take(*output_row):
                         bar.advance()
     finally:
         for state in states.values():
@@ -254,16 +264,20 @@ def _run(
     for state in states.values():
         totals.merge(state.totals)
     results: ResultRows[Any] = ResultRows(
-        shape.row_type, paths=[state.path for state in states.values()], count=resumed + new
+        shape.row_type, paths=[state.path for state in states.values()], count=resumed + collected.new
     )
     produced = RunRows(
-        results=results, new=new, resumed=resumed, seconds=time.perf_counter() - started, retried=retried
+        results=results,
+        new=collected.new,
+        resumed=resumed,
+        seconds=time.perf_counter() - started,
+        retried=retried,
     )
     return ShardedRun(
         produced=produced,
         totals=totals,
-        problems=list(problems.values()),
-        passed_over=len(passed_over),
+        problems=list(collected.problems.values()),
+        passed_over=len(collected.passed_over),
         names=shape.names,
         manifest=manifest,
         output=output,
