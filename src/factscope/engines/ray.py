@@ -159,19 +159,24 @@ def run_on_ray(
 
 def _start(ray: Any, options: RayOptions) -> None:
     """Connect to the cluster at ``options.address``, or start a local one; workers get the environment variables
-    that point them at the models and the LLM endpoint."""
+    that point them at the models and the LLM endpoint. A Ray Client address (``ray://``) takes only the runtime
+    environment; the others also keep Ray's own logging to errors."""
     passed = {
         name: value
         for name, value in os.environ.items()
         if name in PASSED_ENVIRONMENT or name.startswith("FACTSCOPE_")
     }
+    runtime_env = {"env_vars": passed} if passed else None
+    if options.address is not None and "://" in options.address:
+        ray.init(address=options.address, runtime_env=runtime_env)
+        return
     ray.init(
         address=options.address,
         num_cpus=None if options.address else options.num_cpus,
         include_dashboard=False,
         log_to_driver=False,
         logging_level=logging.ERROR,
-        runtime_env={"env_vars": passed} if passed else None,
+        runtime_env=runtime_env,
     )
 
 
