@@ -7,7 +7,7 @@ def test_the_least_recently_used_entry_goes_first():
     cache: BoundedCache[str, int] = BoundedCache(2)
     cache.put("a", 1)
     cache.put("b", 2)
-    assert cache.held(["a", "x", "a"]) == {"a": 1}
+    assert cache.held(["a", "x", "a"]) == {"a": 1} and cache.get("x") is None
     cache.put("c", 3)
     assert "b" not in cache and "a" in cache and "c" in cache and len(cache) == 2
     cache.put("a", 4)

@@ -14,12 +14,16 @@ from factscope.checkers.evidence import best_sentence
 from factscope.checkers.merge import merge_passage_labels
 from factscope.checkers.pruning import FastSettings, RoundScorer, SegmentRanker
 from factscope.checkers.relevance import DEFAULT_MIN_RELEVANCE, RelevanceMode, content_stems, stem_overlap
+from factscope.core.bounded_cache import BoundedCache
 from factscope.core.schema import LABELS, Label, Mismatch, Rule, Span, Verdict
 from factscope.core.text import segment_spans
 from factscope.hf.encoders import TextEncoder
 
 CheckMode = Literal["exact", "fast"]
 """exact: every segment of every reference is scored; fast: only the most relevant ones (see checkers.pruning)."""
+
+CACHED_REFERENCES = 4_096
+"""References whose segments a checker keeps (their segments' content stems: eight times as many texts)."""
 
 
 class MismatchCheck(Protocol):
@@ -115,8 +119,8 @@ class SegmentedChecker:
         self.min_confidence = min_confidence
         self.mismatch_check = _qualified_name(mismatch) if mismatch is not None else None
         self._mismatch = mismatch
-        self._segments: dict[str, list[tuple[str, Span]]] = {}
-        self._stems: dict[str, frozenset[str]] = {}
+        self._segments: BoundedCache[str, list[tuple[str, Span]]] = BoundedCache(CACHED_REFERENCES)
+        self._stems: BoundedCache[str, frozenset[str]] = BoundedCache(CACHED_REFERENCES * 8)
         if mode not in ("exact", "fast"):
             raise ValueError(f"mode must be 'exact' or 'fast', not {mode!r}")
         self.mode = mode
@@ -124,11 +128,12 @@ class SegmentedChecker:
         self._ranker = SegmentRanker(self.fast, encoder) if self.fast is not None else None
 
     def segments(self, reference: str) -> list[tuple[str, Span]]:
-        """The segments of one reference with their character spans in it (cached)."""
+        """The segments of one reference with their character spans in it (the ``CACHED_REFERENCES`` most recent
+        references' are kept)."""
         cached = self._segments.get(reference)
         if cached is None:
             cached = [(reference[span.start : span.end], span) for span in self._spans(reference)]
-            self._segments[reference] = cached
+            self._segments.put(reference, cached)
         return cached
 
     def _spans(self, reference: str) -> list[Span]:
@@ -197,7 +202,8 @@ class SegmentedChecker:
     def _segment_stems(self, text: str) -> frozenset[str]:
         stems = self._stems.get(text)
         if stems is None:
-            stems = self._stems[text] = content_stems(text)
+            stems = content_stems(text)
+            self._stems.put(text, stems)
         return stems
 
     def _judge(self, candidate: Candidate, p: np.ndarray) -> Judgement:

@@ -25,6 +25,13 @@ class BoundedCache(Generic[Key, Value]):
         self.size = size
         self._entries: OrderedDict[Key, Value] = OrderedDict()
 
+    def get(self, key: Key) -> Value | None:
+        """The entry of ``key`` (now the most recent), or None."""
+        if key not in self._entries:
+            return None
+        self._entries.move_to_end(key)
+        return self._entries[key]
+
     def held(self, keys: Iterable[Key]) -> dict[Key, Value]:
         """The entries it holds among ``keys`` (each now among the most recent)."""
         found: dict[Key, Value] = {}
