@@ -26,6 +26,7 @@ from factscope.refchecker.html_report import (
     select_results,
     verdict_class,
 )
+from factscope.core.results import ResultRows
 from factscope.refchecker.task import CheckResult, ClaimResult, summarize_run
 
 E, N, C = Label.ENTAILMENT, Label.NEUTRAL, Label.CONTRADICTION
@@ -366,7 +367,8 @@ def test_page_shows_the_figures_of_the_summary_it_is_given_not_recomputed_ones(r
     computed = summarize_run(rows, new_records=len(rows), seconds=0.0, extractor="", checker="")
     given = computed.model_copy(
         update={
-            "results": rows[:1],
+            "results": ResultRows(CheckResult, rows=rows[:1]),
+            "claims": 4,
             "rates": DatasetRates(
                 responses=11,
                 answered=7,
@@ -394,7 +396,7 @@ def test_page_shows_the_figures_of_the_summary_it_is_given_not_recomputed_ones(r
         in page
     )
     assert "<tr><th>noisy</th>" not in page and "0.8333" not in page
-    # counts and the claims-by-label table follow the summary's results; every given record is still shown
+    # counts follow the summary, the claims-by-label table its results; every given record is still shown
     assert "1 record, 4 claims; 5 extraction failures; 6 failed checks; showing 4 records" in page
     assert '<span class="badge entailment">Entailment</span></th><td>2</td><td>1.0000</td>' in page
     assert page.count('<section class="record"') == 4

@@ -164,7 +164,7 @@ def _jsonl_records(path: Path, limit: int) -> Iterator[tuple[int, dict[str, Any]
     with path.open("rb") as handle:
         for number, raw in enumerate(handle, start=1):
             try:
-                line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+                line = raw.decode("utf-8-sig" if number == 1 else "utf-8").removesuffix("\n").removesuffix("\r")
             except UnicodeDecodeError as error:
                 at = offset + error.start
                 raise InputError(

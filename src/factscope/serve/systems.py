@@ -169,12 +169,13 @@ class CheckSystem(System[Any, CheckResult]):
     def run_file(
         self, path: Path, output: Path, *, batch_size: int, progress: ProgressCallback, loaded: LoadedCallback
     ) -> CheckRun:
-        from factscope.refchecker.data import load_check_records
+        from factscope.refchecker.data import CheckRecords
         from factscope.refchecker.task import check
 
-        records, problems = load_check_records(path)
-        loaded(len(records), problems)
-        if not records:
+        records = CheckRecords(path)
+        count = sum(1 for _ in records)
+        loaded(count, records.problems)
+        if not count:
             raise InputError("no usable records", path=path)
         extractor, checker = self.parts()
         return check(records, extractor=extractor, checker=checker, output=output, batch_size=batch_size,
