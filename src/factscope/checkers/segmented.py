@@ -23,7 +23,7 @@ CheckMode = Literal["exact", "fast"]
 """exact: every segment of every reference is scored; fast: only the most relevant ones (see checkers.pruning)."""
 
 CACHED_REFERENCES = 4_096
-"""References whose segments a checker keeps (their segments' content stems: eight times as many texts)."""
+"""References whose segments a checker keeps, and segments whose content stems it keeps."""
 
 
 class MismatchCheck(Protocol):
@@ -120,7 +120,7 @@ class SegmentedChecker:
         self.mismatch_check = _qualified_name(mismatch) if mismatch is not None else None
         self._mismatch = mismatch
         self._segments: BoundedCache[str, list[tuple[str, Span]]] = BoundedCache(CACHED_REFERENCES)
-        self._stems: BoundedCache[str, frozenset[str]] = BoundedCache(CACHED_REFERENCES * 8)
+        self._stems: BoundedCache[str, frozenset[str]] = BoundedCache(CACHED_REFERENCES)
         if mode not in ("exact", "fast"):
             raise ValueError(f"mode must be 'exact' or 'fast', not {mode!r}")
         self.mode = mode
