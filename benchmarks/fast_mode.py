@@ -187,22 +187,13 @@ def time_refchecker_nli(
     tokenizer (about the same number of tokens for English prose), the ids taken modulo RoBERTa's vocabulary.
     """
     import torch
-    from transformers import AutoTokenizer, RobertaConfig, RobertaForSequenceClassification
+    from refchecker_nli import random_roberta_large
+    from transformers import AutoTokenizer
 
     from factscope.hf.embedded import minilm_path
 
-    config = RobertaConfig(
-        vocab_size=50265,
-        hidden_size=1024,
-        num_hidden_layers=24,
-        num_attention_heads=16,
-        intermediate_size=4096,
-        max_position_embeddings=514,
-        type_vocab_size=1,
-        num_labels=3,
-    )
     torch.manual_seed(0)
-    model = RobertaForSequenceClassification(config).eval().to(device)
+    model = random_roberta_large().eval().to(device)
     tokenizer = AutoTokenizer.from_pretrained(minilm_path())
     encoded = tokenizer(premises, hypotheses, truncation=True, max_length=512)
     order = list(range(len(premises)))  # NLIChecker batches pairs in input order
@@ -213,7 +204,7 @@ def time_refchecker_nli(
             inputs = tokenizer.pad(
                 {"input_ids": [encoded["input_ids"][i] for i in batch]}, return_tensors="pt"
             )
-            ids = (inputs["input_ids"] % config.vocab_size).to(device)
+            ids = (inputs["input_ids"] % model.config.vocab_size).to(device)
             model(input_ids=ids, attention_mask=inputs["attention_mask"].to(device))
     if device == "cuda":
         torch.cuda.synchronize()

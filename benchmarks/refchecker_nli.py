@@ -32,18 +32,9 @@ class ZeroTypeTokenizer:
         return encoded
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--pairs", type=Path, required=True, help="JSON list of [segment, claim]")
-    parser.add_argument("--tokenizer", required=True, help="a word-piece tokenizer folder")
-    parser.add_argument("--device", default="cpu")
-    args = parser.parse_args()
-
-    import torch
-    from refchecker.checker import nli_checker
-    from transformers import AutoTokenizer, RobertaConfig, RobertaForSequenceClassification
+def random_roberta_large() -> Any:
+    """RoBERTa-large for 3-way classification (NLIChecker's default architecture) with random weights."""
+    from transformers import RobertaConfig, RobertaForSequenceClassification
 
     config = RobertaConfig(
         vocab_size=50265,
@@ -55,12 +46,28 @@ def main() -> None:
         type_vocab_size=1,
         num_labels=3,
     )
+    return RobertaForSequenceClassification(config)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--pairs", type=Path, required=True, help="JSON list of [segment, claim]")
+    parser.add_argument("--tokenizer", required=True, help="a word-piece tokenizer folder")
+    parser.add_argument("--device", default="cpu")
+    args = parser.parse_args()
+
+    import torch
+    from refchecker.checker import nli_checker
+    from transformers import AutoTokenizer
+
     torch.manual_seed(0)
 
     class RandomRoberta:
         @staticmethod
         def from_pretrained(name: str) -> Any:
-            return RobertaForSequenceClassification(config)
+            return random_roberta_large()
 
     class WordPieces:
         @staticmethod
