@@ -3,17 +3,16 @@
 
 from __future__ import annotations
 
-import functools
-import inspect
 import typing
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
 import typer
 
+from factscope.cli.option_groups import Command, add_option_group
 from factscope.cli.option_ranges import finite
 
 if typing.TYPE_CHECKING:
@@ -79,37 +78,9 @@ class EngineOptions:
         return self.engine is Engine.ray
 
 
-Command = TypeVar("Command", bound=Callable[..., None])
-
-
 def engine_options(command: Command) -> Command:
     """Give ``command`` the engine options; it receives them as one keyword argument ``engine: EngineOptions``."""
-    hints = typing.get_type_hints(command, include_extras=True)
-    option_hints = typing.get_type_hints(EngineOptions, include_extras=True)
-    signature = inspect.signature(command)
-    kept = [
-        parameter.replace(annotation=hints.get(name, parameter.annotation))
-        for name, parameter in signature.parameters.items()
-        if name != "engine"
-    ]
-    added = [
-        inspect.Parameter(
-            field.name,
-            inspect.Parameter.KEYWORD_ONLY,
-            default=field.default,
-            annotation=option_hints[field.name],
-        )
-        for field in fields(EngineOptions)
-    ]
-
-    @functools.wraps(command)
-    def wrapper(**kwargs: Any) -> None:
-        options = EngineOptions(**{field.name: kwargs.pop(field.name) for field in fields(EngineOptions)})
-        command(**kwargs, engine=options)
-
-    wrapper.__signature__ = signature.replace(parameters=kept + added)  # type: ignore[attr-defined]
-    wrapper.__annotations__ = {**{p.name: p.annotation for p in kept + added}, "return": None}
-    return typing.cast(Command, wrapper)
+    return add_option_group(command, EngineOptions, "engine")
 
 
 def run_sharded(

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import functools
-import inspect
 import typing
-from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated
 
 import typer
 
+from factscope.cli.option_groups import Command, add_option_group
 from factscope.cli.option_ranges import finite
 from factscope.core.errors import ConfigError
 
@@ -108,33 +106,9 @@ class LLMOptions:
         return True
 
 
-Command = TypeVar("Command", bound=Callable[..., None])
-
-
 def llm_options(command: Command) -> Command:
     """Give ``command`` the --llm-* options; it receives them as one keyword argument ``endpoint: LLMOptions``."""
-    hints = typing.get_type_hints(command, include_extras=True)
-    option_hints = typing.get_type_hints(LLMOptions, include_extras=True)
-    signature = inspect.signature(command)
-    kept = [
-        parameter.replace(annotation=hints.get(name, parameter.annotation))
-        for name, parameter in signature.parameters.items()
-        if name != "endpoint"
-    ]
-    added = [
-        inspect.Parameter(field.name, inspect.Parameter.KEYWORD_ONLY, default=field.default,
-                          annotation=option_hints[field.name])
-        for field in fields(LLMOptions)
-    ]
-
-    @functools.wraps(command)
-    def wrapper(**kwargs: Any) -> None:
-        options = LLMOptions(**{field.name: kwargs.pop(field.name) for field in fields(LLMOptions)})
-        command(**kwargs, endpoint=options)
-
-    wrapper.__signature__ = signature.replace(parameters=kept + added)  # type: ignore[attr-defined]
-    wrapper.__annotations__ = {**{p.name: p.annotation for p in kept + added}, "return": None}
-    return typing.cast(Command, wrapper)
+    return add_option_group(command, LLMOptions, "endpoint")
 
 
 def usage_rows(llm: LLMClient | None) -> list[tuple[str, object]]:
