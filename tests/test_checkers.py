@@ -13,7 +13,8 @@ from factscope.checkers.segmented import SegmentedChecker
 from factscope.core.errors import ConfigError
 from factscope.core.schema import LABELS, Label, Span
 from factscope.core.text import segment_spans, split_sentences
-from factscope.hf.nli import HFNLIScorer, label_columns
+from factscope.hf.label_map import label_columns
+from factscope.hf.nli import HFNLIScorer
 from tiny_models import build_nli_classifier
 
 

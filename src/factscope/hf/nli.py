@@ -8,52 +8,17 @@ import numpy as np
 from scipy.special import softmax
 
 from factscope.core.bounded_cache import BoundedCache
-from factscope.core.errors import ConfigError
 from factscope.core.schema import LABELS, Label
+from factscope.hf.label_map import label_columns
 from factscope.hf.loading import load_pretrained
 from factscope.hf.sorted_batches import classifier_logits
 
 CACHED_TOKEN_COUNTS = 8_192
 """Texts whose token counts an NLI scorer keeps (segmenting a reference counts its pieces again and again)."""
 
-_LABEL_WORDS = {
-    "entail": Label.ENTAILMENT,
-    "support": Label.ENTAILMENT,
-    "neutral": Label.NEUTRAL,
-    "not_entail": Label.NEUTRAL,
-    "non-entail": Label.NEUTRAL,
-    "contradict": Label.CONTRADICTION,
-    "refute": Label.CONTRADICTION,
-}
-
-
-def label_columns(id2label: dict[int, str], label_order: Sequence[str] | None = None) -> dict[int, Label]:
-    """Map a model's output columns to factscope labels, from its config or an explicit order.
-
-    A two-way model (entailment / not-entailment) maps its second class to Neutral.
-    """
-    names = list(label_order) if label_order else [id2label[i] for i in sorted(id2label)]
-    mapping: dict[int, Label] = {}
-    for column, name in enumerate(names):
-        key = name.lower().replace(" ", "_")
-        found = None
-        for word in sorted(_LABEL_WORDS, key=len, reverse=True):
-            if word in key:
-                found = _LABEL_WORDS[word]
-                break
-        if found is None:
-            raise ConfigError(
-                f"cannot tell which NLI label column {column} ('{name}') is; pass --label-order, "
-                "e.g. 'contradiction,entailment,neutral'"
-            )
-        mapping[column] = found
-    if Label.ENTAILMENT not in mapping.values():
-        raise ConfigError(f"the model's labels {names} have no entailment class; it is not an NLI model")
-    return mapping
-
 
 def to_label_order(probs: np.ndarray, columns: dict[int, Label]) -> np.ndarray:
-    """Reorder (and sum, where two columns share a label) model probabilities into LABELS order."""
+    """Reorder model probabilities into LABELS order (a label no column stands for gets 0)."""
     out = np.zeros((probs.shape[0], len(LABELS)), dtype=np.float64)
     for column, label in columns.items():
         out[:, LABELS.index(label)] += probs[:, column]
