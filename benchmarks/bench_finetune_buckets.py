@@ -41,7 +41,7 @@ def time_steps(encodings: dict, labels: list[int], batches: list[list[int]], ste
     """Seconds for ``steps`` training steps of a fresh MiniLM classifier (the default recipe's setup, fp32)."""
     import torch
 
-    from factscope.checkers.embedded import PACKAGED_ENCODER, resolve_encoder
+    from factscope.hf.embedded import PACKAGED_ENCODER, resolve_encoder
     from factscope.training.finetune import FinetuneConfig, load_classifier, pad_batch, train_step
 
     torch.manual_seed(0)
@@ -78,7 +78,7 @@ def main() -> None:
     import torch
     from transformers import AutoTokenizer
 
-    from factscope.checkers.embedded import PACKAGED_ENCODER, resolve_encoder
+    from factscope.hf.embedded import PACKAGED_ENCODER, resolve_encoder
     from factscope.training.finetune import _length_bucketed_batches, tokenize_pairs
 
     torch.set_num_threads(args.threads)

@@ -50,7 +50,7 @@ def main() -> None:
     import torch
     from bench_finetune_buckets import epoch_pairs
 
-    from factscope.checkers.embedded import PACKAGED_ENCODER, resolve_encoder
+    from factscope.hf.embedded import PACKAGED_ENCODER, resolve_encoder
     from factscope.training.finetune import (
         FinetuneConfig,
         _length_bucketed_batches,

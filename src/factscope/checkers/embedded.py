@@ -29,22 +29,11 @@ MANIFEST = "manifest.json"
 CPU_BATCH_SIZE = 32
 GPU_BATCH_SIZE = 256
 """Pairs per forward pass of a fine-tuned checker on a CPU and on a GPU."""
-PACKAGED_ENCODER = "packaged-minilm"
-"""How a manifest names the packaged all-MiniLM-L6-v2, so a checker directory does not record a local path."""
 
 
 def shipped_checker_dir() -> Path:
     """The checker directory shipped inside the package (factscope/models/checker)."""
     return Path(__file__).resolve().parent.parent / "models" / "checker"
-
-
-def resolve_encoder(name: str) -> str:
-    """A loadable name or folder for a manifest's encoder ("packaged-minilm" -> the packaged MiniLM folder)."""
-    if name == PACKAGED_ENCODER:
-        from factscope.hf.embedded import minilm_path
-
-        return minilm_path()
-    return name
 
 
 def to_three_way(probs: np.ndarray, classes: Sequence[str]) -> np.ndarray:

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from factscope.core.errors import ConfigError
+from factscope.hf.embedded import resolve_encoder
 from factscope.hf.loading import load_pretrained
 
 CLASSIFIERS = ("logreg", "svm", "mlp", "knn")
@@ -192,8 +193,6 @@ class RepCModel:
     @classmethod
     def load(cls, directory: Path, manifest: dict[str, Any]) -> RepCModel:
         """Rebuild from a checker directory's manifest and head.npz."""
-        from factscope.checkers.embedded import resolve_encoder
-
         featurizer = RepCFeaturizer(
             resolve_encoder(manifest["encoder"]),
             layers=manifest["layers"],

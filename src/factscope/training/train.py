@@ -13,13 +13,12 @@ import numpy as np
 
 from factscope.checkers.embedded import (
     MANIFEST,
-    PACKAGED_ENCODER,
     CrossEncoderEnsemble,
     CrossEncoderModel,
     apply_log_bias,
-    resolve_encoder,
 )
 from factscope.core.errors import ConfigError, InputError
+from factscope.hf.embedded import PACKAGED_ENCODER, resolve_encoder
 from factscope.training.evaluation import (
     BiasCheck,
     CheckerReport,
