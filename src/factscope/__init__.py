@@ -18,6 +18,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from factscope.core.version import __version__
+
 if TYPE_CHECKING:
     from factscope.conner.data import KnowledgeRecord
     from factscope.conner.task import KnowledgeRun
@@ -26,8 +28,6 @@ if TYPE_CHECKING:
     from factscope.grounding.task import GroundRun
     from factscope.kalma.task import AnswerRecord, AttributionRun
     from factscope.refchecker.task import CheckRun
-
-__version__ = "0.1.0"
 
 __all__ = ["__version__", "attribute", "check", "ground", "knowledge"]
 

@@ -9,8 +9,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from factscope import __version__
 from factscope.core.errors import FactscopeError, RecordsFailed
+from factscope.core.version import __version__
 
 EXIT_BUG = 1
 EXIT_USAGE = 2

@@ -24,6 +24,7 @@ from pydantic import BaseModel
 from factscope.core.io import ResultWriter, drop_rows
 from factscope.core.manifest import RunManifest, Setting, describe, fingerprint_items, prepare_results
 from factscope.core.results import ResultRows, Totals
+from factscope.core.version import __version__
 
 Item = TypeVar("Item")
 Row = TypeVar("Row", bound=BaseModel)
@@ -86,8 +87,6 @@ def run_manifest(
 ) -> RunManifest:
     """The manifest of a run: a fingerprint of its input records, a description of each component, and any
     further ``settings`` that change results."""
-    from factscope import __version__
-
     described: dict[str, Setting] = {name: describe(component) for name, component in components.items()}
     return RunManifest(
         system=system,

@@ -24,10 +24,10 @@ from jinja2 import Environment
 from markupsafe import Markup
 from pydantic import ValidationError
 
-from factscope import __version__
 from factscope.core.errors import InputError
 from factscope.core.io import read_json_records
 from factscope.core.schema import LABELS, Label, Span, Verdict
+from factscope.core.version import __version__
 from factscope.metrics.hallucination import DatasetRates, dataset_rates
 from factscope.plots.bars import bar_list, grouped_bars, stacked_bars
 from factscope.plots.svg import Series, Style

@@ -9,7 +9,7 @@ from functools import cache
 
 from markupsafe import Markup
 
-from factscope import __version__
+from factscope.core.version import __version__
 from factscope.plots.templating import environment
 from factscope.refchecker.html_report import stylesheet as check_stylesheet
 

@@ -19,17 +19,16 @@ from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel
 from starlette.exceptions import HTTPException
 
-from factscope import __version__
 from factscope.core.errors import FactscopeError, InputError
-from factscope.serve.batching import MicroBatcher, ModelWorker
+from factscope.core.version import __version__
 from factscope.serve.config import ServeConfig
-from factscope.serve.jobs import FINISHED, Job, JobRunner, JobStore
-from factscope.serve.requests import RecordsRequest, RequestProblem, read_records
+from factscope.serve.jobs import FINISHED, Job
+from factscope.serve.pages import add_pages
+from factscope.serve.requests import RecordsRequest, RequestProblem
 from factscope.serve.security import BodyLimit, BodyTooLarge, inside, key_matches, presented_key, safe_name
-from factscope.serve.systems import System, make_systems
+from factscope.serve.server import Server
 
 log = logging.getLogger("factscope.serve")
 
@@ -39,47 +38,6 @@ UPLOAD_PATHS = ("/v1/jobs", "/jobs")
 OPEN_PATHS = ("/login", "/static/", "/docs-assets/")
 """Paths served without the API key: the sign-in page, the style sheet and scripts."""
 CHUNK = 1 << 16
-
-
-class Server:
-    """The state one app holds: its configuration, systems, model worker, batchers and jobs."""
-
-    def __init__(self, config: ServeConfig) -> None:
-        self.config = config
-        self.systems: dict[str, System[Any, Any]] = make_systems(config.components)
-        self.worker = ModelWorker()
-        self.batchers = {
-            name: MicroBatcher(system, self.worker, max_records=config.batch_records,
-                               wait=config.batch_wait_ms / 1000)
-            for name, system in self.systems.items()
-        }
-        self.store = JobStore(config.data_dir)
-        self.runner = JobRunner(self.store, self.systems, self.worker.lock, batch_size=config.job_batch_size)
-
-    async def run(self, system: str, records: list[Any]) -> BaseModel:
-        """The run result of a synchronous request's records (validated, then micro-batched)."""
-        items = read_records(self.systems[system], records, self.config.limits)
-        return await self.batchers[system].submit(items)
-
-    def warm(self) -> None:
-        """Build every system's components now, so that the first request does not wait for them."""
-        for system in self.systems.values():
-            system.warm()
-
-    def create_job(self, system: str, name: str, content: Iterator[bytes]) -> Job:
-        """Save an input file and queue its job."""
-        if system not in self.systems:
-            raise RequestProblem(422, f"system: {system!r} is not one of {', '.join(self.systems)}", field="system")
-        job = self.store.create(system, name, content)
-        self.runner.submit(job)
-        return job
-
-    def job(self, job_id: str) -> Job:
-        """A job by id; 404 when there is none."""
-        try:
-            return self.store.get(job_id)
-        except KeyError:
-            raise RequestProblem(404, f"no job {job_id!r}", field="job") from None
 
 
 def create_app(config: ServeConfig, *, warm: bool = False) -> FastAPI:
@@ -110,8 +68,6 @@ def create_app(config: ServeConfig, *, warm: bool = False) -> FastAPI:
     app.state.server = server
     _errors(app)
     _api(app, server)
-    from factscope.serve.pages import add_pages
-
     add_pages(app, server)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     _docs(app)

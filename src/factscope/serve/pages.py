@@ -19,16 +19,16 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from markupsafe import Markup, escape
 from starlette.datastructures import UploadFile
 
-from factscope import __version__
 from factscope.core.errors import InputError
 from factscope.core.io import read_json_records
+from factscope.core.version import __version__
 from factscope.reports.dispatch import render_record, render_report
 from factscope.reports.page import stylesheet
 from factscope.serve.requests import RequestProblem
 from factscope.serve.security import KEY_COOKIE, key_matches
 
 if TYPE_CHECKING:
-    from factscope.serve.app import Server
+    from factscope.serve.server import Server
 
 REPORT_ROWS = 200
 """Records a job's report shows (its figures cover every row of the results file)."""

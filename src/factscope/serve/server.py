@@ -1,0 +1,55 @@
+"""The state one ``factscope serve`` app holds: its configuration, systems, model worker, batchers and jobs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from pydantic import BaseModel
+
+from factscope.serve.batching import MicroBatcher, ModelWorker
+from factscope.serve.config import ServeConfig
+from factscope.serve.jobs import Job, JobRunner, JobStore
+from factscope.serve.requests import RequestProblem, read_records
+from factscope.serve.systems import System, make_systems
+
+
+class Server:
+    """The state one app holds: its configuration, systems, model worker, batchers and jobs."""
+
+    def __init__(self, config: ServeConfig) -> None:
+        self.config = config
+        self.systems: dict[str, System[Any, Any]] = make_systems(config.components)
+        self.worker = ModelWorker()
+        self.batchers = {
+            name: MicroBatcher(system, self.worker, max_records=config.batch_records,
+                               wait=config.batch_wait_ms / 1000)
+            for name, system in self.systems.items()
+        }
+        self.store = JobStore(config.data_dir)
+        self.runner = JobRunner(self.store, self.systems, self.worker.lock, batch_size=config.job_batch_size)
+
+    async def run(self, system: str, records: list[Any]) -> BaseModel:
+        """The run result of a synchronous request's records (validated, then micro-batched)."""
+        items = read_records(self.systems[system], records, self.config.limits)
+        return await self.batchers[system].submit(items)
+
+    def warm(self) -> None:
+        """Build every system's components now, so that the first request does not wait for them."""
+        for system in self.systems.values():
+            system.warm()
+
+    def create_job(self, system: str, name: str, content: Iterator[bytes]) -> Job:
+        """Save an input file and queue its job."""
+        if system not in self.systems:
+            raise RequestProblem(422, f"system: {system!r} is not one of {', '.join(self.systems)}", field="system")
+        job = self.store.create(system, name, content)
+        self.runner.submit(job)
+        return job
+
+    def job(self, job_id: str) -> Job:
+        """A job by id; 404 when there is none."""
+        try:
+            return self.store.get(job_id)
+        except KeyError:
+            raise RequestProblem(404, f"no job {job_id!r}", field="job") from None
