@@ -3,6 +3,7 @@
 import pytest
 
 from factscope.metrics.classification import (
+    auroc,
     balanced_accuracy,
     best_threshold,
     confusion_matrix,
@@ -100,3 +101,16 @@ def test_best_threshold_with_useless_scores_predicts_everything_positive():
 def test_best_threshold_needs_both_classes():
     with pytest.raises(ValueError, match="both classes"):
         best_threshold([0.1, 0.2], [True, True])
+
+
+def test_auroc_is_the_share_of_positive_negative_pairs_ranked_right_ties_half():
+    # positives 0.9, 0.4, 0.4; negatives 0.4, 0.1: of the 6 pairs, (0.9, 0.4), (0.9, 0.1), (0.4, 0.1) twice are
+    # ranked right (4), the two (0.4, 0.4) ties count one half each: (4 + 1) / 6
+    assert auroc([True, True, True, False, False], [0.9, 0.4, 0.4, 0.4, 0.1]) == pytest.approx(5 / 6)
+    assert auroc([True, False], [0.2, 0.8]) == 0.0
+    assert auroc([False, True], [0.2, 0.8]) == 1.0
+
+
+def test_auroc_needs_both_classes():
+    with pytest.raises(ValueError, match="both classes"):
+        auroc([True, True], [0.1, 0.2])

@@ -96,3 +96,28 @@ def best_threshold(scores: Sequence[float], gold: Sequence[bool]) -> float:
         if value > best_value + 1e-12:  # equal up to rounding is a tie, which the lower threshold wins
             best_value, best = value, (score + following) / 2
     return float(best)
+
+
+def auroc(gold: Sequence[bool], scores: Sequence[float]) -> float:
+    """Area under the ROC curve of ``scores`` for the positives of ``gold``: the chance that a random positive
+    scores above a random negative, ties counting one half (the Mann-Whitney U statistic over n+ * n-).
+
+    Threshold-free, so it measures how well the scores separate the classes, apart from calibration. Gold labels
+    of one class only raise ValueError (the area is undefined).
+    """
+    _check_lengths(gold, scores)
+    positives = [float(s) for g, s in zip(gold, scores) if g]
+    negatives = [float(s) for g, s in zip(gold, scores) if not g]
+    if not positives or not negatives:
+        raise ValueError("AUROC needs gold labels of both classes")
+    ranked = sorted([(s, True) for s in positives] + [(s, False) for s in negatives])
+    rank_sum, i = 0.0, 0
+    while i < len(ranked):
+        j = i
+        while j < len(ranked) and ranked[j][0] == ranked[i][0]:
+            j += 1
+        mean_rank = (i + 1 + j) / 2
+        rank_sum += mean_rank * sum(1 for _, positive in ranked[i:j] if positive)
+        i = j
+    n_pos, n_neg = len(positives), len(negatives)
+    return (rank_sum - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)
