@@ -55,6 +55,10 @@ class Claim(BaseModel):
         return self.text
 
 
+MismatchKind = Literal["number", "date", "quantity", "entity"]
+"""The kinds of value a claim's evidence may fail to bear."""
+
+
 class Mismatch(BaseModel):
     """A value of a claim (number, date, quantity, named entity) that its aligned evidence does not bear.
 
@@ -63,7 +67,7 @@ class Mismatch(BaseModel):
     claim text, and in the original reference.
     """
 
-    kind: Literal["number", "date", "quantity", "entity"]
+    kind: MismatchKind
     claim_value: str
     claim_span: Span
     evidence_value: str | None = None
