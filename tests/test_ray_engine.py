@@ -100,7 +100,7 @@ class OverlapChecker:
         return verdicts
 
 
-def cheap_pipeline() -> Pipeline[Record, CheckResult]:
+def cheap_pipeline() -> Pipeline[Record, CheckResult, CheckTotals]:
     return check_pipeline(SentenceClaims(), OverlapChecker())
 
 
@@ -111,7 +111,7 @@ class DiesOnce:
 
     marker: Path
 
-    def __call__(self) -> Pipeline[Record, CheckResult]:
+    def __call__(self) -> Pipeline[Record, CheckResult, CheckTotals]:
         pipeline = cheap_pipeline()
         calls = Counter[str]()
 
@@ -171,7 +171,7 @@ def generated(folder: Path, records: int, shards: int, seed: int = 0) -> list[Pa
     return paths
 
 
-def local_run(paths: Sequence[Path], pipeline: Pipeline[Record, CheckResult], output: Path):
+def local_run(paths: Sequence[Path], pipeline: Pipeline[Record, CheckResult, CheckTotals], output: Path):
     """The local engine over the shards one after another, into one results file."""
     records = [record for path in paths for record in CheckRecords(path)]
     produced, totals = run_pipeline(pipeline, records, output=output, batch_size=16)
@@ -327,7 +327,7 @@ def test_the_shipped_example_through_the_cli_gives_the_local_labels_and_summary(
     assert ray_figures["claims"] > 0
 
 
-def attribution_with_overlap() -> Pipeline[AnswerRecord, AttributionScore]:
+def attribution_with_overlap() -> Pipeline[AnswerRecord, AttributionScore, AttributionTotals]:
     return attribution_pipeline(OverlapChecker())
 
 
@@ -337,7 +337,7 @@ class KnowledgeWithOverlap:
 
     corpus: Path
 
-    def __call__(self) -> Pipeline[KnowledgeRecord, KnowledgeScores]:
+    def __call__(self) -> Pipeline[KnowledgeRecord, KnowledgeScores, KnowledgeTotals]:
         evaluator = make_evaluator(
             corpus=self.corpus, checker="none", relevance="none", coherence="none", llm=None
         )
@@ -394,7 +394,7 @@ class OverlapPresence:
         )
 
 
-def grounding_with_overlap() -> Pipeline[GroundExample, GroundResult]:
+def grounding_with_overlap() -> Pipeline[GroundExample, GroundResult, GroundTotals]:
     return ground_pipeline(SentenceClaims(), OverlapPresence(), factors=("has_answer",))
 
 

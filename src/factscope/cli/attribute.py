@@ -22,7 +22,7 @@ from factscope.core.errors import ConfigError, InputError, RecordsFailed
 if TYPE_CHECKING:
     from factscope.core.run import Pipeline
     from factscope.engines.ray import ShardedRun
-    from factscope.kalma.task import AnswerRecord, AttributionRun, AttributionScore
+    from factscope.kalma.task import AnswerRecord, AttributionRun, AttributionScore, AttributionTotals
     from factscope.llm.client import LLMClient
 
 HELP = """Knowledge-graph attribution (KaLMA / BioKaLMA): answers that cite triples of a knowledge graph as \\[Q212657, place of birth: Rome], mark what the graph lacks with \\[NA], and are scored with no reference answers.
@@ -271,7 +271,7 @@ class AttributionBuild:
     empty_answers: EmptyPolicy
     matching: CitationMatching
 
-    def __call__(self) -> Pipeline[AnswerRecord, AttributionScore]:
+    def __call__(self) -> Pipeline[AnswerRecord, AttributionScore, AttributionTotals]:
         from factscope.checkers.registry import CHECKERS, make_checker
         from factscope.kalma.task import attribution_pipeline
 
@@ -282,11 +282,10 @@ class AttributionBuild:
         )
 
 
-def attribution_run_of(sharded: ShardedRun[AttributionScore]) -> AttributionRun:
+def attribution_run_of(sharded: ShardedRun[AttributionScore, AttributionTotals]) -> AttributionRun:
     """The typed result of a scoring run on Ray."""
-    from factscope.kalma.task import AttributionTotals, attribution_run
+    from factscope.kalma.task import attribution_run
 
-    assert isinstance(sharded.totals, AttributionTotals)
     return attribution_run(sharded.produced, sharded.totals, checker=sharded.names["checker"])
 
 

@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from factscope.core.run import Pipeline
     from factscope.engines.ray import ShardedRun
     from factscope.llm.client import LLMClient
-    from factscope.refchecker.task import CheckResult, CheckRun
+    from factscope.refchecker.task import CheckResult, CheckRun, CheckTotals
 
 HELP = """Extract claims from LLM responses and check each against the references.
 
@@ -238,7 +238,7 @@ class CheckBuild:
     top_k: int
     abstention_detection: bool
 
-    def __call__(self) -> Pipeline[Record, CheckResult]:
+    def __call__(self) -> Pipeline[Record, CheckResult, CheckTotals]:
         from factscope.core.manifest import fingerprint_file
         from factscope.refchecker.task import check_pipeline
         from factscope.retrieve.corpus import Corpus, make_retriever
@@ -273,11 +273,10 @@ def parse_check_record(
     return record
 
 
-def check_run_of(sharded: ShardedRun[CheckResult]) -> CheckRun:
+def check_run_of(sharded: ShardedRun[CheckResult, CheckTotals]) -> CheckRun:
     """The typed result of a check run on Ray."""
-    from factscope.refchecker.task import CheckTotals, check_run
+    from factscope.refchecker.task import check_run
 
-    assert isinstance(sharded.totals, CheckTotals)
     return check_run(
         sharded.produced, sharded.totals, extractor=sharded.names["extractor"], checker=sharded.names["checker"]
     )

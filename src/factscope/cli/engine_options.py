@@ -85,7 +85,7 @@ def engine_options(command: Command) -> Command:
 
 def run_sharded(
     engine: EngineOptions,
-    build: Callable[[], Pipeline[Any, Any]],
+    build: Callable[[], Pipeline[Any, Any, Any]],
     parse: RecordParser[Any],
     input: Path,
     output: Path,
@@ -93,7 +93,7 @@ def run_sharded(
     batch_size: int,
     overwrite: bool,
     retry_failed: bool,
-) -> ShardedRun[Any]:
+) -> ShardedRun[Any, Any]:
     """Run a command's pipeline on Ray (``factscope.engines.ray``) with the progress display, printing each
     skipped input record; a missing Ray or a bad results folder stops before any work."""
     from factscope.cli.display import ProgressDisplay, print_skipped

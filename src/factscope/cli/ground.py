@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from factscope.core.run import Pipeline
     from factscope.engines.ray import ShardedRun
     from factscope.grounding.data import GroundExample
-    from factscope.grounding.task import GroundResult, GroundRun
+    from factscope.grounding.task import GroundResult, GroundRun, GroundTotals
     from factscope.llm.client import LLMClient
 
 HELP = """Grounding evaluation: does a response use all the needed knowledge of its contexts, and only that?
@@ -344,7 +344,7 @@ class GroundBuild:
     no_response_facts: EmptyPolicy
     no_gold_facts: EmptyPolicy
 
-    def __call__(self) -> Pipeline[GroundExample, GroundResult]:
+    def __call__(self) -> Pipeline[GroundExample, GroundResult, GroundTotals]:
         from factscope.grounding.task import ground_pipeline
 
         needs_llm = EXTRACTORS.needs_llm(self.extractor) or PRESENCE_MODELS.needs_llm(self.presence)
@@ -359,16 +359,16 @@ class GroundBuild:
         )
 
 
-def ground_run_of(sharded: ShardedRun[GroundResult]) -> GroundRun:
+def ground_run_of(sharded: ShardedRun[GroundResult, GroundTotals]) -> GroundRun:
     """The typed result of a grounding run on Ray; the presence threshold is the one the folder's manifest
     records."""
-    from factscope.grounding.task import GroundRun, GroundTotals
+    from factscope.grounding.task import GroundRun
 
-    assert isinstance(sharded.totals, GroundTotals)
     presence = sharded.manifest.settings["presence"]
     return GroundRun(
         results=sharded.produced.results,
         summary=sharded.totals.summary(),
+        failed=sharded.totals.failed,
         **sharded.produced.counts(),
         extractor=sharded.names["extractor"],
         presence=sharded.names["presence"],
@@ -490,13 +490,13 @@ def generate_command(
             examples, llm, output=output, max_tokens=max_tokens, batch_size=batch_size, progress=shown,
             overwrite=overwrite, retry_failed=retry_failed,
         )
-    for failure in run.failures:
+    for failure in run.failed_calls:
         console.print(f"[yellow]failed[/] {escape(f'{failure.id}: {failure.error}')}")
     rows: list[tuple[str, object]] = [
         ("responses written (new)", run.new_records),
         ("skipped input records", len(dataset.errors)),
         ("already there (resumed)", run.resumed_records),
-        ("failed calls (rerun to retry)", len(run.failures)),
+        ("failed calls (rerun to retry)", run.failed),
         (
             "distractors",
             f"{retriever.value}, {budget} tokens, gold at {gold_position.value}" if corpus else "none (gold only)",
@@ -505,8 +505,8 @@ def generate_command(
     ]
     rows.extend(usage_rows(llm))
     print_table(summary_table("generation", rows))
-    if run.failures:
-        raise RecordsFailed(len(run.failures), "generation calls", output, kept=False)
+    if run.failed:
+        raise RecordsFailed(run.failed, "generation calls", output, kept=False)
 
 
 CALIBRATE_HELP = """Choose the presence threshold that agrees best with human presence labels.

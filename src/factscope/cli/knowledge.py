@@ -36,7 +36,7 @@ from factscope.core.errors import ConfigError, InputError, RecordsFailed
 if TYPE_CHECKING:
     from factscope.conner.data import KnowledgeRecord
     from factscope.conner.generation import GenerationMode
-    from factscope.conner.task import KnowledgeRun, KnowledgeScores
+    from factscope.conner.task import KnowledgeRun, KnowledgeScores, KnowledgeTotals
     from factscope.core.run import Pipeline
     from factscope.engines.ray import ShardedRun
     from factscope.llm.client import LLMClient
@@ -296,7 +296,7 @@ class KnowledgeBuild:
     endpoint: LLMOptions
     pool: list[str] | None
 
-    def __call__(self) -> Pipeline[KnowledgeRecord, KnowledgeScores]:
+    def __call__(self) -> Pipeline[KnowledgeRecord, KnowledgeScores, KnowledgeTotals]:
         from factscope.conner.evaluator_setup import make_evaluator
         from factscope.conner.task import knowledge_pipeline
         from factscope.core.manifest import fingerprint_file
@@ -311,11 +311,10 @@ class KnowledgeBuild:
         )
 
 
-def knowledge_run_of(sharded: ShardedRun[KnowledgeScores]) -> KnowledgeRun:
+def knowledge_run_of(sharded: ShardedRun[KnowledgeScores, KnowledgeTotals]) -> KnowledgeRun:
     """The typed result of a knowledge run on Ray."""
-    from factscope.conner.task import KnowledgeTotals, knowledge_run
+    from factscope.conner.task import knowledge_run
 
-    assert isinstance(sharded.totals, KnowledgeTotals)
     return knowledge_run(sharded.produced, sharded.totals)
 
 

@@ -14,13 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from factscope.conner.data import KnowledgeRecord
 from factscope.conner.templates import answer_prompt, few_shot_prompt, zero_shot_prompt
 from factscope.core.manifest import fingerprint_items
-from factscope.core.results import ResultRows
 from factscope.core.run import ProgressCallback, run_batches, run_manifest
+from factscope.core.run_result import RunResult
 
 if TYPE_CHECKING:
     from factscope.conner.task import KnowledgeEvaluator, KnowledgeScores
@@ -219,17 +219,9 @@ def _candidate(reply: Any) -> Candidate:
     return Candidate(text=text)
 
 
-class KnowledgeGenerationRun(BaseModel):
+class KnowledgeGenerationRun(RunResult[GeneratedKnowledge]):
     """Every generated record in the output file (read lazily; left out of ``model_dump``), and the counts of this
-    run."""
-
-    model_config = ConfigDict(arbitrary_types_allowed=True)
-
-    results: ResultRows[GeneratedKnowledge] = Field(exclude=True)
-    new_records: int
-    resumed_records: int
-    failed: int
-    seconds: float
+    run (``failed``: the file's rows marked failed)."""
 
 
 def generate_knowledge(

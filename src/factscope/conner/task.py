@@ -18,15 +18,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from factscope.checkers.base import Checker, CheckTask
 from factscope.conner.data import KnowledgeRecord
 from factscope.conner.templates import answer_pair, informativeness_pair
 from factscope.core.errors import BackendError
 from factscope.core.manifest import Setting
-from factscope.core.results import ResultRows
 from factscope.core.run import Pipeline, ProgressCallback, RunRows, report_progress, run_pipeline
+from factscope.core.run_result import RunResult
 from factscope.core.schema import LABELS, Verdict
 from factscope.core.text import split_sentences
 from factscope.metrics import conner
@@ -370,19 +370,12 @@ class KnowledgeSummary(BaseModel):
     not_computed: dict[str, str]
 
 
-class KnowledgeRun(BaseModel):
+class KnowledgeRun(RunResult[KnowledgeScores]):
     """A whole knowledge-scoring run: its summary, the counts, and every result in the results file (earlier runs'
-    included when resuming, read lazily; left out of ``model_dump``)."""
+    included when resuming, read lazily; left out of ``model_dump``). ``failed``: rows with a failed checker or
+    causal-LM call (``knowledge_failed``)."""
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
-
-    results: ResultRows[KnowledgeScores] = Field(exclude=True)
     summary: KnowledgeSummary
-    new_records: int
-    resumed_records: int
-    seconds: float
-    failed: int = 0
-    """Rows with a failed checker or causal-LM call (``knowledge_failed``)."""
 
 
 VALIDITY_CHECKS_FAILED = "the checker failed on every premise"
@@ -462,7 +455,7 @@ def knowledge_pipeline(
     *,
     pool: Sequence[str] | None = None,
     settings: Mapping[str, Setting] | None = None,
-) -> Pipeline[KnowledgeRecord, KnowledgeScores]:
+) -> Pipeline[KnowledgeRecord, KnowledgeScores, KnowledgeTotals]:
     """CONNER's scoring as a pipeline any engine runs: ``evaluator`` scores each batch of records, drawing
     helpfulness baselines from ``pool`` (``knowledge_pool`` of every record; default: each batch's own knowledge).
     See ``knowledge`` for the rest."""
@@ -513,7 +506,6 @@ def knowledge(
         overwrite=overwrite,
         retry_failed=retry_failed,
     )
-    assert isinstance(totals, KnowledgeTotals)
     return knowledge_run(produced, totals)
 
 

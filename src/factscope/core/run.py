@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Siz
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Generic, Protocol, TypedDict, TypeVar, runtime_checkable
+from typing import Any, Generic, Protocol, TypedDict, TypeVar, runtime_checkable
 
 from pydantic import BaseModel
 
@@ -28,6 +28,7 @@ from factscope.core.version import __version__
 
 Item = TypeVar("Item")
 Row = TypeVar("Row", bound=BaseModel)
+TotalsT = TypeVar("TotalsT", bound=Totals[Any])
 
 
 @dataclass(frozen=True)
@@ -212,9 +213,10 @@ def run_batches(
 
 
 @dataclass(frozen=True)
-class Pipeline(Generic[Item, Row]):
+class Pipeline(Generic[Item, Row, TotalsT]):
     """A system's run in the form every engine runs it: the batch function (its models already built), how items
-    and rows are keyed, the totals its summary is made of, and what goes into the results file's manifest.
+    and rows are keyed, the totals its summary is made of (``TotalsT``), and what goes into the results file's
+    manifest.
 
     ``run_pipeline`` runs it in this process; ``factscope.engines.ray`` runs the same pipeline on Ray actors, so
     both give the same rows and, through ``Totals.merge``, the same summary.
@@ -225,7 +227,7 @@ class Pipeline(Generic[Item, Row]):
     row_type: type[Row]
     key: Callable[[Item], str]
     process: Callable[[Sequence[Item]], Sequence[Row]]
-    new_totals: Callable[[], Totals[Row]]
+    new_totals: Callable[[], TotalsT]
     components: Mapping[str, object]
     settings: Mapping[str, Setting]
     failed: Callable[[Row], bool] | None = None
@@ -234,9 +236,17 @@ class Pipeline(Generic[Item, Row]):
         """The manifest of a run of this pipeline over ``items`` (see ``run_manifest``)."""
         return run_manifest(self.system, items, self.components, self.settings)
 
+    def names(self) -> dict[str, str]:
+        """The name of each component the pipeline has (its ``name``, else its type's)."""
+        return {
+            name: str(getattr(part, "name", type(part).__name__))
+            for name, part in self.components.items()
+            if part is not None
+        }
+
 
 def run_pipeline(
-    pipeline: Pipeline[Item, Row],
+    pipeline: Pipeline[Item, Row, TotalsT],
     items: Iterable[Item],
     *,
     output: str | Path | None = None,
@@ -244,7 +254,7 @@ def run_pipeline(
     progress: ProgressCallback | None = None,
     overwrite: bool = False,
     retry_failed: bool = False,
-) -> tuple[RunRows[Row], Totals[Row]]:
+) -> tuple[RunRows[Row], TotalsT]:
     """Run ``pipeline`` over ``items`` in this process (``run_batches``): its rows and the totals of the whole
     results file. ``items`` is read twice, once for the manifest's fingerprint and once to run, so give a list
     or a re-iterable reader; a one-pass iterator is first gathered into a list."""

@@ -46,6 +46,7 @@ from factscope.engines.shards import (
 Item = TypeVar("Item")
 Item_co = TypeVar("Item_co", covariant=True)
 Row = TypeVar("Row", bound=BaseModel)
+TotalsT = TypeVar("TotalsT", bound=Totals[Any])
 
 INSTALL_RAY = "the Ray engine needs Ray, an optional extra: pip install 'factscope[ray]'"
 
@@ -100,13 +101,13 @@ class PipelineShape:
 
 
 @dataclass
-class ShardedRun(Generic[Row]):
+class ShardedRun(Generic[Row, TotalsT]):
     """A Ray run: its rows (every results shard, read lazily) and counts, the merged totals, the skipped input
     records' errors, the records the parser passed over, the names of the pipeline's components, the folder's
     manifest (``settings`` describes each component) and the results folder."""
 
     produced: RunRows[Row]
-    totals: Totals[Row]
+    totals: TotalsT
     problems: list[InputError]
     passed_over: int
     names: dict[str, str]
@@ -125,7 +126,7 @@ def require_ray() -> Any:
 
 
 def run_on_ray(
-    build: Callable[[], Pipeline[Item, Row]],
+    build: Callable[[], Pipeline[Item, Row, TotalsT]],
     parse: RecordParser[Item],
     input: Path,
     output: Path,
@@ -134,7 +135,7 @@ def run_on_ray(
     overwrite: bool = False,
     retry_failed: bool = False,
     progress: ProgressCallback | None = None,
-) -> ShardedRun[Row]:
+) -> ShardedRun[Row, TotalsT]:
     """Run the pipeline ``build`` makes over the records of ``input`` on Ray, writing the results folder
     ``output`` (see the module's description).
 
@@ -225,7 +226,7 @@ class _Collector:
 
 def _run(
     ray: Any,
-    build: Callable[[], Pipeline[Any, Any]],
+    build: Callable[[], Pipeline[Any, Any, Any]],
     parse: RecordParser[Any],
     shards: Sequence[Path],
     output: Path,
@@ -233,7 +234,7 @@ def _run(
     overwrite: bool,
     retry_failed: bool,
     progress: ProgressCallback | None,
-) -> ShardedRun[Any]:
+) -> ShardedRun[Any, Any]:
     shape = (
         ray.get(ray.remote(num_gpus=options.num_gpus)(describe).remote(build))
         if options.num_gpus
@@ -297,7 +298,7 @@ def _count(totals: Totals[Any], row_type: type[BaseModel], row: dict[str, Any]) 
     totals.add(row_type.model_validate(row))
 
 
-def describe(build: Callable[[], Pipeline[Any, Any]]) -> PipelineShape:
+def describe(build: Callable[[], Pipeline[Any, Any, Any]]) -> PipelineShape:
     """Build the pipeline once and keep what the driver needs of it: built on the driver for CPU actors, and in a
     Ray task with an actor's GPUs for GPU actors (the driver may have no GPU)."""
     pipeline = build()
@@ -308,18 +309,14 @@ def describe(build: Callable[[], Pipeline[Any, Any]]) -> PipelineShape:
         new_totals=pipeline.new_totals,
         failed=pipeline.failed,
         manifest=pipeline.manifest([]),
-        names={
-            name: str(getattr(part, "name", type(part).__name__))
-            for name, part in pipeline.components.items()
-            if part is not None
-        },
+        names=pipeline.names(),
     )
 
 
 def _stream(
     ray: Any,
     units: Sequence[WorkUnit],
-    build: Callable[[], Pipeline[Any, Any]],
+    build: Callable[[], Pipeline[Any, Any, Any]],
     parse: RecordParser[Any],
     done: Any,
     options: RayOptions,
@@ -344,7 +341,7 @@ def _stream(
 def _rows(
     ray: Any,
     units: Sequence[WorkUnit],
-    build: Callable[[], Pipeline[Any, Any]],
+    build: Callable[[], Pipeline[Any, Any, Any]],
     parse: RecordParser[Any],
     done: Any,
     options: RayOptions,
@@ -377,7 +374,7 @@ class ShardWorker:
     batch at a time."""
 
     def __init__(
-        self, build: Callable[[], Pipeline[Any, Any]], parse: RecordParser[Any], done: Any, batch_size: int
+        self, build: Callable[[], Pipeline[Any, Any, Any]], parse: RecordParser[Any], done: Any, batch_size: int
     ) -> None:
         import ray
 

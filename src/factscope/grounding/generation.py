@@ -6,11 +6,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from factscope.core.prompts import load_prompt
-from factscope.core.results import ResultRows
 from factscope.core.run import ProgressCallback, run_batches, run_manifest
+from factscope.core.run_result import RunResult
 from factscope.grounding.data import GroundExample
 
 if TYPE_CHECKING:
@@ -34,17 +34,11 @@ class GenerationFailure(BaseModel):
     error: str | None
 
 
-class GenerationRun(BaseModel):
-    """Every response in the responses file (read lazily; left out of ``model_dump``), the failures of this run,
-    and the counts."""
+class GenerationRun(RunResult[GeneratedResponse]):
+    """Every response in the responses file (read lazily; left out of ``model_dump``), the counts, and the calls
+    of this run that failed (``failed`` of them, each in ``failed_calls``; not written, so a rerun retries them)."""
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
-
-    results: ResultRows[GeneratedResponse] = Field(exclude=True)
-    failures: list[GenerationFailure]
-    new_records: int
-    resumed_records: int
-    seconds: float
+    failed_calls: list[GenerationFailure]
 
 
 def generation_prompt(example: GroundExample, template: str) -> str:
@@ -82,7 +76,7 @@ def generate(
 ) -> GenerationRun:
     """Generate and write a response per example; examples already in ``output`` are skipped (resume).
 
-    A failed call is reported in ``failures`` and not written, so any rerun tries it again: ``retry_failed``
+    A failed call is reported in ``failed_calls`` and not written, so any rerun tries it again: ``retry_failed``
     is accepted for the shape every entry point shares and has nothing more to retry."""
     failures: list[GenerationFailure] = []
 
@@ -118,6 +112,7 @@ def generate(
     )
     return GenerationRun(
         results=produced.results,
-        failures=failures,
+        failed=len(failures),
+        failed_calls=failures,
         **produced.counts(),
     )

@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from factscope.core.errors import ConfigError, InputError
 from factscope.core.manifest import Setting
-from factscope.core.results import ResultRows
 from factscope.core.run import Pipeline, ProgressCallback, RunRows, report_progress, run_pipeline
+from factscope.core.run_result import RunResult
 from factscope.grounding.data import GroundExample
 from factscope.grounding.presence import PresenceModel, decide
 from factscope.metrics.grounding import (
@@ -239,17 +239,12 @@ def choose_factors(present: Sequence[str], factors: Sequence[str] | None) -> lis
     return list(factors)
 
 
-class GroundRun(BaseModel):
+class GroundRun(RunResult[GroundResult]):
     """A whole grounding run: its summary, what produced it, and every result in the results file (earlier runs'
-    included when resuming, read lazily; left out of ``model_dump``)."""
+    included when resuming, read lazily; left out of ``model_dump``). ``failed`` counts the records whose fact
+    decomposition failed (``summary.failed``)."""
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
-
-    results: ResultRows[GroundResult] = Field(exclude=True)
     summary: GroundSummary
-    new_records: int
-    resumed_records: int
-    seconds: float
     extractor: str
     presence: str
     threshold: float
@@ -268,7 +263,7 @@ def ground_pipeline(
     no_response_facts: EmptyPolicy = "zero",
     no_gold_facts: EmptyPolicy = "skip",
     settings: Mapping[str, Setting] | None = None,
-) -> Pipeline[GroundExample, GroundResult]:
+) -> Pipeline[GroundExample, GroundResult, GroundTotals]:
     """The grounding task as a pipeline any engine runs: decompose, judge presence and score each batch of
     examples (each must have a response); its totals break results down by ``factors`` (chosen beforehand with
     ``breakdown_factors``). See ``ground`` for the rest."""
@@ -368,7 +363,6 @@ def ground(
         overwrite=overwrite,
         retry_failed=retry_failed,
     )
-    assert isinstance(totals, GroundTotals)
     return ground_run(produced, totals, extractor=extractor.name, presence=presence)
 
 
@@ -379,6 +373,7 @@ def ground_run(
     return GroundRun(
         results=produced.results,
         summary=totals.summary(),
+        failed=totals.failed,
         **produced.counts(),
         extractor=extractor,
         presence=presence.name,

@@ -15,14 +15,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from factscope.core.errors import InputError
 from factscope.core.io import parse_located, read_json_records
 from factscope.core.prompts import load_prompt
 from factscope.core.record_ids import first_of_each_id
-from factscope.core.results import ResultRows
 from factscope.core.run import ProgressCallback, run_batches, run_manifest
+from factscope.core.run_result import RunResult
 from factscope.core.whole_file import usable_records
 from factscope.kalma.data import SeedInput, entity_graph
 from factscope.kalma.file_kinds import SEEDS, expect_kind
@@ -168,16 +168,9 @@ class EvolvedQuestion(BaseModel):
     raw: str | None = None
 
 
-class EvolutionRun(BaseModel):
-    """Every question in the output file (read lazily; left out of ``model_dump``), and the counts of this run."""
-
-    model_config = ConfigDict(arbitrary_types_allowed=True)
-
-    results: ResultRows[EvolvedQuestion] = Field(exclude=True)
-    new_records: int
-    resumed_records: int
-    failed: int
-    seconds: float
+class EvolutionRun(RunResult[EvolvedQuestion]):
+    """Every question in the output file (read lazily; left out of ``model_dump``), and the counts of this run
+    (``failed``: the file's rows marked failed)."""
 
 
 def evolve(seeds: Sequence[EvolutionSeed], llm: Any, *, output: str | Path | None = None, rounds: int = 6,

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from factscope.checkers.base import Checker, CheckTask
 from factscope.core.errors import ConfigError, InputError
@@ -23,7 +23,6 @@ from factscope.core.io import parse_located, read_json_records
 from factscope.core.manifest import Setting
 from factscope.core.prompts import load_prompt
 from factscope.core.record_ids import RecordIds
-from factscope.core.results import ResultRows
 from factscope.core.run import (
     Pipeline,
     ProgressCallback,
@@ -33,6 +32,7 @@ from factscope.core.run import (
     run_manifest,
     run_pipeline,
 )
+from factscope.core.run_result import RunResult
 from factscope.core.schema import Label
 from factscope.core.whole_file import whole_file_error
 from factscope.kalma.data import AnswerInput, AttributionQuestion, entity_graph, parse_triples
@@ -176,16 +176,9 @@ class GeneratedAnswer(BaseModel):
     unmatched_mentions: list[str] = Field(default_factory=list)
 
 
-class AnswerGenerationRun(BaseModel):
-    """Every answer in the answers file (read lazily; left out of ``model_dump``), and the counts of this run."""
-
-    model_config = ConfigDict(arbitrary_types_allowed=True)
-
-    results: ResultRows[GeneratedAnswer] = Field(exclude=True)
-    new_records: int
-    resumed_records: int
-    failed: int
-    seconds: float
+class AnswerGenerationRun(RunResult[GeneratedAnswer]):
+    """Every answer in the answers file (read lazily; left out of ``model_dump``), and the counts of this run
+    (``failed``: the file's rows marked failed)."""
 
 
 def generate(items: Sequence[GenerationItem], llm: Any, *, output: str | Path | None = None, batch_size: int = 16,
@@ -439,19 +432,12 @@ AttributionFigures = dict[str, float | int | None]
 """Named dataset figures of one group of answers (citation quality, alignment, [NA] quality, G-Eval means)."""
 
 
-class AttributionRun(BaseModel):
+class AttributionRun(RunResult[AttributionScore]):
     """A whole scoring run: the figures per number of removed triples, the counts, and every row in the results
-    file (earlier runs' included when resuming, read lazily; left out of ``model_dump``)."""
+    file (earlier runs' included when resuming, read lazily; left out of ``model_dump``). ``failed``: rows with a
+    failed checker or judge call (``score_failed``)."""
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
-
-    results: ResultRows[AttributionScore] = Field(exclude=True)
     summary: dict[str, AttributionFigures]
-    new_records: int
-    resumed_records: int
-    failed: int = 0
-    """Rows with a failed checker or judge call (``score_failed``)."""
-    seconds: float
     checker: str
 
 
@@ -551,7 +537,7 @@ class AttributionTotals:
 def attribution_pipeline(checker: Checker, *, judge: Any = None, weighted: bool = False,
                          template: str = DEFAULT_HYPOTHESIS, empty_answers: EmptyPolicy = "skip",
                          matching: Matching = "normalized", settings: Mapping[str, Setting] | None = None
-                         ) -> Pipeline[AnswerRecord, AttributionScore]:
+                         ) -> Pipeline[AnswerRecord, AttributionScore, AttributionTotals]:
     """KaLMA's scoring as a pipeline any engine runs: check the citations' entailment, judge text quality (with
     ``judge``) and score each batch of answers; its totals keep ``empty_answers``. See ``score`` for the rest."""
     check_template(template)
@@ -599,7 +585,6 @@ def score(records: Iterable[AnswerRecord], checker: Checker, *, output: str | Pa
         records = list(records)
     produced, totals = run_pipeline(pipeline, records, output=output, batch_size=batch_size, progress=progress,
                                     overwrite=overwrite, retry_failed=retry_failed)
-    assert isinstance(totals, AttributionTotals)
     return attribution_run(produced, totals, checker=getattr(checker, "name", type(checker).__name__))
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from factscope.checkers.base import Checker, CheckTask
 from factscope.claims.abstention import AbstentionDetector, extract_answers
@@ -15,6 +15,7 @@ from factscope.claims.base import Extractor
 from factscope.core.manifest import Setting
 from factscope.core.results import ResultRows
 from factscope.core.run import Pipeline, ProgressCallback, RunRows, report_progress, run_pipeline
+from factscope.core.run_result import RunResult
 from factscope.core.schema import Claim, Record, Verdict
 from factscope.metrics.hallucination import (
     DatasetRates,
@@ -56,26 +57,22 @@ class CheckResult(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
 
 
-class CheckRun(BaseModel):
+class CheckRun(RunResult[CheckResult]):
     """A whole run: its dataset figures and its per-record results (the whole results file, earlier runs' rows
     included when resuming, read lazily; left out of ``model_dump``).
 
     ``rates.abstained`` counts the responses with no claims (RefChecker's abstentions); ``declined`` those among
-    them that the abstention detector found declining to answer as a whole ("I don't know.").
+    them that the abstention detector found declining to answer as a whole ("I don't know."). ``failed`` counts
+    the records with a failed extraction or claim check (``check_failed``); ``extraction_failures`` and
+    ``check_failures`` count the failed extractions and the failed claim checks.
     """
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
-
-    results: ResultRows[CheckResult] = Field(exclude=True)
     rates: DatasetRates
     rates_by_setting: dict[str, DatasetRates]
     declined: int
     claims: int
     extraction_failures: int
     check_failures: int
-    new_records: int
-    resumed_records: int
-    seconds: float
     extractor: str
     checker: str
 
@@ -90,6 +87,7 @@ class CheckTotals:
     claims: int = 0
     extraction_failures: int = 0
     check_failures: int = 0
+    failed: int = 0
 
     def add(self, row: CheckResult) -> None:
         """Count one record's results; a failed extraction is counted, not rated."""
@@ -101,6 +99,7 @@ class CheckTotals:
         self.claims += len(row.claims)
         self.extraction_failures += row.extraction_failed
         self.check_failures += sum(1 for claim in row.claims if claim.verdict.failed)
+        self.failed += check_failed(row)
 
     def merge(self, other: CheckTotals) -> None:
         """Count every row ``other`` counted."""
@@ -111,6 +110,7 @@ class CheckTotals:
         self.claims += other.claims
         self.extraction_failures += other.extraction_failures
         self.check_failures += other.check_failures
+        self.failed += other.failed
 
 
 def check_pipeline(
@@ -121,7 +121,7 @@ def check_pipeline(
     retrieve_k: int = 5,
     abstention_detection: bool = True,
     settings: Mapping[str, Setting] | None = None,
-) -> Pipeline[Record, CheckResult]:
+) -> Pipeline[Record, CheckResult, CheckTotals]:
     """The check task as a pipeline any engine runs: extract, check, aggregate each batch of records (see
     ``check`` for what each part does)."""
     detector = AbstentionDetector() if abstention_detection else None
@@ -189,7 +189,6 @@ def check(
         overwrite=overwrite,
         retry_failed=retry_failed,
     )
-    assert isinstance(totals, CheckTotals)
     return check_run(produced, totals, extractor=extractor.name, checker=checker.name)
 
 
@@ -203,6 +202,7 @@ def check_run(produced: RunRows[CheckResult], totals: CheckTotals, *, extractor:
         claims=totals.claims,
         extraction_failures=totals.extraction_failures,
         check_failures=totals.check_failures,
+        failed=totals.failed,
         **produced.counts(),
         extractor=extractor,
         checker=checker,

@@ -226,8 +226,9 @@ class GroundSystem(System[Any, GroundResult]):
         from factscope.grounding.task import breakdown_factors, summarize
 
         extractor, presence = self.parts()
+        summary = summarize(rows, breakdown_factors(items, None))
         return self.answer(GroundRun(
-            results=ResultRows(GroundResult, rows=rows), summary=summarize(rows, breakdown_factors(items, None)),
+            results=ResultRows(GroundResult, rows=rows), summary=summary, failed=summary.failed,
             new_records=len(rows), resumed_records=0, seconds=seconds, extractor=extractor.name,
             presence=presence.name, threshold=presence.threshold,
         ), rows)

@@ -1,0 +1,31 @@
+"""The one shape of every run's result: its rows, what this run did, and how many rows hold a failure.
+
+Each system's run result (``CheckRun``, ``GroundRun``, ``AttributionRun``, ``KnowledgeRun`` and the generation
+runs) derives from ``RunResult`` and adds its own figures, so a user's code reads every run the same way:
+``results`` (the rows of the whole results file, read lazily), ``new_records``, ``resumed_records``, ``seconds``
+and ``failed``. ``results`` is left out of ``model_dump``, which holds figures only.
+"""
+
+from __future__ import annotations
+
+from typing import Generic, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from factscope.core.results import ResultRows
+
+Row = TypeVar("Row", bound=BaseModel)
+
+
+class RunResult(BaseModel, Generic[Row]):
+    """A run's rows (earlier runs' included when resuming; left out of ``model_dump``), the records it processed
+    and found already done, its seconds, and the rows that record a failure a rerun with ``retry_failed`` would
+    process again (for a generation run that writes no row for a failed call: the calls that failed)."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    results: ResultRows[Row] = Field(exclude=True)
+    new_records: int
+    resumed_records: int
+    seconds: float
+    failed: int = 0
