@@ -8,7 +8,8 @@ import re
 import pytest
 
 from factscope.core.schema import Label
-from factscope.refchecker.agree import agree, load_human_annotations
+from factscope.refchecker.agree import agree
+from factscope.refchecker.annotations import load_human_annotations
 from factscope.refchecker.data import load_check_records
 
 
@@ -106,7 +107,7 @@ def _seven_models(tmp_path):
 
 
 def _load(files, inputs, **options):
-    from factscope.refchecker.agree import load_reference_records
+    from factscope.refchecker.annotations import load_reference_records
 
     human = [response for path in files for response in load_human_annotations(path, **options)[0]]
     records, problems = load_reference_records(inputs)
@@ -195,7 +196,7 @@ def test_pipeline_mode_reports_per_setting_and_each_extracted_claim(tmp_path):
 
 
 def test_reference_records_need_no_response_and_missing_references_are_listed(tmp_path):
-    from factscope.refchecker.agree import join_annotations, load_reference_records
+    from factscope.refchecker.annotations import join_annotations, load_reference_records
 
     (tmp_path / "gpt4_zero.json").write_text(json.dumps([_annotation(1, ["Entailment"])]), encoding="utf-8")
     refs = tmp_path / "refs.jsonl"

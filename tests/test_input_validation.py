@@ -23,7 +23,7 @@ from factscope.grounding.data import (
 from factscope.kalma.data import read_questions
 from factscope.kalma.question_evolution import read_seeds
 from factscope.kalma.task import load_answers
-from factscope.refchecker.agree import load_human_annotations
+from factscope.refchecker.annotations import load_human_annotations
 from factscope.refchecker.data import load_check_records
 
 Kept = list[str]

@@ -9,7 +9,7 @@ import re
 import pytest
 from typer.testing import CliRunner
 
-from factscope.refchecker.agree import load_reference_records
+from factscope.refchecker.annotations import load_reference_records
 from factscope.refchecker.data import load_check_records
 from factscope.refchecker.file_names import read_file_name
 

@@ -97,8 +97,8 @@ def agree_command(
     *,
     endpoint: LLMOptions,
 ) -> None:
-    from factscope.refchecker.agree import (
-        agree,
+    from factscope.refchecker.agree import agree
+    from factscope.refchecker.annotations import (
         join_annotations,
         load_human_annotations,
         load_reference_records,
