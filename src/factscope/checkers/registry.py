@@ -47,9 +47,12 @@ def _segmented(
     min_confidence: float = 0.0,
     mismatch: MismatchSetting = "all",
     mode: Literal["exact", "fast"] = "exact",
+    threshold: float | None = None,
     **_: Any,
 ) -> Checker:
-    """A SegmentedChecker over ``scorer`` with the decision settings; ``mismatch`` picks the value check."""
+    """A SegmentedChecker over ``scorer`` with the decision settings; ``mismatch`` picks the value check and
+    ``threshold`` the label rule (None: argmax; else P(Entailment) >= threshold, see ``checkers.decision``)."""
+    from factscope.checkers.decision import LabelDecision
     from factscope.checkers.relevance import DEFAULT_MIN_RELEVANCE
     from factscope.checkers.segmented import SegmentedChecker
 
@@ -69,6 +72,7 @@ def _segmented(
         min_confidence=min_confidence,
         mismatch=check,
         mode=mode,
+        decision=LabelDecision(threshold),
     )
 
 
@@ -87,6 +91,44 @@ def _nli(argument: str, *, batch_size: int = 32, label_order: list[str] | None =
 
 def _path(argument: str, *, batch_size: int = 32, label_order: list[str] | None = None, **options: Any) -> Checker:
     return _segmented(_scorer_from_folder(Path(argument), batch_size, label_order), **options)
+
+
+def _judge(scorer: Any, chunk_tokens: int, threshold: float | None, options: dict[str, Any]) -> Checker:
+    """A segmented checker over a published judge: its authors' chunk size (``chunk_tokens``; 0: each reference
+    whole) and threshold (0.5) unless ``threshold`` is given."""
+    from factscope.checkers.decision import TWO_WAY_THRESHOLD
+
+    chosen = TWO_WAY_THRESHOLD if threshold is None else threshold
+    return _segmented(scorer, **{**options, "max_tokens": chunk_tokens, "threshold": chosen})
+
+
+def _minicheck(
+    argument: str, *, batch_size: int = 16, device: str = "cpu", threshold: float | None = None, **options: Any
+) -> Checker:
+    from factscope.hf.device import resolve_device
+    from factscope.hf.minicheck import MiniCheckScorer
+
+    scorer = MiniCheckScorer(argument, batch_size=batch_size, device=resolve_device(device))
+    return _judge(scorer, scorer.chunk_tokens, threshold, options)
+
+
+def _hhem(
+    argument: str, *, batch_size: int = 16, device: str = "cpu", threshold: float | None = None, **options: Any
+) -> Checker:
+    from factscope.hf.device import resolve_device
+    from factscope.hf.hhem import HHEMScorer
+
+    return _judge(HHEMScorer(argument, batch_size=batch_size, device=resolve_device(device)), 0, threshold, options)
+
+
+def _alignscore(
+    argument: str, *, batch_size: int = 16, device: str = "cpu", threshold: float | None = None, **options: Any
+) -> Checker:
+    from factscope.hf.alignscore import AlignScoreScorer
+    from factscope.hf.device import resolve_device
+
+    scorer = AlignScoreScorer(argument, batch_size=batch_size, device=resolve_device(device))
+    return _judge(scorer, 0, threshold, options)
 
 
 def _similarity(argument: str | None, *, similarity_threshold: float = 0.7, **_: Any) -> Checker:
@@ -131,6 +173,24 @@ CHECKERS: Registry[Checker] = Registry(
             "a checker trained with `factscope train-checker`, or a local NLI model folder",
             _path,
             Argument("DIR", "the folder"),
+        ),
+        Entry(
+            "minicheck",
+            "MiniCheck's RoBERTa-large / DeBERTa-v3-large classifiers or Flan-T5-large, chunked as its authors do",
+            _minicheck,
+            Argument("MODEL", "hub name (lytang/MiniCheck-Flan-T5-Large, ...) or folder"),
+        ),
+        Entry(
+            "hhem",
+            "Vectara's HHEM-2.1-open (T5), implemented natively: no remote code",
+            _hhem,
+            Argument("MODEL", "hub name (vectara/hallucination_evaluation_model) or folder"),
+        ),
+        Entry(
+            "alignscore",
+            "AlignScore base or large from its released checkpoint (nli_sp: chunked context, claim sentences)",
+            _alignscore,
+            Argument("CKPT", "the AlignScore-base.ckpt / AlignScore-large.ckpt file"),
         ),
         Entry("llm", "an OpenAI-compatible chat model; see --llm-* options", _llm, needs_llm=True),
     ],

@@ -10,6 +10,7 @@ from typing import Literal, Protocol
 import numpy as np
 
 from factscope.checkers.base import CheckTask, PairScorer
+from factscope.checkers.decision import LabelDecision
 from factscope.checkers.evidence import best_sentence
 from factscope.checkers.merge import merge_passage_labels
 from factscope.checkers.pruning import FastSettings, RoundScorer, SegmentRanker
@@ -68,7 +69,8 @@ class SegmentedChecker:
     Each reference is split into segments of at most ``max_tokens`` tokens (RefChecker: 200); with
     ``max_tokens=0`` each reference is one segment, as RefChecker checks NQ's references (the model's tokenizer
     then cuts what is over its own maximum input length). Every (segment, claim) pair of the whole batch is
-    scored in one deduplicated, length-sorted call. A segment's label is the argmax of its probabilities.
+    scored in one deduplicated, length-sorted call. A segment's label is decided by ``decision`` (default: the
+    argmax of its probabilities; with a threshold, P(Entailment) >= threshold, see ``checkers.decision``).
 
     A verdict is decided in four steps, each recorded in its ``rule`` and ``reason``:
 
@@ -103,6 +105,7 @@ class SegmentedChecker:
         mode: CheckMode = "exact",
         fast: FastSettings | None = None,
         encoder: TextEncoder | None = None,
+        decision: LabelDecision | None = None,
     ) -> None:
         if max_tokens < 0:
             raise ValueError("max_tokens must be 0 (no segmentation) or a positive number of tokens")
@@ -112,6 +115,7 @@ class SegmentedChecker:
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{setting} must be between 0 and 1, not {value}")
         self.scorer = scorer
+        self.decision = decision or LabelDecision()
         self.max_tokens = max_tokens
         self.name = name or scorer.name
         self.relevance = relevance
@@ -209,7 +213,7 @@ class SegmentedChecker:
     def _judge(self, candidate: Candidate, p: np.ndarray) -> Judgement:
         relevant = self._counts(candidate)
         probs = (float(p[0]), float(p[1]), float(p[2]))
-        return Judgement(candidate, probs, LABELS[int(np.argmax(p))], relevant)
+        return Judgement(candidate, probs, self.decision(p), relevant)
 
     def decide(self, task: CheckTask, judged: Sequence[Judgement]) -> Verdict:
         """The verdict of one task from the judgements of its candidates: relevance, merge, value check,

@@ -31,6 +31,23 @@ def load_pretrained(loader: Any, name_or_path: str, what: str, **kwargs: Any) ->
         raise ConfigError(f"cannot load {what} '{name_or_path}': {hint} ({error.__class__.__name__}: {error})") from None
 
 
+def model_file(name_or_path: str, filename: str, what: str) -> Path:
+    """One file of a model: ``filename`` in a local folder, else in the hub repository (the local cache only when
+    offline); a file that cannot be found raises ConfigError."""
+    local = Path(name_or_path).expanduser()
+    if local.is_dir():
+        if not (local / filename).is_file():
+            raise ConfigError(f"cannot load {what}: '{local}' has no {filename}")
+        return local / filename
+    from huggingface_hub import hf_hub_download
+
+    try:
+        return Path(hf_hub_download(name_or_path, filename, local_files_only=offline()))
+    except (OSError, ValueError) as error:  # the hub's errors: offline, missing repo or file, bad name
+        hint = "the hub is offline here (HF_HUB_OFFLINE=1): pass a local folder" if offline() else "check the name"
+        raise ConfigError(f"cannot load {what} '{name_or_path}' ({filename}): {hint} ({error.__class__.__name__})") from None
+
+
 def set_threads(threads: int | None) -> None:
     """Set torch's intra-op threads (None leaves torch's default: one per core)."""
     if threads:
