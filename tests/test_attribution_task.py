@@ -9,20 +9,15 @@ import pytest
 from typer.testing import CliRunner
 
 from factscope.core.schema import Label, Verdict
+from factscope.kalma.answers import AnswerRecord
 from factscope.kalma.data import AttributionQuestion, read_questions
+from factscope.kalma.generation import generate, generation_prompt
+from factscope.kalma.graphs import prepare, removed_knowledge
 from factscope.kalma.question_evolution import EvolutionSeed, evolve, parse_generated
-from factscope.kalma.task import (
-    AnswerRecord,
-    AttributionScore,
-    continuation_logprob,
-    generate,
-    generation_prompt,
-    judge_text_quality,
-    prepare,
-    removed_knowledge,
-    score,
-    summarize,
-)
+from factscope.kalma.scores import AttributionScore
+from factscope.kalma.task import score
+from factscope.kalma.text_quality import continuation_logprob, judge_text_quality
+from factscope.kalma.totals import summarize
 from factscope.kg.graph import Triple
 from factscope.kg.loaders import load_graph
 from factscope.llm.client import LLMClient, LLMConfig

@@ -20,9 +20,9 @@ from factscope.grounding.data import (
     load_generic_dataset,
     read_presence_labels,
 )
+from factscope.kalma.answers import load_answers
 from factscope.kalma.data import read_questions
 from factscope.kalma.question_evolution import read_seeds
-from factscope.kalma.task import load_answers
 from factscope.refchecker.annotations import load_human_annotations
 from factscope.refchecker.data import load_check_records
 

@@ -14,6 +14,7 @@ import pytest
 
 from factscope.core.errors import InputError
 from factscope.core.manifest import ResultsMismatch
+from factscope.kalma.answers import AnswerRecord, load_answers
 from factscope.kalma.data import load_questions
 from factscope.kalma.file_kinds import (
     ANSWERS,
@@ -26,7 +27,7 @@ from factscope.kalma.file_kinds import (
 )
 from factscope.kalma.minimum import apply_minimum, read_minimum
 from factscope.kalma.question_evolution import load_seeds
-from factscope.kalma.task import AnswerRecord, load_answers, score
+from factscope.kalma.task import score
 from factscope.kg.citations import parse_answer
 from factscope.kg.graph import KnowledgeGraph, Triple
 from factscope.kg.loaders import entity_from_dict

@@ -29,14 +29,11 @@ from factscope.grounding.data import GroundExample
 from factscope.grounding.presence import WindowedPresence
 from factscope.grounding.task import DEFAULT_FACTORS, FactJudgement, GroundResult, GroundTotals, ground
 from factscope.grounding.task import summarize as summarize_ground
-from factscope.kalma.task import (
-    AnswerRecord,
-    AttributionScore,
-    AttributionTotals,
-    CitationIssue,
-    score,
-)
-from factscope.kalma.task import summarize as summarize_attribution
+from factscope.kalma.answers import AnswerRecord
+from factscope.kalma.scores import AttributionScore, CitationIssue
+from factscope.kalma.task import score
+from factscope.kalma.totals import AttributionTotals
+from factscope.kalma.totals import summarize as summarize_attribution
 from factscope.kg.graph import KnowledgeGraph, Triple
 from factscope.metrics.attribution import AnswerCitationCounts, AnswerNACounts
 from factscope.metrics.geval import ASPECTS

@@ -42,14 +42,10 @@ from factscope.core.text import split_sentences
 from factscope.engines.ray import RayOptions, require_ray, run_on_ray
 from factscope.grounding.data import GroundExample, attach_responses, load_dataset
 from factscope.grounding.task import GroundResult, GroundTotals, ground_pipeline
-from factscope.kalma.task import (
-    AnswerRecord,
-    AnswerRecords,
-    AttributionScore,
-    AttributionTotals,
-    attribution_pipeline,
-    read_answer,
-)
+from factscope.kalma.answers import AnswerRecord, AnswerRecords, read_answer
+from factscope.kalma.scores import AttributionScore
+from factscope.kalma.task import attribution_pipeline
+from factscope.kalma.totals import AttributionTotals
 from factscope.refchecker.data import CheckRecords, parse_record
 from factscope.refchecker.task import CheckResult, CheckTotals, check_pipeline, check_run
 

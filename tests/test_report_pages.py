@@ -12,7 +12,7 @@ from factscope.grounding.report import report_factors
 from factscope.grounding.task import FactJudgement, GroundResult
 from factscope.kalma.report import PER_ANSWER_BARS, answer_precision, answer_recall, citation_class
 from factscope.kalma.report import overview_html as attribution_overview
-from factscope.kalma.task import AttributionScore, CitationJudgement
+from factscope.kalma.scores import AttributionScore, CitationJudgement
 from factscope.metrics.attribution import AnswerCitationCounts
 from factscope.reports.dispatch import make_report, system_of
 

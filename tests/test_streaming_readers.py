@@ -13,7 +13,7 @@ from factscope.conner.data import KnowledgeRecords
 from factscope.core.errors import InputError
 from factscope.core.results import ResultRows
 from factscope.core.schema import Label, Verdict
-from factscope.kalma.task import AnswerRecords, load_answers
+from factscope.kalma.answers import AnswerRecords, load_answers
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

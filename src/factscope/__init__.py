@@ -26,7 +26,8 @@ if TYPE_CHECKING:
     from factscope.core.run import ProgressCallback
     from factscope.grounding.data import GroundExample
     from factscope.grounding.task import GroundRun
-    from factscope.kalma.task import AnswerRecord, AttributionRun
+    from factscope.kalma.answers import AnswerRecord
+    from factscope.kalma.task import AttributionRun
     from factscope.refchecker.task import CheckRun
 
 __all__ = ["__version__", "attribute", "check", "ground", "knowledge"]
@@ -152,7 +153,8 @@ def attribute(
     memory does not grow with its length, and the run's ``results`` read the results file lazily.
     """
     from factscope.checkers.registry import make_checker
-    from factscope.kalma.task import AnswerRecords, score
+    from factscope.kalma.answers import AnswerRecords
+    from factscope.kalma.task import score
 
     records: Iterable[AnswerRecord] = AnswerRecords(answers) if isinstance(answers, (str, Path)) else list(answers)
     return score(

@@ -22,7 +22,10 @@ from factscope.core.errors import ConfigError, InputError, RecordsFailed
 if TYPE_CHECKING:
     from factscope.core.run import Pipeline
     from factscope.engines.ray import ShardedRun
-    from factscope.kalma.task import AnswerRecord, AttributionRun, AttributionScore, AttributionTotals
+    from factscope.kalma.answers import AnswerRecord
+    from factscope.kalma.scores import AttributionScore
+    from factscope.kalma.task import AttributionRun
+    from factscope.kalma.totals import AttributionTotals
     from factscope.llm.client import LLMClient
 
 HELP = """Knowledge-graph attribution (KaLMA / BioKaLMA): answers that cite triples of a knowledge graph as \\[Q212657, place of birth: Rome], mark what the graph lacks with \\[NA], and are scored with no reference answers.
@@ -113,7 +116,8 @@ def generate_command(
     *,
     endpoint: LLMOptions,
 ) -> None:
-    from factscope.kalma.task import generate, prepare
+    from factscope.kalma.generation import generate
+    from factscope.kalma.graphs import prepare
 
     check_outputs(output, overwrite=overwrite)
     if not 0.0 <= retrieval_accuracy <= 1.0:
@@ -207,7 +211,9 @@ def score_command(
     engine: EngineOptions,
 ) -> None:
     from factscope.checkers.registry import CHECKERS, make_checker
-    from factscope.kalma.task import check_template, load_answers, read_answer, score
+    from factscope.kalma.answers import load_answers, read_answer
+    from factscope.kalma.hypotheses import check_template
+    from factscope.kalma.task import score
 
     if engine.on_ray:
         if minimum is not None:

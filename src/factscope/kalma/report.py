@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
-from factscope.kalma.task import AttributionScore, CitationJudgement, summarize
+from factscope.kalma.scores import AttributionScore, CitationJudgement
+from factscope.kalma.totals import summarize
 from factscope.plots.bars import grouped_bars
 from factscope.plots.histogram import histogram
 from factscope.plots.svg import Series, Style

@@ -24,7 +24,7 @@ from factscope.core.manifest import RunManifest, manifest_path
 from factscope.grounding import report as ground_report
 from factscope.grounding.task import GroundResult
 from factscope.kalma import report as kalma_report
-from factscope.kalma.task import AttributionScore
+from factscope.kalma.scores import AttributionScore
 from factscope.refchecker import html_report
 from factscope.refchecker.task import CheckResult, summarize_run
 from factscope.reports.page import RecordEntry, render_page

@@ -23,7 +23,8 @@ from factscope.core.errors import InputError
 from factscope.core.results import ResultRows
 from factscope.core.run import ProgressCallback, RunRows
 from factscope.grounding.task import GroundResult, GroundRun
-from factscope.kalma.task import AttributionRun, AttributionScore
+from factscope.kalma.scores import AttributionScore
+from factscope.kalma.task import AttributionRun
 from factscope.refchecker.task import CheckResult, CheckRun
 from factscope.serve.config import Components
 
@@ -274,7 +275,7 @@ class AttributeSystem(System[Any, AttributionScore]):
         self._checker()
 
     def parse(self, item: Any, index: int) -> Any:
-        from factscope.kalma.task import read_answer
+        from factscope.kalma.answers import read_answer
 
         record = read_answer(_object(item, index), path=Path(REQUEST), line=index)
         if record is None:
@@ -287,7 +288,8 @@ class AttributeSystem(System[Any, AttributionScore]):
         return list(score(items, self._checker(), batch_size=max(1, len(items))).results)
 
     def assemble(self, items: Sequence[Any], rows: Sequence[AttributionScore], seconds: float) -> AttributionRun:
-        from factscope.kalma.task import AttributionTotals, attribution_run
+        from factscope.kalma.task import attribution_run
+        from factscope.kalma.totals import AttributionTotals
 
         totals = AttributionTotals()
         for row in rows:
@@ -300,7 +302,8 @@ class AttributeSystem(System[Any, AttributionScore]):
     def run_file(
         self, path: Path, output: Path, *, batch_size: int, progress: ProgressCallback, loaded: LoadedCallback
     ) -> AttributionRun:
-        from factscope.kalma.task import AnswerRecords, score
+        from factscope.kalma.answers import AnswerRecords
+        from factscope.kalma.task import score
 
         answers = AnswerRecords(path)
         count = sum(1 for _ in answers)
