@@ -85,3 +85,22 @@ def test_unsupported_supported_model_is_no_longer_all_entailment(tmp_path):
     verdict = make_checker(f"nli:{folder}").check([CheckTask("the cat sat", ("the cat sat on the mat .",))])[0]
     assert verdict.label is N
     assert verdict.probs is not None and verdict.probs[0] < 0.1
+
+
+def test_check_command_names_label_order_and_takes_it(tmp_path, monkeypatch, capsys):
+    import json
+
+    from cli_entry import run_factscope
+
+    folder = build_nli_classifier(tmp_path / "generic", {0: "LABEL_0", 1: "LABEL_1"})
+    records = tmp_path / "answers.jsonl"
+    records.write_text(json.dumps({"id": "r1", "response": "The cat sat.", "references": ["the cat sat ."]}) + "\n")
+    output = tmp_path / "checked.jsonl"
+    refused = run_factscope(monkeypatch, capsys, "check", str(records), "-o", str(output), "--checker", f"nli:{folder}")
+    assert refused.code == 2 and "--label-order" in refused.text
+    ran = run_factscope(monkeypatch, capsys, "check", str(records), "-o", str(output), "--checker", f"nli:{folder}",
+                        "--label-order", "unsupported,supported", "--threshold", "0.0", "--mismatch-checks", "off")
+    assert ran.code == 0, ran.text
+    rows = [json.loads(line) for line in output.read_text().splitlines()]
+    labels = [claim["verdict"]["label"] for row in rows for claim in row.get("claims", [])]
+    assert labels and set(labels) == {"Entailment"}  # threshold 0: every segment entails

@@ -17,6 +17,8 @@ from factscope.cli.checking_options import (
     AllowMissingReferences,
     CheckingModeOption,
     DeviceOption,
+    JudgeThreshold,
+    LabelOrderOption,
     LLMCheckModeOption,
     LLMPassagesOption,
     MinConfidence,
@@ -24,6 +26,7 @@ from factscope.cli.checking_options import (
     MismatchChecks,
     RelevanceOption,
     SegmentTokens,
+    label_order,
     refuse_missing_references,
 )
 from factscope.cli.choices import (
@@ -103,6 +106,8 @@ def check_command(
     mismatch_checks: MismatchChecks = MismatchChoice.all,
     mode: CheckingModeOption = CheckingMode.exact,
     device: DeviceOption = Device.auto,
+    threshold: JudgeThreshold = None,
+    label_order_names: LabelOrderOption = None,
     similarity_threshold: Annotated[float, typer.Option(min=-1.0, max=1.0, help="cosine threshold of the similarity checker")] = 0.7,
     corpus: Annotated[
         Path | None, typer.Option(help="JSONL or folder of .txt: passages to retrieve for records without references")
@@ -142,6 +147,8 @@ def check_command(
         "mismatch": mismatch_checks.value,
         "mode": mode.value,
         "device": device.value,
+        "threshold": threshold,
+        "label_order": label_order(label_order_names),
         "similarity_threshold": similarity_threshold,
         "llm_mode": llm_check_mode.value,
         "llm_passages": llm_passages.value,

@@ -89,8 +89,40 @@ CheckingModeOption = Annotated[
     ),
 ]
 
+LabelOrderOption = Annotated[
+    str | None,
+    typer.Option(
+        "--label-order",
+        show_default=False,
+        help="nli / path checkers: the label of each output column, comma-separated in column order (e.g. "
+        "'not_entailment,entailment'), when the model's config names them generically (LABEL_0) or wrongly",
+    ),
+]
+
+JudgeThreshold = Annotated[
+    float | None,
+    typer.Option(
+        "--threshold",
+        min=0.0,
+        max=1.0,
+        show_default=False,
+        help="model checkers: a segment entails the claim when P(Entailment) is at least this (default: the "
+        "argmax of the probabilities; 0.5 for minicheck, hhem and alignscore, their authors' threshold)",
+    ),
+]
+
+
+def label_order(value: str | None) -> list[str] | None:
+    """The names of --label-order as a list (None when not given)."""
+    return [name.strip() for name in value.split(",") if name.strip()] if value else None
+
+
 DeviceOption = Annotated[
-    Device, typer.Option(help="where the embedded checker runs: auto (a CUDA GPU when present), cpu or cuda")
+    Device,
+    typer.Option(
+        help="where the embedded checker and the minicheck, hhem and alignscore judges run: auto (a CUDA GPU when "
+        "present), cpu or cuda"
+    ),
 ]
 
 LLMCheckModeOption = Annotated[
