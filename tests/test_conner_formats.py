@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 from factscope.checkers.base import CheckTask
 from factscope.cli import knowledge as knowledge_cli
 from factscope.conner.data import KnowledgeRecord, read_knowledge_records
+from factscope.conner.evaluator import KnowledgeEvaluator, KnowledgeSettings
 from factscope.conner.released_files import file_layout
-from factscope.conner.task import KnowledgeEvaluator, KnowledgeSettings
 from factscope.core.errors import ConfigError, InputError
 from factscope.core.manifest import ResultsMismatch
 from factscope.core.schema import LABELS, Verdict

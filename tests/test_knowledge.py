@@ -13,7 +13,7 @@ from transformers import BertTokenizer, GPT2Config, GPT2LMHeadModel
 
 from factscope.checkers.base import CheckTask
 from factscope.conner.data import KnowledgeRecord, read_knowledge_records
-from factscope.conner.task import KnowledgeEvaluator, KnowledgeSettings
+from factscope.conner.evaluator import KnowledgeEvaluator, KnowledgeSettings
 from factscope.conner.templates import answer_pair, informativeness_pair
 from factscope.core.errors import InputError
 from factscope.core.schema import LABELS, Label, Verdict

@@ -13,7 +13,7 @@ from factscope.conner.generation import (
     select_demonstrations,
     select_knowledge,
 )
-from factscope.conner.task import KnowledgeScores
+from factscope.conner.scores import KnowledgeScores
 from factscope.conner.templates import few_shot_prompt, fill
 from factscope.llm.client import LLMClient, LLMConfig
 from fake_llm import Fail

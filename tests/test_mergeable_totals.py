@@ -14,15 +14,11 @@ import pytest
 from factscope.checkers.base import CheckTask
 from factscope.claims.registry import make_extractor
 from factscope.conner.data import KnowledgeRecord
-from factscope.conner.task import (
-    Factuality,
-    KnowledgeEvaluator,
-    KnowledgeScores,
-    KnowledgeTotals,
-    SentenceEvidence,
-    knowledge,
-)
-from factscope.conner.task import summarize as summarize_knowledge
+from factscope.conner.evaluator import KnowledgeEvaluator
+from factscope.conner.scores import Factuality, KnowledgeScores, SentenceEvidence
+from factscope.conner.task import knowledge
+from factscope.conner.totals import KnowledgeTotals
+from factscope.conner.totals import summarize as summarize_knowledge
 from factscope.core.results import ResultRows
 from factscope.core.schema import LABELS, Claim, Extraction, Label, Record, Verdict
 from factscope.grounding.data import GroundExample

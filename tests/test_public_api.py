@@ -7,7 +7,8 @@ import pytest
 
 import factscope
 from factscope.checkers.base import CheckTask
-from factscope.conner.task import KnowledgeEvaluator, KnowledgeRun
+from factscope.conner.evaluator import KnowledgeEvaluator
+from factscope.conner.task import KnowledgeRun
 from factscope.core.run import ProgressEvent
 from factscope.core.schema import Label, Verdict
 from factscope.grounding.task import GroundRun

@@ -33,7 +33,9 @@ from factscope.cli.ground import GroundParser
 from factscope.cli.knowledge import KnowledgeParser
 from factscope.conner.data import KnowledgeRecord, parse_knowledge_record
 from factscope.conner.evaluator_setup import make_evaluator
-from factscope.conner.task import KnowledgeScores, KnowledgeTotals, knowledge_pipeline
+from factscope.conner.scores import KnowledgeScores
+from factscope.conner.task import knowledge_pipeline
+from factscope.conner.totals import KnowledgeTotals
 from factscope.core.errors import ConfigError
 from factscope.core.manifest import ResultsMismatch
 from factscope.core.run import Pipeline, run_pipeline

@@ -6,7 +6,7 @@ import pytest
 
 from factscope.conner.report import evidence_class
 from factscope.conner.report import is_flagged as knowledge_flagged
-from factscope.conner.task import KnowledgeScores, SentenceEvidence
+from factscope.conner.scores import KnowledgeScores, SentenceEvidence
 from factscope.core.errors import InputError
 from factscope.grounding.report import report_factors
 from factscope.grounding.task import FactJudgement, GroundResult

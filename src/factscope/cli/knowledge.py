@@ -36,7 +36,9 @@ from factscope.core.errors import ConfigError, InputError, RecordsFailed
 if TYPE_CHECKING:
     from factscope.conner.data import KnowledgeRecord
     from factscope.conner.generation import GenerationMode
-    from factscope.conner.task import KnowledgeRun, KnowledgeScores, KnowledgeTotals
+    from factscope.conner.scores import KnowledgeScores
+    from factscope.conner.task import KnowledgeRun
+    from factscope.conner.totals import KnowledgeTotals
     from factscope.core.run import Pipeline
     from factscope.engines.ray import ShardedRun
     from factscope.llm.client import LLMClient

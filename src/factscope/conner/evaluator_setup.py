@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, get_args
 
-from factscope.conner.task import KnowledgeEvaluator, KnowledgeSettings
+from factscope.conner.evaluator import KnowledgeEvaluator, KnowledgeSettings
 from factscope.core.errors import ConfigError
 from factscope.metrics.conner import Aggregation, EvidenceAggregation, SentenceRanking
 

@@ -23,7 +23,8 @@ from factscope.core.run import ProgressCallback, run_batches, run_manifest
 from factscope.core.run_result import RunResult
 
 if TYPE_CHECKING:
-    from factscope.conner.task import KnowledgeEvaluator, KnowledgeScores
+    from factscope.conner.evaluator import KnowledgeEvaluator
+    from factscope.conner.scores import KnowledgeScores
     from factscope.llm.client import LLMClient
 
 GenerationMode = Literal["zero", "few"]

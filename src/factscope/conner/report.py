@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
-from factscope.conner.task import SUMMARY_METRICS, KnowledgeScores, SentenceEvidence, summarize
+from factscope.conner.scores import KnowledgeScores, SentenceEvidence
+from factscope.conner.totals import SUMMARY_METRICS, summarize
 from factscope.plots.histogram import histogram
 from factscope.plots.svg import DEFAULT_STYLES
 from factscope.plots.templating import environment

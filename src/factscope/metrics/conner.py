@@ -1,6 +1,6 @@
 """CONNER's knowledge-quality formulas (equations 1 to 9 of the paper), as pure functions on model outputs.
 
-Nothing here calls a model: the task layer (``factscope.conner.task``) gathers NLI probabilities,
+Nothing here calls a model: the task layer (``factscope.conner.evaluator``) gathers NLI probabilities,
 token log-probabilities and matching scores, and these functions turn them into the paper's scores.
 """
 

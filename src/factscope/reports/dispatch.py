@@ -17,7 +17,7 @@ from markupsafe import Markup
 from pydantic import BaseModel, ValidationError
 
 from factscope.conner import report as conner_report
-from factscope.conner.task import KnowledgeScores
+from factscope.conner.scores import KnowledgeScores
 from factscope.core.errors import InputError
 from factscope.core.io import parse_located, read_json_records
 from factscope.core.manifest import RunManifest, manifest_path

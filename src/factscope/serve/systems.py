@@ -18,7 +18,8 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, create_model
 
-from factscope.conner.task import KnowledgeRun, KnowledgeScores
+from factscope.conner.scores import KnowledgeScores
+from factscope.conner.task import KnowledgeRun
 from factscope.core.errors import InputError
 from factscope.core.results import ResultRows
 from factscope.core.run import ProgressCallback, RunRows
@@ -353,7 +354,8 @@ class KnowledgeSystem(System[Any, KnowledgeScores]):
         return list(knowledge(items, self._evaluator(), batch_size=max(1, len(items))).results)
 
     def assemble(self, items: Sequence[Any], rows: Sequence[KnowledgeScores], seconds: float) -> KnowledgeRun:
-        from factscope.conner.task import KnowledgeTotals, knowledge_run
+        from factscope.conner.task import knowledge_run
+        from factscope.conner.totals import KnowledgeTotals
 
         totals = KnowledgeTotals()
         for row in rows:
