@@ -32,6 +32,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from factscope.core.text import split_sentences
+from factscope.evaluation.pairs import PairLabel
 from factscope.hf.embedded import load_spacy
 
 Kind = Literal["faithful", "number", "date", "entity", "negation", "role", "unrelated", "long-premise"]
@@ -45,7 +46,6 @@ KINDS: tuple[Kind, ...] = (
     "unrelated",
     "long-premise",
 )
-PairLabel = Literal["entailment", "neutral", "contradiction", "not_entailment"]
 
 
 def _words(text: str) -> frozenset[str]:
