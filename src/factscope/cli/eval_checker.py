@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -13,8 +13,13 @@ from rich.table import Table
 from rich.text import Text
 
 from factscope.checkers.registry import CHECKER_SPECS, CHECKERS, make_checker
-from factscope.cli.checking_options import LLMCheckModeOption, SegmentTokens
-from factscope.cli.choices import LLMCheckMode
+from factscope.cli.checking_options import (
+    DeviceOption,
+    LabelOrderOption,
+    LLMCheckModeOption,
+    SegmentTokens,
+    label_order,
+)
 from factscope.cli.display import (
     ProgressDisplay,
     console,
@@ -36,18 +41,22 @@ if TYPE_CHECKING:
     from factscope.core.errors import InputError
     from factscope.evaluation.checker_eval import EvalReport
     from factscope.evaluation.pairs import LabelledPair
+    from factscope.llm.client import LLMClient
 
 HELP = """Measure how well a checker decides labelled (premise, hypothesis) pairs.
 
 FILES hold one pair a record, in either shape: `premise`, `hypothesis`, `label` (entailment / neutral /
 contradiction / not_entailment in any case, or 0 / 1 / 2), or LLM-AggreFact's `dataset`, `doc`, `claim`, `label`
-(1 supported, 0 not), as JSONL, a JSON list or CSV. Optional fields: `id`, `dataset` (default: the file name
+(1 supported, 0 not), as JSONL, a JSON list, CSV or Parquet (LLM-AggreFact's published files; Parquet needs the
+`parquet` extra). Optional fields: `id`, `dataset` (default: the file name
 without extension) and `group`. Records with other labels (BEGIN's generic, say) are reported and skipped.
 
 Each hypothesis is checked against its premise (long premises are cut into segments as --segment-tokens says).
-Per dataset: balanced accuracy of entailment vs not (LLM-AggreFact's figure), the confusion matrix, and, where
-every gold label is 3-way, macro-F1 and per-class F1 of the three labels; then the mean over datasets and pairs
-per second (model loading left out). A pair is judged entailed when the checker says Entailment; with
+Per dataset: balanced accuracy of entailment vs not (LLM-AggreFact's figure), AUROC of P(Entailment) (where the
+checker gives one), the confusion matrix, and, where every gold label is 3-way, macro-F1 and per-class F1 of the
+three labels; then the means over datasets and pairs per second (model loading left out). Repeat --checker to
+compare several checkers on the same pairs in one table (each cell: balanced accuracy / AUROC); -o then writes
+their reports as one JSON object. A pair is judged entailed when the checker says Entailment; with
 --threshold, when P(Entailment) (the similarity checker: its cosine) is at least the threshold; --tune-on picks
 the threshold that maximises balanced accuracy on dev files. --part keeps one part of the fixed split by group
 (`group`, else `id`, else the line number; 75 / 10 / 15% train / validation / test), so that a checker trained
@@ -62,6 +71,9 @@ Examples:
   factscope eval-checker mnli.jsonl --checker similarity --threshold 0.6 --limit 500 -o similarity.json
 
   factscope eval-checker pairs.csv --checker llm --llm-model gpt-4o-mini
+
+  factscope eval-checker llm_aggrefact_test.parquet --checker embedded --checker minicheck:lytang/MiniCheck-Flan-T5-Large \
+    --checker hhem:vectara/hallucination_evaluation_model --device cuda -o compare.json
 """
 
 
@@ -74,7 +86,14 @@ def eval_checker_command(
     files: Annotated[
         list[Path], typer.Argument(help="labelled pair files (JSONL, JSON or CSV)", show_default=False)
     ],
-    checker: Annotated[str, typer.Option(help=CHECKER_SPECS)] = "embedded",
+    checker: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="the checker to measure; repeat to compare several on the same pairs (default: embedded). "
+            + CHECKER_SPECS,
+            show_default=False,
+        ),
+    ] = None,
     threshold: Annotated[
         float | None,
         typer.Option(
@@ -110,13 +129,13 @@ def eval_checker_command(
     similarity_threshold: Annotated[
         float, typer.Option(min=-1.0, max=1.0, help="cosine threshold of the similarity checker's label")
     ] = 0.7,
-    llm_check_mode: LLMCheckModeOption = LLMCheckMode.single,
+    llm_check_mode: LLMCheckModeOption = "single",
     batch_size: Annotated[int, typer.Option(min=1, help="pairs per checking batch")] = 32,
+    device: DeviceOption = "auto",
+    label_order_names: LabelOrderOption = None,
     *,
     endpoint: LLMOptions,
 ) -> None:
-    from factscope.evaluation.checker_eval import evaluate_checker, tune_threshold
-
     if threshold is not None and tune_on:
         raise typer.BadParameter(
             "give either a threshold or dev files to tune one on, not both", param_hint="--tune-on"
@@ -136,47 +155,77 @@ def eval_checker_command(
             "[bold yellow]warning[/] the threshold is tuned on pairs that are also evaluated: the figures are "
             "optimistic; tune on another file or part (--tune-part validation --part test)"
         )
-    client = endpoint.build_if(CHECKERS.needs_llm(checker))
+    specs = checker or ["embedded"]
+    client = endpoint.build_if(any(CHECKERS.needs_llm(spec) for spec in specs))
+    settings = {
+        "max_tokens": segment_tokens,
+        "batch_size": batch_size,
+        "similarity_threshold": similarity_threshold,
+        "llm_mode": llm_check_mode,
+        "device": device,
+        "label_order": label_order(label_order_names),
+    }
+    reports = []
+    for spec in specs:
+        report = _evaluate(spec, client, settings, pairs, dev, threshold, batch_size)
+        reports.append(
+            report.model_copy(
+                update={
+                    "tuned_on": [str(path) for path in tune_on] if tune_on else None,
+                    "inputs": [str(path) for path in files],
+                    "part": part,
+                    "limit": limit,
+                    "skipped": len(skipped),
+                }
+            )
+        )
+    if len(reports) == 1:
+        print_table(_datasets_table(reports[0]))
+    else:
+        print_table(_comparison_table(reports))
+    rows: list[tuple[str, object]] = []
+    for report in reports:
+        rows += [
+            ("checker", report.checker),
+            ("entailed when", _decision(report)),
+            ("pairs (failed)", f"{report.pairs} ({report.failed})"),
+            ("pairs / second (model loading left out)", _speed(report.pairs_per_second)),
+            ("model loading seconds", f"{report.load_seconds or 0.0:.1f}"),
+        ]
+    rows.append(("skipped input records", len(skipped)))
+    rows.extend(usage_rows(client))
+    if output is not None:
+        from factscope.evaluation.checker_eval import CheckerComparison
+
+        written = reports[0] if len(reports) == 1 else CheckerComparison(reports=reports)
+        output.write_text(json.dumps(written.model_dump(mode="json"), indent=2), encoding="utf-8")
+        rows.append(("report", str(output)))
+    print_table(summary_table("eval-checker", rows))
+    failed = sum(report.failed for report in reports)
+    if failed:
+        raise RecordsFailed(failed, "pair checks", output or "the report", kept=False)
+
+
+def _evaluate(
+    spec: str,
+    client: LLMClient | None,
+    settings: dict[str, Any],
+    pairs: list[LabelledPair],
+    dev: list[LabelledPair],
+    threshold: float | None,
+    batch_size: int,
+) -> EvalReport:
+    """Build one checker (timed apart), tune its threshold on ``dev`` when given, and evaluate it on ``pairs``."""
+    from factscope.evaluation.checker_eval import evaluate_checker, tune_threshold
+
     began = time.perf_counter()
-    built = make_checker(
-        checker,
-        llm=client,
-        max_tokens=segment_tokens,
-        batch_size=batch_size,
-        similarity_threshold=similarity_threshold,
-        llm_mode=llm_check_mode.value,
-    )
+    built = make_checker(spec, llm=client, **settings)
     load_seconds = time.perf_counter() - began
     with ProgressDisplay() as shown:
         if dev:
             threshold = tune_threshold(built, dev, batch_size=batch_size, progress=shown)
         report = evaluate_checker(built, pairs, threshold=threshold, batch_size=batch_size, progress=shown)
-    report = report.model_copy(
-        update={
-            "load_seconds": load_seconds,
-            "tuned_on": [str(path) for path in tune_on] if tune_on else None,
-            "inputs": [str(path) for path in files],
-            "part": part,
-            "limit": limit,
-            "skipped": len(skipped),
-        }
-    )
-    print_table(_datasets_table(report))
-    rows: list[tuple[str, object]] = [
-        ("checker", report.checker),
-        ("entailed when", _decision(report)),
-        ("pairs (failed)", f"{report.pairs} ({report.failed})"),
-        ("skipped input records", len(skipped)),
-        ("pairs / second (model loading left out)", _speed(report.pairs_per_second)),
-        ("model loading seconds", f"{load_seconds:.1f}"),
-    ]
-    rows.extend(usage_rows(client))
-    if output is not None:
-        output.write_text(json.dumps(report.model_dump(mode="json"), indent=2), encoding="utf-8")
-        rows.append(("report", str(output)))
-    print_table(summary_table("eval-checker", rows))
-    if report.failed:
-        raise RecordsFailed(report.failed, "pair checks", output or "the report", kept=False)
+    return report.model_copy(update={"load_seconds": load_seconds})
 
 
 def _read(
@@ -222,10 +271,11 @@ def _datasets_table(report: EvalReport) -> Table:
     """One row per dataset and the mean: balanced accuracy, 3-way macro-F1, speed."""
     table = Table(title="checker figures per dataset", header_style="bold")
     table.caption = (
-        "balanced acc.: mean recall of entailment and of not-entailment; macro-F1 3-way: where the gold labels "
-        "are 3-way; failed checks are counted and left out; mean: over datasets"
+        "balanced acc.: mean recall of entailment and of not-entailment; AUROC: of P(Entailment), where the checker "
+        "gives one; macro-F1 3-way: where the gold labels are 3-way; failed checks are counted and left out; mean: "
+        "over datasets"
     )
-    for column in ("dataset", "n", "failed", "entailed", "balanced acc.", "macro-F1 3-way", "pairs/s"):
+    for column in ("dataset", "n", "failed", "entailed", "balanced acc.", "AUROC", "macro-F1 3-way", "pairs/s"):
         table.add_column(column, justify="left" if column == "dataset" else "right")
     for figures in report.datasets:
         table.add_row(
@@ -234,6 +284,7 @@ def _datasets_table(report: EvalReport) -> Table:
             str(figures.failed),
             str(figures.entailed),
             format_value(figures.balanced_accuracy),
+            format_value(figures.auroc),
             format_value(figures.macro_f1_3way),
             _speed(figures.pairs_per_second),
         )
@@ -243,8 +294,37 @@ def _datasets_table(report: EvalReport) -> Table:
         str(report.failed),
         str(sum(f.entailed for f in report.datasets)),
         format_value(report.mean_balanced_accuracy),
+        format_value(report.mean_auroc),
         format_value(report.mean_macro_f1_3way),
         _speed(report.pairs_per_second),
         style="bold",
     )
     return table
+
+
+def _comparison_table(reports: list[EvalReport]) -> Table:
+    """One row per dataset, the mean and the speed; one column per checker: balanced accuracy / AUROC."""
+    table = Table(title="checkers compared per dataset", header_style="bold")
+    table.caption = (
+        "each cell: balanced accuracy / AUROC of P(Entailment) (n/a: the checker gives no probability); mean: over "
+        "datasets; pairs/s: model loading left out"
+    )
+    table.add_column("dataset")
+    for report in reports:
+        table.add_column(Text(report.checker), justify="right")
+    datasets = list(dict.fromkeys(figures.dataset for report in reports for figures in report.datasets))
+    for dataset in datasets:
+        cells = []
+        for report in reports:
+            figures = next((f for f in report.datasets if f.dataset == dataset), None)
+            cells.append(_pair(figures.balanced_accuracy, figures.auroc) if figures else "")
+        table.add_row(Text(dataset), *cells)
+    table.add_row(
+        "mean", *(_pair(r.mean_balanced_accuracy, r.mean_auroc) for r in reports), style="bold"
+    )
+    table.add_row("pairs/s", *(_speed(r.pairs_per_second) for r in reports))
+    return table
+
+
+def _pair(balanced: float | None, area: float | None) -> str:
+    return f"{format_value(balanced)} / {format_value(area)}"

@@ -1,5 +1,5 @@
-"""How well a checker decides labelled pairs: balanced accuracy of entailment vs not per dataset, 3-way macro-F1
-where the gold labels are 3-way, confusion matrices, and pairs per second."""
+"""How well a checker decides labelled pairs: balanced accuracy of entailment vs not and AUROC of P(Entailment) per
+dataset, 3-way macro-F1 where the gold labels are 3-way, confusion matrices, and pairs per second."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from factscope.core.run import ProgressCallback, StageProgress, stage
 from factscope.core.schema import Label, Verdict
 from factscope.evaluation.pairs import THREE_WAY, LabelledPair, PartChoice
 from factscope.metrics.classification import (
+    auroc,
     balanced_accuracy,
     best_threshold,
     confusion_matrix,
@@ -45,6 +46,9 @@ class DatasetFigures(BaseModel):
     entailed: int
     balanced_accuracy: float | None
     confusion: ConfusionMatrix
+    auroc: float | None = None
+    """AUROC of the verdicts' P(Entailment) (the similarity checker: its cosine) against the gold decision; None
+    when a verdict has no probability (the LLM checker) or the gold labels are of one class."""
     macro_f1_3way: float | None = None
     per_class_f1: dict[str, float] | None = None
     confusion_3way: ConfusionMatrix | None = None
@@ -65,6 +69,8 @@ class EvalReport(BaseModel):
     datasets: list[DatasetFigures]
     mean_balanced_accuracy: float | None
     mean_macro_f1_3way: float | None
+    mean_auroc: float | None = None
+    """The mean AUROC over the datasets that have one."""
     pairs: int
     failed: int
     check_seconds: float
@@ -79,6 +85,12 @@ class EvalReport(BaseModel):
     """At most this many pairs per dataset were evaluated (``evaluation.pairs.sample_pairs``), if set."""
     skipped: int = 0
     """Records of the files that could not be read as pairs."""
+
+
+class CheckerComparison(BaseModel):
+    """Several checkers' reports on the same pairs, in the order they were given."""
+
+    reports: list[EvalReport]
 
 
 def decision_score(verdict: Verdict) -> tuple[float, ScoreSource] | None:
@@ -187,6 +199,7 @@ def _dataset_figures(
             ),
         ),
     )
+    figures.auroc = _auroc([pair.entailed for pair, _ in decided], [decision_score(v) for _, v in decided])
     if _three_way([pair.label for pair, _ in decided]):
         gold = [pair.label for pair, _ in decided]
         predicted = [verdict.label.value.lower() for _, verdict in decided if verdict.label is not None]
@@ -196,6 +209,13 @@ def _dataset_figures(
             classes=list(THREE_WAY), counts=confusion_matrix(gold, predicted, THREE_WAY)
         )
     return figures, sources
+
+
+def _auroc(gold: Sequence[bool], scored: Sequence[tuple[float, ScoreSource] | None]) -> float | None:
+    """AUROC of the scores when every verdict has one and both gold classes occur, else None."""
+    if not scored or any(score is None for score in scored) or all(gold) or not any(gold):
+        return None
+    return auroc(gold, [score[0] for score in scored if score is not None])
 
 
 def _three_way(gold: Sequence[str]) -> bool:
@@ -250,6 +270,7 @@ def evaluate_checker(
         datasets=datasets,
         mean_balanced_accuracy=_mean([figures.balanced_accuracy for figures in datasets]),
         mean_macro_f1_3way=_mean([figures.macro_f1_3way for figures in datasets]),
+        mean_auroc=_mean([figures.auroc for figures in datasets]),
         pairs=len(pairs),
         failed=failed,
         check_seconds=seconds,

@@ -7,7 +7,9 @@ Two record shapes are read, one per record (a file may mix them):
 - LLM-AggreFact's ``dataset`` / ``doc`` / ``claim`` / ``label``: the label 1 (supported: entailment) or 0
   (unsupported: not_entailment).
 
-Both may carry ``id``, ``dataset`` and ``group``. Files are JSONL, a JSON list, or CSV with a header row (``.csv``).
+Both may carry ``id``, ``dataset`` and ``group``. Files are JSONL, a JSON list, CSV with a header row (``.csv``) or
+Parquet (``.parquet``, LLM-AggreFact's published format; needs pyarrow, the ``parquet`` extra); a Parquet record's
+line is its row number.
 """
 
 from __future__ import annotations
@@ -137,6 +139,10 @@ def _csv_records(path: Path) -> Iterator[tuple[int, dict[str, Any] | InputError]
 def _records(path: Path) -> Iterator[tuple[int, dict[str, Any] | InputError]]:
     if path.suffix.lower() == ".csv":
         return _csv_records(path)
+    if path.suffix.lower() == ".parquet":
+        from factscope.evaluation.parquet_rows import parquet_records
+
+        return parquet_records(path)
     return read_json_records(path)
 
 
