@@ -139,13 +139,19 @@ def _similarity(argument: str | None, *, similarity_threshold: float = 0.7, **_:
 
 
 def _llm(
-    argument: None,
+    argument: str | None,
     *,
     llm: Any,
     llm_mode: Literal["single", "joint"] = "joint",
     llm_passages: Literal["each", "together", "refchecker"] = "each",
     **_: Any,
 ) -> Checker:
+    if argument == "minicheck":
+        from factscope.checkers.minicheck_llm import MiniCheckLLMChecker
+
+        return MiniCheckLLMChecker(llm)
+    if argument is not None:
+        raise ConfigError(f"unknown prompt '{argument}' of the llm checker; use llm (RefChecker's) or llm:minicheck")
     from factscope.checkers.llm import LLMChecker
 
     return LLMChecker(llm, mode=llm_mode, passages=llm_passages)
@@ -192,7 +198,17 @@ CHECKERS: Registry[Checker] = Registry(
             _alignscore,
             Argument("CKPT", "the AlignScore-base.ckpt / AlignScore-large.ckpt file"),
         ),
-        Entry("llm", "an OpenAI-compatible chat model; see --llm-* options", _llm, needs_llm=True),
+        Entry(
+            "llm",
+            "an OpenAI-compatible chat model; see --llm-* options",
+            _llm,
+            Argument(
+                "PROMPT",
+                "minicheck: MiniCheck's Yes/No prompt (e.g. Bespoke-MiniCheck-7B on vLLM); default RefChecker's",
+                False,
+            ),
+            needs_llm=True,
+        ),
     ],
 )
 
