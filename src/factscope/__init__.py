@@ -1,10 +1,11 @@
 """factscope: check what language models write against knowledge.
 
-One entry point per system, each of the same shape: input (a file path, or records), the components by name or
-as objects, an optional results file (written as the run goes, resumed on a rerun) and an optional progress
-callback (nothing is drawn without one); ``retry_failed=True`` processes again, and replaces in place, the rows
-of the results file marked failed; each returns its typed run result with the per-record results and the
-dataset summary.
+One entry point per system, each of the same shape and each built from its system's definition (see
+``factscope.core.system``): input (a file path, or records), the components by spec or as objects, an optional
+results file (written as the run goes, resumed on a rerun) and an optional progress callback (nothing is drawn
+without one); ``retry_failed=True`` processes again, and replaces in place, the rows of the results file marked
+failed; each returns its typed run result (a ``RunResult``: ``results``, ``new_records``, ``resumed_records``,
+``seconds``, ``failed``) with the per-record results and the dataset summary.
 
 - ``factscope.check``: claim-level hallucination checking (RefChecker) -> ``CheckRun``
 - ``factscope.ground``: grounding precision / recall / F1 (Truly Ground) -> ``GroundRun``
@@ -14,36 +15,52 @@ dataset summary.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from factscope.core.version import __version__
-
 if TYPE_CHECKING:
+    from factscope.checkers.base import Checker
+    from factscope.claims.base import Extractor
     from factscope.conner.data import KnowledgeRecord
+    from factscope.conner.evaluator import KnowledgeEvaluator
     from factscope.conner.task import KnowledgeRun
     from factscope.core.run import ProgressCallback
+    from factscope.core.schema import Record
     from factscope.grounding.data import GroundExample
+    from factscope.grounding.presence import PresenceModel
     from factscope.grounding.task import GroundRun
     from factscope.kalma.answers import AnswerRecord
     from factscope.kalma.task import AttributionRun
+    from factscope.llm.client import LLMClient
+    from factscope.metrics.attribution import EmptyPolicy as CitationEmptyPolicy
+    from factscope.metrics.attribution import Matching
+    from factscope.metrics.conner import Aggregation, EvidenceAggregation, SentenceRanking
+    from factscope.metrics.grounding import EmptyPolicy
     from factscope.refchecker.task import CheckRun
+    from factscope.retrieve.corpus import Retriever
+
+__version__ = "0.1.0"
 
 __all__ = ["__version__", "attribute", "check", "ground", "knowledge"]
 
 
 def check(
-    records: str | Path | Iterable[Any],
+    records: str | Path | Iterable[Record | dict[str, Any]],
     *,
-    extractor: Any = "rules",
-    checker: Any = "embedded",
-    llm: Any = None,
+    extractor: str | Extractor = "rules",
+    checker: str | Checker = "embedded",
+    llm: LLMClient | None = None,
     output: str | Path | None = None,
     progress: ProgressCallback | None = None,
     retry_failed: bool = False,
-    checker_settings: dict[str, Any] | None = None,
-    **options: Any,
+    checker_settings: Mapping[str, Any] | None = None,
+    retriever: str | Retriever | None = None,
+    corpus: str | Path | None = None,
+    retrieve_k: int = 5,
+    abstention_detection: bool = True,
+    batch_size: int = 32,
+    overwrite: bool = False,
 ) -> CheckRun:
     """Extract claims from responses and check them against references (RefChecker).
 
@@ -51,16 +68,14 @@ def check(
     (``response``, ``references`` or ``reference``, optional ``id``, ``question``, ``setting``). ``extractor`` and
     ``checker`` are spec strings ('rules', 'embedded', 'nli:MODEL', 'llm', ...) or ready objects; ``llm`` is an
     ``LLMClient`` for the LLM ones; ``checker_settings`` go to ``make_checker`` with a spec (``max_tokens``,
-    ``relevance``, ``min_relevance``, ``min_confidence``, ``mismatch``, ...). Bad records in a file are skipped; bad
-    dicts raise InputError. A file is streamed: with ``output``, memory does not grow with its length, and the
-    run's ``results`` read the results file lazily. Remaining ``options`` go to ``factscope.refchecker.task.check`` (retriever,
-    retrieve_k, batch_size).
+    ``relevance``, ``min_relevance``, ``min_confidence``, ``mismatch``, ...). Records without references are
+    checked against ``retrieve_k`` passages of ``retriever`` (a ready one, or 'bm25', 'dense', 'hybrid' over
+    ``corpus``). Bad records in a file are skipped; bad dicts raise InputError. A file is streamed: with
+    ``output``, memory does not grow with its length, and the run's ``results`` read the results file lazily.
     """
-    from factscope.checkers.registry import make_checker
-    from factscope.claims.registry import make_extractor
     from factscope.core.schema import Record
     from factscope.refchecker.data import CheckRecords, parse_record
-    from factscope.refchecker.task import check as run_check
+    from factscope.refchecker.system import CHECK, CheckSpec
 
     loaded: Iterable[Record]
     if isinstance(records, (str, Path)):
@@ -70,14 +85,24 @@ def check(
             item if isinstance(item, Record) else parse_record(item, path="<records>", line=index)
             for index, item in enumerate(records, start=1)
         ]
-    return run_check(
+    spec = CheckSpec(
+        extractor=extractor,
+        checker=checker,
+        checker_settings=dict(checker_settings or {}),
+        corpus=Path(corpus) if corpus is not None else None,
+        retriever=retriever,
+        retrieve_k=retrieve_k,
+        abstention_detection=abstention_detection,
+    )
+    return CHECK.run(
+        spec,
         loaded,
-        extractor=make_extractor(extractor, llm=llm) if isinstance(extractor, str) else extractor,
-        checker=make_checker(checker, llm=llm, **(checker_settings or {})) if isinstance(checker, str) else checker,
+        llm=llm,
         output=output,
+        batch_size=batch_size,
         progress=progress,
+        overwrite=overwrite,
         retry_failed=retry_failed,
-        **options,
     )
 
 
@@ -86,118 +111,181 @@ def ground(
     *,
     responses: str | Path | None = None,
     metadata: str | Path | None = None,
-    extractor: Any = None,
-    presence: Any = None,
-    llm: Any = None,
+    extractor: str | Extractor = "facts",
+    presence: str | PresenceModel | None = None,
+    llm: LLMClient | None = None,
     output: str | Path | None = None,
     progress: ProgressCallback | None = None,
     retry_failed: bool = False,
-    **options: Any,
+    batch_size: int = 16,
+    factors: Iterable[str] | None = None,
+    no_response_facts: EmptyPolicy = "zero",
+    no_gold_facts: EmptyPolicy = "skip",
+    overwrite: bool = False,
 ) -> GroundRun:
     """Grounding precision (response facts found in the contexts), recall (gold facts found in the response)
     and their F1 per record, with breakdowns by factor (Truly Ground).
 
     ``dataset`` is a dataset file (the paper's layout or generic JSONL) or ``GroundExample`` objects; with a path,
     ``metadata`` adds the factor fields and ``responses`` attaches the responses (JSONL of ``{id, response}`` or
-    the paper's prediction files). ``extractor`` is an Extractor (default: offline clause facts); ``presence`` a
-    presence spec ('bi-nli', 'bi', 'cross', 'nli:embedded', 'llm', ...) or a ready model (default: the
-    offline ``DEFAULT_PRESENCE`` of factscope.grounding.presence). Remaining ``options`` go to
-    ``factscope.grounding.task.ground`` (batch_size, factors, no_response_facts, no_gold_facts).
+    the paper's prediction files), and records without a response are left out. ``extractor`` is an extractor
+    spec or object (default: offline clause facts); ``presence`` a presence spec ('bi-nli', 'bi', 'cross',
+    'nli:embedded', 'llm', ...) or a ready model (default: the offline ``DEFAULT_PRESENCE`` of
+    factscope.grounding.presence). ``factors``: the metadata fields of the breakdowns (default: the paper's
+    factors the records have).
 
     A dataset file is read into memory (the paper's layout is one JSON document, and the metadata and responses
     files are joined to it by id); with ``output``, the run's ``results`` read the results file lazily and the
     summary comes from running totals.
     """
-    from factscope.grounding.data import attach_responses, load_dataset
-    from factscope.grounding.presence import make_presence
-    from factscope.grounding.task import ground as run_ground
+    from factscope.grounding.data import ScoredExamples
+    from factscope.grounding.presence import DEFAULT_PRESENCE
+    from factscope.grounding.system import GROUND, GroundSpec
 
-    if isinstance(dataset, (str, Path)):
-        loaded = load_dataset(dataset, metadata)
-        if responses is not None:
-            attach_responses(loaded, responses)
-        examples = [example for example in loaded.examples if example.response is not None]
-    else:
-        examples = list(dataset)
-    return run_ground(
-        examples,
+    examples: Iterable[GroundExample] = (
+        ScoredExamples(dataset, metadata, responses) if isinstance(dataset, (str, Path)) else list(dataset)
+    )
+    spec = GroundSpec(
         extractor=extractor,
-        presence=make_presence(presence, llm=llm) if isinstance(presence, str) else presence,
+        presence=presence if presence is not None else DEFAULT_PRESENCE,
+        factors=tuple(factors) if factors is not None else None,
+        no_response_facts=no_response_facts,
+        no_gold_facts=no_gold_facts,
+    )
+    return GROUND.run(
+        spec,
+        examples,
+        llm=llm,
         output=output,
+        batch_size=batch_size,
         progress=progress,
+        overwrite=overwrite,
         retry_failed=retry_failed,
-        **options,
     )
 
 
 def attribute(
     answers: str | Path | Iterable[AnswerRecord],
     *,
-    checker: Any = "embedded",
-    llm: Any = None,
-    judge: Any = None,
+    checker: str | Checker = "embedded",
+    llm: LLMClient | None = None,
+    judge: LLMClient | None = None,
     output: str | Path | None = None,
     progress: ProgressCallback | None = None,
     retry_failed: bool = False,
-    checker_settings: dict[str, Any] | None = None,
-    **options: Any,
+    checker_settings: Mapping[str, Any] | None = None,
+    batch_size: int = 32,
+    template: str | None = None,
+    empty_answers: CitationEmptyPolicy = "skip",
+    weighted: bool = False,
+    matching: Matching = "normalized",
+    overwrite: bool = False,
 ) -> AttributionRun:
     """Citation correctness, precision, recall and F1 (micro and macro), text-citation alignment and [NA]
     quality of answers that cite a knowledge graph (KaLMA).
 
     ``answers`` is an answers file (the output of ``factscope attribute generate`` or the user's own records)
     or ``AnswerRecord`` objects; rows whose generation failed are left out. ``checker`` decides alignment and
-    [NA] (a spec string or a ready Checker; ``checker_settings`` go to ``make_checker`` with a spec); ``judge``
-    (an LLMClient) adds G-Eval text quality. Remaining ``options`` go to ``factscope.kalma.task.score``
-    (batch_size, template, empty_answers, weighted). A file is streamed (``AnswerRecords``): with ``output``,
-    memory does not grow with its length, and the run's ``results`` read the results file lazily.
+    [NA] (a spec string or a ready Checker, an LLM one calling ``llm``; ``checker_settings`` go to
+    ``make_checker`` with a spec); ``judge`` (an LLMClient) adds G-Eval text quality (``weighted``: also the
+    probability-weighted score). ``template`` shapes the NLI hypothesis of a citation, ``empty_answers`` counts
+    answers with no citations in macro precision, ``matching`` reads citations ('normalized' or 'paper'). A file
+    is streamed (``AnswerRecords``): with ``output``, memory does not grow with its length, and the run's
+    ``results`` read the results file lazily.
     """
     from factscope.checkers.registry import make_checker
     from factscope.kalma.answers import AnswerRecords
-    from factscope.kalma.task import score
+    from factscope.kalma.hypotheses import DEFAULT_HYPOTHESIS
+    from factscope.kalma.system import ATTRIBUTE, AttributeSpec
 
     records: Iterable[AnswerRecord] = AnswerRecords(answers) if isinstance(answers, (str, Path)) else list(answers)
-    return score(
+    if isinstance(checker, str) and judge is not None and judge is not llm:
+        checker = make_checker(checker, llm=llm, **(checker_settings or {}))
+    spec = AttributeSpec(
+        checker=checker,
+        checker_settings=dict(checker_settings or {}),
+        geval=judge is not None,
+        weighted=weighted,
+        template=template or DEFAULT_HYPOTHESIS,
+        empty_answers=empty_answers,
+        matching=matching,
+    )
+    return ATTRIBUTE.run(
+        spec,
         records,
-        make_checker(checker, llm=llm, **(checker_settings or {})) if isinstance(checker, str) else checker,
-        judge=judge,
+        llm=judge if judge is not None else llm,
         output=output,
+        batch_size=batch_size,
         progress=progress,
+        overwrite=overwrite,
         retry_failed=retry_failed,
-        **options,
     )
 
 
 def knowledge(
     records: str | Path | Iterable[KnowledgeRecord],
     *,
-    evaluator: Any = None,
+    evaluator: KnowledgeEvaluator | None = None,
     output: str | Path | None = None,
     progress: ProgressCallback | None = None,
     batch_size: int = 16,
     retry_failed: bool = False,
-    **components: Any,
+    corpus: str | Path | None = None,
+    retriever: str = "bm25",
+    evidence_k: int = 5,
+    aggregate: Aggregation = "min",
+    evidence_aggregate: EvidenceAggregation = "max",
+    rank_by: SentenceRanking = "entailment",
+    hard: bool = False,
+    checker: str = "embedded",
+    relevance: str = "bi-encoder",
+    coherence: str = "proxy",
+    lm: str | None = None,
+    baselines: int = 3,
+    weights: str = "0.25,0.25,0.25,0.25",
+    seed: int = 0,
+    llm: LLMClient | None = None,
+    overwrite: bool = False,
 ) -> KnowledgeRun:
     """CONNER's metrics of generated knowledge: factuality, relevance, coherence, informativeness, helpfulness,
     validity and Q_know, per record and as dataset means.
 
     ``records`` is a knowledge file (JSON / JSONL, or CONNER's own files) or ``KnowledgeRecord`` objects.
-    ``evaluator`` is a ready ``KnowledgeEvaluator``; without one it is assembled from ``components`` by
-    ``factscope.conner.evaluator_setup.make_evaluator`` (corpus, checker, relevance, coherence, lm, llm, ...).
-    A metric that a missing part would compute is left out and explained, never zero. A JSONL file is streamed
+    ``evaluator`` is a ready ``KnowledgeEvaluator``; without one it is assembled from the parts named as the
+    command-line options are (``factscope.conner.evaluator_setup.make_evaluator``: corpus, checker, relevance,
+    coherence, lm, llm, ...); the corpus's fingerprint goes into the results file's manifest. A metric that a
+    missing part would compute is left out and explained, never zero. A JSONL file is streamed
     (``KnowledgeRecords``; bad records are skipped): with ``output``, the run's ``results`` read the results file
     lazily, and only the knowledge texts the helpfulness baselines are drawn from stay in memory (with a causal LM).
     """
     from factscope.conner.data import KnowledgeRecords
-    from factscope.conner.evaluator_setup import make_evaluator
-    from factscope.conner.task import knowledge as run_knowledge
+    from factscope.conner.system import KNOWLEDGE, KnowledgeSpec
 
     loaded: Iterable[KnowledgeRecord] = KnowledgeRecords(records) if isinstance(records, (str, Path)) else list(records)
-    return run_knowledge(
+    spec = KnowledgeSpec(
+        evaluator=evaluator,
+        corpus=Path(corpus) if corpus is not None and evaluator is None else None,
+        retriever=retriever,
+        evidence_k=evidence_k,
+        aggregate=aggregate,
+        evidence_aggregate=evidence_aggregate,
+        rank_by=rank_by,
+        hard=hard,
+        checker=checker,
+        relevance=relevance,
+        coherence=coherence,
+        lm=lm,
+        baselines=baselines,
+        weights=weights,
+        seed=seed,
+    )
+    return KNOWLEDGE.run(
+        spec,
         loaded,
-        evaluator if evaluator is not None else make_evaluator(**components),
+        llm=llm,
         output=output,
         batch_size=batch_size,
         progress=progress,
+        overwrite=overwrite,
         retry_failed=retry_failed,
     )

@@ -309,3 +309,27 @@ def attach_responses(dataset: GroundDataset, path: str | Path, field_name: str =
         dataset.warnings.append(f"{path}: no response for {len(missing)} question id(s): {_ids(missing)}")
     if unknown:
         dataset.warnings.append(f"{path}: {len(unknown)} response id(s) match no question: {_ids(unknown)}")
+
+
+class ScoredExamples:
+    """The examples of a dataset file that can be scored: those with a response (attached from ``responses``
+    when given), joined to ``metadata``. ``problems`` holds the records that did not load; ``without_response``
+    the ids of those that loaded with no response (left out); ``warnings`` the reader's warnings."""
+
+    def __init__(
+        self, path: str | Path, metadata: str | Path | None = None, responses: str | Path | None = None
+    ) -> None:
+        self.path = Path(path)
+        dataset = load_dataset(path, metadata)
+        if responses is not None:
+            attach_responses(dataset, responses)
+        self.examples = [example for example in dataset.examples if example.response is not None]
+        self.without_response = [example.id for example in dataset.examples if example.response is None]
+        self.problems: list[InputError] = dataset.errors
+        self.warnings = dataset.warnings
+
+    def __iter__(self) -> Iterator[GroundExample]:
+        return iter(self.examples)
+
+    def __len__(self) -> int:
+        return len(self.examples)

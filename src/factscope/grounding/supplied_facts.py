@@ -8,6 +8,8 @@ the other responses to a fallback extractor, so the run loop, results and summar
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 
 from factscope.claims.base import Extractor, check_questions
 from factscope.core.errors import InputError
@@ -72,3 +74,48 @@ class SuppliedFactExtractor:
     def result_settings(self) -> dict[str, Setting]:
         """What the manifest records of this extractor: the fallback (the facts file is recorded by its caller)."""
         return {"fallback": describe(self.fallback)}
+
+
+@dataclass
+class SuppliedFacts:
+    """An atomic-facts file made ready for a run: the extractor serving its facts, the manifest settings that
+    record the file, how many of the examples get supplied facts, the file's records that could not be read, and
+    the ids it has facts for that match no example."""
+
+    extractor: SuppliedFactExtractor
+    settings: dict[str, Setting]
+    supplied: int
+    extracted: int
+    problems: list[InputError]
+    unknown: list[str]
+
+
+def supply_facts(
+    path: str | Path, examples: Sequence[GroundExample], fallback: Extractor, *, human: bool, paper_rules: bool
+) -> SuppliedFacts:
+    """Serve the atomic facts of ``path`` (``load_atomic_facts``; ``human``: FActScore's human annotations) for
+    the responses of ``examples``, ``fallback`` extracting the facts of the others; the manifest records the
+    file's fingerprint and how it was read, so a results file is resumed only with the same facts."""
+    from factscope.core.manifest import fingerprint_file
+    from factscope.grounding.atomic_facts import HUMAN_FACTS, MODEL_FACTS, load_atomic_facts
+
+    loaded = load_atomic_facts(path, human=human, paper_rules=paper_rules)
+    served = SuppliedFactExtractor.for_examples(examples, loaded.facts, fallback)
+    supplied = sum(1 for example in examples if served.serves(example.question, example.response or ""))
+    fingerprint = fingerprint_file(path)
+    settings: dict[str, Setting] = {
+        "atomic_facts": {
+            "sha256": fingerprint.sha256,
+            "size": fingerprint.size,
+            "annotations": HUMAN_FACTS if human else MODEL_FACTS,
+            "paper_fact_rules": paper_rules,
+        }
+    }
+    return SuppliedFacts(
+        extractor=served,
+        settings=settings,
+        supplied=supplied,
+        extracted=len(examples) - supplied,
+        problems=list(loaded.errors),
+        unknown=sorted(set(loaded.facts) - {example.id for example in examples}),
+    )

@@ -1,0 +1,186 @@
+"""Truly Ground's grounding evaluation, defined once (``GROUND``): examples, fact extractor and presence model from
+a ``GroundSpec``, the grounding pipeline, ``GroundRun``, its summary rows and its report."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from factscope.claims.base import Extractor
+from factscope.core.errors import InputError
+from factscope.core.manifest import Setting
+from factscope.core.run import Pipeline, RunRows
+from factscope.core.system import ReportHooks, RunFacts, RunOutcome, SystemDefinition
+from factscope.grounding import report
+from factscope.grounding.data import GroundExample, ScoredExamples, generic_example
+from factscope.grounding.presence import DEFAULT_PRESENCE, PresenceModel
+from factscope.grounding.task import (
+    GroundResult,
+    GroundRun,
+    GroundTotals,
+    choose_factors,
+    ground_pipeline,
+    survey_examples,
+)
+from factscope.metrics.grounding import EmptyPolicy
+
+if TYPE_CHECKING:
+    from factscope.llm.client import LLMClient
+
+FACT_EXTRACTOR_ALIASES = {"spacy": "facts", "llm": "llm-facts"}
+"""Names the grounding extractor has always accepted, kept as aliases of the registry's names."""
+
+
+@dataclass(frozen=True)
+class GroundSpec:
+    """The components and settings of a grounding run.
+
+    ``extractor``: the atomic facts of the responses, an extractor spec ('facts', the offline default; 'llm-facts';
+    aliases 'spacy' and 'llm') or a ready Extractor. ``presence``: a presence spec ('bi-nli', 'bi', 'cross',
+    'nli:embedded', 'llm', ...) or a ready model; ``threshold``, ``window``, ``stride`` and ``min_window`` go to
+    ``make_presence`` with a spec. ``factors``: the metadata fields of the breakdowns (None: those of the paper's
+    factors that the examples have). ``settings`` are further manifest settings (a supplied-facts file's).
+    """
+
+    extractor: str | Extractor = "facts"
+    presence: str | PresenceModel = DEFAULT_PRESENCE
+    threshold: float | None = None
+    window: int | None = None
+    stride: int = 1
+    min_window: int | None = None
+    factors: tuple[str, ...] | None = None
+    no_response_facts: EmptyPolicy = "zero"
+    no_gold_facts: EmptyPolicy = "skip"
+    settings: Mapping[str, Setting] = field(default_factory=dict)
+
+
+def extractor_spec(spec: str) -> str:
+    """The registry's name of a grounding extractor spec (its aliases resolved)."""
+    return FACT_EXTRACTOR_ALIASES.get(spec, spec)
+
+
+def needs_llm(spec: GroundSpec) -> bool:
+    """Whether the extractor or the presence model named by ``spec`` calls an LLM endpoint."""
+    from factscope.claims.registry import EXTRACTORS
+    from factscope.grounding.presence import PRESENCE_MODELS
+
+    return (isinstance(spec.extractor, str) and EXTRACTORS.needs_llm(extractor_spec(spec.extractor))) or (
+        isinstance(spec.presence, str) and PRESENCE_MODELS.needs_llm(spec.presence)
+    )
+
+
+def make_fact_extractor(spec: str | Extractor, llm: LLMClient | None) -> Extractor:
+    """The extractor of a grounding spec (a ready one as it is)."""
+    from factscope.claims.registry import make_extractor
+
+    return make_extractor(extractor_spec(spec), llm=llm) if isinstance(spec, str) else spec
+
+
+def build(spec: GroundSpec, llm: LLMClient | None) -> Pipeline[GroundExample, GroundResult, GroundTotals]:
+    """The grounding pipeline with the components of ``spec`` built (``llm`` for the LLM ones); ``factors`` must
+    be settled (``prepare``)."""
+    from factscope.grounding.presence import make_presence
+
+    presence = (
+        make_presence(
+            spec.presence,
+            threshold=spec.threshold,
+            window=spec.window,
+            stride=spec.stride,
+            min_window=spec.min_window,
+            llm=llm,
+        )
+        if isinstance(spec.presence, str)
+        else spec.presence
+    )
+    return ground_pipeline(
+        make_fact_extractor(spec.extractor, llm),
+        presence,
+        factors=spec.factors or (),
+        no_response_facts=spec.no_response_facts,
+        no_gold_facts=spec.no_gold_facts,
+        settings=spec.settings,
+    )
+
+
+def prepare(spec: GroundSpec, examples: Iterable[GroundExample]) -> GroundSpec:
+    """``spec`` with its breakdown factors chosen from the examples' metadata (``choose_factors``); an example
+    without a response is an InputError."""
+    survey = survey_examples(examples)
+    missing = survey.without_response
+    if missing:
+        raise InputError(
+            f"{len(missing)} example(s) have no response, e.g. {missing[0]!r}; attach responses first "
+            "(grounding.data.attach_responses) or generate them (factscope.grounding.generation.generate)"
+        )
+    return replace(spec, factors=tuple(choose_factors(sorted(survey.fields), spec.factors)))
+
+
+def result(produced: RunRows[GroundResult], totals: GroundTotals, facts: RunFacts) -> GroundRun:
+    """The typed result of a grounding run; the presence threshold is the one the manifest records."""
+    presence = facts.settings.get("presence")
+    threshold = presence.get("threshold") if isinstance(presence, dict) else None
+    return GroundRun(
+        results=produced.results,
+        summary=totals.summary(),
+        failed=totals.failed,
+        **produced.counts(),
+        extractor=facts.names["extractor"],
+        presence=facts.names["presence"],
+        threshold=float(threshold) if isinstance(threshold, (int, float)) else math.nan,
+    )
+
+
+def summary_rows(run: GroundRun, outcome: RunOutcome) -> list[tuple[str, object]]:
+    """The figures of a grounding run's summary table."""
+    return [
+        ("records scored (new / resumed)", f"{run.new_records} / {run.resumed_records}"),
+        ("failed decompositions (left out)", run.summary.failed),
+        ("unjudged facts (left out)", run.summary.unjudged_facts),
+        ("skipped input records", outcome.skipped),
+        *outcome.rows,
+        ("extractor / presence model", f"{run.extractor} / {run.presence} >= {run.threshold:g}"),
+        ("results", str(outcome.output)),
+    ]
+
+
+def parse(item: dict[str, Any], /, *, path: Path, line: int) -> GroundExample:
+    """One generic record of a grounding file or request; a record without a response is refused, located."""
+    example = generic_example(item, path=path, line=line)
+    if example.response is None:
+        raise InputError(
+            "missing: the response to score; run `factscope ground generate` first, or add a 'response' field",
+            path=path,
+            line=line,
+            field="response",
+        )
+    return example
+
+
+GROUND: SystemDefinition[GroundSpec, GroundExample, GroundResult, GroundTotals, GroundRun] = SystemDefinition(
+    name="ground",
+    manifest="ground",
+    command="factscope ground",
+    title="Grounding (Truly Ground)",
+    row_type=GroundResult,
+    run_type=GroundRun,
+    parse=parse,
+    read=ScoredExamples,
+    needs_llm=needs_llm,
+    build=build,
+    prepare=prepare,
+    result=result,
+    summary_rows=summary_rows,
+    report=ReportHooks(
+        fields=("response_facts", "gold_facts"),
+        flagged=report.is_flagged,
+        flagged_means="records with a response fact absent from the context",
+        record=report.record_html,
+        overview=report.overview_html,
+        caption=report.record_caption,
+    ),
+)
+"""Grounding precision / recall / F1 (Truly Ground)."""

@@ -1,0 +1,115 @@
+"""KaLMA's attribution scoring, defined once (``ATTRIBUTE``): answers and checker from an ``AttributeSpec``, the
+scoring pipeline, ``AttributionRun``, its summary rows and its report."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from factscope.checkers.base import Checker
+from factscope.core.run import Pipeline, RunRows
+from factscope.core.system import ReportHooks, RunFacts, RunOutcome, SystemDefinition
+from factscope.kalma import report
+from factscope.kalma.answers import AnswerRecord, AnswerRecords, read_answer
+from factscope.kalma.hypotheses import DEFAULT_HYPOTHESIS
+from factscope.kalma.scores import AttributionScore
+from factscope.kalma.task import AttributionRun, attribution_pipeline, attribution_run
+from factscope.kalma.totals import AttributionTotals
+from factscope.metrics.attribution import EmptyPolicy, Matching
+
+if TYPE_CHECKING:
+    from factscope.llm.client import LLMClient
+
+
+@dataclass(frozen=True)
+class AttributeSpec:
+    """The components and settings of a scoring run.
+
+    ``checker`` decides alignment and [NA]: a spec string ('embedded', 'nli:MODEL', 'path:DIR', 'similarity',
+    'llm') or a ready Checker; ``checker_settings`` go to ``make_checker`` with a spec. With ``geval`` the LLM
+    judges text quality (G-Eval; ``weighted``: also the probability-weighted score). ``template`` shapes the NLI
+    hypothesis of a citation, ``empty_answers`` says how answers with no citations count in macro precision and
+    ``matching`` how citations are read (see ``factscope.kalma.task.score``).
+    """
+
+    checker: str | Checker = "embedded"
+    checker_settings: Mapping[str, Any] = field(default_factory=dict)
+    geval: bool = False
+    weighted: bool = False
+    template: str = DEFAULT_HYPOTHESIS
+    empty_answers: EmptyPolicy = "skip"
+    matching: Matching = "normalized"
+
+
+def needs_llm(spec: AttributeSpec) -> bool:
+    """Whether G-Eval or the checker named by ``spec`` calls an LLM endpoint."""
+    from factscope.checkers.registry import CHECKERS
+
+    return spec.geval or (isinstance(spec.checker, str) and CHECKERS.needs_llm(spec.checker))
+
+
+def build(spec: AttributeSpec, llm: LLMClient | None) -> Pipeline[AnswerRecord, AttributionScore, AttributionTotals]:
+    """The scoring pipeline with the checker of ``spec`` built (``llm`` for an LLM checker and the G-Eval judge)."""
+    from factscope.checkers.registry import make_checker
+
+    checker = (
+        make_checker(spec.checker, llm=llm, **spec.checker_settings) if isinstance(spec.checker, str) else spec.checker
+    )
+    return attribution_pipeline(
+        checker,
+        judge=llm if spec.geval else None,
+        weighted=spec.weighted,
+        template=spec.template,
+        empty_answers=spec.empty_answers,
+        matching=spec.matching,
+    )
+
+
+def prepare(spec: AttributeSpec, answers: Iterable[AnswerRecord]) -> AttributeSpec:
+    """A scoring run needs nothing of its answers beforehand."""
+    return spec
+
+
+def result(produced: RunRows[AttributionScore], totals: AttributionTotals, facts: RunFacts) -> AttributionRun:
+    """The typed result of a scoring run."""
+    return attribution_run(produced, totals, checker=facts.names["checker"])
+
+
+def summary_rows(run: AttributionRun, outcome: RunOutcome) -> list[tuple[str, object]]:
+    """The counts that head a scoring run's summary table (``outcome.rows``: the failed generations passed
+    over), before the figures of its one group of answers."""
+    return [
+        ("answers scored now / resumed", f"{run.new_records} / {run.resumed_records}"),
+        *outcome.rows,
+        ("skipped input records", outcome.skipped),
+        ("results", str(outcome.output)),
+    ]
+
+
+ATTRIBUTE: SystemDefinition[AttributeSpec, AnswerRecord, AttributionScore, AttributionTotals, AttributionRun] = (
+    SystemDefinition(
+        name="attribute",
+        manifest="attribute score",
+        command="factscope attribute score",
+        title="Attribution to a knowledge graph (KaLMA)",
+        row_type=AttributionScore,
+        run_type=AttributionRun,
+        parse=read_answer,
+        read=AnswerRecords,
+        needs_llm=needs_llm,
+        build=build,
+        prepare=prepare,
+        result=result,
+        summary_rows=summary_rows,
+        report=ReportHooks(
+            fields=("citations", "counts"),
+            flagged=report.is_flagged,
+            flagged_means="answers citing a triple not in the graph or with an unreadable citation",
+            record=report.record_html,
+            overview=report.overview_html,
+            caption=report.record_caption,
+        ),
+    )
+)
+"""Knowledge-graph citation quality (KaLMA)."""

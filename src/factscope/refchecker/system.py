@@ -1,0 +1,138 @@
+"""RefChecker's check, defined once (``CHECK``): records, extractor, checker and retriever from a ``CheckSpec``, the
+check pipeline, ``CheckRun``, its summary rows and its report."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from factscope.checkers.base import Checker
+from factscope.claims.base import Extractor
+from factscope.core.manifest import Setting, fingerprint_file
+from factscope.core.run import Pipeline, RunRows
+from factscope.core.schema import Record
+from factscope.core.system import ReportHooks, RunFacts, RunOutcome, SystemDefinition
+from factscope.refchecker import html_report
+from factscope.refchecker.data import CheckRecords, parse_record
+from factscope.refchecker.task import CheckResult, CheckRun, CheckTotals, check_pipeline, check_run
+from factscope.retrieve.corpus import Retriever
+
+if TYPE_CHECKING:
+    from factscope.llm.client import LLMClient
+
+
+@dataclass(frozen=True)
+class CheckSpec:
+    """The components and settings of a check run.
+
+    ``extractor`` and ``checker`` are spec strings ('rules', 'embedded', 'nli:MODEL', 'llm', ...) or ready objects;
+    ``checker_settings`` go to ``make_checker`` with a spec (``max_tokens``, ``relevance``, ``mismatch``, ...).
+    Records without references are checked against the top ``retrieve_k`` passages of ``retriever``: a ready
+    retriever, or a retriever name ('bm25', 'dense', 'hybrid') over the passages of ``corpus`` (whose fingerprint
+    the results file's manifest records); a name without a corpus retrieves nothing.
+    """
+
+    extractor: str | Extractor = "rules"
+    checker: str | Checker = "embedded"
+    checker_settings: Mapping[str, Any] = field(default_factory=dict)
+    corpus: Path | None = None
+    retriever: str | Retriever | None = None
+    retrieve_k: int = 5
+    abstention_detection: bool = True
+
+
+def needs_llm(spec: CheckSpec) -> bool:
+    """Whether the extractor or the checker named by ``spec`` calls an LLM endpoint."""
+    from factscope.checkers.registry import CHECKERS
+    from factscope.claims.registry import EXTRACTORS
+
+    return (isinstance(spec.extractor, str) and EXTRACTORS.needs_llm(spec.extractor)) or (
+        isinstance(spec.checker, str) and CHECKERS.needs_llm(spec.checker)
+    )
+
+
+def build(spec: CheckSpec, llm: LLMClient | None) -> Pipeline[Record, CheckResult, CheckTotals]:
+    """The check pipeline with the components of ``spec`` built (``llm`` for the LLM ones)."""
+    from factscope.checkers.registry import make_checker
+    from factscope.claims.registry import make_extractor
+
+    extractor = make_extractor(spec.extractor, llm=llm) if isinstance(spec.extractor, str) else spec.extractor
+    checker = (
+        make_checker(spec.checker, llm=llm, **spec.checker_settings) if isinstance(spec.checker, str) else spec.checker
+    )
+    settings: dict[str, Setting] = {"corpus": fingerprint_file(spec.corpus).sha256} if spec.corpus else {}
+    return check_pipeline(
+        extractor,
+        checker,
+        retriever=_retriever(spec),
+        retrieve_k=spec.retrieve_k,
+        abstention_detection=spec.abstention_detection,
+        settings=settings,
+    )
+
+
+def _retriever(spec: CheckSpec) -> Retriever | None:
+    if not isinstance(spec.retriever, str):
+        return spec.retriever
+    if spec.corpus is None:
+        return None
+    from factscope.retrieve.corpus import Corpus, make_retriever
+
+    return make_retriever(spec.retriever, Corpus.from_path(spec.corpus))
+
+
+def prepare(spec: CheckSpec, records: Iterable[Record]) -> CheckSpec:
+    """A check run needs nothing of its records beforehand."""
+    return spec
+
+
+def result(produced: RunRows[CheckResult], totals: CheckTotals, facts: RunFacts) -> CheckRun:
+    """The typed result of a check run."""
+    return check_run(produced, totals, extractor=facts.names["extractor"], checker=facts.names["checker"])
+
+
+def summary_rows(run: CheckRun, outcome: RunOutcome) -> list[tuple[str, object]]:
+    """The figures of a check run's summary table."""
+    return [
+        ("records (new / resumed)", f"{run.new_records} / {run.resumed_records}"),
+        ("skipped input records", outcome.skipped),
+        *outcome.rows,
+        ("claims", run.claims),
+        ("abstentions / declined to answer", f"{run.rates.abstained} / {run.declined}"),
+        ("extraction failures", run.extraction_failures),
+        ("check failures", run.check_failures),
+        ("records / second (this run)", round(run.new_records / run.seconds, 2) if run.seconds else None),
+        ("extractor / checker", f"{run.extractor} / {run.checker}"),
+        ("results", str(outcome.output)),
+    ]
+
+
+def parse(item: dict[str, Any], /, *, path: Path, line: int) -> Record:
+    """One check record of a file or a request (``parse_record``)."""
+    return parse_record(item, path=path, line=line)
+
+
+CHECK: SystemDefinition[CheckSpec, Record, CheckResult, CheckTotals, CheckRun] = SystemDefinition(
+    name="check",
+    manifest="check",
+    command="factscope check",
+    title="Check claims (RefChecker)",
+    row_type=CheckResult,
+    run_type=CheckRun,
+    parse=parse,
+    read=CheckRecords,
+    needs_llm=needs_llm,
+    build=build,
+    prepare=prepare,
+    result=result,
+    summary_rows=summary_rows,
+    report=ReportHooks(
+        fields=("claims",),
+        flagged=html_report.is_hallucinated,
+        flagged_means="records with a Neutral or Contradiction claim",
+        record=html_report.render_record,
+    ),
+)
+"""Claim-level hallucination checking (RefChecker)."""
