@@ -25,17 +25,21 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from string import Template
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from factscope.checkers.base import CheckTask
 from factscope.checkers.merge import merge_passage_labels
 from factscope.core.prompts import load_prompt
 from factscope.core.run import ProgressCallback, StageProgress, stage
 from factscope.core.schema import Claim, Label, Verdict
-from factscope.llm.client import ChatReply, LLMClient
 
-CheckMode = Literal["single", "joint"]
+if TYPE_CHECKING:
+    from factscope.llm.client import ChatReply, LLMClient
+
+LLMCheckMode = Literal["joint", "single"]
+"""How the LLM checker batches claims: one call per claim, or the claims of a record together."""
 PassageMode = Literal["each", "together", "refchecker"]
+"""How the LLM checker is shown a record's passages (see the module docstring)."""
 Unit = tuple[int, int]
 """(task index, passage-group index): one claim asked against one reference text."""
 
@@ -107,7 +111,7 @@ class LLMChecker:
         self,
         client: LLMClient,
         *,
-        mode: CheckMode = "single",
+        mode: LLMCheckMode = "single",
         batch_size: int = 8,
         passages: PassageMode = "each",
         prompt: str = "check_triplet",
@@ -121,7 +125,7 @@ class LLMChecker:
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
         self.client = client
-        self.mode: CheckMode = mode
+        self.mode: LLMCheckMode = mode
         self.batch_size = batch_size
         self.passages: PassageMode = passages
         self.single_template = Template(load_prompt(prompt))

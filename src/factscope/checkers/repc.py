@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 import numpy as np
 
@@ -22,8 +22,12 @@ from factscope.core.errors import ConfigError
 from factscope.hf.embedded import resolve_encoder
 from factscope.hf.loading import load_pretrained
 
-CLASSIFIERS = ("logreg", "svm", "mlp", "knn")
-FEATURES = ("pair", "sentence", "both")
+RepCClassifier = Literal["logreg", "svm", "mlp", "knn"]
+"""RepC's shallow classifier."""
+RepCFeatures = Literal["pair", "sentence", "both"]
+"""RepC's features: the pair encoded jointly, the two sentences apart, or both."""
+CLASSIFIERS: tuple[RepCClassifier, ...] = get_args(RepCClassifier)
+FEATURES: tuple[RepCFeatures, ...] = get_args(RepCFeatures)
 
 
 class LayersError(ConfigError, ValueError):

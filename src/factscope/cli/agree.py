@@ -19,13 +19,14 @@ from factscope.cli.checking_options import (
     SegmentTokens,
     refuse_missing_references,
 )
-from factscope.cli.choices import AgreeMode, LLMCheckMode, LLMPassages, ModelSource
 from factscope.cli.display import ProgressDisplay, format_value, print_skipped, print_table, summary_table
 from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
 from factscope.cli.output_options import Overwrite, RetryFailed
 from factscope.cli.output_paths import check_outputs
 from factscope.core.errors import RecordsFailed
 from factscope.core.schema import LABELS
+from factscope.refchecker.agree import AgreeMode
+from factscope.refchecker.annotations import ModelSource
 
 if TYPE_CHECKING:
     from factscope.refchecker.agree import AgreementReport
@@ -68,7 +69,7 @@ def agree_command(
     ] = None,
     model_from: Annotated[
         ModelSource, typer.Option(help="where a file's model name comes from: its file name, or --model-field")
-    ] = ModelSource.stem,
+    ] = "stem",
     model_field: Annotated[str, typer.Option(help="the record field that names the model (--model-from field)")] = "model",
     model: Annotated[
         list[str] | None,
@@ -77,12 +78,12 @@ def agree_command(
             help="NAME=FILE: the responses of FILE are model NAME (repeatable; FILE need not be listed as HUMAN too)",
         ),
     ] = None,
-    mode: Annotated[AgreeMode, typer.Option(help="checker (given triplets) or pipeline (extract anew)")] = AgreeMode.checker,
+    mode: Annotated[AgreeMode, typer.Option(help="checker (given triplets) or pipeline (extract anew)")] = "checker",
     checker: Annotated[str, typer.Option(help=CHECKER_SPECS)] = "embedded",
     extractor: Annotated[str, typer.Option(help=EXTRACTOR_SPECS + "; pipeline mode only")] = "rules",
     segment_tokens: SegmentTokens = 200,
-    llm_check_mode: LLMCheckModeOption = LLMCheckMode.joint,
-    llm_passages: LLMPassagesOption = LLMPassages.each,
+    llm_check_mode: LLMCheckModeOption = "joint",
+    llm_passages: LLMPassagesOption = "each",
     allow_missing_references: AllowMissingReferences = False,
     batch_size: Annotated[int, typer.Option(min=1, help="responses per checking batch")] = 32,
     output: Annotated[
@@ -104,7 +105,7 @@ def agree_command(
         load_reference_records,
     )
 
-    output = output or Path(f"agree-{mode.value}.jsonl")
+    output = output or Path(f"agree-{mode}.jsonl")
     check_outputs(output, overwrite=overwrite, written={"--report": report})
     if not input:
         raise typer.BadParameter("give the records with the questions and references", param_hint="--input")
@@ -113,7 +114,7 @@ def agree_command(
     skipped = 0
     for path, name in files:
         responses, problems = load_human_annotations(
-            path, name, model_from=model_from.value, model_field=model_field
+            path, name, model_from=model_from, model_field=model_field
         )
         for problem in problems:
             print_skipped(problem)
@@ -128,7 +129,7 @@ def agree_command(
         allowed=allow_missing_references,
         remedy="check that --input holds the records these annotations were made on",
     )
-    needs_llm = CHECKERS.needs_llm(checker) or (mode is AgreeMode.pipeline and EXTRACTORS.needs_llm(extractor))
+    needs_llm = CHECKERS.needs_llm(checker) or (mode == "pipeline" and EXTRACTORS.needs_llm(extractor))
     llm = endpoint.build() if needs_llm else None
     with ProgressDisplay() as shown:
         result = agree(
@@ -138,11 +139,11 @@ def agree_command(
                 checker,
                 llm=llm,
                 max_tokens=segment_tokens,
-                llm_mode=llm_check_mode.value,
-                llm_passages=llm_passages.value,
+                llm_mode=llm_check_mode,
+                llm_passages=llm_passages,
             ),
-            extractor=make_extractor(extractor, llm=llm) if mode is AgreeMode.pipeline else None,
-            mode=mode.value,
+            extractor=make_extractor(extractor, llm=llm) if mode == "pipeline" else None,
+            mode=mode,
             output=output,
             batch_size=batch_size,
             progress=shown,

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.markup import escape
 
-from factscope.cli.choices import CitationMatching, EmptyPolicy, RetrieveMode
+from factscope.cli.choices import RetrieveMode
 from factscope.cli.display import ProgressDisplay, console, print_skipped, print_table, summary_table
 from factscope.cli.engine_options import EngineOptions, engine_options, run_sharded
 from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
@@ -18,6 +18,8 @@ from factscope.cli.option_ranges import SEED_MAX, finite
 from factscope.cli.output_options import Overwrite, RetryFailed
 from factscope.cli.output_paths import check_outputs
 from factscope.core.errors import ConfigError, InputError, RecordsFailed
+from factscope.metrics.attribution import Matching
+from factscope.metrics.ratios import EmptyPolicy
 
 if TYPE_CHECKING:
     from factscope.core.run import Pipeline
@@ -101,7 +103,7 @@ def generate_command(
     questions: Annotated[Path, typer.Argument(help="questions file (BioKaLMA layout, JSON or JSONL)")],
     output: Output,
     graph: GraphFile = None,
-    retrieve: Annotated[RetrieveMode, typer.Option(help="where each question's graph comes from")] = RetrieveMode.none,
+    retrieve: Annotated[RetrieveMode, typer.Option(help="where each question's graph comes from")] = "none",
     remove: Annotated[int, typer.Option(min=0, help="minimum-set triples to remove from each graph (0-3 in the paper)")] = 0,
     retrieval_accuracy: Annotated[float, typer.Option(min=0.0, max=1.0, help="share of graphs kept; the rest are swapped")] = 1.0,
     seed: Annotated[int, typer.Option(min=0, max=SEED_MAX, help="seed of the removal and swap choices")] = 0,
@@ -127,10 +129,10 @@ def generate_command(
     loaded, skipped = _read_questions(questions)
     _use_minimum(minimum, loaded)
     retriever = None
-    if retrieve is not RetrieveMode.none:
+    if retrieve != "none":
         from factscope.retrieve.kg_retrieval import GraphSource, KGRetriever
 
-        if retrieve is RetrieveMode.local:
+        if retrieve == "local":
             if kg is None:
                 raise ConfigError("--retrieve local needs --graph")
             retriever = KGRetriever(GraphSource(kg))
@@ -195,14 +197,14 @@ def score_command(
     geval_weighted: Annotated[bool, typer.Option(help="also the probability-weighted G-Eval score from the "
                                                       "completions endpoint's log-probabilities")] = False,
     empty_answers: Annotated[EmptyPolicy, typer.Option(help="answers with no citations in macro precision")] = (
-        EmptyPolicy.skip),
+        "skip"),
     summary: Annotated[Path | None, typer.Option(help="also write the summary figures as JSON here")] = None,
     hypothesis: Annotated[str, typer.Option(help="NLI hypothesis of a citation; fields {relation} {value} {name} "
                                                  "{qid}; the paper's form is the default")] = "{relation}: {value}",
-    matching: Annotated[CitationMatching, typer.Option(
+    matching: Annotated[Matching, typer.Option(
         help="how citations are read and compared with the graph and the minimum set: normalized (case, quotes, "
              "spaces and a qid: prefix tolerated) or paper (exact strings, as KaLMA's released scoring; a "
-             "repeated citation lowers precision)")] = CitationMatching.normalized,
+             "repeated citation lowers precision)")] = "normalized",
     minimum: MinimumFile = None,
     overwrite: Overwrite = False,
     retry_failed: RetryFailed = False,
@@ -243,7 +245,7 @@ def score_command(
     with ProgressDisplay() as shown:
         run = score(records, make_checker(checker, llm=llm), output=output,
                     judge=llm if (geval or geval_weighted) else None, weighted=geval_weighted, template=hypothesis,
-                    empty_answers=empty_answers.value, matching=matching.value, progress=shown, overwrite=overwrite,
+                    empty_answers=empty_answers, matching=matching, progress=shown, overwrite=overwrite,
                     retry_failed=retry_failed)
     _report_scores(run, failed_generations, len(loaded.problems), output, llm, summary)
 
@@ -275,7 +277,7 @@ class AttributionBuild:
     weighted: bool
     template: str
     empty_answers: EmptyPolicy
-    matching: CitationMatching
+    matching: Matching
 
     def __call__(self) -> Pipeline[AnswerRecord, AttributionScore, AttributionTotals]:
         from factscope.checkers.registry import CHECKERS, make_checker
@@ -284,7 +286,7 @@ class AttributionBuild:
         llm = self.endpoint.build() if self.judged or CHECKERS.needs_llm(self.checker) else None
         return attribution_pipeline(
             make_checker(self.checker, llm=llm), judge=llm if self.judged else None, weighted=self.weighted,
-            template=self.template, empty_answers=self.empty_answers.value, matching=self.matching.value,
+            template=self.template, empty_answers=self.empty_answers, matching=self.matching,
         )
 
 

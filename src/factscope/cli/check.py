@@ -29,15 +29,6 @@ from factscope.cli.checking_options import (
     label_order,
     refuse_missing_references,
 )
-from factscope.cli.choices import (
-    CheckingMode,
-    Device,
-    LLMCheckMode,
-    LLMPassages,
-    MismatchChoice,
-    RelevanceFilter,
-    RetrieverName,
-)
 from factscope.cli.display import (
     ProgressDisplay,
     format_value,
@@ -51,6 +42,7 @@ from factscope.cli.output_options import Overwrite, RetryFailed
 from factscope.cli.output_paths import check_outputs
 from factscope.core.errors import InputError, RecordsFailed
 from factscope.core.schema import LABELS, Record
+from factscope.retrieve.corpus import RetrieverName
 
 if TYPE_CHECKING:
     from factscope.core.run import Pipeline
@@ -100,24 +92,24 @@ def check_command(
     extractor: Annotated[str, typer.Option(help=EXTRACTOR_SPECS)] = "rules",
     checker: Annotated[str, typer.Option(help=CHECKER_SPECS)] = "embedded",
     segment_tokens: SegmentTokens = 200,
-    relevance: RelevanceOption = RelevanceFilter.lexical,
+    relevance: RelevanceOption = "lexical",
     min_relevance: MinRelevance = None,
     min_confidence: MinConfidence = 0.0,
-    mismatch_checks: MismatchChecks = MismatchChoice.all,
-    mode: CheckingModeOption = CheckingMode.exact,
-    device: DeviceOption = Device.auto,
+    mismatch_checks: MismatchChecks = "all",
+    mode: CheckingModeOption = "exact",
+    device: DeviceOption = "auto",
     threshold: JudgeThreshold = None,
     label_order_names: LabelOrderOption = None,
     similarity_threshold: Annotated[float, typer.Option(min=-1.0, max=1.0, help="cosine threshold of the similarity checker")] = 0.7,
     corpus: Annotated[
         Path | None, typer.Option(help="JSONL or folder of .txt: passages to retrieve for records without references")
     ] = None,
-    retriever: Annotated[RetrieverName, typer.Option(help="passage retriever (with --corpus)")] = RetrieverName.bm25,
+    retriever: Annotated[RetrieverName, typer.Option(help="passage retriever (with --corpus)")] = "bm25",
     top_k: Annotated[int, typer.Option(min=1, help="passages retrieved per record (with --corpus)")] = 5,
     batch_size: Annotated[int, typer.Option(min=1, help="records per extraction / checking batch")] = 32,
     max_reference_chars: Annotated[int, typer.Option(min=1, help="skip records whose references are longer")] = 2_000_000,
-    llm_check_mode: LLMCheckModeOption = LLMCheckMode.joint,
-    llm_passages: LLMPassagesOption = LLMPassages.each,
+    llm_check_mode: LLMCheckModeOption = "joint",
+    llm_passages: LLMPassagesOption = "each",
     allow_missing_references: AllowMissingReferences = False,
     abstention_detection: Annotated[
         bool,
@@ -141,22 +133,22 @@ def check_command(
 
     checker_settings: dict[str, Any] = {
         "max_tokens": segment_tokens,
-        "relevance": relevance.value,
+        "relevance": relevance,
         "min_relevance": min_relevance,
         "min_confidence": min_confidence,
-        "mismatch": mismatch_checks.value,
-        "mode": mode.value,
-        "device": device.value,
+        "mismatch": mismatch_checks,
+        "mode": mode,
+        "device": device,
         "threshold": threshold,
         "label_order": label_order(label_order_names),
         "similarity_threshold": similarity_threshold,
-        "llm_mode": llm_check_mode.value,
-        "llm_passages": llm_passages.value,
+        "llm_mode": llm_check_mode,
+        "llm_passages": llm_passages,
     }
     if engine.on_ray:
         output = output or Path(f"{input.stem}.checked")
         check_outputs(written={"--summary": summary})
-        build = CheckBuild(extractor, checker, checker_settings, endpoint, corpus, retriever.value, top_k,
+        build = CheckBuild(extractor, checker, checker_settings, endpoint, corpus, retriever, top_k,
                            abstention_detection)
         require = corpus is None and not allow_missing_references
         parse = partial(parse_check_record, max_reference_chars=max_reference_chars, require_references=require)
@@ -181,7 +173,7 @@ def check_command(
             without_references, allowed=allow_missing_references, remedy="pass --corpus to retrieve passages for them"
         )
     client = endpoint.build_if(EXTRACTORS.needs_llm(extractor) or CHECKERS.needs_llm(checker))
-    found = make_retriever(retriever.value, Corpus.from_path(corpus)) if corpus else None
+    found = make_retriever(retriever, Corpus.from_path(corpus)) if corpus else None
     with ProgressDisplay() as shown:
         run = check(
             records,

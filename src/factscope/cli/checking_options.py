@@ -9,16 +9,12 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from factscope.checkers.relevance import DEFAULT_MIN_RELEVANCE
-from factscope.cli.choices import (
-    CheckingMode,
-    Device,
-    LLMCheckMode,
-    LLMPassages,
-    MismatchChoice,
-    RelevanceFilter,
-)
+from factscope.checkers.llm import LLMCheckMode, PassageMode
+from factscope.checkers.registry import MismatchSetting
+from factscope.checkers.relevance import DEFAULT_MIN_RELEVANCE, RelevanceMode
+from factscope.checkers.segmented import CheckMode
 from factscope.cli.display import console
+from factscope.hf.device import Device
 
 SHOWN_KEYS = 5
 """How many ids of records without references a message names."""
@@ -41,7 +37,7 @@ SegmentTokens = Annotated[
 ]
 
 RelevanceOption = Annotated[
-    RelevanceFilter,
+    RelevanceMode,
     typer.Option(
         help="model checkers: lexical (a segment counts for the merge only when it shares at least --min-relevance "
         "of the claim's content words, so an unrelated passage cannot decide) or off (every segment counts)"
@@ -70,7 +66,7 @@ MinConfidence = Annotated[
 ]
 
 MismatchChecks = Annotated[
-    MismatchChoice,
+    MismatchSetting,
     typer.Option(
         "--mismatch-checks",
         help="model checkers: an Entailment whose evidence sentence bears another value than the claim becomes "
@@ -80,7 +76,7 @@ MismatchChecks = Annotated[
 ]
 
 CheckingModeOption = Annotated[
-    CheckingMode,
+    CheckMode,
     typer.Option(
         "--mode",
         help="model checkers: exact (every segment of every reference is scored) or fast (each claim only against "
@@ -130,7 +126,7 @@ LLMCheckModeOption = Annotated[
 ]
 
 LLMPassagesOption = Annotated[
-    LLMPassages,
+    PassageMode,
     typer.Option(
         help="llm checker, records with several passages: each (one call per passage, labels merged), together "
         "(one call, passages numbered from 1) or refchecker (one call, RefChecker's exact text: 'Passage 0: ...' "

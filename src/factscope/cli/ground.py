@@ -14,12 +14,6 @@ from rich.text import Text
 from typer.core import TyperGroup
 
 from factscope.claims.registry import EXTRACTOR_SPECS, EXTRACTORS, make_extractor
-from factscope.cli.choices import (
-    AgreementStatistic,
-    EmptyPolicy,
-    GoldPosition,
-    RetrieverName,
-)
 from factscope.cli.display import ProgressDisplay, console, format_value, print_table, progress, summary_table
 from factscope.cli.engine_options import EngineOptions, engine_options, run_sharded
 from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
@@ -33,7 +27,11 @@ from factscope.cli.output_options import Overwrite, RetryFailed
 from factscope.cli.output_paths import check_outputs
 from factscope.core.errors import ConfigError, InputError, RecordsFailed
 from factscope.core.manifest import Setting, fingerprint_file
+from factscope.grounding.distractors import GoldPosition
 from factscope.grounding.presence import DEFAULT_PRESENCE, PRESENCE_MODELS, PRESENCE_SPECS, make_presence
+from factscope.metrics.grounding import AgreementStatistic
+from factscope.metrics.ratios import EmptyPolicy
+from factscope.retrieve.corpus import RetrieverName
 
 if TYPE_CHECKING:
     from typer import _click  # typer vendors click: TyperGroup.parse_args takes typer's own Context
@@ -179,10 +177,10 @@ def score_command(
     ] = None,
     no_response_facts: Annotated[
         EmptyPolicy, typer.Option(help="precision of a response with no atomic facts")
-    ] = EmptyPolicy.zero,
+    ] = "zero",
     no_gold_facts: Annotated[
         EmptyPolicy, typer.Option(help="recall / F1 of a record with no gold facts")
-    ] = EmptyPolicy.skip,
+    ] = "skip",
     batch_size: Annotated[int, typer.Option(min=1, help="records per decomposition / presence batch")] = 16,
     summary: Annotated[Path | None, typer.Option(help="also write the summary figures as JSON here")] = None,
     overwrite: Overwrite = False,
@@ -253,8 +251,8 @@ def score_command(
             output=output,
             batch_size=batch_size,
             factors=factors,
-            no_response_facts=no_response_facts.value,
-            no_gold_facts=no_gold_facts.value,
+            no_response_facts=no_response_facts,
+            no_gold_facts=no_gold_facts,
             progress=shown,
             settings=settings,
             overwrite=overwrite,
@@ -355,7 +353,7 @@ class GroundBuild:
         )
         return ground_pipeline(
             make_extractor(self.extractor, llm=llm), model, factors=self.factors,
-            no_response_facts=self.no_response_facts.value, no_gold_facts=self.no_gold_facts.value,
+            no_response_facts=self.no_response_facts, no_gold_facts=self.no_gold_facts,
         )
 
 
@@ -450,9 +448,9 @@ def generate_command(
     corpus: Annotated[
         Path | None, typer.Option(help="JSONL {id, title, text} or folder of .txt to draw distractors from")
     ] = None,
-    retriever: Annotated[RetrieverName, typer.Option(help="distractor retriever")] = RetrieverName.dense,
+    retriever: Annotated[RetrieverName, typer.Option(help="distractor retriever")] = "dense",
     budget: Annotated[int, typer.Option(min=0, help="distractor budget in whitespace tokens")] = 1000,
-    gold_position: Annotated[GoldPosition, typer.Option(help="where the gold contexts go")] = GoldPosition.end,
+    gold_position: Annotated[GoldPosition, typer.Option(help="where the gold contexts go")] = "end",
     depth: Annotated[
         int, typer.Option(min=1, help="passages retrieved per question before filtering (the paper: 40)")
     ] = 40,
@@ -476,12 +474,12 @@ def generate_command(
         from factscope.grounding.distractors import add_distractors
         from factscope.retrieve.corpus import Corpus, make_retriever
 
-        found = make_retriever(retriever.value, Corpus.from_path(corpus))
+        found = make_retriever(retriever, Corpus.from_path(corpus))
         examples = add_distractors(
             examples,
             found,
             budget=budget,
-            gold_position=gold_position.value,
+            gold_position=gold_position,
             depth=depth,
             seed=seed,
         )
@@ -499,7 +497,7 @@ def generate_command(
         ("failed calls (rerun to retry)", run.failed),
         (
             "distractors",
-            f"{retriever.value}, {budget} tokens, gold at {gold_position.value}" if corpus else "none (gold only)",
+            f"{retriever}, {budget} tokens, gold at {gold_position}" if corpus else "none (gold only)",
         ),
         ("responses", str(output)),
     ]
@@ -526,7 +524,7 @@ def calibrate_command(
     presence: Annotated[str, typer.Option(help=PRESENCE_HELP)] = DEFAULT_PRESENCE,
     statistic: Annotated[
         AgreementStatistic, typer.Option(help="what the threshold should maximise")
-    ] = AgreementStatistic.pearson,
+    ] = "pearson",
     window: Annotated[int | None, typer.Option(min=0, help="sentences per window; 0 = whole text")] = None,
     stride: Annotated[int, typer.Option(min=1, help="sentences between window starts")] = 1,
     min_window: Annotated[
@@ -539,7 +537,6 @@ def calibrate_command(
 
     from factscope.metrics.grounding import agreement, calibrate_threshold
 
-    measure = statistic.value
     facts, sources, human = _read_labels(labels)
     needs_llm = PRESENCE_MODELS.needs_llm(presence)
     llm = (
@@ -555,24 +552,24 @@ def calibrate_command(
     if not judged:
         raise InputError("the presence model could judge none of the labelled pairs", path=labels)
     try:
-        result = calibrate_threshold([s for s, _ in judged], [h for _, h in judged], measure)  # type: ignore[arg-type]
+        result = calibrate_threshold([s for s, _ in judged], [h for _, h in judged], statistic)
     except ValueError as error:
         raise InputError(str(error), path=labels) from error
-    at_default = agreement(measure, [h for _, h in judged], [s >= model.threshold for s, _ in judged])  # type: ignore[arg-type]
+    at_default = agreement(statistic, [h for _, h in judged], [s >= model.threshold for s, _ in judged])
     print_table(
         summary_table(
             f"presence threshold for {model.name}",
             [
                 ("labelled pairs (judged / unjudged)", f"{len(judged)} / {len(scores) - len(judged)}"),
                 ("human: present", sum(h for _, h in judged)),
-                (f"best threshold ({measure})", round(result.threshold, 4)),
-                (f"{measure} at best threshold", result.value),
-                (f"{measure} at default threshold {model.threshold:g}", at_default),
+                (f"best threshold ({statistic})", round(result.threshold, 4)),
+                (f"{statistic} at best threshold", result.value),
+                (f"{statistic} at default threshold {model.threshold:g}", at_default),
                 ("thresholds tried", result.candidates),
             ],
         )
     )
-    typer.echo(json.dumps({"threshold": result.threshold, measure: result.value, "model": model.name}))
+    typer.echo(json.dumps({"threshold": result.threshold, statistic: result.value, "model": model.name}))
 
 
 def _read_labels(path: Path) -> tuple[list[str], list[list[str]], list[bool]]:

@@ -5,20 +5,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
 
 from factscope.checkers.registry import CHECKERS
-from factscope.cli.choices import (
-    EvidenceAggregation,
-    GenerationModeName,
-    KnowledgeTaskName,
-    RetrieverName,
-    SentenceAggregation,
-    SentenceRanking,
-)
 from factscope.cli.display import (
     ProgressDisplay,
     console,
@@ -31,7 +23,11 @@ from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
 from factscope.cli.option_ranges import SEED_MAX, above_zero, finite, q_know_weights
 from factscope.cli.output_options import Overwrite, RetryFailed
 from factscope.cli.output_paths import check_outputs
+from factscope.conner.data import KnowledgeTask
+from factscope.conner.generation import GenerationMode
 from factscope.core.errors import ConfigError, InputError, RecordsFailed
+from factscope.metrics.conner import Aggregation, EvidenceAggregation, SentenceRanking
+from factscope.retrieve.corpus import RetrieverName
 
 if TYPE_CHECKING:
     from factscope.conner.data import KnowledgeRecord
@@ -121,7 +117,7 @@ SCORING = "Scoring (CONNER metrics)"
 Corpus = Annotated[Path | None, typer.Option(help="evidence corpus: JSONL of {id, title?, text} or a folder of .txt", rich_help_panel=SCORING)]
 Retriever = Annotated[RetrieverName, typer.Option(help="evidence retriever", rich_help_panel=SCORING)]
 EvidenceK = Annotated[int, typer.Option("--evidence-k", min=1, help="l: evidence passages per sentence", rich_help_panel=SCORING)]
-Aggregate = Annotated[SentenceAggregation, typer.Option(help="how factuality aggregates the sentences (eq. 1: min)", rich_help_panel=SCORING)]
+Aggregate = Annotated[Aggregation, typer.Option(help="how factuality aggregates the sentences (eq. 1: min)", rich_help_panel=SCORING)]
 EvidenceAggregate = Annotated[EvidenceAggregation, typer.Option(help="how factuality aggregates a sentence's evidence passages (eq. 1: max, the best-entailing one)", rich_help_panel=SCORING)]
 RankBy = Annotated[SentenceRanking, typer.Option(help="how --aggregate min / max rank sentences: entailment probability (eq. 1) or argmax label, contradiction < neutral < entailment (CONNER's released scripts)", rich_help_panel=SCORING)]
 Hard = Annotated[bool, typer.Option("--hard-factuality", help="count each sentence by its argmax label", rich_help_panel=SCORING)]
@@ -134,7 +130,7 @@ Weights = Annotated[str, typer.Option(callback=q_know_weights, help="gamma of Q_
 Seed = Annotated[int, typer.Option(min=0, max=SEED_MAX, help="random seed (baselines, demonstrations, sampling)")]
 BatchSize = Annotated[int, typer.Option(min=1, help="records per batch")]
 Output = Annotated[Path | None, typer.Option("--output", "-o", help="results JSONL (resumable)")]
-Task = Annotated[KnowledgeTaskName | None, typer.Option(help="task of the records that name none (query tables have no task column): qa (span answers, the default) or dialogue (open-ended, as Wizard of Wikipedia)", show_default=False)]
+Task = Annotated[KnowledgeTask | None, typer.Option(help="task of the records that name none (query tables have no task column): qa (span answers, the default) or dialogue (open-ended, as Wizard of Wikipedia)", show_default=False)]
 Queries = Annotated[Path | None, typer.Option(help="the queries of an INPUT written one knowledge per line: a CONNER query table or JSON / JSONL records, line i of INPUT answering query i")]
 
 
@@ -159,16 +155,15 @@ def build_evaluator(*, llm: Any, **options: Any) -> Any:
 
 
 def _load(
-    path: Path, need_knowledge: bool = True, queries: Path | None = None, task: KnowledgeTaskName | None = None
+    path: Path, need_knowledge: bool = True, queries: Path | None = None, task: KnowledgeTask | None = None
 ) -> tuple[list[Any], int]:
     """The usable records of a knowledge file and how many were skipped (each reported); a file whose every
     record fails for one reason is one error."""
     from factscope.conner.data import read_knowledge_records
     from factscope.core.whole_file import usable_records
 
-    chosen = _task_name(task)
     records, problems = usable_records(
-        path, read_knowledge_records(path, need_knowledge=need_knowledge, queries=queries, task=chosen)
+        path, read_knowledge_records(path, need_knowledge=need_knowledge, queries=queries, task=task)
     )
     for problem in problems:
         print_skipped(problem)
@@ -181,11 +176,11 @@ def score_command(
     queries: Queries = None,
     task: Task = None,
     corpus: Corpus = None,
-    retriever: Retriever = RetrieverName.bm25,
+    retriever: Retriever = "bm25",
     evidence_k: EvidenceK = 5,
-    aggregate: Aggregate = SentenceAggregation.min,
-    evidence_aggregate: EvidenceAggregate = EvidenceAggregation.max,
-    rank_by: RankBy = SentenceRanking.entailment,
+    aggregate: Aggregate = "min",
+    evidence_aggregate: EvidenceAggregate = "max",
+    rank_by: RankBy = "entailment",
     hard_factuality: Hard = False,
     checker: CheckerSpec = "embedded",
     relevance_model: Relevance = "bi-encoder",
@@ -205,17 +200,16 @@ def score_command(
     from factscope.core.manifest import fingerprint_file
 
     options: dict[str, Any] = {
-        "corpus": corpus, "retriever": retriever.value, "evidence_k": evidence_k, "aggregate": aggregate.value,
-        "evidence_aggregate": evidence_aggregate.value, "rank_by": rank_by.value, "hard": hard_factuality,
+        "corpus": corpus, "retriever": retriever, "evidence_k": evidence_k, "aggregate": aggregate,
+        "evidence_aggregate": evidence_aggregate, "rank_by": rank_by, "hard": hard_factuality,
         "checker": checker, "relevance": relevance_model, "coherence": coherence_model, "lm": lm,
         "baselines": baselines, "weights": weights, "seed": seed,
     }
-    chosen = _task_name(task)
     if engine.on_ray:
         if queries is not None:
             raise ConfigError("--queries is not taken with --engine ray: give JSON / JSONL records with their query")
         output = output or Path(f"{input.stem}.knowledge")
-        parse = KnowledgeParser(chosen)
+        parse = KnowledgeParser(task)
         build = KnowledgeBuild(options, endpoint, _knowledge_pool(input, parse) if lm is not None else None)
         sharded = run_sharded(engine, build, parse, input, output, batch_size=batch_size, overwrite=overwrite,
                               retry_failed=retry_failed)
@@ -254,15 +248,11 @@ def _report_knowledge(run: KnowledgeRun, skipped: int, output: Path, llm: LLMCli
         raise RecordsFailed(run.failed, "records' checker or causal-LM calls", output)
 
 
-def _task_name(task: KnowledgeTaskName | None) -> Literal["qa", "dialogue"] | None:
-    return "qa" if task is KnowledgeTaskName.qa else "dialogue" if task is KnowledgeTaskName.dialogue else None
-
-
 @dataclass(frozen=True)
 class KnowledgeParser:
     """One knowledge record of a JSON / JSONL shard, ``task`` given to the records that name none."""
 
-    task: Literal["qa", "dialogue"] | None
+    task: KnowledgeTask | None
 
     def __call__(self, item: dict[str, Any], /, *, path: Path, line: int) -> KnowledgeRecord:
         from factscope.conner.data import parse_knowledge_record
@@ -323,7 +313,7 @@ def knowledge_run_of(sharded: ShardedRun[KnowledgeScores, KnowledgeTotals]) -> K
 def _generate(
     input: Path, output: Path, llm: Any, settings: Any, *, train: Path | None, shots: int,
     select_from: int | None, evaluator_options: dict[str, Any] | None, select: bool, answer: bool, batch_size: int,
-    overwrite: bool, retry_failed: bool, task: KnowledgeTaskName | None,
+    overwrite: bool, retry_failed: bool, task: KnowledgeTask | None,
 ) -> None:
     from factscope.conner.generation import (
         KnowledgeGenerator,
@@ -372,14 +362,14 @@ def generate_command(
     output: Output = None,
     task: Task = None,
     mode: Annotated[
-        GenerationModeName, typer.Option(help="zero (Table 11 prompt) or few (Table 12 examples)")
-    ] = GenerationModeName.zero,
+        GenerationMode, typer.Option(help="zero (Table 11 prompt) or few (Table 12 examples)")
+    ] = "zero",
     train: Annotated[Path | None, typer.Option(help="records with knowledge (and answers) for few-shot examples")] = None,
     shots: Annotated[int, typer.Option(min=1, help="n: few-shot examples in the prompt")] = 8,
     select_from: Annotated[int | None, typer.Option(min=1, help="m: score m random --train examples, keep the best --shots")] = None,
     answer: Annotated[bool, typer.Option("--answer", help="also generate answers (Table 13 few-shot)")] = False,
     corpus: Corpus = None,
-    retriever: Retriever = RetrieverName.bm25,
+    retriever: Retriever = "bm25",
     evidence_k: EvidenceK = 5,
     checker: CheckerSpec = "embedded",
     relevance_model: Relevance = "bi-encoder",
@@ -397,11 +387,10 @@ def generate_command(
 
     output = output or Path(f"{input.stem}.generated.jsonl")
     check_outputs(output, overwrite=overwrite)
-    generation_mode = _generation_mode(mode)
     llm = endpoint.build()
     options = _scoring_options(corpus, retriever, evidence_k, checker, relevance_model, coherence_model, lm, weights, seed)
     _generate(
-        input, output, llm, GenerationSettings(mode=generation_mode, seed=seed), train=train, shots=shots,
+        input, output, llm, GenerationSettings(mode=mode, seed=seed), train=train, shots=shots,
         select_from=select_from, evaluator_options=options if select_from else None, select=False, answer=answer,
         batch_size=batch_size, overwrite=overwrite, retry_failed=retry_failed, task=task,
     )
@@ -414,12 +403,12 @@ def select_command(
     candidates: Annotated[int, typer.Option(min=2, help="r: knowledge candidates sampled per query")] = 5,
     top_p: Annotated[float, typer.Option(max=1.0, callback=above_zero, help="nucleus sampling p, above 0 and at most 1")] = 0.9,
     temperature: Annotated[float, typer.Option(min=0.0, callback=finite, help="sampling temperature")] = 1.0,
-    mode: Annotated[GenerationModeName, typer.Option(help="zero-shot or few-shot prompt")] = GenerationModeName.zero,
+    mode: Annotated[GenerationMode, typer.Option(help="zero-shot or few-shot prompt")] = "zero",
     train: Annotated[Path | None, typer.Option(help="records with knowledge for few-shot examples / answers")] = None,
     shots: Annotated[int, typer.Option(min=1, help="few-shot examples")] = 8,
     answer: Annotated[bool, typer.Option("--answer", help="also answer with the selected knowledge")] = False,
     corpus: Corpus = None,
-    retriever: Retriever = RetrieverName.bm25,
+    retriever: Retriever = "bm25",
     evidence_k: EvidenceK = 5,
     checker: CheckerSpec = "embedded",
     relevance_model: Relevance = "bi-encoder",
@@ -437,12 +426,11 @@ def select_command(
 
     output = output or Path(f"{input.stem}.generated.jsonl")
     check_outputs(output, overwrite=overwrite)
-    generation_mode = _generation_mode(mode)
     if candidates < 2:
         raise ConfigError("--candidates must be at least 2 to select among them")
     llm = endpoint.build()
     settings = GenerationSettings(
-        mode=generation_mode, candidates=candidates, top_p=top_p, temperature=temperature, seed=seed
+        mode=mode, candidates=candidates, top_p=top_p, temperature=temperature, seed=seed
     )
     options = _scoring_options(corpus, retriever, evidence_k, checker, relevance_model, coherence_model, lm, weights, seed)
     _generate(
@@ -451,17 +439,12 @@ def select_command(
     )
 
 
-def _generation_mode(mode: GenerationModeName) -> GenerationMode:
-    """The --mode option as the generation settings take it."""
-    return "few" if mode is GenerationModeName.few else "zero"
-
-
 def _scoring_options(
     corpus: Path | None, retriever: RetrieverName, evidence_k: int, checker: str, relevance: str, coherence: str,
     lm: str | None, weights: str, seed: int,
 ) -> dict[str, Any]:
     return {
-        "corpus": corpus, "retriever": retriever.value, "evidence_k": evidence_k, "aggregate": "min", "hard": False,
+        "corpus": corpus, "retriever": retriever, "evidence_k": evidence_k, "aggregate": "min", "hard": False,
         "checker": checker, "relevance": relevance, "coherence": coherence, "lm": lm, "baselines": 3,
         "weights": weights, "seed": seed,
     }

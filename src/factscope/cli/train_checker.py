@@ -8,8 +8,10 @@ from typing import Annotated, Literal
 import typer
 from rich.markup import escape
 
-from factscope.cli.choices import Device, RepCClassifier, RepCFeatures, TrainingMethod
+from factscope.checkers.repc import RepCClassifier, RepCFeatures
+from factscope.cli.choices import TrainingMethod
 from factscope.cli.option_ranges import SEED_MAX, above_zero, layer_indices
+from factscope.hf.device import Device
 
 Switch = Literal["auto", "on", "off"]
 """A choice made automatically (on validation figures) or forced on or off."""
@@ -50,7 +52,7 @@ def train_checker(
     out: Annotated[Path, typer.Option("--out", help="Checker directory to write (replaced if it exists).")],
     method: Annotated[
         TrainingMethod, typer.Option(help="finetune (cross-encoder) or repc (frozen encoder + head).")
-    ] = TrainingMethod.finetune,
+    ] = "finetune",
     encoder: Annotated[
         str, typer.Option(help="HF encoder name or folder; packaged-minilm is the bundled all-MiniLM-L6-v2.")
     ] = "packaged-minilm",
@@ -64,8 +66,8 @@ def train_checker(
     ] = "all",
     features: Annotated[
         RepCFeatures, typer.Option(help="repc: pair (joint encoding), sentence, or both.")
-    ] = RepCFeatures.both,
-    classifier: Annotated[RepCClassifier, typer.Option(help="repc: the shallow classifier.")] = RepCClassifier.logreg,
+    ] = "both",
+    classifier: Annotated[RepCClassifier, typer.Option(help="repc: the shallow classifier.")] = "logreg",
     epochs: Annotated[int, typer.Option(min=1, help="finetune: passes over the train part.")] = 3,
     learning_rate: Annotated[
         float, typer.Option(callback=above_zero, help="finetune: peak AdamW learning rate, above 0.")
@@ -148,7 +150,7 @@ def train_checker(
     ] = 180,
     device: Annotated[
         Device, typer.Option(help="auto (cuda when a GPU is present), cpu or cuda.")
-    ] = Device.auto,
+    ] = "auto",
 ) -> None:
     """Train an offline checker (see `factscope train-checker --help`)."""
     import os
@@ -160,12 +162,12 @@ def train_checker(
     from factscope.training.train import train_checker as run
 
     options = TrainOptions(
-        data=data, out=out, method=method.value, encoder=encoder, layers=layers, features=features.value,
-        classifier=classifier.value, epochs=epochs, learning_rate=learning_rate, seed=seed, limit=limit, cues=cues,
+        data=data, out=out, method=method, encoder=encoder, layers=layers, features=features,
+        classifier=classifier, epochs=epochs, learning_rate=learning_rate, seed=seed, limit=limit, cues=cues,
         class_biases=class_biases, threads=threads, long_context=long_context, context_words=context_words,
         context_epochs=context_epochs, precision=precision, unrelated_context=unrelated_context,
         members=members, weights=weights, attention_dropout=attention_dropout,
-        train_word_embeddings=train_word_embeddings, focus_words=focus_words, device=resolve_device(device.value),
+        train_word_embeddings=train_word_embeddings, focus_words=focus_words, device=resolve_device(device),
     )
     result = run(options, progress)
     for error in result.skipped[:20]:

@@ -13,13 +13,13 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Literal
+from typing import Literal, get_args
 
 from factscope.grounding.data import GroundExample, context_title
 from factscope.retrieve.corpus import Hit, Retriever
 
-GoldPosition = Literal["beginning", "end", "middle", "random"]
-GOLD_POSITIONS: tuple[str, ...] = ("beginning", "end", "middle", "random")
+GoldPosition = Literal["end", "beginning", "middle", "random"]
+GOLD_POSITIONS: tuple[GoldPosition, ...] = get_args(GoldPosition)
 
 
 def word_count(text: str) -> int:

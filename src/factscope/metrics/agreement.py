@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 
 import numpy as np
-from scipy import stats
 
 
 def _check_lengths(a: Sequence[object], b: Sequence[object]) -> None:
@@ -48,6 +47,8 @@ def pearson(x: Sequence[float], y: Sequence[float]) -> tuple[float, float]:
     """Pearson's r and its two-sided p-value; undefined (constant input) raises ValueError."""
     _check_lengths(x, y)
     _require_variation(x, y)
+    from scipy import stats  # on first use: the command line starts without scipy
+
     result = stats.pearsonr(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
     return float(result.statistic), float(result.pvalue)
 
@@ -56,6 +57,8 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> tuple[float, float]:
     """Spearman's rho (Pearson on average ranks) and its two-sided p-value."""
     _check_lengths(x, y)
     _require_variation(x, y)
+    from scipy import stats  # on first use: the command line starts without scipy
+
     result = stats.spearmanr(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
     return float(result.statistic), float(result.pvalue)
 
@@ -67,6 +70,8 @@ def somers_d(x: Sequence[float], y: Sequence[float]) -> tuple[float, float]:
     """
     _check_lengths(x, y)
     _require_variation(x, y)
+    from scipy import stats  # on first use: the command line starts without scipy
+
     result = stats.somersd(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
     return float(result.statistic), float(result.pvalue)
 

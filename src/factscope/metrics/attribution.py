@@ -12,9 +12,8 @@ from typing import Literal
 
 from factscope.kg.citations import Citation
 from factscope.kg.graph import Triple
+from factscope.metrics.ratios import EmptyPolicy
 from factscope.metrics.running import RunningMean
-
-EmptyPolicy = Literal["skip", "zero"]
 
 
 def f1(precision: float | None, recall: float | None) -> float | None:

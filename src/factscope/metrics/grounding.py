@@ -17,10 +17,8 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any, Literal
 
+from factscope.metrics.ratios import EmptyPolicy
 from factscope.metrics.running import RunningMean
-
-EmptyPolicy = Literal["zero", "skip"]
-"""What a ratio with an empty denominator becomes: 0.0 ("zero") or undefined and left out of averages ("skip")."""
 
 
 @dataclass(frozen=True)

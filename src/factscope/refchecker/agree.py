@@ -22,7 +22,6 @@ from factscope.core.run import ProgressCallback, report_progress, run_batches, r
 from factscope.core.schema import Claim, Label, Record, Setting, Verdict
 from factscope.refchecker.agreement_figures import AgreementFigures, ScoredResponse, agreement_figures
 from factscope.refchecker.annotations import AnnotatedRecord, HumanResponse, join_annotations
-from factscope.refchecker.task import check, check_failed
 
 AgreeMode = Literal["checker", "pipeline"]
 """``checker`` checks the annotated triplets; ``pipeline`` extracts claims anew."""
@@ -227,6 +226,8 @@ def _run_pipeline(
     overwrite: bool,
     retry_failed: bool,
 ) -> tuple[list[ScoredResponse], list[ClaimPrediction], Counts]:
+    from factscope.refchecker.task import check, check_failed
+
     by_key = {pair.key: pair for pair in pairs}
     records = [
         pair.record.model_copy(

@@ -35,6 +35,7 @@ from factscope.plots.templating import environment
 from factscope.refchecker.task import CheckResult, CheckRun
 
 Only = Literal["all", "hallucinated"]
+"""Which records a report shows: all, or those with a hallucinated claim."""
 
 LABEL_CLASS: dict[Label, str] = {
     Label.ENTAILMENT: "entailment",

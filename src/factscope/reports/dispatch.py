@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from markupsafe import Markup
 from pydantic import BaseModel, ValidationError
@@ -26,10 +26,9 @@ from factscope.grounding.task import GroundResult
 from factscope.kalma import report as kalma_report
 from factscope.kalma.scores import AttributionScore
 from factscope.refchecker import html_report
+from factscope.refchecker.html_report import Only
 from factscope.refchecker.task import CheckResult, summarize_run
 from factscope.reports.page import RecordEntry, render_page
-
-Only = Literal["all", "hallucinated"]
 
 
 @dataclass(frozen=True)

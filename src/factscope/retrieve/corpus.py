@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import numpy as np
 
@@ -178,6 +178,9 @@ def _dense(argument: None, *, corpus: Corpus, encoder: TextEncoder | None = None
 def _hybrid(argument: None, *, corpus: Corpus, encoder: TextEncoder | None = None, **_: Any) -> Retriever:
     return HybridRetriever(corpus, encoder)
 
+
+RetrieverName = Literal["bm25", "dense", "hybrid"]
+"""The retrievers factscope builds in (a plugin may add others to ``RETRIEVERS``)."""
 
 RETRIEVERS: Registry[Retriever] = Registry(
     "retriever",
