@@ -26,13 +26,13 @@ from factscope.metrics.grounding import (
     AverageTotals,
     Breakdown,
     BreakdownTotals,
-    EmptyPolicy,
     GroundingAverages,
     GroundingScore,
     contains_answer,
     count_present,
     grounding_score,
 )
+from factscope.metrics.ratios import EmptyPolicy
 
 if TYPE_CHECKING:
     from factscope.claims.base import Extractor

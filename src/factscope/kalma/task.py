@@ -35,10 +35,8 @@ from factscope.kalma.scores import AttributionScore, score_failed, score_row
 from factscope.kalma.text_quality import judge_text_quality
 from factscope.kalma.totals import AttributionFigures, AttributionTotals
 from factscope.kg.citations import parse_answer
-from factscope.metrics.attribution import (
-    EmptyPolicy,
-    Matching,
-)
+from factscope.metrics.attribution import Matching
+from factscope.metrics.ratios import EmptyPolicy
 
 
 class AttributionRun(RunResult[AttributionScore]):

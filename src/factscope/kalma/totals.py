@@ -7,13 +7,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from factscope.kalma.scores import AttributionScore, score_failed
-from factscope.metrics.attribution import (
-    AlignmentTotals,
-    CitationTotals,
-    EmptyPolicy,
-    NATotals,
-)
+from factscope.metrics.attribution import AlignmentTotals, CitationTotals, NATotals
 from factscope.metrics.geval import ASPECTS, AspectTotals
+from factscope.metrics.ratios import EmptyPolicy
 
 AttributionFigures = dict[str, float | int | None]
 """Named dataset figures of one group of answers (citation quality, alignment, [NA] quality, G-Eval means)."""
