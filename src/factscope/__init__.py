@@ -19,6 +19,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from factscope.core.version import __version__
+
 if TYPE_CHECKING:
     from factscope.checkers.base import Checker
     from factscope.claims.base import Extractor
@@ -33,14 +35,11 @@ if TYPE_CHECKING:
     from factscope.kalma.answers import AnswerRecord
     from factscope.kalma.task import AttributionRun
     from factscope.llm.client import LLMClient
-    from factscope.metrics.attribution import EmptyPolicy as CitationEmptyPolicy
     from factscope.metrics.attribution import Matching
     from factscope.metrics.conner import Aggregation, EvidenceAggregation, SentenceRanking
-    from factscope.metrics.grounding import EmptyPolicy
+    from factscope.metrics.ratios import EmptyPolicy
     from factscope.refchecker.task import CheckRun
     from factscope.retrieve.corpus import Retriever
-
-__version__ = "0.1.0"
 
 __all__ = ["__version__", "attribute", "check", "ground", "knowledge"]
 
@@ -176,7 +175,7 @@ def attribute(
     checker_settings: Mapping[str, Any] | None = None,
     batch_size: int = 32,
     template: str | None = None,
-    empty_answers: CitationEmptyPolicy = "skip",
+    empty_answers: EmptyPolicy = "skip",
     weighted: bool = False,
     matching: Matching = "normalized",
     overwrite: bool = False,

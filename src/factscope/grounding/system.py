@@ -25,7 +25,7 @@ from factscope.grounding.task import (
     ground_pipeline,
     survey_examples,
 )
-from factscope.metrics.grounding import EmptyPolicy
+from factscope.metrics.ratios import EmptyPolicy
 
 if TYPE_CHECKING:
     from factscope.llm.client import LLMClient

@@ -16,7 +16,8 @@ from factscope.kalma.hypotheses import DEFAULT_HYPOTHESIS
 from factscope.kalma.scores import AttributionScore
 from factscope.kalma.task import AttributionRun, attribution_pipeline, attribution_run
 from factscope.kalma.totals import AttributionTotals
-from factscope.metrics.attribution import EmptyPolicy, Matching
+from factscope.metrics.attribution import Matching
+from factscope.metrics.ratios import EmptyPolicy
 
 if TYPE_CHECKING:
     from factscope.llm.client import LLMClient
