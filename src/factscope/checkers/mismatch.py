@@ -5,11 +5,11 @@ whose number was changed entailed by the passage it came from. :func:`find_misma
 claim with the deciding evidence and reports the first one the evidence does not bear, so that a checker can
 refuse Entailment for it.
 
-What counts as borne is said per kind by :mod:`factscope.checkers.mismatch_numbers` (numbers, quantities, dates)
-and :mod:`factscope.checkers.mismatch_entities` (named entities). When a value is not borne, the evidence
-sentence is searched for a value of the same slot (:mod:`factscope.checkers.mismatch_slots`): if there is one, it
-is reported as ``evidence_value`` (the claim is contradicted); with none the value is absent (the claim is
-unsupported).
+What counts as borne is said per kind by :mod:`factscope.checkers.mismatch_numbers` (numbers, quantities,
+dates) and :mod:`factscope.checkers.mismatch_entities` (named entities). When a value is not borne, the
+evidence sentence is searched for a value of the same slot (:mod:`factscope.checkers.mismatch_slots`): if
+there is one, it is reported as ``evidence_value`` (the claim is contradicted); with none the value is absent
+(the claim is unsupported).
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
 """Named entities of a claim, and when evidence bears one (the entity check of
 :func:`factscope.checkers.mismatch.find_mismatch`).
 
-An entity is a spaCy named entity or a capitalised proper-noun span. It is borne when all its words occur in the
-evidence or its context, ignoring case, punctuation, possessives and ``the`` (``Gosling`` is borne by ``James
-Gosling``, ``Canadian`` by ``Canada``, ``U.S.`` by ``United States``), or, for a name of two words or more, when
-its last word does (``Barack Obama`` is borne by ``Obama``). One that is not borne is aligned with an evidence
-entity of the same type.
+An entity is a spaCy named entity or a capitalised proper-noun span. It is borne when all its words occur in
+the evidence or its context, ignoring case, punctuation, possessives and ``the`` (``Gosling`` is borne by
+``James Gosling``, ``Canadian`` by ``Canada``, ``U.S.`` by ``United States``), or, for a name of two words or
+more, when its last word does (``Barack Obama`` is borne by ``Obama``). One that is not borne is aligned with
+an evidence entity of the same type.
 """
 
 from __future__ import annotations

@@ -1,17 +1,17 @@
 """Numbers, quantities and dates in text, and when one bears another (the value checks of
 :func:`factscope.checkers.mismatch.find_mismatch`).
 
-- **number**: the evidence or its context states the same amount (``1,000`` = ``1 000`` = ``1000.0`` =
-  ``one thousand``; ``1.2 million`` = ``1,200,000``), or, for a claim amount given with fewer digits
-  (``1.2 million``, ``27``), an amount that rounds to it; a hedged claim amount (``more than 20``, ``about
-  30``) is borne by an amount that satisfies the hedge.
+- **number**: the evidence or its context states the same amount (``1,000`` = ``1 000`` = ``1000.0`` = ``one
+  thousand``; ``1.2 million`` = ``1,200,000``), or, for a claim amount given with fewer digits (``1.2
+  million``, ``27``), an amount that rounds to it; a hedged claim amount (``more than 20``, ``about 30``) is
+  borne by an amount that satisfies the hedge.
 - **quantity** (a number with a unit: ``%``, ``$``, ``km``, ``kg``, ``years`` ...): the same as a number,
   after converting units of one dimension (``5 km`` = ``5,000 m``; ``5 km`` is not ``5 miles``).
 - **date**: an evidence date that is as specific and agrees on every part the claim gives (claim ``1994`` is
   borne by ``May 3, 1994``; claim ``May 1994`` is not borne by ``1994``; claim ``1990s`` by any year in it).
 
-A value that is not borne is aligned with the evidence sentence's value of the same slot: a date, or a number of
-the same dimension (a plain number for a plain number).
+A value that is not borne is aligned with the evidence sentence's value of the same slot: a date, or a number
+of the same dimension (a plain number for a plain number).
 """
 
 from __future__ import annotations

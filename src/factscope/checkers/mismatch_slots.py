@@ -1,8 +1,8 @@
 """Which evidence value stands in the slot of a claim's value that the evidence does not bear.
 
-Shared by the numbers-and-dates and the entity checks of :mod:`factscope.checkers.mismatch`: the candidate that
-shares the claim value's following word (``3 children`` / ``2 children``), else the one with the most context
-words in common. This alignment is a heuristic: it reads no syntax.
+Shared by the numbers-and-dates and the entity checks of :mod:`factscope.checkers.mismatch`: the candidate
+that shares the claim value's following word (``3 children`` / ``2 children``), else the one with the most
+context words in common. This alignment is a heuristic: it reads no syntax.
 """
 
 from __future__ import annotations

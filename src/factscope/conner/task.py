@@ -1,7 +1,7 @@
-"""CONNER's knowledge-scoring run (CONNER section 3): ``KnowledgeEvaluator`` (``factscope.conner.evaluator``) scores
-batches of records as a ``Pipeline`` any engine runs (``knowledge_pipeline``) or in this process (``knowledge``);
-each record's row is a ``KnowledgeScores`` (``factscope.conner.scores``), the dataset figures come from
-``KnowledgeTotals`` (``factscope.conner.totals``).
+"""CONNER's knowledge-scoring run (CONNER section 3): ``KnowledgeEvaluator`` (``factscope.conner.evaluator``)
+scores batches of records as a ``Pipeline`` any engine runs (``knowledge_pipeline``) or in this process
+(``knowledge``); each record's row is a ``KnowledgeScores`` (``factscope.conner.scores``), the dataset figures
+come from ``KnowledgeTotals`` (``factscope.conner.totals``).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The graph each KaLMA question is answered over: gold, retrieved, with knowledge removed (KaLMA 4.4), or swapped for an
-irrelevant one (KaLMA 5.3)."""
+"""The graph each KaLMA question is answered over: gold, retrieved, with knowledge removed (KaLMA 4.4), or
+swapped for an irrelevant one (KaLMA 5.3)."""
 
 from __future__ import annotations
 

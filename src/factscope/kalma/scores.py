@@ -1,5 +1,5 @@
-"""One scored answer: its citations with their judgements, counts, alignment, [NA] counts and G-Eval scores (the
-row of a results file), and whether it records a failed call."""
+"""One scored answer: its citations with their judgements, counts, alignment, [NA] counts and G-Eval scores
+(the row of a results file), and whether it records a failed call."""
 
 from __future__ import annotations
 

@@ -1,10 +1,12 @@
-"""KaLMA's scoring run: citation quality, text-citation alignment, [NA] quality and (optionally) G-Eval text quality
-of attributed answers, as a ``Pipeline`` any engine runs (``attribution_pipeline``) or in this process (``score``).
+"""KaLMA's scoring run: citation quality, text-citation alignment, [NA] quality and (optionally) G-Eval text
+quality of attributed answers, as a ``Pipeline`` any engine runs (``attribution_pipeline``) or in this process
+(``score``).
 
 The graphs each question is answered over come from ``factscope.kalma.graphs``, the answers from
-``factscope.kalma.generation``; ``factscope.kalma.answers`` reads answers files, ``factscope.kalma.hypotheses``
-turns citations into NLI pairs, ``factscope.kalma.text_quality`` asks a judge for G-Eval scores,
-``factscope.kalma.scores`` makes one answer's row and ``factscope.kalma.totals`` the dataset figures.
+``factscope.kalma.generation``; ``factscope.kalma.answers`` reads answers files,
+``factscope.kalma.hypotheses`` turns citations into NLI pairs, ``factscope.kalma.text_quality`` asks a judge
+for G-Eval scores, ``factscope.kalma.scores`` makes one answer's row and ``factscope.kalma.totals`` the
+dataset figures.
 """
 
 from __future__ import annotations

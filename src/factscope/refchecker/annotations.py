@@ -2,10 +2,10 @@
 supply the questions and references.
 
 Human annotations come as a JSON list of ``{id, response, <model>_response_kg: [{triplet: [s, p, o],
-human_label}]}``, one file per evaluated model and context setting. The model and the setting come from the file
-name (``file_names.read_file_name``: ``nq_gpt4_answers.json`` is gpt4 in Zero Context), or from fields of the
-records. Annotated responses are joined by setting and id with reference records (the check input format, or
-RefChecker's benchmark records).
+human_label}]}``, one file per evaluated model and context setting. The model and the setting come from the
+file name (``file_names.read_file_name``: ``nq_gpt4_answers.json`` is gpt4 in Zero Context), or from fields of
+the records. Annotated responses are joined by setting and id with reference records (the check input format,
+or RefChecker's benchmark records).
 """
 
 from __future__ import annotations

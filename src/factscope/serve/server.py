@@ -1,4 +1,5 @@
-"""The state one ``factscope serve`` app holds: its configuration, systems, model worker, batchers and jobs."""
+"""The state one ``factscope serve`` app holds: its configuration, systems, model worker, batchers and
+jobs."""
 
 from __future__ import annotations
 
