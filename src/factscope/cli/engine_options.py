@@ -6,12 +6,12 @@ from __future__ import annotations
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
-from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
+from factscope.cli.choices import Engine
 from factscope.cli.option_groups import Command, add_option_group
 from factscope.cli.option_ranges import finite
 
@@ -20,13 +20,6 @@ if typing.TYPE_CHECKING:
     from factscope.engines.ray import RecordParser, ShardedRun
 
 PANEL = "Engine (where the run goes)"
-
-
-class Engine(str, Enum):
-    """Where a run goes: this process, or a Ray cluster."""
-
-    local = "local"
-    ray = "ray"
 
 
 @dataclass(frozen=True)
@@ -41,7 +34,7 @@ class EngineOptions:
             "folder of *.jsonl shards and -o names a results folder with one results shard per input shard",
             rich_help_panel=PANEL,
         ),
-    ] = Engine.local
+    ] = "local"
     ray_address: Annotated[
         str | None,
         typer.Option(
@@ -75,7 +68,7 @@ class EngineOptions:
     @property
     def on_ray(self) -> bool:
         """Whether the run goes to Ray."""
-        return self.engine is Engine.ray
+        return self.engine == "ray"
 
 
 def engine_options(command: Command) -> Command:
