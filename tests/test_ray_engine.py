@@ -29,11 +29,10 @@ ray = pytest.importorskip(
 
 from factscope.checkers.base import CheckTask
 from factscope.checkers.relevance import lexical_relevance
-from factscope.cli.ground import GroundParser
-from factscope.cli.knowledge import KnowledgeParser
 from factscope.conner.data import KnowledgeRecord, parse_knowledge_record
 from factscope.conner.evaluator_setup import make_evaluator
 from factscope.conner.scores import KnowledgeScores
+from factscope.conner.system import KnowledgeParser
 from factscope.conner.task import knowledge_pipeline
 from factscope.conner.totals import KnowledgeTotals
 from factscope.core.errors import ConfigError
@@ -43,6 +42,7 @@ from factscope.core.schema import Claim, Extraction, Record, Verdict
 from factscope.core.text import split_sentences
 from factscope.engines.ray import RayOptions, require_ray, run_on_ray
 from factscope.grounding.data import GroundExample, attach_responses, load_dataset
+from factscope.grounding.system import GROUND
 from factscope.grounding.task import GroundResult, GroundTotals, ground_pipeline
 from factscope.kalma.answers import AnswerRecord, AnswerRecords, read_answer
 from factscope.kalma.scores import AttributionScore
@@ -406,7 +406,7 @@ def test_grounding_scores_of_shards_are_the_local_ones(tmp_path):
         with (folder / f"part-{number % 2}.jsonl").open("a", encoding="utf-8") as handle:
             handle.write(json.dumps(dataclasses.asdict(example)) + "\n")
     sharded = run_on_ray(
-        grounding_with_overlap, GroundParser(), folder, tmp_path / "out", options=RayOptions(batch_size=2)
+        grounding_with_overlap, GROUND.parse, folder, tmp_path / "out", options=RayOptions(batch_size=2)
     )
     ordered = [examples[n] for n in range(0, len(examples), 2)] + [
         examples[n] for n in range(1, len(examples), 2)

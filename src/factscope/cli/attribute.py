@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -22,12 +21,7 @@ from factscope.metrics.attribution import Matching
 from factscope.metrics.ratios import EmptyPolicy
 
 if TYPE_CHECKING:
-    from factscope.core.run import Pipeline
-    from factscope.engines.ray import ShardedRun
-    from factscope.kalma.answers import AnswerRecord
-    from factscope.kalma.scores import AttributionScore
     from factscope.kalma.task import AttributionRun
-    from factscope.kalma.totals import AttributionTotals
     from factscope.llm.client import LLMClient
 
 HELP = """Knowledge-graph attribution (KaLMA / BioKaLMA): answers that cite triples of a knowledge graph as \\[Q212657, place of birth: Rome], mark what the graph lacks with \\[NA], and are scored with no reference answers.
@@ -212,29 +206,29 @@ def score_command(
     endpoint: LLMOptions,
     engine: EngineOptions,
 ) -> None:
-    from factscope.checkers.registry import CHECKERS, make_checker
+    from factscope.core.system import SystemBuild
     from factscope.kalma.answers import load_answers, read_answer
     from factscope.kalma.hypotheses import check_template
-    from factscope.kalma.task import score
+    from factscope.kalma.system import ATTRIBUTE, AttributeSpec
 
+    spec = AttributeSpec(checker=checker, geval=geval or geval_weighted, weighted=geval_weighted, template=hypothesis,
+                         empty_answers=empty_answers, matching=matching)
     if engine.on_ray:
         if minimum is not None:
             raise ConfigError("--minimum is not taken with --engine ray: give each answer its `minimum` field instead")
         check_outputs(written={"--summary": summary})
         check_template(hypothesis)
-        build = AttributionBuild(checker, endpoint, geval or geval_weighted, geval_weighted, hypothesis,
-                                 empty_answers, matching)
+        build = SystemBuild(ATTRIBUTE, spec, endpoint.build)
         sharded = run_sharded(engine, build, read_answer, answers, output, batch_size=32, overwrite=overwrite,
                               retry_failed=retry_failed)
         if not (sharded.produced.new or sharded.produced.resumed or sharded.passed_over):
             raise InputError("no usable answers; see the messages above", path=answers)
-        _report_scores(attribution_run_of(sharded), sharded.passed_over, len(sharded.problems), output, None, summary)
+        run = ATTRIBUTE.result(sharded.produced, sharded.totals, sharded.facts())
+        _report_scores(run, sharded.passed_over, len(sharded.problems), output, None, summary)
         return
     check_outputs(output, overwrite=overwrite, written={"--summary": summary})
     check_template(hypothesis)
-    llm = None
-    if geval or geval_weighted or CHECKERS.needs_llm(checker):
-        llm = endpoint.build()
+    llm = endpoint.build_if(ATTRIBUTE.needs_llm(spec))
     loaded = load_answers(answers)
     for problem in loaded.problems:
         print_skipped(problem)
@@ -243,58 +237,27 @@ def score_command(
         raise InputError("no usable answers; see the messages above", path=answers)
     _use_minimum(minimum, records)
     with ProgressDisplay() as shown:
-        run = score(records, make_checker(checker, llm=llm), output=output,
-                    judge=llm if (geval or geval_weighted) else None, weighted=geval_weighted, template=hypothesis,
-                    empty_answers=empty_answers, matching=matching, progress=shown, overwrite=overwrite,
-                    retry_failed=retry_failed)
+        run = ATTRIBUTE.run(spec, records, llm=llm, output=output, progress=shown, overwrite=overwrite,
+                            retry_failed=retry_failed)
     _report_scores(run, failed_generations, len(loaded.problems), output, llm, summary)
 
 
 def _report_scores(run: AttributionRun, failed_generations: int, skipped: int, output: Path, llm: LLMClient | None,
                    summary: Path | None) -> None:
     """Print a scoring run's tables, write ``--summary``, and raise RecordsFailed when calls failed."""
+    from factscope.core.system import RunOutcome
+    from factscope.kalma.system import ATTRIBUTE
+
     for group, values in run.summary.items():
         rows: list[tuple[str, object]] = list(values.items())
         if len(run.summary) == 1:
-            rows = [("answers scored now / resumed", f"{run.new_records} / {run.resumed_records}"),
-                    ("failed generations (not scored)", failed_generations),
-                    ("skipped input records", skipped), ("results", str(output)), *rows]
+            outcome = RunOutcome(skipped, output, [("failed generations (not scored)", failed_generations)])
+            rows = [*ATTRIBUTE.summary_rows(run, outcome), *rows]
         print_table(summary_table(f"attribute score ({group})", rows + usage_rows(llm)))
     if summary is not None:
         summary.write_text(json.dumps(run.summary, indent=2), encoding="utf-8")
     if run.failed:
         raise RecordsFailed(run.failed, "answers' checker or G-Eval calls", output)
-
-
-@dataclass(frozen=True)
-class AttributionBuild:
-    """KaLMA's scoring pipeline of a command line, built where it runs: each Ray actor calls this once, so the
-    checker loads once per actor."""
-
-    checker: str
-    endpoint: LLMOptions
-    judged: bool
-    weighted: bool
-    template: str
-    empty_answers: EmptyPolicy
-    matching: Matching
-
-    def __call__(self) -> Pipeline[AnswerRecord, AttributionScore, AttributionTotals]:
-        from factscope.checkers.registry import CHECKERS, make_checker
-        from factscope.kalma.task import attribution_pipeline
-
-        llm = self.endpoint.build() if self.judged or CHECKERS.needs_llm(self.checker) else None
-        return attribution_pipeline(
-            make_checker(self.checker, llm=llm), judge=llm if self.judged else None, weighted=self.weighted,
-            template=self.template, empty_answers=self.empty_answers, matching=self.matching,
-        )
-
-
-def attribution_run_of(sharded: ShardedRun[AttributionScore, AttributionTotals]) -> AttributionRun:
-    """The typed result of a scoring run on Ray."""
-    from factscope.kalma.task import attribution_run
-
-    return attribution_run(sharded.produced, sharded.totals, checker=sharded.names["checker"])
 
 
 def make_questions_command(

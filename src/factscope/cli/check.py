@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -11,8 +10,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.table import Table
 
-from factscope.checkers.registry import CHECKER_SPECS, CHECKERS, make_checker
-from factscope.claims.registry import EXTRACTOR_SPECS, EXTRACTORS, make_extractor
+from factscope.checkers.registry import CHECKER_SPECS
+from factscope.claims.registry import EXTRACTOR_SPECS
 from factscope.cli.checking_options import (
     AllowMissingReferences,
     CheckingModeOption,
@@ -42,13 +41,12 @@ from factscope.cli.output_options import Overwrite, RetryFailed
 from factscope.cli.output_paths import check_outputs
 from factscope.core.errors import InputError, RecordsFailed
 from factscope.core.schema import LABELS, Record
+from factscope.core.system import RunOutcome
 from factscope.retrieve.corpus import RetrieverName
 
 if TYPE_CHECKING:
-    from factscope.core.run import Pipeline
-    from factscope.engines.ray import ShardedRun
     from factscope.llm.client import LLMClient
-    from factscope.refchecker.task import CheckResult, CheckRun, CheckTotals
+    from factscope.refchecker.task import CheckRun
 
 HELP = """Extract claims from LLM responses and check each against the references.
 
@@ -126,10 +124,9 @@ def check_command(
     endpoint: LLMOptions,
     engine: EngineOptions,
 ) -> None:
-    from factscope.core.manifest import fingerprint_file
+    from factscope.core.system import SystemBuild
     from factscope.refchecker.data import CheckRecords
-    from factscope.refchecker.task import check
-    from factscope.retrieve.corpus import Corpus, make_retriever
+    from factscope.refchecker.system import CHECK, CheckSpec
 
     checker_settings: dict[str, Any] = {
         "max_tokens": segment_tokens,
@@ -145,18 +142,26 @@ def check_command(
         "llm_mode": llm_check_mode,
         "llm_passages": llm_passages,
     }
+    spec = CheckSpec(
+        extractor=extractor,
+        checker=checker,
+        checker_settings=checker_settings,
+        corpus=corpus,
+        retriever=retriever,
+        retrieve_k=top_k,
+        abstention_detection=abstention_detection,
+    )
     if engine.on_ray:
         output = output or Path(f"{input.stem}.checked")
         check_outputs(written={"--summary": summary})
-        build = CheckBuild(extractor, checker, checker_settings, endpoint, corpus, retriever, top_k,
-                           abstention_detection)
+        build = SystemBuild(CHECK, spec, endpoint.build)
         require = corpus is None and not allow_missing_references
         parse = partial(parse_check_record, max_reference_chars=max_reference_chars, require_references=require)
         sharded = run_sharded(engine, build, parse, input, output, batch_size=batch_size, overwrite=overwrite,
                               retry_failed=retry_failed)
         if not (sharded.produced.new or sharded.produced.resumed) and sharded.problems:
             raise typer.Exit(code=2)
-        run = check_run_of(sharded)
+        run = CHECK.result(sharded.produced, sharded.totals, sharded.facts())
         _report(run, sharded.problems, output, None, summary)
         return
     output = output or Path(f"{input.stem}.checked.jsonl")
@@ -172,22 +177,17 @@ def check_command(
         refuse_missing_references(
             without_references, allowed=allow_missing_references, remedy="pass --corpus to retrieve passages for them"
         )
-    client = endpoint.build_if(EXTRACTORS.needs_llm(extractor) or CHECKERS.needs_llm(checker))
-    found = make_retriever(retriever, Corpus.from_path(corpus)) if corpus else None
+    client = endpoint.build_if(CHECK.needs_llm(spec))
     with ProgressDisplay() as shown:
-        run = check(
+        run = CHECK.run(
+            spec,
             records,
-            extractor=make_extractor(extractor, llm=client),
-            checker=make_checker(checker, llm=client, **checker_settings),
+            llm=client,
             output=output,
-            retriever=found,
-            retrieve_k=top_k,
             batch_size=batch_size,
             progress=shown,
-            settings={"corpus": fingerprint_file(corpus).sha256} if corpus else None,
             overwrite=overwrite,
             retry_failed=retry_failed,
-            abstention_detection=abstention_detection,
         )
     _report(run, problems, output, client, summary)
 
@@ -196,18 +196,10 @@ def _report(
     run: CheckRun, problems: list[InputError], output: Path, client: LLMClient | None, summary: Path | None
 ) -> None:
     """Print the run's tables, write ``--summary``, and raise RecordsFailed when extractions or checks failed."""
+    from factscope.refchecker.system import CHECK
+
     print_table(_rates_table(run))
-    rows: list[tuple[str, object]] = [
-        ("records (new / resumed)", f"{run.new_records} / {run.resumed_records}"),
-        ("skipped input records", len(problems)),
-        ("claims", run.claims),
-        ("abstentions / declined to answer", f"{run.rates.abstained} / {run.declined}"),
-        ("extraction failures", run.extraction_failures),
-        ("check failures", run.check_failures),
-        ("records / second (this run)", round(run.new_records / run.seconds, 2) if run.seconds else None),
-        ("extractor / checker", f"{run.extractor} / {run.checker}"),
-        ("results", str(output)),
-    ]
+    rows = CHECK.summary_rows(run, RunOutcome(skipped=len(problems), output=output))
     rows.extend(usage_rows(client))
     print_table(summary_table("run", rows))
     if summary is not None:
@@ -220,36 +212,6 @@ def _report(
             f"of the file's extractions and claim checks ({run.extraction_failures} extractions, "
             f"{run.check_failures} claims)",
             output,
-        )
-
-
-@dataclass(frozen=True)
-class CheckBuild:
-    """The check pipeline of a command line, built where it runs: each Ray actor calls this once, so the models
-    load once per actor."""
-
-    extractor: str
-    checker: str
-    checker_settings: dict[str, Any]
-    endpoint: LLMOptions
-    corpus: Path | None
-    retriever: str
-    top_k: int
-    abstention_detection: bool
-
-    def __call__(self) -> Pipeline[Record, CheckResult, CheckTotals]:
-        from factscope.core.manifest import fingerprint_file
-        from factscope.refchecker.task import check_pipeline
-        from factscope.retrieve.corpus import Corpus, make_retriever
-
-        client = self.endpoint.build_if(EXTRACTORS.needs_llm(self.extractor) or CHECKERS.needs_llm(self.checker))
-        return check_pipeline(
-            make_extractor(self.extractor, llm=client),
-            make_checker(self.checker, llm=client, **self.checker_settings),
-            retriever=make_retriever(self.retriever, Corpus.from_path(self.corpus)) if self.corpus else None,
-            retrieve_k=self.top_k,
-            abstention_detection=self.abstention_detection,
-            settings={"corpus": fingerprint_file(self.corpus).sha256} if self.corpus else None,
         )
 
 
@@ -270,15 +232,6 @@ def parse_check_record(
             field="references",
         )
     return record
-
-
-def check_run_of(sharded: ShardedRun[CheckResult, CheckTotals]) -> CheckRun:
-    """The typed result of a check run on Ray."""
-    from factscope.refchecker.task import check_run
-
-    return check_run(
-        sharded.produced, sharded.totals, extractor=sharded.names["extractor"], checker=sharded.names["checker"]
-    )
 
 
 def _rates_table(run: CheckRun) -> Table:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -13,7 +13,7 @@ from rich.table import Table
 from rich.text import Text
 from typer.core import TyperGroup
 
-from factscope.claims.registry import EXTRACTOR_SPECS, EXTRACTORS, make_extractor
+from factscope.claims.registry import EXTRACTOR_SPECS
 from factscope.cli.display import ProgressDisplay, console, format_value, print_table, progress, summary_table
 from factscope.cli.engine_options import EngineOptions, engine_options, run_sharded
 from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
@@ -26,7 +26,7 @@ from factscope.cli.option_ranges import (
 from factscope.cli.output_options import Overwrite, RetryFailed
 from factscope.cli.output_paths import check_outputs
 from factscope.core.errors import ConfigError, InputError, RecordsFailed
-from factscope.core.manifest import Setting, fingerprint_file
+from factscope.core.system import RunOutcome
 from factscope.grounding.distractors import GoldPosition
 from factscope.grounding.presence import DEFAULT_PRESENCE, PRESENCE_MODELS, PRESENCE_SPECS, make_presence
 from factscope.metrics.grounding import AgreementStatistic
@@ -36,11 +36,9 @@ from factscope.retrieve.corpus import RetrieverName
 if TYPE_CHECKING:
     from typer import _click  # typer vendors click: TyperGroup.parse_args takes typer's own Context
 
-    from factscope.claims.base import Extractor
-    from factscope.core.run import Pipeline
-    from factscope.engines.ray import ShardedRun
     from factscope.grounding.data import GroundExample
-    from factscope.grounding.task import GroundResult, GroundRun, GroundTotals
+    from factscope.grounding.system import GroundSpec
+    from factscope.grounding.task import GroundRun
     from factscope.llm.client import LLMClient
 
 HELP = """Grounding evaluation: does a response use all the needed knowledge of its contexts, and only that?
@@ -91,19 +89,8 @@ def _load(input: Path, metadata: Path | None, responses: Path | None) -> Any:
     dataset = load_dataset(input, metadata)
     if responses is not None:
         attach_responses(dataset, responses)
-    for error in dataset.errors:
-        console.print(f"[yellow]skipped[/] {escape(str(error))}")
-    for warning in dataset.warnings:
-        console.print(f"[yellow]warning[/] {escape(warning)}")
+    _print_problems(dataset.errors, dataset.warnings)
     return dataset
-
-
-FACT_EXTRACTOR_ALIASES = {"spacy": "facts", "llm": "llm-facts"}
-"""Names ``ground --extractor`` has always accepted, kept as aliases of the registry's names."""
-
-
-def _extractor_spec(spec: str) -> str:
-    return FACT_EXTRACTOR_ALIASES.get(spec, spec)
 
 
 def score_command(
@@ -189,9 +176,23 @@ def score_command(
     endpoint: LLMOptions,
     engine: EngineOptions,
 ) -> None:
-    from factscope.grounding.task import breakdown_factors, choose_factors, ground
+    from factscope.core.system import SystemBuild
+    from factscope.engines.shards import readable_items
+    from factscope.grounding.data import ScoredExamples
+    from factscope.grounding.system import GROUND, GroundSpec
 
     wanted = [f.strip() for f in by.split(",") if f.strip()] if by else None
+    spec = GroundSpec(
+        extractor=extractor,
+        presence=presence,
+        threshold=threshold,
+        window=window,
+        stride=stride,
+        min_window=min_window,
+        factors=tuple(wanted) if wanted is not None else None,
+        no_response_facts=no_response_facts,
+        no_gold_facts=no_gold_facts,
+    )
     if engine.on_ray:
         if metadata is not None or responses is not None or atomic_facts is not None:
             raise ConfigError(
@@ -200,65 +201,53 @@ def score_command(
             )
         output = output or Path(f"{input.stem}.ground")
         check_outputs(written={"--summary": summary})
-        parse = GroundParser()
-        build = GroundBuild(
-            _extractor_spec(extractor), presence, threshold, window, stride, min_window, endpoint,
-            tuple(choose_factors(_metadata_fields(input, parse), wanted)), no_response_facts, no_gold_facts,
-        )
-        sharded = run_sharded(engine, build, parse, input, output, batch_size=batch_size, overwrite=overwrite,
+        build = SystemBuild(GROUND, GROUND.prepare(spec, readable_items(input, GROUND.parse)), endpoint.build)
+        sharded = run_sharded(engine, build, GROUND.parse, input, output, batch_size=batch_size, overwrite=overwrite,
                               retry_failed=retry_failed)
         if not (sharded.produced.new or sharded.produced.resumed):
             raise InputError("no record to score: see the messages above", path=input)
-        _report_ground(ground_run_of(sharded), len(sharded.problems), [], output, None, summary)
+        run = GROUND.result(sharded.produced, sharded.totals, sharded.facts())
+        _report_ground(run, len(sharded.problems), [], output, None, summary)
         return
     output = output or Path(f"{input.stem}.ground.jsonl")
     check_outputs(output, overwrite=overwrite, written={"--summary": summary})
-    dataset = _load(input, metadata, responses)
-    without = [e.id for e in dataset.examples if e.response is None]
+    examples = ScoredExamples(input, metadata, responses)
+    _print_problems(examples.problems, examples.warnings)
+    without = examples.without_response
     if without:
         console.print(
             f"[yellow]skipped[/] {len(without)} record(s) without a response (e.g. {escape(repr(without[0]))}); "
             "pass --responses or run `factscope ground generate` first"
         )
-    examples = [e for e in dataset.examples if e.response is not None]
-    if not examples:
+    if not examples.examples:
         raise InputError(
             "no record to score: none has a response; pass --responses FILE or run `factscope ground generate`",
             path=input,
         )
-    factors = breakdown_factors(examples, wanted)
-    needs_llm = EXTRACTORS.needs_llm(_extractor_spec(extractor)) or PRESENCE_MODELS.needs_llm(presence)
-    llm = (
-        endpoint.build()
-        if needs_llm
-        else None
-    )
-    model = make_presence(
-        presence, threshold=threshold, window=window, stride=stride, min_window=min_window, llm=llm
-    )
-    fact_extractor: Extractor = make_extractor(_extractor_spec(extractor), llm=llm)
-    settings: dict[str, Setting] = {}
+    spec = GROUND.prepare(spec, examples)
+    llm = endpoint.build_if(GROUND.needs_llm(spec))
     facts_row: list[tuple[str, object]] = []
     if atomic_facts is not None:
-        fact_extractor, settings, facts_row = _supplied_facts(
-            atomic_facts, examples, fact_extractor, human=human_facts, paper_rules=paper_fact_rules
-        )
+        spec, facts_row = _supplied_facts(atomic_facts, examples.examples, spec, llm, human_facts, paper_fact_rules)
     with ProgressDisplay() as shown:
-        run = ground(
+        run = GROUND.run(
+            spec,
             examples,
-            extractor=fact_extractor,
-            presence=model,
+            llm=llm,
             output=output,
             batch_size=batch_size,
-            factors=factors,
-            no_response_facts=no_response_facts,
-            no_gold_facts=no_gold_facts,
             progress=shown,
-            settings=settings,
             overwrite=overwrite,
             retry_failed=retry_failed,
         )
-    _report_ground(run, len(dataset.errors) + len(without), facts_row, output, llm, summary)
+    _report_ground(run, len(examples.problems) + len(without), facts_row, output, llm, summary)
+
+
+def _print_problems(problems: list[InputError], warnings: list[str]) -> None:
+    for error in problems:
+        console.print(f"[yellow]skipped[/] {escape(str(error))}")
+    for warning in warnings:
+        console.print(f"[yellow]warning[/] {escape(warning)}")
 
 
 def _report_ground(
@@ -272,15 +261,9 @@ def _report_ground(
     """Print a grounding run's tables, write ``--summary``, and raise RecordsFailed when decompositions failed."""
     report = run.summary
     print_table(_factor_table(report))
-    rows: list[tuple[str, object]] = [
-        ("records scored (new / resumed)", f"{run.new_records} / {run.resumed_records}"),
-        ("failed decompositions (left out)", report.failed),
-        ("unjudged facts (left out)", report.unjudged_facts),
-        ("skipped input records", skipped),
-        *facts_row,
-        ("extractor / presence model", f"{run.extractor} / {run.presence} >= {run.threshold:g}"),
-        ("results", str(output)),
-    ]
+    from factscope.grounding.system import GROUND
+
+    rows = GROUND.summary_rows(run, RunOutcome(skipped=skipped, output=output, rows=facts_row))
     rows.extend(usage_rows(llm))
     print_table(summary_table("run", rows))
     if summary is not None:
@@ -289,118 +272,26 @@ def _report_ground(
         raise RecordsFailed(report.failed, "records' fact decompositions", output)
 
 
-@dataclass(frozen=True)
-class GroundParser:
-    """One generic JSONL record of a grounding shard; a record without a response is refused, located."""
-
-    def __call__(self, item: dict[str, Any], /, *, path: Path, line: int) -> GroundExample:
-        from factscope.grounding.data import generic_example
-
-        example = generic_example(item, path=path, line=line)
-        if example.response is None:
-            raise InputError(
-                "missing: the response to score; run `factscope ground generate` first, or add a 'response' field",
-                path=path,
-                line=line,
-                field="response",
-            )
-        return example
-
-
-def _metadata_fields(input: Path, parse: GroundParser) -> list[str]:
-    """The metadata fields some record of a sharded input has (with a value), read on this machine, for the
-    breakdowns: the same pass over the records a local run makes."""
-    from factscope.core.io import read_json_records
-    from factscope.engines.shards import input_shards
-
-    fields: set[str] = set()
-    for shard in input_shards(input):
-        for line, item in read_json_records(shard):
-            if isinstance(item, InputError):
-                continue
-            try:
-                example = parse(item, path=shard, line=line)
-            except InputError:
-                continue
-            fields.update(name for name, value in example.metadata.items() if value is not None)
-    return sorted(fields)
-
-
-@dataclass(frozen=True)
-class GroundBuild:
-    """The grounding pipeline of a command line, built where it runs: each Ray actor calls this once, so the
-    models load once per actor."""
-
-    extractor: str
-    presence: str
-    threshold: float | None
-    window: int | None
-    stride: int
-    min_window: int | None
-    endpoint: LLMOptions
-    factors: tuple[str, ...]
-    no_response_facts: EmptyPolicy
-    no_gold_facts: EmptyPolicy
-
-    def __call__(self) -> Pipeline[GroundExample, GroundResult, GroundTotals]:
-        from factscope.grounding.task import ground_pipeline
-
-        needs_llm = EXTRACTORS.needs_llm(self.extractor) or PRESENCE_MODELS.needs_llm(self.presence)
-        llm = self.endpoint.build() if needs_llm else None
-        model = make_presence(
-            self.presence, threshold=self.threshold, window=self.window, stride=self.stride,
-            min_window=self.min_window, llm=llm,
-        )
-        return ground_pipeline(
-            make_extractor(self.extractor, llm=llm), model, factors=self.factors,
-            no_response_facts=self.no_response_facts, no_gold_facts=self.no_gold_facts,
-        )
-
-
-def ground_run_of(sharded: ShardedRun[GroundResult, GroundTotals]) -> GroundRun:
-    """The typed result of a grounding run on Ray; the presence threshold is the one the folder's manifest
-    records."""
-    from factscope.grounding.task import GroundRun
-
-    presence = sharded.manifest.settings["presence"]
-    return GroundRun(
-        results=sharded.produced.results,
-        summary=sharded.totals.summary(),
-        failed=sharded.totals.failed,
-        **sharded.produced.counts(),
-        extractor=sharded.names["extractor"],
-        presence=sharded.names["presence"],
-        threshold=presence["threshold"] if isinstance(presence, dict) else float("nan"),
-    )
-
-
 def _supplied_facts(
-    path: Path, examples: list[GroundExample], fallback: Extractor, *, human: bool, paper_rules: bool
-) -> tuple[Extractor, dict[str, Setting], list[tuple[str, object]]]:
-    """The extractor serving the facts of an atomic-facts file, the manifest settings that record the file, and
-    the run-table row counting records with supplied and with extracted facts."""
-    from factscope.grounding.atomic_facts import HUMAN_FACTS, MODEL_FACTS, load_atomic_facts
-    from factscope.grounding.supplied_facts import SuppliedFactExtractor
+    path: Path, examples: list[GroundExample], spec: GroundSpec, llm: LLMClient | None, human: bool,
+    paper_rules: bool,
+) -> tuple[GroundSpec, list[tuple[str, object]]]:
+    """``spec`` serving the facts of an atomic-facts file (``supply_facts``), its skipped entries and unknown ids
+    reported, and the run-table row counting records with supplied and with extracted facts."""
+    from factscope.grounding.supplied_facts import supply_facts
+    from factscope.grounding.system import make_fact_extractor
 
-    supplied = load_atomic_facts(path, human=human, paper_rules=paper_rules)
-    for error in supplied.errors:
+    supplied = supply_facts(
+        path, examples, make_fact_extractor(spec.extractor, llm), human=human, paper_rules=paper_rules
+    )
+    for error in supplied.problems:
         console.print(f"[yellow]skipped[/] {escape(str(error))}")
-    unknown = sorted(set(supplied.facts) - {e.id for e in examples})
+    unknown = supplied.unknown
     if unknown:
         shown = ", ".join(unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
         console.print(f"[yellow]warning[/] {escape(f'{path}: {len(unknown)} id(s) match no scored record: {shown}')}")
-    served = SuppliedFactExtractor.for_examples(examples, supplied.facts, fallback)
-    count = sum(1 for e in examples if served.serves(e.question, e.response or ""))
-    fingerprint = fingerprint_file(path)
-    settings: dict[str, Setting] = {
-        "atomic_facts": {
-            "sha256": fingerprint.sha256,
-            "size": fingerprint.size,
-            "annotations": HUMAN_FACTS if human else MODEL_FACTS,
-            "paper_fact_rules": paper_rules,
-        }
-    }
-    return served, settings, [("response facts: supplied / extracted", f"{count} / {len(examples) - count}")]
+    spec = replace(spec, extractor=supplied.extractor, settings=supplied.settings)
+    return spec, [("response facts: supplied / extracted", f"{supplied.supplied} / {supplied.extracted}")]
 
 
 def _factor_table(report: Any) -> Table:

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
 
-from factscope.checkers.registry import CHECKERS
 from factscope.cli.display import (
     ProgressDisplay,
     console,
@@ -30,13 +29,8 @@ from factscope.metrics.conner import Aggregation, EvidenceAggregation, SentenceR
 from factscope.retrieve.corpus import RetrieverName
 
 if TYPE_CHECKING:
-    from factscope.conner.data import KnowledgeRecord
     from factscope.conner.generation import GenerationMode
-    from factscope.conner.scores import KnowledgeScores
-    from factscope.conner.task import KnowledgeRun
-    from factscope.conner.totals import KnowledgeTotals
-    from factscope.core.run import Pipeline
-    from factscope.engines.ray import ShardedRun
+    from factscope.conner.task import KnowledgeEvaluator, KnowledgeRun
     from factscope.llm.client import LLMClient
 
 HELP = """Evaluate knowledge for a query on CONNER's six dimensions, and use the scores to pick better knowledge.
@@ -146,9 +140,15 @@ def register(app: typer.Typer) -> None:
 
 def build_evaluator(*, llm: Any, **options: Any) -> Any:
     """A KnowledgeEvaluator from the command-line options; notes what cannot be computed without a part."""
-    from factscope.conner.evaluator_setup import make_evaluator, missing_parts
+    from factscope.conner.evaluator_setup import make_evaluator
 
-    evaluator = make_evaluator(llm=llm, **options)
+    return _noted(make_evaluator(llm=llm, **options))
+
+
+def _noted(evaluator: KnowledgeEvaluator) -> KnowledgeEvaluator:
+    """``evaluator``, each metric it cannot compute for want of a part noted."""
+    from factscope.conner.evaluator_setup import missing_parts
+
     for note in missing_parts(evaluator):
         console.print(f"[yellow]note[/] {escape(note)}")
     return evaluator
@@ -196,118 +196,52 @@ def score_command(
     endpoint: LLMOptions,
     engine: EngineOptions,
 ) -> None:
-    from factscope.conner.task import knowledge
-    from factscope.core.manifest import fingerprint_file
+    from factscope.conner.system import KNOWLEDGE, KnowledgeParser, KnowledgeSpec, make_spec_evaluator
+    from factscope.core.system import SystemBuild
+    from factscope.engines.shards import readable_items
 
-    options: dict[str, Any] = {
-        "corpus": corpus, "retriever": retriever, "evidence_k": evidence_k, "aggregate": aggregate,
-        "evidence_aggregate": evidence_aggregate, "rank_by": rank_by, "hard": hard_factuality,
-        "checker": checker, "relevance": relevance_model, "coherence": coherence_model, "lm": lm,
-        "baselines": baselines, "weights": weights, "seed": seed,
-    }
+    spec = KnowledgeSpec(
+        corpus=corpus, retriever=retriever, evidence_k=evidence_k, aggregate=aggregate,
+        evidence_aggregate=evidence_aggregate, rank_by=rank_by, hard=hard_factuality, checker=checker,
+        relevance=relevance_model, coherence=coherence_model, lm=lm, baselines=baselines, weights=weights, seed=seed,
+    )
     if engine.on_ray:
         if queries is not None:
             raise ConfigError("--queries is not taken with --engine ray: give JSON / JSONL records with their query")
         output = output or Path(f"{input.stem}.knowledge")
         parse = KnowledgeParser(task)
-        build = KnowledgeBuild(options, endpoint, _knowledge_pool(input, parse) if lm is not None else None)
+        build = SystemBuild(KNOWLEDGE, KNOWLEDGE.prepare(spec, readable_items(input, parse)), endpoint.build)
         sharded = run_sharded(engine, build, parse, input, output, batch_size=batch_size, overwrite=overwrite,
                               retry_failed=retry_failed)
         if not (sharded.produced.new or sharded.produced.resumed):
             raise InputError("no usable records; see the messages above", path=input)
-        _report_knowledge(knowledge_run_of(sharded), len(sharded.problems), output, None)
+        run = KNOWLEDGE.result(sharded.produced, sharded.totals, sharded.facts())
+        _report_knowledge(run, len(sharded.problems), output, None)
         return
     output = output or Path(f"{input.stem}.knowledge.jsonl")
     check_outputs(output, overwrite=overwrite)
     records, skipped = _load(input, queries=queries, task=task)
     if not records:
         raise InputError("no usable records; see the messages above", path=input)
-    needs_llm = lm == "endpoint" or (checker != "none" and CHECKERS.needs_llm(checker))
-    llm = endpoint.build() if needs_llm else None
-    evaluator = build_evaluator(**options, llm=llm)
+    llm = endpoint.build_if(KNOWLEDGE.needs_llm(spec))
+    spec = replace(spec, evaluator=_noted(make_spec_evaluator(spec, llm)))
     with ProgressDisplay() as shown:
-        run = knowledge(
-            records, evaluator, output=output, batch_size=batch_size, progress=shown, overwrite=overwrite,
-            retry_failed=retry_failed, settings={"corpus": fingerprint_file(corpus).sha256} if corpus else None,
-        )
+        run = KNOWLEDGE.run(spec, records, llm=llm, output=output, batch_size=batch_size, progress=shown,
+                            overwrite=overwrite, retry_failed=retry_failed)
     _report_knowledge(run, skipped, output, llm)
 
 
 def _report_knowledge(run: KnowledgeRun, skipped: int, output: Path, llm: LLMClient | None) -> None:
     """Print a knowledge run's table and what was not computed; raise RecordsFailed when calls failed."""
-    table: list[tuple[str, object]] = [
-        ("records scored (new / resumed)", f"{run.new_records} / {run.resumed_records}"),
-        ("records skipped (bad input)", skipped),
-    ]
-    for metric, figure in run.summary.means.items():
-        table.append((f"{metric} (mean of {figure.records})", figure.mean))
+    from factscope.conner.system import KNOWLEDGE
+    from factscope.core.system import RunOutcome
+
+    table = KNOWLEDGE.summary_rows(run, RunOutcome(skipped=skipped, output=output))
     print_table(summary_table(f"CONNER knowledge scores -> {output}", table + usage_rows(llm)))
     for metric, reason in run.summary.not_computed.items():
         console.print(f"[yellow]not computed[/] {metric}: {escape(reason)}")
     if run.failed:
         raise RecordsFailed(run.failed, "records' checker or causal-LM calls", output)
-
-
-@dataclass(frozen=True)
-class KnowledgeParser:
-    """One knowledge record of a JSON / JSONL shard, ``task`` given to the records that name none."""
-
-    task: KnowledgeTask | None
-
-    def __call__(self, item: dict[str, Any], /, *, path: Path, line: int) -> KnowledgeRecord:
-        from factscope.conner.data import parse_knowledge_record
-
-        return parse_knowledge_record({"task": self.task, **item} if self.task else item, path=path, line=line)
-
-
-def _knowledge_pool(input: Path, parse: KnowledgeParser) -> list[str]:
-    """The helpfulness baselines' pool of a sharded input: every record's knowledge, read on this machine."""
-    from factscope.conner.task import knowledge_pool
-    from factscope.core.io import read_json_records
-    from factscope.engines.shards import input_shards
-
-    records = []
-    for shard in input_shards(input):
-        for line, item in read_json_records(shard):
-            if isinstance(item, InputError):
-                continue
-            try:
-                records.append(parse(item, path=shard, line=line))
-            except InputError:
-                continue
-    return knowledge_pool(records)
-
-
-@dataclass(frozen=True)
-class KnowledgeBuild:
-    """CONNER's scoring pipeline of a command line, built where it runs: each Ray actor calls this once, so the
-    models load once per actor. ``pool``: the knowledge the helpfulness baselines are drawn from (with a causal
-    LM)."""
-
-    options: dict[str, Any]
-    endpoint: LLMOptions
-    pool: list[str] | None
-
-    def __call__(self) -> Pipeline[KnowledgeRecord, KnowledgeScores, KnowledgeTotals]:
-        from factscope.conner.evaluator_setup import make_evaluator
-        from factscope.conner.task import knowledge_pipeline
-        from factscope.core.manifest import fingerprint_file
-
-        checker = self.options["checker"]
-        needs_llm = self.options["lm"] == "endpoint" or (checker != "none" and CHECKERS.needs_llm(checker))
-        evaluator = make_evaluator(llm=self.endpoint.build() if needs_llm else None, **self.options)
-        corpus = self.options["corpus"]
-        return knowledge_pipeline(
-            evaluator, pool=self.pool if self.pool is not None else [],
-            settings={"corpus": fingerprint_file(corpus).sha256} if corpus else None,
-        )
-
-
-def knowledge_run_of(sharded: ShardedRun[KnowledgeScores, KnowledgeTotals]) -> KnowledgeRun:
-    """The typed result of a knowledge run on Ray."""
-    from factscope.conner.task import knowledge_run
-
-    return knowledge_run(sharded.produced, sharded.totals)
 
 
 def _generate(

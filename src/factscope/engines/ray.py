@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
@@ -34,6 +34,7 @@ from factscope.core.io import ResultWriter, drop_rows, read_json_records
 from factscope.core.manifest import RunManifest
 from factscope.core.results import ResultRows, Totals
 from factscope.core.run import Pipeline, ProgressCallback, RunRows, stage
+from factscope.core.system import RecordParser, RunFacts
 from factscope.engines.shards import (
     WorkUnit,
     input_fingerprints,
@@ -44,7 +45,6 @@ from factscope.engines.shards import (
 )
 
 Item = TypeVar("Item")
-Item_co = TypeVar("Item_co", covariant=True)
 Row = TypeVar("Row", bound=BaseModel)
 TotalsT = TypeVar("TotalsT", bound=Totals[Any])
 
@@ -59,13 +59,6 @@ PASSED_ENVIRONMENT = (
 )
 """Environment variables handed to the workers when set (with every ``FACTSCOPE_*`` one): offline model loading,
 the model cache and the LLM endpoint's settings."""
-
-
-class RecordParser(Protocol[Item_co]):
-    """Turns one JSON object of an input file into an item; a bad record raises a located InputError, and a record
-    that is to be passed over, not run (an answers file's failed generation), gives None."""
-
-    def __call__(self, item: dict[str, Any], /, *, path: Path, line: int) -> Item_co | None: ...
 
 
 @dataclass(frozen=True)
@@ -113,6 +106,10 @@ class ShardedRun(Generic[Row, TotalsT]):
     names: dict[str, str]
     manifest: RunManifest
     output: Path
+
+    def facts(self) -> RunFacts:
+        """The names and manifest settings a system's run result is made with."""
+        return RunFacts(names=self.names, settings=self.manifest.settings)
 
 
 def require_ray() -> Any:

@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from pydantic import ValidationError
 
 from factscope.core.errors import InputError
-from factscope.core.io import require_file
+from factscope.core.io import read_json_records, require_file
 from factscope.core.manifest import (
     InputFingerprint,
     ResultsMismatch,
@@ -27,6 +28,9 @@ from factscope.core.manifest import (
     fingerprint_file,
     nearest_existing_folder,
 )
+from factscope.core.system import RecordParser
+
+Item = TypeVar("Item")
 
 SHARD_SUFFIX = ".jsonl"
 FOLDER_MANIFEST = "manifest.json"
@@ -160,3 +164,18 @@ def _recorded_manifest(output: Path) -> RunManifest:
             "or name another output with -o",
             path=output,
         ) from None
+
+
+def readable_items(input: Path, parse: RecordParser[Item]) -> Iterator[Item]:
+    """The items of every shard of ``input`` that ``parse`` reads (bad and passed-over records left out), read on
+    this machine: the one pass over the records a system's ``prepare`` makes before a run on Ray."""
+    for shard in input_shards(input):
+        for line, raw in read_json_records(shard):
+            if isinstance(raw, InputError):
+                continue
+            try:
+                item = parse(raw, path=shard, line=line)
+            except InputError:
+                continue
+            if item is not None:
+                yield item
