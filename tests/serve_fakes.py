@@ -16,8 +16,7 @@ from pydantic import BaseModel
 from factscope.core.errors import InputError
 from factscope.core.io import parse_located, read_json_records
 from factscope.core.run import ProgressCallback, run_batches, run_manifest
-from factscope.serve.config import Components
-from factscope.serve.systems import REQUEST, ComponentCache, LoadedCallback, System
+from factscope.serve.systems import REQUEST, LoadedCallback, System
 
 
 class FakeItem(BaseModel):
@@ -42,7 +41,6 @@ class FakeSystem(System[FakeItem, FakeRow]):
     row_type = FakeRow
 
     def __init__(self, free_batches: int | None = None) -> None:
-        super().__init__(ComponentCache(Components()))
         self.batches: list[list[str]] = []
         self.free_batches = free_batches
         self.gate = threading.Event()

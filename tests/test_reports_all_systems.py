@@ -241,7 +241,7 @@ def test_only_and_limit_choose_records_but_not_figures(results, system):
     flagged = make_report(results[system], only="hallucinated")
     assert len(everything.shown) == len(everything.rows)
     assert [row.id for row in flagged.shown] == [
-        row.id for row in everything.rows if SYSTEMS[system].flagged(row)
+        row.id for row in everything.rows if SYSTEMS[system].report.flagged(row)
     ]
     assert 0 < len(flagged.shown) < len(everything.rows)
     limited = make_report(results[system], limit=1)

@@ -52,7 +52,8 @@ def test_check_returns_what_the_python_api_returns(client):
     reply = client.post("/v1/check", json={"records": [CHECK]})
     assert reply.status_code == 200
     served = reply.json()
-    extractor, checker = client.app.state.server.systems["check"].parts()
+    components = client.app.state.server.systems["check"].ready()
+    extractor, checker = components.extractor, components.checker
     expected = factscope.check([CHECK], extractor=extractor, checker=checker)
     assert [c["claim"]["text"] for c in served["results"][0]["claims"]] == [
         c.claim.text for c in expected.results[0].claims

@@ -83,6 +83,11 @@ def make_spec_evaluator(spec: KnowledgeSpec, llm: LLMClient | None) -> Knowledge
     )
 
 
+def ready(spec: KnowledgeSpec, llm: LLMClient | None) -> KnowledgeSpec:
+    """``spec`` with its evaluator built (``llm`` for the LLM parts)."""
+    return replace(spec, evaluator=make_spec_evaluator(spec, llm))
+
+
 def build(spec: KnowledgeSpec, llm: LLMClient | None) -> Pipeline[KnowledgeRecord, KnowledgeScores, KnowledgeTotals]:
     """The scoring pipeline of ``spec``'s evaluator, drawing helpfulness baselines from its ``pool``."""
     settings: dict[str, Setting] = {"corpus": fingerprint_file(spec.corpus).sha256} if spec.corpus else {}
@@ -101,6 +106,12 @@ def prepare(spec: KnowledgeSpec, records: Iterable[KnowledgeRecord]) -> Knowledg
     if spec.pool is not None or not uses_lm(spec):
         return spec
     return replace(spec, pool=tuple(knowledge_pool(records)))
+
+
+def mergeable(spec: KnowledgeSpec) -> bool:
+    """Whether a record's scores depend on it alone: not with a causal LM, whose helpfulness baselines are
+    drawn from the knowledge of all the records run together (and depend on each record's id)."""
+    return not uses_lm(spec)
 
 
 def result(produced: RunRows[KnowledgeScores], totals: KnowledgeTotals, facts: RunFacts) -> KnowledgeRun:
@@ -141,6 +152,7 @@ KNOWLEDGE: SystemDefinition[KnowledgeSpec, KnowledgeRecord, KnowledgeScores, Kno
         parse=KnowledgeParser(),
         read=KnowledgeRecords,
         needs_llm=needs_llm,
+        ready=ready,
         build=build,
         prepare=prepare,
         result=result,
@@ -153,6 +165,7 @@ KNOWLEDGE: SystemDefinition[KnowledgeSpec, KnowledgeRecord, KnowledgeScores, Kno
             overview=report.overview_html,
             caption=report.record_caption,
         ),
+        mergeable=mergeable,
     )
 )
 """CONNER's knowledge-quality metrics."""

@@ -108,8 +108,11 @@ class SystemDefinition(Generic[Spec, Item, Row, TotalsT, RunT]):
     """The items of an input file, streamed where its format allows."""
     needs_llm: Callable[[Spec], bool]
     """Whether the spec's components call an LLM endpoint."""
+    ready: Callable[[Spec, LLMClient | None], Spec]
+    """The spec with its components built from their names (with the LLM client where they need one), so that
+    ``build`` only puts them together: a server builds its models once and a pipeline per request."""
     build: Callable[[Spec, LLMClient | None], Pipeline[Item, Row, TotalsT]]
-    """The components built from the spec (with the LLM client where they need one), as the system's pipeline."""
+    """The components built from the spec (``ready``), as the system's pipeline."""
     prepare: Callable[[Spec, Iterable[Item]], Spec]
     """The spec with what a run must know of all its items settled by one pass over them."""
     result: Callable[[RunRows[Row], TotalsT, RunFacts], RunT]
@@ -117,6 +120,8 @@ class SystemDefinition(Generic[Spec, Item, Row, TotalsT, RunT]):
     summary_rows: Callable[[RunT, RunOutcome], list[tuple[str, object]]]
     """The rows of the run's summary table (label, value)."""
     report: ReportHooks[Row]
+    mergeable: Callable[[Spec], bool] = lambda spec: True
+    """Whether a record's row depends on it alone, so that records of several requests may share a batch."""
 
     def run(
         self,

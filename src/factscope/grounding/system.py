@@ -79,26 +79,33 @@ def make_fact_extractor(spec: str | Extractor, llm: LLMClient | None) -> Extract
     return make_extractor(extractor_spec(spec), llm=llm) if isinstance(spec, str) else spec
 
 
+def make_spec_presence(spec: GroundSpec, llm: LLMClient | None) -> PresenceModel:
+    """The presence model of a grounding spec (a ready one as it is)."""
+    from factscope.grounding.presence import make_presence
+
+    if not isinstance(spec.presence, str):
+        return spec.presence
+    return make_presence(
+        spec.presence,
+        threshold=spec.threshold,
+        window=spec.window,
+        stride=spec.stride,
+        min_window=spec.min_window,
+        llm=llm,
+    )
+
+
+def ready(spec: GroundSpec, llm: LLMClient | None) -> GroundSpec:
+    """``spec`` with its fact extractor and presence model built (``llm`` for the LLM ones)."""
+    return replace(spec, extractor=make_fact_extractor(spec.extractor, llm), presence=make_spec_presence(spec, llm))
+
+
 def build(spec: GroundSpec, llm: LLMClient | None) -> Pipeline[GroundExample, GroundResult, GroundTotals]:
     """The grounding pipeline with the components of ``spec`` built (``llm`` for the LLM ones); ``factors`` must
     be settled (``prepare``)."""
-    from factscope.grounding.presence import make_presence
-
-    presence = (
-        make_presence(
-            spec.presence,
-            threshold=spec.threshold,
-            window=spec.window,
-            stride=spec.stride,
-            min_window=spec.min_window,
-            llm=llm,
-        )
-        if isinstance(spec.presence, str)
-        else spec.presence
-    )
     return ground_pipeline(
         make_fact_extractor(spec.extractor, llm),
-        presence,
+        make_spec_presence(spec, llm),
         factors=spec.factors or (),
         no_response_facts=spec.no_response_facts,
         no_gold_facts=spec.no_gold_facts,
@@ -147,6 +154,20 @@ def summary_rows(run: GroundRun, outcome: RunOutcome) -> list[tuple[str, object]
     ]
 
 
+def read_scored(path: Path) -> ScoredExamples:
+    """The examples of a file that can be scored; each record without a response is one of its ``problems``
+    (located by its id), as ``parse`` refuses it."""
+    examples = ScoredExamples(path)
+    examples.problems = [
+        *examples.problems,
+        *(
+            InputError(f"record {id!r}: missing: the response to score", path=path, field="response")
+            for id in examples.without_response
+        ),
+    ]
+    return examples
+
+
 def parse(item: dict[str, Any], /, *, path: Path, line: int) -> GroundExample:
     """One generic record of a grounding file or request; a record without a response is refused, located."""
     example = generic_example(item, path=path, line=line)
@@ -168,8 +189,9 @@ GROUND: SystemDefinition[GroundSpec, GroundExample, GroundResult, GroundTotals, 
     row_type=GroundResult,
     run_type=GroundRun,
     parse=parse,
-    read=ScoredExamples,
+    read=read_scored,
     needs_llm=needs_llm,
+    ready=ready,
     build=build,
     prepare=prepare,
     result=result,

@@ -4,7 +4,7 @@ scoring pipeline, ``AttributionRun``, its summary rows and its report."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from factscope.checkers.base import Checker
@@ -50,15 +50,23 @@ def needs_llm(spec: AttributeSpec) -> bool:
     return spec.geval or (isinstance(spec.checker, str) and CHECKERS.needs_llm(spec.checker))
 
 
-def build(spec: AttributeSpec, llm: LLMClient | None) -> Pipeline[AnswerRecord, AttributionScore, AttributionTotals]:
-    """The scoring pipeline with the checker of ``spec`` built (``llm`` for an LLM checker and the G-Eval judge)."""
+def _checker(spec: AttributeSpec, llm: LLMClient | None) -> Checker:
     from factscope.checkers.registry import make_checker
 
-    checker = (
-        make_checker(spec.checker, llm=llm, **spec.checker_settings) if isinstance(spec.checker, str) else spec.checker
-    )
+    if not isinstance(spec.checker, str):
+        return spec.checker
+    return make_checker(spec.checker, llm=llm, **spec.checker_settings)
+
+
+def ready(spec: AttributeSpec, llm: LLMClient | None) -> AttributeSpec:
+    """``spec`` with its checker built (``llm`` for an LLM checker)."""
+    return replace(spec, checker=_checker(spec, llm))
+
+
+def build(spec: AttributeSpec, llm: LLMClient | None) -> Pipeline[AnswerRecord, AttributionScore, AttributionTotals]:
+    """The scoring pipeline with the checker of ``spec`` built (``llm`` for an LLM checker and the G-Eval judge)."""
     return attribution_pipeline(
-        checker,
+        _checker(spec, llm),
         judge=llm if spec.geval else None,
         weighted=spec.weighted,
         template=spec.template,
@@ -99,6 +107,7 @@ ATTRIBUTE: SystemDefinition[AttributeSpec, AnswerRecord, AttributionScore, Attri
         parse=read_answer,
         read=AnswerRecords,
         needs_llm=needs_llm,
+        ready=ready,
         build=build,
         prepare=prepare,
         result=result,

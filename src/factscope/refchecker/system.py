@@ -4,7 +4,7 @@ check pipeline, ``CheckRun``, its summary rows and its report."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -53,24 +53,36 @@ def needs_llm(spec: CheckSpec) -> bool:
     )
 
 
+def ready(spec: CheckSpec, llm: LLMClient | None) -> CheckSpec:
+    """``spec`` with its extractor, checker and retriever built (``llm`` for the LLM ones)."""
+    return replace(spec, extractor=_extractor(spec, llm), checker=_checker(spec, llm), retriever=_retriever(spec))
+
+
 def build(spec: CheckSpec, llm: LLMClient | None) -> Pipeline[Record, CheckResult, CheckTotals]:
     """The check pipeline with the components of ``spec`` built (``llm`` for the LLM ones)."""
-    from factscope.checkers.registry import make_checker
-    from factscope.claims.registry import make_extractor
-
-    extractor = make_extractor(spec.extractor, llm=llm) if isinstance(spec.extractor, str) else spec.extractor
-    checker = (
-        make_checker(spec.checker, llm=llm, **spec.checker_settings) if isinstance(spec.checker, str) else spec.checker
-    )
     settings: dict[str, Setting] = {"corpus": fingerprint_file(spec.corpus).sha256} if spec.corpus else {}
     return check_pipeline(
-        extractor,
-        checker,
+        _extractor(spec, llm),
+        _checker(spec, llm),
         retriever=_retriever(spec),
         retrieve_k=spec.retrieve_k,
         abstention_detection=spec.abstention_detection,
         settings=settings,
     )
+
+
+def _extractor(spec: CheckSpec, llm: LLMClient | None) -> Extractor:
+    from factscope.claims.registry import make_extractor
+
+    return make_extractor(spec.extractor, llm=llm) if isinstance(spec.extractor, str) else spec.extractor
+
+
+def _checker(spec: CheckSpec, llm: LLMClient | None) -> Checker:
+    from factscope.checkers.registry import make_checker
+
+    if not isinstance(spec.checker, str):
+        return spec.checker
+    return make_checker(spec.checker, llm=llm, **spec.checker_settings)
 
 
 def _retriever(spec: CheckSpec) -> Retriever | None:
@@ -124,6 +136,7 @@ CHECK: SystemDefinition[CheckSpec, Record, CheckResult, CheckTotals, CheckRun] =
     parse=parse,
     read=CheckRecords,
     needs_llm=needs_llm,
+    ready=ready,
     build=build,
     prepare=prepare,
     result=result,

@@ -1,118 +1,40 @@
 """`factscope report` on any results file: which system wrote it, its rows, and that system's page.
 
 The system comes from the manifest beside the file (``OUT.manifest.json``); without one, from the fields of its
-first record. Each system brings its row model, its overview (figures and charts), its per-record fragment and
-what ``only="hallucinated"`` keeps. ``render_record`` gives one result's fragment, for pages (the server's) that
+first record. Each system's definition (``SystemDefinition``) brings its row model and its report hooks: its
+overview (figures and charts), its per-record fragment and what ``only="hallucinated"`` keeps. ``render_record`` gives one result's fragment, for pages (the server's) that
 show results one at a time, styled by ``factscope.reports.page.stylesheet``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from markupsafe import Markup
 from pydantic import BaseModel, ValidationError
 
-from factscope.conner import report as conner_report
-from factscope.conner.scores import KnowledgeScores
+from factscope.conner.system import KNOWLEDGE
 from factscope.core.errors import InputError
 from factscope.core.io import parse_located, read_json_records
 from factscope.core.manifest import RunManifest, manifest_path
+from factscope.core.system import SystemDefinition
 from factscope.grounding import report as ground_report
+from factscope.grounding.system import GROUND
 from factscope.grounding.task import GroundResult
-from factscope.kalma import report as kalma_report
-from factscope.kalma.scores import AttributionScore
+from factscope.kalma.system import ATTRIBUTE
 from factscope.refchecker import html_report
 from factscope.refchecker.html_report import Only
-from factscope.refchecker.task import CheckResult, summarize_run
+from factscope.refchecker.system import CHECK
+from factscope.refchecker.task import summarize_run
 from factscope.reports.page import RecordEntry, render_page
 
+ReportedSystem = SystemDefinition[Any, Any, Any, Any, Any]
+"""A system as a report sees it: its definition (row type, manifest name, command and report hooks)."""
 
-@dataclass(frozen=True)
-class ReportedSystem:
-    """What the report needs to know of one system."""
-
-    name: str
-    """The short name: check, ground, attribute, knowledge."""
-    manifest: str
-    """The system named in its results files' manifests."""
-    command: str
-    row_type: type[BaseModel]
-    fields: tuple[str, ...]
-    """Record fields that only this system's results have (any one tells the system)."""
-    flagged: Callable[[Any], bool]
-    flagged_means: str
-    """What ``only='hallucinated'`` keeps, in words."""
-    record: Callable[[Any, str], Markup]
-    overview: Callable[[Sequence[Any]], Markup] | None = None
-    """The figures and charts of the shared page (None: the system renders its own whole page)."""
-    caption: Callable[[Any], str] | None = None
-    """A record's short line of figures in the page's contents."""
-
-
-def _check_flagged(row: CheckResult) -> bool:
-    return html_report.is_hallucinated(row)
-
-
-SYSTEMS: dict[str, ReportedSystem] = {
-    "check": ReportedSystem(
-        "check",
-        "check",
-        "factscope check",
-        CheckResult,
-        ("claims",),
-        _check_flagged,
-        "records with a Neutral or Contradiction claim",
-        lambda row, anchor: html_report.render_record(row, anchor),
-    ),
-    "ground": ReportedSystem(
-        "ground",
-        "ground",
-        "factscope ground",
-        GroundResult,
-        ("response_facts", "gold_facts"),
-        ground_report.is_flagged,
-        "records with a response fact absent from the context",
-        ground_report.record_html,
-        ground_report.overview_html,
-        ground_report.record_caption,
-    ),
-    "attribute": ReportedSystem(
-        "attribute",
-        "attribute score",
-        "factscope attribute score",
-        AttributionScore,
-        ("citations", "counts"),
-        kalma_report.is_flagged,
-        "answers citing a triple not in the graph or with an unreadable citation",
-        kalma_report.record_html,
-        kalma_report.overview_html,
-        kalma_report.record_caption,
-    ),
-    "knowledge": ReportedSystem(
-        "knowledge",
-        "knowledge score",
-        "factscope knowledge score",
-        KnowledgeScores,
-        ("factuality", "not_computed"),
-        conner_report.is_flagged,
-        "records with a non-verified or inconsistent knowledge sentence",
-        conner_report.record_html,
-        conner_report.overview_html,
-        conner_report.record_caption,
-    ),
-}
+SYSTEMS: dict[str, ReportedSystem] = {system.name: system for system in (CHECK, GROUND, ATTRIBUTE, KNOWLEDGE)}
 """The systems a report can show, by short name."""
-
-DEFAULT_TITLES = {
-    "check": "factscope check report",
-    "ground": "factscope ground report",
-    "attribute": "factscope attribute report",
-    "knowledge": "factscope knowledge report",
-}
 
 
 @dataclass
@@ -150,12 +72,12 @@ def system_of(path: Path) -> ReportedSystem:
             )
     first = next((item for _, item in read_json_records(path) if not isinstance(item, InputError)), None)
     for system in SYSTEMS.values():
-        if first is not None and any(name in first for name in system.fields):
+        if first is not None and any(name in first for name in system.report.fields):
             return system
     raise InputError(
         "no check results, ground results, attribution scores or knowledge scores to report: it has no "
         f"{sidecar.name} and its first record has none of the fields that tell them apart "
-        f"({'; '.join(', '.join(s.fields) + ' for ' + s.name for s in SYSTEMS.values())}); pass a results file "
+        f"({'; '.join(', '.join(s.report.fields) + ' for ' + s.name for s in SYSTEMS.values())}); pass a results file "
         f"written by {_recognised()}",
         path=path,
     )
@@ -210,28 +132,29 @@ def make_report(
         raise InputError(
             f"no {system.name} results to report; pass the JSONL that `{system.command} -o` wrote", path=where
         )
-    chosen = [row for row in rows if only == "all" or system.flagged(row)]
+    chosen = [row for row in rows if only == "all" or system.report.flagged(row)]
     shown = chosen if limit is None else chosen[: max(limit, 0)]
-    page_title = title or DEFAULT_TITLES[system.name]
+    page_title = title or f"factscope {system.name} report"
     source = ", ".join(str(path) for path in paths)
-    if system.overview is None or system.caption is None:
+    hooks = system.report
+    if hooks.overview is None or hooks.caption is None:
         run = summarize_run(rows, new_records=len(rows), seconds=0.0, extractor="", checker="")
         page = html_report.render_report(run, shown, only=only, title=page_title, source=source)
     else:
-        caption = system.caption
+        caption = hooks.caption
         page = render_page(
             title=page_title,
-            overview=system.overview(rows),
+            overview=hooks.overview(rows),
             records=[
                 RecordEntry(
-                    anchor=f"r{index}", id=row.id, caption=caption(row), html=system.record(row, f"r{index}")
+                    anchor=f"r{index}", id=row.id, caption=caption(row), html=hooks.record(row, f"r{index}")
                 )
                 for index, row in enumerate(shown, start=1)
             ],
             source=source,
             problems=[str(problem) for problem in problems],
             only=only,
-            flagged=system.flagged_means,
+            flagged=hooks.flagged_means,
         )
     return Report(page, system, rows, problems, shown)
 
@@ -256,7 +179,7 @@ def render_record(
         row = parse_located(reported.row_type, data, path=None, line=None, where=f"{reported.name} result")
     if contexts and isinstance(row, GroundResult):
         return str(ground_report.record_html(row, anchor, contexts))
-    return str(reported.record(row, anchor))
+    return str(reported.report.record(row, anchor))
 
 
 def _name_model(rows: list[Any], name: str) -> None:
