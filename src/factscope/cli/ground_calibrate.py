@@ -1,0 +1,70 @@
+"""`factscope ground calibrate`: the presence threshold that agrees best with human labels
+(``factscope.grounding.calibration``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from factscope.cli.display import ProgressDisplay, console, print_table, summary_table
+from factscope.cli.ground_score import PRESENCE_HELP
+from factscope.cli.llm_options import LLMOptions
+from factscope.core.errors import InputError
+from factscope.grounding.presence import DEFAULT_PRESENCE, PRESENCE_MODELS, make_presence
+from factscope.metrics.grounding import AgreementStatistic
+
+CALIBRATE_HELP = """Choose the presence threshold that agrees best with human presence labels.
+
+LABELS is JSONL: {"fact": "...", "text": "..." (or "contexts": [...]), "present": true/false (or 1/0)}. Every midpoint between two adjacent model scores is tried; the best by --statistic wins (pearson: the correlation with the human labels, as the paper chose its thresholds; also accuracy, macro-f1, kappa).
+
+Example:
+
+  factscope ground calibrate labels.jsonl --presence bi --statistic pearson
+"""
+
+
+def calibrate_command(
+    labels: Annotated[
+        Path, typer.Argument(help="JSONL of {fact, text | contexts, present}", show_default=False)
+    ],
+    presence: Annotated[str, typer.Option(help=PRESENCE_HELP)] = DEFAULT_PRESENCE,
+    statistic: Annotated[
+        AgreementStatistic, typer.Option(help="what the threshold should maximise")
+    ] = "pearson",
+    window: Annotated[int | None, typer.Option(min=0, help="sentences per window; 0 = whole text")] = None,
+    stride: Annotated[int, typer.Option(min=1, help="sentences between window starts")] = 1,
+    min_window: Annotated[
+        int | None, typer.Option(min=1, help="also score narrower windows, down to this width")
+    ] = None,
+    *,
+    endpoint: LLMOptions,
+) -> None:
+    from factscope.grounding.calibration import calibrate_presence, read_labels
+
+    read = read_labels(labels, skipped=_skipped)
+    llm = endpoint.build() if PRESENCE_MODELS.needs_llm(presence) else None
+    model = make_presence(presence, window=window, stride=stride, min_window=min_window, llm=llm)
+    with ProgressDisplay() as shown:
+        result = calibrate_presence(model, read.labels, statistic, progress=shown, path=labels)
+    print_table(
+        summary_table(
+            f"presence threshold for {result.model}",
+            [
+                ("labelled pairs (judged / unjudged)", f"{result.judged} / {result.unjudged}"),
+                ("human: present", result.present),
+                (f"best threshold ({statistic})", round(result.threshold, 4)),
+                (f"{statistic} at best threshold", result.value),
+                (f"{statistic} at default threshold {result.default_threshold:g}", result.at_default),
+                ("thresholds tried", result.candidates),
+            ],
+        )
+    )
+    typer.echo(json.dumps({"threshold": result.threshold, statistic: result.value, "model": result.model}))
+
+
+def _skipped(error: InputError) -> None:
+    console.print(f"[yellow]skipped[/] {escape(str(error))}")

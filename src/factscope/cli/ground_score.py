@@ -1,0 +1,281 @@
+"""`factscope ground score` (the group's default command): grounding precision / recall / F1 of responses,
+locally or on Ray, with its tables."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
+
+from factscope.claims.registry import EXTRACTOR_SPECS
+from factscope.cli.display import ProgressDisplay, console, format_value, print_table, summary_table
+from factscope.cli.engine_options import EngineOptions, run_sharded
+from factscope.cli.llm_options import LLMOptions, usage_rows
+from factscope.cli.option_ranges import PRESENCE_THRESHOLD_RULE, presence_for_threshold, presence_threshold
+from factscope.cli.output_options import Overwrite, RetryFailed
+from factscope.cli.output_paths import check_outputs
+from factscope.core.errors import ConfigError, InputError, RecordsFailed
+from factscope.core.system import RunOutcome
+from factscope.grounding.presence import DEFAULT_PRESENCE, PRESENCE_SPECS
+from factscope.metrics.ratios import EmptyPolicy
+
+if TYPE_CHECKING:
+    from factscope.grounding.data import GroundExample
+    from factscope.grounding.system import GroundSpec
+    from factscope.grounding.task import GroundRun
+    from factscope.llm.client import LLMClient
+
+HELP = """Grounding evaluation: does a response use all the needed knowledge of its contexts, and only that?
+
+precision = share of the response's atomic facts present in the input contexts; recall = share of the gold atomic facts present in the response; grounding score = F1 (per record, macro-averaged). Also answer accuracy and breakdowns by popularity, single / multi context and definite / free-form.
+
+Commands: `factscope ground INPUT` scores (same as `ground score INPUT`); `ground generate` makes the responses with an LLM; `ground calibrate` picks a presence threshold from human labels.
+
+Examples (offline: spaCy facts, the embedded checker as presence model; then the Dist setting with an LLM; then calibration):
+
+  factscope ground examples/ground/original.json --metadata examples/ground/metadata.json --responses examples/ground/responses.jsonl
+
+  factscope ground generate data.json -o responses.jsonl --llm-model gpt-4o-mini --corpus wiki.jsonl --gold-position end
+
+  factscope ground calibrate examples/ground/labels.jsonl --presence bi --statistic pearson
+"""
+
+PRESENCE_HELP = "presence model M: " + PRESENCE_SPECS
+EXTRACTOR_HELP = (
+    "atomic facts of the responses: facts (offline clause facts, the default; alias spacy), llm-facts (an LLM, "
+    "Truly Ground style; alias llm), or any other extractor: " + EXTRACTOR_SPECS
+)
+
+
+
+def score_command(
+    input: Annotated[
+        Path, typer.Argument(help="dataset: the Truly Ground JSON layout or generic JSONL", show_default=False)
+    ],
+    metadata: Annotated[
+        Path | None, typer.Option(help="metadata JSON keyed by question id (has_answer, has_multi, pop)")
+    ] = None,
+    responses: Annotated[
+        Path | None,
+        typer.Option(
+            help="JSONL of {id, response, contexts?} (e.g. from `ground generate`), or a Truly Ground prediction "
+            "file {qId: {input, output}}"
+        ),
+    ] = None,
+    atomic_facts: Annotated[
+        Path | None,
+        typer.Option(
+            help="atomic facts of the responses, instead of extracting them: JSONL {id, atomic_facts}, FActScore "
+            "records with annotations, or a JSON object keyed by question id; ids without an entry use --extractor"
+        ),
+    ] = None,
+    human_facts: Annotated[
+        bool, typer.Option(help="read FActScore's human-atomic-facts from --atomic-facts, not model-atomic-facts")
+    ] = False,
+    paper_fact_rules: Annotated[
+        bool,
+        typer.Option(
+            help="apply the Truly Ground scoring script's rules to --atomic-facts: drop one-word sentences, "
+            "replace a fact longer than its sentence by the sentence, drop duplicates"
+        ),
+    ] = True,
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="results JSONL (default: INPUT name + .ground.jsonl)"),
+    ] = None,
+    extractor: Annotated[str, typer.Option(help=EXTRACTOR_HELP)] = "facts",
+    presence: Annotated[
+        str, typer.Option(help=PRESENCE_HELP, callback=presence_for_threshold)
+    ] = DEFAULT_PRESENCE,
+    threshold: Annotated[
+        float | None,
+        typer.Option(
+            callback=presence_threshold,
+            help=f"presence threshold (default: the model's, see --presence): {PRESENCE_THRESHOLD_RULE}",
+        ),
+    ] = None,
+    window: Annotated[
+        int | None,
+        typer.Option(
+            min=0,
+            help="sentences per window of a long text; 0 = whole text (default 3; LLM judge: whole)"
+        ),
+    ] = None,
+    stride: Annotated[int, typer.Option(min=1, help="sentences between window starts")] = 1,
+    min_window: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="also score narrower windows, of every width from this to --window (default: --window only)"
+        ),
+    ] = None,
+    by: Annotated[
+        str | None,
+        typer.Option(
+            help="comma-separated metadata fields to break results down by; a field no record has is an error "
+            "(default: those of pop, has_multi, has_answer that the records have)",
+            show_default=False,
+        ),
+    ] = None,
+    no_response_facts: Annotated[
+        EmptyPolicy, typer.Option(help="precision of a response with no atomic facts")
+    ] = "zero",
+    no_gold_facts: Annotated[
+        EmptyPolicy, typer.Option(help="recall / F1 of a record with no gold facts")
+    ] = "skip",
+    batch_size: Annotated[int, typer.Option(min=1, help="records per decomposition / presence batch")] = 16,
+    summary: Annotated[Path | None, typer.Option(help="also write the summary figures as JSON here")] = None,
+    overwrite: Overwrite = False,
+    retry_failed: RetryFailed = False,
+    *,
+    endpoint: LLMOptions,
+    engine: EngineOptions,
+) -> None:
+    from factscope.core.system import SystemBuild
+    from factscope.engines.shards import readable_items
+    from factscope.grounding.data import ScoredExamples
+    from factscope.grounding.system import GROUND, GroundSpec
+
+    wanted = [f.strip() for f in by.split(",") if f.strip()] if by else None
+    spec = GroundSpec(
+        extractor=extractor,
+        presence=presence,
+        threshold=threshold,
+        window=window,
+        stride=stride,
+        min_window=min_window,
+        factors=tuple(wanted) if wanted is not None else None,
+        no_response_facts=no_response_facts,
+        no_gold_facts=no_gold_facts,
+    )
+    if engine.on_ray:
+        if metadata is not None or responses is not None or atomic_facts is not None:
+            raise ConfigError(
+                "--metadata, --responses and --atomic-facts are not taken with --engine ray: give generic JSONL "
+                "records that carry their response and metadata"
+            )
+        output = output or Path(f"{input.stem}.ground")
+        check_outputs(written={"--summary": summary})
+        build = SystemBuild(GROUND, GROUND.prepare(spec, readable_items(input, GROUND.parse)), endpoint.build)
+        sharded = run_sharded(engine, build, GROUND.parse, input, output, batch_size=batch_size, overwrite=overwrite,
+                              retry_failed=retry_failed)
+        if not (sharded.produced.new or sharded.produced.resumed):
+            raise InputError("no record to score: see the messages above", path=input)
+        run = GROUND.result(sharded.produced, sharded.totals, sharded.facts())
+        _report_ground(run, len(sharded.problems), [], output, None, summary)
+        return
+    output = output or Path(f"{input.stem}.ground.jsonl")
+    check_outputs(output, overwrite=overwrite, written={"--summary": summary})
+    examples = ScoredExamples(input, metadata, responses)
+    print_problems(examples.problems, examples.warnings)
+    without = examples.without_response
+    if without:
+        console.print(
+            f"[yellow]skipped[/] {len(without)} record(s) without a response (e.g. {escape(repr(without[0]))}); "
+            "pass --responses or run `factscope ground generate` first"
+        )
+    if not examples.examples:
+        raise InputError(
+            "no record to score: none has a response; pass --responses FILE or run `factscope ground generate`",
+            path=input,
+        )
+    spec = GROUND.prepare(spec, examples)
+    llm = endpoint.build_if(GROUND.needs_llm(spec))
+    facts_row: list[tuple[str, object]] = []
+    if atomic_facts is not None:
+        spec, facts_row = _supplied_facts(atomic_facts, examples.examples, spec, llm, human_facts, paper_fact_rules)
+    with ProgressDisplay() as shown:
+        run = GROUND.run(
+            spec,
+            examples,
+            llm=llm,
+            output=output,
+            batch_size=batch_size,
+            progress=shown,
+            overwrite=overwrite,
+            retry_failed=retry_failed,
+        )
+    _report_ground(run, len(examples.problems) + len(without), facts_row, output, llm, summary)
+
+
+def print_problems(problems: list[InputError], warnings: list[str]) -> None:
+    for error in problems:
+        console.print(f"[yellow]skipped[/] {escape(str(error))}")
+    for warning in warnings:
+        console.print(f"[yellow]warning[/] {escape(warning)}")
+
+
+def _report_ground(
+    run: GroundRun,
+    skipped: int,
+    facts_row: list[tuple[str, object]],
+    output: Path,
+    llm: LLMClient | None,
+    summary: Path | None,
+) -> None:
+    """Print a grounding run's tables, write ``--summary``, and raise RecordsFailed when decompositions failed."""
+    report = run.summary
+    print_table(_factor_table(report))
+    from factscope.grounding.system import GROUND
+
+    rows = GROUND.summary_rows(run, RunOutcome(skipped=skipped, output=output, rows=facts_row))
+    rows.extend(usage_rows(llm))
+    print_table(summary_table("run", rows))
+    if summary is not None:
+        summary.write_text(json.dumps(report.model_dump(mode="json"), indent=2), encoding="utf-8")
+    if report.failed:
+        raise RecordsFailed(report.failed, "records' fact decompositions", output)
+
+
+def _supplied_facts(
+    path: Path, examples: list[GroundExample], spec: GroundSpec, llm: LLMClient | None, human: bool,
+    paper_rules: bool,
+) -> tuple[GroundSpec, list[tuple[str, object]]]:
+    """``spec`` serving the facts of an atomic-facts file (``supply_facts``), its skipped entries and unknown ids
+    reported, and the run-table row counting records with supplied and with extracted facts."""
+    from factscope.grounding.supplied_facts import supply_facts
+    from factscope.grounding.system import make_fact_extractor
+
+    supplied = supply_facts(
+        path, examples, make_fact_extractor(spec.extractor, llm), human=human, paper_rules=paper_rules
+    )
+    for error in supplied.problems:
+        console.print(f"[yellow]skipped[/] {escape(str(error))}")
+    unknown = supplied.unknown
+    if unknown:
+        shown = ", ".join(unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
+        console.print(f"[yellow]warning[/] {escape(f'{path}: {len(unknown)} id(s) match no scored record: {shown}')}")
+    spec = replace(spec, extractor=supplied.extractor, settings=supplied.settings)
+    return spec, [("response facts: supplied / extracted", f"{supplied.supplied} / {supplied.extracted}")]
+
+
+def _factor_table(report: Any) -> Table:
+    """Precision, recall, F1 and answer accuracy overall and per factor group."""
+    table = Table(title="grounding (macro average over records)", header_style="bold")
+    for column in ("factor", "group", "records", "precision", "recall", "F1", "answer acc."):
+        table.add_column(column, justify="left" if column in {"factor", "group"} else "right")
+
+    def add(factor: str, group: str, averages: Any) -> None:
+        table.add_row(
+            Text(factor),
+            Text(group),
+            str(averages.records),
+            format_value(averages.precision),
+            format_value(averages.recall),
+            format_value(averages.f1),
+            format_value(averages.answer_accuracy),
+        )
+
+    add("all", "", report.overall)
+    for item in report.by_factor:
+        for group, averages in item.groups.items():
+            add(item.factor, group, averages)
+        if item.missing:
+            table.add_row(Text(item.factor), "(no value)", str(item.missing), "", "", "", "")
+    return table
