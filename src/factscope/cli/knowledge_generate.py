@@ -1,0 +1,198 @@
+"""`factscope knowledge generate | select`: knowledge (and answers) through an LLM, with chosen demonstrations
+(``factscope.conner.demonstrations``) or the best of sampled candidates by Q_know."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from factscope.cli.display import ProgressDisplay, console, print_table, summary_table
+from factscope.cli.knowledge_options import (
+    LM,
+    BatchSize,
+    CheckerSpec,
+    Coherence,
+    Corpus,
+    EvidenceK,
+    Output,
+    Relevance,
+    Retriever,
+    Seed,
+    Task,
+    Weights,
+    load_records,
+)
+from factscope.cli.knowledge_score import noted
+from factscope.cli.llm_options import LLMOptions, usage_rows
+from factscope.cli.option_ranges import above_zero, finite
+from factscope.cli.output_options import Overwrite, RetryFailed
+from factscope.cli.output_paths import check_outputs
+from factscope.conner.data import KnowledgeTask
+from factscope.conner.generation import GenerationMode
+from factscope.core.errors import ConfigError, InputError, RecordsFailed
+from factscope.retrieve.corpus import RetrieverName
+
+GENERATE_HELP = """Generate knowledge for each query through an LLM, with the paper's prompts (Appendix F, Tables 11-12).
+
+--mode zero uses Table 11's best zero-shot prompt; --mode few builds Appendix F.2's prompt from --shots
+examples of --train (records with knowledge): random ones, or, with --select-from M, the best --shots of M
+random examples by Q_know (CONNER-guided demonstration selection; needs the scoring options). --answer also
+generates answers with Table 13's few-shot template. The output is a valid input of `knowledge score`.
+
+Examples:
+
+  factscope knowledge generate queries.jsonl --llm-model gpt-4o-mini -o generated.jsonl --answer
+
+  factscope knowledge generate queries.jsonl --mode few --train train.jsonl --shots 8 --select-from 30 \\
+      --corpus wiki.jsonl --lm gpt2 --llm-model gpt-4o-mini
+"""
+
+
+SELECT_HELP = """Knowledge selection (CONNER section 5): sample r candidates (top-p) and keep argmax Q_know.
+
+Q_know = gamma . \\[factuality, relevance, paragraph coherence, informativeness]; all four must be
+computable, so pass --corpus and --lm. --answer then answers with the selected knowledge.
+
+Example:
+
+  factscope knowledge select queries.jsonl --candidates 5 --top-p 0.9 --corpus wiki.jsonl --lm gpt2 \\
+      --llm-model gpt-4o-mini -o selected.jsonl --answer
+"""
+
+
+def _generate(
+    input: Path, output: Path, llm: Any, settings: Any, *, train: Path | None, shots: int,
+    select_from: int | None, evaluator_options: dict[str, Any] | None, select: bool, answer: bool, batch_size: int,
+    overwrite: bool, retry_failed: bool, task: KnowledgeTask | None,
+) -> None:
+    from factscope.conner.demonstrations import choose_demonstrations
+    from factscope.conner.evaluator_setup import make_evaluator
+    from factscope.conner.generation import KnowledgeGenerator, generate_knowledge
+
+    records, skipped = load_records(input, need_knowledge=False, task=task)
+    if not records:
+        raise InputError("no usable records; see the messages above", path=input)
+    evaluator = noted(make_evaluator(**evaluator_options, llm=llm)) if evaluator_options is not None else None
+    demonstrations: list[Any] = []
+    if settings.mode == "few" or answer:
+        if train is None and settings.mode == "few":
+            raise ConfigError("--mode few needs --train: records with query and knowledge to use as examples")
+        pool, _ = load_records(train, task=task) if train else ([], 0)
+        chosen = choose_demonstrations(
+            (record.task for record in records), pool, shots=shots, seed=settings.seed, select_from=select_from,
+            evaluator=evaluator,
+        )
+        for name, choice in chosen.choices.items():
+            console.print(f"{name} demonstrations chosen by Q_know: {', '.join(choice.selected) or 'none'}", markup=False)
+        demonstrations = chosen.examples
+    generator = KnowledgeGenerator(llm, settings)
+    with ProgressDisplay() as shown:
+        run = generate_knowledge(
+            records, generator, demonstrations=demonstrations, evaluator=evaluator if select else None,
+            answer=answer, output=output, batch_size=batch_size, progress=shown, overwrite=overwrite,
+            retry_failed=retry_failed,
+        )
+    rows = [
+        ("records", len(records)),
+        ("skipped (bad input)", skipped),
+        ("generated (new / resumed)", f"{run.new_records} / {run.resumed_records}"),
+        ("failed", run.failed),
+    ]
+    print_table(summary_table(f"knowledge generation -> {output}", rows + usage_rows(llm)))
+    if run.failed:
+        raise RecordsFailed(run.failed, "knowledge generations", output)
+
+
+def generate_command(
+    input: Annotated[Path, typer.Argument(help="queries: JSON / JSONL records with `query` (and `topic`, `task`), or a CONNER query table (TSV).", show_default=False)],
+    output: Output = None,
+    task: Task = None,
+    mode: Annotated[
+        GenerationMode, typer.Option(help="zero (Table 11 prompt) or few (Table 12 examples)")
+    ] = "zero",
+    train: Annotated[Path | None, typer.Option(help="records with knowledge (and answers) for few-shot examples")] = None,
+    shots: Annotated[int, typer.Option(min=1, help="n: few-shot examples in the prompt")] = 8,
+    select_from: Annotated[int | None, typer.Option(min=1, help="m: score m random --train examples, keep the best --shots")] = None,
+    answer: Annotated[bool, typer.Option("--answer", help="also generate answers (Table 13 few-shot)")] = False,
+    corpus: Corpus = None,
+    retriever: Retriever = "bm25",
+    evidence_k: EvidenceK = 5,
+    checker: CheckerSpec = "embedded",
+    relevance_model: Relevance = "bi-encoder",
+    coherence_model: Coherence = "proxy",
+    lm: LM = None,
+    weights: Weights = "0.25,0.25,0.25,0.25",
+    seed: Seed = 0,
+    batch_size: BatchSize = 16,
+    overwrite: Overwrite = False,
+    retry_failed: RetryFailed = False,
+    *,
+    endpoint: LLMOptions,
+) -> None:
+    from factscope.conner.generation import GenerationSettings
+
+    output = output or Path(f"{input.stem}.generated.jsonl")
+    check_outputs(output, overwrite=overwrite)
+    llm = endpoint.build()
+    options = _scoring_options(corpus, retriever, evidence_k, checker, relevance_model, coherence_model, lm, weights, seed)
+    _generate(
+        input, output, llm, GenerationSettings(mode=mode, seed=seed), train=train, shots=shots,
+        select_from=select_from, evaluator_options=options if select_from else None, select=False, answer=answer,
+        batch_size=batch_size, overwrite=overwrite, retry_failed=retry_failed, task=task,
+    )
+
+
+def select_command(
+    input: Annotated[Path, typer.Argument(help="queries: JSON / JSONL records with `query` (and `topic`, `task`), or a CONNER query table (TSV).", show_default=False)],
+    output: Output = None,
+    task: Task = None,
+    candidates: Annotated[int, typer.Option(min=2, help="r: knowledge candidates sampled per query")] = 5,
+    top_p: Annotated[float, typer.Option(max=1.0, callback=above_zero, help="nucleus sampling p, above 0 and at most 1")] = 0.9,
+    temperature: Annotated[float, typer.Option(min=0.0, callback=finite, help="sampling temperature")] = 1.0,
+    mode: Annotated[GenerationMode, typer.Option(help="zero-shot or few-shot prompt")] = "zero",
+    train: Annotated[Path | None, typer.Option(help="records with knowledge for few-shot examples / answers")] = None,
+    shots: Annotated[int, typer.Option(min=1, help="few-shot examples")] = 8,
+    answer: Annotated[bool, typer.Option("--answer", help="also answer with the selected knowledge")] = False,
+    corpus: Corpus = None,
+    retriever: Retriever = "bm25",
+    evidence_k: EvidenceK = 5,
+    checker: CheckerSpec = "embedded",
+    relevance_model: Relevance = "bi-encoder",
+    coherence_model: Coherence = "proxy",
+    lm: LM = None,
+    weights: Weights = "0.25,0.25,0.25,0.25",
+    seed: Seed = 0,
+    batch_size: BatchSize = 16,
+    overwrite: Overwrite = False,
+    retry_failed: RetryFailed = False,
+    *,
+    endpoint: LLMOptions,
+) -> None:
+    from factscope.conner.generation import GenerationSettings
+
+    output = output or Path(f"{input.stem}.generated.jsonl")
+    check_outputs(output, overwrite=overwrite)
+    if candidates < 2:
+        raise ConfigError("--candidates must be at least 2 to select among them")
+    llm = endpoint.build()
+    settings = GenerationSettings(
+        mode=mode, candidates=candidates, top_p=top_p, temperature=temperature, seed=seed
+    )
+    options = _scoring_options(corpus, retriever, evidence_k, checker, relevance_model, coherence_model, lm, weights, seed)
+    _generate(
+        input, output, llm, settings, train=train, shots=shots, select_from=None, evaluator_options=options,
+        select=True, answer=answer, batch_size=batch_size, overwrite=overwrite, retry_failed=retry_failed, task=task,
+    )
+
+
+def _scoring_options(
+    corpus: Path | None, retriever: RetrieverName, evidence_k: int, checker: str, relevance: str, coherence: str,
+    lm: str | None, weights: str, seed: int,
+) -> dict[str, Any]:
+    return {
+        "corpus": corpus, "retriever": retriever, "evidence_k": evidence_k, "aggregate": "min", "hard": False,
+        "checker": checker, "relevance": relevance, "coherence": coherence, "lm": lm, "baselines": 3,
+        "weights": weights, "seed": seed,
+    }

@@ -1,0 +1,172 @@
+"""`factscope knowledge score`: CONNER's six dimensions of knowledge records, locally (the file streamed) or on
+Ray, with the run's table."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.markup import escape
+
+from factscope.cli.display import ProgressDisplay, console, print_skipped, print_table, summary_table
+from factscope.cli.engine_options import EngineOptions, run_sharded
+from factscope.cli.knowledge_options import (
+    LM,
+    Aggregate,
+    Baselines,
+    BatchSize,
+    CheckerSpec,
+    Coherence,
+    Corpus,
+    EvidenceAggregate,
+    EvidenceK,
+    Hard,
+    Output,
+    Queries,
+    RankBy,
+    Relevance,
+    Retriever,
+    Seed,
+    Task,
+    Weights,
+)
+from factscope.cli.llm_options import LLMOptions, usage_rows
+from factscope.cli.output_options import Overwrite, RetryFailed
+from factscope.cli.output_paths import check_outputs
+from factscope.core.errors import ConfigError, InputError, RecordsFailed
+
+if TYPE_CHECKING:
+    from factscope.conner.data import KnowledgeRecords
+    from factscope.conner.task import KnowledgeEvaluator, KnowledgeRun
+    from factscope.llm.client import LLMClient
+
+SCORE_HELP = """Score knowledge records on CONNER's six dimensions (equations 1-9 of the paper).
+
+Input: JSON / JSONL records with `query`, `knowledge`, optional `id`, `answer`, `gold_answer`, `topic` and
+`task` (qa: span answers; dialogue: open-ended); or CONNER's own files: a query table (tab-separated topic,
+query, knowledge, response; .tsv, or any file whose first line has tabs), or the knowledge a model generated,
+one text per line, with --queries naming the query table it answers (line i answers row i). --task sets the task
+of records that name none. Each metric runs when its part is configured, else it is reported as not computed
+(never as 0):
+
+  factuality, dialogue validity  --corpus (evidence) + --checker (NLI)
+  qa validity                    --checker, records with `gold_answer`
+  relevance                      --relevance-model (default: packaged bi-encoder fallback)
+  paragraph coherence            --coherence-model (default: adjacent-sentence similarity proxy)
+  sentence coherence, informativeness, helpfulness   --lm (a causal LM, or `endpoint`)
+
+Results are written to OUTPUT as they are made; rerunning resumes.
+
+Examples:
+
+  factscope knowledge score examples/knowledge/records.jsonl --corpus examples/knowledge/corpus.jsonl
+
+  factscope knowledge score knowledge.jsonl --corpus wiki/ --retriever hybrid --lm gpt2 \\
+      --relevance-model cross-encoder/ms-marco-MiniLM-L-6-v2 --checker nli:roberta-large-mnli -o scored.jsonl
+
+  factscope knowledge score knowledge.jsonl --corpus wiki.jsonl --lm endpoint --llm-base-url http://localhost:8000/v1 --llm-model gpt2
+
+  factscope knowledge score nq_knowledge --queries nq_test_random_testset.txt --corpus wiki.jsonl \\
+      --aggregate max --rank-by label --hard-factuality
+"""
+
+
+def noted(evaluator: KnowledgeEvaluator) -> KnowledgeEvaluator:
+    """``evaluator``, each metric it cannot compute for want of a part noted."""
+    from factscope.conner.evaluator_setup import missing_parts
+
+    for note in missing_parts(evaluator):
+        console.print(f"[yellow]note[/] {escape(note)}")
+    return evaluator
+
+
+def score_command(
+    input: Annotated[Path, typer.Argument(help="knowledge: JSON / JSONL records, a CONNER query table (TSV), or one knowledge per line with --queries", show_default=False)],
+    output: Output = None,
+    queries: Queries = None,
+    task: Task = None,
+    corpus: Corpus = None,
+    retriever: Retriever = "bm25",
+    evidence_k: EvidenceK = 5,
+    aggregate: Aggregate = "min",
+    evidence_aggregate: EvidenceAggregate = "max",
+    rank_by: RankBy = "entailment",
+    hard_factuality: Hard = False,
+    checker: CheckerSpec = "embedded",
+    relevance_model: Relevance = "bi-encoder",
+    coherence_model: Coherence = "proxy",
+    lm: LM = None,
+    baselines: Baselines = 3,
+    weights: Weights = "0.25,0.25,0.25,0.25",
+    seed: Seed = 0,
+    batch_size: BatchSize = 16,
+    overwrite: Overwrite = False,
+    retry_failed: RetryFailed = False,
+    *,
+    endpoint: LLMOptions,
+    engine: EngineOptions,
+) -> None:
+    from factscope.conner.data import KnowledgeRecords
+    from factscope.conner.system import KNOWLEDGE, KnowledgeParser, KnowledgeSpec, make_spec_evaluator
+    from factscope.core.system import SystemBuild
+    from factscope.engines.shards import readable_items
+
+    spec = KnowledgeSpec(
+        corpus=corpus, retriever=retriever, evidence_k=evidence_k, aggregate=aggregate,
+        evidence_aggregate=evidence_aggregate, rank_by=rank_by, hard=hard_factuality, checker=checker,
+        relevance=relevance_model, coherence=coherence_model, lm=lm, baselines=baselines, weights=weights, seed=seed,
+    )
+    if engine.on_ray:
+        if queries is not None:
+            raise ConfigError("--queries is not taken with --engine ray: give JSON / JSONL records with their query")
+        output = output or Path(f"{input.stem}.knowledge")
+        parse = KnowledgeParser(task)
+        build = SystemBuild(KNOWLEDGE, KNOWLEDGE.prepare(spec, readable_items(input, parse)), endpoint.build)
+        sharded = run_sharded(engine, build, parse, input, output, batch_size=batch_size, overwrite=overwrite,
+                              retry_failed=retry_failed)
+        if not (sharded.produced.new or sharded.produced.resumed):
+            raise InputError("no usable records; see the messages above", path=input)
+        run = KNOWLEDGE.result(sharded.produced, sharded.totals, sharded.facts())
+        _report_knowledge(run, len(sharded.problems), output, None)
+        return
+    output = output or Path(f"{input.stem}.knowledge.jsonl")
+    check_outputs(output, overwrite=overwrite)
+    records = KnowledgeRecords(input, queries=queries, task=task)
+    skipped = _survey(records, input)
+    llm = endpoint.build_if(KNOWLEDGE.needs_llm(spec))
+    spec = replace(spec, evaluator=noted(make_spec_evaluator(spec, llm)))
+    with ProgressDisplay() as shown:
+        run = KNOWLEDGE.run(spec, records, llm=llm, output=output, batch_size=batch_size, progress=shown,
+                            overwrite=overwrite, retry_failed=retry_failed)
+    _report_knowledge(run, skipped, output, llm)
+
+
+def _report_knowledge(run: KnowledgeRun, skipped: int, output: Path, llm: LLMClient | None) -> None:
+    """Print a knowledge run's table and what was not computed; raise RecordsFailed when calls failed."""
+    from factscope.conner.system import KNOWLEDGE
+    from factscope.core.system import RunOutcome
+
+    table = KNOWLEDGE.summary_rows(run, RunOutcome(skipped=skipped, output=output))
+    print_table(summary_table(f"CONNER knowledge scores -> {output}", table + usage_rows(llm)))
+    for metric, reason in run.summary.not_computed.items():
+        console.print(f"[yellow]not computed[/] {metric}: {escape(reason)}")
+    if run.failed:
+        raise RecordsFailed(run.failed, "records' checker or causal-LM calls", output)
+
+
+def _survey(records: KnowledgeRecords, path: Path) -> int:
+    """Read ``records`` once: each bad record reported, a file whose every record fails for one reason one error,
+    a file with none usable an error; how many were skipped."""
+    from factscope.core.whole_file import whole_file_error
+
+    usable = sum(1 for _ in records)
+    whole = whole_file_error(path, records.problems, usable)
+    if whole is not None:
+        raise whole
+    for problem in records.problems:
+        print_skipped(problem)
+    if not usable:
+        raise InputError("no usable records; see the messages above", path=path)
+    return len(records.problems)

@@ -1,0 +1,36 @@
+"""The few-shot demonstrations of knowledge generation, per task (conner.demonstrations): random ones, or the best
+by Q_know of a sample, each task drawing only on its own examples."""
+
+from factscope.conner.data import KnowledgeRecord
+from factscope.conner.demonstrations import choose_demonstrations
+from factscope.conner.scores import KnowledgeScores
+
+POOL = [
+    *(KnowledgeRecord(id=f"q{i}", query=f"question {i}", knowledge="k" * (i + 1), task="qa") for i in range(5)),
+    *(KnowledgeRecord(id=f"d{i}", query=f"turn {i}", knowledge="k" * (i + 1), task="dialogue") for i in range(3)),
+]
+
+
+class RankByLength:
+    """An evaluator stand-in whose Q_know is the knowledge length."""
+
+    def score(self, records, pool=None):
+        return [KnowledgeScores(id=r.id, q_know=float(len(r.knowledge))) for r in records]
+
+
+def test_random_demonstrations_come_from_each_task_in_sorted_order_and_are_seeded():
+    chosen = choose_demonstrations(["qa", "dialogue", "qa"], POOL, shots=2, seed=3)
+    assert [r.task for r in chosen.examples] == ["dialogue", "dialogue", "qa", "qa"]
+    assert chosen.choices == {}
+    assert chosen == choose_demonstrations(["dialogue", "qa"], POOL, shots=2, seed=3)
+
+
+def test_demonstrations_chosen_by_q_know_are_the_best_of_the_sample_and_say_so():
+    chosen = choose_demonstrations(["qa"], POOL, shots=2, select_from=5, evaluator=RankByLength())
+    assert [r.id for r in chosen.examples] == ["q4", "q3"]
+    assert chosen.choices["qa"].selected == ["q4", "q3"]
+    assert set(chosen.choices["qa"].scores) == {f"q{i}" for i in range(5)}
+
+
+def test_a_task_without_examples_gets_none():
+    assert choose_demonstrations(["qa"], POOL[5:], shots=2).examples == []
