@@ -88,6 +88,11 @@ class ReportHooks(Generic[Row]):
     """A record's short line of figures in the page's contents."""
 
 
+def always_mergeable(spec: object) -> bool:
+    """A system whose rows depend on their own records alone, whatever its spec."""
+    return True
+
+
 @dataclass(frozen=True)
 class SystemDefinition(Generic[Spec, Item, Row, TotalsT, RunT]):
     """One system, defined once (see the module's description). ``Spec`` is its frozen dataclass of component
@@ -120,7 +125,7 @@ class SystemDefinition(Generic[Spec, Item, Row, TotalsT, RunT]):
     summary_rows: Callable[[RunT, RunOutcome], list[tuple[str, object]]]
     """The rows of the run's summary table (label, value)."""
     report: ReportHooks[Row]
-    mergeable: Callable[[Spec], bool] = lambda spec: True
+    mergeable: Callable[[Spec], bool] = always_mergeable
     """Whether a record's row depends on it alone, so that records of several requests may share a batch."""
 
     def run(

@@ -1,0 +1,129 @@
+"""The system definitions at the library level: CHECK.run and SystemBuild on ready components, ready and
+mergeable, the server's DefinedSystem, GROUND's file reader (ScoredExamples), supplied facts and the one pass
+over a Ray run's shards (readable_items)."""
+
+import json
+import pickle
+
+import pytest
+
+from factscope.claims.registry import make_extractor
+from factscope.conner.system import KNOWLEDGE, KnowledgeSpec
+from factscope.core.errors import InputError
+from factscope.core.schema import Label, Verdict
+from factscope.core.system import SystemBuild
+from factscope.engines.shards import readable_items
+from factscope.grounding.data import GroundExample, ScoredExamples
+from factscope.grounding.supplied_facts import supply_facts
+from factscope.grounding.system import GROUND, read_scored
+from factscope.refchecker.system import CHECK, CheckSpec
+from factscope.serve.systems import DefinedSystem
+
+RECORDS = [
+    {"id": "a", "response": "Paris is in France. It is large.", "references": ["Paris is in France."]},
+    {"id": "b", "response": "Rome is in Italy.", "references": ["Rome is in Italy."]},
+]
+
+
+class Entails:
+    """A checker that finds every claim supported."""
+
+    name = "entails"
+
+    def check(self, tasks):
+        return [Verdict(label=Label.ENTAILMENT) for _ in tasks]
+
+
+def _spec() -> CheckSpec:
+    return CheckSpec(extractor=make_extractor("sentences"), checker=Entails())
+
+
+def test_check_run_on_ready_components_writes_and_resumes(tmp_path):
+    records = [CHECK.parse(item, path=tmp_path / "in.jsonl", line=n) for n, item in enumerate(RECORDS, start=1)]
+    output = tmp_path / "out.jsonl"
+    run = CHECK.run(_spec(), records, output=output)
+    assert (run.new_records, run.resumed_records) == (2, 0)
+    assert run.claims == sum(len(row.claims) for row in run.results) > 0
+    assert (run.extractor, run.checker) == ("sentences", "entails")
+    again = CHECK.run(_spec(), records, output=output)
+    assert (again.new_records, again.resumed_records) == (0, 2)
+
+
+def test_ready_builds_the_named_components_and_keeps_ready_ones():
+    checker = Entails()
+    ready = CHECK.ready(CheckSpec(extractor="sentences", checker=checker), None)
+    assert not isinstance(ready.extractor, str) and ready.extractor.name == "sentences"
+    assert ready.checker is checker and CHECK.ready(ready, None).extractor is ready.extractor
+
+
+def test_system_build_is_picklable_and_builds_the_pipeline():
+    build = pickle.loads(pickle.dumps(SystemBuild(CHECK, CheckSpec(extractor="sentences", checker=Entails()))))
+    pipeline = build()
+    assert pipeline.names() == {"extractor": "sentences", "checker": "entails"}
+    assert [row.id for row in pipeline.process([CHECK.parse(RECORDS[1], path=None, line=1)])] == ["b"]
+
+
+def test_knowledge_with_a_causal_lm_is_not_mergeable():
+    assert KNOWLEDGE.mergeable(KnowledgeSpec()) and not KNOWLEDGE.mergeable(KnowledgeSpec(lm="gpt2"))
+    assert CHECK.mergeable(CheckSpec())
+
+
+def test_the_server_runs_a_definition_per_request_and_per_file(tmp_path):
+    system = DefinedSystem(CHECK, _spec())
+    items = [system.parse(item, index) for index, item in enumerate(RECORDS)]
+    rows = system.process(items)
+    answer = system.assemble(items, rows, seconds=1.0)
+    assert [row.id for row in answer.results] == ["a", "b"] and answer.rates.responses == 2
+    with pytest.raises(InputError, match="expected an object"):
+        system.parse(["not", "a record"], 0)
+    path = tmp_path / "in.jsonl"
+    path.write_text("\n".join(json.dumps(item) for item in RECORDS) + "\n{broken\n", encoding="utf-8")
+    told = []
+    run = system.run_file(path, tmp_path / "out.jsonl", batch_size=1, progress=lambda event: None,
+                          loaded=lambda count, problems: told.append((count, len(problems))))
+    assert told == [(2, 1)] and run.new_records == 2
+
+
+def _ground_file(tmp_path):
+    path = tmp_path / "ground.jsonl"
+    rows = [
+        {"id": "q1", "question": "Where?", "contexts": ["It is in Paris."], "gold_facts": ["It is in Paris."],
+         "response": "It is in Paris."},
+        {"id": "q2", "question": "When?", "contexts": ["In 1900."], "gold_facts": ["In 1900."]},
+    ]
+    path.write_text("\n".join(json.dumps(row) for row in rows) + "\n", encoding="utf-8")
+    return path
+
+
+def test_scored_examples_keep_those_with_a_response_and_read_scored_locates_the_others(tmp_path):
+    path = _ground_file(tmp_path)
+    examples = ScoredExamples(path)
+    assert [e.id for e in examples] == ["q1"] and examples.without_response == ["q2"] and not examples.problems
+    read = read_scored(path)
+    assert len(read) == 1 and [problem.field for problem in read.problems] == ["response"]
+    assert "q2" in str(read.problems[0])
+
+
+def test_readable_items_pass_over_bad_records_and_those_the_parser_refuses(tmp_path):
+    path = _ground_file(tmp_path)
+    path.write_text(path.read_text(encoding="utf-8") + "{broken\n", encoding="utf-8")
+    assert [example.id for example in readable_items(path, GROUND.parse)] == ["q1"]
+
+
+def test_supplied_facts_serve_the_file_and_count_what_they_cover(tmp_path):
+    facts = tmp_path / "facts.jsonl"
+    facts.write_text(
+        json.dumps({"id": "q1", "atomic_facts": ["It is in Paris."]}) + "\n"
+        + json.dumps({"id": "zz", "atomic_facts": ["Elsewhere."]}) + "\n",
+        encoding="utf-8",
+    )
+    examples = [
+        GroundExample(id="q1", question="Where?", contexts=["c"], gold_facts=[], response="It is in Paris, I think."),
+        GroundExample(id="q2", question="When?", contexts=["c"], gold_facts=[], response="It opened in 1900. It closed in 1958."),
+    ]
+    supplied = supply_facts(facts, examples, make_extractor("sentences"), human=False, paper_rules=False)
+    assert (supplied.supplied, supplied.extracted, supplied.unknown) == (1, 1, ["zz"])
+    assert supplied.settings["atomic_facts"]["paper_fact_rules"] is False
+    served = supplied.extractor.extract(["It is in Paris, I think.", "It opened in 1900. It closed in 1958."], ["Where?", "When?"])
+    assert [c.text for c in served[0].claims] == ["It is in Paris."]
+    assert [c.text for c in served[1].claims] == ["It opened in 1900.", "It closed in 1958."]
