@@ -31,8 +31,8 @@ def no_model(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*_: object, **__: object) -> None:
         raise AssertionError("a model was built before the output paths were checked")
 
-    monkeypatch.setattr("factscope.cli.check.make_checker", refuse)
-    monkeypatch.setattr("factscope.cli.check.make_extractor", refuse)
+    monkeypatch.setattr("factscope.checkers.registry.make_checker", refuse)
+    monkeypatch.setattr("factscope.claims.registry.make_extractor", refuse)
 
 
 def test_a_folder_as_results_file_is_refused_before_any_model(monkeypatch, capsys, tmp_path, records, no_model):
