@@ -410,6 +410,8 @@ def test_finetune_end_to_end_two_tiny_epochs(tmp_path, tiny_encoder):
         assert check["kept"] == any(scorer.manifest["log_bias"])
     assert (out / "encoder" / "model.safetensors").exists()
     assert not (out.parent / "ft.partial").exists()
+    assert not list(out.glob("checkpoint_*.pt")) and not (out / "run_settings.json").exists()
+    assert scorer.manifest["inference"] == {"window_sentences": 2}
 
 
 def test_finetune_ensemble_of_two_int8_members(tmp_path, tiny_encoder):

@@ -151,6 +151,30 @@ def train_checker(
     device: Annotated[
         Device, typer.Option(help="auto (cuda when a GPU is present), cpu or cuda.")
     ] = "auto",
+    max_per_set: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="Train on at most N pairs of each set (a seeded sample of its train part; validation and test "
+            "parts keep N/4): keeps large sets from drowning small ones.",
+        ),
+    ] = None,
+    window_sentences: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            help="the layout the checker reads references in, recorded in its manifest: windows of N sentences "
+            "(0: --segment-tokens segments); `check --window-sentences` overrides it",
+        ),
+    ] = 2,
+    resume: Annotated[
+        bool,
+        typer.Option(
+            "--resume",
+            help="finetune: continue an interrupted run from its last checkpoint (OUT.partial/, written every 100 "
+            "batches and after each epoch); refused when the options or data differ from the interrupted run's.",
+        ),
+    ] = False,
 ) -> None:
     """Train an offline checker (see `factscope train-checker --help`)."""
     import os
@@ -158,7 +182,7 @@ def train_checker(
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from factscope.cli.display import console, print_table, progress, summary_table
     from factscope.hf.device import resolve_device
-    from factscope.training.train import TrainOptions
+    from factscope.training.options import TrainOptions
     from factscope.training.train import train_checker as run
 
     options = TrainOptions(
@@ -168,6 +192,7 @@ def train_checker(
         context_epochs=context_epochs, precision=precision, unrelated_context=unrelated_context,
         members=members, weights=weights, attention_dropout=attention_dropout,
         train_word_embeddings=train_word_embeddings, focus_words=focus_words, device=resolve_device(device),
+        max_per_set=max_per_set, resume=resume, window_sentences=window_sentences,
     )
     result = run(options, progress)
     for error in result.skipped[:20]:

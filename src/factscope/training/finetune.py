@@ -15,6 +15,7 @@ from factscope.checkers.embedded import CrossEncoderModel
 from factscope.checkers.int8_weights import save_int8_model
 from factscope.hf.cls_last_layer import restrict_last_layer_to_cls
 from factscope.hf.loading import load_pretrained
+from factscope.training.checkpoint import TrainingState
 from factscope.training.evaluation import evaluate, mix_objective
 from factscope.training.fast_dropout import use_fast_dropout
 from factscope.training.nli_data import NLIExample
@@ -38,6 +39,8 @@ class FinetuneConfig:
     train_word_embeddings: bool = False
     fast_dropout: bool = True
     device: str = "cpu"
+    checkpoint: Path | None = None
+    checkpoint_every: int = 100
 
 
 @dataclass
@@ -71,7 +74,9 @@ def finetune_cross_encoder(
     (:func:`candidate_epochs`), the candidate with the best validation macro-F1; validation runs only after
     candidate epochs, and not at all when there is one (with the default one context epoch, validating all three
     epochs would cost about three minutes on a 2-core CPU and change nothing).
-    ``on_step(n)`` is called after each batch with its number of pairs.
+    ``on_step(n)`` is called after each batch with its number of pairs. With ``config.checkpoint``, the run's
+    state is written there every ``config.checkpoint_every`` batches, after each epoch and at the end, and a run
+    that finds a state there continues from it (:class:`~factscope.training.checkpoint.TrainingState`).
     """
     import torch
 
@@ -97,12 +102,22 @@ def finetune_cross_encoder(
     candidates = candidate_epochs(config.epochs, config.context_epochs, bool(context_copies))
     history: list[dict] = []
     best_state, best_score, best_epoch = None, -1.0, config.epochs
+    state = TrainingState.load(config.checkpoint) if config.checkpoint is not None else None
+    if state is not None:
+        state.restore(model, optimizer, scheduler, rng)
+        history, best_state, best_score, best_epoch = state.history, state.best_state, state.best_score, state.best_epoch
     for epoch, data in enumerate(epoch_data, start=1):
+        if state is not None and epoch < state.epoch:
+            continue
         model.train()
-        losses = []
+        rng_at_start = rng.bit_generator.state
         encodings = tokenize_pairs(tokenizer, data, config.max_length)
         lengths = np.array([len(ids) for ids in encodings["input_ids"]])
-        for batch in _length_bucketed_batches(lengths, config.batch_size, rng):
+        batches = _length_bucketed_batches(lengths, config.batch_size, rng)
+        done, losses = (state.step, state.losses) if state is not None and epoch == state.epoch else (0, [])
+        if done and on_step is not None:
+            on_step(sum(len(batch) for batch in batches[:done]))
+        for step, batch in enumerate(batches[done:], start=done + 1):
             target = torch.tensor([data[i].label for i in batch], device=config.device)
             encoded = {key: value.to(config.device) for key, value in pad_batch(tokenizer, encodings, batch).items()}
             if on_cpu:
@@ -111,11 +126,20 @@ def finetune_cross_encoder(
             scheduler.step()
             if on_step is not None:
                 on_step(len(batch))
+            if config.checkpoint is not None and step % config.checkpoint_every == 0 and step < len(batches):
+                TrainingState(
+                    epoch, step, losses, rng_at_start, history, best_state, best_score, best_epoch
+                ).save(config.checkpoint, model, optimizer, scheduler)
+        state = None
         if on_cpu:
             choose_attention(model, config.max_length, bf16=False)
         model.eval()
         history.append({"epoch": epoch, "train_loss": float(np.mean(losses))})
         if len(candidates) < 2 or epoch not in candidates:
+            if config.checkpoint is not None and epoch < config.epochs:
+                TrainingState(
+                    epoch + 1, 0, [], rng.bit_generator.state, history, best_state, best_score, best_epoch
+                ).save(config.checkpoint, model, optimizer, scheduler)
             continue
         probs = scorer.probs([e.premise for e in validation], [e.hypothesis for e in validation])
         labels = np.array([e.label for e in validation])
@@ -125,6 +149,14 @@ def finetune_cross_encoder(
         if score > best_score:
             best_score, best_epoch = score, epoch
             best_state = copy.deepcopy(model.state_dict())
+        if config.checkpoint is not None and epoch < config.epochs:
+            TrainingState(
+                epoch + 1, 0, [], rng.bit_generator.state, history, best_state, best_score, best_epoch
+            ).save(config.checkpoint, model, optimizer, scheduler)
+    if config.checkpoint is not None:
+        TrainingState(
+            config.epochs + 1, 0, [], rng.bit_generator.state, history, best_state, best_score, best_epoch
+        ).save(config.checkpoint, model, optimizer, scheduler)
     if best_state is not None:
         model.load_state_dict(best_state)
     model.eval()

@@ -7,7 +7,6 @@ import shutil
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
-from pathlib import Path
 
 import numpy as np
 
@@ -18,7 +17,7 @@ from factscope.checkers.embedded import (
     apply_log_bias,
 )
 from factscope.core.errors import ConfigError, InputError
-from factscope.hf.embedded import PACKAGED_ENCODER, resolve_encoder
+from factscope.hf.embedded import resolve_encoder
 from factscope.training.evaluation import (
     BiasCheck,
     CheckerReport,
@@ -38,40 +37,11 @@ from factscope.training.nli_data import (
     load_training_mix,
     split_by_group,
 )
+from factscope.training.options import TrainOptions
+from factscope.training.resume import cap_per_set, finish_staging, prepare_staging, staging_folder
 
 ProgressFactory = Callable[[str, int], object]
 """``progress(description, total)`` -> a context manager whose value has ``advance(n)`` (factscope.cli.display.progress)."""
-
-
-@dataclass
-class TrainOptions:
-    """Everything `factscope train-checker` accepts; the defaults are the one-command recipe (README)."""
-
-    data: list[Path]
-    out: Path
-    method: str = "finetune"
-    encoder: str = PACKAGED_ENCODER
-    layers: str = "all"
-    features: str = "both"
-    classifier: str = "logreg"
-    epochs: int = 3
-    learning_rate: float = 1e-4
-    seed: int = 13
-    limit: int | None = None
-    cues: str = "auto"
-    class_biases: str = "auto"
-    threads: int = 2
-    long_context: float = 0.5
-    context_words: int = 150
-    context_epochs: int = 1
-    precision: str = "auto"
-    unrelated_context: float = 0.25
-    members: int = 1
-    weights: str = "fp16"
-    attention_dropout: float = 0.0
-    train_word_embeddings: bool = False
-    focus_words: int = 180
-    device: str = "cpu"
 
 
 @dataclass
@@ -103,7 +73,7 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
     datasets, classes = load_training_mix(options.data, limit=options.limit)
     examples = focus_examples([e for d in datasets for e in d.examples], options.focus_words)
     skipped = [error for d in datasets for error in d.skipped]
-    split = split_by_group(examples)
+    split = cap_per_set(split_by_group(examples), options.max_per_set, options.seed)
     if not split.train or not split.validation or not split.test:
         raise InputError("too few usable pairs to split into train / validation / test", path=options.data[0])
     mixed = any(e.label == NOT_ENTAILMENT for e in examples) or len({e.source for e in examples}) > 1
@@ -127,10 +97,8 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
             short_validation, options.unrelated_context, options.context_words, options.seed + 4, neutral
         )
     )
-    staging = options.out.with_name(options.out.name + ".partial")
-    if staging.exists():
-        shutil.rmtree(staging)
-    staging.mkdir(parents=True)
+    staging = staging_folder(options.out)
+    prepare_staging(staging, options)
     manifest: dict = {
         "format": 1,
         "method": options.method,
@@ -138,11 +106,13 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
         "classes": list(classes),
         "label_order": ["Entailment", "Neutral", "Contradiction"],
         "inference_max_length": 320,
+        "inference": {"window_sentences": options.window_sentences},
         "training": {
             "data": [
                 {"path": str(d.path), "sha256": file_sha256(d.path), "pairs": len(d.examples)} for d in datasets
             ],
             "limit": options.limit,
+            "max_per_set": options.max_per_set,
             "split": "by group: SHA-256 of each pair's group (factscope.evaluation.splits.part_of)",
             "split_fractions": {"train": 0.75, "validation": 0.1, "test": 0.15},
             "focus_words": options.focus_words,
@@ -271,6 +241,7 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
     manifest["validation"] = validation_report.as_dict()
     manifest["training"]["seconds"] = round(time.perf_counter() - started, 1)
     (staging / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    finish_staging(staging)
     if options.out.exists():
         shutil.rmtree(options.out)
     staging.rename(options.out)
@@ -336,6 +307,8 @@ def _train_finetune(options, encoder_path, train, copies, validation, classes, p
         description = (
             "fine-tuning" if options.members == 1 else f"fine-tuning member {k + 1}/{options.members}"
         )
+        checkpoint = staging_folder(options.out) / f"checkpoint_{k + 1}.pt"
+        member_config = replace(member_config, checkpoint=checkpoint)
         with progress(description, pairs) as bar:
             result = finetune_cross_encoder(
                 encoder_path,
