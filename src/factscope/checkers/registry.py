@@ -48,10 +48,12 @@ def _segmented(
     mismatch: MismatchSetting = "all",
     mode: Literal["exact", "fast"] = "exact",
     threshold: float | None = None,
+    window_sentences: int | None = None,
     **_: Any,
 ) -> Checker:
-    """A SegmentedChecker over ``scorer`` with the decision settings; ``mismatch`` picks the value check and
-    ``threshold`` the label rule (None: argmax; else P(Entailment) >= threshold, see ``checkers.decision``)."""
+    """A SegmentedChecker over ``scorer`` with the decision settings; ``mismatch`` picks the value check,
+    ``threshold`` the label rule (None: argmax; else P(Entailment) >= threshold, see ``checkers.decision``) and
+    ``window_sentences`` the layout (None or 0: ``max_tokens`` segments; k: windows of k sentences)."""
     from factscope.checkers.decision import LabelDecision
     from factscope.checkers.relevance import DEFAULT_MIN_RELEVANCE
     from factscope.checkers.segmented import SegmentedChecker
@@ -66,6 +68,7 @@ def _segmented(
     return SegmentedChecker(
         scorer,
         max_tokens=max_tokens,
+        window_sentences=window_sentences or 0,
         name=name,
         relevance=relevance,
         min_relevance=DEFAULT_MIN_RELEVANCE if min_relevance is None else min_relevance,
@@ -80,7 +83,19 @@ def _embedded(argument: None, *, device: str = "cpu", **options: Any) -> Checker
     from factscope.checkers.embedded import load_embedded_scorer
     from factscope.hf.device import resolve_device
 
-    return _segmented(load_embedded_scorer(device=resolve_device(device)), **options, name="embedded")
+    scorer = load_embedded_scorer(device=resolve_device(device))
+    return _segmented(scorer, **_checker_defaults(scorer, options), name="embedded")
+
+
+def _checker_defaults(scorer: Any, options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` with the layout and threshold a factscope checker's manifest names (its ``inference``) where
+    the caller left them unset: the settings the checker was calibrated with."""
+    inference = getattr(scorer, "manifest", {}).get("inference", {})
+    chosen = dict(options)
+    for setting in ("window_sentences", "threshold"):
+        if chosen.get(setting) is None and setting in inference:
+            chosen[setting] = inference[setting]
+    return chosen
 
 
 def _nli(argument: str, *, batch_size: int = 32, label_order: list[str] | None = None, **options: Any) -> Checker:
@@ -90,7 +105,8 @@ def _nli(argument: str, *, batch_size: int = 32, label_order: list[str] | None =
 
 
 def _path(argument: str, *, batch_size: int = 32, label_order: list[str] | None = None, **options: Any) -> Checker:
-    return _segmented(_scorer_from_folder(Path(argument), batch_size, label_order), **options)
+    scorer = _scorer_from_folder(Path(argument), batch_size, label_order)
+    return _segmented(scorer, **_checker_defaults(scorer, options))
 
 
 def _judge(scorer: Any, chunk_tokens: int, threshold: float | None, options: dict[str, Any]) -> Checker:

@@ -17,7 +17,7 @@ from factscope.checkers.pruning import FastSettings, RoundScorer, SegmentRanker
 from factscope.checkers.relevance import DEFAULT_MIN_RELEVANCE, RelevanceMode, content_stems, stem_overlap
 from factscope.core.bounded_cache import BoundedCache
 from factscope.core.schema import LABELS, Label, Mismatch, Rule, Span, Verdict
-from factscope.core.text import segment_spans
+from factscope.core.text import segment_spans, window_spans
 from factscope.hf.encoders import TextEncoder
 
 CheckMode = Literal["exact", "fast"]
@@ -66,7 +66,8 @@ class Judgement:
 class SegmentedChecker:
     """Checks claims against references of any length with a (premise, hypothesis) model.
 
-    Each reference is split into segments of at most ``max_tokens`` tokens (RefChecker: 200); with
+    Each reference is split into segments of at most ``max_tokens`` tokens (RefChecker: 200), or, with
+    ``window_sentences=k``, into every window of k consecutive sentences (each at most ``max_tokens``); with
     ``max_tokens=0`` each reference is one segment, as RefChecker checks NQ's references (the model's tokenizer
     then cuts what is over its own maximum input length). Every (segment, claim) pair of the whole batch is
     scored in one deduplicated, length-sorted call. A segment's label is decided by ``decision`` (default: the
@@ -97,6 +98,7 @@ class SegmentedChecker:
         scorer: PairScorer,
         *,
         max_tokens: int = 200,
+        window_sentences: int = 0,
         name: str | None = None,
         relevance: RelevanceMode = "lexical",
         min_relevance: float = DEFAULT_MIN_RELEVANCE,
@@ -109,6 +111,8 @@ class SegmentedChecker:
     ) -> None:
         if max_tokens < 0:
             raise ValueError("max_tokens must be 0 (no segmentation) or a positive number of tokens")
+        if window_sentences < 0 or (window_sentences and not max_tokens):
+            raise ValueError("window_sentences must be 0 (token segments) or a positive number, with max_tokens > 0")
         if relevance not in ("lexical", "off"):
             raise ValueError(f"relevance must be 'lexical' or 'off', not {relevance!r}")
         for setting, value in (("min_relevance", min_relevance), ("min_confidence", min_confidence)):
@@ -117,6 +121,7 @@ class SegmentedChecker:
         self.scorer = scorer
         self.decision = decision or LabelDecision()
         self.max_tokens = max_tokens
+        self.window_sentences = window_sentences
         self.name = name or scorer.name
         self.relevance = relevance
         self.min_relevance = min_relevance
@@ -141,6 +146,8 @@ class SegmentedChecker:
         return cached
 
     def _spans(self, reference: str) -> list[Span]:
+        if self.window_sentences:
+            return window_spans(reference, self.window_sentences, self.scorer.count_tokens, self.max_tokens)
         if self.max_tokens:
             return segment_spans(reference, self.scorer.count_tokens, self.max_tokens)
         if not reference.strip():

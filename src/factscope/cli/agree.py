@@ -17,6 +17,7 @@ from factscope.cli.checking_options import (
     LLMCheckModeOption,
     LLMPassagesOption,
     SegmentTokens,
+    WindowSentences,
     refuse_missing_references,
 )
 from factscope.cli.display import ProgressDisplay, format_value, print_skipped, print_table, summary_table
@@ -82,6 +83,7 @@ def agree_command(
     checker: Annotated[str, typer.Option(help=CHECKER_SPECS)] = "embedded",
     extractor: Annotated[str, typer.Option(help=EXTRACTOR_SPECS + "; pipeline mode only")] = "rules",
     segment_tokens: SegmentTokens = 200,
+    window_sentences: WindowSentences = None,
     llm_check_mode: LLMCheckModeOption = "joint",
     llm_passages: LLMPassagesOption = "each",
     allow_missing_references: AllowMissingReferences = False,
@@ -139,6 +141,7 @@ def agree_command(
                 checker,
                 llm=llm,
                 max_tokens=segment_tokens,
+                window_sentences=window_sentences,
                 llm_mode=llm_check_mode,
                 llm_passages=llm_passages,
             ),

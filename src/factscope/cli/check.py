@@ -25,6 +25,7 @@ from factscope.cli.checking_options import (
     MismatchChecks,
     RelevanceOption,
     SegmentTokens,
+    WindowSentences,
     label_order,
     refuse_missing_references,
 )
@@ -90,6 +91,7 @@ def check_command(
     extractor: Annotated[str, typer.Option(help=EXTRACTOR_SPECS)] = "rules",
     checker: Annotated[str, typer.Option(help=CHECKER_SPECS)] = "embedded",
     segment_tokens: SegmentTokens = 200,
+    window_sentences: WindowSentences = None,
     relevance: RelevanceOption = "lexical",
     min_relevance: MinRelevance = None,
     min_confidence: MinConfidence = 0.0,
@@ -130,6 +132,7 @@ def check_command(
 
     checker_settings: dict[str, Any] = {
         "max_tokens": segment_tokens,
+        "window_sentences": window_sentences,
         "relevance": relevance,
         "min_relevance": min_relevance,
         "min_confidence": min_confidence,

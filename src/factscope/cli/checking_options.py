@@ -36,6 +36,16 @@ SegmentTokens = Annotated[
     ),
 ]
 
+WindowSentences = Annotated[
+    int | None,
+    typer.Option(
+        min=0,
+        help="model checkers read each reference as windows of N consecutive sentences (stride one sentence, each "
+        "within --segment-tokens) and take the best window; 0 reads --segment-tokens segments (RefChecker's "
+        "layout); default: the checker's own (the shipped checker reads 2-sentence windows, other models 0)",
+    ),
+]
+
 RelevanceOption = Annotated[
     RelevanceMode,
     typer.Option(

@@ -18,6 +18,7 @@ from factscope.cli.checking_options import (
     LabelOrderOption,
     LLMCheckModeOption,
     SegmentTokens,
+    WindowSentences,
     label_order,
 )
 from factscope.cli.display import (
@@ -126,6 +127,7 @@ def eval_checker_command(
         typer.Option("--output", "-o", help="write the report (figures, confusion matrices) as JSON here"),
     ] = None,
     segment_tokens: SegmentTokens = 200,
+    window_sentences: WindowSentences = None,
     similarity_threshold: Annotated[
         float, typer.Option(min=-1.0, max=1.0, help="cosine threshold of the similarity checker's label")
     ] = 0.7,
@@ -159,6 +161,7 @@ def eval_checker_command(
     client = endpoint.build_if(any(CHECKERS.needs_llm(spec) for spec in specs))
     settings = {
         "max_tokens": segment_tokens,
+        "window_sentences": window_sentences,
         "batch_size": batch_size,
         "similarity_threshold": similarity_threshold,
         "llm_mode": llm_check_mode,

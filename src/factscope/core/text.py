@@ -227,3 +227,35 @@ def _word_windows(text: str, sentence: Span, count_tokens: Callable[[str], int],
 def _window(words: list[Span], first: int, width: int) -> Span:
     """The span from word ``first`` through the next ``width`` words (fewer at the end)."""
     return Span(start=words[first].start, end=words[min(first + width, len(words)) - 1].end)
+
+
+def window_spans(
+    text: str, sentences: int, count_tokens: Callable[[str], int], max_tokens: int = 200
+) -> list[Span]:
+    """Spans of every run of ``sentences`` consecutive sentences of ``text`` (stride one sentence).
+
+    Sentence windows are what SummaC-ZS and AlignScore score a claim against: a model that reads a short window
+    finds the evidence that a 200-token segment buries. A text of at most ``sentences`` sentences is one
+    window; a window over ``max_tokens`` tokens is cut as :func:`segment_spans` cuts a text.
+    """
+    if sentences < 1:
+        raise ValueError("sentences must be at least 1")
+    spans = sentence_spans(text)
+    if len(spans) <= sentences:
+        windows = [Span(start=spans[0].start, end=spans[-1].end)] if spans else []
+    else:
+        windows = [
+            Span(start=spans[i].start, end=spans[i + sentences - 1].end)
+            for i in range(len(spans) - sentences + 1)
+        ]
+    fitted: list[Span] = []
+    for window in windows:
+        piece = text[window.start : window.end]
+        if count_tokens(piece) <= max_tokens:
+            fitted.append(window)
+            continue
+        for part in segment_spans(piece, count_tokens, max_tokens):
+            cut = Span(start=window.start + part.start, end=window.start + part.end)
+            if cut not in fitted:
+                fitted.append(cut)
+    return fitted

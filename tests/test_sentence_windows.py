@@ -1,0 +1,95 @@
+"""Sentence windows: references read as runs of k consecutive sentences, and the checker settings a manifest names."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from factscope.checkers.base import CheckTask
+from factscope.checkers.registry import _checker_defaults
+from factscope.checkers.segmented import SegmentedChecker
+from factscope.core.schema import Label, Span
+from factscope.core.text import window_spans
+
+TEXT = "Ann sang. Bob ran far. Cy slept. Di ate."
+
+
+def words(text: str) -> int:
+    return len(text.split())
+
+
+def test_windows_are_every_run_of_k_sentences_with_stride_one():
+    pieces = [TEXT[s.start : s.end] for s in window_spans(TEXT, 2, words, max_tokens=50)]
+    assert pieces == ["Ann sang. Bob ran far.", "Bob ran far. Cy slept.", "Cy slept. Di ate."]
+    assert [TEXT[s.start : s.end] for s in window_spans(TEXT, 1, words)] == ["Ann sang.", "Bob ran far.", "Cy slept.", "Di ate."]
+
+
+def test_a_text_of_few_sentences_is_one_window_and_an_empty_one_none():
+    assert window_spans("Ann sang. Bob ran.", 3, words) == [Span(start=0, end=18)]
+    assert window_spans("   ", 2, words) == []
+    with pytest.raises(ValueError, match="at least 1"):
+        window_spans(TEXT, 0, words)
+
+
+def test_a_window_over_the_token_budget_is_cut_to_fit():
+    long = "one two three four five six seven eight nine ten. Short one."
+    spans = window_spans(long, 2, words, max_tokens=4)
+    assert all(words(long[s.start : s.end]) <= 4 for s in spans)
+    assert long[spans[0].start : spans[0].end] == "one two three four"
+    assert len(spans) == len({(s.start, s.end) for s in spans})
+
+
+class KeywordScorer:
+    """'not X' in the premise contradicts X; X in the premise entails it; anything else is neutral."""
+
+    name = "keyword"
+
+    def __init__(self) -> None:
+        self.premises: list[str] = []
+
+    def count_tokens(self, text: str) -> int:
+        return len(text.split())
+
+    def score(self, premises, hypotheses):
+        self.premises += list(premises)
+        rows = []
+        for premise, hypothesis in zip(premises, hypotheses):
+            key = hypothesis.lower().rstrip(".")
+            if f"not {key}" in premise.lower():
+                rows.append([0.1, 0.1, 0.8])
+            elif key in premise.lower():
+                rows.append([0.9, 0.05, 0.05])
+            else:
+                rows.append([0.1, 0.8, 0.1])
+        return np.array(rows)
+
+
+def test_the_checker_scores_each_window_and_points_at_the_deciding_one():
+    reference = "Ann sang. Bob ran far. The river is long. Cy slept."
+    scorer = KeywordScorer()
+    checker = SegmentedChecker(scorer, max_tokens=50, window_sentences=2, relevance="off")
+    [verdict] = checker.check([CheckTask("the river is long", (reference,))])
+    assert scorer.premises == ["Ann sang. Bob ran far.", "Bob ran far. The river is long.", "The river is long. Cy slept."]
+    assert verdict.label == Label.ENTAILMENT
+    assert reference[verdict.segment_span.start : verdict.segment_span.end] == "Bob ran far. The river is long."
+    assert verdict.evidence == "The river is long."
+
+
+def test_windows_need_a_token_budget():
+    with pytest.raises(ValueError, match="window_sentences"):
+        SegmentedChecker(KeywordScorer(), max_tokens=0, window_sentences=2)
+
+
+class ManifestScorer(KeywordScorer):
+    manifest = json.loads('{"inference": {"window_sentences": 2, "threshold": 0.4}}')
+
+
+def test_a_checker_folder_supplies_its_own_layout_and_threshold_unless_the_caller_sets_them():
+    scorer = ManifestScorer()
+    assert _checker_defaults(scorer, {"window_sentences": None, "threshold": None}) == {
+        "window_sentences": 2, "threshold": 0.4
+    }
+    assert _checker_defaults(scorer, {"window_sentences": 0, "threshold": 0.7}) == {"window_sentences": 0, "threshold": 0.7}
+    assert _checker_defaults(KeywordScorer(), {"threshold": None}) == {"threshold": None}
