@@ -1,0 +1,310 @@
+"""Leave-one-family-out: how a checker recipe generalises to kinds of claims and evidence it never trained on.
+
+For each family of the development data (`claim_families.FAMILIES`) and each recipe, a checker is fine-tuned
+from the same base on the shippable sets of the other families (train groups only), then scored on a seeded
+sample of the left-out family's test groups, every set of the family included (non-shippable ones too: they
+are evaluated, never trained on). Each sample pair is scored in several layouts:
+
+- ``whole``: the reference as one input (cut at 320 tokens);
+- ``seg200``: 200-token segments, RefChecker's merge (any Entailment wins) for the label, the highest
+  P(Entailment) as the score;
+- ``win1`` / ``win2`` / ``win3``: windows of 1, 2 or 3 consecutive sentences (stride one sentence), the highest
+  P(Entailment) as the score, Entailment when it reaches 0.5.
+
+Figures per family: balanced accuracy of Entailment vs not, and AUROC of the score. The MiniLM cosine floor
+(claim against the whole reference, and the best single sentence) is measured on the same samples; its
+threshold for balanced accuracy is chosen on the other families' samples, never on the family itself.
+
+Results go to ``benchmarks/results/leave_one_family_out.json`` after every (recipe, family), and a rerun
+continues where it stopped. The window scores of each run are kept in ``--scores`` for aggregation studies.
+
+    python benchmarks/leave_one_family_out.py --base DIR --recipes windows segments --per-family 120
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from claim_families import FAMILIES, PAIR_SETS, default_data_dir
+from results_file import machine
+
+from factscope.checkers.embedded import CrossEncoderModel
+from factscope.core.text import segment_spans, sentence_spans
+from factscope.evaluation.splits import part_of
+from factscope.metrics.classification import auroc, balanced_accuracy
+from factscope.training.finetune import FinetuneConfig, finetune_cross_encoder
+from factscope.training.focus import focus_examples
+from factscope.training.long_context import context_copies, unrelated_copies
+from factscope.training.nli_data import NLIExample, load_training_mix
+
+RESULTS = Path(__file__).resolve().parent / "results" / "leave_one_family_out.json"
+LAYOUTS = ("whole", "seg200", "win1", "win2", "win3")
+NEUTRAL = 1
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """How the training pairs are made: focus windows, copies inside other text, per-set budget, schedule."""
+
+    name: str
+    focus_words: int
+    long_context: float
+    context_words: int
+    unrelated: float
+    pairs: int
+    epochs: int = 1
+    learning_rate: float = 5e-5
+
+
+RECIPES = {
+    "segments": Recipe("segments", focus_words=100, long_context=0.0, context_words=150, unrelated=0.05, pairs=1200),
+    "windows": Recipe("windows", focus_words=40, long_context=0.3, context_words=100, unrelated=0.15, pairs=1200),
+}
+
+
+def load_pool(data_dir: Path) -> dict[str, list[NLIExample]]:
+    """Every set's pairs on the 3-way scheme (2-way sets' negatives as not_entailment), by set name."""
+    paths = [data_dir / s.path for s in PAIR_SETS]
+    datasets, _ = load_training_mix(paths)
+    return {path.stem: [replace(e, source=path.stem) for e in d.examples] for path, d in zip(paths, datasets)}
+
+
+def training_pairs(pool: dict[str, list[NLIExample]], left_out: str, recipe: Recipe, seed: int) -> list[NLIExample]:
+    """The recipe's pairs from the train groups of the shippable sets outside ``left_out``."""
+    sets = [s.name for s in PAIR_SETS if s.shippable and s.family != left_out]
+    share = recipe.pairs // len(sets)
+    rng = random.Random(seed)
+    chosen: list[NLIExample] = []
+    for name in sets:
+        train = [e for e in pool[name] if part_of(e.group) == "train"]
+        chosen += train if len(train) <= share else rng.sample(train, share)
+    chosen = focus_examples(chosen, recipe.focus_words)
+    short = [e for e in chosen if len(e.premise.split()) <= recipe.context_words]
+    copies = context_copies(short, recipe.long_context, recipe.context_words, seed + 1)
+    copies += unrelated_copies(short, recipe.unrelated, recipe.context_words, seed + 2, NEUTRAL)
+    return chosen + copies
+
+
+def test_sample(pool: dict[str, list[NLIExample]], family: str, per_family: int, seed: int) -> list[NLIExample]:
+    """A seeded sample of the family's test groups, spread evenly over its sets."""
+    sets = [s.name for s in PAIR_SETS if s.family == family]
+    rng = random.Random(seed)
+    share = max(1, per_family // len(sets))
+    sample: list[NLIExample] = []
+    for name in sets:
+        test = [e for e in pool[name] if part_of(e.group) == "test"]
+        sample += test if len(test) <= share else rng.sample(test, share)
+    return sample
+
+
+def windows(premise: str, size: int) -> list[str]:
+    """Every run of ``size`` consecutive sentences (the whole premise when it has fewer)."""
+    spans = sentence_spans(premise) or []
+    if len(spans) <= size:
+        return [premise]
+    return [premise[spans[i].start : spans[i + size - 1].end] for i in range(len(spans) - size + 1)]
+
+
+def layout_inputs(premise: str, count_tokens) -> dict[str, list[str]]:
+    """The premises each layout scores for one pair."""
+    inputs = {"whole": [premise]}
+    inputs["seg200"] = [premise[s.start : s.end] for s in segment_spans(premise, count_tokens, 200)] or [premise]
+    for size in (1, 2, 3):
+        inputs[f"win{size}"] = windows(premise, size)
+    return inputs
+
+
+def score_sample(model: CrossEncoderModel, sample: list[NLIExample]) -> list[dict[str, list[list[float]]]]:
+    """Per pair and layout, the 3-way probabilities of every input of the layout."""
+    tokenizer = model.tokenizer
+
+    def count_tokens(text: str) -> int:
+        return len(tokenizer.tokenize(text))
+
+    per_pair = [layout_inputs(e.premise, count_tokens) for e in sample]
+    premises, hypotheses = [], []
+    for e, inputs in zip(sample, per_pair):
+        for texts in inputs.values():
+            premises += texts
+            hypotheses += [e.hypothesis] * len(texts)
+    probs = model.probs(premises, hypotheses)
+    scored, k = [], 0
+    for inputs in per_pair:
+        row = {}
+        for layout, texts in inputs.items():
+            row[layout] = probs[k : k + len(texts)].tolist()
+            k += len(texts)
+        scored.append(row)
+    return scored
+
+
+def layout_decision(layout: str, probs: np.ndarray) -> tuple[float, bool]:
+    """The layout's score (highest P(Entailment)) and its Entailment decision."""
+    score = float(probs[:, 0].max())
+    if layout == "seg200":
+        return score, bool((probs.argmax(axis=1) == 0).any())
+    return score, score >= 0.5
+
+
+def family_figures(sample: list[NLIExample], scored: list[dict]) -> dict:
+    """Balanced accuracy and AUROC per layout, overall and per set."""
+    gold = np.array([e.label == 0 for e in sample])
+    figures: dict = {"n": len(sample), "sets": sorted({e.source for e in sample})}
+    for layout in LAYOUTS:
+        decided = [layout_decision(layout, np.array(row[layout])) for row in scored]
+        scores = np.array([d[0] for d in decided])
+        labels = np.array([d[1] for d in decided])
+        figures[layout] = {
+            "balanced_accuracy": balanced_accuracy(gold.tolist(), labels.tolist()),
+            "auroc": auroc(gold.tolist(), scores.tolist()),
+            "inputs_per_pair": float(np.mean([len(row[layout]) for row in scored])),
+        }
+    return figures
+
+
+def cosine_floor(pool, samples: dict[str, list[NLIExample]]) -> dict:
+    """MiniLM cosine of claim and reference (whole, best sentence): AUROC per family, and balanced accuracy at
+    the threshold that is best on the other families' samples."""
+    from factscope.hf.encoders import BiEncoder
+
+    encoder = BiEncoder()
+    scores: dict[str, dict[str, np.ndarray]] = {}
+    for family, sample in samples.items():
+        whole = encoder.cosine([e.premise for e in sample], [e.hypothesis for e in sample])
+        best = []
+        for e in sample:
+            sentences = windows(e.premise, 1)
+            best.append(float(encoder.cosine(sentences, [e.hypothesis] * len(sentences)).max()))
+        scores[family] = {"whole": np.asarray(whole), "best_sentence": np.asarray(best)}
+    floor: dict = {}
+    for family, sample in samples.items():
+        gold = np.array([e.label == 0 for e in sample])
+        floor[family] = {}
+        for kind in ("whole", "best_sentence"):
+            others_gold = np.concatenate([[e.label == 0 for e in samples[f]] for f in samples if f != family])
+            others = np.concatenate([scores[f][kind] for f in samples if f != family])
+            threshold = max(np.unique(others), key=lambda t: balanced_accuracy(others_gold.tolist(), (others >= t).tolist()))
+            floor[family][kind] = {
+                "auroc": auroc(gold.tolist(), scores[family][kind].tolist()),
+                "balanced_accuracy": balanced_accuracy(gold.tolist(), (scores[family][kind] >= threshold).tolist()),
+                "threshold_from_other_families": float(threshold),
+            }
+    return floor
+
+
+def summarise(results: dict) -> dict:
+    """Mean over families of each recipe and layout (only recipes with every family done)."""
+    summary: dict = {}
+    for name, by_family in results["recipes"].items():
+        if len(by_family) < len(FAMILIES):
+            continue
+        summary[name] = {
+            layout: {
+                metric: float(np.mean([by_family[f]["figures"][layout][metric] for f in FAMILIES]))
+                for metric in ("balanced_accuracy", "auroc")
+            }
+            for layout in LAYOUTS
+        }
+    floor = results.get("cosine_floor")
+    if floor:
+        summary["cosine"] = {
+            kind: {
+                metric: float(np.mean([floor[f][kind][metric] for f in FAMILIES]))
+                for metric in ("balanced_accuracy", "auroc")
+            }
+            for kind in ("whole", "best_sentence")
+        }
+    return summary
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--base", required=True, help="checker (HF folder) every recipe is fine-tuned from")
+    parser.add_argument("--data", type=Path, default=default_data_dir())
+    parser.add_argument("--recipes", nargs="+", default=list(RECIPES), choices=list(RECIPES) + ["base"])
+    parser.add_argument("--families", nargs="+", default=list(FAMILIES), choices=FAMILIES)
+    parser.add_argument("--per-family", type=int, default=120, help="test pairs sampled per left-out family")
+    parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--scores", type=Path, default=None, help="folder for the per-pair window scores")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args()
+
+    import torch
+
+    torch.set_num_threads(args.threads)
+    pool = load_pool(args.data)
+    samples = {family: test_sample(pool, family, args.per_family, args.seed) for family in FAMILIES}
+    results = json.loads(args.out.read_text()) if args.out.exists() else {}
+    results.setdefault("recipes", {})
+    results["protocol"] = {
+        "base": args.base,
+        "per_family": args.per_family,
+        "seed": args.seed,
+        "families": {f: [s.name for s in PAIR_SETS if s.family == f] for f in FAMILIES},
+        "trained_on": "train groups of the shippable sets outside the left-out family",
+        "evaluated_on": "a seeded sample of the left-out family's test groups (every set of the family)",
+        "recipes": {name: asdict(recipe) for name, recipe in RECIPES.items()},
+    }
+    if "cosine_floor" not in results:
+        results["cosine_floor"] = cosine_floor(pool, samples)
+        _write(args.out, results)
+    for name in args.recipes:
+        done = results["recipes"].setdefault(name, {})
+        for family in args.families:
+            if family in done:
+                continue
+            started = time.perf_counter()
+            if name == "base":
+                model = CrossEncoderModel.from_pretrained(args.base, batch_size=64, max_length=320)
+                trained = 0
+            else:
+                recipe = RECIPES[name]
+                pairs = training_pairs(pool, family, recipe, args.seed)
+                config = FinetuneConfig(
+                    epochs=recipe.epochs, learning_rate=recipe.learning_rate, max_length=320, seed=args.seed,
+                    threads=args.threads,
+                )
+                result = finetune_cross_encoder(args.base, pairs, pairs[:8], ("entailment", "neutral", "contradiction"), config)
+                model = CrossEncoderModel(result.model.model, result.model.tokenizer, batch_size=64, max_length=320)
+                trained = len(pairs)
+            fitted = time.perf_counter() - started
+            scored = score_sample(model, samples[family])
+            if args.scores is not None:
+                args.scores.mkdir(parents=True, exist_ok=True)
+                rows = [
+                    {"source": e.source, "label": e.label, "probs": row} for e, row in zip(samples[family], scored)
+                ]
+                (args.scores / f"{name}.{family.replace(' ', '_')}.json").write_text(json.dumps(rows))
+            done[family] = {
+                "figures": family_figures(samples[family], scored),
+                "training_pairs": trained,
+                "fit_seconds": round(fitted, 1),
+                "score_seconds": round(time.perf_counter() - started - fitted, 1),
+            }
+            results["summary"] = summarise(results)
+            _write(args.out, results)
+            print(name, family, json.dumps({k: done[family]["figures"][k] for k in LAYOUTS}), flush=True)
+    results["summary"] = summarise(results)
+    _write(args.out, results)
+    print(json.dumps(results["summary"], indent=2))
+
+
+def _write(path: Path, results: dict) -> None:
+    results["machine"] = machine()
+    results["date"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    path.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
