@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import pytest
 
 from factscope.checkers.base import CheckTask
@@ -12,6 +11,7 @@ from factscope.checkers.registry import _checker_defaults
 from factscope.checkers.segmented import SegmentedChecker
 from factscope.core.schema import Label, Span
 from factscope.core.text import window_spans
+from fake_scorers import KeywordScorer
 
 TEXT = "Ann sang. Bob ran far. Cy slept. Di ate."
 
@@ -41,37 +41,12 @@ def test_a_window_over_the_token_budget_is_cut_to_fit():
     assert len(spans) == len({(s.start, s.end) for s in spans})
 
 
-class KeywordScorer:
-    """'not X' in the premise contradicts X; X in the premise entails it; anything else is neutral."""
-
-    name = "keyword"
-
-    def __init__(self) -> None:
-        self.premises: list[str] = []
-
-    def count_tokens(self, text: str) -> int:
-        return len(text.split())
-
-    def score(self, premises, hypotheses):
-        self.premises += list(premises)
-        rows = []
-        for premise, hypothesis in zip(premises, hypotheses):
-            key = hypothesis.lower().rstrip(".")
-            if f"not {key}" in premise.lower():
-                rows.append([0.1, 0.1, 0.8])
-            elif key in premise.lower():
-                rows.append([0.9, 0.05, 0.05])
-            else:
-                rows.append([0.1, 0.8, 0.1])
-        return np.array(rows)
-
-
 def test_the_checker_scores_each_window_and_points_at_the_deciding_one():
     reference = "Ann sang. Bob ran far. The river is long. Cy slept."
     scorer = KeywordScorer()
     checker = SegmentedChecker(scorer, max_tokens=50, window_sentences=2, relevance="off")
     [verdict] = checker.check([CheckTask("the river is long", (reference,))])
-    assert scorer.premises == ["Ann sang. Bob ran far.", "Bob ran far. The river is long.", "The river is long. Cy slept."]
+    assert [premise for premise, _ in scorer.calls[0]] == ["Ann sang. Bob ran far.", "Bob ran far. The river is long.", "The river is long. Cy slept."]
     assert verdict.label == Label.ENTAILMENT
     assert reference[verdict.segment_span.start : verdict.segment_span.end] == "Bob ran far. The river is long."
     assert verdict.evidence == "The river is long."
