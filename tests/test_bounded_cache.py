@@ -21,7 +21,7 @@ def test_a_cache_holds_at_least_one_entry():
 
 
 def test_a_bi_encoder_batch_larger_than_its_cache_is_encoded_whole(monkeypatch):
-    import factscope.hf.encoders as encoders
+    from factscope.hf import encoders
 
     monkeypatch.setattr(encoders, "CACHED_EMBEDDINGS", 2)
     encoder = encoders.BiEncoder()

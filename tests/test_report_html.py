@@ -13,6 +13,7 @@ from markupsafe import escape as jinja_escape
 from typer.testing import CliRunner
 
 from factscope.core.errors import InputError
+from factscope.core.results import ResultRows
 from factscope.core.schema import Claim, Label, Span, Verdict
 from factscope.metrics.hallucination import DatasetRates, summarize_response
 from factscope.plots.templating import format_figure
@@ -26,7 +27,6 @@ from factscope.refchecker.html_report import (
     select_results,
     verdict_class,
 )
-from factscope.core.results import ResultRows
 from factscope.refchecker.task import CheckResult, ClaimResult, summarize_run
 
 E, N, C = Label.ENTAILMENT, Label.NEUTRAL, Label.CONTRADICTION
