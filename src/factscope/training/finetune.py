@@ -106,6 +106,13 @@ def finetune_cross_encoder(
     if state is not None:
         state.restore(model, optimizer, scheduler, rng)
         history, best_state, best_score, best_epoch = state.history, state.best_state, state.best_score, state.best_epoch
+
+    def save(epoch: int, step: int, losses: list[float], rng_state: Any) -> None:
+        if config.checkpoint is not None:
+            TrainingState(epoch, step, losses, rng_state, history, best_state, best_score, best_epoch).save(
+                config.checkpoint, model, optimizer, scheduler
+            )
+
     for epoch, data in enumerate(epoch_data, start=1):
         if state is not None and epoch < state.epoch:
             continue
@@ -126,37 +133,23 @@ def finetune_cross_encoder(
             scheduler.step()
             if on_step is not None:
                 on_step(len(batch))
-            if config.checkpoint is not None and step % config.checkpoint_every == 0 and step < len(batches):
-                TrainingState(
-                    epoch, step, losses, rng_at_start, history, best_state, best_score, best_epoch
-                ).save(config.checkpoint, model, optimizer, scheduler)
+            if step % config.checkpoint_every == 0 and step < len(batches):
+                save(epoch, step, losses, rng_at_start)
         state = None
         if on_cpu:
             choose_attention(model, config.max_length, bf16=False)
         model.eval()
         history.append({"epoch": epoch, "train_loss": float(np.mean(losses))})
-        if len(candidates) < 2 or epoch not in candidates:
-            if config.checkpoint is not None and epoch < config.epochs:
-                TrainingState(
-                    epoch + 1, 0, [], rng.bit_generator.state, history, best_state, best_score, best_epoch
-                ).save(config.checkpoint, model, optimizer, scheduler)
-            continue
-        probs = scorer.probs([e.premise for e in validation], [e.hypothesis for e in validation])
-        labels = np.array([e.label for e in validation])
-        report = evaluate(labels, probs, classes)
-        score = mix_objective(labels, probs, np.array([e.source for e in validation]))
-        history[-1]["validation"] = {**report.as_dict(), "objective": score}
-        if score > best_score:
-            best_score, best_epoch = score, epoch
-            best_state = copy.deepcopy(model.state_dict())
-        if config.checkpoint is not None and epoch < config.epochs:
-            TrainingState(
-                epoch + 1, 0, [], rng.bit_generator.state, history, best_state, best_score, best_epoch
-            ).save(config.checkpoint, model, optimizer, scheduler)
-    if config.checkpoint is not None:
-        TrainingState(
-            config.epochs + 1, 0, [], rng.bit_generator.state, history, best_state, best_score, best_epoch
-        ).save(config.checkpoint, model, optimizer, scheduler)
+        if len(candidates) > 1 and epoch in candidates:
+            probs = scorer.probs([e.premise for e in validation], [e.hypothesis for e in validation])
+            labels = np.array([e.label for e in validation])
+            report = evaluate(labels, probs, classes)
+            score = mix_objective(labels, probs, np.array([e.source for e in validation]))
+            history[-1]["validation"] = {**report.as_dict(), "objective": score}
+            if score > best_score:
+                best_score, best_epoch = score, epoch
+                best_state = copy.deepcopy(model.state_dict())
+        save(epoch + 1, 0, [], rng.bit_generator.state)
     if best_state is not None:
         model.load_state_dict(best_state)
     model.eval()
