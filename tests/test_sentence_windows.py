@@ -68,3 +68,11 @@ def test_a_checker_folder_supplies_its_own_layout_and_threshold_unless_the_calle
     }
     assert _checker_defaults(scorer, {"window_sentences": 0, "threshold": 0.7}) == {"window_sentences": 0, "threshold": 0.7}
     assert _checker_defaults(KeywordScorer(), {"threshold": None}) == {"threshold": None}
+
+
+def test_the_published_judges_refuse_sentence_windows():
+    from factscope.checkers.registry import _judge
+    from factscope.core.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="--window-sentences"):
+        _judge(KeywordScorer(), 0, None, {"window_sentences": 2})

@@ -114,6 +114,11 @@ def _judge(scorer: Any, chunk_tokens: int, threshold: float | None, options: dic
     whole) and threshold (0.5) unless ``threshold`` is given."""
     from factscope.checkers.decision import TWO_WAY_THRESHOLD
 
+    if options.get("window_sentences"):
+        raise ConfigError(
+            "the published judges chunk references as their authors do; --window-sentences applies to the "
+            "embedded, nli: and path: checkers"
+        )
     chosen = TWO_WAY_THRESHOLD if threshold is None else threshold
     return _segmented(scorer, **{**options, "max_tokens": chunk_tokens, "threshold": chosen})
 

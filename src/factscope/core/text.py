@@ -248,14 +248,13 @@ def window_spans(
             Span(start=spans[i].start, end=spans[i + sentences - 1].end)
             for i in range(len(spans) - sentences + 1)
         ]
-    fitted: list[Span] = []
+    fitted: dict[tuple[int, int], Span] = {}
     for window in windows:
         piece = text[window.start : window.end]
-        if count_tokens(piece) <= max_tokens:
-            fitted.append(window)
-            continue
-        for part in segment_spans(piece, count_tokens, max_tokens):
+        parts = [Span(start=0, end=len(piece))] if count_tokens(piece) <= max_tokens else segment_spans(
+            piece, count_tokens, max_tokens
+        )
+        for part in parts:
             cut = Span(start=window.start + part.start, end=window.start + part.end)
-            if cut not in fitted:
-                fitted.append(cut)
-    return fitted
+            fitted.setdefault((cut.start, cut.end), cut)
+    return list(fitted.values())
