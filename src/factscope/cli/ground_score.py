@@ -4,6 +4,7 @@ locally or on Ray, with its tables."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -180,7 +181,7 @@ def score_command(
             f"[yellow]skipped[/] {len(without)} record(s) without a response (e.g. {escape(repr(without[0]))}); "
             "pass --responses or run `factscope ground generate` first"
         )
-    if not examples.examples:
+    if not len(examples):
         raise InputError(
             "no record to score: none has a response; pass --responses FILE or run `factscope ground generate`",
             path=input,
@@ -189,7 +190,7 @@ def score_command(
     llm = endpoint.build_if(GROUND.needs_llm(spec))
     facts_row: list[tuple[str, object]] = []
     if atomic_facts is not None:
-        spec, facts_row = _supplied_facts(atomic_facts, examples.examples, spec, llm, human_facts, paper_fact_rules)
+        spec, facts_row = _supplied_facts(atomic_facts, examples, spec, llm, human_facts, paper_fact_rules)
     with ProgressDisplay() as shown:
         run = GROUND.run(
             spec,
@@ -234,7 +235,7 @@ def _report_ground(
 
 
 def _supplied_facts(
-    path: Path, examples: list[GroundExample], spec: GroundSpec, llm: LLMClient | None, human: bool,
+    path: Path, examples: Iterable[GroundExample], spec: GroundSpec, llm: LLMClient | None, human: bool,
     paper_rules: bool,
 ) -> tuple[GroundSpec, list[tuple[str, object]]]:
     """``spec`` serving the facts of an atomic-facts file (``supply_facts``), its skipped entries and unknown ids

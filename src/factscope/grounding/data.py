@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -31,7 +31,8 @@ from factscope.core.errors import InputError
 from factscope.core.fields import Flag, Identifier, NonBlank, Passages, Texts
 from factscope.core.io import parse_located, read_json_document, read_json_records, read_text
 from factscope.core.record_ids import RecordIds, repeated_keys
-from factscope.grounding.responses import read_responses
+from factscope.grounding.response_index import ResponseIndex
+from factscope.grounding.responses import ResponseRow, first_line_object, read_responses
 
 
 @dataclass
@@ -162,7 +163,13 @@ def read_presence_labels(path: str | Path) -> Iterator[tuple[int, PresenceLabelI
 
 
 def is_seed_layout(path: Path) -> bool:
-    """True when the file is one JSON object whose values are objects with ``qText`` (the Truly Ground layout)."""
+    """True when the file is one JSON object whose values are objects with ``qText`` (the Truly Ground layout).
+
+    A file whose first line holds a whole JSON object (JSONL, or the layout on one line) is told by that line
+    alone, so a large JSONL file is not read whole to tell it apart."""
+    first = first_line_object(path)
+    if first is not None:
+        return _holds_questions(first)
     text = read_text(path)
     if not text.lstrip().startswith("{"):
         return False
@@ -170,7 +177,11 @@ def is_seed_layout(path: Path) -> bool:
         data = json.loads(text)
     except json.JSONDecodeError:
         return False
-    return isinstance(data, dict) and any(isinstance(v, dict) and "qText" in v for v in data.values())
+    return isinstance(data, dict) and _holds_questions(data)
+
+
+def _holds_questions(data: dict[str, Any]) -> bool:
+    return any(isinstance(v, dict) and "qText" in v for v in data.values())
 
 
 def load_seed_dataset(path: str | Path, metadata_path: str | Path | None = None) -> GroundDataset:
@@ -205,26 +216,50 @@ def _seed_example(path: Path, key: str, entry: Any) -> GroundExample:
 
 
 def _attach_metadata(dataset: GroundDataset, path: Path, data_ids: set[str]) -> None:
-    metadata, repeated = read_json_document(path)
-    if not isinstance(metadata, dict):
-        raise InputError("expected a JSON object keyed by question id", path=path)
-    dataset.errors.extend(repeated_keys(path, repeated))
+    metadata = Metadata(path)
+    dataset.errors.extend(metadata.errors)
     for example in dataset.examples:
-        entry = metadata.get(example.id)
+        problem = metadata.apply(example)
+        if problem is not None:
+            dataset.errors.append(problem)
+    dataset.warnings.extend(metadata.warnings(data_ids))
+
+
+class Metadata:
+    """A metadata file (one JSON object keyed by question id, read whole) joined to examples one at a time;
+    ``errors`` holds the keys it repeats."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        entries, repeated = read_json_document(path)
+        if not isinstance(entries, dict):
+            raise InputError("expected a JSON object keyed by question id", path=path)
+        self.entries: dict[str, Any] = entries
+        self.errors = repeated_keys(path, repeated)
+
+    def apply(self, example: GroundExample) -> InputError | None:
+        """Add the example's metadata fields to it; the located error of an entry that cannot be read."""
+        entry = self.entries.get(example.id)
         if entry is None:
-            continue
+            return None
         try:
-            given = parse_located(MetadataEntryInput, entry, path=path, line=None, where=f"question {example.id!r}")
+            given = parse_located(MetadataEntryInput, entry, path=self.path, line=None,
+                                  where=f"question {example.id!r}")
         except InputError as error:
-            dataset.errors.append(error)
-            continue
+            return error
         example.metadata.update(given.model_extra or {})
-    without = sorted(data_ids - set(metadata))
-    unknown = sorted(set(metadata) - data_ids)
-    if without:
-        dataset.warnings.append(f"{path}: no metadata for {len(without)} question id(s): {_ids(without)}")
-    if unknown:
-        dataset.warnings.append(f"{path}: {len(unknown)} metadata id(s) match no question: {_ids(unknown)}")
+        return None
+
+    def warnings(self, data_ids: set[str]) -> list[str]:
+        """What does not match between the file and the questions ``data_ids``."""
+        without = sorted(data_ids - set(self.entries))
+        unknown = sorted(set(self.entries) - data_ids)
+        found = []
+        if without:
+            found.append(f"{self.path}: no metadata for {len(without)} question id(s): {_ids(without)}")
+        if unknown:
+            found.append(f"{self.path}: {len(unknown)} metadata id(s) match no question: {_ids(unknown)}")
+        return found
 
 
 def _ids(ids: list[str], shown: int = 5) -> str:
@@ -252,22 +287,28 @@ def load_generic_dataset(path: str | Path) -> GroundDataset:
     if not path.exists():
         raise InputError("file not found; check the path", path=path)
     dataset = GroundDataset(examples=[])
+    for example in generic_examples(path):
+        if isinstance(example, InputError):
+            dataset.errors.append(example)
+        else:
+            dataset.examples.append(example)
+    return dataset
+
+
+def generic_examples(path: Path) -> Iterator[GroundExample | InputError]:
+    """The examples of a generic JSONL (or JSON list) file one at a time, each bad or repeated record as its
+    located error; JSONL is read a line at a time."""
     ids = RecordIds(path)
     for line, item in read_json_records(path):
         if isinstance(item, InputError):
-            dataset.errors.append(item)
+            yield item
             continue
         try:
             example = generic_example(item, path=path, line=line)
         except InputError as error:
-            dataset.errors.append(error)
+            yield error
             continue
-        repeated = ids.repeat(example.id, line)
-        if repeated is not None:
-            dataset.errors.append(repeated)
-            continue
-        dataset.examples.append(example)
-    return dataset
+        yield ids.repeat(example.id, line) or example
 
 
 def load_dataset(path: str | Path, metadata_path: str | Path | None = None) -> GroundDataset:
@@ -298,38 +339,109 @@ def attach_responses(dataset: GroundDataset, path: str | Path, field_name: str =
     ids = {e.id for e in dataset.examples}
     for example in dataset.examples:
         row = responses.get(example.id)
-        if row is None:
-            continue
-        example.response = row.text
-        if row.contexts:
-            example.contexts = row.contexts
+        if row is not None:
+            _answer(example, row)
     missing = sorted(ids - set(responses))
     unknown = sorted(set(responses) - ids)
+    dataset.warnings.extend(_response_warnings(path, missing, len(unknown), unknown[:SHOWN_IDS]))
+
+
+SHOWN_IDS = 5
+
+
+def _answer(example: GroundExample, row: ResponseRow) -> None:
+    """Give ``example`` the response of ``row`` (and the contexts the model saw, when the row has them)."""
+    example.response = row.text
+    if row.contexts:
+        example.contexts = row.contexts
+
+
+def _response_warnings(path: str | Path, missing: list[str], unknown: int, shown: list[str]) -> list[str]:
+    found = []
     if missing:
-        dataset.warnings.append(f"{path}: no response for {len(missing)} question id(s): {_ids(missing)}")
+        found.append(f"{path}: no response for {len(missing)} question id(s): {_ids(missing)}")
     if unknown:
-        dataset.warnings.append(f"{path}: {len(unknown)} response id(s) match no question: {_ids(unknown)}")
+        more = f" and {unknown - len(shown)} more" if unknown > len(shown) else ""
+        found.append(f"{path}: {unknown} response id(s) match no question: {', '.join(shown)}{more}")
+    return found
 
 
 class ScoredExamples:
-    """The examples of a dataset file that can be scored: those with a response (attached from ``responses``
+    """The examples of a dataset file that can be scored: those with a response (joined from ``responses`` by id
     when given), joined to ``metadata``. ``problems`` holds the records that did not load; ``without_response``
-    the ids of those that loaded with no response (left out); ``warnings`` the reader's warnings."""
+    the ids of those that loaded with no response (left out); ``warnings`` the reader's warnings.
+
+    A generic JSONL dataset is streamed: each iteration reads it again a line at a time and joins each record to
+    its response through an on-disk index of the responses file (``ResponseIndex``), so memory holds the ids, not
+    the records. The Truly Ground layout and a metadata file are single JSON documents and are read whole. Opening
+    reads the input once, to find the problems and warnings and count the examples."""
 
     def __init__(
         self, path: str | Path, metadata: str | Path | None = None, responses: str | Path | None = None
     ) -> None:
         self.path = Path(path)
-        dataset = load_dataset(path, metadata)
-        if responses is not None:
-            attach_responses(dataset, responses)
-        self.examples = [example for example in dataset.examples if example.response is not None]
-        self.without_response = [example.id for example in dataset.examples if example.response is None]
-        self.problems: list[InputError] = dataset.errors
-        self.warnings = dataset.warnings
+        if not self.path.exists():
+            raise InputError("file not found; check the path", path=self.path)
+        self._held = load_seed_dataset(self.path, metadata) if is_seed_layout(self.path) else None
+        self._metadata = Metadata(Path(metadata)) if metadata is not None and self._held is None else None
+        self._responses = ResponseIndex(responses) if responses is not None else None
+        self.problems: list[InputError] = []
+        self.warnings: list[str] = []
+        self.without_response: list[str] = []
+        self._count = 0
+        self._survey(responses)
+
+    def _survey(self, responses: str | Path | None) -> None:
+        if self._held is not None:
+            self.problems.extend(self._held.errors)
+            self.warnings.extend(self._held.warnings)
+        if self._metadata is not None:
+            self.problems.extend(self._metadata.errors)
+        data_ids: set[str] = set()
+        for example in self._loaded():
+            if isinstance(example, InputError):
+                self.problems.append(example)
+                continue
+            data_ids.add(example.id)
+            if example.response is None:
+                self.without_response.append(example.id)
+            else:
+                self._count += 1
+        if self._metadata is not None:
+            self.warnings.extend(self._metadata.warnings(data_ids))
+        if self._responses is not None and responses is not None:
+            self.problems.extend(self._responses.errors)
+            self._responses.mark_matched(data_ids)
+            unknown, shown = self._responses.unmatched(SHOWN_IDS)
+            self.warnings.extend(_response_warnings(responses, sorted(self.without_response), unknown, shown))
+
+    def _loaded(self) -> Iterator[GroundExample | InputError]:
+        """Every example of the file with its metadata and response joined, and each record's error."""
+        examples: Iterable[GroundExample | InputError] = (
+            self._held.examples if self._held is not None else generic_examples(self.path)
+        )
+        for example in examples:
+            if isinstance(example, GroundExample):
+                if self._held is not None:
+                    example = replace(example, metadata=dict(example.metadata))
+                if self._metadata is not None:
+                    problem = self._metadata.apply(example)
+                    if problem is not None:
+                        yield problem
+                if self._responses is not None:
+                    row = self._responses.get(example.id)
+                    if row is not None:
+                        _answer(example, row)
+            yield example
 
     def __iter__(self) -> Iterator[GroundExample]:
-        return iter(self.examples)
+        return (example for example in self._loaded()
+                if isinstance(example, GroundExample) and example.response is not None)
 
     def __len__(self) -> int:
-        return len(self.examples)
+        return self._count
+
+    def close(self) -> None:
+        """Remove the responses index."""
+        if self._responses is not None:
+            self._responses.close()

@@ -11,6 +11,7 @@ LM echoing its prompt), it is removed from the response, as the paper's scoring 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -20,7 +21,14 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, create_model
 
 from factscope.core.errors import InputError
 from factscope.core.fields import Identifier, Passages
-from factscope.core.io import json_kind, parse_keyed_document, parse_located, read_json_records, read_text
+from factscope.core.io import (
+    json_kind,
+    parse_keyed_document,
+    parse_located,
+    read_json_records,
+    read_text,
+    require_file,
+)
 from factscope.core.record_ids import RecordIds, repeated_keys
 
 ACCEPTED_FORMATS = (
@@ -96,13 +104,45 @@ def read_responses(
     A file in neither format (a list of strings, an object whose values are not objects, ...) raises an
     InputError naming the file and the accepted formats.
     """
+    rows: list[ResponseRow] = []
+    errors: list[InputError] = []
+    for entry in response_entries(path, field_name):
+        if isinstance(entry, InputError):
+            errors.append(entry)
+        else:
+            rows.append(entry)
+    return rows, errors
+
+
+def response_entries(path: str | Path, field_name: str = "response") -> Iterator[ResponseRow | InputError]:
+    """The responses of a file in either format, one at a time, each entry that could not be read as its located
+    error: JSONL rows are read a line at a time, a prediction file (one JSON object) whole. A file in neither
+    format raises an InputError naming the file and the accepted formats."""
     path = Path(path)
-    text = read_text(path)
-    document, repeated = _single_object(text)
-    if document is not None and not _is_row(document, field_name):
-        rows, errors = _read_predictions(path, document)
-        return rows, repeated_keys(path, repeated) + errors
-    return _read_rows(path, field_name)
+    first = first_line_object(path)
+    if first is None or not _is_row(first, field_name):
+        document, repeated = _single_object(read_text(path))
+        if document is not None and not _is_row(document, field_name):
+            yield from repeated_keys(path, repeated)
+            yield from _read_predictions(path, document)
+            return
+    yield from _read_rows(path, field_name)
+
+
+def first_line_object(path: Path) -> dict[str, Any] | None:
+    """The JSON object on the file's first non-blank line when that line holds one whole, else None (a JSON list,
+    an object spread over lines, bytes that are not UTF-8)."""
+    require_file(path)
+    with path.open("rb") as handle:
+        for raw in handle:
+            if not raw.strip():
+                continue
+            try:
+                value = json.loads(raw.decode("utf-8-sig"))
+            except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+                return None
+            return value if isinstance(value, dict) else None
+    return None
 
 
 def _single_object(text: str) -> tuple[dict[str, Any] | None, list[str]]:
@@ -126,48 +166,44 @@ def _unrecognised(path: Path, holds: str) -> InputError:
     return InputError(f"not a responses file: it holds {holds}. Accepted: {ACCEPTED_FORMATS}", path=path)
 
 
-def _read_predictions(path: Path, document: dict[str, Any]) -> tuple[list[ResponseRow], list[InputError]]:
+def _read_predictions(path: Path, document: dict[str, Any]) -> Iterator[ResponseRow | InputError]:
     if not any(isinstance(value, dict) for value in document.values()):
         kinds = sorted({json_kind(value) for value in document.values()}) or ["nothing"]
         raise _unrecognised(path, f"an object whose values are {' / '.join(kinds)}, not objects")
-    rows: list[ResponseRow] = []
-    errors: list[InputError] = []
     for key, entry in document.items():
         where = f"question {key!r}"
         if not isinstance(entry, dict):
-            errors.append(InputError(f"{where}: expected an object, got {json_kind(entry)}", path=path))
+            yield InputError(f"{where}: expected an object, got {json_kind(entry)}", path=path)
             continue
         try:
             given = parse_located(PredictionInput, entry, path=path, line=None, where=where)
         except InputError as error:
-            errors.append(error)
+            yield error
             continue
-        rows.append(ResponseRow(id=str(key), text=given.response(), prompt=given.input))
-    return rows, errors
+        yield ResponseRow(id=str(key), text=given.response(), prompt=given.input)
 
 
-def _read_rows(path: Path, field_name: str) -> tuple[list[ResponseRow], list[InputError]]:
-    rows: list[ResponseRow] = []
-    errors: list[InputError] = []
+def _read_rows(path: Path, field_name: str) -> Iterator[ResponseRow | InputError]:
     objects = 0
+    first_error: InputError | None = None
     row_model = response_input(field_name)
     ids = RecordIds(path)
     for line, item in read_json_records(path):
         if isinstance(item, InputError):
-            errors.append(item)
+            first_error = first_error or item
+            yield item
             continue
         objects += 1
         try:
             given = parse_located(row_model, item, path=path, line=line)
         except InputError as error:
-            errors.append(error)
+            yield error
             continue
         repeated = ids.repeat(given.id, line)
         if repeated is not None:
-            errors.append(repeated)
+            yield repeated
             continue
-        rows.append(ResponseRow(id=given.id, text=given.text, contexts=given.contexts))
+        yield ResponseRow(id=given.id, text=given.text, contexts=given.contexts)
     if not objects:
-        first = f" (first: {errors[0].reason})" if errors else ""
+        first = f" (first: {first_error.reason})" if first_error else ""
         raise _unrecognised(path, f"no record object{first}")
-    return rows, errors

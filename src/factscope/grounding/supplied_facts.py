@@ -7,7 +7,7 @@ the other responses to a fallback extractor, so the run loop, results and summar
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,7 +28,7 @@ class SuppliedFactExtractor:
 
     @classmethod
     def for_examples(
-        cls, examples: Sequence[GroundExample], facts: Mapping[str, Sequence[str]], fallback: Extractor
+        cls, examples: Iterable[GroundExample], facts: Mapping[str, Sequence[str]], fallback: Extractor
     ) -> SuppliedFactExtractor:
         """The extractor serving ``facts`` (by question id) for the responses of ``examples``.
 
@@ -91,7 +91,7 @@ class SuppliedFacts:
 
 
 def supply_facts(
-    path: str | Path, examples: Sequence[GroundExample], fallback: Extractor, *, human: bool, paper_rules: bool
+    path: str | Path, examples: Iterable[GroundExample], fallback: Extractor, *, human: bool, paper_rules: bool
 ) -> SuppliedFacts:
     """Serve the atomic facts of ``path`` (``load_atomic_facts``; ``human``: FActScore's human annotations) for
     the responses of ``examples``, ``fallback`` extracting the facts of the others; the manifest records the
@@ -101,7 +101,12 @@ def supply_facts(
 
     loaded = load_atomic_facts(path, human=human, paper_rules=paper_rules)
     served = SuppliedFactExtractor.for_examples(examples, loaded.facts, fallback)
-    supplied = sum(1 for example in examples if served.serves(example.question, example.response or ""))
+    supplied = extracted = 0
+    for example in examples:
+        if served.serves(example.question, example.response or ""):
+            supplied += 1
+        else:
+            extracted += 1
     fingerprint = fingerprint_file(path)
     settings: dict[str, Setting] = {
         "atomic_facts": {
@@ -115,7 +120,7 @@ def supply_facts(
         extractor=served,
         settings=settings,
         supplied=supplied,
-        extracted=len(examples) - supplied,
+        extracted=extracted,
         problems=list(loaded.errors),
         unknown=sorted(set(loaded.facts) - {example.id for example in examples}),
     )
