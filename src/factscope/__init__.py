@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from factscope.conner.task import KnowledgeRun
     from factscope.core.run import ProgressCallback
     from factscope.core.schema import Record
+    from factscope.core.tables import Table
     from factscope.grounding.data import GroundExample
     from factscope.grounding.presence import PresenceModel
     from factscope.grounding.task import GroundRun
@@ -45,7 +46,7 @@ __all__ = ["__version__", "attribute", "check", "ground", "knowledge"]
 
 
 def check(
-    records: str | Path | Iterable[Record | dict[str, Any]],
+    records: str | Path | Table | Iterable[Record | dict[str, Any]],
     *,
     extractor: str | Extractor = "rules",
     checker: str | Checker = "embedded",
@@ -63,8 +64,9 @@ def check(
 ) -> CheckRun:
     """Extract claims from responses and check them against references (RefChecker).
 
-    ``records`` is a JSON / JSONL path, or an iterable of ``Record`` objects or dicts in the input format
-    (``response``, ``references`` or ``reference``, optional ``id``, ``question``, ``setting``). ``extractor`` and
+    ``records`` is a JSON / JSONL, Parquet or CSV path, a table (a pandas DataFrame or a ``datasets.Dataset``,
+    one row a record), or an iterable of ``Record`` objects or dicts in the input format (``response``,
+    ``references`` or ``reference``, optional ``id``, ``question``, ``setting``). ``extractor`` and
     ``checker`` are spec strings ('rules', 'embedded', 'nli:MODEL', 'llm', ...) or ready objects; ``llm`` is an
     ``LLMClient`` for the LLM ones; ``checker_settings`` go to ``make_checker`` with a spec (``max_tokens``,
     ``relevance``, ``min_relevance``, ``min_confidence``, ``mismatch``, ...). Records without references are
@@ -73,12 +75,15 @@ def check(
     ``output``, memory does not grow with its length, and the run's ``results`` read the results file lazily.
     """
     from factscope.core.schema import Record
+    from factscope.core.tables import is_table
     from factscope.refchecker.data import CheckRecords, parse_record
     from factscope.refchecker.system import CHECK, CheckSpec
 
     loaded: Iterable[Record]
     if isinstance(records, (str, Path)):
         loaded = CheckRecords(records)
+    elif is_table(records):
+        loaded = CHECK.table_items(records)
     else:
         loaded = [
             item if isinstance(item, Record) else parse_record(item, path="<records>", line=index)
@@ -106,7 +111,7 @@ def check(
 
 
 def ground(
-    dataset: str | Path | Iterable[GroundExample],
+    dataset: str | Path | Table | Iterable[GroundExample],
     *,
     responses: str | Path | None = None,
     metadata: str | Path | None = None,
@@ -125,7 +130,8 @@ def ground(
     """Grounding precision (response facts found in the contexts), recall (gold facts found in the response)
     and their F1 per record, with breakdowns by factor (Truly Ground).
 
-    ``dataset`` is a dataset file (the paper's layout or generic JSONL) or ``GroundExample`` objects; with a path,
+    ``dataset`` is a dataset file (the paper's layout, or generic JSONL, Parquet or CSV), a table (a DataFrame or
+    a ``Dataset`` of generic records, each with its response) or ``GroundExample`` objects; with a path,
     ``metadata`` adds the factor fields and ``responses`` attaches the responses (JSONL of ``{id, response}`` or
     the paper's prediction files), and records without a response are left out. ``extractor`` is an extractor
     spec or object (default: offline clause facts); ``presence`` a presence spec ('bi-nli', 'bi', 'cross',
@@ -137,12 +143,14 @@ def ground(
     files are joined to it by id); with ``output``, the run's ``results`` read the results file lazily and the
     summary comes from running totals.
     """
+    from factscope.core.tables import is_table
     from factscope.grounding.data import ScoredExamples
     from factscope.grounding.presence import DEFAULT_PRESENCE
     from factscope.grounding.system import GROUND, GroundSpec
 
     examples: Iterable[GroundExample] = (
-        ScoredExamples(dataset, metadata, responses) if isinstance(dataset, (str, Path)) else list(dataset)
+        ScoredExamples(dataset, metadata, responses) if isinstance(dataset, (str, Path))
+        else GROUND.table_items(dataset) if is_table(dataset) else list(dataset)
     )
     spec = GroundSpec(
         extractor=extractor,
@@ -164,7 +172,7 @@ def ground(
 
 
 def attribute(
-    answers: str | Path | Iterable[AnswerRecord],
+    answers: str | Path | Table | Iterable[AnswerRecord],
     *,
     checker: str | Checker = "embedded",
     llm: LLMClient | None = None,
@@ -183,8 +191,9 @@ def attribute(
     """Citation correctness, precision, recall and F1 (micro and macro), text-citation alignment and [NA]
     quality of answers that cite a knowledge graph (KaLMA).
 
-    ``answers`` is an answers file (the output of ``factscope attribute generate`` or the user's own records)
-    or ``AnswerRecord`` objects; rows whose generation failed are left out. ``checker`` decides alignment and
+    ``answers`` is an answers file (the output of ``factscope attribute generate`` or the user's own records;
+    JSON / JSONL, Parquet or CSV), a table of such records (a DataFrame or a ``Dataset``) or ``AnswerRecord``
+    objects; rows whose generation failed are left out. ``checker`` decides alignment and
     [NA] (a spec string or a ready Checker, an LLM one calling ``llm``; ``checker_settings`` go to
     ``make_checker`` with a spec); ``judge`` (an LLMClient) adds G-Eval text quality (``weighted``: also the
     probability-weighted score). ``template`` shapes the NLI hypothesis of a citation, ``empty_answers`` counts
@@ -193,11 +202,15 @@ def attribute(
     ``results`` read the results file lazily.
     """
     from factscope.checkers.registry import make_checker
+    from factscope.core.tables import is_table
     from factscope.kalma.answers import AnswerRecords
     from factscope.kalma.hypotheses import DEFAULT_HYPOTHESIS
     from factscope.kalma.system import ATTRIBUTE, AttributeSpec
 
-    records: Iterable[AnswerRecord] = AnswerRecords(answers) if isinstance(answers, (str, Path)) else list(answers)
+    records: Iterable[AnswerRecord] = (
+        AnswerRecords(answers) if isinstance(answers, (str, Path))
+        else ATTRIBUTE.table_items(answers) if is_table(answers) else list(answers)
+    )
     if isinstance(checker, str) and judge is not None and judge is not llm:
         checker = make_checker(checker, llm=llm, **(checker_settings or {}))
     spec = AttributeSpec(
@@ -222,7 +235,7 @@ def attribute(
 
 
 def knowledge(
-    records: str | Path | Iterable[KnowledgeRecord],
+    records: str | Path | Table | Iterable[KnowledgeRecord],
     *,
     evaluator: KnowledgeEvaluator | None = None,
     output: str | Path | None = None,
@@ -249,7 +262,8 @@ def knowledge(
     """CONNER's metrics of generated knowledge: factuality, relevance, coherence, informativeness, helpfulness,
     validity and Q_know, per record and as dataset means.
 
-    ``records`` is a knowledge file (JSON / JSONL, or CONNER's own files) or ``KnowledgeRecord`` objects.
+    ``records`` is a knowledge file (JSON / JSONL, Parquet, CSV, or CONNER's own files), a table of such records
+    (a DataFrame or a ``Dataset``) or ``KnowledgeRecord`` objects.
     ``evaluator`` is a ready ``KnowledgeEvaluator``; without one it is assembled from the parts named as the
     command-line options are (``factscope.conner.evaluator_setup.make_evaluator``: corpus, checker, relevance,
     coherence, lm, llm, ...); the corpus's fingerprint goes into the results file's manifest. A metric that a
@@ -259,8 +273,12 @@ def knowledge(
     """
     from factscope.conner.data import KnowledgeRecords
     from factscope.conner.system import KNOWLEDGE, KnowledgeSpec
+    from factscope.core.tables import is_table
 
-    loaded: Iterable[KnowledgeRecord] = KnowledgeRecords(records) if isinstance(records, (str, Path)) else list(records)
+    loaded: Iterable[KnowledgeRecord] = (
+        KnowledgeRecords(records) if isinstance(records, (str, Path))
+        else KNOWLEDGE.table_items(records) if is_table(records) else list(records)
+    )
     spec = KnowledgeSpec(
         evaluator=evaluator,
         corpus=Path(corpus) if corpus is not None and evaluator is None else None,

@@ -11,8 +11,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from factscope.conner.released_files import file_layout, read_knowledge_lines, read_query_table
 from factscope.core.errors import ConfigError, InputError
 from factscope.core.fields import Identifier, NonBlank
-from factscope.core.io import parse_located, read_json_records
+from factscope.core.io import parse_located
 from factscope.core.record_ids import first_of_each_id
+from factscope.core.tables import read_records
 
 KnowledgeTask = Literal["qa", "dialogue"]
 
@@ -86,7 +87,7 @@ def read_knowledge_records(
     if queries is not None:
         raise ConfigError(f"--queries pairs a file of one knowledge text per line with its queries; {path} holds "
                           "its queries itself")
-    items = read_json_records(path) if layout == "records" else read_query_table(path, need_knowledge=need_knowledge)
+    items = read_records(path) if layout == "records" else read_query_table(path, need_knowledge=need_knowledge)
     parsed = _parsed(path, items, need_knowledge=need_knowledge, task=task)
     yield from first_of_each_id(path, parsed, lambda record: record.id)
 

@@ -36,10 +36,10 @@ _REQUIRED = {True: ("query", "knowledge"), False: ("query",)}
 
 
 def file_layout(path: str | Path) -> Layout:
-    """Whether a knowledge file holds records (JSON / JSONL), a CONNER query table or one knowledge per line."""
+    """Whether a knowledge file holds records (JSON / JSONL, Parquet, CSV), a CONNER query table or one knowledge per line."""
     path = Path(path)
     suffix = path.suffix.lower()
-    if suffix in (".json", ".jsonl"):
+    if suffix in (".json", ".jsonl", ".parquet", ".csv"):
         return "records"
     if suffix == ".tsv":
         return "table"

@@ -24,6 +24,7 @@ from factscope.core.manifest import Setting
 from factscope.core.results import Totals
 from factscope.core.run import Pipeline, ProgressCallback, RunRows, report_progress, run_pipeline
 from factscope.core.run_result import RunResult
+from factscope.core.tables import Table, table_name, table_records
 
 LLMClient = Any
 """An ``LLMClient`` of ``factscope.llm`` (a layer above core, so named here only)."""
@@ -157,6 +158,14 @@ class SystemDefinition(Generic[Spec, Item, Row, TotalsT, RunT]):
             retry_failed=retry_failed,
         )
         return self.result(produced, totals, facts_of(pipeline))
+
+    def table_items(self, table: Table) -> list[Item]:
+        """The items of an in-memory table (a pandas DataFrame or a ``datasets.Dataset``), each row read as a
+        record of an input file (``parse``; a row it passes over is left out); a bad row raises its InputError,
+        which names the table, the row (from 1) and the column."""
+        name = Path(table_name(table))
+        parsed = (self.parse(record, path=name, line=row) for row, record in table_records(table))
+        return [item for item in parsed if item is not None]
 
     def summarize(
         self, pipeline: Pipeline[Item, Row, TotalsT], rows: Sequence[Row], *, seconds: float

@@ -8,16 +8,14 @@ Two record shapes are read, one per record (a file may mix them):
   (unsupported: not_entailment).
 
 Both may carry ``id``, ``dataset`` and ``group``. Files are JSONL, a JSON list, CSV with a header row (``.csv``) or
-Parquet (``.parquet``, LLM-AggreFact's published format; needs pyarrow, the ``parquet`` extra); a Parquet record's
-line is its row number.
+Parquet (``.parquet``, LLM-AggreFact's published format; needs pyarrow, the ``tables`` extra), read by
+``factscope.core.tables``; a Parquet record's line is its row number.
 """
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -25,8 +23,9 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict
 
 from factscope.core.errors import InputError
 from factscope.core.fields import Identifier, NonBlank
-from factscope.core.io import max_record_bytes, parse_located, read_json_records, read_text
+from factscope.core.io import parse_located
 from factscope.core.record_ids import RecordIds
+from factscope.core.tables import read_records
 from factscope.evaluation.splits import part_of
 
 PairLabel = Literal["entailment", "neutral", "contradiction", "not_entailment"]
@@ -119,33 +118,6 @@ class LabelledPair(BaseModel):
         return self.label == "entailment"
 
 
-def _csv_records(path: Path) -> Iterator[tuple[int, dict[str, Any] | InputError]]:
-    """(first line, row) of each record of a CSV file with a header row; cells are text."""
-    limit = max_record_bytes()
-    csv.field_size_limit(max(csv.field_size_limit(), limit))
-    reader = csv.DictReader(io.StringIO(read_text(path), newline=""))
-    start = 2
-    try:
-        for row in reader:
-            line, start = start, reader.line_num + 1
-            if None in row:
-                yield line, InputError("more cells than the header has columns", path=path, line=line)
-                continue
-            yield line, {key: value for key, value in row.items() if key and value}  # an empty cell: no value
-    except csv.Error as error:
-        yield reader.line_num, InputError(f"unreadable CSV ({error})", path=path, line=reader.line_num)
-
-
-def _records(path: Path) -> Iterator[tuple[int, dict[str, Any] | InputError]]:
-    if path.suffix.lower() == ".csv":
-        return _csv_records(path)
-    if path.suffix.lower() == ".parquet":
-        from factscope.evaluation.parquet_rows import parquet_records
-
-        return parquet_records(path)
-    return read_json_records(path)
-
-
 def _pair(raw: dict[str, Any], *, path: Path, line: int) -> LabelledPair:
     """One record of either shape as a pair; a record of neither shape, or a bad field, raises InputError."""
     if "premise" in raw or "hypothesis" in raw:
@@ -184,7 +156,7 @@ def read_pairs(path: str | Path, *, part: PartChoice = "all") -> tuple[list[Labe
     pairs: list[LabelledPair] = []
     skipped: list[InputError] = []
     ids = RecordIds(path)
-    for line, raw in _records(path):
+    for line, raw in read_records(path):
         if isinstance(raw, InputError):
             skipped.append(raw)
             continue

@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from factscope.core.errors import InputError
-from factscope.core.io import parse_located, read_json_records
+from factscope.core.io import parse_located
 from factscope.core.record_ids import RecordIds
+from factscope.core.tables import read_records
 from factscope.core.whole_file import whole_file_error
 from factscope.kalma.data import AnswerInput, entity_graph, parse_triples
 from factscope.kalma.file_kinds import ANSWERS, expect_kind
@@ -55,7 +56,7 @@ ANSWERS_EXPECTED = "attributed answers: the output of `attribute generate`, or r
 
 
 class AnswerRecords:
-    """The answers of an answers file that can be scored, read afresh (a line at a time for JSONL) each time they
+    """The answers of an answers file (JSON / JSONL, Parquet or CSV: ``factscope.core.tables``) that can be scored, read afresh (a line at a time for JSONL) each time they
     are iterated: a run can fingerprint them and then score them without holding them in memory.
 
     The file's kind is checked when the reader is made (see ``load_answers``). Bad records are skipped with their
@@ -76,7 +77,7 @@ class AnswerRecords:
         problems: list[InputError] = []
         failed = count = 0
         ids = RecordIds(self.path)
-        for line, data in read_json_records(self.path):
+        for line, data in read_records(self.path):
             try:
                 if isinstance(data, InputError):
                     raise data

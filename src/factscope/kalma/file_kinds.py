@@ -16,6 +16,7 @@ from typing import Any
 
 from factscope.core.errors import InputError
 from factscope.core.io import read_json_records, read_text
+from factscope.core.tables import is_table_file, read_records
 from factscope.kg.loaders import RDF_FORMATS
 
 
@@ -88,6 +89,8 @@ def file_kind(path: str | Path) -> FileKind | None:
     path = Path(path)
     if path.suffix.lower() in RDF_FORMATS:
         return GRAPH
+    if is_table_file(path):
+        return _one_kind([record_kind(item) for _, item in read_records(path) if isinstance(item, dict)])
     text = read_text(path)
     if text.lstrip().startswith("["):
         try:

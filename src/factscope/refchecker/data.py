@@ -11,9 +11,10 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, model_validator
 
 from factscope.core.errors import InputError
 from factscope.core.fields import Identifier, Passages
-from factscope.core.io import parse_located, read_json_records
+from factscope.core.io import parse_located
 from factscope.core.record_ids import RecordIds
 from factscope.core.schema import Record, Setting
+from factscope.core.tables import read_records
 
 MAX_REFERENCE_CHARS = 2_000_000
 """Default cap on one record's reference text (about 500k tokens, some 2,500 segments per claim)."""
@@ -112,7 +113,7 @@ def parse_record(
 
 
 class CheckRecords:
-    """The check records of a JSON / JSONL file, read afresh, a line at a time for JSONL, each time they are
+    """The check records of a JSON / JSONL, Parquet or CSV file (``factscope.core.tables``), read afresh, a line at a time for JSONL, each time they are
     iterated: a run can fingerprint them and then check them without holding them in memory.
 
     Records without an id get a content hash; a record whose id repeats an earlier one's is skipped with a
@@ -134,7 +135,7 @@ class CheckRecords:
         problems: list[InputError] = []
         count = 0
         ids = RecordIds(self.path)
-        for line, item in read_json_records(self.path):
+        for line, item in read_records(self.path):
             if isinstance(item, InputError):
                 problems.append(item)
                 continue
