@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, get_args
 
+from factscope.checkers.segmented import CheckMode
 from factscope.conner.evaluator import KnowledgeEvaluator, KnowledgeSettings
 from factscope.core.errors import ConfigError
 from factscope.metrics.conner import Aggregation, EvidenceAggregation, SentenceRanking
@@ -40,13 +41,16 @@ def make_evaluator(
     baselines: int = 3,
     weights: str = "0.25,0.25,0.25,0.25",
     seed: int = 0,
+    mode: CheckMode = "exact",
     llm: Any = None,
 ) -> KnowledgeEvaluator:
     """A KnowledgeEvaluator whose models load only for the metrics they serve.
 
     ``corpus`` (evidence passages) enables factuality and open-ended validity; ``lm`` (a causal LM name or
     folder, or 'endpoint' for the completions endpoint of ``llm``) enables sentence coherence,
-    informativeness and helpfulness; 'none' switches the checker, relevance or coherence model off.
+    informativeness and helpfulness; 'none' switches the checker, relevance or coherence model off. ``mode``
+    'fast' has a model checker score each sentence only against the most relevant segments of each evidence
+    passage (``factscope.checkers.pruning``).
     """
     from factscope.checkers.registry import make_checker
     from factscope.conner.coherence import AdjacentSimilarityCoherence, ClassifierCoherence
@@ -71,7 +75,7 @@ def make_evaluator(
         else ClassifierCoherence(coherence)
     )
     return KnowledgeEvaluator(
-        checker=make_checker(checker, llm=llm) if checker != "none" else None,
+        checker=make_checker(checker, llm=llm, mode=mode) if checker != "none" else None,
         retriever=make_retriever(retriever, Corpus.from_path(corpus)) if corpus else None,
         relevance=ranker,
         coherence=paragraph,

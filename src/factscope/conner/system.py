@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from factscope.checkers.segmented import CheckMode
 from factscope.conner import report
 from factscope.conner.data import KnowledgeRecord, KnowledgeRecords, KnowledgeTask, parse_knowledge_record
 from factscope.conner.evaluator import KnowledgeEvaluator
@@ -28,8 +29,10 @@ class KnowledgeSpec:
     """The evaluator of a knowledge-scoring run: a ready ``evaluator``, or the parts
     ``factscope.conner.evaluator_setup.make_evaluator`` builds it from (``corpus`` enables factuality and
     open-ended validity, and its fingerprint goes into the manifest; ``lm``, a causal LM or 'endpoint', enables
-    sentence coherence, informativeness and helpfulness). ``pool``: the knowledge texts the helpfulness baselines
-    are drawn from (settled by ``prepare`` when a causal LM is configured)."""
+    sentence coherence, informativeness and helpfulness; ``mode`` 'fast' has a model checker score each
+    knowledge sentence only against the most relevant segments of each evidence passage). ``pool``: the
+    knowledge texts the helpfulness baselines are drawn from (settled by ``prepare`` when a causal LM is
+    configured)."""
 
     evaluator: KnowledgeEvaluator | None = None
     corpus: Path | None = None
@@ -46,6 +49,7 @@ class KnowledgeSpec:
     baselines: int = 3
     weights: str = "0.25,0.25,0.25,0.25"
     seed: int = 0
+    mode: CheckMode = "exact"
     pool: tuple[str, ...] | None = None
 
 
@@ -79,6 +83,7 @@ def make_spec_evaluator(spec: KnowledgeSpec, llm: LLMClient | None) -> Knowledge
         baselines=spec.baselines,
         weights=spec.weights,
         seed=spec.seed,
+        mode=spec.mode,
         llm=llm,
     )
 

@@ -12,7 +12,9 @@ Implementations: the paper's best, an MS MARCO MiniLM cross-encoder with thresho
 bi-encoder cosine with threshold 0.4 (``BiEncoderPresence``, on the packaged all-MiniLM-L6-v2); NLI entailment
 probability from any checker of the check task (``NLIPresence``), on every window or on the windows closest to
 the fact by cosine (``ShortlistNLIPresence``: the default, ``DEFAULT_PRESENCE``); an LLM judge
-(``LLMJudgePresence``). A judgement that fails (an unparsable LLM reply) scores NaN: the fact is "unjudged",
+(``LLMJudgePresence``). Every model has an exact mode (every window scored) and a fast one (each fact against its
+most relevant windows, stopping at the first that reaches the threshold; ``factscope.grounding.presence_rounds``).
+A judgement that fails (an unparsable LLM reply) scores NaN: the fact is "unjudged",
 never silently absent.
 """
 
@@ -28,6 +30,7 @@ import numpy as np
 
 from factscope.core.registry import Argument, Entry, Registry
 from factscope.core.text import split_sentences
+from factscope.grounding.presence_rounds import PresenceMode, PresenceRounds, best_in_rounds, rank_windows
 
 if TYPE_CHECKING:
     from factscope.checkers.base import Checker
@@ -93,36 +96,58 @@ class WindowedPresence(ABC):
     name = "windowed"
     threshold = 0.0
 
-    def __init__(self, window: int | None = 3, stride: int = 1, min_window: int | None = None) -> None:
+    def __init__(
+        self,
+        window: int | None = 3,
+        stride: int = 1,
+        min_window: int | None = None,
+        mode: PresenceMode = "exact",
+        rounds: PresenceRounds | None = None,
+    ) -> None:
+        if mode not in ("exact", "fast"):
+            raise ValueError(f"mode must be 'exact' or 'fast', not {mode!r}")
         self.window = window
         self.stride = stride
         self.min_window = (
             min(min_window, window) if window is not None and min_window is not None else min_window
         )
+        self.mode = mode
+        self.rounds = (rounds or PresenceRounds()) if mode == "fast" else None
 
     @abstractmethod
     def score_pairs(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         """Scores of unique (fact, window) pairs, in order; NaN for a failed judgement."""
 
+    def windows(self, sources: Sequence[Sequence[str]]) -> list[list[str]]:
+        """The windows of each list of sources, each window once, in source order."""
+        windows_of: dict[str, list[str]] = {}
+        found = []
+        for texts in sources:
+            for text in texts:
+                if text not in windows_of:
+                    windows_of[text] = sentence_windows(text, self.window, self.stride, self.min_window)
+            found.append(list(dict.fromkeys(window for text in texts for window in windows_of[text])))
+        return found
+
     def score(self, facts: Sequence[str], sources: Sequence[Sequence[str]]) -> np.ndarray:
-        """Best score of each fact over the windows of its sources.
+        """Best score of each fact over the windows of its sources (in fast mode, over the windows scored; see
+        ``factscope.grounding.presence_rounds``).
 
         NaN when windows exist but none could be judged (unjudged); -inf when the sources have no text at all
         (an empty response), so the fact is absent.
         """
         if len(facts) != len(sources):
             raise ValueError(f"got {len(facts)} facts but {len(sources)} source lists")
-        windows_of: dict[str, list[str]] = {}
+        windows = self.windows(sources)
+        if self.rounds is not None:
+            ranked = rank_windows(facts, windows, self.rounds.top_k)
+            return best_in_rounds(self.score_pairs, facts, ranked, self.threshold, self.rounds)
+        return self.best_scores(facts, windows)
+
+    def best_scores(self, facts: Sequence[str], windows: Sequence[Sequence[str]]) -> np.ndarray:
+        """Best score of each fact over all of its windows, every unique pair scored once, sorted by length."""
         pair_index: dict[tuple[str, str], int] = {}
-        per_fact: list[list[int]] = []
-        for fact, texts in zip(facts, sources):
-            indices = []
-            for text in texts:
-                if text not in windows_of:
-                    windows_of[text] = sentence_windows(text, self.window, self.stride, self.min_window)
-                for window in windows_of[text]:
-                    indices.append(pair_index.setdefault((fact, window), len(pair_index)))
-            per_fact.append(indices)
+        per_fact = [[pair_index.setdefault((fact, w), len(pair_index)) for w in texts] for fact, texts in zip(facts, windows)]
         unique = list(pair_index)
         order = sorted(range(len(unique)), key=lambda i: len(unique[i][0]) + len(unique[i][1]))
         pair_scores = np.full(len(unique), np.nan)
@@ -154,9 +179,10 @@ class BiEncoderPresence(WindowedPresence):
         window: int | None = 3,
         stride: int = 1,
         min_window: int | None = None,
+        mode: PresenceMode = "exact",
         encoder: TextEncoder | None = None,
     ) -> None:
-        super().__init__(window, stride, min_window)
+        super().__init__(window, stride, min_window, mode)
         from factscope.hf.encoders import BiEncoder
 
         self.encoder = encoder if encoder is not None else BiEncoder(model)
@@ -180,9 +206,10 @@ class CrossEncoderPresence(WindowedPresence):
         window: int | None = 3,
         stride: int = 1,
         min_window: int | None = None,
+        mode: PresenceMode = "exact",
         batch_size: int = 32,
     ) -> None:
-        super().__init__(window, stride, min_window)
+        super().__init__(window, stride, min_window, mode)
         from factscope.hf.encoders import CrossEncoderScorer
 
         self.scorer = CrossEncoderScorer(model, batch_size=batch_size)
@@ -208,8 +235,9 @@ class NLIPresence(WindowedPresence):
         window: int | None = 3,
         stride: int = 1,
         min_window: int | None = None,
+        mode: PresenceMode = "exact",
     ) -> None:
-        super().__init__(window, stride, min_window)
+        super().__init__(window, stride, min_window, mode)
         self.checker = checker
         self.name = f"nli:{getattr(checker, 'name', type(checker).__name__)}"
         self.threshold = threshold
@@ -248,9 +276,10 @@ class ShortlistNLIPresence(WindowedPresence):
         window: int | None = 3,
         stride: int = 1,
         min_window: int | None = None,
+        mode: PresenceMode = "exact",
         encoder: TextEncoder | None = None,
     ) -> None:
-        super().__init__(window, stride, min_window)
+        super().__init__(window, stride, min_window, mode)
         if shortlist < 1:
             raise ValueError("the shortlist holds at least one window")
         self.ranker = BiEncoderPresence(window=window, stride=stride, min_window=min_window, encoder=encoder)
@@ -263,25 +292,23 @@ class ShortlistNLIPresence(WindowedPresence):
         return self.judge.score_pairs(pairs)
 
     def score(self, facts: Sequence[str], sources: Sequence[Sequence[str]]) -> np.ndarray:
-        """Best entailment probability of each fact over its shortlisted windows (-inf with no source text)."""
+        """Best entailment probability of each fact over its shortlisted windows (-inf with no source text); in
+        fast mode the shortlist is read closest window first, one window per round, and a fact stops at the
+        first window that reaches the threshold (its decision is always exact mode's)."""
         if len(facts) != len(sources):
             raise ValueError(f"got {len(facts)} facts but {len(sources)} source lists")
-        windows_of: dict[str, list[str]] = {}
-        candidates: list[list[str]] = []
-        for texts in sources:
-            for text in texts:
-                if text not in windows_of:
-                    windows_of[text] = sentence_windows(text, self.window, self.stride, self.min_window)
-            candidates.append(list(dict.fromkeys(w for text in texts for w in windows_of[text])))
         encoder = self.ranker.encoder
         shortlisted: list[list[str]] = []
-        for fact, windows in zip(facts, candidates):
+        for fact, windows in zip(facts, self.windows(sources)):
             if len(windows) <= self.shortlist:
                 shortlisted.append(windows)
                 continue
             cosine = encoder.encode(windows) @ encoder.encode([fact])[0]
             best = np.argsort(-cosine, kind="stable")[: self.shortlist]
             shortlisted.append([windows[i] for i in best])
+        if self.rounds is not None:
+            one_by_one = PresenceRounds(top_k=self.shortlist, first_round=1, round_size=1)
+            return best_in_rounds(self.judge.score_pairs, facts, shortlisted, self.threshold, one_by_one)
         return self.judge.score(facts, shortlisted)
 
 
@@ -311,9 +338,10 @@ class LLMJudgePresence(WindowedPresence):
         window: int | None = None,
         stride: int = 1,
         min_window: int | None = None,
+        mode: PresenceMode = "exact",
         prompt: str = "ground_presence",
     ) -> None:
-        super().__init__(window, stride, min_window)
+        super().__init__(window, stride, min_window, mode)
         from factscope.core.prompts import load_prompt
 
         self.client = client
@@ -421,6 +449,7 @@ def make_presence(
     window: int | None = None,
     stride: int = 1,
     min_window: int | None = None,
+    mode: PresenceMode = "exact",
     llm: LLMClient | None = None,
 ) -> PresenceModel:
     """Build a presence model from a spec of ``PRESENCE_MODELS`` (plugins in the group ``factscope.presence``).
@@ -430,10 +459,15 @@ def make_presence(
     check-task checker spec such as ``nli:embedded`` or ``nli:nli:MODEL``, threshold 0.5), ``llm`` (an LLM
     judge, threshold 0.5). ``window``: sentences per window, 0 for whole sources, None for the model's default
     (3 for the encoders and NLI, whole sources for the LLM judge); ``min_window``: the narrowest window (default: only ``window``-wide windows).
-    A factory is called as ``factory(argument, llm=llm, stride=..., [threshold=..., window=..., min_window=...])``,
-    the bracketed options only when given (``window`` None then means whole sources).
+    ``mode`` 'fast' scores each fact against its most relevant windows only, stopping at the first that reaches
+    the threshold (``factscope.grounding.presence_rounds``).
+    A factory is called as ``factory(argument, llm=llm, stride=..., [threshold=..., window=..., min_window=...,
+    mode=...])``, the bracketed options only when given (``window`` None then means whole sources; ``mode`` only
+    when not 'exact').
     """
     options: dict[str, Any] = {"stride": stride}
+    if mode != "exact":
+        options["mode"] = mode
     if min_window is not None:
         options["min_window"] = min_window
     if window is not None:

@@ -17,6 +17,7 @@ from factscope.core.system import ReportHooks, RunFacts, RunOutcome, SystemDefin
 from factscope.grounding import report
 from factscope.grounding.data import GroundExample, ScoredExamples, generic_example
 from factscope.grounding.presence import DEFAULT_PRESENCE, PresenceModel
+from factscope.grounding.presence_rounds import PresenceMode
 from factscope.grounding.task import (
     GroundResult,
     GroundRun,
@@ -40,8 +41,8 @@ class GroundSpec:
 
     ``extractor``: the atomic facts of the responses, an extractor spec ('facts', the offline default; 'llm-facts';
     aliases 'spacy' and 'llm') or a ready Extractor. ``presence``: a presence spec ('bi-nli', 'bi', 'cross',
-    'nli:embedded', 'llm', ...) or a ready model; ``threshold``, ``window``, ``stride`` and ``min_window`` go to
-    ``make_presence`` with a spec. ``factors``: the metadata fields of the breakdowns (None: those of the paper's
+    'nli:embedded', 'llm', ...) or a ready model; ``threshold``, ``window``, ``stride``, ``min_window`` and ``mode``
+    (exact, or fast: each fact against its most relevant windows only) go to ``make_presence`` with a spec. ``factors``: the metadata fields of the breakdowns (None: those of the paper's
     factors that the examples have). ``settings`` are further manifest settings (a supplied-facts file's).
     """
 
@@ -51,6 +52,7 @@ class GroundSpec:
     window: int | None = None
     stride: int = 1
     min_window: int | None = None
+    mode: PresenceMode = "exact"
     factors: tuple[str, ...] | None = None
     no_response_facts: EmptyPolicy = "zero"
     no_gold_facts: EmptyPolicy = "skip"
@@ -91,6 +93,7 @@ def make_spec_presence(spec: GroundSpec, llm: LLMClient | None) -> PresenceModel
         window=spec.window,
         stride=spec.stride,
         min_window=spec.min_window,
+        mode=spec.mode,
         llm=llm,
     )
 

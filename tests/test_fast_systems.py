@@ -1,0 +1,151 @@
+"""Fast mode beyond `check`: ground's presence checks and knowledge's factuality give the decisions of exact mode
+on small cases (the deciding window or segment is kept), reading fewer pairs; the mode reaches the models through
+the system definitions and the command line."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+
+from factscope.checkers.segmented import SegmentedChecker
+from factscope.conner.data import KnowledgeRecord
+from factscope.conner.evaluator import KnowledgeEvaluator
+from factscope.conner.system import KnowledgeSpec, make_spec_evaluator
+from factscope.grounding.presence import NLIPresence, ShortlistNLIPresence, decide, make_presence
+from factscope.grounding.presence_rounds import PresenceRounds, best_in_rounds, rank_windows
+from factscope.grounding.system import GroundSpec, make_spec_presence
+from factscope.retrieve.corpus import BM25Retriever, Corpus, Document
+from fake_scorers import KeywordScorer
+from test_ground_presence_shortlist import ContainmentChecker, WordEncoder
+
+FILLER = [
+    "Rain fell in Oslo all week.",
+    "The museum opened a new wing.",
+    "Tickets sold out in an hour.",
+    "The river froze in January.",
+    "A new bridge crossed the bay.",
+    "Farmers sold apples at the market.",
+]
+STATED = ["Alice won the race in 2018.", "Bob lost the final.", "Carol painted the harbour."]
+SOURCE = " ".join([*FILLER[:3], *STATED, *FILLER[3:]])
+FACTS = [
+    "Alice won the race in 2018.",  # stated: present
+    "Alice won the race in 2019.",  # a changed number: absent
+    "Bob lost the final.",  # stated: present
+    "Dave sailed to Iceland.",  # shares no word with the source: absent
+]
+
+
+class CountingContainment(ContainmentChecker):
+    """The containment checker, counting the pairs each call reads."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[int] = []
+
+    def check(self, tasks):
+        self.calls.append(len(tasks))
+        return super().check(tasks)
+
+
+def test_rank_windows_keeps_the_windows_that_share_words_most_relevant_first():
+    windows = [["Rain fell in Oslo.", "Alice won the race.", "Alice sang."]]
+    assert rank_windows(["Alice won the race."], windows, top_k=8) == [["Alice won the race.", "Alice sang."]]
+    assert rank_windows(["Alice won the race."], windows, top_k=1) == [["Alice won the race."]]
+    assert rank_windows(["Zebra."], windows, top_k=8) == [[]]
+
+
+def test_rounds_stop_at_the_first_window_that_reaches_the_threshold():
+    asked: list[list[tuple[str, str]]] = []
+
+    def score_pairs(pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        asked.append(list(pairs))
+        return np.array([{"hit": 0.9, "miss": 0.2, "bad": math.nan}[window] for _, window in pairs])
+
+    rounds = PresenceRounds(first_round=1, round_size=2)
+    ranked = [["hit", "miss", "miss"], ["miss", "hit"], ["bad"], []]
+    best = best_in_rounds(score_pairs, ["a", "b", "c", "d"], ranked, 0.5, rounds)
+    assert best[0] == 0.9 and best[1] == 0.9 and math.isnan(best[2]) and best[3] == -math.inf
+    assert [len(call) for call in asked] == [3, 1]  # round 1: a, b, c once each; round 2: b's 'hit' only
+
+
+@pytest.mark.parametrize("window", [1, 2])
+def test_fast_nli_presence_gives_the_exact_decisions_reading_fewer_pairs(window):
+    exact_checker, fast_checker = CountingContainment(), CountingContainment()
+    exact = NLIPresence(exact_checker, window=window)
+    fast = NLIPresence(fast_checker, window=window, mode="fast")
+    sources = [[SOURCE]] * len(FACTS)
+    exact_scores, fast_scores = exact.score(FACTS, sources), fast.score(FACTS, sources)
+    assert decide(fast_scores, fast.threshold) == decide(exact_scores, exact.threshold) == [True, False, True, False]
+    assert fast_scores[3] == -math.inf  # nothing to read: absent without a model call
+    assert sum(fast_checker.calls) < sum(exact_checker.calls) / 2
+
+
+def test_fast_shortlist_presence_reads_the_closest_window_first_and_stops():
+    exact_checker, fast_checker = CountingContainment(), CountingContainment()
+    exact = ShortlistNLIPresence(exact_checker, threshold=0.5, shortlist=3, window=1, encoder=WordEncoder())
+    fast = ShortlistNLIPresence(
+        fast_checker, threshold=0.5, shortlist=3, window=1, encoder=WordEncoder(), mode="fast"
+    )
+    sources = [[SOURCE]] * len(FACTS)
+    exact_scores, fast_scores = exact.score(FACTS, sources), fast.score(FACTS, sources)
+    assert decide(fast_scores, 0.5) == decide(exact_scores, 0.5)
+    assert sum(fast_checker.calls) < sum(exact_checker.calls)
+    assert fast_checker.calls[0] == len(FACTS)  # round 1: each fact's closest window only
+
+
+def test_the_presence_mode_goes_from_the_spec_to_the_model_and_its_description():
+    from factscope.core.manifest import describe
+    from factscope.llm.client import LLMClient
+    from factscope.llm.config import LLMConfig
+
+    llm = LLMClient(LLMConfig(base_url="http://127.0.0.1:9", model="fake", cache_path=None))
+    fast = make_spec_presence(GroundSpec(presence="llm", mode="fast"), llm)
+    exact = make_spec_presence(GroundSpec(presence="llm"), llm)
+    assert describe(fast)["mode"] == "fast" and describe(exact)["mode"] == "exact"
+    assert describe(fast)["rounds"] != describe(exact)["rounds"]
+    with pytest.raises(ValueError, match="mode must be"):
+        make_presence("llm", mode="quick", llm=llm)  # type: ignore[arg-type]
+
+
+LONG_PASSAGE = " ".join(
+    [*(f"{sentence} It was reported widely." for sentence in FILLER), "Alice won the race in 2018 in Oslo."] * 3
+)
+
+
+def _labels(scores) -> list[str]:
+    names = ["consistent", "non_verified", "inconsistent"]
+    return [names[int(np.argmax([s.factuality.consistent, s.factuality.non_verified, s.factuality.inconsistent]))]
+            for s in scores]
+
+
+def test_fast_knowledge_factuality_gives_the_exact_labels():
+    corpus = Corpus([Document(doc_id=f"d{i}", text=LONG_PASSAGE if i == 0 else FILLER[i]) for i in range(4)])
+    records = [
+        KnowledgeRecord(id="a", query="Who won?", knowledge="Alice won the race in 2018. Rain fell in Oslo."),
+        KnowledgeRecord(id="b", query="Who won?", knowledge="Alice won the race in 2017."),
+    ]
+    runs = {}
+    for mode in ("exact", "fast"):
+        scorer = KeywordScorer()
+        checker = SegmentedChecker(scorer, max_tokens=12, mode=mode)
+        runs[mode] = (KnowledgeEvaluator(checker=checker, retriever=BM25Retriever(corpus)).score(records), scorer)
+    assert _labels(runs["fast"][0]) == _labels(runs["exact"][0]) == ["consistent", "non_verified"]
+    scored = {mode: sum(len(call) for call in scorer.calls) for mode, (_, scorer) in runs.items()}
+    assert scored["fast"] < scored["exact"]
+
+
+def test_the_knowledge_mode_reaches_the_checker(tmp_path, monkeypatch):
+    from factscope.checkers import registry
+
+    monkeypatch.setattr(registry, "make_checker", lambda spec, **settings: SegmentedChecker(KeywordScorer(), **{
+        key: value for key, value in settings.items() if key == "mode"}))
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text(json.dumps({"id": "d1", "text": "Alice won the race."}) + "\n", encoding="utf-8")
+    for mode in ("exact", "fast"):
+        spec = KnowledgeSpec(corpus=corpus, mode=mode, relevance="none", coherence="none")
+        assert make_spec_evaluator(spec, None).checker.mode == mode  # type: ignore[union-attr]
