@@ -11,6 +11,9 @@ failed; each returns its typed run result (a ``RunResult``: ``results``, ``new_r
 - ``factscope.ground``: grounding precision / recall / F1 (Truly Ground) -> ``GroundRun``
 - ``factscope.attribute``: knowledge-graph citation quality (KaLMA) -> ``AttributionRun``
 - ``factscope.knowledge``: CONNER's knowledge-quality metrics -> ``KnowledgeRun``
+
+``acheck``, ``aground``, ``aattribute`` and ``aknowledge`` are the same calls for asyncio code: awaited, run in a
+worker thread, cancellable between steps (``factscope.core.off_loop``); pass them an ``AsyncLLMClient``.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from factscope.core.off_loop import off_the_loop
 from factscope.core.version import __version__
 
 if TYPE_CHECKING:
@@ -42,7 +46,9 @@ if TYPE_CHECKING:
     from factscope.refchecker.task import CheckRun
     from factscope.retrieve.corpus import Retriever
 
-__all__ = ["__version__", "attribute", "check", "ground", "knowledge"]
+__all__ = [
+    "__version__", "aattribute", "acheck", "aground", "aknowledge", "attribute", "check", "ground", "knowledge",
+]
 
 
 def check(
@@ -306,3 +312,9 @@ def knowledge(
         overwrite=overwrite,
         retry_failed=retry_failed,
     )
+
+
+acheck = off_the_loop(check)
+aground = off_the_loop(ground)
+aattribute = off_the_loop(attribute)
+aknowledge = off_the_loop(knowledge)

@@ -119,7 +119,14 @@ class _Outcome:
 class LLMClient:
     """Calls an OpenAI-compatible endpoint; thread-safe, at most ``config.concurrency`` requests at a time."""
 
-    def __init__(self, config: LLMConfig, *, sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self,
+        config: LLMConfig,
+        *,
+        sleep: Callable[[float], None] = time.sleep,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        """``transport`` sends the HTTP requests (default: httpx's own connections; see ``AsyncLLMClient``)."""
         self.config = config
         self.usage = LLMUsage()
         self.cache = ResponseCache(config.cache_path) if config.cache_path is not None else None
@@ -131,6 +138,7 @@ class LLMClient:
             headers=headers,
             timeout=httpx.Timeout(config.timeout),
             limits=httpx.Limits(max_connections=max(1, config.concurrency)),
+            transport=transport,
         )
         self._slots = threading.BoundedSemaphore(max(1, config.concurrency))
         self._lock = threading.Lock()
