@@ -29,8 +29,9 @@ from pydantic import (
 
 from factscope.core.errors import InputError
 from factscope.core.fields import Flag, Identifier, NonBlank, Passages, Texts
-from factscope.core.io import parse_located, read_json_document, read_json_records, read_text
+from factscope.core.io import parse_located, read_json_document, read_text
 from factscope.core.record_ids import RecordIds, repeated_keys
+from factscope.core.tables import is_table_file, read_records
 from factscope.grounding.response_index import ResponseIndex
 from factscope.grounding.responses import ResponseRow, first_line_object, read_responses
 
@@ -152,7 +153,7 @@ class PresenceLabelInput(BaseModel):
 
 def read_presence_labels(path: str | Path) -> Iterator[tuple[int, PresenceLabelInput | InputError]]:
     """(line, label) for each record of a JSON / JSONL labels file; a bad record comes back as an InputError."""
-    for line, item in read_json_records(path):
+    for line, item in read_records(path):
         if isinstance(item, InputError):
             yield line, item
             continue
@@ -166,7 +167,9 @@ def is_seed_layout(path: Path) -> bool:
     """True when the file is one JSON object whose values are objects with ``qText`` (the Truly Ground layout).
 
     A file whose first line holds a whole JSON object (JSONL, or the layout on one line) is told by that line
-    alone, so a large JSONL file is not read whole to tell it apart."""
+    alone, so a large JSONL file is not read whole to tell it apart; a Parquet or CSV file holds generic records."""
+    if is_table_file(path):
+        return False
     first = first_line_object(path)
     if first is not None:
         return _holds_questions(first)
@@ -296,10 +299,10 @@ def load_generic_dataset(path: str | Path) -> GroundDataset:
 
 
 def generic_examples(path: Path) -> Iterator[GroundExample | InputError]:
-    """The examples of a generic JSONL (or JSON list) file one at a time, each bad or repeated record as its
-    located error; JSONL is read a line at a time."""
+    """The examples of a generic JSONL (or JSON list, Parquet or CSV) file one at a time, each bad or repeated
+    record as its located error; JSONL is read a line at a time, Parquet a batch of rows at a time."""
     ids = RecordIds(path)
-    for line, item in read_json_records(path):
+    for line, item in read_records(path):
         if isinstance(item, InputError):
             yield item
             continue

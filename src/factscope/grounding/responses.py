@@ -25,15 +25,15 @@ from factscope.core.io import (
     json_kind,
     parse_keyed_document,
     parse_located,
-    read_json_records,
     read_text,
     require_file,
 )
 from factscope.core.record_ids import RecordIds, repeated_keys
+from factscope.core.tables import is_table_file, read_records
 
 ACCEPTED_FORMATS = (
-    'JSONL (or a JSON list) of {"id": ..., "response": ...} rows, or a prediction file of Truly Ground\'s '
-    'generation script: one JSON object keyed by question id, {"<qId>": {"input": ..., "output": ...}}'
+    'JSONL (or a JSON list, Parquet or CSV) of {"id": ..., "response": ...} rows, or a prediction file of '
+    'Truly Ground\'s generation script: one JSON object keyed by question id, {"<qId>": {"input": ..., "output": ...}}'
 )
 """The responses formats, as error messages name them."""
 
@@ -119,8 +119,8 @@ def response_entries(path: str | Path, field_name: str = "response") -> Iterator
     error: JSONL rows are read a line at a time, a prediction file (one JSON object) whole. A file in neither
     format raises an InputError naming the file and the accepted formats."""
     path = Path(path)
-    first = first_line_object(path)
-    if first is None or not _is_row(first, field_name):
+    first = None if is_table_file(path) else first_line_object(path)
+    if not is_table_file(path) and (first is None or not _is_row(first, field_name)):
         document, repeated = _single_object(read_text(path))
         if document is not None and not _is_row(document, field_name):
             yield from repeated_keys(path, repeated)
@@ -188,7 +188,7 @@ def _read_rows(path: Path, field_name: str) -> Iterator[ResponseRow | InputError
     first_error: InputError | None = None
     row_model = response_input(field_name)
     ids = RecordIds(path)
-    for line, item in read_json_records(path):
+    for line, item in read_records(path):
         if isinstance(item, InputError):
             first_error = first_error or item
             yield item
