@@ -53,7 +53,8 @@ Examples:
 SELECT_HELP = """Knowledge selection (CONNER section 5): sample r candidates (top-p) and keep argmax Q_know.
 
 Q_know = gamma . \\[factuality, relevance, paragraph coherence, informativeness]; all four must be
-computable, so pass --corpus and --lm. --answer then answers with the selected knowledge.
+computable, so pass --corpus, and --lm unless factscope\\[lm] is installed (its embedded LM is then the
+default). --answer then answers with the selected knowledge.
 
 Example:
 
@@ -191,8 +192,10 @@ def _scoring_options(
     corpus: Path | None, retriever: RetrieverName, evidence_k: int, checker: str, relevance: str, coherence: str,
     lm: str | None, weights: str, seed: int,
 ) -> dict[str, Any]:
+    from factscope.conner.evaluator_setup import default_lm
+
     return {
         "corpus": corpus, "retriever": retriever, "evidence_k": evidence_k, "aggregate": "min", "hard": False,
-        "checker": checker, "relevance": relevance, "coherence": coherence, "lm": lm, "baselines": 3,
+        "checker": checker, "relevance": relevance, "coherence": coherence, "lm": default_lm(lm), "baselines": 3,
         "weights": weights, "seed": seed,
     }

@@ -25,7 +25,7 @@ Hard = Annotated[bool, typer.Option("--hard-factuality", help="count each senten
 CheckerSpec = Annotated[str, typer.Option("--checker", help="NLI checker: embedded, nli:MODEL, path:DIR, llm, similarity", rich_help_panel=SCORING)]
 Relevance = Annotated[str, typer.Option(help="ranking cross-encoder (name or folder); 'bi-encoder' fallback; 'none'", rich_help_panel=SCORING)]
 Coherence = Annotated[str, typer.Option(help="coherence classifier (name or folder); 'proxy' offline; 'none'", rich_help_panel=SCORING)]
-LM = Annotated[str | None, typer.Option("--lm", help="causal LM (name or folder), or 'endpoint' for the --llm-* completions endpoint", rich_help_panel=SCORING)]
+LM = Annotated[str | None, typer.Option("--lm", help="causal LM: 'embedded' (SmolLM2-135M via llama.cpp, the default when factscope\\[lm] is installed), a hub name or folder, a .gguf file, 'endpoint' for the --llm-* completions endpoint, or 'none'", show_default=False, rich_help_panel=SCORING)]
 Baselines = Annotated[int, typer.Option(min=1, help="u: random other knowledge texts for the helpfulness baseline", rich_help_panel=SCORING)]
 Weights = Annotated[str, typer.Option(callback=q_know_weights, help="gamma of Q_know: four comma-separated numbers of 0 or more, factuality,relevance,coherence,informativeness", rich_help_panel=SCORING)]
 Seed = Annotated[int, typer.Option(min=0, max=SEED_MAX, help="random seed (baselines, demonstrations, sampling)")]

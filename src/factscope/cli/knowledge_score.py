@@ -55,7 +55,7 @@ of records that name none. Each metric runs when its part is configured, else it
   qa validity                    --checker, records with `gold_answer`
   relevance                      --relevance-model (default: packaged bi-encoder fallback)
   paragraph coherence            --coherence-model (default: adjacent-sentence similarity proxy)
-  sentence coherence, informativeness, helpfulness   --lm (a causal LM, or `endpoint`)
+  sentence coherence, informativeness, helpfulness   --lm (default: the embedded LM of factscope\\[lm]; a causal LM, or `endpoint`)
 
 Results are written to OUTPUT as they are made; rerunning resumes.
 
@@ -109,6 +109,7 @@ def score_command(
     engine: EngineOptions,
 ) -> None:
     from factscope.conner.data import KnowledgeRecords
+    from factscope.conner.evaluator_setup import default_lm
     from factscope.conner.system import KNOWLEDGE, KnowledgeParser, KnowledgeSpec, make_spec_evaluator
     from factscope.core.system import SystemBuild
     from factscope.engines.shards import readable_items
@@ -116,7 +117,7 @@ def score_command(
     spec = KnowledgeSpec(
         corpus=corpus, retriever=retriever, evidence_k=evidence_k, aggregate=aggregate,
         evidence_aggregate=evidence_aggregate, rank_by=rank_by, hard=hard_factuality, checker=checker,
-        relevance=relevance_model, coherence=coherence_model, lm=lm, baselines=baselines, weights=weights, seed=seed,
+        relevance=relevance_model, coherence=coherence_model, lm=default_lm(lm), baselines=baselines, weights=weights, seed=seed,
     )
     if engine.on_ray:
         if queries is not None:

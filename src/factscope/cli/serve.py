@@ -51,8 +51,10 @@ def serve_command(
                                                    rich_help_panel=PANEL)] = "embedded",
     corpus: Annotated[Path | None, typer.Option(help="evidence corpus of /v1/knowledge/score (enables factuality)",
                                                 rich_help_panel=PANEL)] = None,
-    lm: Annotated[str | None, typer.Option("--lm", help="causal LM of /v1/knowledge/score (informativeness, "
-                                                        "helpfulness)", rich_help_panel=PANEL)] = None,
+    lm: Annotated[str | None, typer.Option("--lm", help="causal LM of /v1/knowledge/score (sentence coherence, "
+                                                        "informativeness, helpfulness); default: the embedded LM "
+                                                        "when factscope\\[lm] is installed; 'none'",
+                                           show_default=False, rich_help_panel=PANEL)] = None,
     warm: Annotated[bool, typer.Option(help="build every component before serving (else on first use)")] = True,
     max_body_bytes: Annotated[int, typer.Option(min=1, help="body of a JSON request", rich_help_panel=LIMITS)] = 2_000_000,
     max_upload_bytes: Annotated[int, typer.Option(min=1, help="body of a job's upload", rich_help_panel=LIMITS)] = 64_000_000,
@@ -79,11 +81,13 @@ def serve_command(
                           "pip install 'factscope[serve]'") from None
     from factscope.checkers.registry import CHECKERS
     from factscope.claims.registry import EXTRACTORS
+    from factscope.conner.evaluator_setup import default_lm
     from factscope.grounding.presence import PRESENCE_MODELS
     from factscope.serve.config import Components, Limits, ServeConfig
     from factscope.serve.security import require_key_off_loopback
 
     require_key_off_loopback(host, api_key)
+    lm = default_lm(lm)
     needs_llm = (
         EXTRACTORS.needs_llm(check_extractor) or EXTRACTORS.needs_llm(ground_extractor)
         or any(CHECKERS.needs_llm(spec) for spec in (check_checker, attribute_checker, knowledge_checker))

@@ -28,6 +28,8 @@ class KnowledgeRecord(BaseModel):
     gold_answer: str | None = None
     topic: str | None = None
     task: KnowledgeTask = "qa"
+    evidence: list[str] | None = None
+    """The record's own evidence passages: factuality checks its knowledge against them instead of the corpus."""
     metadata: dict[str, Any] = Field(default_factory=dict)
 
 
@@ -43,6 +45,7 @@ class KnowledgeInput(BaseModel):
     gold_answer: str | None = None
     topic: str | None = None
     task: KnowledgeTask = "qa"
+    evidence: list[str] | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
 
 
@@ -62,8 +65,15 @@ def parse_knowledge_record(
         gold_answer=given.gold_answer,
         topic=given.topic,
         task=given.task,
+        evidence=_passages(given.evidence),
         metadata={**given.metadata, **(given.model_extra or {})},
     )
+
+
+def _passages(texts: list[str] | None) -> list[str] | None:
+    """The non-blank passages of ``texts`` (None when there are none)."""
+    kept = [text for text in texts or [] if text.strip()]
+    return kept or None
 
 
 def read_knowledge_records(

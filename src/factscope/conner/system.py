@@ -103,7 +103,7 @@ def build(spec: KnowledgeSpec, llm: LLMClient | None) -> Pipeline[KnowledgeRecor
 
 def uses_lm(spec: KnowledgeSpec) -> bool:
     """Whether ``spec`` scores with a causal LM (whose helpfulness baselines need the pool of all records)."""
-    return spec.evaluator.lm is not None if spec.evaluator is not None else spec.lm is not None
+    return spec.evaluator.lm is not None if spec.evaluator is not None else spec.lm not in (None, "none")
 
 
 def prepare(spec: KnowledgeSpec, records: Iterable[KnowledgeRecord]) -> KnowledgeSpec:

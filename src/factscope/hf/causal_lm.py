@@ -121,7 +121,8 @@ class EndpointCausalLM:
     The context and continuation are sent as one prompt; the reply's tokens (which concatenate to the prompt)
     are placed by their character offsets, and those starting at or after the end of the context belong to the continuation. The
     endpoint gives no log-probability for a prompt's very first token, so with an empty context the first
-    continuation token is unscored.
+    continuation token is unscored. One token is generated (servers differ on ``max_tokens=0``: llama.cpp reads it
+    as "no limit"); tokens past the prompt's end are left out.
     """
 
     def __init__(self, client: LLMClient) -> None:
@@ -140,7 +141,8 @@ class EndpointCausalLM:
         return [found[pair] for pair in pairs]
 
     def _score(self, context: str, continuation: str) -> np.ndarray:
-        reply = self.client.complete(context + continuation, max_tokens=0, echo=True, logprobs=0)
+        prompt = context + continuation
+        reply = self.client.complete(prompt, max_tokens=1, echo=True, logprobs=0)
         if getattr(reply, "failed", False):
             raise BackendError(f"the completions endpoint failed to score a prompt: {reply.error}")
         tokens = list(reply.tokens or [])
@@ -149,7 +151,10 @@ class EndpointCausalLM:
         if len(tokens) != len(values):
             raise BackendError("the completions endpoint returned tokens and log-probabilities of unequal length")
         boundary = len(context)
-        scored = [value for offset, value in zip(offsets, values) if offset >= boundary and value is not None]
+        scored = [
+            value for offset, value in zip(offsets, values)
+            if boundary <= offset < len(prompt) and value is not None
+        ]
         if not scored:
             raise BackendError(
                 "the completions endpoint returned no prompt log-probabilities; it must support "

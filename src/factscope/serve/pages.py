@@ -86,6 +86,7 @@ FORMS: dict[str, SystemForm] = {
                 FormField("response", "Response", lines=4, required=True),
                 FormField("answer", "Short answer (optional)"),
             ),
+            "ground/records.jsonl",
         ),
         SystemForm(
             "attribute", "attribute score", "Attribution to a knowledge graph (KaLMA)",
@@ -109,10 +110,14 @@ FORMS: dict[str, SystemForm] = {
             (
                 FormField("query", "Query", required=True),
                 FormField("knowledge", "Knowledge", lines=5, required=True),
-                FormField("answer", "Answer (optional)"),
+                FormField("evidence", "Evidence (optional)", "passages", lines=6,
+                          help="passages separated by a blank line; factuality checks each knowledge sentence "
+                               "against them (else against the server's --corpus)"),
+                FormField("answer", "Answer (optional)",
+                          help="helpfulness compares it with random other knowledge: run several records as a job"),
                 FormField("gold_answer", "Gold answer (optional)"),
             ),
-            "knowledge/records.jsonl",
+            "knowledge/with_evidence.jsonl",
         ),
     )
 }

