@@ -10,6 +10,7 @@ from factscope.cli import (
     check,
     eval_checker,
     examples,
+    export,
     ground,
     knowledge,
     report,
@@ -17,4 +18,4 @@ from factscope.cli import (
     train_checker,
 )
 
-MODULES: list[ModuleType] = [check, agree, ground, attribute, knowledge, train_checker, eval_checker, report, examples, serve]
+MODULES: list[ModuleType] = [check, agree, ground, attribute, knowledge, train_checker, eval_checker, report, export, examples, serve]

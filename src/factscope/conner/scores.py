@@ -3,7 +3,12 @@ evidence, why a metric was not computed, and whether the row records a failed ca
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
 from pydantic import BaseModel, Field
+
+from factscope.core.result_tables import probability_columns
+from factscope.core.schema import LABELS
 
 
 class SentenceEvidence(BaseModel):
@@ -39,6 +44,21 @@ class KnowledgeScores(BaseModel):
     q_know: float | None = None
     not_computed: dict[str, str] = Field(default_factory=dict)
     sentences: list[SentenceEvidence] = Field(default_factory=list)
+
+    item_level: ClassVar[str] = "sentences"
+    item_fields: ClassVar[tuple[str, ...]] = ("sentences",)
+
+    def item_rows(self) -> list[dict[str, Any]]:
+        """One table row per knowledge sentence, numbered from 1 (``factscope.core.result_tables``): its text,
+        the label of its largest probability (None: unchecked), the probabilities, its best evidence and how many
+        of its checks failed."""
+        return [
+            {"id": self.id, "sentence": number, "text": judged.sentence,
+             "label": LABELS[max(range(3), key=judged.probs.__getitem__)].value if judged.probs else None,
+             **probability_columns(judged.probs), "evidence": judged.evidence, "doc_id": judged.doc_id,
+             "failed_checks": judged.failed_checks}
+            for number, judged in enumerate(self.sentences, start=1)
+        ]
 
     def value(self, metric: str) -> float | None:
         """A metric as one number (factuality: its factual-consistent dimension)."""

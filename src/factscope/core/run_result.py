@@ -8,7 +8,7 @@ and ``failed``. ``results`` is left out of ``model_dump``, which holds figures o
 
 from __future__ import annotations
 
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -29,3 +29,12 @@ class RunResult(BaseModel, Generic[Row]):
     resumed_records: int
     seconds: float
     failed: int = 0
+
+    def to_pandas(self, level: str = "records") -> Any:
+        """The run's rows as a pandas DataFrame: one row per record (``level="records"``), or one row per item
+        where the system has them (``"claims"`` of a check, ``"facts"`` of a grounding run, ``"citations"`` of an
+        attribution run, ``"sentences"`` of a knowledge run; see ``factscope.core.result_tables``). Needs pandas
+        (the ``tables`` extra)."""
+        from factscope.core.result_tables import data_frame, table_rows
+
+        return data_frame(table_rows(self.results, self.results.row_type, level))

@@ -11,7 +11,7 @@ import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from pydantic import BaseModel, Field
@@ -65,6 +65,20 @@ class GroundResult(BaseModel):
     failed: bool = False
     error: str | None = None
     raw: str | None = None
+
+    item_level: ClassVar[str] = "facts"
+    item_fields: ClassVar[tuple[str, ...]] = ("response_facts", "gold_facts")
+
+    def item_rows(self) -> list[dict[str, Any]]:
+        """One table row per fact (``factscope.core.result_tables``): ``side`` 'response' (judged against the
+        contexts: precision) or 'gold' (judged against the response: recall), its number on that side from 1,
+        its text, presence score and decision (None: unjudged)."""
+        return [
+            {"id": self.id, "side": side, "fact": number, "text": judged.fact, "score": judged.score,
+             "present": judged.present}
+            for side, facts in (("response", self.response_facts), ("gold", self.gold_facts))
+            for number, judged in enumerate(facts, start=1)
+        ]
 
     def grounding(self) -> GroundingScore | None:
         """The record's score object (None for a failed record, which averages leave out)."""

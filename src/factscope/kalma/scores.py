@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
 
@@ -53,6 +53,21 @@ class AttributionScore(BaseModel):
     alignment: list[bool | None] = Field(default_factory=list)
     na: AnswerNACounts | None = None
     geval: dict[str, dict[str, Any]] | None = None
+
+    item_level: ClassVar[str] = "citations"
+    item_fields: ClassVar[tuple[str, ...]] = ("citations",)
+
+    def item_rows(self) -> list[dict[str, Any]]:
+        """One table row per citation, numbered from 1 (``factscope.core.result_tables``): the answer sentence it
+        stands in (number from 0 and text), the triple it cites, and whether it is correct, precise and entailed
+        by its sentence (None: undecided)."""
+        return [
+            {"id": self.id, "citation": number, "sentence": cited.sentence,
+             "text": self.sentences[cited.sentence] if cited.sentence < len(self.sentences) else None,
+             "qid": cited.qid, "relation": cited.relation, "value": cited.value, "correct": cited.correct,
+             "precise": cited.precise, "entailed": cited.entailed}
+            for number, cited in enumerate(self.citations, start=1)
+        ]
 
 
 def score_row(record: AnswerRecord, decisions: dict[tuple[str, str], bool | None],

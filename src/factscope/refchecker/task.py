@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
 
@@ -13,6 +13,7 @@ from factscope.checkers.base import Checker, CheckTask
 from factscope.claims.abstention import AbstentionDetector, extract_answers
 from factscope.claims.base import Extractor
 from factscope.core.manifest import Setting
+from factscope.core.result_tables import probability_columns
 from factscope.core.results import ResultRows
 from factscope.core.run import Pipeline, ProgressCallback, RunRows, report_progress, run_pipeline
 from factscope.core.run_result import RunResult
@@ -55,6 +56,34 @@ class CheckResult(BaseModel):
     abstaining_sentences: list[int] = Field(default_factory=list)
     summary: ResponseSummary | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+
+    item_level: ClassVar[str] = "claims"
+    item_fields: ClassVar[tuple[str, ...]] = ("claims",)
+
+    def item_rows(self) -> list[dict[str, Any]]:
+        """One table row per claim (numbered from 1): its text, the verdict's label, probabilities, evidence and
+        what decided it (``factscope.core.result_tables``)."""
+        rows = []
+        for number, result in enumerate(self.claims, start=1):
+            claim, verdict = result.claim, result.verdict
+            rows.append({
+                "id": self.id,
+                "claim": number,
+                "text": claim.text,
+                "kind": claim.kind,
+                "triplet": list(claim.triplet) if claim.triplet is not None else None,
+                "label": verdict.label.value if verdict.label is not None else None,
+                **probability_columns(verdict.probs),
+                "score": verdict.score,
+                "evidence": verdict.evidence,
+                "evidence_reference": verdict.evidence_reference,
+                "rule": verdict.rule,
+                "reason": verdict.reason,
+                "failed": verdict.failed,
+                "error": verdict.error,
+                "copy_rate": result.copy_rate,
+            })
+        return rows
 
 
 class CheckRun(RunResult[CheckResult]):
