@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from factscope.core.display import use_html_view
 from factscope.core.off_loop import off_the_loop
 from factscope.core.version import __version__
 
@@ -318,3 +319,13 @@ acheck = off_the_loop(check)
 aground = off_the_loop(ground)
 aattribute = off_the_loop(attribute)
 aknowledge = off_the_loop(knowledge)
+
+
+def _notebook_html(result: object) -> str | None:
+    """A result's report, as a notebook shows it (``factscope.reports.notebook``)."""
+    from factscope.reports.notebook import notebook_html
+
+    return notebook_html(result)
+
+
+use_html_view(_notebook_html)

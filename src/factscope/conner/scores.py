@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
 
+from factscope.core.display import ShownAsHtml
 from factscope.core.result_tables import probability_columns
 from factscope.core.schema import LABELS
 
@@ -30,7 +31,7 @@ class Factuality(BaseModel):
     inconsistent: float
 
 
-class KnowledgeScores(BaseModel):
+class KnowledgeScores(ShownAsHtml, BaseModel):
     """CONNER's scores for one record; a metric left as None is explained in ``not_computed``."""
 
     id: str

@@ -25,6 +25,10 @@ class KnowledgeRun(RunResult[KnowledgeScores]):
 
     summary: KnowledgeSummary
 
+    def headline(self) -> list[tuple[str, object]]:
+        """The mean of every metric computed."""
+        return [(name, figure.mean) for name, figure in self.summary.means.items() if figure.mean is not None]
+
 
 def knowledge_pool(records: Iterable[KnowledgeRecord]) -> list[str]:
     """The knowledge texts helpfulness baselines are drawn from: each non-blank one of ``records`` once, sorted."""

@@ -4,6 +4,9 @@ Each system's run result (``CheckRun``, ``GroundRun``, ``AttributionRun``, ``Kno
 runs) derives from ``RunResult`` and adds its own figures, so a user's code reads every run the same way:
 ``results`` (the rows of the whole results file, read lazily), ``new_records``, ``resumed_records``, ``seconds``
 and ``failed``. ``results`` is left out of ``model_dump``, which holds figures only.
+
+A run result prints as one line of its key figures (``headline``), shows as its report in a notebook
+(``_repr_html_``) and becomes a table with ``to_pandas``.
 """
 
 from __future__ import annotations
@@ -12,12 +15,13 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from factscope.core.display import ShownAsHtml
 from factscope.core.results import ResultRows
 
 Row = TypeVar("Row", bound=BaseModel)
 
 
-class RunResult(BaseModel, Generic[Row]):
+class RunResult(ShownAsHtml, BaseModel, Generic[Row]):
     """A run's rows (earlier runs' included when resuming; left out of ``model_dump``), the records it processed
     and found already done, its seconds, and the rows that record a failure a rerun with ``retry_failed`` would
     process again (for a generation run that writes no row for a failed call: the calls that failed)."""
@@ -30,6 +34,20 @@ class RunResult(BaseModel, Generic[Row]):
     seconds: float
     failed: int = 0
 
+    def headline(self) -> list[tuple[str, object]]:
+        """The run's key figures, for its one-line summary (each system's run result names its own)."""
+        return []
+
+    def __repr__(self) -> str:
+        counts = (
+            f"{self.new_records + self.resumed_records} records ({self.new_records} new, {self.resumed_records} "
+            f"resumed), {self.failed} failed, {self.seconds:.1f} s"
+        )
+        figures = "".join(f"; {name} {_figure(value)}" for name, value in self.headline())
+        return f"{type(self).__name__}: {counts}{figures}"
+
+    __str__ = __repr__
+
     def to_pandas(self, level: str = "records") -> Any:
         """The run's rows as a pandas DataFrame: one row per record (``level="records"``), or one row per item
         where the system has them (``"claims"`` of a check, ``"facts"`` of a grounding run, ``"citations"`` of an
@@ -38,3 +56,12 @@ class RunResult(BaseModel, Generic[Row]):
         from factscope.core.result_tables import data_frame, table_rows
 
         return data_frame(table_rows(self.results, self.results.row_type, level))
+
+
+def _figure(value: object) -> str:
+    """A figure as the summary line writes it: 4 significant digits, None as n/a."""
+    if value is None:
+        return "n/a"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)

@@ -7,6 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from factscope.core.display import ShownAsHtml
+
 
 class Label(str, Enum):
     """The three-way hallucination label of RefChecker (and NLI)."""
@@ -78,7 +80,7 @@ Rule = Literal["model", "mismatch", "relevance", "min-confidence"]
 """What decided a verdict: the model's own label, a mismatch check, the relevance filter, or --min-confidence."""
 
 
-class Verdict(BaseModel):
+class Verdict(ShownAsHtml, BaseModel):
     """A checker's decision on one claim against a record's references, with what decided it.
 
     ``evidence_reference`` indexes the deciding reference, ``segment_span`` is the deciding segment in it and

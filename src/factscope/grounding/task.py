@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 from pydantic import BaseModel, Field
 
+from factscope.core.display import ShownAsHtml
 from factscope.core.errors import ConfigError, InputError
 from factscope.core.manifest import Setting
 from factscope.core.run import Pipeline, ProgressCallback, RunRows, report_progress, run_pipeline
@@ -49,7 +50,7 @@ class FactJudgement(BaseModel):
     present: bool | None
 
 
-class GroundResult(BaseModel):
+class GroundResult(ShownAsHtml, BaseModel):
     """One example's grounding result, as written to the output JSONL."""
 
     id: str
@@ -262,6 +263,11 @@ class GroundRun(RunResult[GroundResult]):
     extractor: str
     presence: str
     threshold: float
+
+    def headline(self) -> list[tuple[str, object]]:
+        """The mean grounding precision, recall and F1."""
+        overall = self.summary.overall
+        return [("precision", overall.precision), ("recall", overall.recall), ("F1", overall.f1)]
 
 
 def ground_failed(row: GroundResult) -> bool:

@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
 
+from factscope.core.display import ShownAsHtml
 from factscope.kalma.answers import AnswerRecord
 from factscope.kalma.hypotheses import DEFAULT_HYPOTHESIS, alignment_pairs, hypothesis
 from factscope.kg.citations import parse_answer
@@ -40,7 +41,7 @@ class CitationIssue(BaseModel):
     reason: str
 
 
-class AttributionScore(BaseModel):
+class AttributionScore(ShownAsHtml, BaseModel):
     """The per-answer result row: citations with their judgements, counts, alignment, [NA] counts, G-Eval."""
 
     id: str

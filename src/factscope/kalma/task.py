@@ -49,6 +49,14 @@ class AttributionRun(RunResult[AttributionScore]):
     summary: dict[str, AttributionFigures]
     checker: str
 
+    def headline(self) -> list[tuple[str, object]]:
+        """Citation correctness, micro F1 and alignment per number of removed triples."""
+        return [
+            (f"{group} {name}", figures.get(key))
+            for group, figures in self.summary.items()
+            for name, key in (("correctness", "correctness"), ("micro F1", "micro_f1"), ("alignment", "alignment_value"))
+        ]
+
 
 def attribution_pipeline(checker: Checker, *, judge: Any = None, weighted: bool = False,
                          template: str = DEFAULT_HYPOTHESIS, empty_answers: EmptyPolicy = "skip",

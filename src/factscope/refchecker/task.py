@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 from factscope.checkers.base import Checker, CheckTask
 from factscope.claims.abstention import AbstentionDetector, extract_answers
 from factscope.claims.base import Extractor
+from factscope.core.display import ShownAsHtml
 from factscope.core.manifest import Setting
 from factscope.core.result_tables import probability_columns
 from factscope.core.results import ResultRows
@@ -35,7 +36,7 @@ class ClaimResult(BaseModel):
     copy_rate: float | None = None
 
 
-class CheckResult(BaseModel):
+class CheckResult(ShownAsHtml, BaseModel):
     """Everything the check task found for one record.
 
     ``abstained`` is true when every sentence of the response declines to answer (it was not given to the
@@ -104,6 +105,11 @@ class CheckRun(RunResult[CheckResult]):
     check_failures: int
     extractor: str
     checker: str
+
+    def headline(self) -> list[tuple[str, object]]:
+        """The hallucination rate, the claims and the checker."""
+        return [("hallucination rate", self.rates.hallucination_rate), ("claims", self.claims),
+                ("checker", self.checker)]
 
 
 @dataclass

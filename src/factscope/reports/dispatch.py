@@ -134,29 +134,49 @@ def make_report(
         )
     chosen = [row for row in rows if only == "all" or system.report.flagged(row)]
     shown = chosen if limit is None else chosen[: max(limit, 0)]
-    page_title = title or f"factscope {system.name} report"
-    source = ", ".join(str(path) for path in paths)
+    page = render_rows(
+        system,
+        rows,
+        shown,
+        only=only,
+        title=title or f"factscope {system.name} report",
+        source=", ".join(str(path) for path in paths),
+        problems=[str(problem) for problem in problems],
+    )
+    return Report(page, system, rows, problems, shown)
+
+
+def render_rows(
+    system: ReportedSystem,
+    rows: Sequence[Any],
+    shown: Sequence[Any],
+    *,
+    title: str,
+    only: Only = "all",
+    source: str | None = None,
+    problems: Sequence[str] = (),
+    run: Any = None,
+) -> str:
+    """The page of ``system``'s result ``rows`` (its figures cover them all) showing the ``shown`` ones; ``run``
+    is a check run's own result (without one, its figures are counted from the rows)."""
     hooks = system.report
     if hooks.overview is None or hooks.caption is None:
-        run = summarize_run(rows, new_records=len(rows), seconds=0.0, extractor="", checker="")
-        page = html_report.render_report(run, shown, only=only, title=page_title, source=source)
-    else:
-        caption = hooks.caption
-        page = render_page(
-            title=page_title,
-            overview=hooks.overview(rows),
-            records=[
-                RecordEntry(
-                    anchor=f"r{index}", id=row.id, caption=caption(row), html=hooks.record(row, f"r{index}")
-                )
-                for index, row in enumerate(shown, start=1)
-            ],
-            source=source,
-            problems=[str(problem) for problem in problems],
-            only=only,
-            flagged=hooks.flagged_means,
-        )
-    return Report(page, system, rows, problems, shown)
+        if run is None:
+            run = summarize_run(rows, new_records=len(rows), seconds=0.0, extractor="", checker="")
+        return html_report.render_report(run, shown, only=only, title=title, source=source)
+    caption = hooks.caption
+    return render_page(
+        title=title,
+        overview=hooks.overview(rows),
+        records=[
+            RecordEntry(anchor=f"r{index}", id=row.id, caption=caption(row), html=hooks.record(row, f"r{index}"))
+            for index, row in enumerate(shown, start=1)
+        ],
+        source=source,
+        problems=problems,
+        only=only,
+        flagged=hooks.flagged_means,
+    )
 
 
 def render_report(paths: Path | Sequence[Path], **options: Any) -> str:
