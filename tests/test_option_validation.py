@@ -168,6 +168,7 @@ BAD_VALUES: dict[str, dict[str, list[str]]] = {
         "--batch-wait-ms": ["-1", "nan", "inf"],
         "--batch-records": COUNT,
         "--job-batch-size": COUNT,
+        "--job-lease-seconds": ["0.5", "3601", "nan", "inf"],
         "--max-body-bytes": COUNT,
         "--max-upload-bytes": COUNT,
         "--max-records": COUNT,

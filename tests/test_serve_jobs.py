@@ -1,9 +1,17 @@
-"""Jobs: progress in SQLite, cancel, failure, and a stopped server's job resumed by the next with every record
-exactly once (the real run loop and results file, a stand-in system)."""
+"""Jobs: progress in SQLite, cancel, failure, a stopped server's job resumed by the next with every record
+exactly once (the real run loop and results file, a stand-in system), and two real server processes on one data
+folder: a job's lease keeps it on one of them, and the other finishes it after the first is killed."""
 
 import json
+import os
+import signal
+import socket
+import subprocess
+import sys
 import time
+from pathlib import Path
 
+import httpx
 import pytest
 
 pytest.importorskip("fastapi")
@@ -15,8 +23,10 @@ from serve_fakes import FakeRow, FakeSystem
 RECORDS = [{"id": f"r{n}", "text": "x" * n} for n in range(10)]
 
 
-def _content(records):
-    return iter(["".join(json.dumps(r) + "\n" for r in records).encode("utf-8")])
+def _upload(store, records):
+    saved = store.inputs / f".upload-{len(list(store.inputs.iterdir()))}"
+    saved.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return saved
 
 
 def _wait(store, job_id, until, timeout=20.0):
@@ -37,7 +47,7 @@ def _rows(store, job_id):
 def test_a_job_runs_to_the_end_with_progress(tmp_path):
     store = JobStore(tmp_path)
     runner = JobRunner(store, {"fake": FakeSystem()}, FairLock(), batch_size=3)
-    job = store.create("fake", "in.jsonl", _content(RECORDS))
+    job = store.create("fake", "in.jsonl", _upload(store, RECORDS))
     runner.start()
     runner.submit(job)
     done = _wait(store, job.id, lambda j: j.status == "done")
@@ -51,7 +61,7 @@ def test_a_stopped_server_leaves_its_job_unfinished_and_the_next_one_finishes_it
     first_system = FakeSystem(free_batches=1)
     store = JobStore(tmp_path)
     runner = JobRunner(store, {"fake": first_system}, FairLock(), batch_size=3)
-    job = store.create("fake", "in.jsonl", _content(RECORDS))
+    job = store.create("fake", "in.jsonl", _upload(store, RECORDS))
     runner.start()
     runner.submit(job)
     _wait(store, job.id, lambda j: len(first_system.batches) == 2)
@@ -79,7 +89,7 @@ def test_cancel_stops_a_running_job_after_its_batch_and_keeps_its_rows(tmp_path)
     system = FakeSystem(free_batches=1)
     store = JobStore(tmp_path)
     runner = JobRunner(store, {"fake": system}, FairLock(), batch_size=3)
-    job = store.create("fake", "in.jsonl", _content(RECORDS))
+    job = store.create("fake", "in.jsonl", _upload(store, RECORDS))
     runner.start()
     runner.submit(job)
     _wait(store, job.id, lambda j: len(system.batches) == 2)
@@ -94,7 +104,7 @@ def test_a_queued_job_is_cancelled_at_once_and_never_runs(tmp_path):
     system = FakeSystem()
     store = JobStore(tmp_path)
     runner = JobRunner(store, {"fake": system}, FairLock())
-    job = store.create("fake", "in.jsonl", _content(RECORDS))
+    job = store.create("fake", "in.jsonl", _upload(store, RECORDS))
     assert runner.cancel(job.id).status == "cancelled"
     runner.start()
     runner.submit(job)
@@ -105,8 +115,8 @@ def test_a_queued_job_is_cancelled_at_once_and_never_runs(tmp_path):
 def test_skipped_records_are_counted_and_a_file_with_none_usable_fails_without_server_paths(tmp_path):
     store = JobStore(tmp_path)
     runner = JobRunner(store, {"fake": FakeSystem()}, FairLock())
-    mixed = store.create("fake", "mixed.jsonl", _content([*RECORDS[:2], {"id": "bad"}]))
-    broken = store.create("fake", "broken.jsonl", _content([{"text": 1}]))
+    mixed = store.create("fake", "mixed.jsonl", _upload(store, [*RECORDS[:2], {"id": "bad"}]))
+    broken = store.create("fake", "broken.jsonl", _upload(store, [{"text": 1}]))
     runner.start()
     runner.submit(mixed)
     runner.submit(broken)
@@ -120,7 +130,7 @@ def test_skipped_records_are_counted_and_a_file_with_none_usable_fails_without_s
 
 def test_uploaded_names_are_sanitised_into_the_inputs_folder(tmp_path):
     store = JobStore(tmp_path / "data")
-    job = store.create("fake", "../../../etc/passwd", _content(RECORDS))
+    job = store.create("fake", "../../../etc/passwd", _upload(store, RECORDS))
     input_path, results_path = store.paths(job.id)
     assert input_path.parent == (tmp_path / "data" / "inputs").resolve()
     assert results_path.parent == (tmp_path / "data" / "results").resolve()
@@ -141,8 +151,8 @@ def test_an_unexpected_error_fails_its_job_and_the_next_job_still_runs(tmp_path)
     system.process = broken_once
     store = JobStore(tmp_path)
     runner = JobRunner(store, {"fake": system}, FairLock())
-    first = store.create("fake", "a.jsonl", _content(RECORDS[:2]))
-    second = store.create("fake", "b.jsonl", _content(RECORDS[:2]))
+    first = store.create("fake", "a.jsonl", _upload(store, RECORDS[:2]))
+    second = store.create("fake", "b.jsonl", _upload(store, RECORDS[:2]))
     runner.start()
     runner.submit(first)
     runner.submit(second)
@@ -151,3 +161,109 @@ def test_an_unexpected_error_fails_its_job_and_the_next_job_still_runs(tmp_path)
     runner.stop()
     assert failed.error == "unexpected RuntimeError; see the server log"
     assert done.done == 2
+
+
+PACED_SERVER = """
+import os, sys, time
+from pathlib import Path
+
+import uvicorn
+
+from factscope.serve.app import create_app
+from factscope.serve.config import Limits, ServeConfig
+from serve_fakes import FakeSystem
+
+
+class PacedSystem(FakeSystem):
+    def process(self, items):
+        with open(os.environ["BATCH_LOG"], "a", encoding="utf-8") as log:
+            log.write(f"{os.getpid()} {' '.join(item.id for item in items)}\\n")
+        time.sleep(0.2)
+        return super().process(items)
+
+
+config = ServeConfig(data_dir=Path(sys.argv[1]), job_batch_size=2, job_lease_seconds=1.5,
+                     limits=Limits(max_upload_bytes=100_000))
+uvicorn.run(create_app(config, systems={"fake": PacedSystem()}), host="127.0.0.1", port=int(sys.argv[2]),
+            log_level="warning")
+"""
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _serve(data: Path, log: Path) -> tuple[subprocess.Popen, str]:
+    port = _free_port()
+    tests = Path(__file__).resolve().parent
+    env = {**os.environ, "BATCH_LOG": str(log), "PYTHONPATH": os.pathsep.join([str(tests), os.environ.get("PYTHONPATH", "")])}
+    process = subprocess.Popen([sys.executable, "-c", PACED_SERVER, str(data), str(port)], env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return process, f"http://127.0.0.1:{port}"
+
+
+def _up(process: subprocess.Popen, url: str) -> None:
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        assert process.poll() is None, "the server exited"
+        try:
+            if httpx.get(f"{url}/v1/health", timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    raise AssertionError("the server did not come up")
+
+
+def _chunks(data: bytes, size: int = 4096):
+    for start in range(0, len(data), size):
+        yield data[start:start + size]
+
+
+def test_two_servers_on_one_folder_never_run_one_job_together_and_a_killed_ones_job_is_finished_by_the_other(
+    tmp_path,
+):
+    data, log = tmp_path / "data", tmp_path / "batches.log"
+    servers = [_serve(data, log) for _ in range(2)]
+    try:
+        for process, url in servers:
+            _up(process, url)
+        records = [{"id": f"r{n:02d}", "text": "x" * n} for n in range(40)]
+        body = "".join(json.dumps(r) + "\n" for r in records).encode("utf-8")
+        created = httpx.post(f"{servers[0][1]}/v1/jobs", params={"system": "fake", "name": "forty.jsonl"},
+                             content=_chunks(body))
+        assert created.status_code == 202, created.text
+        job_id = created.json()["id"]
+        deadline = time.time() + 60
+        while len(log.read_text().splitlines() if log.exists() else []) < 4:
+            assert time.time() < deadline, "the job did not start"
+            time.sleep(0.05)
+        runner_pid = int(log.read_text().split()[0])
+        runner, survivor = sorted(servers, key=lambda server: server[0].pid != runner_pid)
+        assert runner[0].pid == runner_pid
+        runner[0].send_signal(signal.SIGKILL)
+        runner[0].wait(10)
+        before = len(log.read_text().splitlines())
+        assert before < 20, "the job finished before the kill; the test needs a slower job"
+
+        deadline = time.time() + 60
+        while (job := httpx.get(f"{survivor[1]}/v1/jobs/{job_id}").json())["status"] != "done":
+            assert time.time() < deadline, f"the other server never finished the job: {job}"
+            time.sleep(0.1)
+        batches = [line.split() for line in log.read_text().splitlines()]
+        assert {int(batch[0]) for batch in batches[:before]} == {runner_pid}
+        assert {int(batch[0]) for batch in batches[before:]} == {survivor[0].pid}
+        rows = [json.loads(line)["id"] for line in (data / "results" / f"{job_id}.jsonl").read_text().splitlines()]
+        assert sorted(rows) == [r["id"] for r in records] and job["done"] == 40
+
+        too_large = httpx.post(f"{survivor[1]}/v1/jobs", params={"system": "fake"},
+                               content=_chunks(b'{"id": "a", "text": "x"}\n' * 5000))
+        assert too_large.status_code == 413, too_large.text
+        assert sorted(p.name for p in (data / "inputs").iterdir()) == [f"{job_id}-forty.jsonl"]
+    finally:
+        for process, _ in servers:
+            if process.poll() is None:
+                process.kill()
+                process.wait(10)

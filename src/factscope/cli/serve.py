@@ -69,6 +69,11 @@ def serve_command(
     ] = 5.0,
     batch_records: Annotated[int, typer.Option(min=1, help="most records of one model batch")] = 32,
     job_batch_size: Annotated[int, typer.Option(min=1, help="records per batch of a job")] = 16,
+    job_lease_seconds: Annotated[
+        float,
+        typer.Option(min=1.0, max=3600.0, help="seconds (1 to 3,600) a server's lease on a running job lasts "
+                     "unrenewed; servers sharing --data-dir take over a crashed one's jobs after it"),
+    ] = 30.0,
     *,
     endpoint: LLMOptions,
 ) -> None:
@@ -103,5 +108,6 @@ def serve_command(
         limits=Limits(max_body_bytes=max_body_bytes, max_upload_bytes=max_upload_bytes, max_records=max_records,
                       max_field_chars=max_field_chars),
         batch_wait_ms=batch_wait_ms, batch_records=batch_records, job_batch_size=job_batch_size,
+        job_lease_seconds=job_lease_seconds,
     )
     uvicorn.run(create_app(config, warm=warm), host=host, port=port, log_level="info", server_header=False)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -29,6 +29,8 @@ from factscope.serve.pages import add_pages
 from factscope.serve.requests import RecordsRequest, RequestProblem
 from factscope.serve.security import BodyLimit, BodyTooLarge, inside, key_matches, presented_key, safe_name
 from factscope.serve.server import Server
+from factscope.serve.systems import System
+from factscope.serve.uploads import save_upload
 
 log = logging.getLogger("factscope.serve")
 
@@ -38,11 +40,21 @@ UPLOAD_PATHS = ("/v1/jobs", "/jobs")
 OPEN_PATHS = ("/login", "/static/", "/docs-assets/")
 """Paths served without the API key: the sign-in page, the style sheet and scripts."""
 CHUNK = 1 << 16
+SYNC_PATHS = {
+    "check": "/v1/check",
+    "ground": "/v1/ground",
+    "attribute": "/v1/attribute/score",
+    "knowledge": "/v1/knowledge/score",
+}
+"""The synchronous endpoint of each system."""
 
 
-def create_app(config: ServeConfig, *, warm: bool = False) -> FastAPI:
-    """The application; ``warm`` builds the models at start-up rather than on the first request."""
-    server = Server(config)
+def create_app(
+    config: ServeConfig, *, warm: bool = False, systems: dict[str, System[Any, Any]] | None = None
+) -> FastAPI:
+    """The application; ``warm`` builds the models at start-up rather than on the first request. ``systems``
+    replaces the four systems built from ``config.components`` (another set of systems to serve)."""
+    server = Server(config, systems)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -67,7 +79,7 @@ def create_app(config: ServeConfig, *, warm: bool = False) -> FastAPI:
     )
     app.state.server = server
     _errors(app)
-    _api(app, server)
+    _api(app, server, config)
     add_pages(app, server)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     _docs(app)
@@ -154,7 +166,7 @@ def _require_key(app: FastAPI, api_key: str) -> None:
         return RedirectResponse("/login", status_code=303)
 
 
-def _api(app: FastAPI, server: Server) -> None:
+def _api(app: FastAPI, server: Server, config: ServeConfig) -> None:
     """The JSON API under /v1."""
 
     @app.get("/v1/health", tags=["server"])
@@ -166,10 +178,9 @@ def _api(app: FastAPI, server: Server) -> None:
             "batching": {name: vars(batcher.stats) for name, batcher in server.batchers.items()},
         }
 
-    _sync_endpoint(app, server, "check", "/v1/check")
-    _sync_endpoint(app, server, "ground", "/v1/ground")
-    _sync_endpoint(app, server, "attribute", "/v1/attribute/score")
-    _sync_endpoint(app, server, "knowledge", "/v1/knowledge/score")
+    for name, path in SYNC_PATHS.items():
+        if name in server.systems:
+            _sync_endpoint(app, server, name, path)
 
     @app.post("/v1/jobs", tags=["jobs"], status_code=202)
     async def create_job(
@@ -189,11 +200,11 @@ def _api(app: FastAPI, server: Server) -> None:
             if not source.is_file():
                 raise RequestProblem(422, f"path: no file {safe_name(path)!r} in the data folder's inputs/",
                                      field="path")
-            return await asyncio.to_thread(server.create_job, system, source.name, _file_chunks(source))
-        body = await request.body()
-        if not body.strip():
-            raise RequestProblem(422, "body: empty; send the JSONL file as the request body", field="body")
-        return await asyncio.to_thread(server.create_job, system, name, iter([body]))
+            upload = await save_upload(_file_chunks(source), server.store.inputs, source.stat().st_size)
+            return await asyncio.to_thread(server.create_job, system, source.name, upload)
+        server.require_system(system)
+        upload = await save_upload(request.stream(), server.store.inputs, config.limits.max_upload_bytes)
+        return await asyncio.to_thread(server.create_job, system, name, upload)
 
     @app.get("/v1/jobs", tags=["jobs"])
     async def list_jobs() -> list[Job]:
@@ -235,9 +246,9 @@ def _sync_endpoint(app: FastAPI, server: Server, name: str, path: str) -> None:
     app.post(path, response_model=system.run_type, tags=["systems"], name=name)(endpoint)
 
 
-def _file_chunks(path: Path) -> Iterator[bytes]:
+async def _file_chunks(path: Path) -> AsyncIterator[bytes]:
     with path.open("rb") as handle:
-        while chunk := handle.read(CHUNK):
+        while chunk := await asyncio.to_thread(handle.read, CHUNK):
             yield chunk
 
 

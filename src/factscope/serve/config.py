@@ -52,3 +52,6 @@ class ServeConfig:
     """The most records the micro-batcher puts in one model batch."""
     job_batch_size: int = 16
     """Records per batch of a job (the progress and resume step)."""
+    job_lease_seconds: float = 30.0
+    """How long a server's lease on a running job lasts without being renewed (it is renewed every third of it):
+    after a crash, another server on the same data folder resumes the job this long after the last renewal."""

@@ -5,13 +5,18 @@ system's ``run_file`` (the same run loop as the command line), its rows going to
 loop's progress events update the job's row (done, total, records per second). Because the run loop resumes a
 results file whose manifest matches, a server restarted after a crash or a stop runs its unfinished jobs again
 and each finishes with every record exactly once.
+
+Several servers may share one data folder: a server runs a job only under a **lease**, a row of the jobs table
+naming it as the job's owner until a time a few seconds ahead, which it renews (its heartbeat) while the job
+runs. Taking a lease is one conditional UPDATE, so of two servers only one gets it; a server that crashed stops
+renewing, and once its lease has expired another server takes the job and resumes it from its results file.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import queue
+import os
 import sqlite3
 import threading
 import time
@@ -51,9 +56,15 @@ CREATE TABLE IF NOT EXISTS jobs (
     created REAL NOT NULL,
     started REAL,
     updated REAL,
-    finished REAL
+    finished REAL,
+    owner TEXT,
+    lease_until REAL,
+    cancel_requested INTEGER NOT NULL DEFAULT 0
 )
 """
+
+LEASE_COLUMNS = {"owner": "TEXT", "lease_until": "REAL", "cancel_requested": "INTEGER NOT NULL DEFAULT 0"}
+"""Columns a jobs table made before leases lacks; added when the store opens it."""
 
 PROBLEMS_KEPT = 20
 """Skipped-record messages kept per job (the count covers all)."""
@@ -109,6 +120,10 @@ class JobStore:
         with self._connect() as connection:
             connection.execute("PRAGMA journal_mode=WAL")
             connection.execute(SCHEMA)
+            present = {row["name"] for row in connection.execute("PRAGMA table_info(jobs)")}
+            for name, kind in LEASE_COLUMNS.items():
+                if name not in present:
+                    connection.execute(f"ALTER TABLE jobs ADD COLUMN {name} {kind}")
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
@@ -120,14 +135,13 @@ class JobStore:
         finally:
             connection.close()
 
-    def create(self, system: str, input_name: str, content: Iterator[bytes]) -> Job:
-        """A queued job for ``system`` whose input is ``content``, saved under a sanitised ``input_name``."""
+    def create(self, system: str, input_name: str, upload: Path) -> Job:
+        """A queued job for ``system`` whose input is the file ``upload`` (see ``factscope.serve.uploads``), moved
+        into ``inputs/`` under a sanitised ``input_name``."""
         job_id = uuid.uuid4().hex[:16]
         name = safe_name(input_name)
         input_path = inside(self.inputs, f"{job_id}-{name}")
-        with input_path.open("wb") as handle:
-            for chunk in content:
-                handle.write(chunk)
+        os.replace(upload, input_path)
         results_path = inside(self.results, f"{job_id}.jsonl")
         now = time.time()
         with self._lock, self._connect() as connection:
@@ -152,13 +166,43 @@ class JobStore:
             rows = connection.execute("SELECT * FROM jobs ORDER BY created DESC LIMIT ?", (limit,)).fetchall()
         return [_job(row) for row in rows]
 
-    def unfinished(self) -> list[str]:
-        """Ids of the jobs queued or running, oldest first (a restarted server runs them again)."""
+    def claimable(self) -> list[str]:
+        """Ids of the jobs queued or running that no server holds a live lease on, oldest first."""
         with self._connect() as connection:
             rows = connection.execute(
-                "SELECT id FROM jobs WHERE status IN ('queued', 'running') ORDER BY created"
+                "SELECT id FROM jobs WHERE status IN ('queued', 'running') "
+                "AND (lease_until IS NULL OR lease_until < ?) ORDER BY created",
+                (time.time(),),
             ).fetchall()
         return [row["id"] for row in rows]
+
+    def claim(self, job_id: str, owner: str, seconds: float) -> bool:
+        """Take the lease of an unfinished job for ``seconds`` unless another server holds a live one; whether
+        ``owner`` now holds it."""
+        now = time.time()
+        with self._lock, self._connect() as connection:
+            taken = connection.execute(
+                "UPDATE jobs SET owner = ?, lease_until = ? WHERE id = ? AND status IN ('queued', 'running') "
+                "AND (lease_until IS NULL OR lease_until < ? OR owner = ?)",
+                (owner, now + seconds, job_id, now, owner),
+            ).rowcount
+        return taken == 1
+
+    def renew(self, job_id: str, owner: str, seconds: float) -> tuple[bool, bool]:
+        """Extend ``owner``'s lease of a job by ``seconds`` from now: whether it still held it, and whether a
+        cancellation was asked for (on any server)."""
+        with self._lock, self._connect() as connection:
+            held = connection.execute(
+                "UPDATE jobs SET lease_until = ? WHERE id = ? AND owner = ?", (time.time() + seconds, job_id, owner)
+            ).rowcount
+            row = connection.execute("SELECT cancel_requested FROM jobs WHERE id = ?", (job_id,)).fetchone()
+        return held == 1, bool(row is not None and row["cancel_requested"])
+
+    def release(self, job_id: str, owner: str) -> None:
+        """Give up ``owner``'s lease of a job (another server may take it at once if it is unfinished)."""
+        with self._lock, self._connect() as connection:
+            connection.execute("UPDATE jobs SET owner = NULL, lease_until = NULL WHERE id = ? AND owner = ?",
+                               (job_id, owner))
 
     def update(self, job_id: str, **fields: Any) -> None:
         """Set some columns of a job's row."""
@@ -182,8 +226,8 @@ class JobStore:
 def _job(row: sqlite3.Row) -> Job:
     data = dict(row)
     data["problems"] = json.loads(data["problems"])
-    data.pop("input_path")
-    data.pop("results_path")
+    for internal in ("input_path", "results_path", "owner", "lease_until", "cancel_requested"):
+        data.pop(internal)
     return Job.model_validate(data)
 
 
@@ -196,68 +240,102 @@ class JobStopped(Exception):
 
 
 class JobRunner:
-    """Runs queued jobs one after another on a background thread, batch by batch under the model lock."""
+    """Runs jobs one after another on a background thread, batch by batch under the model lock, each under its
+    lease (see the module's description): it takes the oldest unfinished job no live lease holds, renews the lease
+    every third of ``lease_seconds`` while the job runs, and gives it up when the job ends or the server stops."""
 
     def __init__(self, store: JobStore, systems: Mapping[str, System[Any, Any]], lock: FairLock, *,
-                 batch_size: int = 16, write_every: float = 0.5) -> None:
+                 batch_size: int = 16, write_every: float = 0.5, lease_seconds: float = 30.0) -> None:
         self.store = store
         self.systems = systems
         self.lock = lock
         self.batch_size = batch_size
         self.write_every = write_every
-        self._queue: queue.Queue[str | None] = queue.Queue()
+        self.lease_seconds = lease_seconds
+        self.owner = uuid.uuid4().hex
+        """This server's name in the leases it holds."""
+        self._wake = threading.Event()
         self._cancelled: set[str] = set()
+        self._lost: set[str] = set()
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
-        """Start the background thread and queue the jobs left unfinished by an earlier server."""
-        for job_id in self.store.unfinished():
-            self._queue.put(job_id)
+        """Start the background thread; it runs the jobs left unfinished by a stopped or crashed server too."""
         self._thread = threading.Thread(target=self._work, name="factscope-jobs", daemon=True)
         self._thread.start()
 
     def stop(self, timeout: float = 5.0) -> None:
-        """Stop the thread after the current batch of the job in hand, which stays unfinished (the next start
-        resumes it)."""
+        """Stop the thread after the current batch of the job in hand, which stays unfinished and whose lease is
+        given up (the next start, or another server, resumes it)."""
         self._stopping.set()
-        self._queue.put(None)
+        self._wake.set()
         if self._thread is not None:
             self._thread.join(timeout)
 
     def submit(self, job: Job) -> None:
-        """Queue a job created in the store."""
-        self._queue.put(job.id)
+        """Tell the thread that a job was created in the store."""
+        self._wake.set()
 
     def cancel(self, job_id: str) -> Job:
-        """Cancel a queued job now, a running one after its current batch; a finished one stays as it is."""
+        """Cancel a queued job now, a running one after its current batch (on whichever server runs it); a
+        finished one stays as it is."""
         job = self.store.get(job_id)
         if job.status in FINISHED:
             return job
         self._cancelled.add(job_id)
+        self.store.update(job_id, cancel_requested=1)
         if job.status == "queued":
             self.store.update(job_id, status="cancelled", finished=time.time())
         return self.store.get(job_id)
 
     def interruption(self, job_id: str) -> Exception | None:
-        """What stops a running job at its next batch: its cancellation, or the server stopping."""
+        """What stops a running job at its next batch: its lease lost, its cancellation, or the server
+        stopping."""
+        if job_id in self._lost or self._stopping.is_set():
+            return JobStopped(job_id)
         if job_id in self._cancelled:
             return JobCancelled(job_id)
-        if self._stopping.is_set():
-            return JobStopped(job_id)
         return None
 
     def _work(self) -> None:
-        while True:
-            job_id = self._queue.get()
-            if job_id is None or self._stopping.is_set():
-                return
-            if self.store.get(job_id).status in FINISHED:
-                continue
-            self.run(job_id)
+        poll = min(self.lease_seconds / 2, 5.0)
+        while not self._stopping.is_set():
+            self._wake.clear()
+            for job_id in self.store.claimable():
+                if self._stopping.is_set():
+                    return
+                if self.store.claim(job_id, self.owner, self.lease_seconds):
+                    self.run(job_id)
+            self._wake.wait(poll)
 
     def run(self, job_id: str) -> None:
-        """Run one job to its end (done, failed or cancelled), in the calling thread."""
+        """Run one job, whose lease this runner holds, to its end (done, failed or cancelled) or until it is
+        stopped, in the calling thread; the lease is renewed meanwhile and given up at the end."""
+        heartbeat = threading.Event()
+        beating = threading.Thread(target=self._beat, args=(job_id, heartbeat), name="factscope-lease", daemon=True)
+        beating.start()
+        try:
+            if self.store.get(job_id).status not in FINISHED:
+                self._run(job_id)
+        finally:
+            heartbeat.set()
+            beating.join()
+            self.store.release(job_id, self.owner)
+            self._cancelled.discard(job_id)
+            self._lost.discard(job_id)
+
+    def _beat(self, job_id: str, stopped: threading.Event) -> None:
+        """Renew the job's lease until ``stopped``; note a lost lease or a cancellation asked for elsewhere."""
+        while not stopped.wait(self.lease_seconds / 3):
+            held, cancel = self.store.renew(job_id, self.owner, self.lease_seconds)
+            if not held:
+                log.warning("job %s: lease lost to another server; stopping it here", job_id)
+                self._lost.add(job_id)
+            if cancel:
+                self._cancelled.add(job_id)
+
+    def _run(self, job_id: str) -> None:
         job = self.store.get(job_id)
         system = self.systems[job.system]
         input_path, results_path = self.store.paths(job_id)
@@ -286,7 +364,6 @@ class JobRunner:
         finally:
             if tracker.holding:
                 self.lock.release()
-            self._cancelled.discard(job_id)
 
 
 class _Progress:

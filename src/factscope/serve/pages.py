@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -26,6 +26,7 @@ from factscope.reports.dispatch import render_record, render_report
 from factscope.reports.page import stylesheet
 from factscope.serve.requests import RequestProblem
 from factscope.serve.security import KEY_COOKIE, key_matches
+from factscope.serve.uploads import save_upload
 
 if TYPE_CHECKING:
     from factscope.serve.server import Server
@@ -216,8 +217,8 @@ def summary_rows(system: str, run: Any) -> list[tuple[str, str]]:
     return [("seconds", f"{run.seconds:.2f}")]
 
 
-def _upload_chunks(upload: UploadFile) -> Iterator[bytes]:
-    while chunk := upload.file.read(1 << 16):
+async def _upload_chunks(upload: UploadFile) -> AsyncIterator[bytes]:
+    while chunk := await upload.read(1 << 16):
         yield chunk
 
 
@@ -265,7 +266,8 @@ def add_pages(app: FastAPI, server: Server) -> None:
         if not isinstance(file, UploadFile) or system not in FORMS:
             return page(render("problem.html.j2", title="Cannot start the job",
                                message="choose a system and a file to upload"), 422)
-        job = await asyncio.to_thread(server.create_job, system, file.filename or "input.jsonl", _upload_chunks(file))
+        saved = await save_upload(_upload_chunks(file), server.store.inputs, server.config.limits.max_upload_bytes)
+        job = await asyncio.to_thread(server.create_job, system, file.filename or "input.jsonl", saved)
         return RedirectResponse(f"/jobs/{job.id}", status_code=303)
 
     @app.get("/jobs", response_class=HTMLResponse, include_in_schema=False)

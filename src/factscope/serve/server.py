@@ -3,7 +3,7 @@ jobs."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
@@ -18,9 +18,10 @@ from factscope.serve.systems import System, make_systems
 class Server:
     """The state one app holds: its configuration, systems, model worker, batchers and jobs."""
 
-    def __init__(self, config: ServeConfig) -> None:
+    def __init__(self, config: ServeConfig, systems: dict[str, System[Any, Any]] | None = None) -> None:
         self.config = config
-        self.systems: dict[str, System[Any, Any]] = make_systems(config.components)
+        self.systems: dict[str, System[Any, Any]] = systems if systems is not None else make_systems(
+            config.components)
         self.worker = ModelWorker()
         self.batchers = {
             name: MicroBatcher(system, self.worker, max_records=config.batch_records,
@@ -28,7 +29,8 @@ class Server:
             for name, system in self.systems.items()
         }
         self.store = JobStore(config.data_dir)
-        self.runner = JobRunner(self.store, self.systems, self.worker.lock, batch_size=config.job_batch_size)
+        self.runner = JobRunner(self.store, self.systems, self.worker.lock, batch_size=config.job_batch_size,
+                                lease_seconds=config.job_lease_seconds)
 
     async def run(self, system: str, records: list[Any]) -> BaseModel:
         """The run result of a synchronous request's records (validated, then micro-batched)."""
@@ -40,11 +42,19 @@ class Server:
         for system in self.systems.values():
             system.warm()
 
-    def create_job(self, system: str, name: str, content: Iterator[bytes]) -> Job:
-        """Save an input file and queue its job."""
+    def require_system(self, system: str) -> None:
+        """A 422 RequestProblem unless ``system`` is one the server runs."""
         if system not in self.systems:
             raise RequestProblem(422, f"system: {system!r} is not one of {', '.join(self.systems)}", field="system")
-        job = self.store.create(system, name, content)
+
+    def create_job(self, system: str, name: str, upload: Path) -> Job:
+        """Queue a job of ``system`` on the saved input file ``upload`` (see ``factscope.serve.uploads``)."""
+        try:
+            self.require_system(system)
+        except RequestProblem:
+            upload.unlink(missing_ok=True)
+            raise
+        job = self.store.create(system, name, upload)
         self.runner.submit(job)
         return job
 
