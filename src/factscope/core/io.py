@@ -158,11 +158,28 @@ def _starts_as_jsonl(path: Path) -> bool:
     return False
 
 
-def _jsonl_records(path: Path, limit: int) -> Iterator[tuple[int, dict[str, Any] | InputError]]:
-    """The records of a JSONL file read a line at a time; bytes that are not UTF-8 raise InputError."""
-    offset = 0
+def read_jsonl_range(
+    path: str | Path, start: int, end: int, first_line: int
+) -> Iterator[tuple[int, dict[str, Any] | InputError]]:
+    """(line, record) for each line of a JSONL file that starts at a byte offset from ``start`` (the start of line
+    ``first_line``) up to ``end``, as ``read_json_records`` reads them, without reading the rest of the file: what
+    one work unit of a large file reads. Bytes that are not UTF-8 raise InputError."""
+    path = Path(path)
+    require_file(path)
+    yield from _jsonl_records(path, max_record_bytes(), start=start, end=end, first_line=first_line)
+
+
+def _jsonl_records(
+    path: Path, limit: int, *, start: int = 0, end: int | None = None, first_line: int = 1
+) -> Iterator[tuple[int, dict[str, Any] | InputError]]:
+    """The records of a JSONL file read a line at a time (from byte ``start``, line ``first_line``, to the lines
+    that start before ``end``); bytes that are not UTF-8 raise InputError."""
+    offset = start
     with path.open("rb") as handle:
-        for number, raw in enumerate(handle, start=1):
+        handle.seek(start)
+        for number, raw in enumerate(handle, start=first_line):
+            if end is not None and offset >= end:
+                return
             try:
                 line = raw.decode("utf-8-sig" if number == 1 else "utf-8").removesuffix("\n").removesuffix("\r")
             except UnicodeDecodeError as error:
