@@ -231,6 +231,10 @@ class Pipeline(Generic[Item, Row, TotalsT]):
     components: Mapping[str, object]
     settings: Mapping[str, Setting]
     failed: Callable[[Row], bool] | None = None
+    crashed: Callable[[Item, str], Row] | None = None
+    """The failed row of an item whose processing ended its worker process every time it was tried, with the
+    reason (an engine with worker processes writes it, so the run finishes; None: the item is skipped and
+    reported)."""
 
     def manifest(self, items: Iterable[object]) -> RunManifest:
         """The manifest of a run of this pipeline over ``items`` (see ``run_manifest``)."""

@@ -195,5 +195,10 @@ class SystemBuild(Generic[Spec, Item, Row, TotalsT, RunT]):
     llm: Callable[[], LLMClient] | None = None
 
     def __call__(self) -> Pipeline[Item, Row, TotalsT]:
+        return self.with_client()[0]
+
+    def with_client(self) -> tuple[Pipeline[Item, Row, TotalsT], LLMClient | None]:
+        """The pipeline and the LLM client it calls (None when the spec needs none), whose usage the worker
+        reports."""
         client = self.llm() if self.llm is not None and self.system.needs_llm(self.spec) else None
-        return self.system.build(self.spec, client)
+        return self.system.build(self.spec, client), client

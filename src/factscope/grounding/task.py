@@ -300,6 +300,20 @@ def ground_pipeline(
         components={"extractor": extractor, "presence": presence},
         settings={"no_response_facts": no_response_facts, "no_gold_facts": no_gold_facts, **(settings or {})},
         failed=ground_failed,
+        crashed=ground_crashed,
+    )
+
+
+def ground_crashed(example: GroundExample, reason: str) -> GroundResult:
+    """The failed row of an example whose scoring ended its worker process (``Pipeline.crashed``), with
+    ``reason``; ``retry_failed`` scores it again."""
+    return GroundResult(
+        id=example.id,
+        question=example.question,
+        response=example.response,
+        metadata=dict(example.metadata),
+        failed=True,
+        error=reason,
     )
 
 

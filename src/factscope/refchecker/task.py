@@ -174,6 +174,22 @@ def check_pipeline(
             **(settings or {}),
         },
         failed=check_failed,
+        crashed=check_crashed,
+    )
+
+
+def check_crashed(record: Record, reason: str) -> CheckResult:
+    """The failed row of a record whose checking ended its worker process (``Pipeline.crashed``): its
+    extraction marked failed with ``reason``, so ``retry_failed`` runs it again."""
+    return CheckResult(
+        id=record.id,
+        question=record.question,
+        response=record.response,
+        setting=record.setting,
+        references=list(record.references),
+        extraction_failed=True,
+        extraction_error=reason,
+        metadata=dict(record.metadata),
     )
 
 
