@@ -10,6 +10,7 @@ import threading
 import pytest
 
 import factscope
+from doc_examples import python_blocks, run_block
 from factscope.core.schema import Label
 from factscope.llm.async_client import AsyncLLMClient
 from factscope.llm.client import LLMConfig
@@ -121,3 +122,8 @@ def test_async_client_calls_and_refuses_to_block_its_own_loop(fake_llm):
 def test_async_client_needs_a_running_loop(fake_llm):
     with pytest.raises(RuntimeError, match="inside a coroutine"):
         AsyncLLMClient(_config(fake_llm))
+
+
+def test_the_example_of_the_guide_runs(capsys, tmp_path):
+    run_block(python_blocks("guides/async.md")[0], tmp_path)
+    assert capsys.readouterr().out.splitlines() == ["Entailment Marie Curie was born in Warsaw."]

@@ -14,6 +14,7 @@ from inspect_ai.log import read_eval_log
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 from inspect_ai.solver import generate
 
+from doc_examples import python_blocks, run_block
 from factscope.integrations.inspect_ai import claims_supported, grounded_in_context
 
 CONTEXT = "Paris is the capital and largest city of France, with 2.1 million residents."
@@ -59,3 +60,15 @@ def test_the_scores_of_an_inspect_eval_reach_its_log(tmp_path):
     assert metrics[("supported", "mean")] == pytest.approx(0.75)
     assert metrics[("contradicted", "mean")] == pytest.approx(0.25)
     assert metrics[("grounded_in_context", "mean")] == pytest.approx(0.75)
+
+
+def test_the_task_of_the_guide_scores_a_grounded_answer(tmp_path):
+    guide = run_block(python_blocks("guides/inspect-ai.md")[0], tmp_path)
+    output = ModelOutput.from_content("mockllm/model", "Marie Curie was born in Warsaw.")
+    output.usage = ModelUsage(input_tokens=30, output_tokens=6, total_tokens=36)
+    logs = inspect_eval(guide["rag_answers"](), model=get_model("mockllm/model", custom_outputs=[output]),
+                        log_dir=str(tmp_path / "logs"), display="none")
+    assert logs[0].status == "success", logs[0].error
+    (sample,) = read_eval_log(logs[0].location).samples
+    assert sample.scores["claims_supported"].value == {"supported": 1.0, "contradicted": 0.0}
+    assert sample.scores["grounded_in_context"].value == 1.0

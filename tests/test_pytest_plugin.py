@@ -7,6 +7,8 @@ import importlib.metadata
 
 import pytest
 
+from doc_examples import python_blocks
+
 pytest_plugins = ["pytester"]
 
 USER_TESTS = '''
@@ -91,3 +93,10 @@ def _section(output: str, test: str) -> str:
     start = output.index("\n", output.index(f"_ {test} _"))
     following = output.find("\n___", start)
     return output[start: following if following > 0 else None]
+
+
+def test_the_example_of_the_guide_passes(loaded, pytester: pytest.Pytester):
+    (example,) = python_blocks("guides/pytest-plugin.md")
+    pytester.makepyfile(test_rag_answers=example)
+    result = pytester.runpytest("-p", "no:cacheprovider", "-W", "ignore::DeprecationWarning")
+    result.assert_outcomes(passed=3)
