@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import random
 import tempfile
@@ -121,13 +122,60 @@ def count_pairs(checker: Any) -> CountingScorer:
     return counting
 
 
-def timed(definition: Any, spec: Any, items: Sequence[Any], checker_of: Callable[[Any], Any]) -> dict[str, Any]:
-    """Run ``definition`` over ``items`` with the components of ``spec`` built beforehand; seconds, pairs, rows."""
+class PresenceRecorder:
+    """Records what an exact presence model scored: each fact's windows and each (fact, window) pair's score."""
+
+    def __init__(self, model: Any) -> None:
+        self.windows: list[tuple[str, list[str]]] = []
+        self.scores: dict[tuple[str, str], float] = {}
+        best_scores, score_pairs = model.best_scores, model.score_pairs
+
+        def recorded_best(facts: Sequence[str], windows: Sequence[Sequence[str]]) -> Any:
+            self.windows.extend((fact, list(texts)) for fact, texts in zip(facts, windows))
+            return best_scores(facts, windows)
+
+        def recorded_pairs(pairs: Sequence[tuple[str, str]]) -> Any:
+            values = score_pairs(pairs)
+            self.scores.update(zip(pairs, (float(value) for value in values)))
+            return values
+
+        model.best_scores, model.score_pairs = recorded_best, recorded_pairs
+
+    def sweep(self, threshold: float, top_ks: Sequence[int]) -> list[dict[str, Any]]:
+        """Decision agreement and pairs scored when only each fact's ``top_k`` BM25-ranked windows are read (the
+        early stop never changes a decision, so the best of the kept windows decides)."""
+        from factscope.grounding.presence_rounds import rank_windows
+
+        facts = [fact for fact, _ in self.windows]
+        exact = [max((self.scores[(f, w)] for w in ws), default=-math.inf) >= threshold for f, ws in self.windows]
+        found = []
+        for top_k in top_ks:
+            ranked = rank_windows(facts, [windows for _, windows in self.windows], top_k)
+            fast = [max((self.scores[(f, w)] for w in ws), default=-math.inf) >= threshold for f, ws in zip(facts, ranked)]
+            found.append({
+                "top_k": top_k,
+                "windows_kept": sum(len(ws) for ws in ranked),
+                "agreement": sum(a == b for a, b in zip(exact, fast)) / max(1, len(exact)),
+            })
+        return found
+
+
+def timed(
+    definition: Any,
+    spec: Any,
+    items: Sequence[Any],
+    checker_of: Callable[[Any], Any],
+    hook: Callable[[Any], Any] | None = None,
+) -> dict[str, Any]:
+    """Run ``definition`` over ``items`` with the components of ``spec`` built beforehand; seconds, pairs, rows,
+    and what ``hook`` (called with the ready spec) returns."""
     ready = definition.ready(spec, None)
+    hooked = hook(ready) if hook is not None else None
     counting = count_pairs(checker_of(ready))
     started = time.perf_counter()
     run = definition.run(ready, items, batch_size=16)
-    return {"seconds": time.perf_counter() - started, "pairs_scored": counting.pairs, "rows": list(run.results)}
+    seconds = time.perf_counter() - started
+    return {"seconds": seconds, "pairs_scored": counting.pairs, "rows": list(run.results), "hooked": hooked}
 
 
 def compare(
@@ -137,12 +185,14 @@ def compare(
     checker_of: Callable[[Any], Any],
     labels: Callable[[list[Any]], list[str]],
     repeats: int,
+    exact_hook: Callable[[Any], Any] | None = None,
 ) -> dict[str, Any]:
-    """Exact and fast runs alternated ``repeats`` times; the fastest of each, pairs, and label agreement."""
+    """Exact and fast runs alternated ``repeats`` times; the fastest of each, pairs, and label agreement;
+    ``exact_hook`` is given each exact run's ready spec."""
     runs: dict[str, list[dict[str, Any]]] = {"exact": [], "fast": []}
     for _ in range(repeats):
         for mode in ("exact", "fast"):
-            runs[mode].append(timed(definition, specs[mode], items, checker_of))
+            runs[mode].append(timed(definition, specs[mode], items, checker_of, exact_hook if mode == "exact" else None))
     best = {mode: min(found, key=lambda run: run["seconds"]) for mode, found in runs.items()}
     exact, fast = labels(best["exact"]["rows"]), labels(best["fast"]["rows"])
     return {
@@ -211,6 +261,8 @@ def main() -> None:
     parser.add_argument("--facts", type=int, default=3, help="consistent sentences per ground response")
     parser.add_argument("--context-tokens", type=int, nargs="+", default=[1500, 3000])
     parser.add_argument("--presence", nargs="+", default=["bi-nli", "nli:embedded"])
+    parser.add_argument("--top-k", type=int, nargs="+", default=[4, 8, 16, 32],
+                        help="fast presence's top_k values replayed on the exact run's scores")
     parser.add_argument("--knowledge-records", type=int, default=24)
     parser.add_argument("--answers", type=int, default=25, help="copies of the example answers")
     parser.add_argument("--systems", nargs="+", default=["ground", "knowledge", "attribute"])
@@ -219,7 +271,7 @@ def main() -> None:
     add_out_option(parser)
     args = parser.parse_args()
     from factscope.conner.system import KNOWLEDGE, KnowledgeSpec
-    from factscope.grounding.system import GROUND, GroundSpec
+    from factscope.grounding.system import GROUND, GroundSpec, make_spec_presence
     from factscope.kalma.system import ATTRIBUTE, AttributeSpec
 
     documents = load_documents(args.data)
@@ -232,6 +284,9 @@ def main() -> None:
                 model = spec.presence
                 return model.judge.checker if hasattr(model, "judge") else model.checker
 
+            def recorder(spec: Any) -> PresenceRecorder | None:
+                return None if hasattr(spec.presence, "judge") else PresenceRecorder(spec.presence)
+
             result = compare(
                 GROUND,
                 {mode: GroundSpec(presence=presence, mode=mode) for mode in ("exact", "fast")},
@@ -239,7 +294,12 @@ def main() -> None:
                 checker_of,
                 presence_labels,
                 args.repeats,
+                recorder,
             )
+            recorded = result["rows"]["exact"]["hooked"]
+            if recorded is not None:
+                threshold = make_spec_presence(GroundSpec(presence=presence), None).threshold
+                result["top_k_sweep"] = recorded.sweep(threshold, args.top_k)
             result.pop("rows")
             figures[f"ground {presence}"] = result
             print(f"ground {presence}:", {k: v for k, v in result.items() if k != "differing_labels"}, flush=True)

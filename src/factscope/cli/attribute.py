@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.markup import escape
 
+from factscope.cli.checking_options import CheckingModeOption
 from factscope.cli.choices import RetrieveMode
 from factscope.cli.display import ProgressDisplay, console, print_skipped, print_table, summary_table
 from factscope.cli.engine_options import EngineOptions, engine_options, run_sharded
@@ -187,6 +188,7 @@ def score_command(
                                                                 "--engine ray a results folder")],
     checker: Annotated[str, typer.Option(help="NLI checker for alignment and \\[NA]: embedded, nli:MODEL, path:DIR, "
                                               "similarity, llm")] = "embedded",
+    mode: CheckingModeOption = "exact",
     geval: Annotated[bool, typer.Option(help="also score text quality with an LLM judge (G-Eval)")] = False,
     geval_weighted: Annotated[bool, typer.Option(help="also the probability-weighted G-Eval score from the "
                                                       "completions endpoint's log-probabilities")] = False,
@@ -211,7 +213,7 @@ def score_command(
     from factscope.kalma.hypotheses import check_template
     from factscope.kalma.system import ATTRIBUTE, AttributeSpec
 
-    spec = AttributeSpec(checker=checker, geval=geval or geval_weighted, weighted=geval_weighted, template=hypothesis,
+    spec = AttributeSpec(checker=checker, checker_settings={"mode": mode}, geval=geval or geval_weighted, weighted=geval_weighted, template=hypothesis,
                          empty_answers=empty_answers, matching=matching)
     if engine.on_ray:
         if minimum is not None:

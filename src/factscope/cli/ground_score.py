@@ -24,6 +24,7 @@ from factscope.cli.output_paths import check_outputs
 from factscope.core.errors import ConfigError, InputError, RecordsFailed
 from factscope.core.system import RunOutcome
 from factscope.grounding.presence import DEFAULT_PRESENCE, PRESENCE_SPECS
+from factscope.grounding.presence_rounds import PresenceMode
 from factscope.metrics.ratios import EmptyPolicy
 
 if TYPE_CHECKING:
@@ -116,6 +117,15 @@ def score_command(
             help="also score narrower windows, of every width from this to --window (default: --window only)"
         ),
     ] = None,
+    mode: Annotated[
+        PresenceMode,
+        typer.Option(
+            "--mode",
+            help="exact (every window of every source is scored) or fast (each fact only against its most "
+            "relevant windows, by BM25, stopping at the first that reaches the threshold; decisions differ from "
+            "exact only where an unscored window would have decided)",
+        ),
+    ] = "exact",
     by: Annotated[
         str | None,
         typer.Option(
@@ -151,6 +161,7 @@ def score_command(
         window=window,
         stride=stride,
         min_window=min_window,
+        mode=mode,
         factors=tuple(wanted) if wanted is not None else None,
         no_response_facts=no_response_facts,
         no_gold_facts=no_gold_facts,

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
+from factscope.checkers.segmented import CheckMode
 from factscope.cli.display import print_skipped
 from factscope.cli.option_ranges import SEED_MAX, q_know_weights
 from factscope.conner.data import KnowledgeTask
@@ -21,6 +22,7 @@ EvidenceK = Annotated[int, typer.Option("--evidence-k", min=1, help="l: evidence
 Aggregate = Annotated[Aggregation, typer.Option(help="how factuality aggregates the sentences (eq. 1: min)", rich_help_panel=SCORING)]
 EvidenceAggregate = Annotated[EvidenceAggregation, typer.Option(help="how factuality aggregates a sentence's evidence passages (eq. 1: max, the best-entailing one)", rich_help_panel=SCORING)]
 RankBy = Annotated[SentenceRanking, typer.Option(help="how --aggregate min / max rank sentences: entailment probability (eq. 1) or argmax label, contradiction < neutral < entailment (CONNER's released scripts)", rich_help_panel=SCORING)]
+CheckingMode = Annotated[CheckMode, typer.Option("--mode", help="model checkers: exact (every segment of every evidence passage is scored) or fast (each sentence only against the most relevant segments of each passage, stopping at a confident entailment; labels differ from exact only where an unscored segment would have decided)", rich_help_panel=SCORING)]
 Hard = Annotated[bool, typer.Option("--hard-factuality", help="count each sentence by its argmax label", rich_help_panel=SCORING)]
 CheckerSpec = Annotated[str, typer.Option("--checker", help="NLI checker: embedded, nli:MODEL, path:DIR, llm, similarity", rich_help_panel=SCORING)]
 Relevance = Annotated[str, typer.Option(help="ranking cross-encoder (name or folder); 'bi-encoder' fallback; 'none'", rich_help_panel=SCORING)]

@@ -18,6 +18,7 @@ from factscope.cli.knowledge_options import (
     Baselines,
     BatchSize,
     CheckerSpec,
+    CheckingMode,
     Coherence,
     Corpus,
     EvidenceAggregate,
@@ -95,6 +96,7 @@ def score_command(
     rank_by: RankBy = "entailment",
     hard_factuality: Hard = False,
     checker: CheckerSpec = "embedded",
+    mode: CheckingMode = "exact",
     relevance_model: Relevance = "bi-encoder",
     coherence_model: Coherence = "proxy",
     lm: LM = None,
@@ -118,6 +120,7 @@ def score_command(
         corpus=corpus, retriever=retriever, evidence_k=evidence_k, aggregate=aggregate,
         evidence_aggregate=evidence_aggregate, rank_by=rank_by, hard=hard_factuality, checker=checker,
         relevance=relevance_model, coherence=coherence_model, lm=default_lm(lm), baselines=baselines, weights=weights, seed=seed,
+        mode=mode,
     )
     if engine.on_ray:
         if queries is not None:

@@ -294,17 +294,13 @@ class ShortlistNLIPresence(WindowedPresence):
     def score(self, facts: Sequence[str], sources: Sequence[Sequence[str]]) -> np.ndarray:
         """Best entailment probability of each fact over its shortlisted windows (-inf with no source text).
 
-        In fast mode only each fact's ``rounds.top_k`` windows of highest BM25 (those sharing a word with it) are
-        encoded and shortlisted, and the shortlist is read closest window first, one window per round, a fact
-        stopping at the first window that reaches the threshold."""
+        In fast mode the shortlist is the same, read closest window first, one window per round, a fact stopping
+        at the first window that reaches the threshold: its decision is always exact mode's."""
         if len(facts) != len(sources):
             raise ValueError(f"got {len(facts)} facts but {len(sources)} source lists")
-        candidates = self.windows(sources)
-        if self.rounds is not None:
-            candidates = rank_windows(facts, candidates, self.rounds.top_k)
         encoder = self.ranker.encoder
         shortlisted: list[list[str]] = []
-        for fact, windows in zip(facts, candidates):
+        for fact, windows in zip(facts, self.windows(sources)):
             if len(windows) <= self.shortlist:
                 shortlisted.append(windows)
                 continue
