@@ -28,6 +28,7 @@ from factscope.core.version import __version__
 
 if TYPE_CHECKING:
     from factscope.checkers.base import Checker
+    from factscope.checkers.segmented import CheckMode
     from factscope.claims.base import Extractor
     from factscope.conner.data import KnowledgeRecord
     from factscope.conner.evaluator import KnowledgeEvaluator
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     from factscope.core.tables import Table
     from factscope.grounding.data import GroundExample
     from factscope.grounding.presence import PresenceModel
+    from factscope.grounding.presence_rounds import PresenceMode
     from factscope.grounding.task import GroundRun
     from factscope.kalma.answers import AnswerRecord
     from factscope.kalma.task import AttributionRun
@@ -132,6 +134,7 @@ def ground(
     factors: Iterable[str] | None = None,
     no_response_facts: EmptyPolicy = "zero",
     no_gold_facts: EmptyPolicy = "skip",
+    mode: PresenceMode = "exact",
     overwrite: bool = False,
 ) -> GroundRun:
     """Grounding precision (response facts found in the contexts), recall (gold facts found in the response)
@@ -144,7 +147,8 @@ def ground(
     spec or object (default: offline clause facts); ``presence`` a presence spec ('bi-nli', 'bi', 'cross',
     'nli:embedded', 'llm', ...) or a ready model (default: the offline ``DEFAULT_PRESENCE`` of
     factscope.grounding.presence). ``factors``: the metadata fields of the breakdowns (default: the paper's
-    factors the records have).
+    factors the records have). ``mode`` 'fast' scores each fact only against its most relevant windows, stopping
+    at the first that reaches the threshold (``factscope.grounding.presence_rounds``).
 
     A dataset file is read into memory (the paper's layout is one JSON document, and the metadata and responses
     files are joined to it by id); with ``output``, the run's ``results`` read the results file lazily and the
@@ -165,6 +169,7 @@ def ground(
         factors=tuple(factors) if factors is not None else None,
         no_response_facts=no_response_facts,
         no_gold_facts=no_gold_facts,
+        mode=mode,
     )
     return GROUND.run(
         spec,
@@ -263,6 +268,7 @@ def knowledge(
     baselines: int = 3,
     weights: str = "0.25,0.25,0.25,0.25",
     seed: int = 0,
+    mode: CheckMode = "exact",
     llm: LLMClient | None = None,
     overwrite: bool = False,
 ) -> KnowledgeRun:
@@ -273,7 +279,8 @@ def knowledge(
     (a DataFrame or a ``Dataset``) or ``KnowledgeRecord`` objects.
     ``evaluator`` is a ready ``KnowledgeEvaluator``; without one it is assembled from the parts named as the
     command-line options are (``factscope.conner.evaluator_setup.make_evaluator``: corpus, checker, relevance,
-    coherence, lm, llm, ...); the corpus's fingerprint goes into the results file's manifest. A metric that a
+    coherence, lm, llm, ...; ``mode`` 'fast': the checker reads each sentence only against the most relevant
+    segments of each evidence passage); the corpus's fingerprint goes into the results file's manifest. A metric that a
     missing part would compute is left out and explained, never zero. A JSONL file is streamed
     (``KnowledgeRecords``; bad records are skipped): with ``output``, the run's ``results`` read the results file
     lazily, and only the knowledge texts the helpfulness baselines are drawn from stay in memory (with a causal LM).
@@ -302,6 +309,7 @@ def knowledge(
         baselines=baselines,
         weights=weights,
         seed=seed,
+        mode=mode,
     )
     return KNOWLEDGE.run(
         spec,
