@@ -53,7 +53,7 @@ Example: factscope attribute generate questions.jsonl --graph graph.jsonl -o ans
 
 SCORE_HELP = """Score attributed answers: citation quality (micro and macro), alignment, \\[NA] quality, text quality.
 
-ANSWERS: the output of `attribute generate`, or JSON / JSONL records {id, question, answer, graph: \\[entity, ...], minimum: \\[\\[qid, relation, value], ...], removed?: \\[...]}. Alignment and \\[NA] use --checker (premise: the sentence, hypothesis: "relation: value"); G-Eval (--geval) needs an LLM endpoint. Rows with different numbers of removed triples are summarised separately. Output is resumable JSONL, one row per answer.
+ANSWERS: the output of `attribute generate`, or JSON / JSONL / Parquet / CSV records {id, question, answer, graph: \\[entity, ...], minimum: \\[\\[qid, relation, value], ...], removed?: \\[...]}. Alignment and \\[NA] use --checker (premise: the sentence, hypothesis: "relation: value"); G-Eval (--geval) needs an LLM endpoint. Rows with different numbers of removed triples are summarised separately. Output is resumable JSONL, one row per answer.
 
 Example: factscope attribute score answers.jsonl -o scores.jsonl --checker nli:MoritzLaurer/DeBERTa-v3-base-mnli --summary summary.json
 """

@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 HELP = """Extract claims from LLM responses and check each against the references.
 
 Each claim gets Entailment (supported), Neutral (not verifiable from the references) or Contradiction.
-Input: JSON or JSONL records with `response`, `references` (list) or `reference` (text), and optional
+Input: JSON, JSONL, Parquet or CSV records (a list as JSON in a CSV cell) with `response`, `references` (list) or `reference` (text), and optional
 `id`, `question`, `setting` (zero / noisy / accurate); RefChecker's own JSON list works as is, and so do its
 benchmark records (`context`: the references) once they carry a `response`.
 Records without references stop the run (exit code 2) unless --corpus retrieves passages for them or
@@ -78,7 +78,7 @@ def register(app: typer.Typer) -> None:
 
 def check_command(
     input: Annotated[
-        Path, typer.Argument(help="JSON or JSONL records to check (with --engine ray: or a folder of *.jsonl).",
+        Path, typer.Argument(help="JSON, JSONL, Parquet or CSV records to check (with --engine ray: or a folder of *.jsonl).",
                              show_default=False)
     ],
     output: Annotated[

@@ -58,7 +58,7 @@ EXTRACTOR_HELP = (
 
 def score_command(
     input: Annotated[
-        Path, typer.Argument(help="dataset: the Truly Ground JSON layout or generic JSONL", show_default=False)
+        Path, typer.Argument(help="dataset: the Truly Ground JSON layout, or generic JSONL, Parquet or CSV records", show_default=False)
     ],
     metadata: Annotated[
         Path | None, typer.Option(help="metadata JSON keyed by question id (has_answer, has_multi, pop)")

@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 
 SCORE_HELP = """Score knowledge records on CONNER's six dimensions (equations 1-9 of the paper).
 
-Input: JSON / JSONL records with `query`, `knowledge`, optional `id`, `answer`, `gold_answer`, `topic` and
+Input: JSON / JSONL / Parquet / CSV records with `query`, `knowledge`, optional `id`, `answer`, `gold_answer`, `topic` and
 `task` (qa: span answers; dialogue: open-ended); or CONNER's own files: a query table (tab-separated topic,
 query, knowledge, response; .tsv, or any file whose first line has tabs), or the knowledge a model generated,
 one text per line, with --queries naming the query table it answers (line i answers row i). --task sets the task
@@ -84,7 +84,7 @@ def noted(evaluator: KnowledgeEvaluator) -> KnowledgeEvaluator:
 
 
 def score_command(
-    input: Annotated[Path, typer.Argument(help="knowledge: JSON / JSONL records, a CONNER query table (TSV), or one knowledge per line with --queries", show_default=False)],
+    input: Annotated[Path, typer.Argument(help="knowledge: JSON / JSONL / Parquet / CSV records, a CONNER query table (TSV), or one knowledge per line with --queries", show_default=False)],
     output: Output = None,
     queries: Queries = None,
     task: Task = None,
