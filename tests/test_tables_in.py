@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 import factscope
+from cli_entry import run_factscope
 from containment import ContainsChecker, SubstringPresence
 from factscope.conner.evaluator import KnowledgeEvaluator
 from factscope.core import tables
@@ -135,3 +136,11 @@ def test_without_pyarrow_reading_parquet_names_the_extra(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
     with pytest.raises(InputError, match=r"pip install 'factscope\[tables\]'"):
         list(CheckRecords(path))
+
+
+def test_the_ray_engine_refuses_a_table_file_before_any_work(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "answers.csv"
+    pd.read_json(EXAMPLES / "check.jsonl", lines=True).to_csv(path, index=False)
+    ran = run_factscope(monkeypatch, capsys, "check", str(path), "--engine", "ray", "-o", str(tmp_path / "out"))
+    assert ran.code == 2 and "--engine ray reads JSON / JSONL records" in ran.text and str(path) in ran.text
+    assert not (tmp_path / "out").exists()

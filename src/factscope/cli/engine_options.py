@@ -88,11 +88,20 @@ def run_sharded(
     retry_failed: bool,
 ) -> ShardedRun[Any, Any]:
     """Run a command's pipeline on Ray (``factscope.engines.ray``) with the progress display, printing each
-    skipped input record; a missing Ray or a bad results folder stops before any work."""
+    skipped input record; a Parquet or CSV input (Ray reads JSONL shards), a missing Ray or a bad results folder
+    stops before any work."""
     from factscope.cli.display import ProgressDisplay, print_skipped
+    from factscope.core.errors import InputError
+    from factscope.core.tables import is_table_file
     from factscope.engines.ray import RayOptions, require_ray, run_on_ray
     from factscope.engines.shards import check_results_folder
 
+    if is_table_file(input):
+        raise InputError(
+            "--engine ray reads JSON / JSONL records (or a folder of *.jsonl shards); run a Parquet or CSV file "
+            "without --engine ray, or write it as JSONL first",
+            path=input,
+        )
     require_ray()
     check_results_folder(output, overwrite=overwrite)
     options = RayOptions(
