@@ -144,3 +144,21 @@ def test_the_ray_engine_refuses_a_table_file_before_any_work(tmp_path, monkeypat
     ran = run_factscope(monkeypatch, capsys, "check", str(path), "--engine", "ray", "-o", str(tmp_path / "out"))
     assert ran.code == 2 and "--engine ray reads JSON / JSONL records" in ran.text and str(path) in ran.text
     assert not (tmp_path / "out").exists()
+
+
+def test_a_csv_row_over_the_record_limit_is_skipped_and_the_next_read(tmp_path, monkeypatch):
+    monkeypatch.setenv("FACTSCOPE_MAX_RECORD_BYTES", "200")
+    path = tmp_path / "answers.csv"
+    path.write_text(
+        "id,response,references\n"
+        "a,Paris is in France.,Paris is in France.\n"
+        f"b,{'x' * 300},Paris is in France.\n"
+        'c,"Nice is\nin France.",Nice is in France.\n',
+        encoding="utf-8",
+    )
+    read = list(tables.csv_records(path))
+    assert [(line, item["id"]) for line, item in read if isinstance(item, dict)] == [(2, "a"), (4, "c")]
+    assert [(line, str(item)) for line, item in read if isinstance(item, InputError)] == [
+        (3, f"{path}:3: record of 320 bytes is over the limit of 200 bytes; raise FACTSCOPE_MAX_RECORD_BYTES or "
+            "split the record")
+    ]

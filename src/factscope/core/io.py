@@ -102,8 +102,9 @@ def max_record_bytes() -> int:
     return limit
 
 
-def _oversized(text: str, limit: int, path: Path, line: int) -> InputError | None:
-    """The located error of a record whose UTF-8 text is over ``limit`` bytes, else None."""
+def oversized_record(text: str, limit: int, path: Path, line: int) -> InputError | None:
+    """The located error of a record whose UTF-8 text is over ``limit`` bytes (``max_record_bytes()``), else
+    None."""
     if len(text) * 4 <= limit:
         return None
     size = len(text.encode("utf-8"))
@@ -197,7 +198,7 @@ def _jsonl_line(path: Path, number: int, line: str, limit: int) -> Iterator[tupl
     """The record (or located error) of one JSONL line; nothing for a blank line."""
     if not line.strip():
         return
-    oversized = _oversized(line, limit, path, number)
+    oversized = oversized_record(line, limit, path, number)
     if oversized is not None:
         yield number, oversized
         return
@@ -236,13 +237,13 @@ def _deep_document_records(path: Path, text: str, limit: int) -> Iterator[tuple[
             item, position = decoder.raw_decode(text, start)
         except RecursionError:
             end = _end_of_value(text, start)
-            oversized = _oversized(text[start:end], limit, path, line)
+            oversized = oversized_record(text[start:end], limit, path, line)
             yield line, oversized or InputError(TOO_DEEP, path=path, line=line)
             position = end
         except json.JSONDecodeError as error:
             raise InputError(f"broken JSON ({error.msg} at column {error.colno})", path=path, line=error.lineno) from None
         else:
-            oversized = _oversized(text[start:position], limit, path, line)
+            oversized = oversized_record(text[start:position], limit, path, line)
             if oversized is not None:
                 yield line, oversized
             elif isinstance(item, dict):
@@ -295,7 +296,7 @@ def _json_document_records(path: Path, text: str, limit: int) -> Iterator[tuple[
         yield from _deep_document_records(path, text, limit)
         return
     if not isinstance(document, list):
-        yield 1, _oversized(text.strip(), limit, path, 1) or document
+        yield 1, oversized_record(text.strip(), limit, path, 1) or document
         return
     decoder = json.JSONDecoder()
     position = text.index("[") + 1
@@ -304,7 +305,7 @@ def _json_document_records(path: Path, text: str, limit: int) -> Iterator[tuple[
             position += 1
         item, end = decoder.raw_decode(text, position)
         line = text.count("\n", 0, position) + 1
-        oversized = _oversized(text[position:end], limit, path, line)
+        oversized = oversized_record(text[position:end], limit, path, line)
         position = end
         if oversized is not None:
             yield line, oversized

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, TypeAlias
 
 from factscope.core.errors import InputError
-from factscope.core.io import max_record_bytes, read_json_records, require_file
+from factscope.core.io import max_record_bytes, oversized_record, read_json_records, require_file
 
 TABLES_EXTRA = "pip install 'factscope[tables]'"
 """The install command of the optional table libraries (pandas, pyarrow, datasets)."""
@@ -80,15 +80,16 @@ def parquet_records(path: str | Path) -> Records:
 
 def csv_records(path: str | Path) -> Records:
     """(line it starts on, record) of each row of a CSV file with a header row, read a row at a time; cells as
-    the module's description says. A row with more cells than the header, or a cell over ``max_record_bytes()``,
-    is a located error; bytes that are not UTF-8 raise InputError."""
+    the module's description says. A row with more cells than the header, or over ``max_record_bytes()``, is a
+    located error, and so is a row the CSV reader cannot read (the reading goes on at the next line); bytes that
+    are not UTF-8 raise InputError."""
     path = Path(path)
     require_file(path)
     limit = max_record_bytes()
     csv.field_size_limit(max(csv.field_size_limit(), limit))
     with path.open(encoding="utf-8-sig", newline="") as handle:
         reader = csv.DictReader(handle)
-        start = 2
+        start: int | None = 2
         rows = iter(reader)
         while True:
             try:
@@ -97,14 +98,20 @@ def csv_records(path: str | Path) -> Records:
                 return
             except UnicodeDecodeError as error:
                 raise InputError(
-                    f"not valid UTF-8 (byte 0x{error.object[error.start]:02x}); re-save the file as UTF-8",
-                    path=path,
-                    line=reader.line_num + 1,
+                    f"not valid UTF-8 (byte 0x{error.object[error.start]:02x}); re-save the file as UTF-8", path=path
                 ) from None
-            except csv.Error as error:
-                yield reader.line_num, InputError(f"unreadable CSV ({error})", path=path, line=reader.line_num)
-                return
-            line, start = start, reader.line_num + 1
+            except csv.Error as error:  # a cell over the limit, a NUL byte: the row is skipped, the next one read
+                at = start if start is not None else reader.line_num + 1
+                yield at, InputError(f"unreadable CSV row ({error})", path=path, line=at)
+                start = None
+                continue
+            line = start if start is not None else reader.line_num
+            start = reader.line_num + 1
+            text = "".join(value for value in row.values() if isinstance(value, str))
+            oversized = oversized_record(text, limit, path, line)
+            if oversized is not None:
+                yield line, oversized
+                continue
             if None in row:
                 columns = len(reader.fieldnames or ())
                 yield line, InputError(
@@ -113,10 +120,10 @@ def csv_records(path: str | Path) -> Records:
                     line=line,
                 )
                 continue
-            yield line, _csv_record(row, path, line)
+            yield line, _csv_record(row)
 
 
-def _csv_record(row: dict[str, str | None], path: Path, line: int) -> dict[str, Any]:
+def _csv_record(row: dict[str, str | None]) -> dict[str, Any]:
     """One CSV row as a record: empty cells left out, JSON lists and objects decoded."""
     return {key: _cell(value) for key, value in row.items() if key and value}
 
