@@ -102,6 +102,40 @@ def test_the_event_loop_keeps_running_during_a_run(fake_llm):
     assert len(fake_llm.requests) == 4
 
 
+def test_concurrent_runs_take_turns(fake_llm):
+    """Run "a" waits a moment inside its first batch for run "b" to start: runs that took no turns would
+    interleave their progress events, and the test would fail."""
+    fake_llm.responder = _entail
+    events: list[str] = []
+    b_started = threading.Event()
+
+    def progress_of(name: str):
+        def progress(event):
+            if event.stage != "checking":
+                return
+            events.append(name)
+            if name == "b":
+                b_started.set()
+            elif event.done == 2 and not event.finished:
+                b_started.wait(timeout=1)
+
+        return progress
+
+    async def main() -> None:
+        llm = AsyncLLMClient(_config(fake_llm))
+        first = asyncio.create_task(
+            factscope.acheck(RECORDS[:4], **CHEAP, llm=llm, batch_size=2, progress=progress_of("a"))
+        )
+        await asyncio.sleep(0)  # "a" asks for its turn first
+        await asyncio.gather(
+            first, factscope.acheck(RECORDS[4:8], **CHEAP, llm=llm, batch_size=2, progress=progress_of("b"))
+        )
+        await llm.aclose()
+
+    asyncio.run(main())
+    assert events == sorted(events) and set(events) == {"a", "b"}
+
+
 def test_async_client_calls_and_refuses_to_block_its_own_loop(fake_llm):
     fake_llm.script(["one", "two", "three"])
 

@@ -50,10 +50,12 @@ def loaded():
     from factscope.testing import assert_facts_grounded, assert_grounded
 
     references = ["Paris is the capital and largest city of France, with 2.1 million residents."]
-    result = assert_grounded("Paris is the capital of France.", references, extractor="sentences")
-    assert [claim.verdict.label.value for claim in result.claims] == ["Entailment"]
-    assert assert_facts_grounded("Paris is the capital of France.", references, extractor="sentences",
-                                 presence="nli:embedded").precision == 1.0
+    for extractor in ("sentences", "rules"):
+        result = assert_grounded("Paris is the capital of France.", references, extractor=extractor)
+        assert [claim.verdict.label.value for claim in result.claims] == ["Entailment"]
+    for extractor in ("sentences", "facts"):
+        assert assert_facts_grounded("Paris is the capital of France.", references, extractor=extractor,
+                                     presence="nli:embedded").precision == 1.0
 
 
 def test_the_plugin_is_registered_through_its_entry_point():

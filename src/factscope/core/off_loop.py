@@ -6,6 +6,11 @@ progress callback that raises ``RunCancelled`` once the awaiting task is cancell
 between two rows and closes the results file, holding only whole rows of finished batches, so the same call
 resumes from it with each record once. The task's ``CancelledError`` is raised only after the worker thread has
 stopped, so a caller that catches it may rerun at once.
+
+Runs take turns: one at a time in a process, as the models they share are not safe to call from two threads at
+once (spaCy's pipeline, cached for the process, fails on concurrent use). A run waits for its turn on the event
+loop, holding no thread, and one cancelled while it waits never starts. An ``AsyncLLMClient``'s own calls
+(``achat``, ...) do not wait for a run's turn.
 """
 
 from __future__ import annotations
@@ -16,11 +21,17 @@ import inspect
 import threading
 from collections.abc import Callable, Coroutine
 from typing import Any, ParamSpec, TypeVar, cast
+from weakref import WeakKeyDictionary
 
 from factscope.core.run import ProgressCallback, ProgressEvent
 
 P = ParamSpec("P")
 R = TypeVar("R")
+
+_TURNS: WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = WeakKeyDictionary()
+"""The runs of each event loop wait for their turn on its lock, holding no thread."""
+_RUNNING = threading.Lock()
+"""Held by the run in progress, for runs awaited on different event loops."""
 
 
 class RunCancelled(BaseException):
@@ -46,17 +57,22 @@ def off_the_loop(entry: Callable[P, R]) -> Callable[P, Coroutine[Any, Any, R]]:
             if given is not None:
                 given(event)
 
+        def turn() -> R:
+            with _RUNNING:
+                return entry(*args, **kwargs)
+
         kwargs["progress"] = progress
-        worker = asyncio.ensure_future(asyncio.to_thread(entry, *args, **kwargs))
-        try:
-            return await asyncio.shield(worker)
-        except asyncio.CancelledError:
-            stop.set()
-            await asyncio.wait([worker])
-            if not worker.cancelled():
-                worker.exception()  # retrieved: a run that ended while being cancelled is not reported as lost
-            raise
+        async with _TURNS.setdefault(asyncio.get_running_loop(), asyncio.Lock()):
+            worker = asyncio.ensure_future(asyncio.to_thread(turn))
+            try:
+                return await asyncio.shield(worker)
+            except asyncio.CancelledError:
+                stop.set()
+                await asyncio.wait([worker])
+                if not worker.cancelled():
+                    worker.exception()  # retrieved: a run that ended while being cancelled is not reported as lost
+                raise
 
     own = inspect.cleandoc(entry.__doc__ or "")
-    run.__doc__ = f"``await``-able ``{entry.__name__}``, run in a worker thread (cancellable between steps).\n\n{own}"
+    run.__doc__ = f"``await``-able ``{entry.__name__}``, run in a worker thread (one run at a time, cancellable between steps).\n\n{own}"
     return run

@@ -6,13 +6,14 @@ without them, from the sample's target; its value is ``{"supported": share, "con
 output's claims (both 0 when the output has no claim to check, which the explanation says). ``grounded_in_context()``
 reads the context from the sample's metadata (``context``); its value is the output's grounding precision, and
 its metadata has the recall when the sample lists ``gold_facts``. Each scorer builds its models once, on its first
-sample, and scores its samples one at a time off the event loop (``factscope.acheck`` / ``aground``); the score's
-explanation is the table of claims or facts, and its metadata the verdicts.
+sample, and scores off inspect's event loop (``factscope.acheck`` / ``aground``: one run at a time). The score's
+explanation lists the claims or facts with their verdicts, and its metadata holds the verdicts.
 """
 
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -45,13 +46,12 @@ def claims_supported(
         passages = _texts(state.metadata.get(references)) or list(target.target)
         if not passages:
             raise InputError(f"sample {state.sample_id}: no references (metadata field {references!r}, or target)")
-        async with parts.lock:
-            ready_checker, ready_extractor = await asyncio.to_thread(parts.for_check, checker, extractor)
-            run = await factscope.acheck(
-                [{"id": str(state.sample_id), "response": state.output.completion, "references": passages}],
-                checker=ready_checker,
-                extractor=ready_extractor,
-            )
+        ready_checker, ready_extractor = await asyncio.to_thread(parts.for_check, checker, extractor)
+        run = await factscope.acheck(
+            [{"id": str(state.sample_id), "response": state.output.completion, "references": passages}],
+            checker=ready_checker,
+            extractor=ready_extractor,
+        )
         claims = run.results[0].claims
         labels = [claim.verdict.label.value if claim.verdict.label else "failed" for claim in claims]
         return Score(
@@ -90,11 +90,10 @@ def grounded_in_context(
             gold_facts=_texts(state.metadata.get(gold_facts)),
             response=state.output.completion,
         )
-        async with parts.lock:
-            ready_extractor, ready_presence = await asyncio.to_thread(
-                parts.for_ground, extractor, presence or DEFAULT_PRESENCE
-            )
-            run = await factscope.aground([example], extractor=ready_extractor, presence=ready_presence)
+        ready_extractor, ready_presence = await asyncio.to_thread(
+            parts.for_ground, extractor, presence or DEFAULT_PRESENCE
+        )
+        run = await factscope.aground([example], extractor=ready_extractor, presence=ready_presence)
         result = run.results[0]
         facts = result.response_facts
         return Score(
@@ -109,26 +108,28 @@ def grounded_in_context(
 
 
 class _Parts:
-    """A scorer's models, built on its first sample, and the lock that scores one sample at a time with them."""
+    """A scorer's models, built on its first sample."""
 
     def __init__(self) -> None:
-        self.lock = asyncio.Lock()
         self.built: dict[str, Any] = {}
+        self.building = threading.Lock()
 
     def for_check(self, checker: str, extractor: str) -> tuple[Checker, Extractor]:
         from factscope.checkers.registry import make_checker
         from factscope.claims.registry import make_extractor
 
-        if not self.built:
-            self.built = {"checker": make_checker(checker), "extractor": make_extractor(extractor)}
+        with self.building:
+            if not self.built:
+                self.built = {"checker": make_checker(checker), "extractor": make_extractor(extractor)}
         return self.built["checker"], self.built["extractor"]
 
     def for_ground(self, extractor: str, presence: str) -> tuple[Extractor, PresenceModel]:
         from factscope.claims.registry import make_extractor
         from factscope.grounding.presence import make_presence
 
-        if not self.built:
-            self.built = {"extractor": make_extractor(extractor), "presence": make_presence(presence)}
+        with self.building:
+            if not self.built:
+                self.built = {"extractor": make_extractor(extractor), "presence": make_presence(presence)}
         return self.built["extractor"], self.built["presence"]
 
 

@@ -40,8 +40,10 @@ class _LoopTransport(httpx.BaseTransport):
                 "a synchronous LLM call on the event loop's own thread would block it: "
                 "await achat / achat_many / acomplete instead"
             )
-        if self.loop.is_closed():
-            raise RuntimeError("the event loop this AsyncLLMClient was made in is closed; make one in the running loop")
+        if not self.loop.is_running():
+            raise RuntimeError(
+                "the event loop this AsyncLLMClient was made in is not running; make the client in the running loop"
+            )
         return asyncio.run_coroutine_threadsafe(self._send(request), self.loop).result()
 
     async def _send(self, request: httpx.Request) -> httpx.Response:
