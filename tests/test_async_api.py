@@ -161,3 +161,13 @@ def test_async_client_needs_a_running_loop(fake_llm):
 def test_the_example_of_the_guide_runs(capsys, tmp_path):
     run_block(python_blocks("guides/async.md")[0], tmp_path)
     assert capsys.readouterr().out.splitlines() == ["Entailment Marie Curie was born in Warsaw."]
+
+
+@pytest.mark.parametrize("name", ["check", "ground", "attribute", "knowledge"])
+def test_each_async_entry_point_takes_the_arguments_of_its_sibling(name):
+    import inspect
+
+    synchronous, awaited = getattr(factscope, name), getattr(factscope, f"a{name}")
+    assert inspect.iscoroutinefunction(awaited) and f"a{name}" in factscope.__all__
+    assert inspect.signature(awaited) == inspect.signature(synchronous)
+    assert awaited.__doc__.endswith(inspect.cleandoc(synchronous.__doc__))
