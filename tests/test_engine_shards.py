@@ -16,6 +16,7 @@ from factscope.engines.shards import (
     input_shards,
     prepare_results_folder,
     result_shard,
+    unit_records,
     work_units,
 )
 
@@ -52,6 +53,18 @@ def test_work_units_cover_every_line_once(tmp_path):
     assert [(u.first, u.last) for u in work_units(listed, 1)] == [(1, 4)]
     (tmp_path / "empty.jsonl").write_text("")
     assert work_units(tmp_path / "empty.jsonl", 4) == []
+
+
+def test_a_unit_of_a_large_file_reads_only_its_own_bytes(tmp_path):
+    shard = tmp_path / "s.jsonl"
+    shard.write_bytes(b'{"n": "\xff broken"}\n' + b"".join(b'{"n": %d}\n' % n for n in range(2, 11)))
+    units = work_units(shard, 4)
+    data = shard.read_bytes()
+    assert [data[u.start : u.end].count(b"\n") for u in units] == [4, 4, 2]
+    assert [(line, raw) for line, raw in unit_records(units[1])] == [(n, {"n": n}) for n in range(5, 9)]
+    assert [line for line, _ in unit_records(units[2])] == [9, 10]
+    first = list(unit_records(units[0]))
+    assert isinstance(first[0][1], InputError) and first[0][0] == 1 and "UTF-8" in str(first[0][1])
 
 
 def test_the_folder_manifest_is_written_checked_and_replaced_with_overwrite(tmp_path):

@@ -123,6 +123,27 @@ class DiesOnce:
         return dataclasses.replace(pipeline, process=process)
 
 
+@dataclasses.dataclass(frozen=True)
+class KillsItsWorkerOn:
+    """The cheap pipeline, whose worker process exits whenever its batch holds the record ``poison``; each exit
+    leaves a file in ``exits``. A run sees one exit in a batch (two when the rows of the batch before it were lost
+    with the process), then ``max_crashes`` with the record run alone."""
+
+    poison: str
+    exits: Path
+
+    def __call__(self) -> Pipeline[Record, CheckResult, CheckTotals]:
+        pipeline = cheap_pipeline()
+
+        def process(batch: Sequence[Record]) -> Sequence[CheckResult]:
+            if any(record.id == self.poison for record in batch):
+                (self.exits / f"exit-{len(list(self.exits.iterdir()))}").write_text(str(os.getpid()))
+                os._exit(1)
+            return pipeline.process(batch)
+
+        return dataclasses.replace(pipeline, process=process)
+
+
 WORDS = [
     "the",
     "river",
@@ -242,6 +263,26 @@ def test_a_worker_killed_mid_run_is_restarted_and_every_record_is_written_once(t
         row.id: row.model_dump() for row in local.results
     }
     assert figures(run) == figures(local)
+
+
+def test_a_record_that_kills_its_worker_every_time_is_written_failed_and_every_other_record_once(tmp_path):
+    paths = generated(tmp_path / "in", 60, 1, seed=4)
+    exits = tmp_path / "exits"
+    exits.mkdir()
+    local = local_run(paths, cheap_pipeline(), tmp_path / "local.jsonl")
+    run, sharded = ray_run(
+        KillsItsWorkerOn("r17", exits), tmp_path / "in", tmp_path / "out", concurrency=2, lines_per_unit=20,
+        max_crashes=2,
+    )
+    rows = [json.loads(line) for line in (tmp_path / "out" / paths[0].name).read_text().splitlines()]
+    ids = [row["id"] for row in rows]
+    assert len(ids) == len(set(ids)) == 60 and run.new_records == 60
+    poisoned = next(row for row in rows if row["id"] == "r17")
+    assert poisoned["extraction_failed"] and "ended its worker process 2 times" in poisoned["extraction_error"]
+    assert 3 <= len(list(exits.iterdir())) <= 4 and sharded.crashed == 1
+    expected = {row.id: row.model_dump(mode="json") for row in local.results if row.id != "r17"}
+    assert {row["id"]: row for row in rows if row["id"] != "r17"} == expected
+    assert ids == [record.id for record in CheckRecords(paths[0])]
 
 
 def test_a_bad_record_is_reported_with_its_file_and_line_and_skipped(tmp_path):

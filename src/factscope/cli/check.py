@@ -37,11 +37,11 @@ from factscope.cli.display import (
     summary_table,
 )
 from factscope.cli.engine_options import EngineOptions, engine_options, run_sharded
-from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
+from factscope.cli.llm_options import LLMOptions, llm_options, summed_usage, usage_rows
 from factscope.cli.output_options import Overwrite, RetryFailed
 from factscope.cli.output_paths import check_outputs
 from factscope.core.errors import InputError, RecordsFailed
-from factscope.core.schema import LABELS, Record
+from factscope.core.schema import LABELS
 from factscope.core.system import RunOutcome
 from factscope.retrieve.corpus import RetrieverName
 
@@ -56,8 +56,7 @@ Input: JSON, JSONL, Parquet or CSV records (a list as JSON in a CSV cell) with `
 `id`, `question`, `setting` (zero / noisy / accurate); RefChecker's own JSON list works as is, and so do its
 benchmark records (`context`: the references) once they carry a `response`.
 Records without references stop the run (exit code 2) unless --corpus retrieves passages for them or
---allow-missing-references is given: their claims could only be Neutral (with --engine ray they are skipped and
-reported instead).
+--allow-missing-references is given: their claims could only be Neutral.
 Results are written to OUTPUT as they are made; rerunning the same command resumes. With --engine ray, INPUT may
 be a folder of *.jsonl shards and OUTPUT is a results folder (default: INPUT name + .checked).
 
@@ -127,7 +126,8 @@ def check_command(
     engine: EngineOptions,
 ) -> None:
     from factscope.core.system import SystemBuild
-    from factscope.refchecker.data import CheckRecords
+    from factscope.engines.shards import readable_items
+    from factscope.refchecker.data import CheckRecords, parse_record
     from factscope.refchecker.system import CHECK, CheckSpec
 
     checker_settings: dict[str, Any] = {
@@ -158,14 +158,19 @@ def check_command(
         output = output or Path(f"{input.stem}.checked")
         check_outputs(written={"--summary": summary})
         build = SystemBuild(CHECK, spec, endpoint.build)
-        require = corpus is None and not allow_missing_references
-        parse = partial(parse_check_record, max_reference_chars=max_reference_chars, require_references=require)
+        parse = partial(parse_record, max_reference_chars=max_reference_chars)
+        if corpus is None:
+            refuse_missing_references(
+                [record.id for record in readable_items(input, parse) if not record.references],
+                allowed=allow_missing_references, remedy="pass --corpus to retrieve passages for them",
+            )
         sharded = run_sharded(engine, build, parse, input, output, batch_size=batch_size, overwrite=overwrite,
                               retry_failed=retry_failed)
         if not (sharded.produced.new or sharded.produced.resumed) and sharded.problems:
             raise typer.Exit(code=2)
         run = CHECK.result(sharded.produced, sharded.totals, sharded.facts())
-        _report(run, sharded.problems, output, None, summary)
+        client = summed_usage(endpoint, CHECK.needs_llm(spec), sharded.llm_usage)
+        _report(run, sharded.problems, output, client, summary)
         return
     output = output or Path(f"{input.stem}.checked.jsonl")
     check_outputs(output, overwrite=overwrite, written={"--summary": summary})
@@ -216,25 +221,6 @@ def _report(
             f"{run.check_failures} claims)",
             output,
         )
-
-
-def parse_check_record(
-    item: dict[str, Any], *, path: Path, line: int, max_reference_chars: int, require_references: bool
-) -> Record:
-    """One check record (``parse_record``); with ``require_references`` a record without references is refused,
-    located, since its claims could only be Neutral."""
-    from factscope.refchecker.data import parse_record
-
-    record = parse_record(item, path=path, line=line, max_reference_chars=max_reference_chars)
-    if require_references and not record.references:
-        raise InputError(
-            "no references, so its claims could only be Neutral; give it references, pass --corpus to retrieve "
-            "passages, or pass --allow-missing-references",
-            path=path,
-            line=line,
-            field="references",
-        )
-    return record
 
 
 def _rates_table(run: CheckRun) -> Table:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import typing
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
@@ -109,6 +110,17 @@ class LLMOptions:
 def llm_options(command: Command) -> Command:
     """Give ``command`` the --llm-* options; it receives them as one keyword argument ``endpoint: LLMOptions``."""
     return add_option_group(command, LLMOptions, "endpoint")
+
+
+def summed_usage(endpoint: LLMOptions, needed: bool, usage: Mapping[str, int]) -> LLMClient | None:
+    """A client of the run's endpoint holding the usage its workers reported (``ShardedRun.llm_usage``, summed
+    over the Ray actors), for ``usage_rows``; None when the run needed no LLM."""
+    from factscope.llm.client import LLMUsage
+
+    client = endpoint.build_if(needed)
+    if client is not None:
+        client.usage = LLMUsage(**usage)
+    return client
 
 
 def usage_rows(llm: LLMClient | None) -> list[tuple[str, object]]:

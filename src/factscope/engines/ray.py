@@ -2,21 +2,24 @@
 gives.
 
 The input (a JSON / JSONL file or a folder of ``*.jsonl`` shards, see ``factscope.engines.shards``) is cut into
-work units, ranges of lines of one shard. Ray Data maps a pool of actors over the units: each actor calls the
-pipeline's factory once (its models are loaded once per actor), reads its units with factscope's own reader, so
-a bad record is reported with its file, line and field and skipped, leaves out the records whose results the
-folder already holds, and yields the rows of each batch as soon as the batch is done. The driver writes the rows
-as they stream back into one results shard per input shard, through ``ResultWriter`` keyed by record id, so a
-unit run again after a worker died (actors are restarted and their tasks retried) never writes a record twice.
-Each written row is counted into its shard's ``Totals``; the run's totals are the shards' merged, which the
-exact sums of ``factscope.metrics.running`` make equal to the totals of one sequential run.
+work units, ranges of lines of one shard found by their byte offsets, so that a unit of a large file reads only
+its own bytes. The driver keeps a pool of Ray actors busy with the units: each actor builds the pipeline once (its
+models are loaded once per actor) and reads its units with factscope's own reader, so a bad record is reported
+with its file, line and field and skipped. A unit runs in two calls: the actor first hands back the ids of the
+unit's records, the driver answers with those its results shards already hold (the resume state of that unit
+alone), and the actor then runs the others a batch at a time, streaming each batch's rows back. The driver writes
+the rows into one results shard per input shard, through ``ResultWriter`` keyed by record id, in input order.
 
-Units are handed back in input order, so a fresh run writes each shard's rows in the order of its records.
+A worker process that dies (a crash in native code, the out-of-memory killer, a lost node) is replaced, and its
+unit goes on from the last batch handed back, the next batch's records one call each; a record that ends its worker
+``RayOptions.max_crashes`` times is written as a failed row with the reason (the pipeline's ``crashed``), so the
+run finishes. Each actor reports its LLM client's usage, which the driver sums. Each written row is counted into
+its shard's ``Totals``; the run's totals are the shards' merged, which the exact sums of
+``factscope.metrics.running`` make equal to the totals of one sequential run.
 """
 
 from __future__ import annotations
 
-import copy
 import json
 import logging
 import os
@@ -30,17 +33,18 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel
 
 from factscope.core.errors import ConfigError, InputError
-from factscope.core.io import ResultWriter, drop_rows, read_json_records
+from factscope.core.io import ResultWriter, drop_rows
 from factscope.core.manifest import RunManifest
 from factscope.core.results import ResultRows, Totals
 from factscope.core.run import Pipeline, ProgressCallback, RunRows, stage
-from factscope.core.system import RecordParser, RunFacts
+from factscope.core.system import RecordParser, RunFacts, SystemBuild
 from factscope.engines.shards import (
     WorkUnit,
     input_fingerprints,
     input_shards,
     prepare_results_folder,
     result_shard,
+    unit_records,
     work_units,
 )
 
@@ -68,7 +72,8 @@ class RayOptions:
     ``address``: an existing cluster (``ray://head:10001`` or ``auto``); None starts a local one of ``num_cpus``
     CPUs (None: all). ``concurrency``: actors, each with the pipeline's models; ``num_gpus``: GPUs per actor
     (fractions share a GPU). ``batch_size``: records per pipeline batch; ``lines_per_unit``: input lines per work
-    unit. A dead actor is started again and its unfinished units retried (Ray Data's fault tolerance).
+    unit. A dead actor is replaced and its unit goes on; ``max_crashes``: times a record may end its worker before
+    it is written as a failed row.
     """
 
     address: str | None = None
@@ -77,6 +82,7 @@ class RayOptions:
     num_gpus: float = 0.0
     batch_size: int = 32
     lines_per_unit: int = 1024
+    max_crashes: int = 3
 
 
 @dataclass(frozen=True)
@@ -89,6 +95,7 @@ class PipelineShape:
     row_type: type[BaseModel]
     new_totals: Callable[[], Totals[Any]]
     failed: Callable[[Any], bool] | None
+    crashed: Callable[[Any, str], BaseModel] | None
     manifest: RunManifest
     names: dict[str, str]
 
@@ -97,7 +104,9 @@ class PipelineShape:
 class ShardedRun(Generic[Row, TotalsT]):
     """A Ray run: its rows (every results shard, read lazily) and counts, the merged totals, the skipped input
     records' errors, the records the parser passed over, the names of the pipeline's components, the folder's
-    manifest (``settings`` describes each component) and the results folder."""
+    manifest (``settings`` describes each component), the results folder, the LLM usage of every actor summed
+    (the fields of ``factscope.llm.client.LLMUsage``; empty without an LLM) and the records written as failed
+    because they ended their worker."""
 
     produced: RunRows[Row]
     totals: TotalsT
@@ -106,6 +115,8 @@ class ShardedRun(Generic[Row, TotalsT]):
     names: dict[str, str]
     manifest: RunManifest
     output: Path
+    llm_usage: dict[str, int] = field(default_factory=dict)
+    crashed: int = 0
 
     def facts(self) -> RunFacts:
         """The names and manifest settings a system's run result is made with."""
@@ -188,10 +199,16 @@ class _Shard:
     lines: dict[str, int] = field(default_factory=dict)
 
 
+Output = tuple[str, str, str, int, str]
+"""(kind, shard, key, line, payload) of one thing an actor hands back: a row, a skipped record's error
+('problem') or a record the parser passed over ('passed')."""
+
+
 @dataclass
 class _Collector:
     """What the driver makes of the actors' output: each row written once to its shard and counted, each skipped
-    record's error kept once, each passed-over record counted once (a retried unit hands them back again)."""
+    record's error kept once, each passed-over record counted once (a unit gone on after a crash may hand them
+    back again)."""
 
     row_type: type[BaseModel]
     shards: dict[str, _Shard]
@@ -254,12 +271,11 @@ def _run(
         units = [unit for shard in shards for unit in work_units(shard, options.lines_per_unit)]
         lines = sum(unit.last - unit.first + 1 for unit in units)
         collected = _Collector(shape.row_type, states)
+        pool = _UnitPool(ray, build, parse, shape, options, states)
         with stage(progress, shape.stage_name, max(lines - resumed, 0)) as bar:
-            if units:
-                done = ray.put({name: frozenset(state.writer.done) for name, state in states.items()})
-                for output_row in _stream(ray, units, build, parse, done, options):
-                    if collected.take(*output_row):
-                        bar.advance()
+            for output_row in pool.outputs(units):
+                if collected.take(*output_row):
+                    bar.advance()
     finally:
         for state in states.values():
             state.writer.close()
@@ -284,6 +300,8 @@ def _run(
         names=shape.names,
         manifest=manifest,
         output=output,
+        llm_usage=pool.usage(),
+        crashed=pool.crashed,
     )
 
 
@@ -305,162 +323,283 @@ def describe(build: Callable[[], Pipeline[Any, Any, Any]]) -> PipelineShape:
         row_type=pipeline.row_type,
         new_totals=pipeline.new_totals,
         failed=pipeline.failed,
+        crashed=pipeline.crashed,
         manifest=pipeline.manifest([]),
         names=pipeline.names(),
     )
 
 
-def _stream(
-    ray: Any,
-    units: Sequence[WorkUnit],
-    build: Callable[[], Pipeline[Any, Any, Any]],
-    parse: RecordParser[Any],
-    done: Any,
-    options: RayOptions,
-) -> Iterator[tuple[str, str, str, int, str]]:
-    """(kind, shard, key, line, payload) of every row and skipped record the actors hand back, units in input
-    order. Ray Data's context is set for the run (order kept, its own progress bars off) and restored after."""
-    context = ray.data.DataContext.get_current()
-    options_before = context.execution_options
-    bars_before, print_before = context.enable_progress_bars, context.print_on_execution_start
-    context.execution_options = copy.deepcopy(options_before)
-    context.execution_options.preserve_order = True
-    context.enable_progress_bars = False
-    context.print_on_execution_start = False
-    logging.getLogger("ray.data").setLevel(logging.ERROR)
-    try:
-        yield from _rows(ray, units, build, parse, done, options)
-    finally:
-        context.execution_options = options_before
-        context.enable_progress_bars, context.print_on_execution_start = bars_before, print_before
+@dataclass
+class _UnitState:
+    """Where one work unit stands on the driver: the records it holds (line, id), those its results shard held
+    before the run (resumed), the last line whose output came back, how many records it runs one call each (after
+    a crash), each record's crashes, the crashes outside any one record, its output not yet written, and whether it
+    is done."""
+
+    index: int
+    unit: WorkUnit
+    keys: list[tuple[int, str]] | None = None
+    skip: frozenset[str] = frozenset()
+    reached: int = 0
+    isolated: int = 0
+    crashes: dict[int, int] = field(default_factory=dict)
+    early_crashes: int = 0
+    buffered: list[Output] = field(default_factory=list)
+    finished: bool = False
 
 
-def _rows(
-    ray: Any,
-    units: Sequence[WorkUnit],
-    build: Callable[[], Pipeline[Any, Any, Any]],
-    parse: RecordParser[Any],
-    done: Any,
-    options: RayOptions,
-) -> Iterator[tuple[str, str, str, int, str]]:
-    dataset = ray.data.from_items(
-        [{"shard": unit.shard, "first": unit.first, "last": unit.last} for unit in units],
-        override_num_blocks=len(units),
-    ).map_batches(
-        ShardWorker,
-        fn_constructor_kwargs={
-            "build": build,
-            "parse": parse,
-            "done": done,
-            "batch_size": options.batch_size,
-        },
-        batch_size=1,
-        batch_format="numpy",
-        compute=ray.data.ActorPoolStrategy(size=options.concurrency),
-        num_gpus=options.num_gpus or None,
-    )
-    for batch in dataset.iter_batches(batch_size=None, batch_format="numpy"):
-        for kind, shard, key, line, payload in zip(
-            batch["kind"], batch["shard"], batch["key"], batch["line"], batch["payload"]
-        ):
-            yield str(kind), str(shard), str(key), int(line), str(payload)
+@dataclass
+class _Slot:
+    """One actor of the pool, the unit it works on and the call in flight (a plain call or a stream)."""
+
+    actor: Any
+    name: str
+    unit: _UnitState | None = None
+    call: Any = None
+
+
+class _UnitPool:
+    """The driver's pool of ``options.concurrency`` actors: hands out work units in input order (at most twice as
+    many ahead of the first unfinished one as there are actors), gives each its unit's resume state, replaces an
+    actor that dies and goes on with its unit, and yields every output in input order."""
+
+    def __init__(
+        self,
+        ray: Any,
+        build: Callable[[], Pipeline[Any, Any, Any]],
+        parse: RecordParser[Any],
+        shape: PipelineShape,
+        options: RayOptions,
+        states: Mapping[str, _Shard],
+    ) -> None:
+        self.ray = ray
+        self.parse = parse
+        self.shape = shape
+        self.options = options
+        self.states = states
+        gpus = {"num_gpus": options.num_gpus} if options.num_gpus else {}
+        self.worker = ray.remote(max_restarts=0, **gpus)(ShardWorker)
+        self.build = build
+        self.started = 0
+        self.usage_of: dict[str, dict[str, int]] = {}
+        self.crashed = 0
+
+    def _actor(self) -> _Slot:
+        self.started += 1
+        actor = self.worker.remote(self.build, self.parse, self.options.batch_size)
+        return _Slot(actor, f"actor-{self.started}")
+
+    def outputs(self, units: Sequence[WorkUnit]) -> Iterator[Output]:
+        """Every output of every unit, in input order."""
+        from ray.exceptions import ActorDiedError, ActorUnavailableError, RayActorError
+
+        lost = (ActorDiedError, ActorUnavailableError, RayActorError)
+        waiting = [_UnitState(index, unit) for index, unit in enumerate(units)]
+        slots = [self._actor() for _ in range(min(self.options.concurrency, len(units)))]
+        try:
+            yield from self._drive(slots, waiting, lost)
+        finally:
+            for slot in slots:
+                self.ray.kill(slot.actor)
+
+    def _drive(self, slots: list[_Slot], waiting: list[_UnitState], lost: tuple[type[Exception], ...]
+               ) -> Iterator[Output]:
+        handed = 0
+        first_open = 0
+        while first_open < len(waiting):
+            for slot in slots:
+                if slot.unit is None and handed < len(waiting) and handed < first_open + 2 * len(slots):
+                    slot.unit = waiting[handed]
+                    handed += 1
+                    self._next_call(slot)
+            busy = [slot for slot in slots if slot.call is not None]
+            ready, _ = self.ray.wait([slot.call for slot in busy], num_returns=1)
+            slot = next(slot for slot in busy if slot.call == ready[0])
+            try:
+                self._advance(slot)
+            except lost as error:
+                self._lost(slot, error)
+                slots[slots.index(slot)] = replacement = self._actor()
+                replacement.unit = slot.unit
+                if replacement.unit is not None:
+                    self._next_call(replacement)
+            while first_open < len(waiting) and waiting[first_open].finished:
+                yield from waiting[first_open].buffered
+                waiting[first_open].buffered = []
+                first_open += 1
+
+    def _next_call(self, slot: _Slot) -> None:
+        """Start the slot's next call on its unit: read its ids first, then run it from where it stands."""
+        state = slot.unit
+        assert state is not None
+        if state.keys is None:
+            slot.call = slot.actor.keys.remote(state.unit)
+            return
+        slot.call = slot.actor.run.options(num_returns="streaming").remote(
+            state.unit, state.skip, state.reached, state.isolated > 0
+        )
+
+    def _advance(self, slot: _Slot) -> None:
+        """Take what the slot's call has ready."""
+        state = slot.unit
+        assert state is not None
+        if state.keys is None:
+            state.keys = [(int(line), str(key)) for line, key in self.ray.get(slot.call)]
+            shard = self.states[state.unit.shard]
+            state.skip = frozenset(
+                key for _, key in state.keys if key in shard.writer.done and key not in shard.lines
+            )
+            self._next_call(slot)
+            return
+        try:
+            reference = next(slot.call)
+        except StopIteration:
+            if state.reached >= state.unit.last:
+                state.finished = True
+                slot.unit = slot.call = None
+            else:
+                self._next_call(slot)
+            return
+        batch = self.ray.get(reference)
+        state.buffered.extend(tuple(item) for item in batch["outputs"])
+        state.reached = max(state.reached, int(batch["reached"]))
+        if batch["ran"] and state.isolated:
+            state.isolated -= 1
+        if batch["usage"]:
+            self.usage_of[slot.name] = batch["usage"]
+
+    def _lost(self, slot: _Slot, error: Exception) -> None:
+        """Account for the death of the slot's actor. After a crash in a batch, the unit's next batch of records
+        run one call each, so that a crash names its record; a record that has ended its worker
+        ``max_crashes`` times is written as failed and passed over."""
+        state = slot.unit
+        if state is None:
+            return
+        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        isolated = state.isolated > 0
+        culprit = self._culprit(state) if isolated else None
+        if not isolated:
+            state.isolated = self.options.batch_size
+        if culprit is None:
+            if isolated or state.keys is None:
+                state.early_crashes += 1
+            if state.early_crashes >= self.options.max_crashes:
+                raise RuntimeError(
+                    f"the Ray workers died {state.early_crashes} times on {state.unit.shard} lines "
+                    f"{state.unit.first}-{state.unit.last} outside any one record ({reason}); see the Ray logs "
+                    "in /tmp/ray/session_latest/logs"
+                ) from error
+            return
+        line, key = culprit
+        state.crashes[line] = state.crashes.get(line, 0) + 1
+        if state.crashes[line] < self.options.max_crashes:
+            return
+        state.buffered.extend(self._crashed_outputs(state.unit, line, key, state.crashes[line], reason))
+        state.reached = line
+        state.isolated = 0
+        self.crashed += 1
+
+    @staticmethod
+    def _culprit(state: _UnitState) -> tuple[int, str] | None:
+        """The record a unit running one record per call was on: its first record after the last output."""
+        for line, key in state.keys or []:
+            if line > state.reached and key not in state.skip:
+                return line, key
+        return None
+
+    def _crashed_outputs(self, unit: WorkUnit, line: int, key: str, crashes: int, reason: str) -> list[Output]:
+        """The failed row of the record on ``line`` (or, for a pipeline without ``crashed``, its error)."""
+        message = (
+            f"the record ended its worker process {crashes} times ({reason}), so it was not run; rerun with "
+            "--retry-failed after fixing the cause, or leave the record out"
+        )
+        path = Path(unit.shard)
+        for found, raw in unit_records(unit):
+            if found != line or isinstance(raw, InputError) or self.shape.crashed is None:
+                continue
+            item = self.parse(raw, path=path, line=line)
+            row = self.shape.crashed(item, message).model_dump(mode="json")
+            return [("row", unit.shard, key, line, json.dumps(row, ensure_ascii=False))]
+        error = {"message": message, "path": unit.shard, "line": line, "field": None}
+        return [("problem", unit.shard, "", line, json.dumps(error))]
+
+    def usage(self) -> dict[str, int]:
+        """The LLM usage of every actor (each replaced one included), summed."""
+        summed: dict[str, int] = {}
+        for usage in self.usage_of.values():
+            for name, amount in usage.items():
+                summed[name] = summed.get(name, 0) + amount
+        return summed
 
 
 class ShardWorker:
-    """One actor of the pool: the pipeline built once, then the work units given to it, read, filtered and run a
-    batch at a time."""
+    """One actor of the pool: the pipeline built once (with its LLM client, whose usage it reports), then work
+    units read, filtered and run a batch at a time."""
 
-    def __init__(
-        self, build: Callable[[], Pipeline[Any, Any, Any]], parse: RecordParser[Any], done: Any, batch_size: int
-    ) -> None:
-        import ray
-
-        self.pipeline = build()
+    def __init__(self, build: Callable[[], Pipeline[Any, Any, Any]], parse: RecordParser[Any], batch_size: int) -> None:
+        self.pipeline, self.client = build.with_client() if isinstance(build, SystemBuild) else (build(), None)
         self.parse = parse
-        self.done: Mapping[str, frozenset[str]] = ray.get(done) if isinstance(done, ray.ObjectRef) else done
         self.batch_size = batch_size
 
-    def __call__(self, units: Mapping[str, Any]) -> Iterator[dict[str, list[Any]]]:
-        for shard, first, last in zip(units["shard"], units["first"], units["last"]):
-            yield from self.run_unit(WorkUnit(str(shard), int(first), int(last)))
+    def keys(self, unit: WorkUnit) -> list[tuple[int, str]]:
+        """(line, id) of each record of the unit that the parser reads and runs."""
+        found = []
+        for line, item in self._items(unit):
+            if not isinstance(item, (InputError, type(None))):
+                found.append((line, self.pipeline.key(item)))
+        return found
 
-    def run_unit(self, unit: WorkUnit) -> Iterator[dict[str, list[Any]]]:
-        """The rows and skipped records of one unit, a batch at a time."""
-        path = Path(unit.shard)
-        done = self.done.get(unit.shard, frozenset())
+    def run(self, unit: WorkUnit, skip: frozenset[str], after: int, one: bool) -> Iterator[dict[str, Any]]:
+        """The outputs of the unit's records after line ``after`` and not in ``skip``, a batch at a time, each
+        with the last line it covers, the records it ran and the LLM usage so far; the last covers the unit's
+        last line. With ``one``, only the next record is run (and the call ends after it)."""
+        size = 1 if one else self.batch_size
         items: list[Any] = []
         lines: list[int] = []
-        problems: list[InputError] = []
-        passed: list[int] = []
-        for line, raw in _unit_records(unit):
+        outputs: list[Output] = []
+        for line, item in self._items(unit):
+            if line <= after:
+                continue
+            if isinstance(item, InputError):
+                outputs.append(("problem", unit.shard, "", item.line or line, _error_payload(item)))
+            elif item is None:
+                outputs.append(("passed", unit.shard, "", line, ""))
+            elif self.pipeline.key(item) not in skip:
+                items.append(item)
+                lines.append(line)
+                if len(items) == size:
+                    yield self._batch(unit, items, lines, outputs, line)
+                    if one:
+                        return
+                    items, lines, outputs = [], [], []
+        yield self._batch(unit, items, lines, outputs, unit.last)
+
+    def _items(self, unit: WorkUnit) -> Iterator[tuple[int, Any]]:
+        """(line, item) of each of the unit's lines: the item, its InputError, or None for a record passed over."""
+        path = Path(unit.shard)
+        for line, raw in unit_records(unit):
             try:
                 if isinstance(raw, InputError):
                     raise raw
-                item = self.parse(raw, path=path, line=line)
+                yield line, self.parse(raw, path=path, line=line)
             except InputError as error:
-                problems.append(error)
-                continue
-            if item is None:
-                passed.append(line)
-                continue
-            if self.pipeline.key(item) in done:
-                continue
-            items.append(item)
-            lines.append(line)
-            if len(items) == self.batch_size:
-                yield self.columns(unit, items, lines, problems, passed)
-                items, lines, problems, passed = [], [], [], []
-        if items or problems or passed:
-            yield self.columns(unit, items, lines, problems, passed)
+                yield line, error
 
-    def columns(
-        self,
-        unit: WorkUnit,
-        items: Sequence[Any],
-        lines: Sequence[int],
-        problems: Sequence[InputError],
-        passed: Sequence[int],
-    ) -> dict[str, list[Any]]:
-        """One output batch: the rows of ``items`` (run through the pipeline), the errors of ``problems`` and the
-        lines of the records ``passed`` over."""
+    def _batch(
+        self, unit: WorkUnit, items: Sequence[Any], lines: Sequence[int], outputs: list[Output], reached: int
+    ) -> dict[str, Any]:
         line_of = {self.pipeline.key(item): line for item, line in zip(items, lines)}
-        rows = self.pipeline.process(items) if items else []
-        out: dict[str, list[Any]] = {"kind": [], "shard": [], "key": [], "line": [], "payload": []}
-        for row in rows:
+        for row in self.pipeline.process(items) if items else []:
             data = row.model_dump(mode="json")
             key = str(data["id"])
-            _append(out, "row", unit.shard, key, line_of.get(key, 0), json.dumps(data, ensure_ascii=False))
-        for problem in problems:
-            payload = {
-                "message": problem.reason,
-                "path": problem.path,
-                "line": problem.line,
-                "field": problem.field,
-            }
-            _append(
-                out, "problem", unit.shard, "", problem.line or 0, json.dumps(payload, ensure_ascii=False)
-            )
-        for line in passed:
-            _append(out, "passed", unit.shard, "", line, "")
-        return out
+            outputs.append(("row", unit.shard, key, line_of.get(key, 0), json.dumps(data, ensure_ascii=False)))
+        usage = {name: int(value) for name, value in vars(self.client.usage).items()} if self.client else {}
+        return {"outputs": outputs, "reached": reached, "ran": len(items), "usage": usage}
 
 
-def _unit_records(unit: WorkUnit) -> Iterator[tuple[int, dict[str, Any] | InputError]]:
-    """The records (or located errors) of the unit's lines, read with factscope's reader; a problem with the whole
-    file (bytes that are not UTF-8) ends the unit as its last error."""
-    try:
-        for line, raw in read_json_records(unit.shard):
-            if line > unit.last:
-                return
-            if line >= unit.first:
-                yield line, raw
-    except InputError as error:
-        yield error.line or unit.first, error
-
-
-def _append(out: dict[str, list[Any]], kind: str, shard: str, key: str, line: int, payload: str) -> None:
-    for column, value in zip(("kind", "shard", "key", "line", "payload"), (kind, shard, key, line, payload)):
-        out[column].append(value)
+def _error_payload(problem: InputError) -> str:
+    payload = {"message": problem.reason, "path": problem.path, "line": problem.line, "field": problem.field}
+    return json.dumps(payload, ensure_ascii=False)
 
 
 def _problem(payload: str) -> InputError:

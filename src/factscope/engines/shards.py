@@ -9,17 +9,16 @@ system, the fingerprint of every input shard and the settings, as a results file
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
 from factscope.core.errors import InputError
-from factscope.core.io import read_json_records, require_file
+from factscope.core.io import read_json_records, read_jsonl_range, require_file
 from factscope.core.manifest import (
     InputFingerprint,
     ResultsMismatch,
@@ -39,11 +38,15 @@ FOLDER_MANIFEST = "manifest.json"
 
 @dataclass(frozen=True)
 class WorkUnit:
-    """Lines ``first`` to ``last`` (1-based, inclusive) of one input shard: what one worker reads and runs."""
+    """Lines ``first`` to ``last`` (1-based, inclusive) of one input shard, held by its bytes ``start`` to ``end``:
+    what one worker reads and runs. A JSONL shard's unit is read from those bytes alone; a JSON list is one unit,
+    read whole."""
 
     shard: str
     first: int
     last: int
+    start: int
+    end: int
 
 
 def input_shards(path: Path) -> list[Path]:
@@ -81,20 +84,41 @@ def count_lines(path: Path) -> int:
 
 
 def work_units(shard: Path, lines_per_unit: int) -> list[WorkUnit]:
-    """``shard`` cut into units of ``lines_per_unit`` lines; a JSON file that is not JSONL (one list) is one unit,
-    and an empty file none."""
+    """``shard`` cut into units of ``lines_per_unit`` lines, found by one pass over its lines noting the byte offset
+    where each unit starts; a JSON file that is not JSONL (one list) is one unit, and an empty file none."""
     if lines_per_unit < 1:
         raise ValueError("lines_per_unit must be at least 1")
-    lines = count_lines(shard)
-    if lines == 0:
-        return []
     if shard.suffix != SHARD_SUFFIX:
-        return [WorkUnit(str(shard), 1, lines)]
-    parts = math.ceil(lines / lines_per_unit)
-    return [
-        WorkUnit(str(shard), part * lines_per_unit + 1, min((part + 1) * lines_per_unit, lines))
-        for part in range(parts)
-    ]
+        lines = count_lines(shard)
+        return [WorkUnit(str(shard), 1, lines, 0, shard.stat().st_size)] if lines else []
+    units: list[WorkUnit] = []
+    first, start, offset, number = 1, 0, 0, 0
+    with shard.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            offset += len(raw)
+            if number - first + 1 == lines_per_unit:
+                units.append(WorkUnit(str(shard), first, number, start, offset))
+                first, start = number + 1, offset
+    if number >= first:
+        units.append(WorkUnit(str(shard), first, number, start, offset))
+    return units
+
+
+def unit_records(unit: WorkUnit) -> Iterator[tuple[int, dict[str, Any] | InputError]]:
+    """The records (or located errors) of the unit's lines: of a JSONL shard, read from the unit's bytes alone; of
+    a JSON list, from the whole file. A problem with the whole file (bytes that are not UTF-8) ends the unit as
+    its last error."""
+    try:
+        if Path(unit.shard).suffix == SHARD_SUFFIX:
+            yield from read_jsonl_range(unit.shard, unit.start, unit.end, unit.first)
+            return
+        for line, raw in read_json_records(unit.shard):
+            if line > unit.last:
+                return
+            if line >= unit.first:
+                yield line, raw
+    except InputError as error:
+        yield error.line or unit.first, error
 
 
 def check_results_folder(output: Path, *, overwrite: bool = False) -> None:
