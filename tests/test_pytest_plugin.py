@@ -11,6 +11,9 @@ from doc_examples import python_blocks
 
 pytest_plugins = ["pytester"]
 
+INNER = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-W", "ignore::DeprecationWarning")
+"""Options of the inner pytest runs (without hypothesis's plugin, which would import hypothesis anew each run)."""
+
 USER_TESTS = '''
 from factscope.testing import assert_claims_supported, assert_facts_grounded, assert_grounded
 
@@ -65,7 +68,7 @@ def test_the_plugin_is_registered_through_its_entry_point():
 
 def test_passing_and_failing_assertions_print_the_failed_claims(loaded, pytester: pytest.Pytester):
     pytester.makepyfile(test_answers=USER_TESTS)
-    result = pytester.runpytest("-p", "no:cacheprovider", "-W", "ignore::DeprecationWarning")
+    result = pytester.runpytest(*INNER)
     result.assert_outcomes(passed=2, failed=3)
     output = result.stdout.str()
     contradicted = _section(output, "test_contradicted_answer")
@@ -84,8 +87,7 @@ def test_passing_and_failing_assertions_print_the_failed_claims(loaded, pytester
 
 def test_the_min_confidence_option_reaches_the_session_checker(loaded, pytester: pytest.Pytester):
     pytester.makepyfile(test_answers=USER_TESTS)
-    result = pytester.runpytest("-p", "no:cacheprovider", "-W", "ignore::DeprecationWarning",
-                                "--factscope-min-confidence", "0.999", "-k", "supported_answer")
+    result = pytester.runpytest(*INNER, "--factscope-min-confidence", "0.999", "-k", "supported_answer")
     result.assert_outcomes(failed=1)
     assert "0% of 1 claims supported" in result.stdout.str()
 
@@ -100,5 +102,5 @@ def _section(output: str, test: str) -> str:
 def test_the_example_of_the_guide_passes(loaded, pytester: pytest.Pytester):
     (example,) = python_blocks("guides/pytest-plugin.md")
     pytester.makepyfile(test_rag_answers=example)
-    result = pytester.runpytest("-p", "no:cacheprovider", "-W", "ignore::DeprecationWarning")
+    result = pytester.runpytest(*INNER)
     result.assert_outcomes(passed=3)
