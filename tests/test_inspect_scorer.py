@@ -3,6 +3,9 @@ checker scoring, and the scores read back from the eval log on disk."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 pytest.importorskip("inspect_ai", reason="the inspect_ai scorers need the extra 'inspect'")
@@ -72,3 +75,11 @@ def test_the_task_of_the_guide_scores_a_grounded_answer(tmp_path):
     (sample,) = read_eval_log(logs[0].location).samples
     assert sample.scores["claims_supported"].value == {"supported": 1.0, "contradicted": 0.0}
     assert sample.scores["grounded_in_context"].value == 1.0
+
+
+def test_without_inspect_ai_the_error_names_the_extra():
+    code = ("import sys; sys.modules['inspect_ai.scorer'] = None\n"
+            "try:\n    import factscope.integrations.inspect_ai\n"
+            "except Exception as error:\n    print(type(error).__name__, error)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert done.stdout.startswith("ConfigError") and "pip install 'factscope[inspect]'" in done.stdout

@@ -23,7 +23,7 @@ from factscope.core.errors import ConfigError, InputError
 try:
     from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
     from inspect_ai.solver import TaskState
-except ImportError as error:  # pragma: no cover - the message names the extra
+except ImportError as error:
     raise ConfigError("the inspect_ai scorers need inspect-ai: pip install 'factscope[inspect]'") from error
 
 if TYPE_CHECKING:
