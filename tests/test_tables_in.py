@@ -158,7 +158,34 @@ def test_a_csv_row_over_the_record_limit_is_skipped_and_the_next_read(tmp_path, 
     )
     read = list(tables.csv_records(path))
     assert [(line, item["id"]) for line, item in read if isinstance(item, dict)] == [(2, "a"), (4, "c")]
+    message = f"{path}:3: record of 320 bytes is over the limit of 200 bytes; raise FACTSCOPE_MAX_RECORD_BYTES or "
     assert [(line, str(item)) for line, item in read if isinstance(item, InputError)] == [
-        (3, f"{path}:3: record of 320 bytes is over the limit of 200 bytes; raise FACTSCOPE_MAX_RECORD_BYTES or "
-            "split the record")
+        (3, message + "split the record")
     ]
+
+
+def _as_csv(source: Path, target: Path) -> Path:
+    """A JSONL file written as CSV the way the guide says: lists and objects as JSON in their cells."""
+    frame = pd.read_json(source, lines=True, dtype=False)
+    for column in frame.columns:
+        frame[column] = [json.dumps(value) if isinstance(value, (list, dict)) else value for value in frame[column]]
+    frame.to_csv(target, index=False)
+    return target
+
+
+def test_the_other_inputs_read_csv_as_they_read_jsonl(tmp_path):
+    from factscope.conner.agreement import read_human_ratings
+    from factscope.grounding.data import read_presence_labels
+    from factscope.kalma.data import read_questions
+    from factscope.retrieve.corpus import Corpus
+
+    labels = EXAMPLES / "ground" / "labels.jsonl"
+    read = [item for _, item in read_presence_labels(_as_csv(labels, tmp_path / "labels.csv"))]
+    assert read == [item for _, item in read_presence_labels(labels)] and read  # true / false cells as flags
+    ratings = EXAMPLES / "knowledge" / "human.jsonl"
+    assert read_human_ratings(_as_csv(ratings, tmp_path / "human.csv")) == read_human_ratings(ratings)
+    corpus = EXAMPLES / "knowledge" / "corpus.jsonl"
+    assert Corpus.from_path(_as_csv(corpus, tmp_path / "corpus.csv")).documents == Corpus.from_path(corpus).documents
+    questions = EXAMPLES / "attribute" / "questions.jsonl"
+    read = [item for _, item in read_questions(_as_csv(questions, tmp_path / "questions.csv"))]
+    assert read == [item for _, item in read_questions(questions)] and read

@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from factscope.core.errors import InputError
-from factscope.core.io import read_json_records
+from factscope.core.tables import read_records
 from factscope.metrics.agreement import pearson, somers_d, spearman
 
 HUMAN_DIMENSIONS: dict[str, tuple[str, ...]] = {
@@ -47,10 +47,11 @@ def metric_value(row: dict[str, Any], metric: str) -> float | None:
 
 
 def read_human_ratings(path: str | Path) -> tuple[dict[str, dict[str, float]], list[InputError]]:
-    """{id: {dimension: rating}} from JSON / JSONL rows with `id` and ratings 0, 1 or 2; bad rows are returned."""
+    """{id: {dimension: rating}} from JSON / JSONL / Parquet / CSV rows with `id` and ratings 0, 1 or 2; bad rows
+    are returned."""
     ratings: dict[str, dict[str, float]] = {}
     problems: list[InputError] = []
-    for line, item in read_json_records(path):
+    for line, item in read_records(path):
         if isinstance(item, InputError):
             problems.append(item)
             continue
@@ -62,6 +63,8 @@ def read_human_ratings(path: str | Path) -> tuple[dict[str, dict[str, float]], l
             value = item.get(dimension)
             if value is None:
                 continue
+            if isinstance(value, str) and value.strip() in ("0", "1", "2"):  # a CSV cell
+                value = int(value)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value not in (0, 1, 2):
                 problems.append(InputError(f"must be a rating 0, 1 or 2, got {value!r}", path=path, line=line, field=dimension))
                 row = {}

@@ -36,9 +36,14 @@ def _without_blanks(values: list[str]) -> list[str]:
     return [value for value in values if value.strip()]
 
 
+_FLAG_WORDS = {"true": True, "1": True, "false": False, "0": False}
+
+
 def _flag(value: Any) -> Any:
     if type(value) is int and value in (0, 1):
         return bool(value)
+    if type(value) is str and value.strip().lower() in _FLAG_WORDS:  # a CSV cell
+        return _FLAG_WORDS[value.strip().lower()]
     if type(value) is not bool:
         raise ValueError(f"expected true / false or 1 / 0, got {value!r}")
     return value
@@ -57,4 +62,4 @@ Passages = Annotated[Texts, AfterValidator(_without_blanks)]
 """One string or a list of strings, blank ones dropped."""
 
 Flag = Annotated[bool, BeforeValidator(_flag)]
-"""A boolean given as true / false or as 1 / 0."""
+"""A boolean given as true / false or as 1 / 0 (as JSON values, or as the text of a CSV cell)."""

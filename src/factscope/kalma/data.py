@@ -19,8 +19,9 @@ from pydantic import (
 
 from factscope.core.errors import InputError
 from factscope.core.fields import Identifier, NonBlank
-from factscope.core.io import parse_located, read_json_records, read_text
+from factscope.core.io import parse_located, read_text
 from factscope.core.record_ids import first_of_each_id
+from factscope.core.tables import read_records
 from factscope.core.whole_file import usable_records
 from factscope.kalma.file_kinds import QUESTION_GRAPHS, QUESTIONS, expect_kind
 from factscope.kg.graph import Entity, KnowledgeGraph, Triple, normalize_qid
@@ -161,7 +162,7 @@ def read_questions(path: str | Path) -> Iterator[tuple[int | None, AttributionQu
 
 def _question_records(path: Path) -> Iterator[tuple[int, AttributionQuestion | InputError]]:
     """The questions of a JSON / JSONL records file, a bad record as its InputError."""
-    for line, record in read_json_records(path):
+    for line, record in read_records(path):
         if isinstance(record, InputError):
             yield line, record
             continue

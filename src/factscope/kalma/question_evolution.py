@@ -18,11 +18,12 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from factscope.core.errors import InputError
-from factscope.core.io import parse_located, read_json_records
+from factscope.core.io import parse_located
 from factscope.core.prompts import load_prompt
 from factscope.core.record_ids import first_of_each_id
 from factscope.core.run import ProgressCallback, run_batches, run_manifest
 from factscope.core.run_result import RunResult
+from factscope.core.tables import read_records
 from factscope.core.whole_file import usable_records
 from factscope.kalma.data import SeedInput, entity_graph
 from factscope.kalma.file_kinds import SEEDS, expect_kind
@@ -69,7 +70,7 @@ def read_seeds(path: str | Path, kg: KnowledgeGraph | None) -> Iterator[tuple[in
 
 def _seed_records(path: Path, kg: KnowledgeGraph | None) -> Iterator[tuple[int, EvolutionSeed | InputError]]:
     """The seeds of a records file, a bad record as its InputError."""
-    for line, data in read_json_records(path):
+    for line, data in read_records(path):
         if isinstance(data, InputError):
             yield line, data
             continue

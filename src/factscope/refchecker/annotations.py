@@ -18,9 +18,10 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from factscope.core.errors import InputError
 from factscope.core.fields import Identifier
-from factscope.core.io import parse_located, read_json_records
+from factscope.core.io import parse_located
 from factscope.core.record_ids import RecordIds
 from factscope.core.schema import Label, Record, Setting
+from factscope.core.tables import read_records
 from factscope.refchecker.data import MAX_REFERENCE_CHARS, SettingName, load_check_records
 from factscope.refchecker.file_names import read_file_name
 
@@ -93,7 +94,7 @@ def load_human_annotations(
     responses: list[HumanResponse] = []
     problems: list[InputError] = []
     ids = RecordIds(path)
-    for line, item in read_json_records(path):
+    for line, item in read_records(path):
         try:
             if isinstance(item, InputError):
                 raise item

@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 import numpy as np
 
 from factscope.core.errors import InputError
-from factscope.core.io import read_json_records, read_text
+from factscope.core.io import read_text
 from factscope.core.registry import Entry, Registry
+from factscope.core.tables import read_records
 
 if TYPE_CHECKING:
     from factscope.hf.encoders import TextEncoder
@@ -52,7 +53,8 @@ class Corpus:
 
     @classmethod
     def from_path(cls, path: str | Path) -> Corpus:
-        """Load a JSONL / JSON file of {id, title?, text} objects, or a folder of .txt files (id = file name)."""
+        """Load a JSONL / JSON / Parquet / CSV file of {id, title?, text} records, or a folder of .txt files (id = file
+        name)."""
         path = Path(path)
         if not path.exists():
             raise InputError("corpus not found; pass --corpus with a JSONL file or a folder of .txt files", path=path)
@@ -62,7 +64,7 @@ class Corpus:
                 raise InputError("the corpus folder has no .txt files", path=path)
             return cls([Document(str(f.relative_to(path)), read_text(f), f.stem) for f in files])
         documents = []
-        for line, item in read_json_records(path):
+        for line, item in read_records(path):
             if isinstance(item, InputError):
                 raise item
             text = item.get("text") or item.get("contents")
