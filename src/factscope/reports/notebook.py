@@ -72,8 +72,9 @@ def _system_of(row_type: type[BaseModel]) -> ReportedSystem | None:
 
 
 def _fragment_page(fragment: Markup) -> str:
-    return f'<!DOCTYPE html><html><head><meta charset="utf-8"><style>{stylesheet()}</style></head>' \
-           f"<body>{fragment}</body></html>"
+    """A page of one fragment, styled as the report pages are."""
+    head = f'<meta charset="utf-8"><style>{stylesheet()}</style>'
+    return f"<!DOCTYPE html><html><head>{head}</head><body>{fragment}</body></html>"
 
 
 def framed(page: str, *, height: int) -> str:
