@@ -1,4 +1,5 @@
-"""Peak memory of ``factscope check`` against the number of records: does a run stay in bounded memory?
+"""Peak memory of ``factscope check``, ``ground score`` and ``knowledge score`` against the number of records:
+does a run stay in bounded memory?
 
 For each size of ``--records`` the script writes that many synthetic check records to a JSONL file (short
 questions, one- or two-sentence responses, one to three references of a few sentences, about 0.75 KB a record,
@@ -15,7 +16,17 @@ checker defaults to ``similarity`` and the extractor to ``rules`` (offline and q
 cross-encoder would take hours on 100,000 records on a few CPU cores); ``--extra-args`` passes further options
 to ``factscope check``. Figures go to ``benchmarks/results/streaming_memory.json`` (see ``results_file``).
 
+``--system ground`` writes the same records as a generic grounding dataset (question, references as contexts,
+the first reference's sentences as gold facts) and their responses as a separate ``{id, response}`` file in
+another order, and runs ``factscope ground score DATASET --responses FILE --extractor EXTRACTOR --presence
+nli:CHECKER``: the responses are joined to the dataset by id. ``--system knowledge`` writes ``{id, query,
+knowledge}`` records (the response as the knowledge) and a corpus of 200 reference paragraphs, and runs
+``factscope knowledge score RECORDS --corpus CORPUS --checker CHECKER`` (factuality and validity; relevance and
+coherence off).
+
     HF_HUB_OFFLINE=1 python benchmarks/streaming_memory.py --records 10000 100000
+    HF_HUB_OFFLINE=1 python benchmarks/streaming_memory.py --system ground --tiny-checker \
+        --out benchmarks/results/streaming_memory_ground.json
     HF_HUB_OFFLINE=1 python benchmarks/streaming_memory.py --quick --out /tmp/streaming_memory.json
 """
 
@@ -30,12 +41,15 @@ import subprocess
 import sys
 import tempfile
 import time
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from results_file import add_out_option, write_results
+
+from factscope.core.text import split_sentences
 
 SETTINGS = ("zero", "noisy", "accurate")
 QUICK_SIZES = (200, 2000)
@@ -311,6 +325,70 @@ def write_records(path: Path, n_records: int, seed: int) -> int:
     return path.stat().st_size
 
 
+def write_grounding(path: Path, responses: Path, n_records: int, seed: int) -> int:
+    """The records as a generic grounding dataset at ``path`` and their responses at ``responses``, the responses
+    in another order (by a hash of the id); returns the two files' size in bytes."""
+    rng = random.Random(seed)
+    answers: list[tuple[int, str]] = []
+    with path.open("w", encoding="utf-8") as handle:
+        for number in range(n_records):
+            made = record(number, rng)
+            example = {
+                "id": made["id"], "question": made["question"], "contexts": made["references"],
+                "gold_facts": split_sentences(made["references"][0])[:3], "setting": made["setting"],
+            }  # fmt: skip
+            handle.write(json.dumps(example, ensure_ascii=False) + "\n")
+            row = json.dumps({"id": made["id"], "response": made["response"]}, ensure_ascii=False)
+            answers.append((zlib.crc32(made["id"].encode()), row))
+    answers.sort()
+    with responses.open("w", encoding="utf-8") as handle:
+        handle.writelines(row + "\n" for _, row in answers)
+    return path.stat().st_size + responses.stat().st_size
+
+
+def write_knowledge(path: Path, corpus: Path, n_records: int, seed: int) -> int:
+    """The records as knowledge records at ``path`` (the response is the knowledge) and a corpus of 200 reference
+    paragraphs at ``corpus``; returns the records file's size in bytes."""
+    rng = random.Random(seed)
+    with path.open("w", encoding="utf-8") as handle:
+        for number in range(n_records):
+            made = record(number, rng)
+            knowledge = {"id": made["id"], "query": made["question"], "knowledge": made["response"]}
+            handle.write(json.dumps(knowledge, ensure_ascii=False) + "\n")
+    passages = random.Random(seed + 1)
+    with corpus.open("w", encoding="utf-8") as handle:
+        for number in range(200):
+            made = record(number, passages)
+            handle.write(json.dumps({"id": f"p{number}", "text": made["references"][0]}) + "\n")
+    return path.stat().st_size
+
+
+def system_command(system: str, n_records: int, folder: Path, args: argparse.Namespace) -> tuple[list[str], int]:
+    """The inputs of ``system`` for ``n_records`` written to ``folder``, the command that runs it, and the input
+    size in bytes."""
+    source = folder / f"{system}_records_{n_records}.jsonl"
+    output = folder / f"{system}_results_{n_records}.jsonl"
+    common = ["-o", str(output), "--overwrite", *shlex.split(args.extra_args)]
+    if system == "ground":
+        responses = folder / f"ground_responses_{n_records}.jsonl"
+        size = write_grounding(source, responses, n_records, args.seed)
+        command = [
+            "ground", "score", str(source), "--responses", str(responses), "--extractor", args.extractor,
+            "--presence", f"nli:{args.checker}", *common,
+        ]  # fmt: skip
+    elif system == "knowledge":
+        corpus = folder / "knowledge_corpus.jsonl"
+        size = write_knowledge(source, corpus, n_records, args.seed)
+        command = [
+            "knowledge", "score", str(source), "--corpus", str(corpus), "--checker", args.checker,
+            "--relevance-model", "none", "--coherence-model", "none", *common,
+        ]  # fmt: skip
+    else:
+        size = write_records(source, n_records, args.seed)
+        command = ["check", str(source), "--checker", args.checker, "--extractor", args.extractor, *common]
+    return [sys.executable, "-m", "factscope", *command], size
+
+
 def resident_mb(pid: int) -> float | None:
     """The process's current resident set (VmRSS) in MB, or None where /proc does not say."""
     try:
@@ -390,21 +468,18 @@ def build_tiny_checker(folder: Path) -> Path:
 
 
 def measure_size(n_records: int, folder: Path, args: argparse.Namespace) -> dict[str, Any]:
-    """Generate ``n_records`` records, check them in a fresh process and return that process's figures."""
-    source = folder / f"records_{n_records}.jsonl"
-    output = folder / f"checked_{n_records}.jsonl"
-    size = write_records(source, n_records, args.seed)
-    command = [
-        sys.executable, "-m", "factscope", "check", str(source), "-o", str(output), "--overwrite",
-        "--checker", args.checker, "--extractor", args.extractor, *shlex.split(args.extra_args),
-    ]  # fmt: skip
+    """Generate ``n_records`` records, run the system on them in a fresh process and return that process's
+    figures."""
+    command, size = system_command(args.system, n_records, folder, args)
+    output = Path(command[command.index("-o") + 1])
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    log = folder / f"{args.system}_{n_records}.log"
     print(f"{n_records} records ({size / MB:.1f} MB): {shlex.join(command)}", flush=True)
-    measured = run_measured(command, folder / f"check_{n_records}.log", env, args.sample_seconds)
+    measured = run_measured(command, log, env, args.sample_seconds)
     if measured["exit_code"] != 0:
-        tail = (folder / f"check_{n_records}.log").read_text(encoding="utf-8")[-3000:]
+        tail = log.read_text(encoding="utf-8")[-3000:]
         raise SystemExit(
-            f"factscope check exited with {measured['exit_code']} on {n_records} records:\n{tail}"
+            f"factscope {args.system} exited with {measured['exit_code']} on {n_records} records:\n{tail}"
         )
     rows, distinct = output_rows(output)
     return {
@@ -440,7 +515,11 @@ def main() -> None:
     )
     parser.add_argument(
         "--records", type=int, nargs="+", default=[10000, 100000],
-        help="record counts, one check run each (default: 10000 100000)",
+        help="record counts, one run each (default: 10000 100000)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--system", choices=("check", "ground", "knowledge"), default="check",
+        help="the command measured: check, ground score or knowledge score (default check)",
     )  # fmt: skip
     parser.add_argument("--quick", action="store_true", help="smoke run on 200 and 2000 records")
     parser.add_argument("--seed", type=int, default=0, help="seed of the generated records (default 0)")
@@ -499,7 +578,7 @@ def main() -> None:
         f"{verdict} the {args.limit_mb:g} MB limit"
     )
     checker = "tiny random 2-layer BERT NLI (nli:FOLDER)" if args.tiny_checker else args.checker
-    figures = {"checker": checker, "extractor": args.extractor, "sizes": sizes, **summary}
+    figures = {"system": args.system, "checker": checker, "extractor": args.extractor, "sizes": sizes, **summary}
     write_results(__file__, args, figures)
 
 
