@@ -46,3 +46,28 @@ def test_generic_jsonl_reports_line_and_field():
 def test_missing_file_is_an_input_error(tmp_path):
     with pytest.raises(InputError, match="file not found"):
         load_dataset(tmp_path / "nope.json")
+
+
+def test_a_generic_dataset_is_streamed_and_joined_to_its_responses_by_id(tmp_path):
+    import json
+
+    from factscope.grounding.data import ScoredExamples
+
+    dataset, responses = tmp_path / "data.jsonl", tmp_path / "responses.jsonl"
+    dataset.write_text("".join(
+        json.dumps({"id": f"q{n}", "question": f"Question {n}?", "contexts": [f"Context {n}."],
+                    "gold_facts": [f"Fact {n}."]}) + "\n" for n in range(6)
+    ) + '{"id": "q9", "question": "Broken?"\n')
+    rows = [{"id": f"q{n}", "response": f"Answer {n}."} for n in (4, 0, 2, 5)] + [
+        {"id": "stray", "response": "No question."}, {"id": "q3", "response": "Ctx.", "contexts": ["Seen."]}]
+    responses.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    examples = ScoredExamples(dataset, responses=responses)
+    first = [(e.id, e.response, e.contexts) for e in examples]
+    assert first == [(f"q{n}", "Ctx." if n == 3 else f"Answer {n}.", ["Seen."] if n == 3 else [f"Context {n}."])
+                     for n in (0, 2, 3, 4, 5)]
+    assert [(e.id, e.response) for e in examples] == [(i, r) for i, r, _ in first] and len(examples) == 5
+    assert examples.without_response == ["q1"]
+    assert [(p.line, p.field) for p in examples.problems] == [(7, None)]
+    assert examples.warnings == [f"{responses}: no response for 1 question id(s): q1",
+                                 f"{responses}: 1 response id(s) match no question: stray"]
+    examples.close()
