@@ -94,8 +94,9 @@ class CountingScorer:
         return self.scorer.count_tokens(text)
 
 
-def run_mode(mode: str, records: list[dict[str, Any]], device: str) -> dict[str, Any]:
-    """Load the embedded checker in ``mode`` and check every claim; seconds, pairs and labels."""
+def run_mode(mode: str, records: list[dict[str, Any]], device: str, window_sentences: int = 0) -> dict[str, Any]:
+    """Load the embedded checker in ``mode`` (with windows of ``window_sentences`` sentences, or 200-token
+    segments when 0) and check every claim; seconds, pairs and labels."""
     from factscope.checkers.base import CheckTask
     from factscope.checkers.embedded import EmbeddedScorer, shipped_checker_dir
     from factscope.checkers.segmented import SegmentedChecker
@@ -105,7 +106,8 @@ def run_mode(mode: str, records: list[dict[str, Any]], device: str) -> dict[str,
     ]
     started = time.perf_counter()
     checker: Any = SegmentedChecker(
-        EmbeddedScorer.from_dir(shipped_checker_dir(), device=device), mode=mode, name="embedded"
+        EmbeddedScorer.from_dir(shipped_checker_dir(), device=device), mode=mode, name="embedded",
+        window_sentences=window_sentences,
     )
     loaded = time.perf_counter()
     counting = CountingScorer(checker.scorer)
@@ -147,7 +149,7 @@ class ReplayScorer:
 
 
 def sweep(
-    records: list[dict[str, Any]], exact: dict[str, Any], top_ks: Sequence[int]
+    records: list[dict[str, Any]], exact: dict[str, Any], top_ks: Sequence[int], window_sentences: int = 0
 ) -> list[dict[str, Any]]:
     """Label agreement and pairs scored of fast mode at each ``top_k``, replaying the exact run's probabilities."""
     from factscope.checkers.base import CheckTask
@@ -161,7 +163,9 @@ def sweep(
     rows = []
     for top_k in top_ks:
         counting = CountingScorer(ReplayScorer(exact["probs"], load_embedded_scorer().count_tokens))
-        checker = SegmentedChecker(counting, mode="fast", fast=FastSettings(top_k=top_k))
+        checker = SegmentedChecker(
+            counting, mode="fast", fast=FastSettings(top_k=top_k), window_sentences=window_sentences
+        )
         labels = [v.label.value if v.label else None for v in checker.check(tasks)]
         rows.append(
             {"top_k": top_k, "pairs_scored": counting.pairs, "agreement": agreement(exact["labels"], labels)}
@@ -265,6 +269,10 @@ def main() -> None:
         help="Python of an environment with refchecker installed: time its NLIChecker itself (else the same "
         "architecture is built here)",
     )
+    parser.add_argument(
+        "--window-sentences", type=int, default=0,
+        help="check against windows of this many sentences (0: 200-token segments)",
+    )
     parser.add_argument("--seed", type=int, default=13)
     add_out_option(parser)
     args = parser.parse_args()
@@ -274,7 +282,7 @@ def main() -> None:
     device = resolve_device(args.device)
     lengths = [int(value) for value in args.reference_tokens.split(",")]
     records = build_records(args.data, args.records, args.claims, args.references, lengths, args.seed)
-    runs = {mode: run_mode(mode, records, device) for mode in ("exact", "fast")}
+    runs = {mode: run_mode(mode, records, device, args.window_sentences) for mode in ("exact", "fast")}
     exact, fast = runs["exact"]["labels"], runs["fast"]["labels"]
     targets = [r["target_tokens"] for r in records for _ in r["claims"]]
     by_length = {
@@ -294,7 +302,7 @@ def main() -> None:
         "reference_target_tokens": lengths,
         "exact": {k: v for k, v in runs["exact"].items() if k not in ("labels", "probs")},
         "fast": {k: v for k, v in runs["fast"].items() if k not in ("labels", "probs")},
-        "top_k_sweep": sweep(records, runs["exact"], (4, 8, 16, 32, 10_000)),
+        "top_k_sweep": sweep(records, runs["exact"], (4, 8, 16, 32, 10_000), args.window_sentences),
         "speedup": runs["exact"]["seconds"] / runs["fast"]["seconds"],
         "check_speedup": runs["exact"]["check_seconds"] / runs["fast"]["check_seconds"],
         "pair_reduction": runs["exact"]["pairs_scored"] / max(1, runs["fast"]["pairs_scored"]),

@@ -98,6 +98,10 @@ def main() -> None:
     parser.add_argument("--references", type=int, default=3)
     parser.add_argument("--words", type=int, default=250, help="words of each long-context reference")
     parser.add_argument("--segment-tokens", type=int, default=200)
+    parser.add_argument(
+        "--window-sentences", type=int, default=0,
+        help="check against windows of this many consecutive sentences (0: segments of --segment-tokens)",
+    )
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument(
         "--layout", choices=("embedded", "appended"), default="embedded",
@@ -108,7 +112,10 @@ def main() -> None:
 
     scores = SharedScores(load_embedded_scorer())
     checkers = {
-        setting: SegmentedChecker(scores, max_tokens=args.segment_tokens, name="embedded", relevance=setting)
+        setting: SegmentedChecker(
+            scores, max_tokens=args.segment_tokens, name="embedded", relevance=setting,
+            window_sentences=args.window_sentences,
+        )
         for setting in SETTINGS
     }
     started = time.perf_counter()

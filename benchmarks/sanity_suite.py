@@ -80,6 +80,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--checker", default="embedded", help="checker spec (factscope's --checker)")
     parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument(
+        "--window-sentences", type=int,
+        help="check against windows of this many sentences (default: the checker's own layout)",
+    )
     parser.add_argument("--pairs-out", type=Path, help="also write the pairs as JSONL (eval-checker reads it)")
     add_out_option(parser)
     args = parser.parse_args()
@@ -95,7 +99,9 @@ def main() -> None:
     print(f"{len(pairs)} pairs from {len(chosen)} sources in {made_seconds:.0f} s")
     if args.pairs_out:
         write_sanity_pairs(args.pairs_out, pairs)
-    report = score_sanity(make_checker(args.checker, batch_size=args.batch_size), pairs, batch_size=args.batch_size)
+    layout = {} if args.window_sentences is None else {"window_sentences": args.window_sentences}
+    checker = make_checker(args.checker, batch_size=args.batch_size, **layout)
+    report = score_sanity(checker, pairs, batch_size=args.batch_size)
     for row in [*report.by_length, *report.by_kind]:
         print(f"{row.kind or 'all'} {row.reference_sentences or 'all'}: {row.entailed}/{row.n} = {row.share:.3f}")
     print(f"all: {report.share:.3f}; lowest over reference lengths: {report.lowest_length_share:.3f}")
