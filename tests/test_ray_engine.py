@@ -490,3 +490,33 @@ def test_knowledge_score_through_the_cli_on_ray_prints_the_local_figures(app, tm
     assert figures(on_ray.output) == figures(local.output) and len(figures(local.output)) > 2
     written = (tmp_path / "ray" / "records.jsonl").read_text()
     assert written == (tmp_path / "local.jsonl").read_text()
+
+
+def test_llm_usage_is_summed_over_the_actors_and_records_without_references_stop_the_run(app, fake_llm, tmp_path):
+    from typer.testing import CliRunner
+
+    fake_llm.responder = lambda request: "Entailment"
+    data = tmp_path / "records.jsonl"
+    records = [{"id": f"c{n}", "response": f"Paris is a city number {n}.", "references": ["Paris is a city."]}
+               for n in range(12)]
+    data.write_text("".join(json.dumps(record) + "\n" for record in records))
+    runner = CliRunner()
+    common = ["check", str(data), "--extractor", "sentences", "--checker", "llm", "--llm-check-mode", "single",
+              "--no-abstention-detection", "--llm-base-url", fake_llm.base_url, "--llm-model", "fake", "--llm-cache",
+              "off", "--batch-size", "3"]
+    local = runner.invoke(app, [*common, "-o", str(tmp_path / "local.jsonl")], env={"COLUMNS": "200"})
+    on_ray = runner.invoke(app, [*common, "--engine", "ray", "--concurrency", "2", "-o", str(tmp_path / "ray")],
+                           env={"COLUMNS": "200"})
+    assert local.exit_code == 0 and on_ray.exit_code == 0, (local.output, on_ray.output)
+
+    def usage(output: str) -> list[str]:
+        return [" ".join(line.split()) for line in output.splitlines() if line.startswith("│ LLM")]
+
+    assert usage(on_ray.output) == usage(local.output)
+    assert "│ LLM calls │ 12 │" in usage(local.output) and "│ LLM prompt tokens │ 0 │" not in usage(local.output)
+
+    with data.open("a") as handle:
+        handle.write(json.dumps({"id": "bare", "response": "No references here."}) + "\n")
+    bare = runner.invoke(app, [*common, "--engine", "ray", "-o", str(tmp_path / "bare")], env={"COLUMNS": "200"})
+    assert bare.exit_code == 2 and "1 record(s) have no references (bare)" in " ".join(bare.output.split())
+    assert not (tmp_path / "bare").exists()
