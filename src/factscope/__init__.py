@@ -150,9 +150,9 @@ def ground(
     factors the records have). ``mode`` 'fast' scores each fact only against its most relevant windows, stopping
     at the first that reaches the threshold (``factscope.grounding.presence_rounds``).
 
-    A dataset file is read into memory (the paper's layout is one JSON document, and the metadata and responses
-    files are joined to it by id); with ``output``, the run's ``results`` read the results file lazily and the
-    summary comes from running totals.
+    A generic JSONL dataset is streamed, its responses joined by id through an on-disk index (the paper's layout
+    and a metadata file are single JSON documents, read whole); with ``output``, the run's ``results`` read the
+    results file lazily and the summary comes from running totals.
     """
     from factscope.core.tables import is_table
     from factscope.grounding.data import ScoredExamples
