@@ -374,7 +374,7 @@ def system_command(system: str, n_records: int, folder: Path, args: argparse.Nam
         size = write_grounding(source, responses, n_records, args.seed)
         command = [
             "ground", "score", str(source), "--responses", str(responses), "--extractor", args.extractor,
-            "--presence", f"nli:{args.checker}", *common,
+            "--presence", args.presence or f"nli:{args.checker}", *common,
         ]  # fmt: skip
     elif system == "knowledge":
         corpus = folder / "knowledge_corpus.jsonl"
@@ -467,6 +467,31 @@ def build_tiny_checker(folder: Path) -> Path:
     return folder
 
 
+def build_tiny_encoder(folder: Path) -> Path:
+    """A randomly initialised 2-layer BERT (hidden size 32) with mean pooling on the packaged MiniLM's tokenizer,
+    saved to ``folder`` as a sentence-transformers model: ``ground score --presence bi:FOLDER`` at little model
+    cost. Its embeddings mean nothing."""
+    import torch
+    from sentence_transformers import SentenceTransformer, models
+    from transformers import AutoTokenizer, BertConfig, BertModel
+
+    from factscope.hf.embedded import minilm_path
+
+    torch.manual_seed(0)
+    base = folder / "base"
+    tokenizer = AutoTokenizer.from_pretrained(str(minilm_path()))
+    tokenizer.save_pretrained(base)
+    config = BertConfig(
+        vocab_size=len(tokenizer), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+        intermediate_size=64, max_position_embeddings=512,
+    )  # fmt: skip
+    BertModel(config).save_pretrained(base)
+    transformer = models.Transformer(str(base))
+    pooling = models.Pooling(transformer.get_word_embedding_dimension())
+    SentenceTransformer(modules=[transformer, pooling]).save(str(folder / "encoder"))
+    return folder / "encoder"
+
+
 def measure_size(n_records: int, folder: Path, args: argparse.Namespace) -> dict[str, Any]:
     """Generate ``n_records`` records, run the system on them in a fresh process and return that process's
     figures."""
@@ -534,6 +559,15 @@ def main() -> None:
         "--checker: the whole checking path at little cost, for runs of 100,000 records on a few cores",
     )
     parser.add_argument(
+        "--presence", help="ground score --presence (default nli:CHECKER, the checker of --checker)"
+    )
+    parser.add_argument(
+        "--tiny-encoder",
+        action="store_true",
+        help="with --system ground: judge presence with a tiny random sentence-transformers model built in the "
+        "work folder (--presence bi:FOLDER)",
+    )
+    parser.add_argument(
         "--extra-args",
         default="",
         help='further options for factscope check, one string: --extra-args="--batch-size 64"',
@@ -559,6 +593,8 @@ def main() -> None:
         folder.mkdir(parents=True, exist_ok=True)
         if args.tiny_checker:
             args.checker = f"nli:{build_tiny_checker(folder / 'tiny-nli')}"
+        if args.tiny_encoder:
+            args.presence = f"bi:{build_tiny_encoder(folder / 'tiny-bi')}"
         sizes = [measure_size(n, folder, args) for n in counts]
     print(
         f"{'records':>9} {'input MB':>9} {'peak RSS MB':>12} {'seconds':>9} {'records/s':>10} "
@@ -578,7 +614,11 @@ def main() -> None:
         f"{verdict} the {args.limit_mb:g} MB limit"
     )
     checker = "tiny random 2-layer BERT NLI (nli:FOLDER)" if args.tiny_checker else args.checker
-    figures = {"system": args.system, "checker": checker, "extractor": args.extractor, "sizes": sizes, **summary}
+    presence = "tiny random 2-layer BERT bi-encoder (bi:FOLDER)" if args.tiny_encoder else args.presence
+    figures = {
+        "system": args.system, "checker": checker, "presence": presence if args.system == "ground" else None,
+        "extractor": args.extractor, "sizes": sizes, **summary,
+    }  # fmt: skip
     write_results(__file__, args, figures)
 
 
