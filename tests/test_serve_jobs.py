@@ -100,6 +100,23 @@ def test_cancel_stops_a_running_job_after_its_batch_and_keeps_its_rows(tmp_path)
     assert cancelled.done == len(_rows(store, job.id)) == 6
 
 
+def test_a_cancel_sent_to_another_server_stops_the_job_where_it_runs(tmp_path):
+    system = FakeSystem(free_batches=1)
+    store = JobStore(tmp_path)
+    running = JobRunner(store, {"fake": system}, FairLock(), batch_size=3, lease_seconds=0.3)
+    elsewhere = JobRunner(JobStore(tmp_path), {"fake": FakeSystem()}, FairLock(), lease_seconds=0.3)
+    job = store.create("fake", "in.jsonl", _upload(store, RECORDS))
+    running.start()
+    running.submit(job)
+    _wait(store, job.id, lambda j: len(system.batches) == 2)
+    assert elsewhere.cancel(job.id).status == "running"
+    time.sleep(1.0)  # several renewals of the running server's lease, each reading the cancellation
+    system.gate.set()
+    cancelled = _wait(store, job.id, lambda j: j.status == "cancelled")
+    running.stop()
+    assert cancelled.done == len(_rows(store, job.id)) == 6
+
+
 def test_a_queued_job_is_cancelled_at_once_and_never_runs(tmp_path):
     system = FakeSystem()
     store = JobStore(tmp_path)
