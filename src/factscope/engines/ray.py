@@ -402,8 +402,10 @@ class _UnitPool:
             for slot in slots:
                 self.ray.kill(slot.actor)
 
-    def _drive(self, slots: list[_Slot], waiting: list[_UnitState], lost: tuple[type[Exception], ...]
-               ) -> Iterator[Output]:
+    def _drive(
+        self, slots: list[_Slot], waiting: list[_UnitState], lost: tuple[type[Exception], ...]
+    ) -> Iterator[Output]:
+        """Keep every slot busy and yield the output of each unit once it and the units before it are done."""
         handed = 0
         first_open = 0
         while first_open < len(waiting):
