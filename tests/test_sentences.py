@@ -70,15 +70,6 @@ def test_non_string_item_fails_alone(extractor):
     assert [c.text for c in results[1].claims] == ["Berlin is big."]
 
 
-def test_text_over_max_length_fails_with_advice():
-    nlp = load_spacy()
-    extractor = SentenceExtractor(nlp)
-    too_long = "a" * (nlp.max_length + 1)
-    result = extractor.extract([too_long])[0]
-    assert result.failed and "max_length" in result.error and "split it first" in result.error
-    assert result.claims == []
-
-
 def test_long_response_in_a_batch(extractor):
     long_text = " ".join(f"Company {n} was founded in {1800 + n}. Is that so?" for n in range(900))
     assert len(long_text.split()) >= 5000

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+import numpy
 
 from factscope.claims.base import check_questions
 from factscope.core.schema import Claim, Extraction, Span
@@ -112,41 +114,94 @@ def is_statement(sentence: Sentence) -> bool:
     return any(token.pos_ in CONTENT_POS and token.tag_ != "LS" for token in sentence.tokens)
 
 
-def parse_batch(nlp: Any, texts: Sequence[object], batch_size: int) -> list[Any]:
+PIECE_CHARS = 100_000
+"""The most characters spaCy parses in one piece: a longer text is parsed in pieces cut at sentence starts (spaCy's
+parser needs about 1 GB of memory per 100,000 characters, and refuses a text over its ``max_length``)."""
+
+
+def parse_batch(nlp: Any, texts: Sequence[object], batch_size: int, piece_chars: int = PIECE_CHARS) -> list[Any]:
     """Parse a batch of texts, each pipeline component running batched over the whole batch.
 
     Hyphenated words are merged and sentence boundaries set (:func:`join_hyphenated`,
-    :func:`mark_sentence_starts`) before the components run. Non-string items and texts longer than the
-    pipeline's ``max_length`` come back as failed Extractions; every other item as its spaCy Doc, in input
-    order.
+    :func:`mark_sentence_starts`) before the components run. A text of any length is parsed: one longer than
+    ``piece_chars`` (or the pipeline's ``max_length``) is cut into pieces at sentence starts
+    (:func:`piece_ranges`), the pieces parsed like texts, and joined back into one Doc whose character offsets are
+    those of the text. Non-string items come back as failed Extractions; every other item as its spaCy Doc, in
+    input order.
     """
+    limit = max(1, min(piece_chars, nlp.max_length))
     results: list[Any] = [None] * len(texts)
-    valid: list[int] = []
-    valid_texts: list[str] = []
+    owners: list[int] = []
+    pieces: list[Any] = []
     for position, text in enumerate(texts):
         if not isinstance(text, str):
             results[position] = Extraction(
                 failed=True, raw=repr(text)[:200], error=f"expected a string, got {type(text).__name__}"
             )
-        elif len(text) > nlp.max_length:
-            results[position] = Extraction(
-                failed=True,
-                raw=text[:200],
-                error=f"text has {len(text)} characters, over spaCy's max_length {nlp.max_length}; split it first",
-            )
-        else:
-            valid.append(position)
-            valid_texts.append(text)
-    docs: Iterable[Any] = [prepared(nlp, text) for text in valid_texts]
+            continue
+        made = prepared_pieces(nlp, text, limit)
+        owners.extend([position] * len(made))
+        pieces.extend(made)
+    docs: Iterable[Any] = pieces
     for _, component in nlp.pipeline:
         docs = (
             component.pipe(docs, batch_size=batch_size)
             if hasattr(component, "pipe")
             else map(component, docs)
         )
-    for position, doc in zip(valid, docs):
-        results[position] = doc
+    parsed: dict[int, list[Any]] = {}
+    for position, doc in zip(owners, docs):
+        parsed.setdefault(position, []).append(doc)
+    for position, found in parsed.items():
+        results[position] = found[0] if len(found) == 1 else joined(found)
     return results
+
+
+def piece_ranges(text: str, spans: Sequence[tuple[int, int]], limit: int) -> list[tuple[int, int]]:
+    """Character ranges that cover ``text`` in pieces of at most ``limit`` characters, each cut at the last
+    sentence start that fits, else (a sentence longer than ``limit``) after the last whitespace that fits, else at
+    ``limit``."""
+    starts = [start for start, _ in spans]
+    cuts = [0]
+    while len(text) - cuts[-1] > limit:
+        begin, end = cuts[-1], cuts[-1] + limit
+        index = bisect_right(starts, end) - 1
+        if index >= 0 and starts[index] > begin:
+            cuts.append(starts[index])
+            continue
+        blank = next((i for i in range(end - 1, begin, -1) if text[i].isspace()), None)
+        cuts.append(blank + 1 if blank is not None else end)
+    return list(zip(cuts, [*cuts[1:], len(text)]))
+
+
+def prepared_pieces(nlp: Any, text: str, limit: int) -> list[Any]:
+    """The Docs to parse for ``text``: one (:func:`prepared`) when it fits in ``limit`` characters, else one per
+    piece of :func:`piece_ranges`, each with the sentence starts that fall in it."""
+    if len(text) <= limit:
+        return [prepared(nlp, text)]
+    masked = mask_markup(text)
+    spans = [(span.start, span.end) for span in sentence_spans(text)]
+    made = []
+    for begin, end in piece_ranges(text, spans, limit):
+        inside = [
+            (max(start, begin) - begin, min(stop, end) - begin) for start, stop in spans if start < end and stop > begin
+        ]
+        doc = nlp.make_doc(masked[begin:end])
+        made.append(mark_sentence_starts(join_hyphenated(doc), inside))
+    made[0].user_data[SOURCE_TEXT] = text
+    made[0].user_data[SENTENCE_SPANS] = spans
+    return made
+
+
+def joined(docs: Sequence[Any]) -> Any:
+    """One Doc of the parsed pieces of a text, in order, with the text as written and its sentence spans (kept by
+    :func:`prepared_pieces` in the first piece)."""
+    from spacy.tokens import Doc
+
+    doc = Doc.from_docs(list(docs), ensure_whitespace=False, exclude=["user_data"])
+    for key in (SOURCE_TEXT, SENTENCE_SPANS):
+        doc.user_data[key] = docs[0].user_data[key]
+    return doc
 
 
 def prepared(nlp: Any, text: str) -> Any:
@@ -203,20 +258,27 @@ def mark_sentence_starts(doc: Any, spans: Sequence[tuple[int, int]]) -> Any:
 
     A sentence starts at the first token of each span; the tokens between two spans (a list marker such as
     "1.", a "---" rule) form a sentence of their own, so the parser never reads a marker into an item.
-    Whitespace tokens never start a sentence.
+    Whitespace tokens never start a sentence. The starts are set in one array (setting them token by token costs
+    time quadratic in the length of the doc).
     """
+    from spacy.attrs import SENT_START
+
     positions = sorted({position for span in spans for position in span})
     next_position = 0
     pending = started = False
+    starts = numpy.full((len(doc), 1), -1, dtype=numpy.int32)
     for token in doc:
         while next_position < len(positions) and positions[next_position] <= token.idx:
             next_position += 1
             pending = True
         if token.is_space:
-            token.is_sent_start = token.i == 0
             continue
-        token.is_sent_start = token.i == 0 or (pending and started)
+        if pending and started:
+            starts[token.i] = 1
         pending, started = False, True
+    if len(doc):
+        starts[0] = 1
+    doc.from_array([SENT_START], starts.astype(numpy.uint64))
     return doc
 
 
