@@ -57,6 +57,7 @@ ARGS: dict[str, list[str]] = {
     "report": ["report", INPUT],
     "examples": ["examples", "folder"],
     "eval-checker": ["eval-checker", INPUT],
+    "export": ["export", INPUT, "-o", "out.csv"],
     "serve": ["serve"],
 }
 """Each command with the arguments it requires."""
@@ -86,6 +87,8 @@ KNOWLEDGE_SCORING = {
 BAD_VALUES: dict[str, dict[str, list[str]]] = {
     "check": {
         "--segment-tokens": SEGMENT_TOKENS,
+        "--window-sentences": NON_NEGATIVE,
+        "--threshold": ["-0.1", "1.5"],
         "--relevance": ["semantic"],
         "--min-relevance": SHARE,
         "--min-confidence": SHARE,
@@ -96,7 +99,7 @@ BAD_VALUES: dict[str, dict[str, list[str]]] = {
         **ENGINE,
         **LLM,
     },
-    "agree": {"--segment-tokens": SEGMENT_TOKENS, "--batch-size": COUNT, **LLM},
+    "agree": {"--segment-tokens": SEGMENT_TOKENS, "--window-sentences": NON_NEGATIVE, "--batch-size": COUNT, **LLM},
     "ground score": {
         "--threshold": ["1.5", "-1.5", "nan", "inf", "-inf"],
         "--window": NON_NEGATIVE,
@@ -153,16 +156,22 @@ BAD_VALUES: dict[str, dict[str, list[str]]] = {
         "--class-biases": ["maybe"],
         "--precision": ["fp16", "int8"],
         "--weights": ["int4", "fp32"],
+        "--focus-words": ["19", "2001"],
+        "--max-per-set": COUNT,
+        "--window-sentences": NON_NEGATIVE,
     },
     "report": {"--limit": NON_NEGATIVE, "--only": ["bad", "neutral"]},
     "examples": {},
     "eval-checker": {
         "--limit": COUNT,
+        "--threshold": ["nan", "inf", "-inf"],
         "--segment-tokens": SEGMENT_TOKENS,
+        "--window-sentences": NON_NEGATIVE,
         "--similarity-threshold": COSINE,
         "--batch-size": COUNT,
         **LLM,
     },
+    "export": {},
     "serve": {
         "--port": ["-1", "65536"],
         "--batch-wait-ms": ["-1", "nan", "inf"],
@@ -225,13 +234,15 @@ def test_every_command_is_in_the_table():
 
 @pytest.mark.parametrize("path", sorted(BAD_VALUES))
 def test_every_numeric_and_choice_option_is_in_the_table(path):
+    """Every int and float option of every command (typer names their types 'int' and 'float')."""
     numeric = set()
     for param in _command(path).params:
         kind = param.bare_type()
         name = param.opts[0] if param.opts else param.name
-        if kind in (int, float) or (path, name) in STRING_OPTIONS_WITH_A_RULE:
+        if kind in ("int", "float") or (path, name) in STRING_OPTIONS_WITH_A_RULE:
             numeric.add(name)
     tabled = set(BAD_VALUES[path])
+    assert numeric or path in {"examples", "export", "knowledge agree"}, f"{path}: no numeric option found"
     assert numeric <= tabled, f"{path}: options without bad values in the table: {sorted(numeric - tabled)}"
 
 
@@ -300,7 +311,9 @@ def test_check_segment_tokens(value):
 @given(NUMBERS)
 def test_check_similarity_threshold(value):
     _check_outcome(
-        [*ARGS["check"], f"--similarity-threshold={value!r}"], "--similarity-threshold", -1.0 <= value <= 1.0
+        [*ARGS["check"], "--checker", "similarity", f"--similarity-threshold={value!r}"],
+        "--similarity-threshold",
+        -1.0 <= value <= 1.0,
     )
 
 
@@ -355,3 +368,50 @@ def test_the_entry_point_exits_2_naming_the_option(tmp_path, arguments, option):
     assert result.returncode == 2, output
     assert f"Invalid value for '{option}'" in output and "Traceback" not in output
     assert list(Path(tmp_path).iterdir()) == []
+
+
+IGNORED = [
+    ("check", ["--relevance", "off", "--min-relevance", "0.3"], "--min-relevance"),
+    ("check", ["--top-k", "3"], "--top-k"),
+    ("check", ["--retriever", "dense"], "--retriever"),
+    ("check", ["--similarity-threshold", "0.5"], "--similarity-threshold"),
+    ("check", ["--segment-tokens", "0", "--window-sentences", "2"], "--window-sentences"),
+    ("agree", ["--segment-tokens", "0", "--window-sentences", "2"], "--window-sentences"),
+    ("eval-checker", ["--segment-tokens", "0", "--window-sentences", "2"], "--window-sentences"),
+    ("ground score", ["--window", "0", "--stride", "2"], "--stride"),
+    ("ground score", ["--window", "2", "--min-window", "3"], "--min-window"),
+    ("ground calibrate", ["--window", "0", "--min-window", "1"], "--min-window"),
+    ("knowledge generate", ["--shots", "4"], "--shots"),
+    ("knowledge generate", ["--select-from", "9"], "--select-from"),
+    ("knowledge select", ["--shots", "4"], "--shots"),
+]
+"""An option given where the run would ignore or misuse it: each is refused, naming it."""
+
+COUNTING = [
+    ("check", ["--relevance", "lexical", "--min-relevance", "0.3"]),
+    ("check", ["--checker", "similarity", "--similarity-threshold", "0.5"]),
+    ("check", ["--segment-tokens", "100", "--window-sentences", "2"]),
+    ("ground score", ["--window", "3", "--min-window", "2", "--stride", "2"]),
+    ("knowledge generate", ["--mode", "few", "--shots", "4", "--select-from", "9"]),
+]
+"""The same options where they count: they parse, and the command stops on its missing input."""
+
+
+@pytest.mark.parametrize(("path", "options", "option"), IGNORED, ids=[f"{p} {o}" for p, _, o in IGNORED])
+def test_an_option_the_run_would_ignore_is_refused(path, options, option):
+    code, output, left = _invoke([*ARGS[path], *options])
+    assert _refused(code, output, left, option), (code, output, left)
+    assert "counts only" in output
+
+
+@pytest.mark.parametrize(("path", "options"), COUNTING, ids=[f"{p} {' '.join(o)}" for p, o in COUNTING])
+def test_the_same_options_where_they_count_are_taken(path, options):
+    _code, output, _ = _invoke([*ARGS[path], *options])
+    assert "Invalid value" not in output and "counts only" not in output, output
+
+
+def test_the_ray_engine_options_on_the_local_engine_are_warned_about():
+    _code, output, _ = _invoke([*ARGS["check"], "--concurrency", "3"])
+    assert "warning --concurrency counts only with --engine ray; this run ignores it" in output
+    _code, output, _ = _invoke([*ARGS["check"], "--engine", "ray", "--concurrency", "3"])
+    assert "counts only" not in output

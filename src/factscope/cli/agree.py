@@ -22,6 +22,7 @@ from factscope.cli.checking_options import (
 )
 from factscope.cli.display import ProgressDisplay, format_value, print_skipped, print_table, summary_table
 from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
+from factscope.cli.option_rules import SEGMENT_OPTIONS, refuse_ignored
 from factscope.cli.output_options import Overwrite, RetryFailed
 from factscope.cli.output_paths import check_outputs
 from factscope.core.errors import RecordsFailed
@@ -60,6 +61,7 @@ def register(app: typer.Typer) -> None:
 
 
 def agree_command(
+    ctx: typer.Context,
     human: Annotated[
         list[Path] | None,
         typer.Argument(help="human annotation files, one per model (and setting)", show_default=False),
@@ -100,6 +102,7 @@ def agree_command(
     *,
     endpoint: LLMOptions,
 ) -> None:
+    refuse_ignored(ctx, SEGMENT_OPTIONS)
     from factscope.refchecker.agree import agree
     from factscope.refchecker.annotations import (
         join_annotations,

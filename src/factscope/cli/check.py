@@ -38,6 +38,7 @@ from factscope.cli.display import (
 )
 from factscope.cli.engine_options import EngineOptions, engine_options, run_sharded
 from factscope.cli.llm_options import LLMOptions, llm_options, summed_usage, usage_rows
+from factscope.cli.option_rules import CHECK_OPTIONS, refuse_ignored
 from factscope.cli.output_options import Overwrite, RetryFailed
 from factscope.cli.output_paths import check_outputs
 from factscope.core.errors import InputError, RecordsFailed
@@ -76,6 +77,7 @@ def register(app: typer.Typer) -> None:
 
 
 def check_command(
+    ctx: typer.Context,
     input: Annotated[
         Path, typer.Argument(help="JSON, JSONL, Parquet or CSV records to check (with --engine ray: or a folder of *.jsonl).",
                              show_default=False)
@@ -125,6 +127,7 @@ def check_command(
     endpoint: LLMOptions,
     engine: EngineOptions,
 ) -> None:
+    refuse_ignored(ctx, CHECK_OPTIONS)
     from factscope.core.system import SystemBuild
     from factscope.engines.shards import readable_items
     from factscope.refchecker.data import CheckRecords, parse_record

@@ -31,6 +31,7 @@ from factscope.cli.display import (
 )
 from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
 from factscope.cli.option_ranges import finite
+from factscope.cli.option_rules import SEGMENT_OPTIONS, refuse_ignored
 from factscope.cli.output_paths import check_outputs
 from factscope.core.errors import RecordsFailed
 from factscope.evaluation.pairs import PartChoice
@@ -84,6 +85,7 @@ def register(app: typer.Typer) -> None:
 
 
 def eval_checker_command(
+    ctx: typer.Context,
     files: Annotated[
         list[Path], typer.Argument(help="labelled pair files (JSONL, JSON or CSV)", show_default=False)
     ],
@@ -138,6 +140,7 @@ def eval_checker_command(
     *,
     endpoint: LLMOptions,
 ) -> None:
+    refuse_ignored(ctx, SEGMENT_OPTIONS)
     if threshold is not None and tune_on:
         raise typer.BadParameter(
             "give either a threshold or dev files to tune one on, not both", param_hint="--tune-on"

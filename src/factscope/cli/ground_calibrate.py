@@ -13,6 +13,7 @@ from rich.markup import escape
 from factscope.cli.display import ProgressDisplay, console, print_table, summary_table
 from factscope.cli.ground_score import PRESENCE_HELP
 from factscope.cli.llm_options import LLMOptions
+from factscope.cli.option_rules import WINDOW_OPTIONS, refuse_ignored
 from factscope.core.errors import InputError
 from factscope.grounding.presence import DEFAULT_PRESENCE, PRESENCE_MODELS, make_presence
 from factscope.metrics.grounding import AgreementStatistic
@@ -28,6 +29,7 @@ Example:
 
 
 def calibrate_command(
+    ctx: typer.Context,
     labels: Annotated[
         Path, typer.Argument(help="JSONL of {fact, text | contexts, present}", show_default=False)
     ],
@@ -43,6 +45,7 @@ def calibrate_command(
     *,
     endpoint: LLMOptions,
 ) -> None:
+    refuse_ignored(ctx, WINDOW_OPTIONS)
     from factscope.grounding.calibration import calibrate_presence, read_labels
 
     read = read_labels(labels, skipped=_skipped)

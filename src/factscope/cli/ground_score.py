@@ -19,6 +19,7 @@ from factscope.cli.display import ProgressDisplay, console, format_value, print_
 from factscope.cli.engine_options import EngineOptions, run_sharded
 from factscope.cli.llm_options import LLMOptions, usage_rows
 from factscope.cli.option_ranges import PRESENCE_THRESHOLD_RULE, presence_for_threshold, presence_threshold
+from factscope.cli.option_rules import RAY_OPTIONS, WINDOW_OPTIONS, refuse_ignored
 from factscope.cli.output_options import Overwrite, RetryFailed
 from factscope.cli.output_paths import check_outputs
 from factscope.core.errors import ConfigError, InputError, RecordsFailed
@@ -57,6 +58,7 @@ EXTRACTOR_HELP = (
 
 
 def score_command(
+    ctx: typer.Context,
     input: Annotated[
         Path, typer.Argument(help="dataset: the Truly Ground JSON layout, or generic JSONL, Parquet or CSV records", show_default=False)
     ],
@@ -148,6 +150,7 @@ def score_command(
     endpoint: LLMOptions,
     engine: EngineOptions,
 ) -> None:
+    refuse_ignored(ctx, (*RAY_OPTIONS, *WINDOW_OPTIONS))
     from factscope.core.system import SystemBuild
     from factscope.engines.shards import readable_items
     from factscope.grounding.data import ScoredExamples

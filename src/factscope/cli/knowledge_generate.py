@@ -27,6 +27,7 @@ from factscope.cli.knowledge_options import (
 from factscope.cli.knowledge_score import noted
 from factscope.cli.llm_options import LLMOptions, usage_rows
 from factscope.cli.option_ranges import above_zero, finite
+from factscope.cli.option_rules import FEW_SHOT_OPTIONS, refuse_ignored
 from factscope.cli.output_options import Overwrite, RetryFailed
 from factscope.cli.output_paths import check_outputs
 from factscope.conner.data import KnowledgeTask
@@ -107,6 +108,7 @@ def _generate(
 
 
 def generate_command(
+    ctx: typer.Context,
     input: Annotated[Path, typer.Argument(help="queries: JSON / JSONL records with `query` (and `topic`, `task`), or a CONNER query table (TSV).", show_default=False)],
     output: Output = None,
     task: Task = None,
@@ -132,6 +134,7 @@ def generate_command(
     *,
     endpoint: LLMOptions,
 ) -> None:
+    refuse_ignored(ctx, FEW_SHOT_OPTIONS)
     from factscope.conner.generation import GenerationSettings
 
     output = output or Path(f"{input.stem}.generated.jsonl")
@@ -146,6 +149,7 @@ def generate_command(
 
 
 def select_command(
+    ctx: typer.Context,
     input: Annotated[Path, typer.Argument(help="queries: JSON / JSONL records with `query` (and `topic`, `task`), or a CONNER query table (TSV).", show_default=False)],
     output: Output = None,
     task: Task = None,
@@ -171,6 +175,7 @@ def select_command(
     *,
     endpoint: LLMOptions,
 ) -> None:
+    refuse_ignored(ctx, FEW_SHOT_OPTIONS)
     from factscope.conner.generation import GenerationSettings
 
     output = output or Path(f"{input.stem}.generated.jsonl")

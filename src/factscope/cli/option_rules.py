@@ -1,0 +1,97 @@
+"""Options that count only with another option's value: given on the command line without it, the run would ignore
+them (``--top-k`` without ``--corpus``) or misuse them (``--min-window`` over ``--window``), so they are refused,
+as a value outside its range is: a usage error (exit code 2) naming the option, before any file is read or model
+loaded. The Ray engine's options, which scripts pass for either engine, are only warned about on the local
+engine. An option left at its default is never refused."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import typer
+
+
+@dataclass(frozen=True)
+class OptionRule:
+    """``option`` (the parameter ``param``) counts only when ``holds`` is true of the parsed parameters;
+    ``needs`` says when, for the message."""
+
+    option: str
+    param: str
+    holds: Callable[[Mapping[str, Any]], bool]
+    needs: str
+    refuse: bool = True
+    """False: a warning, and the run goes on without the option."""
+
+
+def refuse_ignored(context: typer.Context, rules: Sequence[OptionRule]) -> None:
+    """Refuse, as a usage error, the first option of ``rules`` given on the command line whose rule does not hold,
+    or warn about it when its rule only warns (called first thing in a command's body with its ``context``)."""
+    from factscope.cli.display import console
+
+    for rule in rules:
+        source = context.get_parameter_source(rule.param)
+        given = source is not None and source.name == "COMMANDLINE"
+        if not given or rule.holds(context.params):
+            continue
+        if rule.refuse:
+            raise typer.BadParameter(f"it counts only {rule.needs}", param_hint=f"'{rule.option}'")
+        console.print(f"[bold yellow]warning[/] {rule.option} counts only {rule.needs}; this run ignores it")
+
+
+def _checker_name(params: Mapping[str, Any]) -> str:
+    return str(params.get("checker") or "").split(":", 1)[0]
+
+
+RAY_OPTIONS = (
+    OptionRule("--concurrency", "concurrency", lambda p: p.get("engine") == "ray", "with --engine ray", refuse=False),
+    OptionRule("--num-gpus", "num_gpus", lambda p: p.get("engine") == "ray", "with --engine ray", refuse=False),
+)
+"""The Ray engine's options (every command with --engine)."""
+
+SEGMENT_OPTIONS = (
+    OptionRule(
+        "--window-sentences",
+        "window_sentences",
+        lambda p: not p.get("window_sentences") or p.get("segment_tokens") != 0,
+        "with segments (--segment-tokens above 0): windows are cut within --segment-tokens",
+    ),
+)
+"""How model checkers read references (check, agree, eval-checker)."""
+
+CHECK_OPTIONS = (
+    *RAY_OPTIONS,
+    *SEGMENT_OPTIONS,
+    OptionRule(
+        "--min-relevance", "min_relevance", lambda p: p.get("relevance") == "lexical", "with --relevance lexical"
+    ),
+    OptionRule("--top-k", "top_k", lambda p: p.get("corpus") is not None, "with --corpus (passages retrieved)"),
+    OptionRule("--retriever", "retriever", lambda p: p.get("corpus") is not None, "with --corpus"),
+    OptionRule(
+        "--similarity-threshold",
+        "similarity_threshold",
+        lambda p: _checker_name(p) == "similarity",
+        "with --checker similarity",
+    ),
+)
+"""`factscope check`."""
+
+WINDOW_OPTIONS = (
+    OptionRule("--stride", "stride", lambda p: p.get("window") != 0, "with sentence windows (--window not 0)"),
+    OptionRule("--min-window", "min_window", lambda p: p.get("window") != 0, "with sentence windows (--window not 0)"),
+    OptionRule(
+        "--min-window",
+        "min_window",
+        lambda p: p.get("min_window") is None or p.get("window") is None or p["min_window"] <= p["window"],
+        "up to --window (the widest window)",
+    ),
+)
+"""Ground's presence windows (ground score, ground calibrate)."""
+
+FEW_SHOT_OPTIONS = (
+    OptionRule("--shots", "shots", lambda p: p.get("mode") == "few", "with --mode few"),
+    OptionRule("--select-from", "select_from", lambda p: p.get("mode") == "few", "with --mode few"),
+)
+"""Knowledge generation's demonstrations (knowledge generate, knowledge select)."""
