@@ -142,8 +142,9 @@ class PresenceRecorder:
         model.best_scores, model.score_pairs = recorded_best, recorded_pairs
 
     def sweep(self, threshold: float, top_ks: Sequence[int]) -> list[dict[str, Any]]:
-        """Decision agreement and pairs scored when only each fact's ``top_k`` BM25-ranked windows are read (the
-        early stop never changes a decision, so the best of the kept windows decides)."""
+        """Decision agreement and windows kept when only each fact's ``top_k`` BM25-ranked windows are read (all
+        of them for a fact that shares no word with any; the early stop never changes a decision, so the best of
+        the kept windows decides)."""
         from factscope.grounding.presence_rounds import rank_windows
 
         facts = [fact for fact, _ in self.windows]
@@ -151,6 +152,7 @@ class PresenceRecorder:
         found = []
         for top_k in top_ks:
             ranked = rank_windows(facts, [windows for _, windows in self.windows], top_k)
+            ranked = [kept or every for kept, (_, every) in zip(ranked, self.windows)]
             fast = [max((self.scores[(f, w)] for w in ws), default=-math.inf) >= threshold for f, ws in zip(facts, ranked)]
             found.append({
                 "top_k": top_k,

@@ -7,14 +7,17 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import pytest
+from typer.testing import CliRunner
 
 from factscope.checkers.segmented import SegmentedChecker
 from factscope.conner.data import KnowledgeRecord
 from factscope.conner.evaluator import KnowledgeEvaluator
 from factscope.conner.system import KnowledgeSpec, make_spec_evaluator
+from factscope.core.manifest import manifest_path
 from factscope.grounding.presence import NLIPresence, ShortlistNLIPresence, decide, make_presence
 from factscope.grounding.presence_rounds import PresenceRounds, best_in_rounds, rank_windows
 from factscope.grounding.system import GroundSpec, make_spec_presence
@@ -81,8 +84,9 @@ def test_fast_nli_presence_gives_the_exact_decisions_reading_fewer_pairs(window)
     sources = [[SOURCE]] * len(FACTS)
     exact_scores, fast_scores = exact.score(FACTS, sources), fast.score(FACTS, sources)
     assert decide(fast_scores, fast.threshold) == decide(exact_scores, exact.threshold) == [True, False, True, False]
-    assert fast_scores[3] == -math.inf  # nothing to read: absent without a model call
     assert sum(fast_checker.calls) < sum(exact_checker.calls) / 2
+    dave = [window for fact, window in fast_checker.seen if fact == FACTS[3]]
+    assert len(dave) == len(fast.windows([[SOURCE]])[0])  # it shares no word with the source: every window is read
 
 
 def test_fast_shortlist_presence_reads_the_closest_window_first_and_stops():
@@ -149,3 +153,66 @@ def test_the_knowledge_mode_reaches_the_checker(tmp_path, monkeypatch):
     for mode in ("exact", "fast"):
         spec = KnowledgeSpec(corpus=corpus, mode=mode, relevance="none", coherence="none")
         assert make_spec_evaluator(spec, None).checker.mode == mode  # type: ignore[union-attr]
+
+
+def test_the_server_gives_its_mode_to_every_system():
+    from factscope.serve.config import Components
+    from factscope.serve.systems import make_systems
+
+    systems = make_systems(Components(mode="fast"))
+    specs = {name: system._spec for name, system in systems.items()}  # type: ignore[attr-defined]
+    assert specs["check"].checker_settings["mode"] == specs["attribute"].checker_settings["mode"] == "fast"
+    assert specs["ground"].mode == specs["knowledge"].mode == "fast"
+
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "src" / "factscope" / "examples"
+
+
+@pytest.fixture
+def recorded_checkers(monkeypatch):
+    """make_checker replaced by one that records its settings and builds a segmented checker over KeywordScorer."""
+    from factscope.checkers import registry
+
+    settings: list[dict] = []
+
+    def make(spec, **given):
+        settings.append(given)
+        return SegmentedChecker(KeywordScorer(), mode=given.get("mode", "exact"))
+
+    monkeypatch.setattr(registry, "make_checker", make)
+    return settings
+
+
+@pytest.mark.parametrize("mode", ["exact", "fast"])
+def test_attribute_and_knowledge_score_take_mode_on_the_command_line(app, tmp_path, recorded_checkers, mode):
+    runner = CliRunner()
+    result = runner.invoke(app, ["attribute", "score", str(EXAMPLES / "attribute" / "answers.jsonl"),
+                                 "-o", str(tmp_path / "a.jsonl"), "--mode", mode])
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(app, ["knowledge", "score", str(EXAMPLES / "knowledge" / "records.jsonl"),
+                                 "-o", str(tmp_path / "k.jsonl"), "--corpus", str(EXAMPLES / "knowledge" / "corpus.jsonl"),
+                                 "--relevance-model", "none", "--coherence-model", "none", "--lm", "none",
+                                 "--mode", mode])
+    assert result.exit_code == 0, result.output
+    assert [given["mode"] for given in recorded_checkers] == [mode, mode]
+
+
+def test_ground_score_fast_gives_the_exact_decisions_and_records_its_mode(app, tmp_path, monkeypatch):
+    from factscope.grounding import presence
+
+    def containment(spec, *, mode="exact", **_):
+        return NLIPresence(ContainmentChecker(), window=1, mode=mode)
+
+    monkeypatch.setattr(presence, "make_presence", containment)
+    data = Path(__file__).parent / "data" / "ground"
+    decisions, manifests = {}, {}
+    for mode in ("exact", "fast"):
+        out = tmp_path / f"{mode}.jsonl"
+        result = CliRunner().invoke(app, ["ground", "score", str(data / "original.json"), "--responses",
+                                          str(data / "responses.jsonl"), "--mode", mode, "-o", str(out)])
+        assert result.exit_code == 0, result.output
+        rows = [json.loads(line) for line in out.read_text().splitlines()]
+        decisions[mode] = [fact["present"] for row in rows for fact in [*row["response_facts"], *row["gold_facts"]]]
+        manifests[mode] = json.loads(manifest_path(out).read_text())
+    assert decisions["fast"] == decisions["exact"] and True in decisions["exact"] and False in decisions["exact"]
+    assert "'fast'" in repr(manifests["fast"]) and "'fast'" not in repr(manifests["exact"])

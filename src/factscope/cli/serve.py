@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from factscope.checkers.segmented import CheckMode
 from factscope.cli.llm_options import LLMOptions, llm_options
 from factscope.core.errors import ConfigError
 
@@ -55,6 +56,10 @@ def serve_command(
                                                         "informativeness, helpfulness); default: the embedded LM "
                                                         "when factscope\\[lm] is installed; 'none'",
                                            show_default=False, rich_help_panel=PANEL)] = None,
+    mode: Annotated[CheckMode, typer.Option("--mode", help="exact, or fast: every system's model checks read each "
+                                                         "claim or fact against its most relevant segments or "
+                                                         "windows only (see `check --mode`)",
+                                            rich_help_panel=PANEL)] = "exact",
     warm: Annotated[bool, typer.Option(help="build every component before serving (else on first use)")] = True,
     max_body_bytes: Annotated[int, typer.Option(min=1, help="body of a JSON request", rich_help_panel=LIMITS)] = 2_000_000,
     max_upload_bytes: Annotated[int, typer.Option(min=1, help="body of a job's upload", rich_help_panel=LIMITS)] = 64_000_000,
@@ -101,7 +106,7 @@ def serve_command(
     components = Components(
         check_extractor=check_extractor, check_checker=check_checker, ground_extractor=ground_extractor,
         ground_presence=ground_presence, attribute_checker=attribute_checker, knowledge_checker=knowledge_checker,
-        knowledge_corpus=corpus, knowledge_lm=lm, llm=endpoint.build_if(needs_llm),
+        knowledge_corpus=corpus, knowledge_lm=lm, mode=mode, llm=endpoint.build_if(needs_llm),
     )
     config = ServeConfig(
         data_dir=data_dir, components=components, api_key=api_key or None,

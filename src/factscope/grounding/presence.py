@@ -140,7 +140,7 @@ class WindowedPresence(ABC):
             raise ValueError(f"got {len(facts)} facts but {len(sources)} source lists")
         windows = self.windows(sources)
         if self.rounds is not None:
-            ranked = rank_windows(facts, windows, self.rounds.top_k)
+            ranked = [kept or every for kept, every in zip(rank_windows(facts, windows, self.rounds.top_k), windows)]
             return best_in_rounds(self.score_pairs, facts, ranked, self.threshold, self.rounds)
         return self.best_scores(facts, windows)
 

@@ -5,18 +5,18 @@ Exact presence scores every (fact, window) pair and keeps each fact's best score
 score reaches the threshold. Fast presence
 
 1. ranks each fact's windows by BM25 relevance to the fact (``rank_windows``: over the windows of the fact's
-   sources; windows that share no word with the fact are left out, the ``top_k`` best kept). The bi-encoder
-   shortlist (``bi-nli``) ranks by its own cosine instead and keeps its shortlist whole;
+   sources; windows that share no word with the fact are left out, the ``top_k`` best kept). A fact that shares
+   no word with any window (a generic fact such as "The group talked.") keeps all its windows, in source order.
+   The bi-encoder shortlist (``bi-nli``) ranks by its own cosine instead and keeps its shortlist whole;
 2. scores them in rounds, every round one call of the model over all facts of the batch: round 1 the
    ``first_round`` most relevant windows of every fact, each later round the next ``round_size`` of each fact
    still open; a fact closes once a window's score reaches the threshold, or when its windows are all scored.
 
 Since a fact is present as soon as one window reaches the threshold, an early stop never changes a decision: the
-decision differs from exact presence's only where a window left out by the BM25 ranking would have reached the
-threshold, and never with ``bi-nli``, whose fast mode only reads its shortlist in order. The score recorded is the
-best of the windows scored, so a present fact's score can be lower than exact presence's (still at least the
-threshold); an absent fact's is the best of the windows scored; a fact with no window left to score is absent
-with no score.
+decision differs from exact presence's only where a window left out by the BM25 ranking (of a fact that shares a
+word with some window) would have reached the threshold, and never with ``bi-nli``, whose fast mode only reads its
+shortlist in order. The score recorded is the best of the windows scored, so a present fact's score can be lower
+than exact presence's (still at least the threshold); an absent fact's is the best of the windows scored.
 """
 
 from __future__ import annotations

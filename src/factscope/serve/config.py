@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from factscope.checkers.segmented import CheckMode
 
 
 @dataclass(frozen=True)
@@ -33,6 +36,9 @@ class Components:
     knowledge_checker: str = "embedded"
     knowledge_corpus: Path | None = None
     knowledge_lm: str | None = None
+    mode: CheckMode = "exact"
+    """exact, or fast: every system's model checks read each claim or fact against its most relevant segments or
+    windows only (check's and knowledge's checkers, ground's presence model, attribute's checker)."""
     llm: Any = None
     """An ``LLMClient`` for the components that need one (None: such components cannot be built)."""
 

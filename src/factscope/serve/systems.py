@@ -164,16 +164,28 @@ class DefinedSystem(System[Item, Row]):
 def make_systems(components: Components) -> dict[str, System[Any, Any]]:
     """Each system, in the order pages list them, with the server's components."""
     llm = components.llm
+    mode = {"mode": components.mode}
     systems: list[System[Any, Any]] = [
-        DefinedSystem(CHECK, CheckSpec(extractor=components.check_extractor, checker=components.check_checker), llm),
         DefinedSystem(
-            GROUND, GroundSpec(extractor=components.ground_extractor, presence=components.ground_presence), llm
+            CHECK,
+            CheckSpec(extractor=components.check_extractor, checker=components.check_checker, checker_settings=mode),
+            llm,
         ),
-        DefinedSystem(ATTRIBUTE, AttributeSpec(checker=components.attribute_checker), llm),
+        DefinedSystem(
+            GROUND,
+            GroundSpec(
+                extractor=components.ground_extractor, presence=components.ground_presence, mode=components.mode
+            ),
+            llm,
+        ),
+        DefinedSystem(ATTRIBUTE, AttributeSpec(checker=components.attribute_checker, checker_settings=mode), llm),
         DefinedSystem(
             KNOWLEDGE,
             KnowledgeSpec(
-                corpus=components.knowledge_corpus, checker=components.knowledge_checker, lm=components.knowledge_lm
+                corpus=components.knowledge_corpus,
+                checker=components.knowledge_checker,
+                lm=components.knowledge_lm,
+                mode=components.mode,
             ),
             llm,
         ),
