@@ -158,7 +158,7 @@ def test_a_browser_runs_a_check_and_opens_a_report(served, tmp_path):
 
 def test_a_killed_server_resumes_its_job_with_every_record_once(tmp_path):
     data = tmp_path / "data"
-    first = Served(data, "--job-batch-size", "1", "--no-warm")
+    first = Served(data, "--job-batch-size", "1", "--no-warm", "--job-lease-seconds", "2")
     records = [{**RECORD, "id": f"k{n}"} for n in range(24)]
     body = "".join(json.dumps(r) + "\n" for r in records)
     try:
@@ -175,7 +175,7 @@ def test_a_killed_server_resumes_its_job_with_every_record_once(tmp_path):
     before = [line for line in results.read_text().splitlines() if line.strip()]
     assert 3 <= len(before) < len(records), "the job finished before the kill; the test needs a slower job"
 
-    second = Served(data, "--job-batch-size", "8", "--no-warm")
+    second = Served(data, "--job-batch-size", "8", "--no-warm", "--job-lease-seconds", "2")
     try:
         deadline = time.time() + 300
         while (state := httpx.get(f"{second.url}/v1/jobs/{job_id}").json())["status"] != "done":
