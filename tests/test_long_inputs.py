@@ -79,7 +79,10 @@ def test_a_text_over_the_parsers_max_length_is_parsed():
     assert docs[0].text == "Paris is old. " * 10 and len(list(docs[0].sents)) == 10
 
 
-SENTENCE = "Paris is the capital of France. "
+SENTENCE = (
+    "Paris, the capital of France, lies on the Seine and has been the seat of the national government, its "
+    "parliament and most of its ministries for many centuries. "
+)
 
 
 def _fast_pipeline():
@@ -96,7 +99,7 @@ def test_a_one_megabyte_response_is_checked_end_to_end(tmp_path):
     assert len(response) > 1_000_000
     records = tmp_path / "records.jsonl"
     records.write_text(
-        json.dumps({"id": "long", "response": response, "references": ["Paris is the capital of France."]}) + "\n",
+        json.dumps({"id": "long", "response": response, "references": [SENTENCE.strip()]}) + "\n",
         encoding="utf-8",
     )
     output = tmp_path / "out.jsonl"

@@ -198,7 +198,8 @@ def joined(docs: Sequence[Any]) -> Any:
     :func:`prepared_pieces` in the first piece)."""
     from spacy.tokens import Doc
 
-    doc = Doc.from_docs(list(docs), ensure_whitespace=False, exclude=["user_data"])
+    # spaCy's type stub lacks from_docs's ``exclude``; without it every piece's user data would be warned about
+    doc = Doc.from_docs(list(docs), ensure_whitespace=False, exclude=["user_data"])  # type: ignore[call-arg]
     for key in (SOURCE_TEXT, SENTENCE_SPANS):
         doc.user_data[key] = docs[0].user_data[key]
     return doc
