@@ -9,6 +9,7 @@ behaviour on them (parsed, or kept raw and marked failed; resumed; usage counted
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -49,8 +50,11 @@ class LocalLLMServer:
             "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(self.context),
             "--n_threads", str(self.threads), "--n_threads_batch", str(self.threads),
         ]
+        # sleeping, not spinning, thread waits: the tests share the machine's cores with the server
+        environment = {**os.environ, "OMP_WAIT_POLICY": "PASSIVE"}
         with self.log.open("wb") as log:
-            self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+            self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                            env=environment)
         try:
             self._wait()
         except BaseException:

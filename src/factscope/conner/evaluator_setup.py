@@ -116,9 +116,9 @@ def _causal_lm(spec: str | None, llm: Any) -> Any:
     if not spec or spec == "none":
         return None
     if spec == "embedded":
-        from factscope.hf.embedded_lm import EmbeddedLM
+        from factscope.hf.embedded_lm import shared_embedded_lm
 
-        return EmbeddedLM()
+        return shared_embedded_lm()
     if spec.endswith(".gguf"):
         from factscope.hf.embedded_lm import EmbeddedLM
 

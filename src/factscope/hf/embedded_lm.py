@@ -10,9 +10,13 @@ figures are not GPT-2's, and a 135M model is no judge of facts.
 
 from __future__ import annotations
 
+import atexit
+import functools
 import importlib.util
 import os
+import sys
 import threading
+import weakref
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -30,6 +34,7 @@ EXTRA_HINT = "pip install 'factscope[lm]'"
 DEFAULT_WINDOW = 1024
 """Tokens of context the embedded LM scores at most (GPT-2's window, as in the paper); longer inputs lose context
 tokens from the left."""
+DOCUMENT_START = "<|endoftext|>"
 CACHED_SCORES = 10_000
 """Scored (context, continuation) pairs kept for repeated pairs."""
 
@@ -69,6 +74,10 @@ def cpu_threads() -> int:
 
 def load_llama(model_path: str | Path, *, window: int = DEFAULT_WINDOW, threads: int | None = None) -> Any:
     """A ``llama_cpp.Llama`` of ``model_path`` that keeps the logits of every position (for log-probabilities)."""
+    if "llama_cpp" not in sys.modules:
+        # llama.cpp's threads wait for work by spinning (OpenMP's default): on a machine busy with other processes
+        # that makes a forward pass several times slower; sleeping waits cost little on a small model.
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     try:
         import llama_cpp
     except ImportError:
@@ -77,12 +86,31 @@ def load_llama(model_path: str | Path, *, window: int = DEFAULT_WINDOW, threads:
     if not path.is_file():
         raise ConfigError(f"no GGUF model file at {path}")
     try:
-        return llama_cpp.Llama(
+        model = llama_cpp.Llama(
             model_path=str(path), n_ctx=window, logits_all=True, verbose=False,
             n_threads=threads or cpu_threads(), n_threads_batch=threads or cpu_threads(),
         )
     except (ValueError, RuntimeError) as error:
         raise ConfigError(f"llama.cpp cannot load {path}: {error}") from None
+    _OPEN.add(model)
+    return model
+
+
+_OPEN: weakref.WeakSet[Any] = weakref.WeakSet()
+"""Models still loaded, closed before the interpreter tears down its modules (llama-cpp-python's own finaliser
+then fails with a TypeError that Python prints at exit)."""
+
+
+@atexit.register
+def _close_open_models() -> None:
+    for model in list(_OPEN):
+        model.close()
+
+
+@functools.cache
+def shared_embedded_lm() -> EmbeddedLM:
+    """The embedded LM, loaded once per process (what ``--lm embedded`` uses)."""
+    return EmbeddedLM()
 
 
 class EmbeddedLM:
@@ -90,10 +118,11 @@ class EmbeddedLM:
     SmolLM2-135M-Instruct).
 
     As in ``HFCausalLM``, the context and the continuation are tokenized separately and concatenated, so the
-    continuation's tokens are exactly its own tokenization; with an empty context the BOS token is the context, so
-    the first token is scored too; inputs longer than the window lose context tokens from the left. Pairs are
-    scored one at a time, each reusing the model's state for the tokens it shares with the previous one (pairs of
-    one record share their context). Calls are serialised: one llama.cpp context serves one sequence at a time.
+    continuation's tokens are exactly its own tokenization; with an empty context the document-start token is the
+    context (``<|endoftext|>`` as for GPT-2, else BOS), so the first token is scored too; inputs longer than the
+    window lose context tokens from the left. Pairs are scored one at a time, each reusing the model's state for
+    the tokens it shares with the previous one (pairs of one record share their context). Calls are serialised:
+    one llama.cpp context serves one sequence at a time. ``shared_embedded_lm()`` gives one instance per process.
     """
 
     def __init__(
@@ -102,9 +131,8 @@ class EmbeddedLM:
         path = Path(model_path) if model_path is not None else embedded_model_path()
         self.model = load_llama(path, window=window, threads=threads)
         self.name = "embedded:SmolLM2-135M-Instruct" if model_path is None else f"gguf:{path.name}"
-        self.max_length = int(self.model.n_ctx())
-        bos, eos = int(self.model.token_bos()), int(self.model.token_eos())
-        self.start_id: int | None = bos if bos >= 0 else eos if eos >= 0 else None
+        self.max_length = min(window, int(self.model.n_ctx()))  # llama.cpp rounds its context up (256 at least)
+        self.start_id = self._start_token()
         self._cache: BoundedCache[tuple[str, str], np.ndarray] = BoundedCache(CACHED_SCORES)
         self._lock = threading.Lock()
 
@@ -118,6 +146,15 @@ class EmbeddedLM:
                     found[pair] = self._score(*self._encode(*pair))
                     self._cache.put(pair, found[pair])
         return [found[pair] for pair in pairs]
+
+    def _start_token(self) -> int | None:
+        """The token an empty context stands for: ``<|endoftext|>`` where the vocabulary has it (GPT-2's BOS, and
+        the document separator of SmolLM2's pretraining), else BOS, else EOS."""
+        separator = self.model.tokenize(DOCUMENT_START.encode(), add_bos=False, special=True)
+        if len(separator) == 1:
+            return int(separator[0])
+        bos, eos = int(self.model.token_bos()), int(self.model.token_eos())
+        return bos if bos >= 0 else eos if eos >= 0 else None
 
     def _tokens(self, text: str) -> list[int]:
         return list(self.model.tokenize(text.encode("utf-8"), add_bos=False, special=False)) if text else []
