@@ -23,12 +23,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 
-PresenceMode = Literal["exact", "fast"]
-"""exact: every window of every source is scored; fast: the most relevant windows, in rounds (this module)."""
+from factscope.checkers.segmented import CheckMode
+
+PresenceMode = CheckMode
+"""The modes of check's checkers: exact, every window of every source is scored; fast, the most relevant windows,
+in rounds (this module)."""
 
 
 @dataclass(frozen=True)
