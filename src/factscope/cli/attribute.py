@@ -15,7 +15,7 @@ from factscope.cli.display import ProgressDisplay, console, print_skipped, print
 from factscope.cli.engine_options import EngineOptions, engine_options, run_sharded
 from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
 from factscope.cli.option_ranges import SEED_MAX, finite
-from factscope.cli.option_rules import RAY_OPTIONS, refuse_ignored
+from factscope.cli.option_rules import FAST_MODE_OPTIONS, RAY_OPTIONS, refuse_ignored
 from factscope.cli.output_options import Overwrite, RetryFailed
 from factscope.cli.output_paths import check_outputs
 from factscope.core.errors import ConfigError, InputError, RecordsFailed
@@ -210,7 +210,7 @@ def score_command(
     endpoint: LLMOptions,
     engine: EngineOptions,
 ) -> None:
-    refuse_ignored(ctx, RAY_OPTIONS)
+    refuse_ignored(ctx, (*RAY_OPTIONS, *FAST_MODE_OPTIONS))
     from factscope.core.system import SystemBuild
     from factscope.kalma.answers import load_answers, read_answer
     from factscope.kalma.hypotheses import check_template

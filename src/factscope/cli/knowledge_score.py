@@ -34,7 +34,7 @@ from factscope.cli.knowledge_options import (
     Weights,
 )
 from factscope.cli.llm_options import LLMOptions, usage_rows
-from factscope.cli.option_rules import RAY_OPTIONS, refuse_ignored
+from factscope.cli.option_rules import FAST_MODE_OPTIONS, RAY_OPTIONS, refuse_ignored
 from factscope.cli.output_options import Overwrite, RetryFailed
 from factscope.cli.output_paths import check_outputs
 from factscope.core.errors import ConfigError, InputError, RecordsFailed
@@ -112,7 +112,7 @@ def score_command(
     endpoint: LLMOptions,
     engine: EngineOptions,
 ) -> None:
-    refuse_ignored(ctx, RAY_OPTIONS)
+    refuse_ignored(ctx, (*RAY_OPTIONS, *FAST_MODE_OPTIONS))
     from factscope.conner.data import KnowledgeRecords
     from factscope.conner.evaluator_setup import default_lm
     from factscope.conner.system import KNOWLEDGE, KnowledgeParser, KnowledgeSpec, make_spec_evaluator

@@ -61,9 +61,30 @@ SEGMENT_OPTIONS = (
 )
 """How model checkers read references (check, agree, eval-checker)."""
 
+UNSEGMENTED_CHECKERS = frozenset({"similarity", "llm"})
+"""Checkers that read each reference whole, with no segments, relevance floor or label decision of their own."""
+
+
+def _model_checker(params: Mapping[str, Any]) -> bool:
+    return _checker_name(params) not in UNSEGMENTED_CHECKERS
+
+
+FAST_MODE_OPTIONS = (
+    OptionRule(
+        "--mode",
+        "mode",
+        lambda p: p.get("mode") != "fast" or _model_checker(p),
+        "with a model checker (embedded, nli, path, minicheck, hhem, alignscore), not similarity or llm",
+    ),
+)
+"""The checking mode (check, attribute score, knowledge score)."""
+
 CHECK_OPTIONS = (
     *RAY_OPTIONS,
     *SEGMENT_OPTIONS,
+    *FAST_MODE_OPTIONS,
+    OptionRule("--min-confidence", "min_confidence", _model_checker, "with a model checker, not similarity or llm"),
+    OptionRule("--threshold", "threshold", _model_checker, "with a model checker, not similarity or llm"),
     OptionRule(
         "--min-relevance", "min_relevance", lambda p: p.get("relevance") == "lexical", "with --relevance lexical"
     ),
