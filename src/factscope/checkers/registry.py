@@ -89,10 +89,12 @@ def _embedded(argument: None, *, device: str = "cpu", **options: Any) -> Checker
 
 def _checker_defaults(scorer: Any, options: dict[str, Any]) -> dict[str, Any]:
     """``options`` with the layout and threshold a factscope checker's manifest names (its ``inference``) where
-    the caller left them unset: the settings the checker was calibrated with."""
+    the caller left them unset: the settings the checker was calibrated with. References read whole
+    (``max_tokens=0``) keep that layout: windows need a token budget."""
     inference = getattr(scorer, "manifest", {}).get("inference", {})
     chosen = dict(options)
-    for setting in ("window_sentences", "threshold"):
+    settings = ("threshold",) if chosen.get("max_tokens") == 0 else ("window_sentences", "threshold")
+    for setting in settings:
         if chosen.get(setting) is None and setting in inference:
             chosen[setting] = inference[setting]
     return chosen
