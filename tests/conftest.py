@@ -1,7 +1,7 @@
 """Session-wide test settings (no model hub access), the `fake_llm` fixture and the `local_llm` fixture (a real
 local server, tests/local_llm.py).
 
-``fake_llm`` is a running FakeLLMServer (see tests/fake_llm.py): script replies with
+``fake_llm`` is a running FakeLLMServer (see tests/support/fake_llm.py): script replies with
 ``fake_llm.script([...])`` or set ``fake_llm.responder``; point a client at ``fake_llm.base_url``.
 """
 

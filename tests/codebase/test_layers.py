@@ -7,7 +7,9 @@ Every ``factscope`` import counts, wherever it stands: at the top of a module, i
 import ast
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parent.parent / "src" / "factscope"
+import repo_paths
+
+PACKAGE = repo_paths.PACKAGE
 ROOT = "factscope"
 """The layer of the package root (``factscope/__init__.py``, the public Python API)."""
 

@@ -5,7 +5,9 @@ import ast
 from collections import Counter
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parent.parent / "src" / "factscope"
+import repo_paths
+
+PACKAGE = repo_paths.PACKAGE
 
 
 def _literal_aliases(path: Path) -> list[str]:

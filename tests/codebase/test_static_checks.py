@@ -2,9 +2,10 @@
 
 import subprocess
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+import repo_paths
+
+ROOT = repo_paths.ROOT
 
 
 def test_mypy_passes_on_the_package():

@@ -11,6 +11,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+import repo_paths
 from factscope.checkers.base import CheckTask
 from factscope.cli import knowledge as knowledge_cli
 from factscope.conner.data import KnowledgeRecord, read_knowledge_records
@@ -21,7 +22,7 @@ from factscope.core.manifest import ResultsMismatch
 from factscope.core.schema import LABELS, Verdict
 from factscope.retrieve.corpus import Hit
 
-DATA = Path(__file__).parent / "data" / "knowledge"
+DATA = repo_paths.DATA / "knowledge"
 TABLE = DATA / "nq_random_testset.txt"
 LINES = DATA / "nq_knowledge"
 ROWS = TABLE.read_text().splitlines()

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import math
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 from transformers import BertTokenizer, GPT2Config, GPT2LMHeadModel
 
+import repo_paths
 from factscope.checkers.base import CheckTask
 from factscope.conner.data import KnowledgeRecord, read_knowledge_records
 from factscope.conner.evaluator import KnowledgeEvaluator, KnowledgeSettings
@@ -21,7 +21,7 @@ from factscope.hf.causal_lm import HFCausalLM
 from factscope.metrics import conner
 from factscope.retrieve.corpus import BM25Retriever, Corpus
 
-DATA = Path(__file__).parent / "data" / "knowledge"
+DATA = repo_paths.DATA / "knowledge"
 WORD = re.compile(r"\w+")
 
 

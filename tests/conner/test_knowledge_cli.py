@@ -13,12 +13,13 @@ import typer
 from transformers import BertTokenizer, GPT2Config, GPT2LMHeadModel
 from typer.testing import CliRunner
 
+import repo_paths
 from factscope.cli import knowledge
 from factscope.core.errors import ConfigError, InputError
 from tiny_models import WORDS, build_nli_classifier
 
-DATA = Path(__file__).parent / "data" / "knowledge"
-EXAMPLES = Path(__file__).parent.parent / "examples" / "knowledge"
+DATA = repo_paths.DATA / "knowledge"
+EXAMPLES = repo_paths.EXAMPLES / "knowledge"
 LLM = ["--llm-model", "fake", "--llm-cache", "off"]
 
 

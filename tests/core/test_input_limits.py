@@ -105,7 +105,7 @@ def test_train_checker_with_a_layer_outside_the_encoder_exits_2(layers, tmp_path
     import subprocess
     import sys
 
-    from test_train_checker import write_pairs
+    from nli_pairs import write_pairs
     from tiny_models import build_nli_classifier
 
     encoder = build_nli_classifier(tmp_path / "encoder", {0: "entailment", 1: "neutral", 2: "contradiction"})

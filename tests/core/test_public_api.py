@@ -1,7 +1,6 @@
 """The four entry points share one shape: input, components, optional results file, optional progress callback,
 and a typed run result; none of them draws anything unless a callback is given."""
 
-from pathlib import Path
 
 import pytest
 
@@ -13,8 +12,7 @@ from factscope.core.run import ProgressEvent
 from factscope.core.schema import Label, Verdict
 from factscope.grounding.task import GroundRun
 from factscope.kalma.task import AttributionRun
-
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+from repo_paths import EXAMPLES
 
 
 class _EntailsWhenContained:

@@ -12,7 +12,7 @@ from factscope.core.record_ids import RecordIds
 from factscope.grounding.data import load_dataset
 from factscope.grounding.responses import read_responses
 from factscope.refchecker.data import load_check_records
-from test_input_validation import GOOD, _record
+from good_records import GOOD, good_record
 
 READERS = [reader for reader in GOOD if reader != "labels"]
 """Every reader of records with ids (presence labels have none)."""
@@ -28,7 +28,7 @@ def _repeat_message(record_id: str, first: int) -> str:
 @pytest.mark.parametrize("reader", READERS)
 def test_a_repeated_id_is_skipped_naming_the_line_of_the_first(tmp_path, reader):
     path = tmp_path / "input.jsonl"
-    rows = [_record(reader, "g1"), _record(reader, "g2"), _record(reader, "g1"), _record(reader, "g3")]
+    rows = [good_record(reader, "g1"), good_record(reader, "g2"), good_record(reader, "g1"), good_record(reader, "g3")]
     path.write_text("\n".join(json.dumps(row) for row in rows) + "\n", encoding="utf-8")
     kept, errors = GOOD[reader][0](path)
     # the responses harness has questions g1, bad and g2 only
@@ -86,7 +86,7 @@ def test_an_id_without_a_line_names_an_earlier_record():
 )
 def test_the_summary_counts_a_skipped_repeat(monkeypatch, capsys, tmp_path, argv, reader, row):
     path = tmp_path / "input.jsonl"
-    rows = [_record(reader, "g1"), _record(reader, "g1")]
+    rows = [good_record(reader, "g1"), good_record(reader, "g1")]
     path.write_text("\n".join(json.dumps(item) for item in rows) + "\n", encoding="utf-8")
     ran = run_factscope(monkeypatch, capsys, *argv, str(path), "-o", str(tmp_path / "out.jsonl"))
     assert ran.code == 0 and row in ran.text and "is already used by line 1" in ran.text

@@ -1,7 +1,6 @@
 """A results file records what produced it; a rerun resumes only into a file made by the same input and settings."""
 
 import json
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -16,8 +15,7 @@ from factscope.core.manifest import (
     manifest_path,
     prepare_results,
 )
-
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+from repo_paths import EXAMPLES
 
 
 def _manifest(**settings):

@@ -14,8 +14,7 @@ from factscope.core.errors import InputError
 from factscope.core.results import ResultRows
 from factscope.core.schema import Label, Verdict
 from factscope.kalma.answers import AnswerRecords, load_answers
-
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+from repo_paths import EXAMPLES
 
 
 def _jsonl(path: Path, rows: list[object]) -> Path:

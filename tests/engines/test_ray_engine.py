@@ -50,8 +50,8 @@ from factscope.kalma.task import attribution_pipeline
 from factscope.kalma.totals import AttributionTotals
 from factscope.refchecker.data import CheckRecords, parse_record
 from factscope.refchecker.task import CheckResult, CheckTotals, check_pipeline, check_run
+from repo_paths import EXAMPLES
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "src" / "factscope" / "examples"
 EXAMPLE = EXAMPLES / "check.jsonl"
 
 

@@ -4,14 +4,14 @@ import json
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
+import repo_paths
 from factscope.evaluation.counterfactuals import KINDS, Source, counterfactual_pairs
 from factscope.evaluation.pairs import read_pairs
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = repo_paths.ROOT
 COMMITTED = REPO / "benchmarks" / "data" / "counterfactual_pairs.jsonl"
 
 SOURCES = [

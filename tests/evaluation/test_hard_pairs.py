@@ -2,16 +2,16 @@
 
 import json
 from collections import Counter
-from pathlib import Path
 from typing import Literal
 
 import pytest
 from pydantic import BaseModel, ConfigDict
 
+import repo_paths
 from factscope.core.io import parse_located
 from factscope.evaluation.pairs import read_pairs
 
-HARD_PAIRS = Path(__file__).resolve().parent.parent / "benchmarks" / "data" / "hard_pairs.jsonl"
+HARD_PAIRS = repo_paths.ROOT / "benchmarks" / "data" / "hard_pairs.jsonl"
 
 PHENOMENA = (
     "number",

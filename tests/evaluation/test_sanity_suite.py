@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 import pytest
 
@@ -15,12 +14,12 @@ from factscope.evaluation.sanity import SANITY_KINDS, SanitySource, sanity_pairs
 from factscope.evaluation.sanity_modifiers import modifier_drops
 from factscope.evaluation.sanity_rewrites import clauses, passive, past_participle
 from factscope.hf.embedded import load_spacy
+from repo_paths import EXAMPLES
 
 SHIPPED_ENTAILMENT_FLOOR = 0.99
 """The least share of the sample's pairs the shipped checker (in its own layout, 1-sentence windows) must label
 Entailment, at every reference length."""
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "src" / "factscope" / "examples"
 TOWN = (
     "Greywater is a small town on the northern bank of the Elm River. "
     "Farmers founded the settlement in 1802, and traders soon followed them. "

@@ -10,9 +10,10 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+import repo_paths
 from factscope.cli import ground
 
-DATA = Path(__file__).parent / "data" / "ground"
+DATA = repo_paths.DATA / "ground"
 LLM = ["--llm-model", "fake", "--llm-cache", "off"]
 
 

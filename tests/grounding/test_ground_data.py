@@ -1,13 +1,13 @@
 """Loading grounding datasets: the paper's layout, metadata, responses and the generic JSONL."""
 
-from pathlib import Path
 
 import pytest
 
+import repo_paths
 from factscope.core.errors import InputError
 from factscope.grounding.data import attach_responses, context_title, load_dataset
 
-DATA = Path(__file__).parent / "data" / "ground"
+DATA = repo_paths.DATA / "ground"
 
 
 def test_seed_layout_with_metadata_and_responses():

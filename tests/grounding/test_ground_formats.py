@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 import typer
 
+import repo_paths
 from factscope.cli import ground
 from factscope.cli import main as entry
 from factscope.core.errors import InputError
@@ -17,7 +18,7 @@ from factscope.grounding.data import attach_responses, load_dataset
 from factscope.grounding.responses import read_responses
 from factscope.grounding.supplied_facts import SuppliedFactExtractor
 
-DATA = Path(__file__).parent / "data" / "ground"
+DATA = repo_paths.DATA / "ground"
 PROMPT = (
     "Title: Harbour Line tramway ... Question: In which year was the Harbour Line tramway opened?\nAnswer:"
 )

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from tests.tiny_models import build_nli_classifier
 
 from factscope.hf.cls_last_layer import restrict_last_layer_to_cls
+from tiny_models import build_nli_classifier
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")

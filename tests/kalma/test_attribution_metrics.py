@@ -1,9 +1,9 @@
 """Citation quality, alignment and [NA] quality on a small graph with hand-computed numbers."""
 
-from pathlib import Path
 
 import pytest
 
+import repo_paths
 from factscope.kg.citations import parse_answer
 from factscope.kg.graph import Triple
 from factscope.kg.loaders import load_graph
@@ -17,7 +17,7 @@ from factscope.metrics.attribution import (
     na_quality,
 )
 
-DATA = Path(__file__).parent / "data" / "attribute"
+DATA = repo_paths.DATA / "attribute"
 GRAPH = load_graph(DATA / "graph.jsonl")
 
 MIN_A = [Triple("Q1", "place of birth", "London"), Triple("Q1", "father", "Lord Byron"),

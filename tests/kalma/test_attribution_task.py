@@ -3,11 +3,11 @@ G-Eval judging, evolutionary question generation, and the CLI end to end."""
 
 import json
 import math
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+import repo_paths
 from factscope.core.schema import Label, Verdict
 from factscope.kalma.answers import AnswerRecord
 from factscope.kalma.data import AttributionQuestion, read_questions
@@ -22,32 +22,11 @@ from factscope.kg.graph import Triple
 from factscope.kg.loaders import load_graph
 from factscope.llm.client import LLMClient, LLMConfig
 from fake_llm import Fail, Logprobs
+from fake_scorers import ValueInSentence
 
-DATA = Path(__file__).parent / "data" / "attribute"
-EXAMPLES = Path(__file__).parent.parent / "examples" / "attribute"
+DATA = repo_paths.DATA / "attribute"
+EXAMPLES = repo_paths.EXAMPLES / "attribute"
 GRAPH = load_graph(DATA / "graph.jsonl")
-
-
-class ValueInSentence:
-    """A test checker: the sentence entails 'relation: value' when it contains the value."""
-
-    name = "value-in-sentence"
-
-    def __init__(self, fail_on: str | None = None):
-        self.fail_on = fail_on
-        self.calls = 0
-
-    def check(self, tasks):
-        self.calls += 1
-        out = []
-        for task in tasks:
-            value = task.claim.split(": ", 1)[1].lower()
-            if self.fail_on and self.fail_on in value:
-                out.append(Verdict(label=None, failed=True, error="scripted"))
-            else:
-                entailed = value in task.references[0].lower()
-                out.append(Verdict(label=Label.ENTAILMENT if entailed else Label.NEUTRAL))
-        return out
 
 
 def client(server):

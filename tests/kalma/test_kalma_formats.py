@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+import repo_paths
 from factscope.core.errors import InputError
 from factscope.core.manifest import ResultsMismatch
 from factscope.kalma.answers import AnswerRecord, load_answers
@@ -33,9 +34,9 @@ from factscope.kg.graph import KnowledgeGraph, Triple
 from factscope.kg.loaders import entity_from_dict
 from factscope.kg.paper_citations import bracket_citations, paper_citations
 from factscope.metrics.attribution import citation_quality, match_citations
-from test_attribution_task import ValueInSentence
+from fake_scorers import ValueInSentence
 
-DATA = Path(__file__).parent / "data" / "attribute"
+DATA = repo_paths.DATA / "attribute"
 BIOKALMA = DATA / "biokalma.json"
 
 ENTITIES = [

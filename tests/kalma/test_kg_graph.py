@@ -1,15 +1,15 @@
 """Knowledge graphs: triples, look-up by name and alias, loaders for BioKaLMA, JSONL and RDF."""
 
-from pathlib import Path
 
 import pytest
 
+import repo_paths
 from factscope.core.errors import InputError
 from factscope.kalma.data import read_questions
 from factscope.kg.graph import Entity, KnowledgeGraph, Triple, normalize_text
 from factscope.kg.loaders import load_graph
 
-DATA = Path(__file__).parent / "data" / "attribute"
+DATA = repo_paths.DATA / "attribute"
 
 
 def test_normalize_text_handles_quotes_case_space_and_final_period():

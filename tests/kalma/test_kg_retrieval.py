@@ -1,10 +1,10 @@
 """Question-side retrieval: NER, look-up by name/alias, type filter, exact-match re-ranking; Wikidata client
 against a fake SPARQL endpoint."""
 
-from pathlib import Path
 
 import pytest
 
+import repo_paths
 from factscope.core.errors import BackendError
 from factscope.kg.loaders import load_graph
 from factscope.kg.wikidata import WikidataClient
@@ -13,7 +13,7 @@ from factscope.retrieve.kg_retrieval import GraphSource, KGRetriever, exact_matc
 from fake_sparql import FakeSPARQLServer
 from loopback import closed_port
 
-DATA = Path(__file__).parent / "data" / "attribute"
+DATA = repo_paths.DATA / "attribute"
 
 ENTITIES = {
     "Q1": {"label": "Ada Lovelace", "aliases": ["Augusta Ada King"],

@@ -1,4 +1,4 @@
-"""LLM faults in the three LLM commands that tests/test_retry_failed.py does not cover: `check --extractor llm`,
+"""LLM faults in the three LLM commands that tests/llm/test_retry_failed.py does not cover: `check --extractor llm`,
 `ground score --extractor llm-facts` and `attribute score --geval`, run as the real CLI against the fake server.
 
 Each injected fault (500, 429, a hang past the timeout, malformed and truncated JSON) is aimed at the calls the
@@ -20,8 +20,9 @@ from typing import Any
 
 import pytest
 
+from cli_process import FAULTS, llm_environment, read_rows, write_jsonl
 from fake_llm import FakeLLMServer, Reply
-from test_retry_failed import EXAMPLES, FAULTS, _environment, _jsonl, _rows
+from repo_paths import EXAMPLES
 
 
 @dataclass(frozen=True)
@@ -52,8 +53,8 @@ COMMANDS = [
         "check --extractor llm",
         lambda data, out: ["check", str(data), "-o", str(out), "--extractor", "llm", "--checker", "llm",
                            "--llm-check-mode", "single", "--batch-size", "4"],
-        lambda path: _jsonl(path, [{"id": f"c{i}", "response": f"Paris is the capital of France number {i}.",
-                                    "references": ["Paris is the capital of France."]} for i in range(8)]),
+        lambda path: write_jsonl(path, [{"id": f"c{i}", "response": f"Paris is the capital of France number {i}.",
+                                         "references": ["Paris is the capital of France."]} for i in range(8)]),
         lambda request: "Entailment" not in request,
         lambda request: "Entailment" if "Entailment" in request else '[["Paris", "is the capital of", "France"]]',
         lambda row: bool(row["extraction_failed"]) or any(c["verdict"]["failed"] for c in row["claims"]),
@@ -64,10 +65,10 @@ COMMANDS = [
         "ground score --extractor llm-facts",
         lambda data, out: ["ground", "score", str(data), "-o", str(out), "--extractor", "llm-facts",
                            "--batch-size", "4"],
-        lambda path: _jsonl(path, [{"id": f"g{i}", "question": f"Who founded town {i}?",
-                                    "contexts": [f"Town {i} was founded by Ada."],
-                                    "gold_facts": ["Ada founded the town."],
-                                    "response": f"Ada founded town {i}. It is old."} for i in range(8)]),
+        lambda path: write_jsonl(path, [{"id": f"g{i}", "question": f"Who founded town {i}?",
+                                         "contexts": [f"Town {i} was founded by Ada."],
+                                         "gold_facts": ["Ada founded the town."],
+                                         "response": f"Ada founded town {i}. It is old."} for i in range(8)]),
         lambda request: True,
         lambda request: "Fact 1: Ada founded the town.",
         lambda row: bool(row["failed"]),
@@ -107,7 +108,7 @@ def _run(command: _Command, data: Path, out: Path, server: FakeLLMServer, *befor
          ) -> subprocess.CompletedProcess[str]:
     llm = ["--llm-base-url", server.base_url, "--llm-model", "fake", "--llm-cache", "off"]
     argv = [sys.executable, "-m", "factscope", *before, *command.args(data, out), *llm, *after]
-    return subprocess.run(argv, cwd=out.parent, env=_environment(), capture_output=True, text=True, timeout=180,
+    return subprocess.run(argv, cwd=out.parent, env=llm_environment(), capture_output=True, text=True, timeout=180,
                           check=False)
 
 
@@ -122,7 +123,7 @@ def test_llm_option_faults_are_kept_exit_3_and_retry_failed_fixes_them(command, 
         assert faults.hit == len(FAULTS), "every fault reached the calls the option adds"
         assert broken.returncode == 3, broken.stderr
         assert "Traceback" not in broken.stderr and "--allow-failures" in broken.stderr
-        rows = _rows(out)
+        rows = read_rows(out)
         assert sorted(row["id"] for row in rows) == sorted({row["id"] for row in rows})
         assert len(rows) == command.records, "every record is written, the failed ones marked"
         failed = [row for row in rows if command.failed(row)]
@@ -134,10 +135,10 @@ def test_llm_option_faults_are_kept_exit_3_and_retry_failed_fixes_them(command, 
         assert not raws or any("not json at all" in raw for raw in raws), "a malformed reply is kept as it came"
         allowed = _run(command, data, out, server, "--allow-failures")
         assert allowed.returncode == 0, allowed.stderr
-        assert len(_rows(out)) == command.records, "an accepted partial run adds nothing"
+        assert len(read_rows(out)) == command.records, "an accepted partial run adds nothing"
         retried = _run(command, data, out, server, after=("--retry-failed",))
     assert retried.returncode == 0, retried.stderr
-    rows = _rows(out)
+    rows = read_rows(out)
     assert sorted(row["id"] for row in rows) == sorted({row["id"] for row in rows})
     assert len(rows) == command.records
     assert not any(command.failed(row) for row in rows)

@@ -1,6 +1,6 @@
 """The offline scoring commands (ground, attribute score, knowledge score, agree) resume after SIGKILL, and the scorers with an LLM checker exit 3 on failed records.
 
-Every test runs the real CLI in a subprocess, as tests/test_retry_failed.py does for the LLM generation commands:
+Every test runs the real CLI in a subprocess, as tests/llm/test_retry_failed.py does for the LLM generation commands:
 a run is killed with SIGKILL once its results file has rows, the same command is run again, and every record must
 then be in the file exactly once with no torn line and the printed new / resumed counts adding up. Then
 `agree`, `knowledge score` and `attribute score` with `--checker llm` against the fake server's faults must exit 3 (0 with
@@ -21,10 +21,9 @@ from pathlib import Path
 
 import pytest
 
+from cli_process import FAULTS, llm_environment, read_rows, write_jsonl
 from fake_llm import FakeLLMServer
-from test_retry_failed import FAULTS, _environment, _jsonl, _rows
-
-EXAMPLES = Path(__file__).resolve().parents[1] / "src" / "factscope" / "examples"
+from repo_paths import EXAMPLES
 
 
 def _copies(path: Path, n: int, prefix: str) -> list[dict]:
@@ -43,17 +42,17 @@ def _ground_input(folder: Path, n: int) -> list[str]:
         data[f"g{i}"] = {**original[key], "qId": f"g{i}"}
         answers.append({"id": f"g{i}", "response": responses.get(key, "Something happened.")})
     (folder / "data.json").write_text(json.dumps(data), encoding="utf-8")
-    _jsonl(folder / "responses.jsonl", answers)
+    write_jsonl(folder / "responses.jsonl", answers)
     return [str(folder / "data.json"), "--responses", str(folder / "responses.jsonl")]
 
 
 def _attribute_input(folder: Path, n: int) -> list[str]:
-    _jsonl(folder / "answers.jsonl", _copies(EXAMPLES / "attribute" / "answers.jsonl", n, "a"))
+    write_jsonl(folder / "answers.jsonl", _copies(EXAMPLES / "attribute" / "answers.jsonl", n, "a"))
     return [str(folder / "answers.jsonl")]
 
 
 def _knowledge_input(folder: Path, n: int) -> list[str]:
-    _jsonl(folder / "records.jsonl", _copies(EXAMPLES / "knowledge" / "records.jsonl", n, "k"))
+    write_jsonl(folder / "records.jsonl", _copies(EXAMPLES / "knowledge" / "records.jsonl", n, "k"))
     return [str(folder / "records.jsonl")]
 
 
@@ -101,7 +100,7 @@ def _counts(stdout: str, label: str) -> tuple[int, int]:
 def test_a_killed_offline_scorer_resumes_with_every_record_once(scorer, tmp_path):
     out = tmp_path / "out.jsonl"
     inputs = scorer.write_input(tmp_path, scorer.records)
-    env = {**_environment(), "COLUMNS": "200"}
+    env = {**llm_environment(), "COLUMNS": "200"}
     process = subprocess.Popen(_argv(scorer, inputs, out), cwd=tmp_path, env=env,
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 60
@@ -118,7 +117,7 @@ def test_a_killed_offline_scorer_resumes_with_every_record_once(scorer, tmp_path
     rerun = subprocess.run(_argv(scorer, inputs, out), cwd=tmp_path, env=env,
                            capture_output=True, text=True, timeout=120, check=False)
     assert rerun.returncode == 0, rerun.stderr[-3000:]
-    ids = [row["id"] for row in _rows(out)]
+    ids = [row["id"] for row in read_rows(out)]
     assert len(ids) == scorer.records and len(set(ids)) == scorer.records, "every record exactly once"
     new, resumed = _counts(rerun.stdout, scorer.counts)
     assert new + resumed == scorer.records and resumed == written
@@ -144,8 +143,8 @@ def _agree_input(folder: Path, n: int) -> list[str]:
         {"triplet": [f"town {i}", "founded by", "Ada"], "human_label": "Entailment"},
         {"triplet": [f"town {i}", "located in", f"Region {i}"], "human_label": "Neutral"}]} for i in range(n)]
     (folder / "gpt.json").write_text(json.dumps(human), encoding="utf-8")
-    _jsonl(folder / "references.jsonl", [{"id": f"h{i}", "question": f"Who founded town {i}?",
-                                          "reference": f"Town {i} was founded by Ada."} for i in range(n)])
+    write_jsonl(folder / "references.jsonl", [{"id": f"h{i}", "question": f"Who founded town {i}?",
+                                               "reference": f"Town {i} was founded by Ada."} for i in range(n)])
     return [str(folder / "gpt.json"), "-i", str(folder / "references.jsonl")]
 
 
@@ -168,7 +167,7 @@ LLM_SCORERS = [
 def test_llm_checker_faults_exit_3_and_retry_failed_fixes_them(scorer, tmp_path):
     out = tmp_path / "out.jsonl"
     inputs = scorer.write_input(tmp_path, scorer.records)
-    env = {**_environment(), "COLUMNS": "200"}
+    env = {**llm_environment(), "COLUMNS": "200"}
     with FakeLLMServer() as server:
         llm = ["--llm-base-url", server.base_url, "--llm-model", "fake", "--llm-cache", "off",
                "--llm-concurrency", "1"]
@@ -178,7 +177,7 @@ def test_llm_checker_faults_exit_3_and_retry_failed_fixes_them(scorer, tmp_path)
                                 capture_output=True, text=True, timeout=120, check=False)
         assert broken.returncode == 3, broken.stderr[-3000:]
         assert "Traceback" not in broken.stderr and "--allow-failures" in broken.stderr
-        rows = _rows(out)
+        rows = read_rows(out)
         assert len({row["id"] for row in rows}) == len(rows) == scorer.records
         # the records are copies, so one failed call can fail the same check in several records
         failed = sum(scorer.failed(row) for row in rows)
@@ -192,7 +191,7 @@ def test_llm_checker_faults_exit_3_and_retry_failed_fixes_them(scorer, tmp_path)
         retried = subprocess.run([*_argv(scorer, inputs, out), *llm, "--retry-failed"], cwd=tmp_path, env=env,
                                  capture_output=True, text=True, timeout=120, check=False)
     assert retried.returncode == 0, retried.stderr[-3000:]
-    rows = _rows(out)
+    rows = read_rows(out)
     assert sorted(row["id"] for row in rows) == sorted({row["id"] for row in rows}) and len(rows) == scorer.records
     assert not any(scorer.failed(row) for row in rows)
     new, resumed = _counts(retried.stdout, scorer.counts)

@@ -8,7 +8,6 @@ subprocess against the fake server: once killed with SIGKILL mid-run and resumed
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -20,11 +19,11 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
+from cli_process import FAULTS, llm_environment, read_rows, write_jsonl
 from factscope.core.io import drop_rows
 from factscope.core.run import run_batches, run_manifest
-from fake_llm import Fail, FakeLLMServer, Hang, Raw
-
-EXAMPLES = Path(__file__).resolve().parents[1] / "src" / "factscope" / "examples"
+from fake_llm import FakeLLMServer
+from repo_paths import EXAMPLES
 
 
 class _Row(BaseModel):
@@ -77,26 +76,22 @@ class _Command:
     failed: Callable[[dict], bool]
 
 
-def _jsonl(path: Path, rows: list[dict]) -> None:
-    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
-
-
 COMMANDS = [
     _Command(
         "check",
         lambda data, out: ["check", str(data), "-o", str(out), "--extractor", "sentences", "--checker", "llm",
                            "--llm-check-mode", "single", "--batch-size", "4"],
-        lambda path, n: _jsonl(path, [{"id": f"c{i}", "response": f"Paris is the capital of France number {i}.",
-                                       "references": ["Paris is the capital of France."]} for i in range(n)]),
+        lambda path, n: write_jsonl(path, [{"id": f"c{i}", "response": f"Paris is the capital of France number {i}.",
+                                            "references": ["Paris is the capital of France."]} for i in range(n)]),
         lambda request: "Entailment",
         lambda row: bool(row["extraction_failed"]) or any(c["verdict"]["failed"] for c in row["claims"]),
     ),
     _Command(
         "ground generate",
         lambda data, out: ["ground", "generate", str(data), "-o", str(out), "--batch-size", "4"],
-        lambda path, n: _jsonl(path, [{"id": f"g{i}", "question": f"Who founded town {i}?",
-                                       "contexts": [f"Town {i} was founded by Ada."],
-                                       "gold_facts": ["Ada founded the town."]} for i in range(n)]),
+        lambda path, n: write_jsonl(path, [{"id": f"g{i}", "question": f"Who founded town {i}?",
+                                            "contexts": [f"Town {i} was founded by Ada."],
+                                            "gold_facts": ["Ada founded the town."]} for i in range(n)]),
         lambda request: "Ada founded it.",
         lambda row: False,
     ),
@@ -104,8 +99,8 @@ COMMANDS = [
         "attribute generate",
         lambda data, out: ["attribute", "generate", str(data), "-o", str(out), "--graph",
                            str(EXAMPLES / "attribute" / "graph.jsonl")],
-        lambda path, n: _jsonl(path, [{"id": f"q{i}", "question": f"Whom did Marie Curie marry ({i})?",
-                                       "minimum": [["Q7186", "spouse", "Pierre Curie"]]} for i in range(n)]),
+        lambda path, n: write_jsonl(path, [{"id": f"q{i}", "question": f"Whom did Marie Curie marry ({i})?",
+                                            "minimum": [["Q7186", "spouse", "Pierre Curie"]]} for i in range(n)]),
         lambda request: "Marie Curie married Pierre Curie [Q7186, spouse: Pierre Curie].",
         lambda row: bool(row["failed"]),
     ),
@@ -113,8 +108,8 @@ COMMANDS = [
         "attribute make-questions",
         lambda data, out: ["attribute", "make-questions", str(data), "-o", str(out), "--rounds", "1", "--graph",
                            str(EXAMPLES / "attribute" / "graph.jsonl")],
-        lambda path, n: _jsonl(path, [{"id": f"s{i}", "paragraph": f"Marie Curie married Pierre Curie ({i}).",
-                                       "qids": ["Q7186"]} for i in range(n)]),
+        lambda path, n: write_jsonl(path, [{"id": f"s{i}", "paragraph": f"Marie Curie married Pierre Curie ({i}).",
+                                            "qids": ["Q7186"]} for i in range(n)]),
         lambda request: "Generated Answer: Marie Curie married Pierre Curie. "
                         "Generated Question: Whom did Marie Curie marry?",
         lambda row: bool(row["failed"]),
@@ -122,29 +117,17 @@ COMMANDS = [
     _Command(
         "knowledge generate",
         lambda data, out: ["knowledge", "generate", str(data), "-o", str(out), "--batch-size", "4"],
-        lambda path, n: _jsonl(path, [{"id": f"k{i}", "task": "qa", "query": f"who wrote song number {i}"}
-                                      for i in range(n)]),
+        lambda path, n: write_jsonl(path, [{"id": f"k{i}", "task": "qa", "query": f"who wrote song number {i}"}
+                                           for i in range(n)]),
         lambda request: "The song was written by Billy Hill.",
         lambda row: bool(row["failed"]),
     ),
 ]
 
 
-def _environment(timeout: float = 1.0) -> dict[str, str]:
-    """The subprocess's environment: offline, no retries, and a short LLM timeout so a hung call ends fast."""
-    return {**os.environ, "HF_HUB_OFFLINE": "1", "FACTSCOPE_LLM_TIMEOUT": f"{timeout:g}",
-            "FACTSCOPE_LLM_MAX_RETRIES": "0"}
-
-
 def _argv(command: _Command, data: Path, out: Path, server: FakeLLMServer, *before: str) -> list[str]:
     llm = ["--llm-base-url", server.base_url, "--llm-model", "fake", "--llm-cache", "off"]
     return [sys.executable, "-m", "factscope", *before, *command.args(data, out), *llm]
-
-
-def _rows(out: Path) -> list[dict]:
-    text = out.read_text(encoding="utf-8")
-    assert not text or text.endswith("\n"), "no torn last line"
-    return [json.loads(line) for line in text.splitlines()]
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=[c.name for c in COMMANDS])
@@ -154,7 +137,7 @@ def test_a_killed_llm_command_resumes_with_every_record_once(command, tmp_path):
     with FakeLLMServer() as server:
         server.responder = command.reply
         server.delay = 0.3
-        process = subprocess.Popen(_argv(command, data, out, server), cwd=tmp_path, env=_environment(30),
+        process = subprocess.Popen(_argv(command, data, out, server), cwd=tmp_path, env=llm_environment(30),
                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and process.poll() is None:
@@ -167,15 +150,12 @@ def test_a_killed_llm_command_resumes_with_every_record_once(command, tmp_path):
         written = out.read_text(encoding="utf-8").count("\n")
         assert 0 < written < 40
         server.delay = 0.0
-        rerun = subprocess.run(_argv(command, data, out, server), cwd=tmp_path, env=_environment(30),
+        rerun = subprocess.run(_argv(command, data, out, server), cwd=tmp_path, env=llm_environment(30),
                                capture_output=True, text=True, timeout=120, check=False)
-    assert rerun.returncode == 0, (rerun.stderr, [row for row in _rows(out) if command.failed(row)])
-    ids = [row["id"] for row in _rows(out)]
+    assert rerun.returncode == 0, (rerun.stderr, [row for row in read_rows(out) if command.failed(row)])
+    ids = [row["id"] for row in read_rows(out)]
     assert len(ids) == 40 and len(set(ids)) == 40
     assert " / " not in rerun.stdout or f"{40 - written} / {written}" in rerun.stdout
-
-
-FAULTS = [Fail(500), Fail(429, retry_after=0), Hang(3), Raw("not json at all"), Raw('{"choices": [{"mess')]
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=[c.name for c in COMMANDS])
@@ -185,11 +165,11 @@ def test_llm_faults_are_kept_exit_3_and_retry_failed_fixes_them(command, tmp_pat
     with FakeLLMServer() as server:
         server.script(FAULTS)
         server.responder = command.reply
-        broken = subprocess.run(_argv(command, data, out, server), cwd=tmp_path, env=_environment(),
+        broken = subprocess.run(_argv(command, data, out, server), cwd=tmp_path, env=llm_environment(),
                                 capture_output=True, text=True, timeout=120, check=False)
         assert broken.returncode == 3, broken.stderr
         assert "Traceback" not in broken.stderr and "--allow-failures" in broken.stderr
-        rows = _rows(out)
+        rows = read_rows(out)
         failed = [row for row in rows if command.failed(row)]
         written = {row["id"] for row in rows}
         if command.name == "ground generate":
@@ -198,11 +178,11 @@ def test_llm_faults_are_kept_exit_3_and_retry_failed_fixes_them(command, tmp_pat
             assert len(written) == 8 and failed, "every record is written, the failed ones marked"
             assert all(str(row).count("error") for row in failed)
         allowed = subprocess.run(_argv(command, data, out, server, "--allow-failures"), cwd=tmp_path,
-                                 env=_environment(), capture_output=True, text=True, timeout=120, check=False)
+                                 env=llm_environment(), capture_output=True, text=True, timeout=120, check=False)
         assert allowed.returncode == 0, allowed.stderr
         retried = subprocess.run([*_argv(command, data, out, server), "--retry-failed"], cwd=tmp_path,
-                                 env=_environment(), capture_output=True, text=True, timeout=120, check=False)
+                                 env=llm_environment(), capture_output=True, text=True, timeout=120, check=False)
     assert retried.returncode == 0, retried.stderr
-    rows = _rows(out)
+    rows = read_rows(out)
     assert sorted(row["id"] for row in rows) == sorted({row["id"] for row in rows}) and len(rows) == 8
     assert not any(command.failed(row) for row in rows)

@@ -16,7 +16,7 @@ from factscope.core.schema import Label
 from factscope.llm.client import LLMClient, LLMConfig
 from factscope.refchecker.data import load_check_records
 from factscope.refchecker.task import check
-from tests_paths import EXAMPLES
+from repo_paths import EXAMPLES
 
 RECORDS = [
     {

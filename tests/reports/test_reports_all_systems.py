@@ -6,7 +6,6 @@ import json
 import re
 import shutil
 from html.parser import HTMLParser
-from pathlib import Path
 
 import pytest
 import typer
@@ -16,8 +15,7 @@ from factscope.core.errors import InputError
 from factscope.core.manifest import manifest_path
 from factscope.reports.dispatch import SYSTEMS, make_report, render_record, render_report, system_of
 from factscope.reports.page import stylesheet
-
-EXAMPLES = Path(__file__).resolve().parent.parent / "src" / "factscope" / "examples"
+from repo_paths import EXAMPLES
 
 HOSTILE = [
     "<script>alert(1)</script>",

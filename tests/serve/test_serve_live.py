@@ -21,11 +21,13 @@ from pathlib import Path
 import httpx
 import pytest
 
+import repo_paths
+
 pytest.importorskip("fastapi")
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = repo_paths.ROOT
 ARTIFACTS = Path(os.environ.get("FACTSCOPE_TEST_ARTIFACTS", ROOT / "build" / "test-artifacts")) / "serve"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMIUM_ARGS = [

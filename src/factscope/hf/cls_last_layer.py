@@ -5,7 +5,7 @@ The other positions of that layer only matter as keys and values of [CLS]'s atte
 attention output and the feed-forward block (10 of the layer's 12 d^2 multiply-adds a token) can be computed for
 [CLS] alone. With six layers that removes about a seventh of the work of a training step or a forward pass
 (`benchmarks/bench_embedded.py`, README "Measured figures"); the logits agree with the full model to float
-rounding (`tests/test_cls_last_layer.py`).
+rounding (`tests/hf/test_cls_last_layer.py`).
 """
 
 from __future__ import annotations
