@@ -18,7 +18,7 @@ worker thread, cancellable between steps (``factscope.core.off_loop``); pass the
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,9 +29,12 @@ from factscope.core.version import __version__
 if TYPE_CHECKING:
     from factscope.checkers.base import Checker
     from factscope.checkers.segmented import CheckMode
+    from factscope.checkers.settings import CheckerSettings
     from factscope.claims.base import Extractor
+    from factscope.conner.coherence import ParagraphCoherence
     from factscope.conner.data import KnowledgeRecord
     from factscope.conner.evaluator import KnowledgeEvaluator
+    from factscope.conner.relevance import RelevanceModel
     from factscope.conner.task import KnowledgeRun
     from factscope.core.run import ProgressCallback
     from factscope.core.schema import Record
@@ -40,6 +43,7 @@ if TYPE_CHECKING:
     from factscope.grounding.presence import PresenceModel
     from factscope.grounding.presence_rounds import PresenceMode
     from factscope.grounding.task import GroundRun
+    from factscope.hf.causal_lm import TokenLogProbs
     from factscope.kalma.answers import AnswerRecord
     from factscope.kalma.task import AttributionRun
     from factscope.llm.client import LLMClient
@@ -63,7 +67,7 @@ def check(
     output: str | Path | None = None,
     progress: ProgressCallback | None = None,
     retry_failed: bool = False,
-    checker_settings: Mapping[str, Any] | None = None,
+    checker_settings: CheckerSettings | None = None,
     retriever: str | Retriever | None = None,
     corpus: str | Path | None = None,
     retrieve_k: int = 5,
@@ -101,7 +105,7 @@ def check(
     spec = CheckSpec(
         extractor=extractor,
         checker=checker,
-        checker_settings=dict(checker_settings or {}),
+        checker_settings={**checker_settings} if checker_settings else {},
         corpus=Path(corpus) if corpus is not None else None,
         retriever=retriever,
         retrieve_k=retrieve_k,
@@ -192,7 +196,7 @@ def attribute(
     output: str | Path | None = None,
     progress: ProgressCallback | None = None,
     retry_failed: bool = False,
-    checker_settings: Mapping[str, Any] | None = None,
+    checker_settings: CheckerSettings | None = None,
     batch_size: int = 32,
     template: str | None = None,
     empty_answers: EmptyPolicy = "skip",
@@ -227,7 +231,7 @@ def attribute(
         checker = make_checker(checker, llm=llm, **(checker_settings or {}))
     spec = AttributeSpec(
         checker=checker,
-        checker_settings=dict(checker_settings or {}),
+        checker_settings={**checker_settings} if checker_settings else {},
         geval=judge is not None,
         weighted=weighted,
         template=template or DEFAULT_HYPOTHESIS,
@@ -261,10 +265,10 @@ def knowledge(
     evidence_aggregate: EvidenceAggregation = "max",
     rank_by: SentenceRanking = "entailment",
     hard: bool = False,
-    checker: str = "embedded",
-    relevance: str = "bi-encoder",
-    coherence: str = "proxy",
-    lm: str | None = None,
+    checker: str | Checker = "embedded",
+    relevance: str | RelevanceModel = "bi-encoder",
+    coherence: str | ParagraphCoherence = "proxy",
+    lm: str | TokenLogProbs | None = None,
     baselines: int = 3,
     weights: str = "0.25,0.25,0.25,0.25",
     seed: int = 0,
@@ -280,8 +284,10 @@ def knowledge(
     ``evaluator`` is a ready ``KnowledgeEvaluator``; without one it is assembled from the parts named as the
     command-line options are (``factscope.conner.evaluator_setup.make_evaluator``: corpus, checker, relevance,
     coherence, lm, llm, ...; ``mode`` 'fast': the checker reads each sentence only against the most relevant
-    segments of each evidence passage); the corpus's fingerprint goes into the results file's manifest. A metric that a
-    missing part would compute is left out and explained, never zero. A JSONL file is streamed
+    segments of each evidence passage), where ``checker``, ``relevance``, ``coherence`` and ``lm`` may also be
+    ready objects (a ``Checker``, ``RelevanceModel``, ``ParagraphCoherence``, ``TokenLogProbs``); the corpus's
+    fingerprint goes into the results file's manifest. A metric that a missing part would compute is left out and
+    explained, never zero. A JSONL file is streamed
     (``KnowledgeRecords``; bad records are skipped): with ``output``, the run's ``results`` read the results file
     lazily, and only the knowledge texts the helpfulness baselines are drawn from stay in memory (with a causal LM).
     """

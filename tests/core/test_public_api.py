@@ -104,3 +104,26 @@ def test_the_examples_command_copies_the_shipped_examples_and_refuses_to_overwri
     assert (dest / "ground" / "original.json").is_file()
     again = CliRunner().invoke(app, ["examples", str(dest)])
     assert again.exit_code != 0 and "would be overwritten" in " ".join(str(again.exception).split())
+
+
+def test_knowledge_takes_its_parts_as_ready_objects(capsys):
+    class HalfRelevant:
+        name = "half"
+
+        def score(self, pairs):
+            import numpy as np
+
+            return np.full(len(pairs), 0.5)
+
+    class FullyCoherent:
+        name = "full"
+
+        def score(self, paragraphs):
+            return [1.0 for _ in paragraphs]
+
+    run = factscope.knowledge(EXAMPLES / "knowledge" / "records.jsonl", corpus=EXAMPLES / "knowledge" / "corpus.jsonl",
+                              checker=_EntailsWhenContained(), relevance=HalfRelevant(), coherence=FullyCoherent())
+    means = run.summary.means
+    assert means["relevance"].mean == 0.5 and means["coherence_paragraph"].mean == 1.0
+    assert means["factual_consistent"].records == len(run.results) > 0
+    assert capsys.readouterr().err == ""

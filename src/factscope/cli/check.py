@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
@@ -128,12 +128,13 @@ def check_command(
     engine: EngineOptions,
 ) -> None:
     refuse_ignored(ctx, CHECK_OPTIONS)
+    from factscope.checkers.settings import CheckerSettings
     from factscope.core.system import SystemBuild
     from factscope.engines.shards import readable_items
     from factscope.refchecker.data import CheckRecords, parse_record
     from factscope.refchecker.system import CHECK, CheckSpec
 
-    checker_settings: dict[str, Any] = {
+    checker_settings: CheckerSettings = {
         "max_tokens": segment_tokens,
         "window_sentences": window_sentences,
         "relevance": relevance,

@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, get_args
+from typing import TYPE_CHECKING, get_args
 
 from factscope.checkers.segmented import CheckMode
 from factscope.conner.evaluator import KnowledgeEvaluator, KnowledgeSettings
 from factscope.core.errors import ConfigError
 from factscope.hf.embedded_lm import EXTRA_HINT
 from factscope.metrics.conner import Aggregation, EvidenceAggregation, SentenceRanking
+
+if TYPE_CHECKING:
+    from factscope.checkers.base import Checker
+    from factscope.conner.coherence import ParagraphCoherence
+    from factscope.conner.relevance import RelevanceModel
+    from factscope.hf.causal_lm import TokenLogProbs
+    from factscope.llm.client import LLMClient
 
 
 def parse_weights(text: str) -> tuple[float, float, float, float]:
@@ -35,15 +42,15 @@ def make_evaluator(
     evidence_aggregate: EvidenceAggregation = "max",
     rank_by: SentenceRanking = "entailment",
     hard: bool = False,
-    checker: str = "embedded",
-    relevance: str = "bi-encoder",
-    coherence: str = "proxy",
-    lm: str | None = None,
+    checker: str | Checker = "embedded",
+    relevance: str | RelevanceModel = "bi-encoder",
+    coherence: str | ParagraphCoherence = "proxy",
+    lm: str | TokenLogProbs | None = None,
     baselines: int = 3,
     weights: str = "0.25,0.25,0.25,0.25",
     seed: int = 0,
     mode: CheckMode = "exact",
-    llm: Any = None,
+    llm: LLMClient | None = None,
 ) -> KnowledgeEvaluator:
     """A KnowledgeEvaluator whose models load only for the metrics they serve.
 
@@ -52,7 +59,8 @@ def make_evaluator(
     'endpoint' for the completions endpoint of ``llm``) enables sentence coherence,
     informativeness and helpfulness; 'none' switches the checker, relevance or coherence model off. ``mode``
     'fast' has a model checker score each sentence only against the most relevant segments of each evidence
-    passage (``factscope.checkers.pruning``).
+    passage (``factscope.checkers.pruning``). The checker, relevance, coherence and LM parts are each a name
+    (built here) or a ready object (used as it is).
     """
     from factscope.checkers.registry import make_checker
     from factscope.conner.coherence import AdjacentSimilarityCoherence, ClassifierCoherence
@@ -68,20 +76,23 @@ def make_evaluator(
         evidence_k=evidence_k, aggregate=aggregate, evidence_aggregate=evidence_aggregate, rank_by=rank_by,
         hard_factuality=hard, baselines=baselines, seed=seed, weights=parse_weights(weights),
     )
-    ranker = (
-        None if relevance == "none" else BiEncoderRelevance() if relevance == "bi-encoder"
-        else CrossEncoderRelevance(relevance)
+    ranker: RelevanceModel | None = (
+        relevance if not isinstance(relevance, str) else None if relevance == "none"
+        else BiEncoderRelevance() if relevance == "bi-encoder" else CrossEncoderRelevance(relevance)
     )
-    paragraph = (
-        None if coherence == "none" else AdjacentSimilarityCoherence() if coherence == "proxy"
-        else ClassifierCoherence(coherence)
+    paragraph: ParagraphCoherence | None = (
+        coherence if not isinstance(coherence, str) else None if coherence == "none"
+        else AdjacentSimilarityCoherence() if coherence == "proxy" else ClassifierCoherence(coherence)
     )
     return KnowledgeEvaluator(
-        checker=make_checker(checker, llm=llm, mode=mode) if checker != "none" else None,
+        checker=(
+            checker if not isinstance(checker, str) else make_checker(checker, llm=llm, mode=mode)
+            if checker != "none" else None
+        ),
         retriever=make_retriever(retriever, Corpus.from_path(corpus)) if corpus else None,
         relevance=ranker,
         coherence=paragraph,
-        lm=_causal_lm(lm, llm),
+        lm=lm if lm is None or not isinstance(lm, str) else _causal_lm(lm, llm),
         settings=settings,
     )
 
@@ -112,7 +123,9 @@ def default_lm(spec: str | None) -> str | None:
     return spec
 
 
-def _causal_lm(spec: str | None, llm: Any) -> Any:
+def _causal_lm(spec: str, llm: LLMClient | None) -> TokenLogProbs | None:
+    """The causal LM named by ``spec`` ('embedded', a ``.gguf`` file, 'endpoint': ``llm``'s completions endpoint,
+    a Hugging Face name or folder; '' or 'none': none)."""
     if not spec or spec == "none":
         return None
     if spec == "embedded":

@@ -21,6 +21,10 @@ from factscope.core.system import ReportHooks, RunFacts, RunOutcome, SystemDefin
 from factscope.metrics.conner import Aggregation, EvidenceAggregation, SentenceRanking
 
 if TYPE_CHECKING:
+    from factscope.checkers.base import Checker
+    from factscope.conner.coherence import ParagraphCoherence
+    from factscope.conner.relevance import RelevanceModel
+    from factscope.hf.causal_lm import TokenLogProbs
     from factscope.llm.client import LLMClient
 
 
@@ -30,9 +34,9 @@ class KnowledgeSpec:
     ``factscope.conner.evaluator_setup.make_evaluator`` builds it from (``corpus`` enables factuality and
     open-ended validity, and its fingerprint goes into the manifest; ``lm``, a causal LM or 'endpoint', enables
     sentence coherence, informativeness and helpfulness; ``mode`` 'fast' has a model checker score each
-    knowledge sentence only against the most relevant segments of each evidence passage). ``pool``: the
-    knowledge texts the helpfulness baselines are drawn from (settled by ``prepare`` when a causal LM is
-    configured)."""
+    knowledge sentence only against the most relevant segments of each evidence passage; ``checker``,
+    ``relevance``, ``coherence`` and ``lm`` are each a name or a ready object). ``pool``: the knowledge texts the
+    helpfulness baselines are drawn from (settled by ``prepare`` when a causal LM is configured)."""
 
     evaluator: KnowledgeEvaluator | None = None
     corpus: Path | None = None
@@ -42,10 +46,10 @@ class KnowledgeSpec:
     evidence_aggregate: EvidenceAggregation = "max"
     rank_by: SentenceRanking = "entailment"
     hard: bool = False
-    checker: str = "embedded"
-    relevance: str = "bi-encoder"
-    coherence: str = "proxy"
-    lm: str | None = None
+    checker: str | Checker = "embedded"
+    relevance: str | RelevanceModel = "bi-encoder"
+    coherence: str | ParagraphCoherence = "proxy"
+    lm: str | TokenLogProbs | None = None
     baselines: int = 3
     weights: str = "0.25,0.25,0.25,0.25"
     seed: int = 0
@@ -59,7 +63,8 @@ def needs_llm(spec: KnowledgeSpec) -> bool:
 
     if spec.evaluator is not None:
         return False
-    return spec.lm == "endpoint" or (spec.checker != "none" and CHECKERS.needs_llm(spec.checker))
+    checker_calls_llm = isinstance(spec.checker, str) and spec.checker != "none" and CHECKERS.needs_llm(spec.checker)
+    return spec.lm == "endpoint" or checker_calls_llm
 
 
 def make_spec_evaluator(spec: KnowledgeSpec, llm: LLMClient | None) -> KnowledgeEvaluator:

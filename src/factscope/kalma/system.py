@@ -3,11 +3,12 @@ scoring pipeline, ``AttributionRun``, its summary rows and its report."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from factscope.checkers.base import Checker
+from factscope.checkers.settings import CheckerSettings
 from factscope.core.run import Pipeline, RunRows
 from factscope.core.system import ReportHooks, RunFacts, RunOutcome, SystemDefinition
 from factscope.kalma import report
@@ -35,7 +36,7 @@ class AttributeSpec:
     """
 
     checker: str | Checker = "embedded"
-    checker_settings: Mapping[str, Any] = field(default_factory=dict)
+    checker_settings: CheckerSettings = field(default_factory=CheckerSettings)
     geval: bool = False
     weighted: bool = False
     template: str = DEFAULT_HYPOTHESIS

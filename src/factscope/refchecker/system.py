@@ -3,12 +3,13 @@ check pipeline, ``CheckRun``, its summary rows and its report."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from factscope.checkers.base import Checker
+from factscope.checkers.settings import CheckerSettings
 from factscope.claims.base import Extractor
 from factscope.core.manifest import Setting, fingerprint_file
 from factscope.core.run import Pipeline, RunRows
@@ -36,7 +37,7 @@ class CheckSpec:
 
     extractor: str | Extractor = "rules"
     checker: str | Checker = "embedded"
-    checker_settings: Mapping[str, Any] = field(default_factory=dict)
+    checker_settings: CheckerSettings = field(default_factory=CheckerSettings)
     corpus: Path | None = None
     retriever: str | Retriever | None = None
     retrieve_k: int = 5
