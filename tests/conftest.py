@@ -12,6 +12,7 @@ import pytest
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
 
+from command_line import command_line
 from fake_llm import FakeLLMServer
 
 
@@ -38,16 +39,4 @@ def fake_llm():
 def app():
     """The factscope command line with every command registered, for typer's CliRunner (no entry-point handler:
     exceptions reach the test)."""
-    import typer
-
-    from factscope.cli import commands
-
-    application = typer.Typer()
-
-    @application.callback()
-    def main() -> None:
-        """factscope (test app)."""
-
-    for module in commands.MODULES:
-        module.register(application)
-    return application
+    return command_line()

@@ -2,6 +2,7 @@
 
 import pytest
 
+from command_line import command_line
 from factscope.checkers.base import CheckTask
 from factscope.checkers.llm import LLMChecker, parse_joint_labels, parse_label, render_claim
 from factscope.core.schema import Claim, Label
@@ -248,7 +249,6 @@ def test_the_check_task_passes_claim_triplets_to_the_checker(fake_llm, client):
 def test_price_flags_reach_the_cost_line_of_check(fake_llm, tmp_path):
     import typer
 
-    from factscope.cli import commands
     from factscope.cli.llm_options import LLMOptions
 
     def options(config=None, **prices):
@@ -268,10 +268,7 @@ def test_price_flags_reach_the_cost_line_of_check(fake_llm, tmp_path):
     kept = options(config, llm_price_completion=3.0).build()
     assert (kept.config.price_prompt_per_1k, kept.config.price_completion_per_1k) == (1.5, 3.0)
     assert options().build().config.price_prompt_per_1k is None
-    app = typer.Typer()
-    for module in commands.MODULES:
-        module.register(app)
-    built = typer.main.get_command(app).commands
+    built = typer.main.get_command(command_line()).commands
     flags = {name: {opt for param in command.params for opt in param.opts} for name, command in built.items()}
     assert {"--llm-price-prompt", "--llm-price-completion"} <= flags["check"]
     shared = {"--llm-base-url", "--llm-model", "--llm-api-key", "--llm-config", "--llm-concurrency", "--llm-cache"}

@@ -5,7 +5,7 @@ from typing import Any
 
 import typer
 
-from factscope.cli import commands
+from command_line import command_line
 
 _TAG = re.compile(r"(?<!\\)\[[a-zA-Z/#@]")
 
@@ -20,14 +20,6 @@ def _texts(command: Any, path: str) -> list[tuple[str, str]]:
 
 
 def test_no_help_text_has_an_unescaped_markup_bracket():
-    app = typer.Typer()
-
-    @app.callback()
-    def main() -> None:
-        """factscope (test app)."""
-
-    for module in commands.MODULES:
-        module.register(app)
-    texts = _texts(typer.main.get_command(app), "factscope")
+    texts = _texts(typer.main.get_command(command_line()), "factscope")
     assert len(texts) > 100
     assert [(where, match.group()) for where, text in texts for match in _TAG.finditer(text)] == []

@@ -19,23 +19,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from factscope.cli import commands
+from command_line import command_line
 from factscope.cli.option_ranges import SEED_MAX
 
-
-def _application() -> typer.Typer:
-    application = typer.Typer()
-
-    @application.callback()
-    def main() -> None:
-        """factscope (test app)."""
-
-    for module in commands.MODULES:
-        module.register(application)
-    return application
-
-
-APP = _application()
+APP = command_line()
 
 INPUT = "input.jsonl"
 """An input file that does not exist: a command whose options parse would stop on it (never the case here)."""

@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
-import typer
 from typer.testing import CliRunner
 
 import repo_paths
+from command_line import command_line
 from factscope.checkers.base import CheckTask
 from factscope.cli import knowledge as knowledge_cli
 from factscope.conner.data import KnowledgeRecord, read_knowledge_records
@@ -168,14 +168,7 @@ def test_evaluator_factuality_options_hand_computed(settings, expected):
 
 @pytest.fixture(scope="module")
 def app():
-    application = typer.Typer()
-
-    @application.callback()
-    def main() -> None:
-        """factscope (test app)."""
-
-    knowledge_cli.register(application)
-    return application
+    return command_line(knowledge_cli)
 
 
 def run(app, *args):

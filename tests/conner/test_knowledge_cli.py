@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-import typer
 from transformers import BertTokenizer, GPT2Config, GPT2LMHeadModel
 from typer.testing import CliRunner
 
 import repo_paths
+from command_line import command_line
 from factscope.cli import knowledge
 from factscope.core.errors import ConfigError, InputError
 from tiny_models import WORDS, build_nli_classifier
@@ -25,14 +25,7 @@ LLM = ["--llm-model", "fake", "--llm-cache", "off"]
 
 @pytest.fixture(scope="module")
 def app():
-    application = typer.Typer()
-
-    @application.callback()
-    def main() -> None:
-        """factscope (test app)."""
-
-    knowledge.register(application)
-    return application
+    return command_line(knowledge)
 
 
 @pytest.fixture(scope="module")

@@ -5,6 +5,7 @@ and a typed run result; none of them draws anything unless a callback is given."
 import pytest
 
 import factscope
+from command_line import command_line
 from factscope.checkers.base import CheckTask
 from factscope.conner.evaluator import KnowledgeEvaluator
 from factscope.conner.task import KnowledgeRun
@@ -85,18 +86,11 @@ def test_every_entry_point_takes_output_and_progress(entry):
 
 
 def test_the_examples_command_copies_the_shipped_examples_and_refuses_to_overwrite(tmp_path):
-    import typer
     from typer.testing import CliRunner
 
     from factscope.cli import examples
 
-    app = typer.Typer()
-
-    @app.callback()
-    def main() -> None:
-        """factscope (test app)."""
-
-    examples.register(app)
+    app = command_line(examples)
     dest = tmp_path / "ex"
     first = CliRunner().invoke(app, ["examples", str(dest)])
     assert first.exit_code == 0, first.output

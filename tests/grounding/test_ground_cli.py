@@ -7,10 +7,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-import typer
 from typer.testing import CliRunner
 
 import repo_paths
+from command_line import command_line
 from factscope.cli import ground
 
 DATA = repo_paths.DATA / "ground"
@@ -19,14 +19,7 @@ LLM = ["--llm-model", "fake", "--llm-cache", "off"]
 
 @pytest.fixture(scope="module")
 def app():
-    application = typer.Typer()
-
-    @application.callback()
-    def main() -> None:
-        """factscope (test app)."""
-
-    ground.register(application)
-    return application
+    return command_line(ground)
 
 
 def _run(app, *args):

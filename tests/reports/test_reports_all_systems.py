@@ -8,9 +8,9 @@ import shutil
 from html.parser import HTMLParser
 
 import pytest
-import typer
 from typer.testing import CliRunner
 
+from command_line import command_line
 from factscope.core.errors import InputError
 from factscope.core.manifest import manifest_path
 from factscope.reports.dispatch import SYSTEMS, make_report, render_record, render_report, system_of
@@ -32,22 +32,8 @@ KEEP = {"label", "kind", "rule", "strict", "majority"}
 """Fields whose value must be one of a fixed set: the XSS test leaves them as they are."""
 
 
-def cli_app():
-    from factscope.cli import commands
-
-    application = typer.Typer()
-
-    @application.callback()
-    def main() -> None:
-        """factscope (test app)."""
-
-    for module in commands.MODULES:
-        module.register(application)
-    return application
-
-
 def invoke(*args):
-    outcome = CliRunner().invoke(cli_app(), [str(a) for a in args], env={"COLUMNS": "200"})
+    outcome = CliRunner().invoke(command_line(), [str(a) for a in args], env={"COLUMNS": "200"})
     assert outcome.exit_code == 0, (outcome.output, outcome.exception)
     return outcome
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import typer
 from typer.testing import CliRunner
 
+from command_line import command_line
 from factscope.checkers.cues import CueStacker, best_evidence_sentence, cue_features
 from factscope.checkers.embedded import CrossEncoderModel, EmbeddedScorer, apply_log_bias, to_three_way
 from factscope.checkers.int8_weights import INT8_WEIGHTS
@@ -59,14 +59,8 @@ def tiny_encoder(tmp_path_factory) -> Path:
 
 
 def run_cli(*args: object):
-    app = typer.Typer()
-
-    @app.callback()
-    def root() -> None:
-        """factscope"""
-
-    train_checker.register(app)
-    return CliRunner().invoke(app, ["train-checker", *[str(a) for a in args]], catch_exceptions=False)
+    arguments = ["train-checker", *[str(a) for a in args]]
+    return CliRunner().invoke(command_line(train_checker), arguments, catch_exceptions=False)
 
 
 # --- data -------------------------------------------------------------------------------------------------
@@ -523,13 +517,7 @@ def test_unknown_method_is_a_usage_error_listing_the_methods(tmp_path):
 
     from factscope.cli import train_checker
 
-    app = typer.Typer()
-
-    @app.callback()
-    def main() -> None:
-        """factscope (test app)."""
-
-    train_checker.register(app)
+    app = command_line(train_checker)
     data = write_pairs(tmp_path / "pairs.jsonl", n=9)
     result = CliRunner().invoke(app, ["train-checker", "--data", str(data), "--out", str(tmp_path / "x"), "--method", "lora"])
     assert result.exit_code == 2 and "'finetune'" in result.output and "'repc'" in result.output
