@@ -49,11 +49,10 @@ def test_an_input_error_exits_2_and_a_partial_run_exits_3_unless_allowed(monkeyp
     assert code == 0
 
 
-def test_check_with_failed_claim_checks_exits_3_and_keeps_every_record(fake_llm, tmp_path):
+def test_check_with_failed_claim_checks_exits_3_and_keeps_every_record(fake_llm, monkeypatch, capsys, tmp_path):
     import json
-    import subprocess
-    import sys
-    from pathlib import Path
+
+    from cli_entry import run_factscope
 
     fake_llm.responder = lambda request: "I would rather not say."
     data = tmp_path / "in.jsonl"
@@ -61,14 +60,11 @@ def test_check_with_failed_claim_checks_exits_3_and_keeps_every_record(fake_llm,
                                 "references": ["Paris is the capital of France."]}) + "\n", encoding="utf-8")
     out = tmp_path / "out.jsonl"
     llm = ["--checker", "llm", "--llm-base-url", fake_llm.base_url, "--llm-model", "fake", "--llm-cache", "off"]
+    monkeypatch.chdir(tmp_path)
 
-    def run(*before: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "factscope", *before, "check", str(data), "-o", str(out), *llm],
-                              cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
-
-    failed = run()
-    assert failed.returncode == 3, failed.stderr
-    assert "Traceback" not in failed.stderr and "claims) failed" in " ".join(failed.stderr.split())
-    [row] = [json.loads(line) for line in Path(out).read_text(encoding="utf-8").splitlines()]
+    failed = run_factscope(monkeypatch, capsys, "check", str(data), "-o", str(out), *llm)
+    assert failed.code == 3, failed.err
+    assert "Traceback" not in failed.err and "claims) failed" in " ".join(failed.err.split())
+    [row] = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert all(claim["verdict"]["failed"] for claim in row["claims"]) and row["claims"]
-    assert run("--allow-failures").returncode == 0
+    assert run_factscope(monkeypatch, capsys, "--allow-failures", "check", str(data), "-o", str(out), *llm).code == 0

@@ -100,20 +100,14 @@ def test_parse_layers_outside_the_encoder_or_not_a_number_is_a_config_error_nami
 
 
 @pytest.mark.parametrize("layers", ["9", "-9"])
-def test_train_checker_with_a_layer_outside_the_encoder_exits_2(layers, tmp_path):
-    import os
-    import subprocess
-    import sys
-
+def test_train_checker_with_a_layer_outside_the_encoder_exits_2(layers, monkeypatch, capsys, tmp_path):
+    from cli_entry import run_factscope
     from nli_pairs import write_pairs
     from tiny_models import build_nli_classifier
 
     encoder = build_nli_classifier(tmp_path / "encoder", {0: "entailment", 1: "neutral", 2: "contradiction"})
     data = write_pairs(tmp_path / "pairs.jsonl", n=12)
-    result = subprocess.run(
-        [sys.executable, "-m", "factscope", "train-checker", "--data", str(data), "--out", str(tmp_path / "out"),
-         "--method", "repc", "--encoder", str(encoder), "--layers", layers],
-        env={**os.environ, "HF_HUB_OFFLINE": "1"}, capture_output=True, text=True, timeout=300, check=False,
-    )
-    assert result.returncode == 2, result.stderr
-    assert "--layers" in result.stderr and "0..2" in result.stderr and "Traceback" not in result.stderr
+    result = run_factscope(monkeypatch, capsys, "train-checker", "--data", str(data), "--out", str(tmp_path / "out"),
+                           "--method", "repc", "--encoder", str(encoder), "--layers", layers)
+    assert result.code == 2, result.err
+    assert "--layers" in result.err and "0..2" in result.err and "Traceback" not in result.err

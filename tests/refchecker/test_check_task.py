@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from cli_entry import run_factscope
 from factscope.checkers.registry import make_checker
 from factscope.claims.registry import make_extractor
 from factscope.core.schema import Label
@@ -33,12 +32,6 @@ RECORDS = [
 def _write_jsonl(path: Path, rows: list[dict]) -> Path:
     path.write_text("\n".join(json.dumps(row) for row in rows) + "\n", encoding="utf-8")
     return path
-
-
-def _run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "factscope", *args], cwd=cwd, capture_output=True, text=True, timeout=600, check=False
-    )
 
 
 def _fake_replies(request: dict) -> str:
@@ -133,10 +126,12 @@ def test_ids_are_stable_and_unique():
     assert parse_record(item, path="f", line=1).id == parse_record(dict(item), path="g", line=9).id
 
 
-def test_cli_offline_on_the_shipped_example_resumes_without_duplicates(tmp_path):
+def test_cli_offline_on_the_shipped_example_resumes_without_duplicates(monkeypatch, capsys, tmp_path):
+    monkeypatch.chdir(tmp_path)
     output = tmp_path / "checked.jsonl"
-    first = _run_cli("check", str(EXAMPLES / "check.jsonl"), "-o", str(output), "--summary", str(tmp_path / "s.json"), cwd=tmp_path)
-    assert first.returncode == 0, first.stderr
+    first = run_factscope(monkeypatch, capsys, "check", str(EXAMPLES / "check.jsonl"), "-o", str(output),
+                          "--summary", str(tmp_path / "s.json"))
+    assert first.code == 0, first.err
     rows = [json.loads(line) for line in output.read_text(encoding="utf-8").splitlines()]
     ids = [row["id"] for row in rows]
     assert len(ids) == len(set(ids)) == 6
@@ -149,21 +144,22 @@ def test_cli_offline_on_the_shipped_example_resumes_without_duplicates(tmp_path)
     # simulate a killed run: drop the last two results and leave a torn line
     lines = output.read_text(encoding="utf-8").splitlines()
     output.write_text("\n".join(lines[:4]) + "\n" + lines[4][:30], encoding="utf-8")
-    second = _run_cli("check", str(EXAMPLES / "check.jsonl"), "-o", str(output), cwd=tmp_path)
-    assert second.returncode == 0, second.stderr
-    assert "2 / 4" in second.stdout and "2 to do" in second.stderr
+    second = run_factscope(monkeypatch, capsys, "check", str(EXAMPLES / "check.jsonl"), "-o", str(output))
+    assert second.code == 0, second.err
+    assert "2 / 4" in second.out and "2 to do" in second.err
     again = [json.loads(line)["id"] for line in output.read_text(encoding="utf-8").splitlines()]
     assert sorted(again) == sorted(ids)
 
 
-def test_cli_errors_are_clear(tmp_path):
-    missing = _run_cli("check", str(tmp_path / "nope.jsonl"), cwd=tmp_path)
-    assert missing.returncode == 2 and "file not found" in missing.stderr and "Traceback" not in missing.stderr
+def test_cli_errors_are_clear(monkeypatch, capsys, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    missing = run_factscope(monkeypatch, capsys, "check", str(tmp_path / "nope.jsonl"))
+    assert missing.code == 2 and "file not found" in missing.err and "Traceback" not in missing.err
     records = _write_jsonl(tmp_path / "in.jsonl", RECORDS)
-    no_llm = _run_cli("check", str(records), "--extractor", "llm", cwd=tmp_path)
-    assert no_llm.returncode == 2 and "--llm-base-url" in no_llm.stderr
-    help_text = _run_cli("check", "--help", cwd=tmp_path)
-    assert help_text.returncode == 0 and "Examples" in help_text.stdout
+    no_llm = run_factscope(monkeypatch, capsys, "check", str(records), "--extractor", "llm")
+    assert no_llm.code == 2 and "--llm-base-url" in no_llm.err
+    help_text = run_factscope(monkeypatch, capsys, "check", "--help")
+    assert help_text.code == 0 and "Examples" in help_text.out
 
 
 @pytest.mark.parametrize("spec, kind", [("rules", "triplet"), ("sentences", "sentence"), ("facts", "fact")])
