@@ -1,5 +1,5 @@
 """Session-wide test settings (no model hub access), the `fake_llm` fixture and the `local_llm` fixture (a real
-local server, tests/local_llm.py).
+local server, tests/support/local_llm.py).
 
 ``fake_llm`` is a running FakeLLMServer (see tests/support/fake_llm.py): script replies with
 ``fake_llm.script([...])`` or set ``fake_llm.responder``; point a client at ``fake_llm.base_url``.
@@ -19,7 +19,7 @@ from fake_llm import FakeLLMServer
 @pytest.fixture(scope="session")
 def local_llm(tmp_path_factory):
     """A real OpenAI-compatible server on 127.0.0.1 (llama-cpp-python's, with the embedded SmolLM2-135M-Instruct),
-    started once for the session (see tests/local_llm.py); skipped where the lm extra is not installed."""
+    started once for the session (see tests/support/local_llm.py); skipped where the lm extra is not installed."""
     pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed: pip install 'factscope[lm]'")
     from factscope.hf.embedded_lm import embedded_model_path
     from local_llm import LocalLLMServer

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import re
 
 import numpy as np
 import pytest
@@ -11,46 +10,17 @@ import torch
 from transformers import BertTokenizer, GPT2Config, GPT2LMHeadModel
 
 import repo_paths
-from factscope.checkers.base import CheckTask
 from factscope.conner.data import KnowledgeRecord, read_knowledge_records
 from factscope.conner.evaluator import KnowledgeEvaluator, KnowledgeSettings
 from factscope.conner.templates import answer_pair, informativeness_pair
 from factscope.core.errors import InputError
-from factscope.core.schema import LABELS, Label, Verdict
+from factscope.core.schema import Label, Verdict
 from factscope.hf.causal_lm import HFCausalLM
 from factscope.metrics import conner
 from factscope.retrieve.corpus import BM25Retriever, Corpus
+from fake_scorers import WORD, WordChecker
 
 DATA = repo_paths.DATA / "knowledge"
-WORD = re.compile(r"\w+")
-
-
-class WordChecker:
-    """A transparent rule checker for composing tests: every claim word in the premise -> (0.9, 0.1, 0);
-    a claim that shares a year-like number with none of the premise's numbers -> (0.1, 0.2, 0.7);
-    otherwise (0.2, 0.7, 0.1). Records every task it sees."""
-
-    name = "word-rule"
-
-    def __init__(self) -> None:
-        self.tasks: list[CheckTask] = []
-
-    def check(self, tasks):
-        self.tasks.extend(tasks)
-        verdicts = []
-        for task in tasks:
-            claim = set(WORD.findall(task.claim.lower()))
-            premise = set(WORD.findall(task.references[0].lower()))
-            numbers_claim = {w for w in claim if w.isdigit()}
-            numbers_premise = {w for w in premise if w.isdigit()}
-            if claim <= premise:
-                probs = (0.9, 0.1, 0.0)
-            elif numbers_claim and numbers_premise and not numbers_claim & numbers_premise:
-                probs = (0.1, 0.2, 0.7)
-            else:
-                probs = (0.2, 0.7, 0.1)
-            verdicts.append(Verdict(label=LABELS[int(np.argmax(probs))], probs=probs))
-        return verdicts
 
 
 @pytest.fixture(scope="module")

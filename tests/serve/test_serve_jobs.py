@@ -18,6 +18,7 @@ pytest.importorskip("fastapi")
 
 from factscope.serve.batching import FairLock
 from factscope.serve.jobs import JobRunner, JobStore
+from repo_paths import SUPPORT
 from serve_fakes import FakeRow, FakeSystem
 
 RECORDS = [{"id": f"r{n}", "text": "x" * n} for n in range(10)]
@@ -214,8 +215,8 @@ def _free_port() -> int:
 
 def _serve(data: Path, log: Path) -> tuple[subprocess.Popen, str]:
     port = _free_port()
-    tests = Path(__file__).resolve().parent
-    env = {**os.environ, "BATCH_LOG": str(log), "PYTHONPATH": os.pathsep.join([str(tests), os.environ.get("PYTHONPATH", "")])}
+    env = {**os.environ, "BATCH_LOG": str(log),
+           "PYTHONPATH": os.pathsep.join([str(SUPPORT), os.environ.get("PYTHONPATH", "")])}
     process = subprocess.Popen([sys.executable, "-c", PACED_SERVER, str(data), str(port)], env=env,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return process, f"http://127.0.0.1:{port}"

@@ -2,7 +2,7 @@
 
 ``LocalLLMServer`` starts ``python -m llama_cpp.server`` on 127.0.0.1 at a free port, waits until it answers
 ``GET /v1/models`` and stops it on exit; its log is kept for the error message when it does not come up. The
-``local_llm`` fixture (tests/conftest.py) starts one for the whole test session. Unlike tests/fake_llm.py it
+``local_llm`` fixture (tests/conftest.py) starts one for the whole test session. Unlike tests/support/fake_llm.py it
 scripts nothing: the replies are a 135M model's, short and often malformed, so tests assert the pipelines'
 behaviour on them (parsed, or kept raw and marked failed; resumed; usage counted), never their quality.
 """

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from containment import ContainmentChecker, WordEncoder
 from factscope.checkers.segmented import SegmentedChecker
 from factscope.conner.data import KnowledgeRecord
 from factscope.conner.evaluator import KnowledgeEvaluator
@@ -23,7 +24,6 @@ from factscope.grounding.presence_rounds import PresenceRounds, best_in_rounds, 
 from factscope.grounding.system import GroundSpec, make_spec_presence
 from factscope.retrieve.corpus import BM25Retriever, Corpus, Document
 from fake_scorers import KeywordScorer
-from test_ground_presence_shortlist import ContainmentChecker, WordEncoder
 
 FILLER = [
     "Rain fell in Oslo all week.",

@@ -5,7 +5,6 @@ the tables page's example, run."""
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -17,8 +16,7 @@ from factscope.conner.scores import KnowledgeScores, SentenceEvidence
 from factscope.core.errors import InputError
 from factscope.core.result_tables import table_rows, write_table
 from factscope.core.tables import csv_records, parquet_records
-
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+from repo_paths import EXAMPLES
 
 
 def _cells(column: pd.Series) -> list:

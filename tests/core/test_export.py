@@ -3,8 +3,6 @@ unreadable rows skipped and reported; a bad level or suffix refused with exit co
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pandas as pd
 import pytest
 
@@ -12,8 +10,7 @@ import factscope
 from cli_entry import run_factscope
 from containment import ContainsChecker
 from factscope.core.tables import csv_records, table_records
-
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+from repo_paths import EXAMPLES
 
 
 def _plain(frame: pd.DataFrame) -> list[dict]:

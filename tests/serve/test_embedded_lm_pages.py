@@ -11,7 +11,7 @@ import pytest
 from factscope.conner.data import KnowledgeRecord, parse_knowledge_record, read_knowledge_records
 from factscope.conner.evaluator import KnowledgeEvaluator, KnowledgeSettings, given_evidence
 from factscope.retrieve.corpus import BM25Retriever, Corpus, Document
-from test_knowledge import WordChecker
+from fake_scorers import WordChecker
 
 EXAMPLES = files("factscope.examples")
 BILLY = ["\"The Glory of Love\" is a song written by Billy Hill.", "Billy Hill was born in Boston in 1899."]

@@ -7,7 +7,9 @@ import re
 import runpy
 from pathlib import Path
 
-DOCS = Path(__file__).resolve().parents[1] / "docs"
+from repo_paths import ROOT
+
+DOCS = ROOT / "docs"
 
 
 def python_blocks(page: str) -> list[str]:

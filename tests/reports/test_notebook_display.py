@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import html
 import re
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -18,8 +17,7 @@ from factscope.conner.evaluator import KnowledgeEvaluator
 from factscope.core.results import ResultRows
 from factscope.core.run_result import RunResult
 from factscope.reports.notebook import NOTEBOOK_RECORDS
-
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+from repo_paths import EXAMPLES
 
 
 def _page(shown: str) -> str:

@@ -19,8 +19,7 @@ from factscope.conner.evaluator import KnowledgeEvaluator
 from factscope.core import tables
 from factscope.core.errors import InputError
 from factscope.refchecker.data import CheckRecords
-
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+from repo_paths import EXAMPLES
 
 
 def _dumped(run) -> list[dict]:
