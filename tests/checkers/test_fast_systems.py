@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,6 +23,7 @@ from factscope.grounding.presence_rounds import PresenceRounds, best_in_rounds, 
 from factscope.grounding.system import GroundSpec, make_spec_presence
 from factscope.retrieve.corpus import BM25Retriever, Corpus, Document
 from fake_scorers import KeywordScorer
+from repo_paths import DATA, EXAMPLES
 
 FILLER = [
     "Rain fell in Oslo all week.",
@@ -165,9 +165,6 @@ def test_the_server_gives_its_mode_to_every_system():
     assert specs["ground"].mode == specs["knowledge"].mode == "fast"
 
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "src" / "factscope" / "examples"
-
-
 @pytest.fixture
 def recorded_checkers(monkeypatch):
     """make_checker replaced by one that records its settings and builds a segmented checker over KeywordScorer."""
@@ -204,7 +201,7 @@ def test_ground_score_fast_gives_the_exact_decisions_and_records_its_mode(app, t
         return NLIPresence(ContainmentChecker(), window=1, mode=mode)
 
     monkeypatch.setattr(presence, "make_presence", containment)
-    data = Path(__file__).parent / "data" / "ground"
+    data = DATA / "ground"
     decisions, manifests = {}, {}
     for mode in ("exact", "fast"):
         out = tmp_path / f"{mode}.jsonl"
