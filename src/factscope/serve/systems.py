@@ -19,6 +19,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, create_model
 
+from factscope.checkers.settings import CheckerSettings
 from factscope.conner.system import KNOWLEDGE, KnowledgeSpec
 from factscope.core.errors import InputError
 from factscope.core.run import Pipeline, ProgressCallback
@@ -164,7 +165,7 @@ class DefinedSystem(System[Item, Row]):
 def make_systems(components: Components) -> dict[str, System[Any, Any]]:
     """Each system, in the order pages list them, with the server's components."""
     llm = components.llm
-    mode = {"mode": components.mode}
+    mode: CheckerSettings = {"mode": components.mode}
     systems: list[System[Any, Any]] = [
         DefinedSystem(
             CHECK,
