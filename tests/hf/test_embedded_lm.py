@@ -9,14 +9,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from cli_entry import run_factscope
 
+import repo_paths
+from cli_entry import run_factscope
 from factscope.conner.evaluator_setup import default_lm, make_evaluator, missing_parts
 from factscope.core.errors import ConfigError
 from factscope.hf import embedded_lm
 from factscope.hf.causal_lm import EndpointCausalLM
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "src" / "factscope" / "examples" / "knowledge"
+EXAMPLES = repo_paths.EXAMPLES / "knowledge"
 LM_METRICS = ("coherence_sentence", "informativeness", "helpfulness")
 
 installed = pytest.mark.skipif(

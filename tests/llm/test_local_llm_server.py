@@ -1,5 +1,5 @@
 """Every LLM path end to end against a real local endpoint: llama-cpp-python's server with the embedded
-SmolLM2-135M-Instruct (the session's `local_llm` fixture, tests/local_llm.py), over real HTTP.
+SmolLM2-135M-Instruct (the session's `local_llm` fixture, tests/support/local_llm.py), over real HTTP.
 
 A 135M model answers briefly, often wrongly, and often not in the format asked for; these tests check what the
 pipelines do with such replies (parsed, or kept raw and marked failed; reruns resumed; usage counted), never
@@ -15,13 +15,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from cli_entry import run_factscope
 
+from cli_entry import run_factscope
 from factscope.core.schema import LABELS
+from repo_paths import EXAMPLES
 
 pytestmark = pytest.mark.timeout(600)
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "src" / "factscope" / "examples"
 LABEL_NAMES = {label.value for label in LABELS}
 
 
