@@ -461,16 +461,25 @@ def test_grounding_scores_of_shards_are_the_local_ones(tmp_path):
     assert totals.summary().records == len(examples) > 1
 
 
-def test_knowledge_score_through_the_cli_on_ray_prints_the_local_figures(app, tmp_path):
+def test_knowledge_score_through_the_cli_on_ray_prints_the_local_figures(app, fake_llm, tmp_path):
     from typer.testing import CliRunner
 
+    fake_llm.responder = lambda request: "Entailment"
     runner = CliRunner()
     common = [
         "knowledge",
         "score",
         str(EXAMPLES / "knowledge" / "records.jsonl"),
+        "--corpus",
+        str(EXAMPLES / "knowledge" / "corpus.jsonl"),
         "--checker",
-        "none",
+        "llm",
+        "--llm-base-url",
+        fake_llm.base_url,
+        "--llm-model",
+        "fake",
+        "--llm-cache",
+        "off",
         "--relevance-model",
         "none",
         "--coherence-model",
@@ -487,7 +496,12 @@ def test_knowledge_score_through_the_cli_on_ray_prints_the_local_figures(app, tm
     def figures(output: str) -> list[str]:
         return [line for line in output.splitlines() if "mean of" in line or "new / resumed" in line]
 
+    def usage(output: str) -> list[str]:
+        return [" ".join(line.split()) for line in output.splitlines() if line.startswith("│ LLM")]
+
     assert figures(on_ray.output) == figures(local.output) and len(figures(local.output)) > 2
+    assert usage(on_ray.output) == usage(local.output) and "│ LLM calls │ 0 │" not in usage(local.output)
+    assert any(line.startswith("│ LLM calls │") for line in usage(local.output))
     written = (tmp_path / "ray" / "records.jsonl").read_text()
     assert written == (tmp_path / "local.jsonl").read_text()
 

@@ -13,7 +13,7 @@ from factscope.cli.checking_options import CheckingModeOption
 from factscope.cli.choices import RetrieveMode
 from factscope.cli.display import ProgressDisplay, console, print_skipped, print_table, summary_table
 from factscope.cli.engine_options import EngineOptions, engine_options, run_sharded
-from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
+from factscope.cli.llm_options import LLMOptions, llm_options, summed_usage, usage_rows
 from factscope.cli.option_ranges import SEED_MAX, finite
 from factscope.cli.option_rules import FAST_MODE_OPTIONS, RAY_OPTIONS, refuse_ignored
 from factscope.cli.output_options import Overwrite, RetryFailed
@@ -229,7 +229,8 @@ def score_command(
         if not (sharded.produced.new or sharded.produced.resumed or sharded.passed_over):
             raise InputError("no usable answers; see the messages above", path=answers)
         run = ATTRIBUTE.result(sharded.produced, sharded.totals, sharded.facts())
-        _report_scores(run, sharded.passed_over, len(sharded.problems), output, None, summary)
+        client = summed_usage(endpoint, ATTRIBUTE.needs_llm(spec), sharded.llm_usage)
+        _report_scores(run, sharded.passed_over, len(sharded.problems), output, client, summary)
         return
     check_outputs(output, overwrite=overwrite, written={"--summary": summary})
     check_template(hypothesis)

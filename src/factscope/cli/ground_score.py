@@ -17,7 +17,7 @@ from rich.text import Text
 from factscope.claims.registry import EXTRACTOR_SPECS
 from factscope.cli.display import ProgressDisplay, console, format_value, print_table, summary_table
 from factscope.cli.engine_options import EngineOptions, run_sharded
-from factscope.cli.llm_options import LLMOptions, usage_rows
+from factscope.cli.llm_options import LLMOptions, summed_usage, usage_rows
 from factscope.cli.option_ranges import PRESENCE_THRESHOLD_RULE, presence_for_threshold, presence_threshold
 from factscope.cli.option_rules import RAY_OPTIONS, WINDOW_OPTIONS, refuse_ignored
 from factscope.cli.output_options import Overwrite, RetryFailed
@@ -183,7 +183,8 @@ def score_command(
         if not (sharded.produced.new or sharded.produced.resumed):
             raise InputError("no record to score: see the messages above", path=input)
         run = GROUND.result(sharded.produced, sharded.totals, sharded.facts())
-        _report_ground(run, len(sharded.problems), [], output, None, summary)
+        client = summed_usage(endpoint, GROUND.needs_llm(spec), sharded.llm_usage)
+        _report_ground(run, len(sharded.problems), [], output, client, summary)
         return
     output = output or Path(f"{input.stem}.ground.jsonl")
     check_outputs(output, overwrite=overwrite, written={"--summary": summary})

@@ -33,7 +33,7 @@ from factscope.cli.knowledge_options import (
     Task,
     Weights,
 )
-from factscope.cli.llm_options import LLMOptions, usage_rows
+from factscope.cli.llm_options import LLMOptions, summed_usage, usage_rows
 from factscope.cli.option_rules import FAST_MODE_OPTIONS, RAY_OPTIONS, refuse_ignored
 from factscope.cli.output_options import Overwrite, RetryFailed
 from factscope.cli.output_paths import check_outputs
@@ -136,7 +136,8 @@ def score_command(
         if not (sharded.produced.new or sharded.produced.resumed):
             raise InputError("no usable records; see the messages above", path=input)
         run = KNOWLEDGE.result(sharded.produced, sharded.totals, sharded.facts())
-        _report_knowledge(run, len(sharded.problems), output, None)
+        client = summed_usage(endpoint, KNOWLEDGE.needs_llm(spec), sharded.llm_usage)
+        _report_knowledge(run, len(sharded.problems), output, client)
         return
     output = output or Path(f"{input.stem}.knowledge.jsonl")
     check_outputs(output, overwrite=overwrite)
