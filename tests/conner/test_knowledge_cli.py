@@ -79,7 +79,7 @@ def test_score_all_metrics_with_tiny_models_and_resume(app, models, tmp_path):
 def test_score_reports_bad_records_and_missing_parts(app, tmp_path):
     out = tmp_path / "scored.jsonl"
     result = _run(app, "knowledge", "score", DATA / "records.jsonl", "-o", out, "--checker", "none",
-                  "--relevance-model", "none", "--coherence-model", "none")
+                  "--relevance-model", "none", "--coherence-model", "none", "--lm", "none")
     assert result.exit_code == 0, result.output
     assert "records.jsonl:4" in result.output and "query" in result.output
     rows = _rows(out)

@@ -69,6 +69,8 @@ def results(tmp_path_factory):
         knowledge / "records.jsonl",
         "--corpus",
         knowledge / "corpus.jsonl",
+        "--lm",
+        "none",
         "-o",
         files["knowledge"],
     )
