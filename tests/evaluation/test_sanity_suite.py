@@ -16,9 +16,12 @@ from factscope.evaluation.sanity_rewrites import clauses, passive, past_particip
 from factscope.hf.embedded import load_spacy
 from repo_paths import EXAMPLES
 
-SHIPPED_ENTAILMENT_FLOOR = 0.99
-"""The least share of the sample's pairs the shipped checker (in its own layout, 1-sentence windows) must label
-Entailment, at every reference length."""
+SHIPPED_ENTAILMENT_FLOOR = 0.95
+"""The least share of the sample's pairs the shipped checker, in its own layout (2-sentence windows), must label
+Entailment at every reference length: a copied sentence is judged with its neighbour, which now and then tips it."""
+
+SENTENCE_WINDOW_FLOOR = 0.99
+"""The same with 1-sentence windows (``--window-sentences 1``), the issue's bar."""
 
 TOWN = (
     "Greywater is a small town on the northern bank of the Elm River. "
@@ -213,7 +216,8 @@ def test_shipped_checker_labels_the_sample_entailment(nlp):
     assert os.environ.get("HF_HUB_OFFLINE") == "1"
     copies = [SanitySource(f"{name}-{n}", text) for n in range(4) for name, text in (("town", TOWN), ("lab", LAB))]
     pairs = sanity_pairs([*copies, *_example_sources()], nlp=nlp)  # each copy draws its own sentences
-    report = score_sanity(make_checker("embedded"), pairs)
-    assert {row.reference_sentences for row in report.by_length} == {1, 2, 5, 20}
-    assert report.lowest_length_share is not None
-    assert report.lowest_length_share >= SHIPPED_ENTAILMENT_FLOOR, report.by_length
+    for layout, floor in (({}, SHIPPED_ENTAILMENT_FLOOR), ({"window_sentences": 1}, SENTENCE_WINDOW_FLOOR)):
+        report = score_sanity(make_checker("embedded", **layout), pairs)
+        assert {row.reference_sentences for row in report.by_length} == {1, 2, 5, 20}
+        assert report.lowest_length_share is not None
+        assert report.lowest_length_share >= floor, (layout, report.by_length)

@@ -42,7 +42,7 @@ WindowSentences = Annotated[
         min=0,
         help="model checkers read each reference as windows of N consecutive sentences (stride one sentence, each "
         "within --segment-tokens) and take the best window; 0 reads --segment-tokens segments (RefChecker's "
-        "layout); default: the checker's own (the shipped checker reads 1-sentence windows, other models 0)",
+        "layout); default: the checker's own (the shipped checker reads 2-sentence windows, other models 0)",
     ),
 ]
 
