@@ -105,7 +105,7 @@ COMMANDS = {
     ),
     "knowledge score": (
         ["knowledge", "score", str(EXAMPLES / "knowledge" / "records.jsonl"), "--checker", "none",
-         "--relevance-model", "none", "--coherence-model", "none"],
+         "--relevance-model", "none", "--coherence-model", "none", "--lm", "none"],
         ["--weights", "0.4,0.2,0.2,0.2"],
     ),
 }

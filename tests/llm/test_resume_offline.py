@@ -68,7 +68,7 @@ class _Scorer:
 
 
 KNOWLEDGE_OPTIONS = ["--corpus", str(EXAMPLES / "knowledge" / "corpus.jsonl"), "--relevance-model", "bi-encoder",
-                     "--coherence-model", "proxy", "--batch-size", "4"]
+                     "--coherence-model", "proxy", "--lm", "none", "--batch-size", "4"]
 
 SCORERS = [
     _Scorer("ground", ["ground"], _ground_input, ["--presence", "bi", "--batch-size", "4"], 80,
@@ -157,7 +157,8 @@ LLM_SCORERS = [
             "responses (new / resumed)", _agree_failed),
     _Scorer("knowledge score", ["knowledge", "score"], _knowledge_input,
             ["--corpus", str(EXAMPLES / "knowledge" / "corpus.jsonl"), "--relevance-model", "none",
-             "--coherence-model", "none", "--checker", "llm"], 8, "records scored (new / resumed)", _knowledge_failed),
+             "--coherence-model", "none", "--lm", "none", "--checker", "llm"], 8, "records scored (new / resumed)",
+            _knowledge_failed),
     _Scorer("attribute score", ["attribute", "score"], _attribute_input, ["--checker", "llm"], 8,
             "answers scored now / resumed", _attribute_failed),
 ]
