@@ -12,10 +12,10 @@ import spacy
 
 from factscope.checkers.segmented import SegmentedChecker
 from factscope.claims.clause_facts import ClauseFactExtractor
-from factscope.claims.parsing import parse_batch, piece_ranges
+from factscope.claims.parsing import parse_batch
 from factscope.claims.rule_triplets import RuleTripletExtractor
 from factscope.claims.sentences import SentenceExtractor
-from factscope.core.text import sentence_spans
+from factscope.core.text import piece_ranges, sentence_spans
 from factscope.hf.embedded import load_spacy
 from factscope.refchecker.data import CheckRecords
 from factscope.refchecker.system import CHECK, CheckSpec

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -16,7 +16,7 @@ import numpy
 
 from factscope.claims.base import check_questions
 from factscope.core.schema import Claim, Extraction, Span
-from factscope.core.text import sentence_spans
+from factscope.core.text import piece_ranges, sentence_spans
 
 SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass"})
 SPEAKER_PRONOUNS = frozenset({"i", "me", "you", "we"})
@@ -125,9 +125,9 @@ def parse_batch(nlp: Any, texts: Sequence[object], batch_size: int, piece_chars:
     Hyphenated words are merged and sentence boundaries set (:func:`join_hyphenated`,
     :func:`mark_sentence_starts`) before the components run. A text of any length is parsed: one longer than
     ``piece_chars`` (or the pipeline's ``max_length``) is cut into pieces at sentence starts
-    (:func:`piece_ranges`), the pieces parsed like texts, and joined back into one Doc whose character offsets are
-    those of the text. Non-string items come back as failed Extractions; every other item as its spaCy Doc, in
-    input order.
+    (:func:`factscope.core.text.piece_ranges`), the pieces parsed like texts, and joined back into one Doc whose
+    character offsets are those of the text. Non-string items come back as failed Extractions; every other item as
+    its spaCy Doc, in input order.
     """
     limit = max(1, min(piece_chars, nlp.max_length))
     results: list[Any] = [None] * len(texts)
@@ -157,26 +157,9 @@ def parse_batch(nlp: Any, texts: Sequence[object], batch_size: int, piece_chars:
     return results
 
 
-def piece_ranges(text: str, spans: Sequence[tuple[int, int]], limit: int) -> list[tuple[int, int]]:
-    """Character ranges that cover ``text`` in pieces of at most ``limit`` characters, each cut at the last
-    sentence start that fits, else (a sentence longer than ``limit``) after the last whitespace that fits, else at
-    ``limit``."""
-    starts = [start for start, _ in spans]
-    cuts = [0]
-    while len(text) - cuts[-1] > limit:
-        begin, end = cuts[-1], cuts[-1] + limit
-        index = bisect_right(starts, end) - 1
-        if index >= 0 and starts[index] > begin:
-            cuts.append(starts[index])
-            continue
-        blank = next((i for i in range(end - 1, begin, -1) if text[i].isspace()), None)
-        cuts.append(blank + 1 if blank is not None else end)
-    return list(zip(cuts, [*cuts[1:], len(text)]))
-
-
 def prepared_pieces(nlp: Any, text: str, limit: int) -> list[Any]:
     """The Docs to parse for ``text``: one (:func:`prepared`) when it fits in ``limit`` characters, else one per
-    piece of :func:`piece_ranges`, each with the sentence starts that fall in it."""
+    piece of :func:`factscope.core.text.piece_ranges`, each with the sentence starts that fall in it."""
     if len(text) <= limit:
         return [prepared(nlp, text)]
     masked = mask_markup(text)

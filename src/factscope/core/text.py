@@ -1,9 +1,11 @@
-"""Sentence splitting with character offsets, and token-aware segmentation of long references."""
+"""Sentence splitting with character offsets, long texts cut into pieces of a character budget (for the parser and
+for LLM prompts), and token-aware segmentation of long references."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from bisect import bisect_right
+from collections.abc import Callable, Sequence
 
 from factscope.core.schema import Span
 
@@ -169,6 +171,24 @@ def _append_trimmed(text: str, start: int, end: int, items: dict[int, int], span
 def split_sentences(text: str) -> list[str]:
     """The sentences of ``text`` as strings (see :func:`sentence_spans`)."""
     return [text[span.start : span.end] for span in sentence_spans(text)]
+
+
+def piece_ranges(text: str, spans: Sequence[tuple[int, int]], limit: int) -> list[tuple[int, int]]:
+    """Character ranges that cover ``text`` in pieces of at most ``limit`` characters, each cut at the last
+    sentence start that fits, else (a sentence longer than ``limit``) after the last whitespace that fits, else at
+    ``limit``; ``spans`` are the sentences as ``(start, end)`` pairs, in order. The spaCy parse of a long text and
+    the LLM extractors' prompts are cut so."""
+    starts = [start for start, _ in spans]
+    cuts = [0]
+    while len(text) - cuts[-1] > limit:
+        begin, end = cuts[-1], cuts[-1] + limit
+        index = bisect_right(starts, end) - 1
+        if index >= 0 and starts[index] > begin:
+            cuts.append(starts[index])
+            continue
+        blank = next((i for i in range(end - 1, begin, -1) if text[i].isspace()), None)
+        cuts.append(blank + 1 if blank is not None else end)
+    return list(zip(cuts, [*cuts[1:], len(text)]))
 
 
 def segment_spans(text: str, count_tokens: Callable[[str], int], max_tokens: int = 200) -> list[Span]:
