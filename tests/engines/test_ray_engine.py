@@ -17,8 +17,9 @@ import shutil
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -31,10 +32,10 @@ from factscope.checkers.base import CheckTask
 from factscope.checkers.relevance import lexical_relevance
 from factscope.conner.data import KnowledgeRecord, parse_knowledge_record
 from factscope.conner.evaluator_setup import make_evaluator
-from factscope.conner.scores import KnowledgeScores
-from factscope.conner.system import KnowledgeParser
+from factscope.conner.scores import KnowledgeScores, knowledge_failed
+from factscope.conner.system import KNOWLEDGE, KnowledgeParser
 from factscope.conner.task import knowledge_pipeline
-from factscope.conner.totals import KnowledgeTotals
+from factscope.conner.totals import METRICS, KnowledgeTotals
 from factscope.core.errors import ConfigError
 from factscope.core.manifest import ResultsMismatch
 from factscope.core.run import Pipeline, run_pipeline
@@ -45,7 +46,8 @@ from factscope.grounding.data import GroundExample, attach_responses, load_datas
 from factscope.grounding.system import GROUND
 from factscope.grounding.task import GroundResult, GroundTotals, ground_pipeline
 from factscope.kalma.answers import AnswerRecord, AnswerRecords, read_answer
-from factscope.kalma.scores import AttributionScore
+from factscope.kalma.scores import AttributionScore, score_failed
+from factscope.kalma.system import ATTRIBUTE
 from factscope.kalma.task import attribution_pipeline
 from factscope.kalma.totals import AttributionTotals
 from factscope.refchecker.data import CheckRecords, parse_record
@@ -125,18 +127,20 @@ class DiesOnce:
 
 @dataclasses.dataclass(frozen=True)
 class KillsItsWorkerOn:
-    """The cheap pipeline, whose worker process exits whenever its batch holds the record ``poison``; each exit
-    leaves a file in ``exits``. A run sees one exit in a batch (two when the rows of the batch before it were lost
-    with the process), then ``max_crashes`` with the record run alone."""
+    """The pipeline ``build`` makes (the cheap check pipeline unless given), whose worker process exits whenever
+    its batch holds the record ``poison``; each exit leaves a file in ``exits``. A run sees one exit in a batch
+    (two when the rows of the batch before it were lost with the process), then ``max_crashes`` with the record
+    run alone."""
 
     poison: str
     exits: Path
+    build: Callable[[], Pipeline[Any, Any, Any]] = cheap_pipeline
 
-    def __call__(self) -> Pipeline[Record, CheckResult, CheckTotals]:
-        pipeline = cheap_pipeline()
+    def __call__(self) -> Pipeline[Any, Any, Any]:
+        pipeline = self.build()
 
-        def process(batch: Sequence[Record]) -> Sequence[CheckResult]:
-            if any(record.id == self.poison for record in batch):
+        def process(batch: Sequence[Any]) -> Sequence[Any]:
+            if any(pipeline.key(item) == self.poison for item in batch):
                 (self.exits / f"exit-{len(list(self.exits.iterdir()))}").write_text(str(os.getpid()))
                 os._exit(1)
             return pipeline.process(batch)
@@ -278,7 +282,8 @@ def test_a_record_that_kills_its_worker_every_time_is_written_failed_and_every_o
     ids = [row["id"] for row in rows]
     assert len(ids) == len(set(ids)) == 60 and run.new_records == 60
     poisoned = next(row for row in rows if row["id"] == "r17")
-    assert poisoned["extraction_failed"] and "ended its worker process 2 times" in poisoned["extraction_error"]
+    assert poisoned["extraction_failed"]
+    assert "record 'r17' ended its worker process 2 times" in poisoned["extraction_error"]
     assert 3 <= len(list(exits.iterdir())) <= 4 and sharded.crashed == 1
     expected = {row.id: row.model_dump(mode="json") for row in local.results if row.id != "r17"}
     assert {row["id"]: row for row in rows if row["id"] != "r17"} == expected
@@ -419,6 +424,83 @@ def test_knowledge_scores_of_shards_are_the_local_ones(tmp_path):
     assert isinstance(sharded.totals, KnowledgeTotals) and isinstance(totals, KnowledgeTotals)
     assert sharded.totals.summary() == totals.summary()
     assert totals.summary().means["factual_consistent"].records == len(lines)
+
+
+POISON_OPTIONS = {"lines_per_unit": 3, "batch_size": 2, "max_crashes": 2}
+"""Work units and batches small enough that the poison record's unit has records before and after it."""
+
+
+def poisoned_rows(output: Path, poison: str, exits: Path) -> tuple[list[dict], dict]:
+    """The rows of the one results shard in ``output`` and the poison record's row; each record is written once,
+    and the poison record's worker died in a batch, then ``max_crashes`` times alone."""
+    (shard,) = output.glob("*.jsonl")
+    rows = [json.loads(line) for line in shard.read_text().splitlines()]
+    ids = [row["id"] for row in rows]
+    assert len(ids) == len(set(ids))
+    assert 3 <= len(list(exits.iterdir())) <= 4
+    return rows, next(row for row in rows if row["id"] == poison)
+
+
+def assert_resumed_without_running(build, parse, data: Path, output: Path, exits: Path, options: dict) -> None:
+    """A rerun of the poisoned run resumes every row, the failed one included: nothing runs (no worker dies
+    again) and the results shard is unchanged."""
+    (shard,) = output.glob("*.jsonl")
+    written, died = shard.read_text(), len(list(exits.iterdir()))
+    again = run_on_ray(build, parse, data, output, options=RayOptions(**options))
+    assert (again.produced.new, again.produced.resumed, again.crashed) == (0, len(written.splitlines()), 0)
+    assert shard.read_text() == written and len(list(exits.iterdir())) == died
+    assert again.totals.failed == 1
+
+
+def test_an_answer_that_kills_its_worker_every_time_is_written_once_as_failed(tmp_path):
+    lines = (EXAMPLES / "attribute" / "answers.jsonl").read_text().splitlines()
+    for line in (EXAMPLES / "attribute" / "answers_removed1.jsonl").read_text().splitlines():
+        answer = json.loads(line)
+        lines.append(json.dumps({**answer, "id": answer["id"] + "-removed1"}))
+    data = tmp_path / "answers.jsonl"
+    data.write_text("\n".join(lines) + "\n")
+    exits = tmp_path / "exits"
+    exits.mkdir()
+    poison = "curie-2-removed1"
+    build = KillsItsWorkerOn(poison, exits, attribution_with_overlap)
+    options = {**POISON_OPTIONS, "concurrency": 2}
+    sharded = run_on_ray(build, read_answer, data, tmp_path / "out", options=RayOptions(**options))
+    rows, failed = poisoned_rows(tmp_path / "out", poison, exits)
+    assert [row["id"] for row in rows] == [answer.id for answer in AnswerRecords(data)]
+    row = AttributionScore.model_validate(failed)
+    assert row.error is not None and f"record {poison!r} ended its worker process 2 times" in row.error
+    assert score_failed(row) and row.removed == 1 and row.citations == []
+    others = [answer for answer in AnswerRecords(data) if answer.id != poison]
+    produced, totals = run_pipeline(attribution_with_overlap(), others, batch_size=2)
+    assert [row for row in rows if row["id"] != poison] == [r.model_dump(mode="json") for r in produced.results]
+    run = ATTRIBUTE.result(sharded.produced, sharded.totals, sharded.facts())
+    assert (run.new_records, run.failed, sharded.crashed, sharded.problems) == (len(lines), 1, 1, [])
+    assert run.summary == totals.summary() and totals.failed == 0
+    assert_resumed_without_running(build, read_answer, data, tmp_path / "out", exits, options)
+
+
+def test_a_knowledge_record_that_kills_its_worker_every_time_is_written_once_as_failed(tmp_path):
+    data = tmp_path / "records.jsonl"
+    shutil.copy(EXAMPLES / "knowledge" / "records.jsonl", data)
+    exits = tmp_path / "exits"
+    exits.mkdir()
+    poison = "nq-4"
+    build = KillsItsWorkerOn(poison, exits, KnowledgeWithOverlap(EXAMPLES / "knowledge" / "corpus.jsonl"))
+    parse = KnowledgeParser(None)
+    sharded = run_on_ray(build, parse, data, tmp_path / "out", options=RayOptions(**POISON_OPTIONS))
+    rows, failed = poisoned_rows(tmp_path / "out", poison, exits)
+    records = [parse_knowledge_record(json.loads(line), path=data, line=1) for line in data.read_text().splitlines()]
+    assert [row["id"] for row in rows] == [record.id for record in records]
+    row = KnowledgeScores.model_validate(failed)
+    assert knowledge_failed(row) and row.factuality is None and row.validity is None
+    assert set(row.not_computed) == {*METRICS, "q_know"}
+    assert all(f"record {poison!r} ended its worker process 2 times" in why for why in row.not_computed.values())
+    produced, totals = run_pipeline(build.build(), [r for r in records if r.id != poison], batch_size=2)
+    assert [row for row in rows if row["id"] != poison] == [r.model_dump(mode="json") for r in produced.results]
+    run = KNOWLEDGE.result(sharded.produced, sharded.totals, sharded.facts())
+    assert (run.new_records, run.failed, sharded.crashed, sharded.problems) == (len(records), 1, 1, [])
+    assert run.summary.means == totals.summary().means and totals.failed == 0
+    assert_resumed_without_running(build, parse, data, tmp_path / "out", exits, POISON_OPTIONS)
 
 
 class OverlapPresence:

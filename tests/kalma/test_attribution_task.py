@@ -14,10 +14,11 @@ from factscope.kalma.data import AttributionQuestion, read_questions
 from factscope.kalma.generation import generate, generation_prompt
 from factscope.kalma.graphs import prepare, removed_knowledge
 from factscope.kalma.question_evolution import EvolutionSeed, evolve, parse_generated
-from factscope.kalma.scores import AttributionScore
+from factscope.kalma.report import record_html
+from factscope.kalma.scores import AttributionScore, score_crashed, score_failed
 from factscope.kalma.task import score
 from factscope.kalma.text_quality import continuation_logprob, judge_text_quality
-from factscope.kalma.totals import summarize
+from factscope.kalma.totals import AttributionTotals, summarize
 from factscope.kg.graph import Triple
 from factscope.kg.loaders import load_graph
 from factscope.llm.client import LLMClient, LLMConfig
@@ -126,6 +127,18 @@ def test_failed_checks_are_counted_not_scored(tmp_path):
           ValueInSentence(fail_on="writer"), output=out)
     figures = summarize([AttributionScore.model_validate_json(out.read_text())])["removed=0"]
     assert (figures["alignment_value"], figures["alignment_pairs"], figures["alignment_failed"]) == (1.0, 1, 1)
+
+
+def test_an_answer_not_scored_is_counted_failed_left_out_of_the_figures_and_shown_with_its_reason():
+    (scored,) = score([record("Born in London [Q1, place of birth: London].")], ValueInSentence()).results
+    crashed = score_crashed(record("Born in Paris [Q1, place of birth: Paris]."), "it ended its worker")
+    totals = AttributionTotals()
+    for row in (scored, crashed):
+        totals.add(AttributionScore.model_validate_json(row.model_dump_json()))
+    assert score_failed(crashed) and not score_failed(scored) and totals.failed == 1
+    assert list(totals.groups) == [0] and totals.groups[0].citations.answers == 1
+    assert totals.summary() == summarize([scored])
+    assert "not scored:</b> it ended its worker" in record_html(crashed, "a")
 
 
 def test_geval_scores_failures_and_weighted_score(fake_llm):

@@ -263,7 +263,7 @@ def _report_scores(run: AttributionRun, failed_generations: int, skipped: int, o
     if summary is not None:
         summary.write_text(json.dumps(run.summary, indent=2), encoding="utf-8")
     if run.failed:
-        raise RecordsFailed(run.failed, "answers' checker or G-Eval calls", output)
+        raise RecordsFailed(run.failed, "answers (a checker or G-Eval call, or their worker process)", output)
 
 
 def make_questions_command(

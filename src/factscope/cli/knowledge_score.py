@@ -161,7 +161,7 @@ def _report_knowledge(run: KnowledgeRun, skipped: int, output: Path, llm: LLMCli
     for metric, reason in run.summary.not_computed.items():
         console.print(f"[yellow]not computed[/] {metric}: {escape(reason)}")
     if run.failed:
-        raise RecordsFailed(run.failed, "records' checker or causal-LM calls", output)
+        raise RecordsFailed(run.failed, "records (a checker or causal-LM call, or their worker process)", output)
 
 
 def _survey(records: KnowledgeRecords, path: Path) -> int:

@@ -80,12 +80,15 @@ VALIDITY_CHECKS_FAILED = "the checker failed on every premise"
 LM_FAILED = "the causal LM failed"
 """How the ``not_computed`` reason of a metric starts when the causal LM's call failed."""
 
+NOT_SCORED = "the record could not be scored"
+"""How the ``not_computed`` reason of every metric starts when the record could not be scored at all."""
+
 
 def knowledge_failed(row: KnowledgeScores) -> bool:
-    """Whether a row records a failed call a rerun should retry: a failed evidence check of a knowledge
-    sentence, a validity whose every check failed, or a failed causal-LM call."""
+    """Whether a row records a failure a rerun should retry: a failed evidence check of a knowledge
+    sentence, a validity whose every check failed, a failed causal-LM call, or a record not scored at all."""
     return (
         any(sentence.failed_checks for sentence in row.sentences)
         or row.not_computed.get("validity") == VALIDITY_CHECKS_FAILED
-        or any(reason.startswith(LM_FAILED) for reason in row.not_computed.values())
+        or any(reason.startswith((LM_FAILED, NOT_SCORED)) for reason in row.not_computed.values())
     )

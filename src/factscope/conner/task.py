@@ -11,8 +11,8 @@ from pathlib import Path
 
 from factscope.conner.data import KnowledgeRecord
 from factscope.conner.evaluator import KnowledgeEvaluator
-from factscope.conner.scores import KnowledgeScores, knowledge_failed
-from factscope.conner.totals import KnowledgeSummary, KnowledgeTotals
+from factscope.conner.scores import NOT_SCORED, KnowledgeScores, knowledge_failed
+from factscope.conner.totals import METRICS, KnowledgeSummary, KnowledgeTotals
 from factscope.core.manifest import Setting
 from factscope.core.run import Pipeline, ProgressCallback, RunRows, report_progress, run_pipeline
 from factscope.core.run_result import RunResult
@@ -21,7 +21,7 @@ from factscope.core.run_result import RunResult
 class KnowledgeRun(RunResult[KnowledgeScores]):
     """A whole knowledge-scoring run: its summary, the counts, and every result in the results file (earlier runs'
     included when resuming, read lazily; left out of ``model_dump``). ``failed``: rows with a failed checker or
-    causal-LM call (``knowledge_failed``)."""
+    causal-LM call, or of a record that could not be scored (``knowledge_failed``)."""
 
     summary: KnowledgeSummary
 
@@ -55,7 +55,15 @@ def knowledge_pipeline(
         components={"evaluator": evaluator},
         settings=dict(settings or {}),
         failed=knowledge_failed,
+        crashed=knowledge_crashed,
     )
+
+
+def knowledge_crashed(record: KnowledgeRecord, reason: str) -> KnowledgeScores:
+    """The failed row of a record whose scoring ended its worker process (``Pipeline.crashed``): every metric
+    and Q_know not computed, for ``reason``, so ``retry_failed`` scores it again."""
+    why = f"{NOT_SCORED}: {reason}"
+    return KnowledgeScores(id=record.id, not_computed={metric: why for metric in (*METRICS, "q_know")})
 
 
 def knowledge(

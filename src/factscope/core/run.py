@@ -230,11 +230,12 @@ class Pipeline(Generic[Item, Row, TotalsT]):
     new_totals: Callable[[], TotalsT]
     components: Mapping[str, object]
     settings: Mapping[str, Setting]
-    failed: Callable[[Row], bool] | None = None
-    crashed: Callable[[Item, str], Row] | None = None
+    failed: Callable[[Row], bool]
+    """Whether a row records a failure a rerun with ``retry_failed`` should try again."""
+    crashed: Callable[[Item, str], Row]
     """The failed row of an item whose processing ended its worker process every time it was tried, with the
-    reason (an engine with worker processes writes it, so the run finishes; None: the item is skipped and
-    reported)."""
+    reason: an engine with worker processes writes it in the item's place, so the run finishes, ``failed`` picks
+    it and a resumed run does not try it again."""
 
     def manifest(self, items: Iterable[object]) -> RunManifest:
         """The manifest of a run of this pipeline over ``items`` (see ``run_manifest``)."""

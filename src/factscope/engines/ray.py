@@ -94,8 +94,8 @@ class PipelineShape:
     stage_name: str
     row_type: type[BaseModel]
     new_totals: Callable[[], Totals[Any]]
-    failed: Callable[[Any], bool] | None
-    crashed: Callable[[Any, str], BaseModel] | None
+    failed: Callable[[Any], bool]
+    crashed: Callable[[Any, str], BaseModel]
     manifest: RunManifest
     names: dict[str, str]
 
@@ -262,7 +262,7 @@ def _run(
     try:
         for shard in shards:
             path = result_shard(output, shard)
-            if retry_failed and shape.failed is not None:
+            if retry_failed:
                 retried += drop_rows(path, partial(_judge, shape.failed, shape.row_type))
             totals = shape.new_totals()
             writer = ResultWriter(path, seen=partial(_count, totals, shape.row_type))
@@ -510,18 +510,20 @@ class _UnitPool:
         return None
 
     def _crashed_outputs(self, unit: WorkUnit, line: int, key: str, crashes: int, reason: str) -> list[Output]:
-        """The failed row of the record on ``line`` (or, for a pipeline without ``crashed``, its error)."""
+        """The failed row the pipeline's ``crashed`` makes of the record on ``line``, or, when that line no longer
+        holds a record the parser reads (the input changed during the run), its error."""
         message = (
-            f"the record ended its worker process {crashes} times ({reason}), so it was not run; rerun with "
+            f"record {key!r} ended its worker process {crashes} times ({reason}), so it was not run; rerun with "
             "--retry-failed after fixing the cause, or leave the record out"
         )
         path = Path(unit.shard)
         for found, raw in unit_records(unit):
-            if found != line or isinstance(raw, InputError) or self.shape.crashed is None:
+            if found != line or isinstance(raw, InputError):
                 continue
             item = self.parse(raw, path=path, line=line)
-            row = self.shape.crashed(item, message).model_dump(mode="json")
-            return [("row", unit.shard, key, line, json.dumps(row, ensure_ascii=False))]
+            if item is not None:
+                row = self.shape.crashed(item, message).model_dump(mode="json")
+                return [("row", unit.shard, key, line, json.dumps(row, ensure_ascii=False))]
         error = {"message": message, "path": unit.shard, "line": line, "field": None}
         return [("problem", unit.shard, "", line, json.dumps(error))]
 

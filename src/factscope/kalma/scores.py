@@ -1,5 +1,5 @@
 """One scored answer: its citations with their judgements, counts, alignment, [NA] counts and G-Eval scores
-(the row of a results file), and whether it records a failed call."""
+(the row of a results file), and whether it records a failed call or an answer that could not be scored."""
 
 from __future__ import annotations
 
@@ -42,7 +42,8 @@ class CitationIssue(BaseModel):
 
 
 class AttributionScore(ShownAsHtml, BaseModel):
-    """The per-answer result row: citations with their judgements, counts, alignment, [NA] counts, G-Eval."""
+    """The per-answer result row: citations with their judgements, counts, alignment, [NA] counts, G-Eval;
+    ``error`` says why an answer could not be scored at all (its row then holds no figures)."""
 
     id: str
     removed: int = 0
@@ -54,6 +55,7 @@ class AttributionScore(ShownAsHtml, BaseModel):
     alignment: list[bool | None] = Field(default_factory=list)
     na: AnswerNACounts | None = None
     geval: dict[str, dict[str, Any]] | None = None
+    error: str | None = None
 
     item_level: ClassVar[str] = "citations"
     item_fields: ClassVar[tuple[str, ...]] = ("citations",)
@@ -109,11 +111,20 @@ def score_row(record: AnswerRecord, decisions: dict[tuple[str, str], bool | None
     )
 
 
+def score_crashed(record: AnswerRecord, reason: str) -> AttributionScore:
+    """The failed row of an answer whose scoring ended its worker process (``Pipeline.crashed``): no figures, and
+    ``reason`` as its error, so ``retry_failed`` scores it again."""
+    return AttributionScore(
+        id=record.id, removed=len(record.removed), counts=AnswerCitationCounts(0, 0, 0, 0, 0), error=reason
+    )
+
+
 def score_failed(row: AttributionScore) -> bool:
-    """Whether a score row records a failed call: a citation's alignment check, an [NA] check (an undecided
-    sentence or triple) or a G-Eval judgement that failed."""
+    """Whether a score row records a failure: an answer that could not be scored, or a failed call (a citation's
+    alignment check, an [NA] check that left a sentence or triple undecided, or a G-Eval judgement)."""
     return (
-        any(value is None for value in row.alignment)
+        row.error is not None
+        or any(value is None for value in row.alignment)
         or (row.na is not None and row.na.undecided > 0)
         or any(cell.get("failed") for cell in (row.geval or {}).values())
     )

@@ -33,7 +33,7 @@ from factscope.kalma.hypotheses import (
     entailment_decisions,
     na_pairs,
 )
-from factscope.kalma.scores import AttributionScore, score_failed, score_row
+from factscope.kalma.scores import AttributionScore, score_crashed, score_failed, score_row
 from factscope.kalma.text_quality import judge_text_quality
 from factscope.kalma.totals import AttributionFigures, AttributionTotals
 from factscope.kg.citations import parse_answer
@@ -44,7 +44,7 @@ from factscope.metrics.ratios import EmptyPolicy
 class AttributionRun(RunResult[AttributionScore]):
     """A whole scoring run: the figures per number of removed triples, the counts, and every row in the results
     file (earlier runs' included when resuming, read lazily; left out of ``model_dump``). ``failed``: rows with a
-    failed checker or judge call (``score_failed``)."""
+    failed checker or judge call, or of an answer that could not be scored (``score_failed``)."""
 
     summary: dict[str, AttributionFigures]
     checker: str
@@ -87,6 +87,7 @@ def attribution_pipeline(checker: Checker, *, judge: Any = None, weighted: bool 
         components={"checker": checker, "judge": judge},
         settings={"weighted": weighted, "template": template, "matching": matching, **(settings or {})},
         failed=score_failed,
+        crashed=score_crashed,
     )
 
 

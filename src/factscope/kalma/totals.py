@@ -81,8 +81,9 @@ class AttributionTotals:
     failed: int = 0
 
     def add(self, row: AttributionScore) -> None:
-        """Count one answer's row."""
-        self.groups.setdefault(row.removed, RemovedGroupTotals(self.empty_answers)).add(row)
+        """Count one answer's row; an answer that could not be scored (``error``) is counted failed, not scored."""
+        if row.error is None:
+            self.groups.setdefault(row.removed, RemovedGroupTotals(self.empty_answers)).add(row)
         self.failed += score_failed(row)
 
     def merge(self, other: AttributionTotals) -> None:
