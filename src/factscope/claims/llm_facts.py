@@ -1,9 +1,11 @@
 """Atomic facts from an LLM (Truly Ground A.3, after Min et al.): each sentence is decomposed on its own.
 
 Each sentence of a text (``factscope.core.text.sentence_spans``) is sent with the in-context examples of the prompt
-``facts_decompose``; identical sentences are sent once (and cached by the LLM client). Replies are parsed
-strictly: every non-empty line must be a fact line ("Fact 1: ...", "- ...", "* ...", "1. ..."), or the whole
-reply must be "None" (no facts). A reply that breaks this is kept raw and the text's Extraction is marked failed.
+``facts_decompose``; identical sentences are sent once (and cached by the LLM client). A sentence longer than
+``piece_chars`` characters is sent in windows cut after a space (``factscope.claims.prompt_pieces``), one prompt
+each, and its facts are those of its windows, in order. Replies are parsed strictly: every non-empty line must be a
+fact line ("Fact 1: ...", "- ...", "* ...", "1. ..."), or the whole reply must be "None" (no facts). A reply that
+breaks this is kept raw and the text's Extraction is marked failed; the facts of its other sentences are kept.
 """
 
 from __future__ import annotations
@@ -13,12 +15,18 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from factscope.claims.base import check_questions
+from factscope.claims.prompt_pieces import (
+    PROMPT_PIECE_CHARS,
+    REPLY_SEPARATOR,
+    checked_piece_chars,
+    sentence_windows,
+)
 from factscope.core.prompts import load_prompt
 from factscope.core.schema import Claim, Extraction, Span
 from factscope.core.text import sentence_spans
 
 if TYPE_CHECKING:
-    from factscope.llm.client import LLMClient
+    from factscope.llm.client import ChatReply, LLMClient
 
 _FACT_LINE = re.compile(r"^(?:fact\s*\d+\s*[:.)]|[-*\u2022]|\d+\s*[.)])\s*(?P<fact>\S.*)$", re.IGNORECASE)
 _NONE = re.compile(r"^\W*(none|no facts?)\W*$", re.IGNORECASE)
@@ -46,14 +54,24 @@ def parse_facts(reply: str) -> list[str]:
 
 
 class LLMFactExtractor:
-    """Decomposes texts into atomic facts (Claim kind "fact") with an OpenAI-compatible LLM."""
+    """Decomposes texts into atomic facts (Claim kind "fact") with an OpenAI-compatible LLM.
+
+    ``piece_chars`` (at least ``MIN_PIECE_CHARS``) is the most characters of a sentence one prompt shows: a
+    longer sentence is sent in windows, one prompt each.
+    """
 
     def __init__(
-        self, client: LLMClient, *, prompt: str = "facts_decompose", max_tokens: int | None = 512
+        self,
+        client: LLMClient,
+        *,
+        prompt: str = "facts_decompose",
+        max_tokens: int | None = 512,
+        piece_chars: int = PROMPT_PIECE_CHARS,
     ) -> None:
         self.client = client
         self.template = load_prompt(prompt)
         self.max_tokens = max_tokens
+        self.piece_chars = checked_piece_chars(piece_chars)
         self.name = f"llm-facts:{client.config.model}"
 
     def _messages(self, sentence: str) -> list[dict[str, str]]:
@@ -64,33 +82,49 @@ class LLMFactExtractor:
     ) -> list[Extraction]:
         """One Extraction per text: its atomic facts with the sentence id and span each came from."""
         check_questions(texts, questions)
-        spans_of = [sentence_spans(text) for text in texts]
+        windows_of = [
+            [(span, sentence_windows(text, span, self.piece_chars)) for span in sentence_spans(text)]
+            for text in texts
+        ]
         conversations = [
-            self._messages(text[span.start : span.end])
-            for text, spans in zip(texts, spans_of)
-            for span in spans
+            self._messages(text[window.start : window.end])
+            for text, sentences in zip(texts, windows_of)
+            for _, windows in sentences
+            for window in windows
         ]
         params: dict[str, Any] = {"max_tokens": self.max_tokens} if self.max_tokens else {}
         replies = iter(self.client.chat_many(conversations, **params) if conversations else [])
-        return [self._extraction(spans, [next(replies) for _ in spans]) for spans in spans_of]
+        return [
+            self._extraction([(span, [next(replies) for _ in windows]) for span, windows in sentences])
+            for sentences in windows_of
+        ]
 
     @staticmethod
-    def _extraction(spans: list[Span], replies: list) -> Extraction:
+    def _extraction(answered: list[tuple[Span, list[ChatReply]]]) -> Extraction:
+        """The facts of one text from the replies to its sentences (one per window of a long sentence)."""
         claims: list[Claim] = []
         errors: list[str] = []
         raws: list[str] = []
-        for index, (span, reply) in enumerate(zip(spans, replies)):
-            if reply.failed:
-                errors.append(f"sentence {index}: LLM call failed: {reply.error}")
-                raws.append(reply.raw or "")
-                continue
-            try:
-                facts = parse_facts(reply.text or "")
-            except ValueError as error:
-                errors.append(f"sentence {index}: {error}")
-                raws.append(reply.text or "")
-                continue
-            claims.extend(Claim(text=fact, kind="fact", sentence_ids=[index], spans=[span]) for fact in facts)
+        for index, (span, replies) in enumerate(answered):
+            for number, reply in enumerate(replies, start=1):
+                where = f"sentence {index}" + (
+                    f", window {number} of {len(replies)}" if len(replies) > 1 else ""
+                )
+                if reply.failed:
+                    errors.append(f"{where}: LLM call failed: {reply.error}")
+                    raws.append(reply.raw or "")
+                    continue
+                try:
+                    facts = parse_facts(reply.text or "")
+                except ValueError as error:
+                    errors.append(f"{where}: {error}")
+                    raws.append(reply.text or "")
+                    continue
+                claims.extend(
+                    Claim(text=fact, kind="fact", sentence_ids=[index], spans=[span]) for fact in facts
+                )
         if errors:
-            return Extraction(claims=claims, failed=True, raw="\n---\n".join(raws), error="; ".join(errors))
+            return Extraction(
+                claims=claims, failed=True, raw=REPLY_SEPARATOR.join(raws), error="; ".join(errors)
+            )
         return Extraction(claims=claims)

@@ -3,12 +3,16 @@
 Each response is split into sentences (``factscope.core.text.sentence_spans``) and shown to the LLM as a numbered
 list; the prompt (``extract_triplets`` or ``extract_triplets_atomic``, two in-context examples each) asks for
 JSON ``{"claims": [{"triplet": [s, p, o], "sentences": [1]}]}`` (or ``{"claim": "...", ...}``). Sentence numbers
-are mapped back to 0-based ``Claim.sentence_ids`` and character ``spans`` in the response.
+are mapped back to 0-based ``Claim.sentence_ids`` and character ``spans`` in the response. A response longer
+than ``piece_chars`` characters is sent in pieces cut at sentence starts (``factscope.claims.prompt_pieces``), one
+prompt each, and the claims of the pieces are joined in order.
 
 Replies are parsed strictly. Safe repairs only: a surrounding code fence is removed, prose around one JSON
 value is dropped, and trailing commas before ``]`` or ``}`` are removed. Anything else (a wrong shape, a triplet
 without three non-empty parts, a sentence number outside the list) makes the text's Extraction failed with the
-raw reply and the reason. ``{"claims": []}`` is an abstention: no claims and ``failed=False``.
+raw reply and the reason; in a response sent in pieces, a failed piece makes the Extraction failed with that
+piece's raw reply, and the other pieces' claims are kept. ``{"claims": []}`` is an abstention: no claims and
+``failed=False``.
 """
 
 from __future__ import annotations
@@ -20,6 +24,13 @@ from string import Template
 from typing import Any, Literal
 
 from factscope.claims.base import check_questions
+from factscope.claims.prompt_pieces import (
+    PROMPT_PIECE_CHARS,
+    REPLY_SEPARATOR,
+    PromptPiece,
+    checked_piece_chars,
+    prompt_pieces,
+)
 from factscope.core.prompts import load_prompt
 from factscope.core.run import ProgressCallback, stage
 from factscope.core.schema import Claim, Extraction, Span
@@ -105,16 +116,26 @@ def parse_claims(reply: str, sentence_count: int, claim_format: ClaimFormat = "t
     items = value.get("claims") if isinstance(value, dict) else value
     if not isinstance(items, list):
         raise ReplyFormatError('reply must be {"claims": [...]} or a JSON list of claims')
-    claims: dict[tuple[str, ...], Claim] = {}
-    for number, item in enumerate(items, start=1):
-        claim = _claim_from_item(item, claim_format, sentence_count, f"claim {number}")
+    return merged_duplicates(
+        [
+            _claim_from_item(item, claim_format, sentence_count, f"claim {number}")
+            for number, item in enumerate(items, start=1)
+        ]
+    )
+
+
+def merged_duplicates(claims: Sequence[Claim]) -> list[Claim]:
+    """``claims`` with exact duplicates (same triplet, or same text) merged into the first, which gets the union of
+    their sentence ids."""
+    merged: dict[tuple[str, ...], Claim] = {}
+    for claim in claims:
         key = claim.triplet if claim.triplet is not None else (claim.text,)
-        if key in claims:
-            merged = sorted(set(claims[key].sentence_ids) | set(claim.sentence_ids))
-            claims[key] = claims[key].model_copy(update={"sentence_ids": merged})
+        if key in merged:
+            ids = sorted(set(merged[key].sentence_ids) | set(claim.sentence_ids))
+            merged[key] = merged[key].model_copy(update={"sentence_ids": ids})
         else:
-            claims[key] = claim
-    return list(claims.values())
+            merged[key] = claim
+    return list(merged.values())
 
 
 def numbered_sentences(text: str, spans: Sequence[Span]) -> str:
@@ -128,7 +149,9 @@ class TripletExtractor:
     """Extracts claim-triplets (or atomic claims, ``claim_format="atomic"``) from responses with an LLM.
 
     ``client`` is an LLMClient; ``prompt`` overrides the prompt name (a file in factscope/prompts with
-    ``$question`` and ``$sentences`` placeholders); ``max_tokens`` bounds each reply.
+    ``$question`` and ``$sentences`` placeholders); ``max_tokens`` bounds each reply; ``piece_chars`` (at least
+    ``MIN_PIECE_CHARS``) is the most characters of a response one prompt shows: a longer response is sent in
+    pieces cut at sentence starts, one prompt each (see ``factscope.claims.prompt_pieces``).
     """
 
     def __init__(
@@ -138,6 +161,7 @@ class TripletExtractor:
         claim_format: ClaimFormat = "triplet",
         prompt: str | None = None,
         max_tokens: int | None = 1024,
+        piece_chars: int = PROMPT_PIECE_CHARS,
     ) -> None:
         if claim_format not in PROMPTS:
             raise ValueError(f"claim_format must be one of {sorted(PROMPTS)}, got {claim_format!r}")
@@ -145,53 +169,107 @@ class TripletExtractor:
         self.claim_format: ClaimFormat = claim_format
         self.template = Template(load_prompt(prompt or PROMPTS[claim_format]))
         self.max_tokens = max_tokens
+        self.piece_chars = checked_piece_chars(piece_chars)
         self.name = f"llm-{claim_format}:{client.config.model}"
         self.progress: ProgressCallback | None = None
         """Receives the progress of the LLM calls when set (the CLI sets it to draw a bar)."""
 
-    def prompt_for(self, text: str, question: str | None) -> tuple[str, list[Span]]:
-        """The filled prompt for one response, and the sentence spans it numbers."""
-        spans = sentence_spans(text)
-        filled = self.template.safe_substitute(
+    def prompt_for(self, text: str, piece: PromptPiece, question: str | None) -> str:
+        """The filled prompt for one piece of a response: its parts numbered from 1, and the question."""
+        return self.template.safe_substitute(
             question=" ".join(question.split()) if question else "(not given)",
-            sentences=numbered_sentences(text, spans),
+            sentences=numbered_sentences(text, piece.parts),
         )
-        return filled, spans
 
     def extract(
         self, texts: Sequence[str], questions: Sequence[str | None] | None = None
     ) -> list[Extraction]:
-        """One Extraction per text, in order; texts with no sentences are abstentions with no LLM call."""
+        """One Extraction per text, in order; texts with no sentences are abstentions with no LLM call.
+
+        A text longer than ``piece_chars`` costs one call per piece; its claims come in the order of the pieces.
+        """
         aligned = check_questions(texts, questions)
-        prompts = [self.prompt_for(text, question) for text, question in zip(texts, aligned, strict=True)]
-        asked = [index for index, (_, spans) in enumerate(prompts) if spans]
-        conversations = [[{"role": "user", "content": prompts[index][0]}] for index in asked]
+        sentences_of = [sentence_spans(text) for text in texts]
+        asked: list[tuple[int, PromptPiece]] = []
+        conversations = []
+        for index, (text, question) in enumerate(zip(texts, aligned, strict=True)):
+            for piece in prompt_pieces(text, sentences_of[index], self.piece_chars):
+                asked.append((index, piece))
+                conversations.append([{"role": "user", "content": self.prompt_for(text, piece, question)}])
         params = {"max_tokens": self.max_tokens} if self.max_tokens else {}
         with stage(self.progress, f"extracting {self.claim_format} claims", len(conversations)) as bar:
             replies = (
                 self.client.chat_many(conversations, on_done=bar.advance, **params) if conversations else []
             )
-        results = [Extraction() for _ in texts]
-        for index, reply in zip(asked, replies, strict=True):
-            results[index] = self._extraction(reply, prompts[index][1])
-        return results
+        answered: list[list[tuple[PromptPiece, ChatReply]]] = [[] for _ in texts]
+        for (index, piece), reply in zip(asked, replies, strict=True):
+            answered[index].append((piece, reply))
+        return [self._extraction(pieces, sentences) for pieces, sentences in zip(answered, sentences_of)]
 
-    def _extraction(self, reply: ChatReply, spans: list[Span]) -> Extraction:
+    def _extraction(self, answered: list[tuple[PromptPiece, ChatReply]], sentences: list[Span]) -> Extraction:
+        """The claims of one text from the replies to its pieces, with the spans of their sentences.
+
+        ``raw`` holds the reply (the pieces' replies, joined by :data:`REPLY_SEPARATOR`); when a piece failed, the
+        Extraction is failed, its ``raw`` holds the failed pieces' raw replies and its ``error`` their reasons, each
+        named by its piece when there are several, and the other pieces' claims are kept."""
+        claims: list[Claim] = []
+        replies: list[str | None] = []
+        failed_replies: list[str | None] = []
+        errors: list[str] = []
+        for number, (piece, reply) in enumerate(answered, start=1):
+            try:
+                claims.extend(self._piece_claims(reply, piece))
+                replies.append(reply.text)
+            except _PieceFailure as failure:
+                where = (
+                    f"piece {number} of {len(answered)} ({piece.describe()}): " if len(answered) > 1 else ""
+                )
+                errors.append(f"{where}{failure}")
+                failed_replies.append(failure.raw)
+        located = [
+            claim.model_copy(update={"spans": [sentences[i] for i in claim.sentence_ids]})
+            for claim in merged_duplicates(claims)
+        ]
+        if errors:
+            return Extraction(
+                claims=located, failed=True, raw=_joined(failed_replies), error="; ".join(errors)
+            )
+        return Extraction(claims=located, raw=_joined(replies))
+
+    def _piece_claims(self, reply: ChatReply, piece: PromptPiece) -> list[Claim]:
+        """The claims of one piece's reply, with the response's sentence ids; raises _PieceFailure."""
         if reply.failed:
-            return Extraction(failed=True, raw=reply.raw, error=f"LLM call failed: {reply.error}")
+            raise _PieceFailure(f"LLM call failed: {reply.error}", reply.raw)
         try:
-            claims = parse_claims(reply.text or "", len(spans), self.claim_format)
+            claims = parse_claims(reply.text or "", len(piece.parts), self.claim_format)
         except ValueError as error:
             cut = (
                 f" (the reply was cut off at max_tokens={self.max_tokens}; raise max_tokens)"
                 if reply.truncated
                 else ""
             )
-            return Extraction(failed=True, raw=reply.text, error=f"{error}{cut}")
-        located = [
-            claim.model_copy(update={"spans": [spans[i] for i in claim.sentence_ids]}) for claim in claims
+            raise _PieceFailure(f"{error}{cut}", reply.text) from error
+        return [
+            claim.model_copy(
+                update={"sentence_ids": sorted({piece.sentence_ids[i] for i in claim.sentence_ids})}
+            )
+            for claim in claims
         ]
-        return Extraction(claims=located, raw=reply.text)
+
+
+def _joined(raws: list[str | None]) -> str | None:
+    """One raw reply as it is; several joined by :data:`REPLY_SEPARATOR`; none as None."""
+    if len(raws) <= 1:
+        return raws[0] if raws else None
+    return REPLY_SEPARATOR.join(raw or "" for raw in raws)
+
+
+class _PieceFailure(Exception):
+    """A piece whose call failed or whose reply could not be read, with the raw reply."""
+
+    def __init__(self, reason: str, raw: str | None) -> None:
+        super().__init__(reason)
+        self.raw = raw
 
 
 class AtomicClaimExtractor(TripletExtractor):
