@@ -102,6 +102,10 @@ def main() -> None:
         "--window-sentences", type=int, default=0,
         help="check against windows of this many consecutive sentences (0: segments of --segment-tokens)",
     )
+    parser.add_argument(
+        "--min-window-sentences", type=int, default=None,
+        help="with --window-sentences, also windows of every width from this many sentences up",
+    )
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument(
         "--layout", choices=("embedded", "appended"), default="embedded",
@@ -114,7 +118,7 @@ def main() -> None:
     checkers = {
         setting: SegmentedChecker(
             scores, max_tokens=args.segment_tokens, name="embedded", relevance=setting,
-            window_sentences=args.window_sentences,
+            window_sentences=args.window_sentences, min_window_sentences=args.min_window_sentences,
         )
         for setting in SETTINGS
     }

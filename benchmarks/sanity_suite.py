@@ -84,6 +84,10 @@ def main() -> None:
         "--window-sentences", type=int,
         help="check against windows of this many sentences (default: the checker's own layout)",
     )
+    parser.add_argument(
+        "--min-window-sentences", type=int,
+        help="with --window-sentences, also windows of every width from this many sentences up",
+    )
     parser.add_argument("--pairs-out", type=Path, help="also write the pairs as JSONL (eval-checker reads it)")
     add_out_option(parser)
     args = parser.parse_args()
@@ -100,6 +104,8 @@ def main() -> None:
     if args.pairs_out:
         write_sanity_pairs(args.pairs_out, pairs)
     layout = {} if args.window_sentences is None else {"window_sentences": args.window_sentences}
+    if args.min_window_sentences is not None:
+        layout["min_window_sentences"] = args.min_window_sentences
     checker = make_checker(args.checker, batch_size=args.batch_size, **layout)
     report = score_sanity(checker, pairs, batch_size=args.batch_size)
     for row in [*report.by_length, *report.by_kind]:

@@ -76,3 +76,50 @@ def test_the_published_judges_refuse_sentence_windows():
 
     with pytest.raises(ConfigError, match="--window-sentences"):
         _judge(KeywordScorer(), 0, None, {"window_sentences": 2})
+
+
+def test_mixed_widths_give_every_window_from_the_narrowest_to_the_widest_once():
+    pieces = [TEXT[s.start : s.end] for s in window_spans(TEXT, 2, words, max_tokens=50, min_sentences=1)]
+    assert pieces == [
+        "Ann sang.", "Bob ran far.", "Cy slept.", "Di ate.",
+        "Ann sang. Bob ran far.", "Bob ran far. Cy slept.", "Cy slept. Di ate.",
+    ]
+    assert [TEXT[s.start : s.end] for s in window_spans("Ann sang.", 2, words, min_sentences=1)] == ["Ann sang."]
+    with pytest.raises(ValueError, match="min_sentences"):
+        window_spans(TEXT, 2, words, min_sentences=3)
+
+
+def test_a_claim_meets_its_sentence_alone_and_with_its_neighbour():
+    reference = "The tower is in Paris. It was completed in 1889."
+    scorer = KeywordScorer()
+    checker = SegmentedChecker(scorer, max_tokens=50, window_sentences=2, min_window_sentences=1, relevance="off")
+    checker.check([CheckTask("it was completed in 1889", (reference,))])
+    assert sorted(premise for premise, _ in scorer.calls[0]) == sorted(
+        ["The tower is in Paris.", "It was completed in 1889.", reference]
+    )
+    with pytest.raises(ValueError, match="min_window_sentences"):
+        SegmentedChecker(KeywordScorer(), max_tokens=50, window_sentences=2, min_window_sentences=3)
+
+
+class MixedManifestScorer(KeywordScorer):
+    manifest = json.loads('{"inference": {"window_sentences": 2, "min_window_sentences": 1}}')
+
+
+def test_the_manifests_narrowest_window_comes_only_with_its_own_width():
+    scorer = MixedManifestScorer()
+    assert _checker_defaults(scorer, {"window_sentences": None}) == {"window_sentences": 2, "min_window_sentences": 1}
+    assert _checker_defaults(scorer, {"window_sentences": 3}) == {"window_sentences": 3}
+    assert _checker_defaults(scorer, {"window_sentences": 3, "min_window_sentences": 2}) == {
+        "window_sentences": 3, "min_window_sentences": 2
+    }
+    assert _checker_defaults(scorer, {"max_tokens": 0, "window_sentences": None}) == {
+        "max_tokens": 0, "window_sentences": None
+    }
+
+
+def test_a_narrowest_window_without_windows_is_refused():
+    from factscope.checkers.registry import _segmented
+    from factscope.core.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="--window-sentences"):
+        _segmented(KeywordScorer(), window_sentences=0, min_window_sentences=1)

@@ -49,17 +49,21 @@ def _segmented(
     mode: Literal["exact", "fast"] = "exact",
     threshold: float | None = None,
     window_sentences: int | None = None,
+    min_window_sentences: int | None = None,
     **_: Any,
 ) -> Checker:
     """A SegmentedChecker over ``scorer`` with the decision settings; ``mismatch`` picks the value check,
     ``threshold`` the label rule (None: argmax; else P(Entailment) >= threshold, see ``checkers.decision``) and
-    ``window_sentences`` the layout (None or 0: ``max_tokens`` segments; k: windows of k sentences)."""
+    ``window_sentences`` the layout (None or 0: ``max_tokens`` segments; k: windows of k sentences, and with
+    ``min_window_sentences`` j, of every width from j to k)."""
     from factscope.checkers.decision import LabelDecision
     from factscope.checkers.relevance import DEFAULT_MIN_RELEVANCE
     from factscope.checkers.segmented import SegmentedChecker
 
     if mismatch not in MISMATCH_KINDS:
         raise ValueError(f"mismatch must be one of {', '.join(MISMATCH_KINDS)}, not {mismatch!r}")
+    if min_window_sentences is not None and not window_sentences:
+        raise ConfigError("--min-window-sentences needs sentence windows: give --window-sentences too")
     check = None
     if MISMATCH_KINDS[mismatch]:
         from factscope.checkers.mismatch import find_mismatch
@@ -69,6 +73,7 @@ def _segmented(
         scorer,
         max_tokens=max_tokens,
         window_sentences=window_sentences or 0,
+        min_window_sentences=min_window_sentences,
         name=name,
         relevance=relevance,
         min_relevance=DEFAULT_MIN_RELEVANCE if min_relevance is None else min_relevance,
@@ -89,14 +94,23 @@ def _embedded(argument: None, *, device: str = "cpu", **options: Any) -> Checker
 
 def _checker_defaults(scorer: Any, options: dict[str, Any]) -> dict[str, Any]:
     """``options`` with the layout and threshold a factscope checker's manifest names (its ``inference``) where
-    the caller left them unset: the settings the checker was calibrated with. References read whole
-    (``max_tokens=0``) keep that layout: windows need a token budget."""
+    the caller left them unset: the settings the checker was calibrated with. The manifest's narrowest window
+    applies only with its own window width (a caller who sets ``window_sentences`` gets that one width unless they
+    set ``min_window_sentences`` too). References read whole (``max_tokens=0``) keep that layout: windows need a
+    token budget."""
     inference = getattr(scorer, "manifest", {}).get("inference", {})
     chosen = dict(options)
     settings = ("threshold",) if chosen.get("max_tokens") == 0 else ("window_sentences", "threshold")
     for setting in settings:
         if chosen.get(setting) is None and setting in inference:
             chosen[setting] = inference[setting]
+    if (
+        "window_sentences" in settings
+        and options.get("window_sentences") is None
+        and chosen.get("min_window_sentences") is None
+        and "min_window_sentences" in inference
+    ):
+        chosen["min_window_sentences"] = inference["min_window_sentences"]
     return chosen
 
 
@@ -116,10 +130,10 @@ def _judge(scorer: Any, chunk_tokens: int, threshold: float | None, options: dic
     whole) and threshold (0.5) unless ``threshold`` is given."""
     from factscope.checkers.decision import TWO_WAY_THRESHOLD
 
-    if options.get("window_sentences"):
+    if options.get("window_sentences") or options.get("min_window_sentences"):
         raise ConfigError(
-            "the published judges chunk references as their authors do; --window-sentences applies to the "
-            "embedded, nli: and path: checkers"
+            "the published judges chunk references as their authors do; --window-sentences and "
+            "--min-window-sentences apply to the embedded, nli: and path: checkers"
         )
     chosen = TWO_WAY_THRESHOLD if threshold is None else threshold
     return _segmented(scorer, **{**options, "max_tokens": chunk_tokens, "threshold": chosen})

@@ -67,7 +67,8 @@ class SegmentedChecker:
     """Checks claims against references of any length with a (premise, hypothesis) model.
 
     Each reference is split into segments of at most ``max_tokens`` tokens (RefChecker: 200), or, with
-    ``window_sentences=k``, into every window of k consecutive sentences (each at most ``max_tokens``); with
+    ``window_sentences=k``, into every window of k consecutive sentences (each at most ``max_tokens``; with
+    ``min_window_sentences=j`` every window of j to k sentences); with
     ``max_tokens=0`` each reference is one segment, as RefChecker checks NQ's references (the model's tokenizer
     then cuts what is over its own maximum input length). Every (segment, claim) pair of the whole batch is
     scored in one deduplicated, length-sorted call. A segment's label is decided by ``decision`` (default: the
@@ -99,6 +100,7 @@ class SegmentedChecker:
         *,
         max_tokens: int = 200,
         window_sentences: int = 0,
+        min_window_sentences: int | None = None,
         name: str | None = None,
         relevance: RelevanceMode = "lexical",
         min_relevance: float = DEFAULT_MIN_RELEVANCE,
@@ -113,6 +115,8 @@ class SegmentedChecker:
             raise ValueError("max_tokens must be 0 (no segmentation) or a positive number of tokens")
         if window_sentences < 0 or (window_sentences and not max_tokens):
             raise ValueError("window_sentences must be 0 (token segments) or a positive number, with max_tokens > 0")
+        if min_window_sentences is not None and not 1 <= min_window_sentences <= window_sentences:
+            raise ValueError("min_window_sentences must be between 1 and window_sentences (which must be set)")
         if relevance not in ("lexical", "off"):
             raise ValueError(f"relevance must be 'lexical' or 'off', not {relevance!r}")
         for setting, value in (("min_relevance", min_relevance), ("min_confidence", min_confidence)):
@@ -122,6 +126,7 @@ class SegmentedChecker:
         self.decision = decision or LabelDecision()
         self.max_tokens = max_tokens
         self.window_sentences = window_sentences
+        self.min_window_sentences = min_window_sentences
         self.name = name or scorer.name
         self.relevance = relevance
         self.min_relevance = min_relevance
@@ -147,7 +152,9 @@ class SegmentedChecker:
 
     def _spans(self, reference: str) -> list[Span]:
         if self.window_sentences:
-            return window_spans(reference, self.window_sentences, self.scorer.count_tokens, self.max_tokens)
+            return window_spans(
+                reference, self.window_sentences, self.scorer.count_tokens, self.max_tokens, self.min_window_sentences
+            )
         if self.max_tokens:
             return segment_spans(reference, self.scorer.count_tokens, self.max_tokens)
         if not reference.strip():

@@ -20,6 +20,8 @@ class CheckerSettings(TypedDict, total=False):
     """Tokens per reference segment of the model checkers (0: each reference whole)."""
     window_sentences: int | None
     """References read as windows of this many sentences instead of ``max_tokens`` segments."""
+    min_window_sentences: int | None
+    """With ``window_sentences``, windows of every width from this many sentences up (None: one width)."""
     batch_size: int
     relevance: RelevanceMode
     min_relevance: float | None

@@ -22,6 +22,7 @@ from factscope.cli.checking_options import (
     LLMPassagesOption,
     MinConfidence,
     MinRelevance,
+    MinWindowSentences,
     MismatchChecks,
     RelevanceOption,
     SegmentTokens,
@@ -93,6 +94,7 @@ def check_command(
     checker: Annotated[str, typer.Option(help=CHECKER_SPECS)] = "embedded",
     segment_tokens: SegmentTokens = 200,
     window_sentences: WindowSentences = None,
+    min_window_sentences: MinWindowSentences = None,
     relevance: RelevanceOption = "lexical",
     min_relevance: MinRelevance = None,
     min_confidence: MinConfidence = 0.0,
@@ -137,6 +139,7 @@ def check_command(
     checker_settings: CheckerSettings = {
         "max_tokens": segment_tokens,
         "window_sentences": window_sentences,
+        "min_window_sentences": min_window_sentences,
         "relevance": relevance,
         "min_relevance": min_relevance,
         "min_confidence": min_confidence,

@@ -46,6 +46,16 @@ WindowSentences = Annotated[
     ),
 ]
 
+MinWindowSentences = Annotated[
+    int | None,
+    typer.Option(
+        min=1,
+        help="with sentence windows, also read every narrower window down to N sentences (1 with "
+        "--window-sentences 2: each sentence alone and each pair of neighbours); default: the checker's own "
+        "(a factscope checker folder's manifest may name one; other models read one width)",
+    ),
+]
+
 RelevanceOption = Annotated[
     RelevanceMode,
     typer.Option(

@@ -17,6 +17,7 @@ from factscope.cli.checking_options import (
     DeviceOption,
     LabelOrderOption,
     LLMCheckModeOption,
+    MinWindowSentences,
     SegmentTokens,
     WindowSentences,
     label_order,
@@ -130,6 +131,7 @@ def eval_checker_command(
     ] = None,
     segment_tokens: SegmentTokens = 200,
     window_sentences: WindowSentences = None,
+    min_window_sentences: MinWindowSentences = None,
     similarity_threshold: Annotated[
         float, typer.Option(min=-1.0, max=1.0, help="cosine threshold of the similarity checker's label")
     ] = 0.7,
@@ -165,6 +167,7 @@ def eval_checker_command(
     settings = {
         "max_tokens": segment_tokens,
         "window_sentences": window_sentences,
+        "min_window_sentences": min_window_sentences,
         "batch_size": batch_size,
         "similarity_threshold": similarity_threshold,
         "llm_mode": llm_check_mode,

@@ -58,6 +58,20 @@ SEGMENT_OPTIONS = (
         lambda p: not p.get("window_sentences") or p.get("segment_tokens") != 0,
         "with segments (--segment-tokens above 0): windows are cut within --segment-tokens",
     ),
+    OptionRule(
+        "--min-window-sentences",
+        "min_window_sentences",
+        lambda p: p.get("segment_tokens") != 0 and p.get("window_sentences") != 0,
+        "with sentence windows (--segment-tokens above 0, --window-sentences not 0)",
+    ),
+    OptionRule(
+        "--min-window-sentences",
+        "min_window_sentences",
+        lambda p: p.get("min_window_sentences") is None
+        or not p.get("window_sentences")
+        or p["min_window_sentences"] <= p["window_sentences"],
+        "up to --window-sentences (the widest window)",
+    ),
 )
 """How model checkers read references (check, agree, eval-checker)."""
 

@@ -250,24 +250,33 @@ def _window(words: list[Span], first: int, width: int) -> Span:
 
 
 def window_spans(
-    text: str, sentences: int, count_tokens: Callable[[str], int], max_tokens: int = 200
+    text: str,
+    sentences: int,
+    count_tokens: Callable[[str], int],
+    max_tokens: int = 200,
+    min_sentences: int | None = None,
 ) -> list[Span]:
-    """Spans of every run of ``sentences`` consecutive sentences of ``text`` (stride one sentence).
+    """Spans of every run of ``sentences`` consecutive sentences of ``text`` (stride one sentence), and with
+    ``min_sentences`` of every width from ``min_sentences`` to ``sentences``, narrowest first.
 
     Sentence windows are what SummaC-ZS and AlignScore score a claim against: a model that reads a short window
-    finds the evidence that a 200-token segment buries. A text of at most ``sentences`` sentences is one
-    window; a window over ``max_tokens`` tokens is cut as :func:`segment_spans` cuts a text.
+    finds the evidence that a 200-token segment buries. Mixed widths give a claim its evidence sentence alone
+    (undiluted) and with a neighbour (where a pronoun's antecedent often is). A text of at most a width's
+    sentences is one window of that width; a window over ``max_tokens`` tokens is cut as :func:`segment_spans`
+    cuts a text; a span met twice is kept once.
     """
-    if sentences < 1:
-        raise ValueError("sentences must be at least 1")
+    smallest = sentences if min_sentences is None else min_sentences
+    if smallest < 1 or smallest > sentences:
+        raise ValueError("sentences must be at least 1, and min_sentences between 1 and sentences")
     spans = sentence_spans(text)
-    if len(spans) <= sentences:
-        windows = [Span(start=spans[0].start, end=spans[-1].end)] if spans else []
-    else:
-        windows = [
-            Span(start=spans[i].start, end=spans[i + sentences - 1].end)
-            for i in range(len(spans) - sentences + 1)
-        ]
+    windows: list[Span] = []
+    for width in range(smallest, sentences + 1):
+        if len(spans) <= width:
+            windows += [Span(start=spans[0].start, end=spans[-1].end)] if spans else []
+        else:
+            windows += [
+                Span(start=spans[i].start, end=spans[i + width - 1].end) for i in range(len(spans) - width + 1)
+            ]
     fitted: dict[tuple[int, int], Span] = {}
     for window in windows:
         piece = text[window.start : window.end]
