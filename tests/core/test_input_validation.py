@@ -107,14 +107,16 @@ SEED_BAD = [
 
 
 @pytest.mark.parametrize("changes, field, message", SEED_BAD, ids=[f for _, f, _ in SEED_BAD])
-def test_a_bad_entry_of_the_keyed_layout_is_located_by_its_question_id(tmp_path, changes, field, message):
+def test_a_bad_entry_of_the_keyed_layout_is_located_by_its_line_and_question_id(tmp_path, changes, field, message):
     path = tmp_path / "data.json"
     bad = {k: v for k, v in {**SEED_GOOD, **changes}.items() if v is not None}
-    path.write_text(json.dumps({"g1": SEED_GOOD, "bad": bad, "g2": {**SEED_GOOD, "answer": 1994}}), encoding="utf-8")
+    entries = {"g1": SEED_GOOD, "bad": bad, "g2": {**SEED_GOOD, "answer": 1994}}
+    path.write_text("{\n" + ",\n".join(f"{json.dumps(k)}: {json.dumps(v)}" for k, v in entries.items()) + "\n}",
+                    encoding="utf-8")
     dataset = load_dataset(path)
     assert [e.id for e in dataset.examples] == ["g1", "g2"] and dataset.examples[1].answer == "1994"
     assert [(e.path, e.line, e.field, e.reason) for e in dataset.errors] == [
-        (str(path), None, field, f"question 'bad': {message}")
+        (str(path), 3, field, f"question 'bad': {message}")
     ]
 
 
@@ -124,7 +126,7 @@ def test_a_metadata_entry_that_is_not_an_object_is_reported_and_the_others_attac
     metadata.write_text(json.dumps({"g1": {"pop": "low"}, "bad": ["pop"], "g2": {"has_answer": True}}))
     dataset = load_dataset(data, metadata)
     assert [e.metadata for e in dataset.examples] == [{"pop": "low"}, {}, {"has_answer": True}]
-    assert [str(e) for e in dataset.errors] == [f"{metadata}: question 'bad': expected an object, got a list"]
+    assert [str(e) for e in dataset.errors] == [f"{metadata}:1: question 'bad': expected an object, got a list"]
 
 
 def test_tolerant_spellings_read_as_before(tmp_path):

@@ -54,13 +54,14 @@ def test_a_repeated_question_id_of_a_keyed_file_keeps_the_first_entry(tmp_path):
     entry = {"qText": "Q?", "context_list": ["Title: A \n\n text"], "atomic_texts": ["A fact."]}
     path = tmp_path / "data.json"
     later = json.dumps({**entry, "qText": "Later?"})
-    path.write_text(f'{{"q1": {json.dumps(entry)}, "q2": {json.dumps(entry)}, "q1": {later}}}', encoding="utf-8")
+    path.write_text(f'{{\n"q1": {json.dumps(entry)},\n"q2": {json.dumps(entry)},\n"q1": {later}\n}}',
+                    encoding="utf-8")
     dataset = load_dataset(path)
     assert [(e.id, e.question) for e in dataset.examples] == [("q1", "Q?"), ("q2", "Q?")]
     assert [str(e) for e in dataset.errors] == [
         (
-            f"{path}: question id 'q1' appears more than once; only its first entry is read, so a later one is "
-            "skipped: give it an id of its own"
+            f"{path}:4: question id 'q1' is already used by line 2; only the first record with an id is read, so "
+            "this one is skipped: give it an id of its own"
         )
     ]
     predictions = tmp_path / "predictions.json"

@@ -1,6 +1,8 @@
 """Loading grounding datasets: the paper's layout, metadata, responses and the generic JSONL."""
 
 
+import json
+
 import pytest
 
 import repo_paths
@@ -71,3 +73,92 @@ def test_a_generic_dataset_is_streamed_and_joined_to_its_responses_by_id(tmp_pat
     assert examples.warnings == [f"{responses}: no response for 1 question id(s): q1",
                                  f"{responses}: 1 response id(s) match no question: stray"]
     examples.close()
+
+
+SEED_ENTRY = {"qText": "Which river?", "context_list": ["Title: Corvel \n\n The Lenne flows through Corvel."],
+              "atomic_texts": ["The Lenne flows through Corvel."], "answer": "Lenne"}
+
+
+def _keyed(path, entries):
+    """``entries`` as the Truly Ground layout, one entry a line (entry n on line n + 2); a text value is written
+    as it is (to break the JSON)."""
+    written = [f"{json.dumps(key)}: {value if isinstance(value, str) else json.dumps(value)}" for key, value in entries]
+    path.write_text("{\n" + ",\n".join(written) + "\n}\n", encoding="utf-8")
+    return path
+
+
+def test_the_keyed_layout_is_read_entry_by_entry(tmp_path):
+    from factscope.grounding.data import seed_entries
+
+    path = tmp_path / "data.json"
+    path.write_text("{\n" + "".join(f'"q{n}": {json.dumps(SEED_ENTRY)},\n' for n in range(3))
+                    + '"q3": {"qText": "the file ends inside this entry', encoding="utf-8")
+    read = seed_entries(path)
+    assert [next(read)[0] for _ in range(3)] == ["q0", "q1", "q2"], "entries come out before the end is read"
+    with pytest.raises(InputError, match="the file ends inside key 'q3'") as raised:
+        next(read)
+    assert raised.value.line == 5
+
+
+def test_a_bad_entry_of_the_keyed_layout_is_located_and_skipped_and_the_rest_scored(tmp_path):
+    from factscope.grounding.data import ScoredExamples
+
+    path = _keyed(tmp_path / "data.json", [
+        ("q1", SEED_ENTRY),
+        ("q2", '{"qText": "Broken?" "context_list": []}'),
+        ("q3", {**SEED_ENTRY, "atomic_texts": "", "qId": "q3"}),
+        ("q4", {**SEED_ENTRY, "qText": "Last?"}),
+        ("q1", {**SEED_ENTRY, "qText": "Again?"}),
+    ])
+    responses = tmp_path / "responses.jsonl"
+    responses.write_text("".join(json.dumps({"id": i, "response": "The Lenne."}) + "\n" for i in ("q4", "q1", "q3", "zz")))
+    examples = ScoredExamples(path, responses=responses)
+    try:
+        assert [(e.id, e.question) for e in examples] == [("q1", "Which river?"), ("q4", "Last?")]
+        assert len(examples) == 2
+        assert [(p.path, p.line, p.field) for p in examples.problems] == [
+            (str(path), 3, None), (str(path), 4, "atomic_texts"), (str(path), 6, None)]
+        broken, empty, repeated = (p.reason for p in examples.problems)
+        assert broken.startswith("key 'q2': broken JSON (Expecting ',' delimiter at column 27)")
+        assert empty == "question 'q3': no gold atomic facts; recall needs at least one"
+        assert repeated.startswith("question id 'q1' is already used by line 2")
+        assert examples.warnings == [f"{responses}: 1 response id(s) match no question: zz"]
+    finally:
+        examples.close()
+
+
+def test_metadata_is_joined_by_question_id_from_a_file_read_entry_by_entry(tmp_path):
+    data = _keyed(tmp_path / "data.json", [(f"q{n}", SEED_ENTRY) for n in range(1, 5)])
+    metadata = _keyed(tmp_path / "metadata.json", [
+        ("q3", {"pop": "low"}), ("q1", {"pop": "high", "has_multi": False}), ("q3", {"pop": "high"}),
+        ("zz", {"pop": "low"}), ("q2", ["not an object"]),
+    ])
+    dataset = load_dataset(data, metadata)
+    assert [e.metadata for e in dataset.examples] == [{"pop": "high", "has_multi": False}, {}, {"pop": "low"}, {}]
+    assert [(e.line, e.reason.split(";")[0]) for e in dataset.errors] == [
+        (4, "question id 'q3' is already used by line 2"), (6, "question 'q2': expected an object, got a list")]
+    assert dataset.warnings == [f"{metadata}: no metadata for 1 question id(s): q4",
+                                f"{metadata}: 1 metadata id(s) match no question: zz"]
+
+
+def test_a_large_keyed_dataset_is_scored_without_holding_its_records(tmp_path):
+    import tracemalloc
+
+    from factscope.grounding.data import ScoredExamples
+
+    entry = {**SEED_ENTRY, "context_list": ["Title: T \n\n " + "A long context sentence. " * 200]}
+    path = _keyed(tmp_path / "data.json", [(f"q{n}", entry) for n in range(1000)])
+    responses = tmp_path / "responses.jsonl"
+    responses.write_text("".join(json.dumps({"id": f"q{n}", "response": "The Lenne."}) + "\n" for n in range(1000)))
+    size = path.stat().st_size
+    assert size > 5_000_000
+    tracemalloc.start()
+    try:
+        examples = ScoredExamples(path, responses=responses)
+        scored = sum(1 for _ in examples)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+        examples.close()
+    assert scored == len(examples) == 1000
+    assert peak < size / 5, f"reading held {peak} bytes of a {size}-byte dataset"

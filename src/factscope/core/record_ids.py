@@ -38,15 +38,28 @@ class RecordIds:
         if record_id not in self._first:
             self._first[record_id] = line
             return None
-        first = self._first[record_id]
-        earlier = f"line {first}" if first is not None else "an earlier record"
-        return InputError(
-            f"{what or f'id {record_id!r}'} is already used by {earlier}; only the first record with an id is read, "
-            "so this one is skipped: give it an id of its own",
-            path=self.path,
-            line=line,
-            field=field,
-        )
+        return repeated_id(self.path, record_id, line, self._first[record_id], what=what, field=field)
+
+
+def repeated_id(
+    path: str | Path,
+    record_id: str,
+    line: int | None,
+    first: int | None,
+    *,
+    what: str | None = None,
+    field: str | None = "id",
+) -> InputError:
+    """The located error of a record at ``line`` whose id was first used at line ``first`` (None: unknown); for
+    readers that keep their ids elsewhere than in a ``RecordIds`` (an on-disk index)."""
+    earlier = f"line {first}" if first is not None else "an earlier record"
+    return InputError(
+        f"{what or f'id {record_id!r}'} is already used by {earlier}; only the first record with an id is read, "
+        "so this one is skipped: give it an id of its own",
+        path=path,
+        line=line,
+        field=field,
+    )
 
 
 def first_of_each_id(

@@ -6,14 +6,16 @@ Truly Ground layout: ``{"<qid>": {"qId", "qText", "answer", "atomic_texts": [gol
 
 Generic JSONL: one object per line with ``question``, ``contexts`` (a list or one string), ``gold_facts`` and
 optionally ``id``, ``response``, ``answer``, ``metadata``; other top-level fields join the metadata.
+
+Both layouts are read one record at a time (the keyed layout entry by entry, ``factscope.core.json_entries``), so
+a dataset of any size takes the memory of one record.
 """
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Collection, Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -29,11 +31,13 @@ from pydantic import (
 
 from factscope.core.errors import InputError
 from factscope.core.fields import Flag, Identifier, NonBlank, Passages, Texts
-from factscope.core.io import parse_located, read_json_document, read_text
-from factscope.core.record_ids import RecordIds, repeated_keys
+from factscope.core.io import parse_located
+from factscope.core.json_entries import document_kind, json_entries
+from factscope.core.record_ids import RecordIds
 from factscope.core.tables import is_table_file, read_records
+from factscope.grounding.metadata import SHOWN_IDS, Metadata, named
 from factscope.grounding.response_index import ResponseIndex
-from factscope.grounding.responses import ResponseRow, first_line_object, read_responses
+from factscope.grounding.responses import ResponseRow, read_responses
 
 
 @dataclass
@@ -105,12 +109,6 @@ class SeedEntryInput(BaseModel):
     qId: Identifier | None = None
 
 
-class MetadataEntryInput(BaseModel):
-    """One question's metadata (``has_answer``, ``has_multi``, ``pop`` or anything else), kept whole."""
-
-    model_config = ConfigDict(strict=True, extra="allow")
-
-
 class GenericExampleInput(BaseModel):
     """One record of the generic JSONL layout as written; unknown fields join the metadata."""
 
@@ -166,49 +164,61 @@ def read_presence_labels(path: str | Path) -> Iterator[tuple[int, PresenceLabelI
 def is_seed_layout(path: Path) -> bool:
     """True when the file is one JSON object whose values are objects with ``qText`` (the Truly Ground layout).
 
-    A file whose first line holds a whole JSON object (JSONL, or the layout on one line) is told by that line
-    alone, so a large JSONL file is not read whole to tell it apart; a Parquet or CSV file holds generic records."""
-    if is_table_file(path):
-        return False
-    first = first_line_object(path)
-    if first is not None:
-        return _holds_questions(first)
-    text = read_text(path)
-    if not text.lstrip().startswith("{"):
+    The file's entries are read one at a time up to the first such value (``factscope.core.json_entries``), so no
+    file is read whole to tell it apart: for JSONL, the first record's fields are all that is read; a Parquet or
+    CSV file holds generic records."""
+    if is_table_file(path) or document_kind(path) != "object":
         return False
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError:
+        return any(isinstance(entry.value, dict) and "qText" in entry.value for entry in json_entries(path))
+    except InputError:
         return False
-    return isinstance(data, dict) and _holds_questions(data)
 
 
-def _holds_questions(data: dict[str, Any]) -> bool:
-    return any(isinstance(v, dict) and "qText" in v for v in data.values())
+def seed_entries(path: str | Path) -> Iterator[tuple[str, GroundExample | InputError]]:
+    """(question id, example) for each entry of a Truly Ground layout file, read one entry at a time, so a file of
+    any size takes the memory of one entry; an entry that cannot be read, or whose key repeats an earlier one's
+    (``factscope.core.record_ids``: the first is read), comes back as its error naming the file, line, question
+    and field. A file that is not one JSON object, or whose object is broken between entries, raises InputError."""
+    path = Path(path)
+    if document_kind(path) != "object":
+        raise InputError("expected a JSON object keyed by question id (the Truly Ground layout)", path=path)
+    ids = RecordIds(path)
+    for entry in json_entries(path):
+        key = str(entry.key)
+        if isinstance(entry.value, InputError):
+            yield key, entry.value
+            continue
+        repeated = ids.repeat(key, entry.line, what=f"question id {key!r}", field=None)
+        if repeated is not None:
+            yield key, repeated
+            continue
+        try:
+            yield key, _seed_example(path, key, entry.value, entry.line)
+        except InputError as error:
+            yield key, error
 
 
 def load_seed_dataset(path: str | Path, metadata_path: str | Path | None = None) -> GroundDataset:
     """Read a Truly Ground layout file (and its metadata file); bad entries are reported and skipped."""
-    path = Path(path)
-    data, repeated = read_json_document(path)
-    if not isinstance(data, dict):
-        raise InputError("expected a JSON object keyed by question id (the Truly Ground layout)", path=path)
-    dataset = GroundDataset(examples=[], errors=repeated_keys(path, repeated))
-    for key, entry in data.items():
-        try:
-            dataset.examples.append(_seed_example(path, str(key), entry))
-        except InputError as error:
-            dataset.errors.append(error)
+    dataset = GroundDataset(examples=[])
+    keys: list[str] = []
+    for key, example in seed_entries(path):
+        keys.append(key)
+        if isinstance(example, InputError):
+            dataset.errors.append(example)
+        else:
+            dataset.examples.append(example)
     if metadata_path is not None:
-        _attach_metadata(dataset, Path(metadata_path), {str(k) for k in data})
+        _attach_metadata(dataset, Path(metadata_path), keys)
     return dataset
 
 
-def _seed_example(path: Path, key: str, entry: Any) -> GroundExample:
+def _seed_example(path: Path, key: str, entry: Any, line: int) -> GroundExample:
     where = f"question {key!r}"
-    given = parse_located(SeedEntryInput, entry, path=path, line=None, where=where)
+    given = parse_located(SeedEntryInput, entry, path=path, line=line, where=where)
     if given.qId is not None and given.qId != key:
-        raise InputError(f"{where}: qId {given.qId!r} differs from its key", path=path, field="qId")
+        raise InputError(f"{where}: qId {given.qId!r} differs from its key", path=path, line=line, field="qId")
     return GroundExample(
         id=key,
         question=given.qText,
@@ -218,56 +228,17 @@ def _seed_example(path: Path, key: str, entry: Any) -> GroundExample:
     )
 
 
-def _attach_metadata(dataset: GroundDataset, path: Path, data_ids: set[str]) -> None:
+def _attach_metadata(dataset: GroundDataset, path: Path, data_ids: Collection[str]) -> None:
     metadata = Metadata(path)
-    dataset.errors.extend(metadata.errors)
-    for example in dataset.examples:
-        problem = metadata.apply(example)
-        if problem is not None:
-            dataset.errors.append(problem)
-    dataset.warnings.extend(metadata.warnings(data_ids))
-
-
-class Metadata:
-    """A metadata file (one JSON object keyed by question id, read whole) joined to examples one at a time;
-    ``errors`` holds the keys it repeats."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        entries, repeated = read_json_document(path)
-        if not isinstance(entries, dict):
-            raise InputError("expected a JSON object keyed by question id", path=path)
-        self.entries: dict[str, Any] = entries
-        self.errors = repeated_keys(path, repeated)
-
-    def apply(self, example: GroundExample) -> InputError | None:
-        """Add the example's metadata fields to it; the located error of an entry that cannot be read."""
-        entry = self.entries.get(example.id)
-        if entry is None:
-            return None
-        try:
-            given = parse_located(MetadataEntryInput, entry, path=self.path, line=None,
-                                  where=f"question {example.id!r}")
-        except InputError as error:
-            return error
-        example.metadata.update(given.model_extra or {})
-        return None
-
-    def warnings(self, data_ids: set[str]) -> list[str]:
-        """What does not match between the file and the questions ``data_ids``."""
-        without = sorted(data_ids - set(self.entries))
-        unknown = sorted(set(self.entries) - data_ids)
-        found = []
-        if without:
-            found.append(f"{self.path}: no metadata for {len(without)} question id(s): {_ids(without)}")
-        if unknown:
-            found.append(f"{self.path}: {len(unknown)} metadata id(s) match no question: {_ids(unknown)}")
-        return found
-
-
-def _ids(ids: list[str], shown: int = 5) -> str:
-    more = f" and {len(ids) - shown} more" if len(ids) > shown else ""
-    return ", ".join(ids[:shown]) + more
+    try:
+        dataset.errors.extend(metadata.errors)
+        for example in dataset.examples:
+            problem = metadata.apply(example)
+            if problem is not None:
+                dataset.errors.append(problem)
+        dataset.warnings.extend(metadata.warnings(data_ids))
+    finally:
+        metadata.close()
 
 
 def generic_example(obj: Mapping[str, Any], *, path: Path, line: int) -> GroundExample:
@@ -349,9 +320,6 @@ def attach_responses(dataset: GroundDataset, path: str | Path, field_name: str =
     dataset.warnings.extend(_response_warnings(path, missing, len(unknown), unknown[:SHOWN_IDS]))
 
 
-SHOWN_IDS = 5
-
-
 def _answer(example: GroundExample, row: ResponseRow) -> None:
     """Give ``example`` the response of ``row`` (and the contexts the model saw, when the row has them)."""
     example.response = row.text
@@ -362,10 +330,10 @@ def _answer(example: GroundExample, row: ResponseRow) -> None:
 def _response_warnings(path: str | Path, missing: list[str], unknown: int, shown: list[str]) -> list[str]:
     found = []
     if missing:
-        found.append(f"{path}: no response for {len(missing)} question id(s): {_ids(missing)}")
+        shown_missing = named(missing[:SHOWN_IDS], len(missing))
+        found.append(f"{path}: no response for {len(missing)} question id(s): {shown_missing}")
     if unknown:
-        more = f" and {unknown - len(shown)} more" if unknown > len(shown) else ""
-        found.append(f"{path}: {unknown} response id(s) match no question: {', '.join(shown)}{more}")
+        found.append(f"{path}: {unknown} response id(s) match no question: {named(shown, unknown)}")
     return found
 
 
@@ -374,10 +342,10 @@ class ScoredExamples:
     when given), joined to ``metadata``. ``problems`` holds the records that did not load; ``without_response``
     the ids of those that loaded with no response (left out); ``warnings`` the reader's warnings.
 
-    A generic JSONL dataset is streamed: each iteration reads it again a line at a time and joins each record to
-    its response through an on-disk index of the responses file (``ResponseIndex``), so memory holds the ids, not
-    the records. The Truly Ground layout and a metadata file are single JSON documents and are read whole. Opening
-    reads the input once, to find the problems and warnings and count the examples."""
+    The dataset is streamed in either layout: each iteration reads it again one record at a time (a JSONL line, or
+    an entry of the Truly Ground layout) and joins each record to its response and its metadata through on-disk
+    indexes of those files (``ResponseIndex``, ``Metadata``), so memory holds the ids, not the records. Opening
+    reads the input once, to find the problems and warnings and count the examples; ``close`` removes the indexes."""
 
     def __init__(
         self, path: str | Path, metadata: str | Path | None = None, responses: str | Path | None = None
@@ -385,28 +353,31 @@ class ScoredExamples:
         self.path = Path(path)
         if not self.path.exists():
             raise InputError("file not found; check the path", path=self.path)
-        self._held = load_seed_dataset(self.path, metadata) if is_seed_layout(self.path) else None
-        self._metadata = Metadata(Path(metadata)) if metadata is not None and self._held is None else None
-        self._responses = ResponseIndex(responses) if responses is not None else None
+        self._seed = is_seed_layout(self.path)
+        self._metadata: Metadata | None = None
+        self._responses: ResponseIndex | None = None
         self.problems: list[InputError] = []
         self.warnings: list[str] = []
         self.without_response: list[str] = []
         self._count = 0
-        self._survey(responses)
+        try:
+            self._metadata = Metadata(metadata) if metadata is not None else None
+            self._responses = ResponseIndex(responses) if responses is not None else None
+            self._survey(responses)
+        except BaseException:
+            self.close()
+            raise
 
     def _survey(self, responses: str | Path | None) -> None:
-        if self._held is not None:
-            self.problems.extend(self._held.errors)
-            self.warnings.extend(self._held.warnings)
         if self._metadata is not None:
             self.problems.extend(self._metadata.errors)
         data_ids: set[str] = set()
-        for example in self._loaded():
+        for question, example in self._loaded():
+            if question is not None:
+                data_ids.add(question)
             if isinstance(example, InputError):
                 self.problems.append(example)
-                continue
-            data_ids.add(example.id)
-            if example.response is None:
+            elif example.response is None:
                 self.without_response.append(example.id)
             else:
                 self._count += 1
@@ -418,33 +389,39 @@ class ScoredExamples:
             unknown, shown = self._responses.unmatched(SHOWN_IDS)
             self.warnings.extend(_response_warnings(responses, sorted(self.without_response), unknown, shown))
 
-    def _loaded(self) -> Iterator[GroundExample | InputError]:
-        """Every example of the file with its metadata and response joined, and each record's error."""
-        examples: Iterable[GroundExample | InputError] = (
-            self._held.examples if self._held is not None else generic_examples(self.path)
-        )
-        for example in examples:
+    def _records(self) -> Iterator[tuple[str | None, GroundExample | InputError]]:
+        """(question id, example) of each record of the file; the id is None for a generic record that did not
+        load (an entry of the Truly Ground layout has its key)."""
+        if self._seed:
+            yield from seed_entries(self.path)
+            return
+        for example in generic_examples(self.path):
+            yield (example.id if isinstance(example, GroundExample) else None), example
+
+    def _loaded(self) -> Iterator[tuple[str | None, GroundExample | InputError]]:
+        """Every record of the file with its metadata and response joined, and each record's error."""
+        for question, example in self._records():
             if isinstance(example, GroundExample):
-                if self._held is not None:
-                    example = replace(example, metadata=dict(example.metadata))
                 if self._metadata is not None:
                     problem = self._metadata.apply(example)
                     if problem is not None:
-                        yield problem
+                        yield question, problem
                 if self._responses is not None:
                     row = self._responses.get(example.id)
                     if row is not None:
                         _answer(example, row)
-            yield example
+            yield question, example
 
     def __iter__(self) -> Iterator[GroundExample]:
-        return (example for example in self._loaded()
+        return (example for _, example in self._loaded()
                 if isinstance(example, GroundExample) and example.response is not None)
 
     def __len__(self) -> int:
         return self._count
 
     def close(self) -> None:
-        """Remove the responses index."""
+        """Remove the responses and metadata indexes."""
         if self._responses is not None:
             self._responses.close()
+        if self._metadata is not None:
+            self._metadata.close()
