@@ -206,3 +206,51 @@ def test_cli_every_record_bad_for_one_reason_is_one_error(app, tmp_path):
         InputError, match="none of its 3 records can be used: each fails with field 'query': missing"
     ):
         run(app, "score", answers, "-o", tmp_path / "s.jsonl", *OFFLINE_NOTHING)
+
+
+def _jsonl(path: Path, rows: list[dict[str, str]]) -> Path:
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return path
+
+
+def test_knowledge_lines_pair_by_position_whatever_the_ids_and_a_repeated_id_keeps_the_pairing(tmp_path):
+    queries = _jsonl(tmp_path / "queries.jsonl", [
+        {"id": "z", "query": "Which letter is last?"}, {"id": "a", "query": "Which letter is first?"},
+        {"id": "z", "query": "Which letter again?"}, {"id": "m", "query": "Which letter is in the middle?"},
+    ])
+    knowledge = tmp_path / "knowledge"
+    knowledge.write_text("Z is last.\nA is first.\nZ again.\nM is in the middle.\n")
+    items = records_of(knowledge, queries=queries)
+    assert [(r.id, r.knowledge) for r in items if isinstance(r, KnowledgeRecord)] == [
+        ("z", "Z is last."), ("a", "A is first."), ("m", "M is in the middle.")]
+    repeated = items[2]
+    assert isinstance(repeated, InputError) and (repeated.path, repeated.line) == (str(queries), 3)
+    assert "is already used by line 1" in repeated.reason
+    knowledge.write_text("Z is last.\nA is first.\nZ again.\nM is in the middle.\nOne line too many.\n")
+    with pytest.raises(InputError, match="5 knowledge lines, but .* has 4 queries") as raised:
+        records_of(knowledge, queries=queries)
+    assert raised.value.path == str(knowledge)
+
+
+def test_knowledge_lines_and_their_queries_are_read_in_step_without_holding_them(tmp_path):
+    import tracemalloc
+
+    from factscope.conner.data import KnowledgeRecords
+
+    count = 2000
+    queries = _jsonl(tmp_path / "queries.jsonl", [
+        {"id": f"q{n}", "query": f"What is known about item {n}? " + "Context words. " * 80} for n in range(count)])
+    knowledge = tmp_path / "knowledge.txt"
+    knowledge.write_text("".join(f"Item {n} is known. " + "Knowledge words. " * 80 + "\n" for n in range(count)))
+    size = queries.stat().st_size + knowledge.stat().st_size
+    assert size > 4_000_000
+    records = KnowledgeRecords(knowledge, queries=queries)
+    next(iter(records))
+    tracemalloc.start()
+    try:
+        paired = sum(1 for _ in records)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert paired == count and not records.problems
+    assert peak < size / 10, f"pairing held {peak} bytes of {size} bytes of input"

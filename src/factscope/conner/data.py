@@ -8,10 +8,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from factscope.conner.released_files import file_layout, read_knowledge_lines, read_query_table
+from factscope.conner.released_files import file_layout, read_query_table
 from factscope.core.errors import ConfigError, InputError
 from factscope.core.fields import Identifier, NonBlank
-from factscope.core.io import parse_located
+from factscope.core.io import parse_located, read_lines
 from factscope.core.record_ids import first_of_each_id
 from factscope.core.tables import read_records
 
@@ -103,9 +103,10 @@ def read_knowledge_records(
 
 
 class KnowledgeRecords:
-    """The records of a knowledge file, read afresh each time they are iterated (JSONL a line at a time), so a run
-    can fingerprint them and then score them without holding them in memory; options as ``read_knowledge_records``.
-    Bad records are skipped; after a full pass ``problems`` holds their errors."""
+    """The records of a knowledge file, read afresh each time they are iterated (JSONL, query tables and knowledge
+    lines with their ``queries`` a line at a time), so a run can fingerprint them and then score them without
+    holding them in memory; options as ``read_knowledge_records``. Bad records are skipped; after a full pass
+    ``problems`` holds their errors."""
 
     def __init__(
         self,
@@ -164,18 +165,23 @@ def _paired(
     path: str | Path, queries: str | Path, *, need_knowledge: bool, task: KnowledgeTask | None
 ) -> Iterator[tuple[int, KnowledgeRecord | InputError]]:
     """The records of ``queries``, each with the knowledge on the same line (counting rows, not blank lines) of
-    the one-knowledge-per-line ``path``; a query that cannot be read is reported as it is, with its own place."""
+    the one-knowledge-per-line ``path``; a query that cannot be read is reported as it is, with its own place.
+
+    The two files are read in step, a line and a query at a time, after a first pass that counts both (they must be
+    as many), so neither is held in memory. A blank line of ``path`` is a query whose knowledge is missing: it
+    counts, so the pairing stays line for line."""
     if file_layout(queries) == "lines":
         raise InputError("holds no queries: give --queries a CONNER query table or JSON / JSONL records", path=queries)
-    knowledge = read_knowledge_lines(path)
-    asked = list(read_knowledge_records(queries, need_knowledge=False, task=task))
-    if len(knowledge) != len(asked):
+    lines = sum(1 for _ in read_lines(path))
+    asked = sum(1 for _ in read_knowledge_records(queries, need_knowledge=False, task=task))
+    if lines != asked:
         raise InputError(
-            f"{len(knowledge)} knowledge lines, but {queries} has {len(asked)} queries; line i of the knowledge "
-            "answers query i, so they must be as many",
+            f"{lines} knowledge lines, but {queries} has {asked} queries; line i of the knowledge answers query i, "
+            "so they must be as many",
             path=path,
         )
-    for (line, text), (_, query) in zip(knowledge, asked):
+    pairs = zip(read_lines(path), read_knowledge_records(queries, need_knowledge=False, task=task), strict=True)
+    for (line, text), (_, query) in pairs:
         if isinstance(query, InputError):
             yield line, query
         elif need_knowledge and not text.strip():

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from factscope.core.errors import InputError
-from factscope.core.io import read_text
+from factscope.core.io import read_lines
 
 Layout = Literal["records", "table", "lines"]
 
@@ -36,18 +36,17 @@ _REQUIRED = {True: ("query", "knowledge"), False: ("query",)}
 
 
 def file_layout(path: str | Path) -> Layout:
-    """Whether a knowledge file holds records (JSON / JSONL, Parquet, CSV), a CONNER query table or one knowledge per line."""
+    """Whether a knowledge file holds records (JSON / JSONL, Parquet, CSV), a CONNER query table or one knowledge
+    per line; only its first non-blank line is read."""
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix in (".json", ".jsonl", ".parquet", ".csv"):
         return "records"
     if suffix == ".tsv":
         return "table"
-    text = read_text(path)
-    start = text.lstrip()[:1]
-    if start in ("{", "[", ""):
+    first = next((line for _, line in read_lines(path) if line.strip()), "")
+    if first.lstrip()[:1] in ("{", "[", ""):
         return "records"
-    first = next((line for line in text.splitlines() if line.strip()), "")
     return "table" if "\t" in first else "lines"
 
 
@@ -60,17 +59,11 @@ def read_query_table(
 ) -> Iterator[tuple[int, dict[str, Any] | InputError]]:
     """(line, record) for each row of a CONNER query table: ``{id, topic, query, knowledge, gold_answer}``, cells as
     written, blank topic and answer left out; a row with another number of columns, an empty query, or (with
-    ``need_knowledge``) empty knowledge comes back as an InputError naming its line and column. Blank lines are
-    skipped; a row's id is its line (``line-N``), as for JSONL records."""
+    ``need_knowledge``) empty knowledge comes back as an InputError naming its line and column. The file is read a
+    line at a time; blank lines are skipped; a row's id is its line (``line-N``), as for JSONL records."""
     path = Path(path)
-    text = read_text(path)
-    if not text.strip():
-        raise InputError(
-            "file is empty; expected rows of topic, query, knowledge and response separated by tabs",
-            path=path,
-        )
     first_row = True
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in read_lines(path):
         if not line.strip():
             continue
         cells = line.split("\t")
@@ -105,10 +98,8 @@ def read_query_table(
             continue
         given = {_FIELDS[name]: cell for name, cell in zip(COLUMNS, cells) if cell.strip()}
         yield number, {"id": f"line-{number}", **given}
-
-
-def read_knowledge_lines(path: str | Path) -> list[tuple[int, str]]:
-    """(line, text) for every line of a one-knowledge-per-line file, blank lines included (a blank line is a query
-    whose knowledge is missing, so the pairing with the queries stays line for line)."""
-    text = read_text(path)
-    return list(enumerate(text.splitlines(), start=1))
+    if first_row:
+        raise InputError(
+            "file is empty; expected rows of topic, query, knowledge and response separated by tabs",
+            path=path,
+        )

@@ -42,6 +42,28 @@ def read_text(path: str | Path) -> str:
         ) from None
 
 
+def read_lines(path: str | Path) -> Iterator[tuple[int, str]]:
+    """(line number from 1, text without its line end) of each line of a UTF-8 text file, read one line at a time,
+    so a file of any length takes the memory of its longest line; a byte that is not UTF-8 raises InputError naming
+    the line, as ``read_text`` does."""
+    path = Path(path)
+    require_file(path)
+    offset = 0
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError as error:
+                raise InputError(
+                    f"not valid UTF-8 (byte 0x{raw[error.start]:02x} at offset {offset + error.start}); re-save the "
+                    "file as UTF-8",
+                    path=path,
+                    line=number,
+                ) from None
+            offset += len(raw)
+            yield number, text.removesuffix("\n").removesuffix("\r")
+
+
 def parse_keyed_document(text: str) -> tuple[Any, list[str]]:
     """Parse one JSON document; when it is an object keyed by id, also the keys it repeats.
 
