@@ -94,9 +94,15 @@ class CountingScorer:
         return self.scorer.count_tokens(text)
 
 
-def run_mode(mode: str, records: list[dict[str, Any]], device: str, window_sentences: int = 0) -> dict[str, Any]:
-    """Load the embedded checker in ``mode`` (with windows of ``window_sentences`` sentences, or 200-token
-    segments when 0) and check every claim; seconds, pairs and labels."""
+def run_mode(
+    mode: str,
+    records: list[dict[str, Any]],
+    device: str,
+    window_sentences: int = 0,
+    min_window_sentences: int | None = None,
+) -> dict[str, Any]:
+    """Load the embedded checker in ``mode`` (with windows of ``min_window_sentences`` to ``window_sentences``
+    sentences, or 200-token segments when 0) and check every claim; seconds, pairs and labels."""
     from factscope.checkers.base import CheckTask
     from factscope.checkers.embedded import EmbeddedScorer, shipped_checker_dir
     from factscope.checkers.segmented import SegmentedChecker
@@ -107,7 +113,7 @@ def run_mode(mode: str, records: list[dict[str, Any]], device: str, window_sente
     started = time.perf_counter()
     checker: Any = SegmentedChecker(
         EmbeddedScorer.from_dir(shipped_checker_dir(), device=device), mode=mode, name="embedded",
-        window_sentences=window_sentences,
+        window_sentences=window_sentences, min_window_sentences=min_window_sentences,
     )
     loaded = time.perf_counter()
     counting = CountingScorer(checker.scorer)
@@ -149,7 +155,11 @@ class ReplayScorer:
 
 
 def sweep(
-    records: list[dict[str, Any]], exact: dict[str, Any], top_ks: Sequence[int], window_sentences: int = 0
+    records: list[dict[str, Any]],
+    exact: dict[str, Any],
+    top_ks: Sequence[int],
+    window_sentences: int = 0,
+    min_window_sentences: int | None = None,
 ) -> list[dict[str, Any]]:
     """Label agreement and pairs scored of fast mode at each ``top_k``, replaying the exact run's probabilities."""
     from factscope.checkers.base import CheckTask
@@ -164,7 +174,8 @@ def sweep(
     for top_k in top_ks:
         counting = CountingScorer(ReplayScorer(exact["probs"], load_embedded_scorer().count_tokens))
         checker = SegmentedChecker(
-            counting, mode="fast", fast=FastSettings(top_k=top_k), window_sentences=window_sentences
+            counting, mode="fast", fast=FastSettings(top_k=top_k), window_sentences=window_sentences,
+            min_window_sentences=min_window_sentences,
         )
         labels = [v.label.value if v.label else None for v in checker.check(tasks)]
         rows.append(
@@ -273,6 +284,10 @@ def main() -> None:
         "--window-sentences", type=int, default=0,
         help="check against windows of this many sentences (0: 200-token segments)",
     )
+    parser.add_argument(
+        "--min-window-sentences", type=int, default=None,
+        help="with --window-sentences, also windows of every width from this many sentences up",
+    )
     parser.add_argument("--seed", type=int, default=13)
     add_out_option(parser)
     args = parser.parse_args()
@@ -282,7 +297,8 @@ def main() -> None:
     device = resolve_device(args.device)
     lengths = [int(value) for value in args.reference_tokens.split(",")]
     records = build_records(args.data, args.records, args.claims, args.references, lengths, args.seed)
-    runs = {mode: run_mode(mode, records, device, args.window_sentences) for mode in ("exact", "fast")}
+    layout = (args.window_sentences, args.min_window_sentences)
+    runs = {mode: run_mode(mode, records, device, *layout) for mode in ("exact", "fast")}
     exact, fast = runs["exact"]["labels"], runs["fast"]["labels"]
     targets = [r["target_tokens"] for r in records for _ in r["claims"]]
     by_length = {
@@ -302,7 +318,7 @@ def main() -> None:
         "reference_target_tokens": lengths,
         "exact": {k: v for k, v in runs["exact"].items() if k not in ("labels", "probs")},
         "fast": {k: v for k, v in runs["fast"].items() if k not in ("labels", "probs")},
-        "top_k_sweep": sweep(records, runs["exact"], (4, 8, 16, 32, 10_000), args.window_sentences),
+        "top_k_sweep": sweep(records, runs["exact"], (4, 8, 16, 32, 10_000), *layout),
         "speedup": runs["exact"]["seconds"] / runs["fast"]["seconds"],
         "check_speedup": runs["exact"]["check_seconds"] / runs["fast"]["check_seconds"],
         "pair_reduction": runs["exact"]["pairs_scored"] / max(1, runs["fast"]["pairs_scored"]),

@@ -547,3 +547,17 @@ def test_finetune_on_a_mix_reports_every_set_and_refuses_cues_on(tmp_path, tiny_
     assert set(manifest["held_out_by_set"]) == {"nli", "claims"}
     assert "macro_f1" in manifest["held_out_by_set"]["nli"] and "macro_f1" not in manifest["held_out_by_set"]["claims"]
     assert "held-out claims: balanced accuracy" in result.output
+
+
+def test_the_manifest_names_the_narrowest_window_only_when_given(tmp_path):
+    from factscope.core.errors import ConfigError
+    from factscope.training.options import TrainOptions
+    from factscope.training.train import inference_layout, train_checker
+
+    options = TrainOptions(data=[tmp_path / "pairs.jsonl"], out=tmp_path / "out")
+    assert inference_layout(options) == {"window_sentences": 2}
+    mixed = TrainOptions(data=options.data, out=options.out, window_sentences=2, min_window_sentences=1)
+    assert inference_layout(mixed) == {"window_sentences": 2, "min_window_sentences": 1}
+    too_narrow = TrainOptions(data=options.data, out=options.out, window_sentences=0, min_window_sentences=1)
+    with pytest.raises(ConfigError, match="--min-window-sentences"):
+        train_checker(too_narrow, lambda description, total: None)

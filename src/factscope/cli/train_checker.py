@@ -167,6 +167,14 @@ def train_checker(
             "(0: --segment-tokens segments); `check --window-sentences` overrides it",
         ),
     ] = 2,
+    min_window_sentences: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="recorded in the manifest with --window-sentences: the checker also reads every narrower window "
+            "down to N sentences (1 with --window-sentences 2: each sentence alone and with a neighbour)",
+        ),
+    ] = None,
     resume: Annotated[
         bool,
         typer.Option(
@@ -193,6 +201,7 @@ def train_checker(
         members=members, weights=weights, attention_dropout=attention_dropout,
         train_word_embeddings=train_word_embeddings, focus_words=focus_words, device=resolve_device(device),
         max_per_set=max_per_set, resume=resume, window_sentences=window_sentences,
+        min_window_sentences=min_window_sentences,
     )
     result = run(options, progress)
     for error in result.skipped[:20]:

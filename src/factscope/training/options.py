@@ -40,3 +40,4 @@ class TrainOptions:
     max_per_set: int | None = None
     resume: bool = False
     window_sentences: int = 2
+    min_window_sentences: int | None = None

@@ -55,6 +55,14 @@ class TrainResult:
     cue_figures: dict | None = None
 
 
+def inference_layout(options: TrainOptions) -> dict[str, int]:
+    """The reference layout the manifest names: the window width, and the narrowest window where one is set."""
+    layout = {"window_sentences": options.window_sentences}
+    if options.min_window_sentences is not None:
+        layout["min_window_sentences"] = options.min_window_sentences
+    return layout
+
+
 def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResult:
     """Train, tune biases (and test cues) on validation, report on the held-out part, write the directory."""
     started = time.perf_counter()
@@ -68,6 +76,8 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
         raise ConfigError("--precision must be auto, fp32 or bf16")
     if options.weights not in ("fp16", "int8"):
         raise ConfigError("--weights must be fp16 or int8")
+    if options.min_window_sentences is not None and not 1 <= options.min_window_sentences <= options.window_sentences:
+        raise ConfigError("--min-window-sentences must be between 1 and --window-sentences (which must be above 0)")
     if options.members < 1 or (options.members > 1 and options.method != "finetune"):
         raise ConfigError("--members must be at least 1, and more than 1 only with --method finetune")
     datasets, classes = load_training_mix(options.data, limit=options.limit)
@@ -106,7 +116,7 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
         "classes": list(classes),
         "label_order": ["Entailment", "Neutral", "Contradiction"],
         "inference_max_length": 320,
-        "inference": {"window_sentences": options.window_sentences},
+        "inference": inference_layout(options),
         "training": {
             "data": [
                 {"path": str(d.path), "sha256": file_sha256(d.path), "pairs": len(d.examples)} for d in datasets
