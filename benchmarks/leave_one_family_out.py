@@ -9,7 +9,11 @@ are evaluated, never trained on). Each sample pair is scored in several layouts:
 - ``seg200``: 200-token segments, RefChecker's merge (any Entailment wins) for the label, the highest
   P(Entailment) as the score;
 - ``win1`` / ``win2`` / ``win3``: windows of 1, 2 or 3 consecutive sentences (stride one sentence), the highest
-  P(Entailment) as the score, Entailment when it reaches 0.5.
+  P(Entailment) as the score, Entailment when it reaches 0.5;
+- ``win12``: the windows of 1 and of 2 sentences together (computed from ``win1`` and ``win2``, no extra scoring).
+
+``--layouts`` scores fewer layouts (``win12`` needs ``win1`` and ``win2``); a family's figures hold the layouts
+scored for it, and the summary averages each layout over the families that have it.
 
 Figures per family: balanced accuracy of Entailment vs not, and AUROC of the score. The MiniLM cosine floor
 (claim against the whole reference, and the best single sentence) is measured on the same samples; its
@@ -48,7 +52,8 @@ from factscope.training.long_context import context_copies, unrelated_copies
 from factscope.training.nli_data import NLIExample, load_training_mix
 
 RESULTS = Path(__file__).resolve().parent / "results" / "leave_one_family_out.json"
-LAYOUTS = ("whole", "seg200", "win1", "win2", "win3")
+LAYOUTS = ("whole", "seg200", "win1", "win2", "win3", "win12")
+SCORED_LAYOUTS = ("whole", "seg200", "win1", "win2", "win3")
 NEUTRAL = 1
 
 
@@ -69,6 +74,7 @@ class Recipe:
 RECIPES = {
     "segments": Recipe("segments", focus_words=100, long_context=0.0, context_words=150, unrelated=0.05, pairs=1200),
     "windows": Recipe("windows", focus_words=40, long_context=0.3, context_words=100, unrelated=0.15, pairs=1200),
+    "pool": Recipe("pool", focus_words=40, long_context=0.3, context_words=100, unrelated=0.15, pairs=12000),
 }
 
 
@@ -115,23 +121,29 @@ def windows(premise: str, size: int) -> list[str]:
     return [premise[spans[i].start : spans[i + size - 1].end] for i in range(len(spans) - size + 1)]
 
 
-def layout_inputs(premise: str, count_tokens) -> dict[str, list[str]]:
-    """The premises each layout scores for one pair."""
-    inputs = {"whole": [premise]}
-    inputs["seg200"] = [premise[s.start : s.end] for s in segment_spans(premise, count_tokens, 200)] or [premise]
+def layout_inputs(premise: str, count_tokens, layouts: tuple[str, ...] = SCORED_LAYOUTS) -> dict[str, list[str]]:
+    """The premises each of ``layouts`` scores for one pair."""
+    inputs: dict[str, list[str]] = {}
+    if "whole" in layouts:
+        inputs["whole"] = [premise]
+    if "seg200" in layouts:
+        inputs["seg200"] = [premise[s.start : s.end] for s in segment_spans(premise, count_tokens, 200)] or [premise]
     for size in (1, 2, 3):
-        inputs[f"win{size}"] = windows(premise, size)
+        if f"win{size}" in layouts:
+            inputs[f"win{size}"] = windows(premise, size)
     return inputs
 
 
-def score_sample(model: CrossEncoderModel, sample: list[NLIExample]) -> list[dict[str, list[list[float]]]]:
+def score_sample(
+    model: CrossEncoderModel, sample: list[NLIExample], layouts: tuple[str, ...] = SCORED_LAYOUTS
+) -> list[dict[str, list[list[float]]]]:
     """Per pair and layout, the 3-way probabilities of every input of the layout."""
     tokenizer = model.tokenizer
 
     def count_tokens(text: str) -> int:
         return len(tokenizer.tokenize(text))
 
-    per_pair = [layout_inputs(e.premise, count_tokens) for e in sample]
+    per_pair = [layout_inputs(e.premise, count_tokens, layouts) for e in sample]
     premises, hypotheses = [], []
     for e, inputs in zip(sample, per_pair):
         for texts in inputs.values():
@@ -160,7 +172,9 @@ def family_figures(sample: list[NLIExample], scored: list[dict]) -> dict:
     """Balanced accuracy and AUROC per layout, overall and per set."""
     gold = np.array([e.label == 0 for e in sample])
     figures: dict = {"n": len(sample), "sets": sorted({e.source for e in sample})}
-    for layout in LAYOUTS:
+    if "win1" in scored[0] and "win2" in scored[0]:
+        scored = [{**row, "win12": row["win1"] + row["win2"]} for row in scored]
+    for layout in [name for name in LAYOUTS if name in scored[0]]:
         decided = [layout_decision(layout, np.array(row[layout])) for row in scored]
         scores = np.array([d[0] for d in decided])
         labels = np.array([d[1] for d in decided])
@@ -214,6 +228,7 @@ def summarise(results: dict) -> dict:
                 for metric in ("balanced_accuracy", "auroc")
             }
             for layout in LAYOUTS
+            if all(layout in by_family[f]["figures"] for f in FAMILIES)
         }
     floor = results.get("cosine_floor")
     if floor:
@@ -234,6 +249,7 @@ def main() -> None:
     parser.add_argument("--recipes", nargs="+", default=list(RECIPES), choices=list(RECIPES) + ["base"])
     parser.add_argument("--families", nargs="+", default=list(FAMILIES), choices=FAMILIES)
     parser.add_argument("--per-family", type=int, default=120, help="test pairs sampled per left-out family")
+    parser.add_argument("--layouts", nargs="+", default=list(SCORED_LAYOUTS), choices=SCORED_LAYOUTS)
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--scores", type=Path, default=None, help="folder for the per-pair window scores")
@@ -279,7 +295,7 @@ def main() -> None:
                 model = CrossEncoderModel(result.model.model, result.model.tokenizer, batch_size=64, max_length=320)
                 trained = len(pairs)
             fitted = time.perf_counter() - started
-            scored = score_sample(model, samples[family])
+            scored = score_sample(model, samples[family], tuple(args.layouts))
             if args.scores is not None:
                 args.scores.mkdir(parents=True, exist_ok=True)
                 rows = [
@@ -294,7 +310,7 @@ def main() -> None:
             }
             results["summary"] = summarise(results)
             _write(args.out, results)
-            print(name, family, json.dumps({k: done[family]["figures"][k] for k in LAYOUTS}), flush=True)
+            print(name, family, json.dumps({k: v for k, v in done[family]["figures"].items() if k in LAYOUTS}), flush=True)
     results["summary"] = summarise(results)
     _write(args.out, results)
     print(json.dumps(results["summary"], indent=2))

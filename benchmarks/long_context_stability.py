@@ -93,6 +93,7 @@ def _outside(verdict: Verdict, references: tuple[str, ...], where: int, premise:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=DATA, help="folder of the labelled claim sets (NAME.jsonl)")
+    parser.add_argument("--checker-dir", type=Path, help="a factscope checker folder (default: the shipped one)")
     parser.add_argument("--sets", nargs="+", default=["factcheckgpt", "begin"])
     parser.add_argument("--pairs", type=int, default=150, help="pairs drawn per set from the test part")
     parser.add_argument("--references", type=int, default=3)
@@ -114,7 +115,7 @@ def main() -> None:
     add_out_option(parser)
     args = parser.parse_args()
 
-    scores = SharedScores(load_embedded_scorer())
+    scores = SharedScores(load_embedded_scorer(args.checker_dir))
     checkers = {
         setting: SegmentedChecker(
             scores, max_tokens=args.segment_tokens, name="embedded", relevance=setting,
