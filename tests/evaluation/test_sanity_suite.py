@@ -16,12 +16,13 @@ from factscope.evaluation.sanity_rewrites import clauses, passive, past_particip
 from factscope.hf.embedded import load_spacy
 from repo_paths import EXAMPLES
 
-SHIPPED_ENTAILMENT_FLOOR = 0.95
-"""The least share of the sample's pairs the shipped checker, in its own layout (2-sentence windows), must label
-Entailment at every reference length: a copied sentence is judged with its neighbour, which now and then tips it."""
+ENTAILMENT_FLOOR = 0.99
+"""The least share of the sample's pairs the shipped checker must label Entailment at every reference length, in
+its own layout (1- and 2-sentence windows) and with 1-sentence windows (``--window-sentences 1``): the issue's bar."""
 
-SENTENCE_WINDOW_FLOOR = 0.99
-"""The same with 1-sentence windows (``--window-sentences 1``), the issue's bar."""
+TWO_SENTENCE_FLOOR = 0.95
+"""The same with 2-sentence windows alone (``--window-sentences 2``): a copied sentence is always judged with a
+neighbour, which now and then tips it."""
 
 TOWN = (
     "Greywater is a small town on the northern bank of the Elm River. "
@@ -216,7 +217,8 @@ def test_shipped_checker_labels_the_sample_entailment(nlp):
     assert os.environ.get("HF_HUB_OFFLINE") == "1"
     copies = [SanitySource(f"{name}-{n}", text) for n in range(4) for name, text in (("town", TOWN), ("lab", LAB))]
     pairs = sanity_pairs([*copies, *_example_sources()], nlp=nlp)  # each copy draws its own sentences
-    for layout, floor in (({}, SHIPPED_ENTAILMENT_FLOOR), ({"window_sentences": 1}, SENTENCE_WINDOW_FLOOR)):
+    layouts = (({}, ENTAILMENT_FLOOR), ({"window_sentences": 1}, ENTAILMENT_FLOOR), ({"window_sentences": 2}, TWO_SENTENCE_FLOOR))
+    for layout, floor in layouts:
         report = score_sanity(make_checker("embedded", **layout), pairs)
         assert {row.reference_sentences for row in report.by_length} == {1, 2, 5, 20}
         assert report.lowest_length_share is not None

@@ -42,7 +42,7 @@ WindowSentences = Annotated[
         min=0,
         help="model checkers read each reference as windows of N consecutive sentences (stride one sentence, each "
         "within --segment-tokens) and take the best window; 0 reads --segment-tokens segments (RefChecker's "
-        "layout); default: the checker's own (the shipped checker reads 2-sentence windows, other models 0)",
+        "layout); default: the checker's own (the shipped checker reads 1- and 2-sentence windows, other models 0)",
     ),
 ]
 
@@ -52,7 +52,7 @@ MinWindowSentences = Annotated[
         min=1,
         help="with sentence windows, also read every narrower window down to N sentences (1 with "
         "--window-sentences 2: each sentence alone and each pair of neighbours); default: the checker's own "
-        "(a factscope checker folder's manifest may name one; other models read one width)",
+        "(the shipped checker: 1, with its 2-sentence windows; other models read one width)",
     ),
 ]
 
