@@ -5,9 +5,11 @@ items one at a time, skips those whose key is already in the results file (resum
 batch, writes each row as soon as its batch is done and counts it into the system's ``Totals``, the mergeable
 figures its summary is made of. The rows already in the file are counted as the file is opened, so the summary
 covers exactly the rows the file holds, and memory does not grow with the number of records: the run hands back
-a lazy reader of the file, not a list. With ``retry_failed``, the rows the system's ``failed`` predicate picks are
-first taken out of the file, so their items are processed again and replaced in place. Library code draws nothing:
-the CLI passes a callback that draws rich bars, a notebook user passes none (or their own).
+a lazy reader of the file, not a list, and between batches the memory a batch freed goes back to the operating
+system (``factscope.core.heap``), so the resident set does not creep up either. With ``retry_failed``, the rows the
+system's ``failed`` predicate picks are first taken out of the file, so their items are processed again and
+replaced in place. Library code draws nothing: the CLI passes a callback that draws rich bars, a notebook user
+passes none (or their own).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any, Generic, Protocol, TypedDict, TypeVar, runtime_checkable
 
 from pydantic import BaseModel
 
+from factscope.core.heap import HeapTrimmer
 from factscope.core.io import ResultWriter, drop_rows
 from factscope.core.manifest import RunManifest, Setting, describe, fingerprint_items, prepare_results
 from factscope.core.results import ResultRows, Totals
@@ -189,6 +192,7 @@ def run_batches(
     )
     kept: list[Row] = []
     new = 0
+    trim = HeapTrimmer()
     try:
         resumed = len(writer.done) if writer is not None else 0
         todo = (item for item in items if writer is None or key(item) not in writer.done)
@@ -203,6 +207,7 @@ def run_batches(
                         count(row)
                     new += 1
                 bar.advance(len(batch))
+                trim()
     finally:
         if writer is not None:
             writer.close()

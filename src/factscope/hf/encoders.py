@@ -56,7 +56,7 @@ class BiEncoder:
             )
             for text, vector in zip(missing, vectors):
                 found[text] = vector
-                self._cache.put(text, vector)
+                self._cache.put(text, vector.copy())  # a row of its own: a view would keep the whole batch alive
         if not texts:
             return np.zeros((0, self.model.get_sentence_embedding_dimension()), dtype=np.float32)
         return np.stack([found[text] for text in texts])
