@@ -19,14 +19,16 @@ to ``factscope check``. Figures go to ``benchmarks/results/streaming_memory.json
 ``--system ground`` writes the same records as a generic grounding dataset (question, references as contexts,
 the first reference's sentences as gold facts) and their responses as a separate ``{id, response}`` file in
 another order, and runs ``factscope ground score DATASET --responses FILE --extractor EXTRACTOR --presence
-nli:CHECKER``: the responses are joined to the dataset by id. ``--system knowledge`` writes ``{id, query,
-knowledge}`` records (the response as the knowledge) and a corpus of 200 reference paragraphs, and runs
-``factscope knowledge score RECORDS --corpus CORPUS --checker CHECKER`` (factuality and validity; relevance and
-coherence off).
+nli:CHECKER``: the responses are joined to the dataset by id. With ``--keyed`` the dataset is written in the
+Truly Ground layout (one JSON object keyed by question id) with a metadata file keyed by the same ids, in the
+responses' order (``--metadata FILE``). ``--system knowledge`` writes ``{id, query, knowledge}`` records (the
+response as the knowledge) and a corpus of 200 reference paragraphs, and runs ``factscope knowledge score RECORDS
+--corpus CORPUS --checker CHECKER`` (factuality and validity; relevance, coherence and the LM off); with
+``--knowledge-lines`` the knowledge is written one text per line and its queries as JSONL (``--queries FILE``).
 
     HF_HUB_OFFLINE=1 python benchmarks/streaming_memory.py --records 10000 100000
-    HF_HUB_OFFLINE=1 python benchmarks/streaming_memory.py --system ground --tiny-checker \
-        --out benchmarks/results/streaming_memory_ground.json
+    HF_HUB_OFFLINE=1 python benchmarks/streaming_memory.py --system ground --keyed --tiny-encoder \
+        --extractor sentences --out benchmarks/results/streaming_memory_ground_keyed.json
     HF_HUB_OFFLINE=1 python benchmarks/streaming_memory.py --quick --out /tmp/streaming_memory.json
 """
 
@@ -325,42 +327,70 @@ def write_records(path: Path, n_records: int, seed: int) -> int:
     return path.stat().st_size
 
 
-def write_grounding(path: Path, responses: Path, n_records: int, seed: int) -> int:
+def write_grounding(path: Path, responses: Path, n_records: int, seed: int, metadata: Path | None = None) -> int:
     """The records as a generic grounding dataset at ``path`` and their responses at ``responses``, the responses
-    in another order (by a hash of the id); returns the two files' size in bytes."""
+    in another order (by a hash of the id); with ``metadata``, the dataset in the Truly Ground layout (one JSON
+    object keyed by question id, an entry a line) and a metadata file keyed by the same ids there (``setting``,
+    ``has_multi``), in the responses' order. Returns the files' size in bytes."""
     rng = random.Random(seed)
     answers: list[tuple[int, str]] = []
+    metadata_rows: list[tuple[int, str]] = []
     with path.open("w", encoding="utf-8") as handle:
+        handle.write("{\n" if metadata is not None else "")
         for number in range(n_records):
             made = record(number, rng)
-            example = {
-                "id": made["id"], "question": made["question"], "contexts": made["references"],
-                "gold_facts": split_sentences(made["references"][0])[:3], "setting": made["setting"],
-            }  # fmt: skip
-            handle.write(json.dumps(example, ensure_ascii=False) + "\n")
+            gold = split_sentences(made["references"][0])[:3]
+            order = zlib.crc32(made["id"].encode())
+            if metadata is None:
+                example = {
+                    "id": made["id"], "question": made["question"], "contexts": made["references"],
+                    "gold_facts": gold, "setting": made["setting"],
+                }  # fmt: skip
+                handle.write(json.dumps(example, ensure_ascii=False) + "\n")
+            else:
+                entry = {"qId": made["id"], "qText": made["question"], "context_list": made["references"],
+                         "atomic_texts": gold}  # fmt: skip
+                comma = ",\n" if number else ""
+                handle.write(f"{comma}{json.dumps(made['id'])}: {json.dumps(entry, ensure_ascii=False)}")
+                fields = {"setting": made["setting"], "has_multi": len(made["references"]) > 1}
+                metadata_rows.append((order, f"{json.dumps(made['id'])}: {json.dumps(fields)}"))
             row = json.dumps({"id": made["id"], "response": made["response"]}, ensure_ascii=False)
-            answers.append((zlib.crc32(made["id"].encode()), row))
+            answers.append((order, row))
+        handle.write("\n}\n" if metadata is not None else "")
     answers.sort()
     with responses.open("w", encoding="utf-8") as handle:
         handle.writelines(row + "\n" for _, row in answers)
-    return path.stat().st_size + responses.stat().st_size
+    size = path.stat().st_size + responses.stat().st_size
+    if metadata is not None:
+        metadata_rows.sort()
+        metadata.write_text("{\n" + ",\n".join(row for _, row in metadata_rows) + "\n}\n", encoding="utf-8")
+        size += metadata.stat().st_size
+    return size
 
 
-def write_knowledge(path: Path, corpus: Path, n_records: int, seed: int) -> int:
+def write_knowledge(path: Path, corpus: Path, n_records: int, seed: int, queries: Path | None = None) -> int:
     """The records as knowledge records at ``path`` (the response is the knowledge) and a corpus of 200 reference
-    paragraphs at ``corpus``; returns the records file's size in bytes."""
+    paragraphs at ``corpus``; with ``queries``, the knowledge one text per line at ``path`` (CONNER's layout) and
+    the ``{id, query}`` records it answers, line for line, at ``queries``. Returns the records' size in bytes."""
     rng = random.Random(seed)
     with path.open("w", encoding="utf-8") as handle:
+        asked = queries.open("w", encoding="utf-8") if queries is not None else None
         for number in range(n_records):
             made = record(number, rng)
-            knowledge = {"id": made["id"], "query": made["question"], "knowledge": made["response"]}
-            handle.write(json.dumps(knowledge, ensure_ascii=False) + "\n")
+            if asked is None:
+                knowledge = {"id": made["id"], "query": made["question"], "knowledge": made["response"]}
+                handle.write(json.dumps(knowledge, ensure_ascii=False) + "\n")
+            else:
+                handle.write(" ".join(made["response"].split()) + "\n")
+                asked.write(json.dumps({"id": made["id"], "query": made["question"]}, ensure_ascii=False) + "\n")
+        if asked is not None:
+            asked.close()
     passages = random.Random(seed + 1)
     with corpus.open("w", encoding="utf-8") as handle:
         for number in range(200):
             made = record(number, passages)
             handle.write(json.dumps({"id": f"p{number}", "text": made["references"][0]}) + "\n")
-    return path.stat().st_size
+    return path.stat().st_size + (queries.stat().st_size if queries is not None else 0)
 
 
 def system_command(system: str, n_records: int, folder: Path, args: argparse.Namespace) -> tuple[list[str], int]:
@@ -371,17 +401,23 @@ def system_command(system: str, n_records: int, folder: Path, args: argparse.Nam
     common = ["-o", str(output), "--overwrite", *shlex.split(args.extra_args)]
     if system == "ground":
         responses = folder / f"ground_responses_{n_records}.jsonl"
-        size = write_grounding(source, responses, n_records, args.seed)
+        metadata = folder / f"ground_metadata_{n_records}.json" if args.keyed else None
+        source = source.with_suffix(".json") if args.keyed else source
+        size = write_grounding(source, responses, n_records, args.seed, metadata)
         command = [
-            "ground", "score", str(source), "--responses", str(responses), "--extractor", args.extractor,
+            "ground", "score", str(source), "--responses", str(responses),
+            *(["--metadata", str(metadata)] if metadata is not None else []), "--extractor", args.extractor,
             "--presence", args.presence or f"nli:{args.checker}", *common,
         ]  # fmt: skip
     elif system == "knowledge":
         corpus = folder / "knowledge_corpus.jsonl"
-        size = write_knowledge(source, corpus, n_records, args.seed)
+        queries = folder / f"knowledge_queries_{n_records}.jsonl" if args.knowledge_lines else None
+        source = source.with_suffix(".txt") if args.knowledge_lines else source
+        size = write_knowledge(source, corpus, n_records, args.seed, queries)
         command = [
-            "knowledge", "score", str(source), "--corpus", str(corpus), "--checker", args.checker,
-            "--relevance-model", "none", "--coherence-model", "none", *common,
+            "knowledge", "score", str(source), *(["--queries", str(queries)] if queries is not None else []),
+            "--corpus", str(corpus), "--checker", args.checker, "--relevance-model", "none",
+            "--coherence-model", "none", "--lm", "none", *common,
         ]  # fmt: skip
     else:
         size = write_records(source, n_records, args.seed)
@@ -568,6 +604,18 @@ def main() -> None:
         "work folder (--presence bi:FOLDER)",
     )
     parser.add_argument(
+        "--keyed",
+        action="store_true",
+        help="with --system ground: write the dataset in the Truly Ground layout (a JSON object keyed by question "
+        "id) with a metadata file, both joined by id (--metadata, --responses)",
+    )
+    parser.add_argument(
+        "--knowledge-lines",
+        action="store_true",
+        help="with --system knowledge: write the knowledge one text per line and its queries as JSONL, paired "
+        "line for line (--queries)",
+    )
+    parser.add_argument(
         "--extra-args",
         default="",
         help='further options for factscope check, one string: --extra-args="--batch-size 64"',
@@ -615,9 +663,11 @@ def main() -> None:
     )
     checker = "tiny random 2-layer BERT NLI (nli:FOLDER)" if args.tiny_checker else args.checker
     presence = "tiny random 2-layer BERT bi-encoder (bi:FOLDER)" if args.tiny_encoder else args.presence
+    layout = {"ground": "keyed" if args.keyed else "jsonl", "knowledge": "lines" if args.knowledge_lines else "jsonl"}
     figures = {
-        "system": args.system, "checker": checker, "presence": presence if args.system == "ground" else None,
-        "extractor": args.extractor, "sizes": sizes, **summary,
+        "system": args.system, "layout": layout.get(args.system, "jsonl"), "checker": checker,
+        "presence": presence if args.system == "ground" else None, "extractor": args.extractor, "sizes": sizes,
+        **summary,
     }  # fmt: skip
     write_results(__file__, args, figures)
 
