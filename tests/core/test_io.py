@@ -22,10 +22,14 @@ def test_json_list_items_carry_their_line_numbers(tmp_path):
     assert items[2] == (5, {"b": {"c": [1, 2]}})
 
 
-def test_broken_json_document_names_the_line(tmp_path):
+def test_a_broken_item_of_a_json_list_is_skipped_and_a_list_broken_between_items_names_the_line(tmp_path):
     path = tmp_path / "bad.json"
-    path.write_text('[\n {"a": 1},\n {"b": }\n]', encoding="utf-8")
-    with pytest.raises(InputError, match=r"bad.json:3: broken JSON"):
+    path.write_text('[\n {"a": 1},\n {"b": },\n {"c": 3}\n]', encoding="utf-8")
+    first, (line, error), last = read_json_records(path)
+    assert first == (2, {"a": 1}) and last == (4, {"c": 3})
+    assert line == 3 and isinstance(error, InputError) and str(error).startswith(f"{path}:3: item 1: broken JSON")
+    path.write_text('[\n {"a": 1}\n {"b": 2}\n]', encoding="utf-8")
+    with pytest.raises(InputError, match=r"bad.json:3: not valid JSON \(expected ',' or ']' after item 0"):
         list(read_json_records(path))
 
 

@@ -143,28 +143,46 @@ def oversized_record(text: str, limit: int, path: Path, line: int) -> InputError
 def read_json_records(path: str | Path) -> Iterator[tuple[int, dict[str, Any] | InputError]]:
     """Yield (line, record) for each object in a JSON list or JSONL file.
 
-    A line that is not valid JSON, an item that is not an object, or a record over ``max_record_bytes()``, is
-    yielded as an InputError in place of the record, so the caller can report it and go on. In a JSON list the
-    line is where the object starts. Whole-file problems (missing, empty, undecodable) raise InputError.
+    A line that is not valid JSON, an item that is not an object or cannot be read, or a record over
+    ``max_record_bytes()``, is yielded as an InputError in place of the record, so the caller can report it and go
+    on. In a JSON list the line is where the item starts. Whole-file problems (missing, empty, undecodable, a list
+    broken between its items) raise InputError.
 
-    JSONL is read a line at a time, so a file of any length takes the memory of its longest line; a JSON list
-    (or one object spread over several lines) is read whole.
+    JSONL is read a line at a time and a JSON list an item at a time (``factscope.core.json_entries``), so a file
+    of any length takes the memory of its longest record; one JSON object spread over several lines is one record,
+    read whole.
     """
+    from factscope.core.json_entries import document_kind, json_list_records
+
     path = Path(path)
     limit = max_record_bytes()
     require_file(path)
     if _starts_as_jsonl(path):
         yield from _jsonl_records(path, limit)
         return
+    if document_kind(path) == "list":
+        yield from json_list_records(path)
+        return
     text = read_text(path)
     if not text.strip():
         raise InputError("file is empty; expected JSON or JSONL records", path=path)
-    stripped = text.lstrip()
-    if stripped.startswith("[") or (stripped.startswith("{") and _is_single_json_document(text)):
-        yield from _json_document_records(path, text, limit)
+    document = _single_object(text)
+    if document is not None:
+        yield 1, oversized_record(text.strip(), limit, path, 1) or document
         return
     for number, line in enumerate(text.splitlines(), start=1):
         yield from _jsonl_line(path, number, line, limit)
+
+
+def _single_object(text: str) -> dict[str, Any] | None:
+    """The one JSON object ``text`` holds, or None when it holds anything else."""
+    if not text.lstrip().startswith("{"):
+        return None
+    try:
+        document = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        return None
+    return document if isinstance(document, dict) else None
 
 
 def _starts_as_jsonl(path: Path) -> bool:
@@ -239,103 +257,6 @@ def _jsonl_line(path: Path, number: int, line: str, limit: int) -> Iterator[tupl
 
 
 TOO_DEEP = "nested too deeply to read (over about a thousand levels of lists or objects); flatten the record"
-
-
-def _deep_document_records(path: Path, text: str, limit: int) -> Iterator[tuple[int, dict[str, Any] | InputError]]:
-    """Items of a JSON list one of which is nested too deeply to parse whole: the others are still read."""
-    if not text.lstrip().startswith("["):
-        raise InputError(TOO_DEEP, path=path, line=1)
-    decoder = json.JSONDecoder()
-    position = text.index("[") + 1
-    index = 0
-    while True:
-        while position < len(text) and (text[position].isspace() or text[position] == ","):
-            position += 1
-        if position >= len(text) or text[position] == "]":
-            return
-        line = text.count("\n", 0, position) + 1
-        start = position
-        try:
-            item, position = decoder.raw_decode(text, start)
-        except RecursionError:
-            end = _end_of_value(text, start)
-            oversized = oversized_record(text[start:end], limit, path, line)
-            yield line, oversized or InputError(TOO_DEEP, path=path, line=line)
-            position = end
-        except json.JSONDecodeError as error:
-            raise InputError(f"broken JSON ({error.msg} at column {error.colno})", path=path, line=error.lineno) from None
-        else:
-            oversized = oversized_record(text[start:position], limit, path, line)
-            if oversized is not None:
-                yield line, oversized
-            elif isinstance(item, dict):
-                yield line, item
-            else:
-                yield line, InputError(f"item {index} is {json_kind(item)}, expected an object", path=path, line=line)
-        index += 1
-
-
-def _end_of_value(text: str, start: int) -> int:
-    """The position just after the JSON value that starts at ``start``, found by bracket counting (strings
-    skipped), for a value too deep to decode."""
-    depth = 0
-    position = start
-    in_string = False
-    while position < len(text):
-        char = text[position]
-        if in_string:
-            if char == "\\":
-                position += 1
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "[{":
-            depth += 1
-        elif char in "]}":
-            depth -= 1
-            if depth == 0:
-                return position + 1
-        position += 1
-    return position
-
-
-def _is_single_json_document(text: str) -> bool:
-    try:
-        json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
-        return False
-    return True
-
-
-def _json_document_records(path: Path, text: str, limit: int) -> Iterator[tuple[int, dict[str, Any] | InputError]]:
-    """Walk a JSON document (a list of objects, or one object) item by item, keeping each item's line."""
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputError(f"broken JSON ({error.msg} at column {error.colno})", path=path, line=error.lineno) from None
-    except RecursionError:
-        yield from _deep_document_records(path, text, limit)
-        return
-    if not isinstance(document, list):
-        yield 1, oversized_record(text.strip(), limit, path, 1) or document
-        return
-    decoder = json.JSONDecoder()
-    position = text.index("[") + 1
-    for index in range(len(document)):
-        while text[position].isspace() or text[position] == ",":
-            position += 1
-        item, end = decoder.raw_decode(text, position)
-        line = text.count("\n", 0, position) + 1
-        oversized = oversized_record(text[position:end], limit, path, line)
-        position = end
-        if oversized is not None:
-            yield line, oversized
-            continue
-        if not isinstance(item, dict):
-            yield line, InputError(f"item {index} is a {type(item).__name__}, expected an object", path=path, line=line)
-            continue
-        yield line, item
 
 
 _JSON_KINDS: dict[type, str] = {

@@ -235,6 +235,20 @@ def json_entries(path: str | Path) -> Iterator[JsonEntry]:
             raise text.broken("more text after the end of the document", text.pos)
 
 
+def json_list_records(path: str | Path) -> Iterator[tuple[int, dict[str, Any] | InputError]]:
+    """(line, record) for each item of a JSON list, read an item at a time, as ``read_json_records`` yields them:
+    an item that is not an object, or cannot be read, as its located InputError."""
+    path = Path(path)
+    for entry in json_entries(path):
+        value = entry.value
+        if isinstance(value, (dict, InputError)):
+            yield entry.line, value
+        else:
+            yield entry.line, InputError(
+                f"item {entry.index} is a {type(value).__name__}, expected an object", path=path, line=entry.line
+            )
+
+
 def _key(text: _Text) -> str:
     """Read an object key and the colon after it."""
     if text.next_char() != '"':
