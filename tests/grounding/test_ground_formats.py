@@ -15,7 +15,7 @@ from factscope.core.manifest import fingerprint_file, manifest_path
 from factscope.core.schema import Claim, Extraction
 from factscope.grounding.atomic_facts import SentenceFacts, load_atomic_facts, paper_fact_rules
 from factscope.grounding.data import attach_responses, load_dataset
-from factscope.grounding.responses import read_responses
+from factscope.grounding.responses import read_responses, response_entries
 from factscope.grounding.supplied_facts import SuppliedFactExtractor
 
 DATA = repo_paths.DATA / "ground"
@@ -364,3 +364,13 @@ def test_the_sentence_extractor_gives_one_fact_per_sentence(monkeypatch, capsys,
     # precision 1/2; the gold fact scores 0.88 against the response: recall 1
     assert rows["q1"]["precision"] == 0.5 and rows["q1"]["recall"] == 1.0
     assert "sentences / bi-encoder" in text
+
+
+def test_a_broken_entry_of_a_prediction_file_is_skipped_with_its_line_and_the_others_read(tmp_path):
+    path = tmp_path / "pred.json"
+    path.write_text('{\n"q1": {"output": "First."},\n"q2": {"output": "Sec" "ond."},\n"q3": {"output": ["Third."]}\n}\n',
+                    encoding="utf-8")
+    first, broken, third = response_entries(path)
+    assert (first.id, first.text, third.id, third.text) == ("q1", "First.", "q3", "Third.")
+    assert isinstance(broken, InputError) and (broken.path, broken.line) == (str(path), 3)
+    assert broken.reason.startswith("key 'q2': broken JSON")

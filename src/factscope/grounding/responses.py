@@ -6,11 +6,12 @@ Prediction files of Truly Ground's generation script: one JSON object keyed by q
 ``{"<qId>": {"input": prompt, "output": response}}``; each of ``input`` and ``output`` is a string or a list of
 one string. ``input`` (the prompt the model saw) is kept but not parsed; where the output repeats it (a causal
 LM echoing its prompt), it is removed from the response, as the paper's scoring script does.
+
+Both are read one response at a time (a prediction file entry by entry, ``factscope.core.json_entries``).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -21,14 +22,9 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, create_model
 
 from factscope.core.errors import InputError
 from factscope.core.fields import Identifier, Passages
-from factscope.core.io import (
-    json_kind,
-    parse_keyed_document,
-    parse_located,
-    read_text,
-    require_file,
-)
-from factscope.core.record_ids import RecordIds, repeated_keys
+from factscope.core.io import json_kind, parse_located
+from factscope.core.json_entries import document_kind, json_entries
+from factscope.core.record_ids import RecordIds
 from factscope.core.tables import is_table_file, read_records
 
 ACCEPTED_FORMATS = (
@@ -116,71 +112,64 @@ def read_responses(
 
 def response_entries(path: str | Path, field_name: str = "response") -> Iterator[ResponseRow | InputError]:
     """The responses of a file in either format, one at a time, each entry that could not be read as its located
-    error: JSONL rows are read a line at a time, a prediction file (one JSON object) whole. A file in neither
-    format raises an InputError naming the file and the accepted formats."""
+    error: JSONL rows are read a line at a time, a prediction file (one JSON object) an entry at a time. A file in
+    neither format raises an InputError naming the file and the accepted formats."""
     path = Path(path)
-    first = None if is_table_file(path) else first_line_object(path)
-    if not is_table_file(path) and (first is None or not _is_row(first, field_name)):
-        document, repeated = _single_object(read_text(path))
-        if document is not None and not _is_row(document, field_name):
-            yield from repeated_keys(path, repeated)
-            yield from _read_predictions(path, document)
-            return
+    if _holds_predictions(path, field_name):
+        yield from _read_predictions(path)
+        return
     yield from _read_rows(path, field_name)
 
 
-def first_line_object(path: Path) -> dict[str, Any] | None:
-    """The JSON object on the file's first non-blank line when that line holds one whole, else None (a JSON list,
-    an object spread over lines, bytes that are not UTF-8)."""
-    require_file(path)
-    with path.open("rb") as handle:
-        for raw in handle:
-            if not raw.strip():
-                continue
-            try:
-                value = json.loads(raw.decode("utf-8-sig"))
-            except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
-                return None
-            return value if isinstance(value, dict) else None
-    return None
-
-
-def _single_object(text: str) -> tuple[dict[str, Any] | None, list[str]]:
-    """The file's one JSON object and the keys it repeats, or None when it is anything else (JSONL, a list,
-    broken JSON)."""
-    if not text.lstrip().startswith("{"):
-        return None, []
+def _holds_predictions(path: Path, field_name: str) -> bool:
+    """Whether the file is one JSON object keyed by question id (a prediction file) rather than rows: its one object
+    has no field of a row (an id, contexts, a response text), told from its entries read one at a time. JSONL, or
+    broken JSON, holds rows (each line is then read, and located, on its own)."""
+    if is_table_file(path) or document_kind(path) != "object":
+        return False
     try:
-        document, repeated = parse_keyed_document(text)
-    except (json.JSONDecodeError, RecursionError):
-        return None, []
-    return (document, repeated) if isinstance(document, dict) else (None, [])
+        return not any(_is_row_field(str(entry.key), entry.value, field_name) for entry in json_entries(path))
+    except InputError:
+        return False
 
 
-def _is_row(document: dict[str, Any], field_name: str) -> bool:
-    """True for a one-row file: an object with an id or a response text rather than question ids as keys."""
-    return "id" in document or not isinstance(document.get(field_name, {}), dict)
+def _is_row_field(key: str, value: Any, field_name: str) -> bool:
+    """Whether a key and its value belong to a row (its id, contexts or response text), not to a prediction file."""
+    return key in ("id", "contexts") or (key == field_name and not isinstance(value, dict))
 
 
 def _unrecognised(path: Path, holds: str) -> InputError:
     return InputError(f"not a responses file: it holds {holds}. Accepted: {ACCEPTED_FORMATS}", path=path)
 
 
-def _read_predictions(path: Path, document: dict[str, Any]) -> Iterator[ResponseRow | InputError]:
-    if not any(isinstance(value, dict) for value in document.values()):
-        kinds = sorted({json_kind(value) for value in document.values()}) or ["nothing"]
-        raise _unrecognised(path, f"an object whose values are {' / '.join(kinds)}, not objects")
-    for key, entry in document.items():
+def _read_predictions(path: Path) -> Iterator[ResponseRow | InputError]:
+    """The entries of a prediction file read one at a time; a file whose first value is not an object is not one
+    (InputError naming the formats)."""
+    ids = RecordIds(path)
+    first = True
+    for entry in json_entries(path):
+        key, value = str(entry.key), entry.value
         where = f"question {key!r}"
-        if not isinstance(entry, dict):
-            yield InputError(f"{where}: expected an object, got {json_kind(entry)}", path=path)
+        if isinstance(value, InputError):
+            yield value
             continue
-        try:
-            given = parse_located(PredictionInput, entry, path=path, line=None, where=where)
-        except InputError as error:
-            yield error
-            continue
-        yield ResponseRow(id=str(key), text=given.response(), prompt=given.input)
+        if first and not isinstance(value, dict):
+            raise _unrecognised(path, f"an object whose values are {json_kind(value)}, not objects")
+        first = False
+        repeated = ids.repeat(key, entry.line, what=f"question id {key!r}", field=None)
+        if repeated is not None:
+            yield repeated
+        elif not isinstance(value, dict):
+            yield InputError(f"{where}: expected an object, got {json_kind(value)}", path=path, line=entry.line)
+        else:
+            try:
+                given = parse_located(PredictionInput, value, path=path, line=entry.line, where=where)
+            except InputError as error:
+                yield error
+                continue
+            yield ResponseRow(id=key, text=given.response(), prompt=given.input)
+    if first:
+        raise _unrecognised(path, "an object whose values are nothing, not objects")
 
 
 def _read_rows(path: Path, field_name: str) -> Iterator[ResponseRow | InputError]:
