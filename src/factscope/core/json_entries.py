@@ -18,7 +18,7 @@ from __future__ import annotations
 import codecs
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Literal
@@ -199,7 +199,7 @@ def document_kind(path: str | Path) -> DocumentKind | None:
     return "object" if first == "{" else "list" if first == "[" else None
 
 
-def json_entries(path: str | Path) -> Iterator[JsonEntry]:
+def json_entries(path: str | Path) -> Generator[JsonEntry, None, None]:
     """The entries of the JSON object or list in ``path``, one at a time, in file order (see the module's
     description); a file that holds neither, or whose document is broken between entries, raises InputError."""
     path = Path(path)
