@@ -161,12 +161,17 @@ class _Text:
         """The position just past the closing quote of the string whose text starts at ``at``."""
         while True:
             found = _STRING_STOP.search(self.text, at)
-            if found is None or found.end() >= len(self.text):
+            if found is None:
+                at = len(self.text)
                 if not self.fill():
                     return None
                 continue
             if found.group() == '"':
                 return found.end()
+            if found.end() >= len(self.text):  # a backslash whose escaped character is not read yet
+                if not self.fill():
+                    return None
+                continue
             at = found.end() + 1
 
     def _scalar_end(self, start: int) -> int:
