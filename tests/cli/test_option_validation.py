@@ -153,6 +153,7 @@ BAD_VALUES: dict[str, dict[str, list[str]]] = {
         "--focus-words": ["19", "2001"],
         "--max-per-set": COUNT,
         "--window-sentences": NON_NEGATIVE,
+        "--min-window-sentences": COUNT,
     },
     "report": {"--limit": NON_NEGATIVE, "--only": ["bad", "neutral"]},
     "examples": {},
