@@ -8,7 +8,8 @@ import json
 import pytest
 
 from factscope.core.errors import ConfigError, InputError
-from factscope.core.io import MAX_RECORD_BYTES, read_json_records
+from factscope.core.io import read_json_records
+from factscope.core.record_limits import MAX_RECORD_BYTES
 
 
 def _records(path):

@@ -12,17 +12,10 @@ from typing import Any, Self, TypeVar
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
-from factscope.core.errors import ConfigError, InputError
+from factscope.core.errors import InputError
+from factscope.core.record_limits import TOO_DEEP, max_record_bytes, oversized_record, require_file
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
-
-
-def require_file(path: Path) -> None:
-    """Raise InputError naming ``path`` when it is missing or a folder."""
-    if not path.exists():
-        raise InputError("file not found; check the path", path=path)
-    if path.is_dir():
-        raise InputError("is a folder, expected a file", path=path)
 
 
 def read_text(path: str | Path) -> str:
@@ -103,41 +96,6 @@ def read_json_document(path: str | Path) -> tuple[Any, list[str]]:
         raise InputError(f"not valid JSON ({error.msg} at column {error.colno})", path=path, line=error.lineno) from None
     except RecursionError:
         raise InputError(TOO_DEEP, path=path, line=1) from None
-
-
-MAX_RECORD_BYTES = 64 * 1024 * 1024
-"""The default largest record (one JSONL line or JSON-list item), in UTF-8 bytes; FACTSCOPE_MAX_RECORD_BYTES sets
-another."""
-
-
-def max_record_bytes() -> int:
-    """The largest record ``read_json_records`` reads: FACTSCOPE_MAX_RECORD_BYTES, or ``MAX_RECORD_BYTES``."""
-    value = os.environ.get("FACTSCOPE_MAX_RECORD_BYTES", "").strip()
-    if not value:
-        return MAX_RECORD_BYTES
-    try:
-        limit = int(value)
-    except ValueError:
-        limit = 0
-    if limit < 1:
-        raise ConfigError(f"FACTSCOPE_MAX_RECORD_BYTES must be a whole number of bytes above 0, got {value!r}")
-    return limit
-
-
-def oversized_record(text: str, limit: int, path: Path, line: int) -> InputError | None:
-    """The located error of a record whose UTF-8 text is over ``limit`` bytes (``max_record_bytes()``), else
-    None."""
-    if len(text) * 4 <= limit:
-        return None
-    size = len(text.encode("utf-8"))
-    if size <= limit:
-        return None
-    return InputError(
-        f"record of {size} bytes is over the limit of {limit} bytes; raise FACTSCOPE_MAX_RECORD_BYTES or split "
-        "the record",
-        path=path,
-        line=line,
-    )
 
 
 def read_json_records(path: str | Path) -> Iterator[tuple[int, dict[str, Any] | InputError]]:
@@ -254,9 +212,6 @@ def _jsonl_line(path: Path, number: int, line: str, limit: int) -> Iterator[tupl
         yield number, InputError(f"expected a JSON object, got {type(item).__name__}", path=path, line=number)
         return
     yield number, item
-
-
-TOO_DEEP = "nested too deeply to read (over about a thousand levels of lists or objects); flatten the record"
 
 
 _JSON_KINDS: dict[type, str] = {

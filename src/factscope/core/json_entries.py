@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import IO, Any, Literal
 
 from factscope.core.errors import InputError
-from factscope.core.io import TOO_DEEP, max_record_bytes, oversized_record, require_file
+from factscope.core.record_limits import TOO_DEEP, max_record_bytes, oversized_record, require_file
 
 CHUNK_CHARS = 64 * 1024
 """Text read from the file at a time (more while one record is longer than the text held)."""

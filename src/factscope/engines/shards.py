@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 from pydantic import ValidationError
 
 from factscope.core.errors import InputError
-from factscope.core.io import read_json_records, read_jsonl_range, require_file
+from factscope.core.io import read_json_records, read_jsonl_range
 from factscope.core.manifest import (
     InputFingerprint,
     ResultsMismatch,
@@ -27,6 +27,7 @@ from factscope.core.manifest import (
     fingerprint_file,
     nearest_existing_folder,
 )
+from factscope.core.record_limits import require_file
 from factscope.core.system import RecordParser
 
 Item = TypeVar("Item")

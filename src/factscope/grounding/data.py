@@ -233,7 +233,7 @@ def _attach_metadata(dataset: GroundDataset, path: Path, data_ids: Collection[st
     try:
         dataset.errors.extend(metadata.errors)
         for example in dataset.examples:
-            problem = metadata.apply(example)
+            problem = metadata.apply(example.id, example.metadata)
             if problem is not None:
                 dataset.errors.append(problem)
         dataset.warnings.extend(metadata.warnings(data_ids))
@@ -403,7 +403,7 @@ class ScoredExamples:
         for question, example in self._records():
             if isinstance(example, GroundExample):
                 if self._metadata is not None:
-                    problem = self._metadata.apply(example)
+                    problem = self._metadata.apply(example.id, example.metadata)
                     if problem is not None:
                         yield question, problem
                 if self._responses is not None:

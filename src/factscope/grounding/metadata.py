@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -18,9 +18,6 @@ from factscope.core.io import parse_located
 from factscope.core.json_entries import document_kind, json_entries
 from factscope.core.keyed_store import KeyedStore
 from factscope.core.record_ids import repeated_id
-
-if TYPE_CHECKING:
-    from factscope.grounding.data import GroundExample
 
 SHOWN_IDS = 5
 """Ids a warning names before it says how many more there are."""
@@ -57,18 +54,19 @@ class Metadata:
             self._store.close()
             raise
 
-    def apply(self, example: GroundExample) -> InputError | None:
-        """Add the example's metadata fields to it; the located error of an entry that cannot be read."""
-        stored = self._store.get(example.id)
+    def apply(self, question_id: str, metadata: dict[str, Any]) -> InputError | None:
+        """Add the metadata fields of question ``question_id`` to ``metadata`` (an example's); the located error of
+        an entry that cannot be read."""
+        stored = self._store.get(question_id)
         if stored is None:
             return None
         try:
             given = parse_located(
-                MetadataEntryInput, stored.value, path=self.path, line=stored.line, where=f"question {example.id!r}"
+                MetadataEntryInput, stored.value, path=self.path, line=stored.line, where=f"question {question_id!r}"
             )
         except InputError as error:
             return error
-        example.metadata.update(given.model_extra or {})
+        metadata.update(given.model_extra or {})
         return None
 
     def warnings(self, data_ids: Collection[str]) -> list[str]:
