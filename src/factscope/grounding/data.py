@@ -35,7 +35,7 @@ from factscope.core.io import parse_located
 from factscope.core.json_entries import document_kind, json_entries
 from factscope.core.record_ids import RecordIds
 from factscope.core.tables import is_table_file, read_records
-from factscope.grounding.metadata import SHOWN_IDS, Metadata, named
+from factscope.grounding.metadata import SHOWN_IDS, Metadata, join_warnings
 from factscope.grounding.response_index import ResponseIndex
 from factscope.grounding.responses import ResponseRow, read_responses
 
@@ -317,7 +317,7 @@ def attach_responses(dataset: GroundDataset, path: str | Path, field_name: str =
             _answer(example, row)
     missing = sorted(ids - set(responses))
     unknown = sorted(set(responses) - ids)
-    dataset.warnings.extend(_response_warnings(path, missing, len(unknown), unknown[:SHOWN_IDS]))
+    dataset.warnings.extend(join_warnings(path, "response", missing, len(unknown), unknown[:SHOWN_IDS]))
 
 
 def _answer(example: GroundExample, row: ResponseRow) -> None:
@@ -325,16 +325,6 @@ def _answer(example: GroundExample, row: ResponseRow) -> None:
     example.response = row.text
     if row.contexts:
         example.contexts = row.contexts
-
-
-def _response_warnings(path: str | Path, missing: list[str], unknown: int, shown: list[str]) -> list[str]:
-    found = []
-    if missing:
-        shown_missing = named(missing[:SHOWN_IDS], len(missing))
-        found.append(f"{path}: no response for {len(missing)} question id(s): {shown_missing}")
-    if unknown:
-        found.append(f"{path}: {unknown} response id(s) match no question: {named(shown, unknown)}")
-    return found
 
 
 class ScoredExamples:
@@ -387,7 +377,7 @@ class ScoredExamples:
             self.problems.extend(self._responses.errors)
             self._responses.mark_matched(data_ids)
             unknown, shown = self._responses.unmatched(SHOWN_IDS)
-            self.warnings.extend(_response_warnings(responses, sorted(self.without_response), unknown, shown))
+            self.warnings.extend(join_warnings(responses, "response", sorted(self.without_response), unknown, shown))
 
     def _records(self) -> Iterator[tuple[str | None, GroundExample | InputError]]:
         """(question id, example) of each record of the file; the id is None for a generic record that did not

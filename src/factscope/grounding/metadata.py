@@ -74,17 +74,25 @@ class Metadata:
         without = sorted(question for question in data_ids if question not in self._store)
         self._store.mark_matched(data_ids)
         unknown, unknown_shown = self._store.unmatched(SHOWN_IDS)
-        found = []
-        if without:
-            shown = named(without[:SHOWN_IDS], len(without))
-            found.append(f"{self.path}: no metadata for {len(without)} question id(s): {shown}")
-        if unknown:
-            found.append(f"{self.path}: {unknown} metadata id(s) match no question: {named(unknown_shown, unknown)}")
-        return found
+        return join_warnings(self.path, "metadata", without, unknown, unknown_shown)
 
     def close(self) -> None:
         """Remove the store."""
         self._store.close()
+
+
+def join_warnings(
+    path: str | Path, joined: str, missing: list[str], unknown: int, unknown_shown: list[str]
+) -> list[str]:
+    """The warnings of a file of ``joined`` things (responses, metadata) joined to questions by id: the question ids
+    it has nothing for (``missing``), and how many of its ids match no question, the first of them shown."""
+    found = []
+    if missing:
+        shown = named(missing[:SHOWN_IDS], len(missing))
+        found.append(f"{path}: no {joined} for {len(missing)} question id(s): {shown}")
+    if unknown:
+        found.append(f"{path}: {unknown} {joined} id(s) match no question: {named(unknown_shown, unknown)}")
+    return found
 
 
 def named(shown: list[str], total: int) -> str:
