@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from factscope.checkers.base import CheckTask
-from factscope.checkers.embedded import EmbeddedScorer, load_embedded_scorer, shipped_checker_dir
+from factscope.checkers.embedded import EmbeddedScorer, directory_digest, load_embedded_scorer, shipped_checker_dir
+from factscope.core.manifest import describe
 from factscope.core.errors import ConfigError
 from factscope.core.schema import LABELS, Label
 
@@ -51,6 +52,28 @@ def test_shipped_manifest_describes_the_checker():
 def test_shipped_model_files_fit_the_budget():
     size = sum(path.stat().st_size for path in shipped_checker_dir().rglob("*") if path.is_file())
     assert size < 50 * 1024 * 1024
+
+
+def test_results_record_the_checker_contents(shipped):
+    described = describe(shipped)
+    assert described["directory"] == str(shipped_checker_dir())
+    assert described["contents"] == directory_digest(shipped_checker_dir())
+
+
+def test_directory_digest_follows_every_file(tmp_path):
+    (tmp_path / "encoder").mkdir()
+    (tmp_path / "encoder" / "model.safetensors").write_bytes(b"weights")
+    (tmp_path / "manifest.json").write_text('{"inference": {"window_sentences": 2}}')
+    first = directory_digest(tmp_path)
+    assert first.startswith("sha256:") and len(first) == len("sha256:") + 16
+    assert directory_digest(tmp_path) == first
+    (tmp_path / "manifest.json").write_text('{"inference": {"window_sentences": 3}}')
+    relaid = directory_digest(tmp_path)
+    assert relaid != first
+    (tmp_path / "encoder" / "model.safetensors").write_bytes(b"retrained")
+    assert directory_digest(tmp_path) not in {first, relaid}
+    (tmp_path / "encoder" / "model.safetensors").rename(tmp_path / "encoder" / "other.safetensors")
+    assert directory_digest(tmp_path) not in {first, relaid}
 
 
 def test_probabilities_are_consistent(shipped):

@@ -8,10 +8,11 @@ over a frozen encoder) for ``repc``.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -182,6 +183,21 @@ class EmbeddedScorer:
         """Word-piece tokens of ``text`` under the checker's tokenizer (no special tokens)."""
         return len(self._tokenizer(text, add_special_tokens=False)["input_ids"])
 
+    @cached_property
+    def contents_digest(self) -> str:
+        """SHA-256 over the directory's files (names and bytes): its manifest, inference layout and weights."""
+        return directory_digest(self.directory)
+
+    def result_settings(self) -> dict[str, Any]:
+        """What a results file records of this checker: a checker retrained into the same directory, or one
+        whose manifest names another inference layout, differs here, so a resumed run cannot mix the two."""
+        return {
+            "name": self.name,
+            "classes": list(self.classes),
+            "directory": str(self.directory),
+            "contents": self.contents_digest,
+        }
+
 
 @lru_cache(maxsize=4)
 def _load_cached(path: str, device: str) -> EmbeddedScorer:
@@ -194,6 +210,17 @@ def load_embedded_scorer(path: str | Path | None = None, device: str = "cpu") ->
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     directory = Path(path) if path is not None else shipped_checker_dir()
     return _load_cached(str(directory.resolve()), device)
+
+
+def directory_digest(directory: Path) -> str:
+    """``sha256:`` and the first 16 hex digits of a SHA-256 over every file below ``directory``, in path order."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in directory.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(directory).as_posix().encode("utf-8") + b"\0")
+        with path.open("rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    return "sha256:" + digest.hexdigest()[:16]
 
 
 def apply_log_bias(probs: np.ndarray, log_bias: np.ndarray) -> np.ndarray:
