@@ -4,7 +4,7 @@ A record is a response of ``--claims`` claims checked against ``--references`` c
 SummEdits (``--data``, the ``claims/summedits.jsonl`` of the shared data): each claim is the first sentence of a
 summary of one document, and each reference holds one claim's own document among other documents until it
 reaches about ``--reference-tokens`` tokens (cycled over the records, so agreement can be read by reference
-length). Both modes run the shipped embedded checker with the default decision settings on the same records in
+length). Both modes run the shipped embedded checker (or ``--checker-dir``'s) with the default decision settings on the same records in
 one batch, each timed from loading the model to the last verdict. The figures: seconds,
 (segment, claim) pairs scored, label agreement overall and by reference length, and the confusion of labels.
 
@@ -15,6 +15,8 @@ second in exact mode. ``top_k_sweep`` replays the exact run's probabilities thro
 
     HF_HUB_OFFLINE=1 python benchmarks/fast_mode.py --records 12 --device cpu
     HF_HUB_OFFLINE=1 python benchmarks/fast_mode.py --records 12 --device cuda --data /path/summedits.jsonl
+    HF_HUB_OFFLINE=1 python benchmarks/fast_mode.py --records 2 --reference-tokens 2000 --fast-only \
+        --checker-dir /path/checker --window-sentences 2 --min-window-sentences 1 --refchecker-pairs 0
 """
 
 from __future__ import annotations
@@ -100,9 +102,11 @@ def run_mode(
     device: str,
     window_sentences: int = 0,
     min_window_sentences: int | None = None,
+    checker_dir: Path | None = None,
 ) -> dict[str, Any]:
-    """Load the embedded checker in ``mode`` (with windows of ``min_window_sentences`` to ``window_sentences``
-    sentences, or 200-token segments when 0) and check every claim; seconds, pairs and labels."""
+    """Load the embedded checker (``checker_dir``, else the shipped one) in ``mode`` (with windows of
+    ``min_window_sentences`` to ``window_sentences`` sentences, or 200-token segments when 0) and check every
+    claim; seconds, pairs and labels."""
     from factscope.checkers.base import CheckTask
     from factscope.checkers.embedded import EmbeddedScorer, shipped_checker_dir
     from factscope.checkers.segmented import SegmentedChecker
@@ -112,7 +116,7 @@ def run_mode(
     ]
     started = time.perf_counter()
     checker: Any = SegmentedChecker(
-        EmbeddedScorer.from_dir(shipped_checker_dir(), device=device), mode=mode, name="embedded",
+        EmbeddedScorer.from_dir(checker_dir or shipped_checker_dir(), device=device), mode=mode, name="embedded",
         window_sentences=window_sentences, min_window_sentences=min_window_sentences,
     )
     loaded = time.perf_counter()
@@ -160,6 +164,7 @@ def sweep(
     top_ks: Sequence[int],
     window_sentences: int = 0,
     min_window_sentences: int | None = None,
+    checker_dir: Path | None = None,
 ) -> list[dict[str, Any]]:
     """Label agreement and pairs scored of fast mode at each ``top_k``, replaying the exact run's probabilities."""
     from factscope.checkers.base import CheckTask
@@ -172,7 +177,7 @@ def sweep(
     ]
     rows = []
     for top_k in top_ks:
-        counting = CountingScorer(ReplayScorer(exact["probs"], load_embedded_scorer().count_tokens))
+        counting = CountingScorer(ReplayScorer(exact["probs"], load_embedded_scorer(checker_dir).count_tokens))
         checker = SegmentedChecker(
             counting, mode="fast", fast=FastSettings(top_k=top_k), window_sentences=window_sentences,
             min_window_sentences=min_window_sentences,
@@ -288,6 +293,11 @@ def main() -> None:
         "--min-window-sentences", type=int, default=None,
         help="with --window-sentences, also windows of every width from this many sentences up",
     )
+    parser.add_argument("--checker-dir", type=Path, help="a factscope checker folder (default: the shipped one)")
+    parser.add_argument(
+        "--fast-only", action="store_true",
+        help="time fast mode alone (no exact run, agreement or top-k sweep): for a checker whose exact run is long",
+    )
     parser.add_argument("--seed", type=int, default=13)
     add_out_option(parser)
     args = parser.parse_args()
@@ -298,7 +308,22 @@ def main() -> None:
     lengths = [int(value) for value in args.reference_tokens.split(",")]
     records = build_records(args.data, args.records, args.claims, args.references, lengths, args.seed)
     layout = (args.window_sentences, args.min_window_sentences)
-    runs = {mode: run_mode(mode, records, device, *layout) for mode in ("exact", "fast")}
+    if args.fast_only:
+        fast_run = run_mode("fast", records, device, *layout, checker_dir=args.checker_dir)
+        figures = {
+            "device": device,
+            "checker_dir": str(args.checker_dir) if args.checker_dir else None,
+            "records": len(records),
+            "claims": len(fast_run["labels"]),
+            "reference_target_tokens": lengths,
+            "fast": {k: v for k, v in fast_run.items() if k not in ("labels", "probs")},
+            "fast_check_seconds_per_record": fast_run["check_seconds"] / len(records),
+            "labels_fast": dict(Counter(fast_run["labels"])),
+        }
+        print(json.dumps({k: v for k, v in figures.items() if k != "fast"}, indent=2))
+        write_results(__file__, args, figures)
+        return
+    runs = {mode: run_mode(mode, records, device, *layout, checker_dir=args.checker_dir) for mode in ("exact", "fast")}
     exact, fast = runs["exact"]["labels"], runs["fast"]["labels"]
     targets = [r["target_tokens"] for r in records for _ in r["claims"]]
     by_length = {
@@ -318,7 +343,7 @@ def main() -> None:
         "reference_target_tokens": lengths,
         "exact": {k: v for k, v in runs["exact"].items() if k not in ("labels", "probs")},
         "fast": {k: v for k, v in runs["fast"].items() if k not in ("labels", "probs")},
-        "top_k_sweep": sweep(records, runs["exact"], (4, 8, 16, 32, 10_000), *layout),
+        "top_k_sweep": sweep(records, runs["exact"], (4, 8, 16, 32, 10_000), *layout, checker_dir=args.checker_dir),
         "speedup": runs["exact"]["seconds"] / runs["fast"]["seconds"],
         "check_speedup": runs["exact"]["check_seconds"] / runs["fast"]["check_seconds"],
         "pair_reduction": runs["exact"]["pairs_scored"] / max(1, runs["fast"]["pairs_scored"]),
