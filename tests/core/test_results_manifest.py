@@ -47,6 +47,23 @@ def test_a_different_run_is_refused_with_what_differs_and_what_to_do(tmp_path):
     assert not output.exists() and RunManifest.model_validate_json(manifest_path(output).read_text()) == other
 
 
+def test_a_component_setting_is_named_field_by_field(tmp_path):
+    output = tmp_path / "r.jsonl"
+    checker = {"type": "SegmentedChecker", "max_tokens": 200, "scorer": {"type": "EmbeddedScorer", "directory": "c"}}
+    prepare_results(output, _manifest(checker=checker))
+    output.write_text('{"id": "a"}\n')
+    retrained = {**checker, "scorer": {**checker["scorer"], "contents": "sha256:0123"}}
+    with pytest.raises(ResultsMismatch) as caught:
+        prepare_results(output, _manifest(checker=retrained))
+    message = str(caught.value)
+    assert "setting 'checker.scorer.contents': not recorded in the file, now \"sha256:0123\"" in message
+    assert "max_tokens" not in message
+    another = {"type": "LLMChecker", "model": "m"}
+    with pytest.raises(ResultsMismatch) as caught:
+        prepare_results(output, _manifest(checker=another))
+    assert "setting 'checker': {\"type\": \"SegmentedChecker\"" in str(caught.value)
+
+
 def test_a_foreign_file_and_a_folder_are_refused(tmp_path):
     foreign = tmp_path / "notes.jsonl"
     foreign.write_text("my own notes\n")

@@ -304,7 +304,7 @@ def test_ground_scores_with_prediction_files_and_supplied_atomic_facts(monkeypat
     assert recorded["sha256"] == fingerprint_file(facts).sha256 and recorded["paper_fact_rules"] is True
     _lines(facts, [{"id": "q1", "atomic_facts": supplied[:1]}])
     code, text = _main(monkeypatch, capsys, *args)
-    assert code == 2 and "setting 'atomic_facts'" in text and "--overwrite" in text
+    assert code == 2 and "setting 'atomic_facts.sha256'" in text and "--overwrite" in text
 
 
 def test_ground_refuses_a_responses_file_in_no_known_format(monkeypatch, capsys, tmp_path):

@@ -128,7 +128,7 @@ def test_a_rerun_with_other_input_or_settings_is_refused_until_overwrite(tmp_pat
         ground(EXAMPLES[:2], extractor=_SentenceFacts(), presence=_Contains(), output=output, no_response_facts="skip")
     stricter = _Contains()
     stricter.threshold = 0.9
-    with pytest.raises(ResultsMismatch, match="setting 'presence'"):
+    with pytest.raises(ResultsMismatch, match="setting 'presence.threshold'"):
         ground(EXAMPLES[:2], extractor=_SentenceFacts(), presence=stricter, output=output)
     fresh = ground(EXAMPLES, extractor=_SentenceFacts(), presence=stricter, output=output, overwrite=True)
     assert (fresh.new_records, fresh.resumed_records) == (3, 0)

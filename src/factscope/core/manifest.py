@@ -153,10 +153,15 @@ def _mapping_differences(
         elif name not in new:
             found.append(f"{kind} '{name}': recorded as {_shown(old[name], name, {})}, not given now")
         elif old[name] != new[name]:
+            before, after = old[name], new[name]
             if kind == "input":
                 found.append(f"input '{name}': {sources[name].source} is not the input the file was made from")
+            elif isinstance(before, dict) and isinstance(after, dict) and before.get("type") == after.get("type"):
+                # two descriptions of one type of component: name the fields that differ ('checker.scorer.contents')
+                inner = _mapping_differences(kind, before, after, {})
+                found += [line.replace(f"{kind} '", f"{kind} '{name}.", 1) for line in inner]
             else:
-                found.append(f"setting '{name}': {_shown(old[name], name, {})} -> {_shown(new[name], name, {})}")
+                found.append(f"setting '{name}': {_shown(before, name, {})} -> {_shown(after, name, {})}")
     return found
 
 
