@@ -220,7 +220,9 @@ def test_the_fast_checker_gives_exact_verdicts_when_the_deciding_segment_is_kept
     assert [v.label for v in fast] == [v.label for v in exact] == [Label.ENTAILMENT, Label.NEUTRAL]
     assert fast[0].evidence_reference == exact[0].evidence_reference == 1
     assert fast[0].segment_span == exact[0].segment_span
-    assert fast[1].rule == exact[1].rule == "relevance"  # no segment shares its content words: nothing scored
+    # no segment shares its content words: the closest one alone is scored, for exact mode's probabilities
+    assert fast[1].rule == exact[1].rule == "relevance"
+    assert fast[1].probs == exact[1].probs and fast[1].reason == exact[1].reason
     assert sum(map(len, fast_scorer.calls)) < sum(map(len, scorer.calls))
 
 

@@ -188,16 +188,21 @@ class SegmentedChecker:
         kept = self._ranker.keep(claims, texts, counted)
         settings = replace(self.fast, stop_probability=max(self.fast.stop_probability, self.min_confidence))
         scored = RoundScorer(self.scorer, settings).score(claims, texts, kept)
+        closest = {
+            number: max(range(len(candidates)), key=lambda index: candidates[index].relevance or 0.0)
+            for number, (candidates, found) in enumerate(zip(selected, scored))
+            if candidates and not found.indices
+        }
+        closest_probs = self.scorer.score(
+            [selected[number][index].text for number, index in closest.items()], [claims[number] for number in closest]
+        ) if closest else []
+        found_closest = dict(zip(closest, closest_probs))
         verdicts = []
-        for task, candidates, found in zip(tasks, selected, scored):
-            if candidates and not found.indices:
-                verdicts.append(
-                    Verdict(
-                        label=Label.NEUTRAL,
-                        rule="relevance",
-                        reason="fast mode: no segment shares enough of the claim's content words to be scored",
-                    )
-                )
+        for number, (task, candidates, found) in enumerate(zip(tasks, selected, scored)):
+            if number in closest:
+                # nothing relevant: Neutral by the relevance rule, with the closest segment's probabilities, as in
+                # exact mode (one pair a claim)
+                verdicts.append(self.decide(task, [self._judge(candidates[closest[number]], found_closest[number])]))
                 continue
             judged = [self._judge(candidates[index], p) for index, p in zip(found.indices, found.probs)]
             verdicts.append(self.decide(task, judged))
