@@ -190,8 +190,8 @@ class SegmentedChecker:
         scored = RoundScorer(self.scorer, settings).score(claims, texts, kept)
         closest = {
             number: max(range(len(candidates)), key=lambda index: candidates[index].relevance or 0.0)
-            for number, (candidates, found) in enumerate(zip(selected, scored))
-            if candidates and not found.indices
+            for number, (candidates, counts) in enumerate(zip(selected, counted))
+            if candidates and not any(counts)
         }
         closest_probs = self.scorer.score(
             [selected[number][index].text for number, index in closest.items()], [claims[number] for number in closest]
@@ -200,9 +200,18 @@ class SegmentedChecker:
         verdicts = []
         for number, (task, candidates, found) in enumerate(zip(tasks, selected, scored)):
             if number in closest:
-                # nothing relevant: Neutral by the relevance rule, with the closest segment's probabilities, as in
-                # exact mode (one pair a claim)
+                # nothing over the relevance floor: Neutral by the relevance rule, with the closest segment's
+                # probabilities, as in exact mode (one pair a claim)
                 verdicts.append(self.decide(task, [self._judge(candidates[closest[number]], found_closest[number])]))
+                continue
+            if candidates and not found.indices:
+                verdicts.append(
+                    Verdict(
+                        label=Label.NEUTRAL,
+                        rule="relevance",
+                        reason="fast mode: no segment shares a content word with the claim, so none was scored",
+                    )
+                )
                 continue
             judged = [self._judge(candidates[index], p) for index, p in zip(found.indices, found.probs)]
             verdicts.append(self.decide(task, judged))
