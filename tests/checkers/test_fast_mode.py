@@ -226,6 +226,21 @@ def test_the_fast_checker_gives_exact_verdicts_when_the_deciding_segment_is_kept
     assert sum(map(len, fast_scorer.calls)) < sum(map(len, scorer.calls))
 
 
+def test_a_claim_the_ranking_keeps_nothing_for_is_decided_by_its_most_relevant_counted_segment():
+    from factscope.checkers.base import CheckTask
+
+    claim = "The company raised its dividend to 13 cents."
+    decisive = "In March the company raised its dividend to 13 cents per share."
+    task = CheckTask(claim=claim, references=(f"{FILLER[0]} {decisive} {FILLER[1]}",))
+    exact = make_checker(StandInScorer({(decisive, claim): ENTAILS}), "exact").check([task])
+    scorer = StandInScorer({(decisive, claim): ENTAILS})
+    fast = make_checker(scorer, "fast", top_k=2)
+    fast._ranker.keep = lambda claims, texts, counted: [[] for _ in claims]  # a ranking that scores every segment 0
+    verdict = fast.check([task])[0]
+    assert verdict.label == exact[0].label == Label.ENTAILMENT and verdict.probs == exact[0].probs
+    assert scorer.calls == [[(decisive, claim)]]  # one pair: the segment that shares most of the claim's words
+
+
 def test_the_fast_checker_differs_only_where_a_pruned_segment_decides():
     from factscope.checkers.base import CheckTask
 

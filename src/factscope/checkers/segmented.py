@@ -189,29 +189,18 @@ class SegmentedChecker:
         settings = replace(self.fast, stop_probability=max(self.fast.stop_probability, self.min_confidence))
         scored = RoundScorer(self.scorer, settings).score(claims, texts, kept)
         closest = {
-            number: max(range(len(candidates)), key=lambda index: candidates[index].relevance or 0.0)
-            for number, (candidates, counts) in enumerate(zip(selected, counted))
-            if candidates and not any(counts)
+            number: _closest(candidates, counts)
+            for number, (candidates, counts, found) in enumerate(zip(selected, counted, scored))
+            if candidates and not found.indices
         }
-        closest_probs = self.scorer.score(
-            [selected[number][index].text for number, index in closest.items()], [claims[number] for number in closest]
-        ) if closest else []
-        found_closest = dict(zip(closest, closest_probs))
+        found_closest: dict[int, np.ndarray] = {}
+        if closest:
+            premises = [selected[number][index].text for number, index in closest.items()]
+            found_closest = dict(zip(closest, self.scorer.score(premises, [claims[number] for number in closest])))
         verdicts = []
         for number, (task, candidates, found) in enumerate(zip(tasks, selected, scored)):
             if number in closest:
-                # nothing over the relevance floor: Neutral by the relevance rule, with the closest segment's
-                # probabilities, as in exact mode (one pair a claim)
                 verdicts.append(self.decide(task, [self._judge(candidates[closest[number]], found_closest[number])]))
-                continue
-            if candidates and not found.indices:
-                verdicts.append(
-                    Verdict(
-                        label=Label.NEUTRAL,
-                        rule="relevance",
-                        reason="fast mode: no segment shares a content word with the claim, so none was scored",
-                    )
-                )
                 continue
             judged = [self._judge(candidates[index], p) for index, p in zip(found.indices, found.probs)]
             verdicts.append(self.decide(task, judged))
@@ -344,3 +333,11 @@ def _qualified_name(check: object) -> str:
         return f"{_qualified_name(check.func)}({keywords})"
     named = check if hasattr(check, "__qualname__") else type(check)
     return f"{getattr(named, '__module__', '?')}.{getattr(named, '__qualname__', type(check).__name__)}"
+
+
+def _closest(candidates: Sequence[Candidate], counts: Sequence[bool]) -> int:
+    """The candidate fast mode scores alone when its ranking keeps none (no segment over the relevance floor, or
+    none that the ranking scores above zero): the most relevant of those the checker counts, else of all, whose
+    verdict is then Neutral by the relevance rule with that segment's probabilities, as in exact mode."""
+    pool = [index for index, counted in enumerate(counts) if counted] or list(range(len(candidates)))
+    return max(pool, key=lambda index: candidates[index].relevance or 0.0)
