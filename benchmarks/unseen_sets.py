@@ -12,7 +12,8 @@ other sets' samples, never on the set itself).
         --run shipped-win2=embedded:window_sentences=2 --run candidate=path:/tmp/checker --limit 120
 
 A run is ``NAME=SPEC`` or ``NAME=SPEC:SETTING=VALUE,...`` with integer settings of `make_checker`
-(``window_sentences``, ``min_window_sentences``, ``max_tokens``). Results go to
+(``window_sentences``, ``min_window_sentences``, ``max_tokens``) or ``mode=fast`` (each claim against its most
+relevant windows only: what a larger checker costs to read long premises in full). Results go to
 ``benchmarks/results/unseen_sets.json``; runs already there under the same name and options are kept, so a
 rerun adds only the new ones.
 """
@@ -39,20 +40,27 @@ from factscope.metrics.classification import auroc, balanced_accuracy
 
 UNSEEN = tuple(s for s in PAIR_SETS if not s.shippable)
 INTEGER_SETTINGS = ("window_sentences", "min_window_sentences", "max_tokens")
+MODES = ("exact", "fast")
 
 
-def parse_run(text: str) -> tuple[str, str, dict[str, int]]:
+def parse_run(text: str) -> tuple[str, str, dict[str, int | str]]:
     """``NAME=SPEC[:SETTING=VALUE,...]`` as (name, checker spec, settings)."""
     name, _, rest = text.partition("=")
-    spec, settings = rest, {}
+    spec = rest
+    settings: dict[str, int | str] = {}
     head, _, tail = rest.rpartition(":")
     if head and "=" in tail:
         spec = head
         for item in tail.split(","):
             key, _, value = item.partition("=")
-            if key not in INTEGER_SETTINGS:
-                raise SystemExit(f"--run {text!r}: {key!r} is not one of {', '.join(INTEGER_SETTINGS)}")
-            settings[key] = int(value)
+            if key == "mode" and value in MODES:
+                settings[key] = value
+            elif key in INTEGER_SETTINGS:
+                settings[key] = int(value)
+            else:
+                raise SystemExit(
+                    f"--run {text!r}: {item!r} is not mode=exact|fast or one of {', '.join(INTEGER_SETTINGS)}"
+                )
     if not name or not spec:
         raise SystemExit(f"--run {text!r}: give NAME=SPEC")
     return name, spec, settings
