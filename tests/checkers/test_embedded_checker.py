@@ -9,9 +9,14 @@ import numpy as np
 import pytest
 
 from factscope.checkers.base import CheckTask
-from factscope.checkers.embedded import EmbeddedScorer, directory_digest, load_embedded_scorer, shipped_checker_dir
-from factscope.core.manifest import describe
+from factscope.checkers.embedded import (
+    EmbeddedScorer,
+    directory_digest,
+    load_embedded_scorer,
+    shipped_checker_dir,
+)
 from factscope.core.errors import ConfigError
+from factscope.core.manifest import describe
 from factscope.core.schema import LABELS, Label
 
 ENTAILED = [

@@ -337,7 +337,8 @@ def _qualified_name(check: object) -> str:
 
 def _closest(candidates: Sequence[Candidate], counts: Sequence[bool]) -> int:
     """The candidate fast mode scores alone when its ranking keeps none (no segment over the relevance floor, or
-    none that the ranking scores above zero): the most relevant of those the checker counts, else of all, whose
-    verdict is then Neutral by the relevance rule with that segment's probabilities, as in exact mode."""
+    none that the ranking scores above zero): the most relevant of those the checker counts, whose label then
+    decides, else the most relevant of all, whose verdict is Neutral by the relevance rule with that segment's
+    probabilities, as in exact mode."""
     pool = [index for index, counted in enumerate(counts) if counted] or list(range(len(candidates)))
     return max(pool, key=lambda index: candidates[index].relevance or 0.0)
