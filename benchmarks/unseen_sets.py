@@ -1,8 +1,8 @@
 """Checkers on the labelled sets that no shipped checker trained on: the figures that say how a checker generalises.
 
 The sets are the development data's sets whose terms keep them out of a shipped checker's training
-(`claim_families.PAIR_SETS`, ``shippable=False``): SICK, RTE, HealthVer, COVID-Fact, SciFact, NLI4CT, FNC-1 and
-CONTROL. Each contributes the same seeded sample of its test part (``--limit`` pairs a set, the lowest SHA-256 of
+(`claim_families.PAIR_SETS`, ``shippable=False``): SICK, RTE, HealthVer, COVID-Fact, SciFact, NLI4CT, NLI4CT 2024
+contrast, FNC-1 and CONTROL. Each contributes the same seeded sample of its test part (``--limit`` pairs a set, the lowest SHA-256 of
 their ids, as `factscope eval-checker --part test --limit N` takes them). Every ``--run`` is one checker in one
 layout, evaluated as `eval-checker` does (balanced accuracy of Entailment vs not, AUROC of P(Entailment)); the MiniLM
 cosine of claim and whole premise is the floor (its AUROC, and its balanced accuracy at the threshold best on the

