@@ -23,6 +23,9 @@ Results go to ``benchmarks/results/leave_one_family_out.json`` after every (reci
 continues where it stopped. The window scores of each run are kept in ``--scores`` for aggregation studies.
 
     python benchmarks/leave_one_family_out.py --base DIR --recipes windows segments --per-family 120
+
+On a GPU (``--device cuda``) the whole protocol of several recipes takes minutes; ``--max-minutes`` stops
+starting new folds after that long, and a rerun continues.
 """
 
 from __future__ import annotations
@@ -66,15 +69,25 @@ class Recipe:
     long_context: float
     context_words: int
     unrelated: float
-    pairs: int
+    pairs: int = 0
+    per_set: int | None = None
     epochs: int = 1
     learning_rate: float = 5e-5
+
+    def share(self, sets: int) -> int:
+        """Train pairs taken from each of ``sets`` sets: ``per_set``, else ``pairs`` spread evenly."""
+        return self.per_set if self.per_set is not None else self.pairs // sets
 
 
 RECIPES = {
     "segments": Recipe("segments", focus_words=100, long_context=0.0, context_words=150, unrelated=0.05, pairs=1200),
     "windows": Recipe("windows", focus_words=40, long_context=0.3, context_words=100, unrelated=0.15, pairs=1200),
     "pool": Recipe("pool", focus_words=40, long_context=0.3, context_words=100, unrelated=0.15, pairs=12000),
+    "cap3000": Recipe("cap3000", focus_words=40, long_context=0.3, context_words=100, unrelated=0.15, per_set=3000),
+    "cap3000x3": Recipe(
+        "cap3000x3", focus_words=40, long_context=0.3, context_words=100, unrelated=0.15, per_set=3000, epochs=3
+    ),
+    "all": Recipe("all", focus_words=40, long_context=0.3, context_words=100, unrelated=0.15, per_set=10**9),
 }
 
 
@@ -85,10 +98,13 @@ def load_pool(data_dir: Path) -> dict[str, list[NLIExample]]:
     return {path.stem: [replace(e, source=path.stem) for e in d.examples] for path, d in zip(paths, datasets)}
 
 
-def training_pairs(pool: dict[str, list[NLIExample]], left_out: str, recipe: Recipe, seed: int) -> list[NLIExample]:
-    """The recipe's pairs from the train groups of the shippable sets outside ``left_out``."""
+def training_pairs(
+    pool: dict[str, list[NLIExample]], left_out: str, recipe: Recipe, seed: int
+) -> tuple[list[NLIExample], list[NLIExample]]:
+    """The recipe's pairs from the train groups of the shippable sets outside ``left_out``, and their copies
+    inside other text (trained on in the last epoch, as `train-checker` does)."""
     sets = [s.name for s in PAIR_SETS if s.shippable and s.family != left_out]
-    share = recipe.pairs // len(sets)
+    share = recipe.share(len(sets))
     rng = random.Random(seed)
     chosen: list[NLIExample] = []
     for name in sets:
@@ -98,7 +114,7 @@ def training_pairs(pool: dict[str, list[NLIExample]], left_out: str, recipe: Rec
     short = [e for e in chosen if len(e.premise.split()) <= recipe.context_words]
     copies = context_copies(short, recipe.long_context, recipe.context_words, seed + 1)
     copies += unrelated_copies(short, recipe.unrelated, recipe.context_words, seed + 2, NEUTRAL)
-    return chosen + copies
+    return chosen, copies
 
 
 def test_sample(pool: dict[str, list[NLIExample]], family: str, per_family: int, seed: int) -> list[NLIExample]:
@@ -252,6 +268,8 @@ def main() -> None:
     parser.add_argument("--layouts", nargs="+", default=list(SCORED_LAYOUTS), choices=SCORED_LAYOUTS)
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="where to train and score")
+    parser.add_argument("--max-minutes", type=float, default=None, help="start no new fold after this long")
     parser.add_argument("--scores", type=Path, default=None, help="folder for the per-pair window scores")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
@@ -259,6 +277,8 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(args.threads)
+    started_run = time.perf_counter()
+    batch_size = 256 if args.device == "cuda" else 64
     pool = load_pool(args.data)
     samples = {family: test_sample(pool, family, args.per_family, args.seed) for family in FAMILIES}
     results = json.loads(args.out.read_text()) if args.out.exists() else {}
@@ -280,20 +300,29 @@ def main() -> None:
         for family in args.families:
             if family in done:
                 continue
+            if args.max_minutes is not None and time.perf_counter() - started_run > 60 * args.max_minutes:
+                print(f"stopping: --max-minutes {args.max_minutes} reached; a rerun continues", flush=True)
+                break
             started = time.perf_counter()
             if name == "base":
-                model = CrossEncoderModel.from_pretrained(args.base, batch_size=64, max_length=320)
+                model = CrossEncoderModel.from_pretrained(
+                    args.base, batch_size=batch_size, max_length=320, device=args.device
+                )
                 trained = 0
             else:
                 recipe = RECIPES[name]
-                pairs = training_pairs(pool, family, recipe, args.seed)
+                pairs, copies = training_pairs(pool, family, recipe, args.seed)
                 config = FinetuneConfig(
                     epochs=recipe.epochs, learning_rate=recipe.learning_rate, max_length=320, seed=args.seed,
-                    threads=args.threads,
+                    threads=args.threads, device=args.device,
                 )
-                result = finetune_cross_encoder(args.base, pairs, pairs[:8], ("entailment", "neutral", "contradiction"), config)
-                model = CrossEncoderModel(result.model.model, result.model.tokenizer, batch_size=64, max_length=320)
-                trained = len(pairs)
+                classes = ("entailment", "neutral", "contradiction")
+                result = finetune_cross_encoder(args.base, pairs, pairs[:8], classes, config, context_copies=copies)
+                model = CrossEncoderModel(
+                    result.model.model, result.model.tokenizer, batch_size=batch_size, max_length=320,
+                    device=args.device,
+                )
+                trained = len(pairs) + len(copies)
             fitted = time.perf_counter() - started
             scored = score_sample(model, samples[family], tuple(args.layouts))
             if args.scores is not None:
