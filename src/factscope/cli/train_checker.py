@@ -183,6 +183,17 @@ def train_checker(
             "batches and after each epoch); refused when the options or data differ from the interrupted run's.",
         ),
     ] = False,
+    teacher: Annotated[
+        Path | None,
+        typer.Option(
+            help="finetune: distil a checker folder written by train-checker (a larger one, say): every train pair "
+            "and copy is scored by it once, and the loss mixes the gold label with its probabilities.",
+        ),
+    ] = None,
+    teacher_weight: Annotated[
+        float,
+        typer.Option(help="with --teacher: the share of the loss from the teacher's probabilities, above 0 and at most 1."),
+    ] = 0.5,
 ) -> None:
     """Train an offline checker (see `factscope train-checker --help`)."""
     import os
@@ -201,7 +212,7 @@ def train_checker(
         members=members, weights=weights, attention_dropout=attention_dropout,
         train_word_embeddings=train_word_embeddings, focus_words=focus_words, device=resolve_device(device),
         max_per_set=max_per_set, resume=resume, window_sentences=window_sentences,
-        min_window_sentences=min_window_sentences,
+        min_window_sentences=min_window_sentences, teacher=teacher, teacher_weight=teacher_weight,
     )
     result = run(options, progress)
     for error in result.skipped[:20]:
@@ -215,6 +226,8 @@ def train_checker(
     if "finetune" in result.manifest:
         seeds = [member["seed"] for member in result.manifest["finetune"]["members"]]
         rows.append(("members (training seeds)", f"{len(seeds)} ({', '.join(map(str, seeds))})"))
+    if "teacher" in training:
+        rows.append(("teacher (share of the loss)", f"{training['teacher']['path']} ({training['teacher']['weight']})"))
     rows += [
         ("train / validation / test pairs", f"{training['n_train']} / {training['n_validation']} / {training['n_test']}"),
         ("held-out accuracy", result.test.accuracy),

@@ -41,6 +41,7 @@ class FinetuneConfig:
     device: str = "cpu"
     checkpoint: Path | None = None
     checkpoint_every: int = 100
+    teacher_weight: float = 0.0
 
 
 @dataclass
@@ -74,12 +75,16 @@ def finetune_cross_encoder(
     (:func:`candidate_epochs`), the candidate with the best validation macro-F1; validation runs only after
     candidate epochs, and not at all when there is one (with the default one context epoch, validating all three
     epochs would cost about three minutes on a 2-core CPU and change nothing).
+    With ``config.teacher_weight`` above 0 every pair must carry a teacher's probabilities (``NLIExample.teacher``)
+    and the loss is :func:`distillation_loss`.
     ``on_step(n)`` is called after each batch with its number of pairs. With ``config.checkpoint``, the run's
     state is written there every ``config.checkpoint_every`` batches, after each epoch and at the end, and a run
     that finds a state there continues from it (:class:`~factscope.training.checkpoint.TrainingState`).
     """
     import torch
 
+    if config.teacher_weight > 0 and any(e.teacher is None for e in [*train, *(context_copies or [])]):
+        raise ValueError("distillation needs the teacher's probabilities on every training pair")
     torch.set_num_threads(config.threads)
     torch.manual_seed(config.seed)
     on_cpu = config.device == "cpu"
@@ -129,7 +134,14 @@ def finetune_cross_encoder(
             encoded = {key: value.to(config.device) for key, value in pad_batch(tokenizer, encodings, batch).items()}
             if on_cpu:
                 choose_attention(model, encoded["input_ids"].shape[1], bf16)
-            losses.append(train_step(model, optimizer, trained, encoded, target, bf16))
+            teacher = (
+                torch.tensor([data[i].teacher for i in batch], device=config.device)
+                if config.teacher_weight > 0
+                else None
+            )
+            losses.append(
+                train_step(model, optimizer, trained, encoded, target, bf16, teacher, config.teacher_weight)
+            )
             scheduler.step()
             if on_step is not None:
                 on_step(len(batch))
@@ -221,13 +233,37 @@ def mixed_nll(logits: Any, target: Any) -> Any:
     return -log_probs.gather(1, target[:, None]).mean()
 
 
-def train_step(model: Any, optimizer: Any, trained: list, encoded: dict, target: Any, bf16: bool) -> float:
-    """One step: forward (bf16 autocast if asked), backward, gradient norm clipped to 1, optimizer step; the loss."""
+def distillation_loss(logits: Any, target: Any, teacher: Any, weight: float) -> Any:
+    """``(1 - weight)`` x the gold-label loss (:func:`mixed_nll`) plus ``weight`` x the cross-entropy of the
+    student's probabilities against a teacher's, ``-sum_c t_c log p_c`` (the KL divergence from teacher to student
+    up to a constant), both averaged over the batch (:mod:`factscope.training.distil`)."""
+    import torch
+
+    soft = -(teacher * torch.log_softmax(logits.float(), dim=-1)).sum(dim=-1).mean()
+    return (1.0 - weight) * mixed_nll(logits, target) + weight * soft
+
+
+def train_step(
+    model: Any,
+    optimizer: Any,
+    trained: list,
+    encoded: dict,
+    target: Any,
+    bf16: bool,
+    teacher: Any = None,
+    teacher_weight: float = 0.0,
+) -> float:
+    """One step: forward (bf16 autocast if asked), backward, gradient norm clipped to 1, optimizer step; the loss
+    (:func:`mixed_nll`, or :func:`distillation_loss` when ``teacher`` probabilities are
+    given)."""
     import torch
 
     with torch.autocast(target.device.type, dtype=torch.bfloat16, enabled=bf16):
         logits = model(**encoded).logits
-    loss = mixed_nll(logits, target)
+    if teacher is not None:
+        loss = distillation_loss(logits, target, teacher, teacher_weight)
+    else:
+        loss = mixed_nll(logits, target)
     loss.backward()
     torch.nn.utils.clip_grad_norm_(trained, 1.0)
     optimizer.step()

@@ -43,7 +43,9 @@ class NLIExample:
     """One labelled pair; ``label`` indexes the dataset's ``classes`` (or is :data:`NOT_ENTAILMENT` in a mix).
 
     ``source`` names the set the pair came from (its ``dataset`` field, else the file's stem) and ``group`` the
-    unit that the split keeps together (its ``group`` field, else its ``id``, else its line number).
+    unit that the split keeps together (its ``group`` field, else its ``id``, else its line number). ``teacher``
+    holds a teacher checker's class probabilities for the pair when training distils one
+    (:mod:`factscope.training.distil`).
     """
 
     premise: str
@@ -52,6 +54,7 @@ class NLIExample:
     line: int
     source: str = ""
     group: str = ""
+    teacher: tuple[float, ...] | None = None
 
 
 @dataclass

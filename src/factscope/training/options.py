@@ -39,5 +39,7 @@ class TrainOptions:
     device: str = "cpu"
     max_per_set: int | None = None
     resume: bool = False
+    teacher: Path | None = None
+    teacher_weight: float = 0.5
     window_sentences: int = 2
     min_window_sentences: int | None = None

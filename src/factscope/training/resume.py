@@ -8,7 +8,9 @@ import shutil
 from dataclasses import asdict, replace
 from pathlib import Path
 
+from factscope.checkers.embedded import directory_digest
 from factscope.core.errors import ConfigError
+from factscope.training.distil import TEACHER_FILE
 from factscope.training.nli_data import NLIExample, NLISplit, file_sha256
 from factscope.training.options import TrainOptions
 
@@ -28,6 +30,8 @@ def run_settings(options: TrainOptions) -> dict:
     """The options that decide a run's result, with the sha256 of each data file."""
     settings = {key: value for key, value in asdict(options).items() if key not in UNCHECKED}
     settings["data"] = [{"path": str(path), "sha256": file_sha256(path)} for path in options.data]
+    if options.teacher is not None and options.teacher.is_dir():
+        settings["teacher_contents"] = directory_digest(options.teacher)
     return json.loads(json.dumps(settings, default=str))
 
 
@@ -54,11 +58,12 @@ def prepare_staging(staging: Path, options: TrainOptions) -> None:
 
 
 def finish_staging(staging: Path) -> None:
-    """Remove the checkpoints and the settings record from a finished run's folder: a checker folder holds the
-    checker only."""
+    """Remove the checkpoints, the settings record and the teacher's cached probabilities from a finished run's
+    folder: a checker folder holds the checker only."""
     for checkpoint in staging.glob("checkpoint_*.pt"):
         checkpoint.unlink()
     (staging / SETTINGS_FILE).unlink(missing_ok=True)
+    (staging / TEACHER_FILE).unlink(missing_ok=True)
 
 
 def cap_per_set(split: NLISplit, limit: int | None, seed: int) -> NLISplit:

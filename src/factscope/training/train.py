@@ -7,6 +7,8 @@ import shutil
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -15,9 +17,17 @@ from factscope.checkers.embedded import (
     CrossEncoderEnsemble,
     CrossEncoderModel,
     apply_log_bias,
+    directory_digest,
 )
 from factscope.core.errors import ConfigError, InputError
 from factscope.hf.embedded import resolve_encoder
+from factscope.training.distil import (
+    TEACHER_FILE,
+    student_columns,
+    teacher_classes,
+    teacher_probabilities,
+    with_teacher,
+)
 from factscope.training.evaluation import (
     BiasCheck,
     CheckerReport,
@@ -40,7 +50,7 @@ from factscope.training.nli_data import (
 from factscope.training.options import TrainOptions
 from factscope.training.resume import cap_per_set, finish_staging, prepare_staging, staging_folder
 
-ProgressFactory = Callable[[str, int], object]
+ProgressFactory = Callable[[str, int], Any]
 """``progress(description, total)`` -> a context manager whose value has ``advance(n)`` (factscope.cli.display.progress)."""
 
 
@@ -80,6 +90,10 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
         raise ConfigError("--min-window-sentences must be between 1 and --window-sentences (which must be above 0)")
     if options.members < 1 or (options.members > 1 and options.method != "finetune"):
         raise ConfigError("--members must be at least 1, and more than 1 only with --method finetune")
+    if options.teacher is not None and options.method != "finetune":
+        raise ConfigError("--teacher needs --method finetune: a frozen-encoder head is not trained on probabilities")
+    if not 0 < options.teacher_weight <= 1:
+        raise ConfigError("--teacher-weight must be above 0 and at most 1")
     datasets, classes = load_training_mix(options.data, limit=options.limit)
     examples = focus_examples([e for d in datasets for e in d.examples], options.focus_words)
     skipped = [error for d in datasets for error in d.skipped]
@@ -90,6 +104,8 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
     if mixed and options.cues == "on":
         raise ConfigError("--cues on needs a single 3-way set; the cue stacker is not fitted on a mix of sets")
     objective = mix_objective if mixed else macro_f1_objective
+    if options.teacher is not None:
+        student_columns(teacher_classes(options.teacher), classes)
     cues = "off" if mixed else options.cues
     encoder_path = resolve_encoder(options.encoder)
     train, validation = split.train, split.validation
@@ -109,6 +125,8 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
     )
     staging = staging_folder(options.out)
     prepare_staging(staging, options)
+    if options.teacher is not None:
+        train, copies = _taught(options, options.teacher, train, copies, classes, staging / TEACHER_FILE, progress)
     manifest: dict = {
         "format": 1,
         "method": options.method,
@@ -139,6 +157,12 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
             },
         },
     }
+    if options.teacher is not None:
+        manifest["training"]["teacher"] = {
+            "path": str(options.teacher),
+            "contents": directory_digest(options.teacher),
+            "weight": options.teacher_weight,
+        }
     if options.method == "finetune":
         model, details = _train_finetune(
             options, encoder_path, train, copies, validation, classes, progress
@@ -279,6 +303,23 @@ def _class_biases(
     return (tuned if check.helps else none), check
 
 
+def _taught(
+    options: TrainOptions,
+    teacher: Path,
+    train: list[NLIExample],
+    copies: list[NLIExample],
+    classes: tuple[str, ...],
+    cache: Path,
+    progress: ProgressFactory,
+) -> tuple[list[NLIExample], list[NLIExample]]:
+    """The train pairs and their copies carrying the teacher's probabilities (scored once, cached in staging)."""
+    pairs = train + copies
+    with progress("scoring with the teacher", len(pairs)) as bar:
+        probs = teacher_probabilities(teacher, pairs, classes, cache, options.device, bar)
+    taught = with_teacher(pairs, probs)
+    return taught[: len(train)], taught[len(train) :]
+
+
 def _short(examples: list[NLIExample], words: int) -> list[NLIExample]:
     """The examples whose premise fits in a segment: only these are placed inside other premises."""
     return [e for e in examples if len(e.premise.split()) <= words]
@@ -309,6 +350,7 @@ def _train_finetune(options, encoder_path, train, copies, validation, classes, p
         train_word_embeddings=options.train_word_embeddings,
         max_length=320 if options.long_context > 0 or options.unrelated_context > 0 else 128,
         device=options.device,
+        teacher_weight=options.teacher_weight if options.teacher is not None else 0.0,
     )
     pairs = sum(len(data) for data in epoch_schedule(train, copies, config.epochs, config.context_epochs))
     models, members = [], []
