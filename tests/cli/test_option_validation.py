@@ -154,6 +154,7 @@ BAD_VALUES: dict[str, dict[str, list[str]]] = {
         "--max-per-set": COUNT,
         "--window-sentences": NON_NEGATIVE,
         "--min-window-sentences": COUNT,
+        "--teacher-weight": ["0", *SHARE],
     },
     "report": {"--limit": NON_NEGATIVE, "--only": ["bad", "neutral"]},
     "examples": {},

@@ -18,6 +18,8 @@ from factscope.core.errors import ConfigError
 from factscope.training.distil import TEACHER_FILE, student_columns, teacher_probabilities, with_teacher
 from factscope.training.finetune import FinetuneConfig, distillation_loss, finetune_cross_encoder
 from factscope.training.nli_data import NOT_ENTAILMENT, NLIExample
+from factscope.training.options import TrainOptions
+from factscope.training.train import train_checker as train_checker_run
 from nli_pairs import write_pairs
 from tiny_models import build_nli_classifier
 
@@ -134,17 +136,15 @@ def test_train_checker_distils_a_teacher_and_records_it(tmp_path, tiny_encoder, 
     assert not (out / TEACHER_FILE).exists() and not (tmp_path / "student.partial").exists()
 
 
-@pytest.mark.parametrize(
-    ("extra", "message"),
-    [
-        (["--method", "repc"], "--teacher needs --method finetune"),
-        (["--teacher-weight", "0"], "--teacher-weight must be above 0"),
-    ],
-)
-def test_teacher_options_are_checked(tmp_path, teacher, extra, message):
+def test_teacher_options_are_checked(tmp_path, teacher):
     data = write_pairs(tmp_path / "pairs.jsonl", n=20)
-    with pytest.raises(ConfigError, match=message):
-        run_cli("--data", data, "--out", tmp_path / "x", "--teacher", teacher, *extra)
+    with pytest.raises(ConfigError, match="--teacher needs --method finetune"):
+        run_cli("--data", data, "--out", tmp_path / "x", "--teacher", teacher, "--method", "repc")
+    refused = run_cli("--data", data, "--out", tmp_path / "x", "--teacher", teacher, "--teacher-weight", "0")
+    assert refused.exit_code == 2 and "--teacher-weight" in refused.output
+    options = TrainOptions(data=[data], out=tmp_path / "x", teacher=teacher, teacher_weight=1.5)
+    with pytest.raises(ConfigError, match="--teacher-weight must be above 0 and at most 1"):
+        train_checker_run(options, lambda description, total: None)
 
 
 def test_a_folder_that_is_no_checker_cannot_teach(tmp_path):

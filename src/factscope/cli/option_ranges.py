@@ -48,6 +48,13 @@ def above_zero(value: float) -> float:
     return value
 
 
+def positive_share(value: float) -> float:
+    """Refuse a value that is not a number above 0 and at most 1."""
+    if not (math.isfinite(value) and 0 < value <= 1):
+        raise typer.BadParameter(f"{value} is not a number above 0 and at most 1")
+    return value
+
+
 def _threshold_range(presence: str, threshold: float) -> None:
     """Refuse a presence threshold outside the range of the scores of the presence model ``presence`` names."""
     name = presence.split(":", 1)[0]

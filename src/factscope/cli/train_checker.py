@@ -10,7 +10,7 @@ from rich.markup import escape
 
 from factscope.checkers.repc import RepCClassifier, RepCFeatures
 from factscope.cli.choices import TrainingMethod
-from factscope.cli.option_ranges import SEED_MAX, above_zero, layer_indices
+from factscope.cli.option_ranges import SEED_MAX, above_zero, layer_indices, positive_share
 from factscope.hf.device import Device
 
 Switch = Literal["auto", "on", "off"]
@@ -192,7 +192,10 @@ def train_checker(
     ] = None,
     teacher_weight: Annotated[
         float,
-        typer.Option(help="with --teacher: the share of the loss from the teacher's probabilities, above 0 and at most 1."),
+        typer.Option(
+            callback=positive_share,
+            help="with --teacher: the share of the loss from the teacher's probabilities, above 0 and at most 1.",
+        ),
     ] = 0.5,
 ) -> None:
     """Train an offline checker (see `factscope train-checker --help`)."""
