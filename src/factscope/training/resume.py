@@ -30,7 +30,7 @@ def run_settings(options: TrainOptions) -> dict:
     """The options that decide a run's result, with the sha256 of each data file."""
     settings = {key: value for key, value in asdict(options).items() if key not in UNCHECKED}
     settings["data"] = [{"path": str(path), "sha256": file_sha256(path)} for path in options.data]
-    if options.teacher is not None and options.teacher.is_dir():
+    if options.teacher is not None:
         settings["teacher_contents"] = directory_digest(options.teacher)
     return json.loads(json.dumps(settings, default=str))
 
