@@ -19,8 +19,10 @@ Figures per family: balanced accuracy of Entailment vs not, and AUROC of the sco
 (claim against the whole reference, and the best single sentence) is measured on the same samples; its
 threshold for balanced accuracy is chosen on the other families' samples, never on the family itself.
 
-Results go to ``benchmarks/results/leave_one_family_out.json`` after every (recipe, family), and a rerun
-continues where it stopped. The window scores of each run are kept in ``--scores`` for aggregation studies.
+Results go to ``benchmarks/results/leave_one_family_out.json`` after every (recipe, family), each fold with the
+machine that ran it and its seconds (``fit_seconds``: making the training pairs, ``prepare_seconds`` of it, and
+fine-tuning; ``score_seconds``), and a rerun continues where it stopped. The window scores of each run are kept
+in ``--scores`` for aggregation studies.
 
     python benchmarks/leave_one_family_out.py --base DIR --recipes windows segments --per-family 120
 
@@ -308,10 +310,11 @@ def main() -> None:
                 model = CrossEncoderModel.from_pretrained(
                     args.base, batch_size=batch_size, max_length=320, device=args.device
                 )
-                trained = 0
+                trained, prepared = 0, 0.0
             else:
                 recipe = RECIPES[name]
                 pairs, copies = training_pairs(pool, family, recipe, args.seed)
+                prepared = time.perf_counter() - started
                 config = FinetuneConfig(
                     epochs=recipe.epochs, learning_rate=recipe.learning_rate, max_length=320, seed=args.seed,
                     threads=args.threads, device=args.device,
@@ -335,7 +338,9 @@ def main() -> None:
                 "figures": family_figures(samples[family], scored),
                 "training_pairs": trained,
                 "fit_seconds": round(fitted, 1),
+                "prepare_seconds": round(prepared, 1),
                 "score_seconds": round(time.perf_counter() - started - fitted, 1),
+                "machine": machine(),
             }
             results["summary"] = summarise(results)
             _write(args.out, results)
