@@ -215,7 +215,7 @@ def tokenize_pairs(tokenizer: Any, examples: list[NLIExample], max_length: int) 
 def pad_batch(tokenizer: Any, encodings: dict[str, list], batch: list[int]) -> dict:
     """The pairs ``batch`` of :func:`tokenize_pairs` output as padded int64 tensors, as ``tokenizer.pad`` makes
     them (its padding side; ids padded with the pad token, token types with the pad type, the mask with 0), built
-    in numpy: a few microseconds a batch where ``tokenizer.pad`` takes milliseconds, which a GPU step waits on."""
+    in numpy: about 0.2 ms for a batch of 32 pairs where ``tokenizer.pad`` takes 1.4 ms, time a GPU step waits."""
     import torch
 
     fill = {
