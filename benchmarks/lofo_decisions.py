@@ -11,7 +11,9 @@ and 2-sentence windows, the shipped layout) are compared on that family's sample
 - ``with_cosine``: a balanced logistic regression on the best window's P(Entailment) and the MiniLM cosine of the
   claim and its closest reference sentence, fitted on the other six families' samples, at 0.5.
 
-Balanced accuracy per family and decision, AUROC of each decision's score, and the mean over families.
+Balanced accuracy per family and decision, AUROC of each decision's score, and the mean over families; and per
+family, the share of each gold label (entailment, neutral, contradiction, a 2-way set's not_entailment) that the
+``fixed`` decision calls Entailment.
 
     python benchmarks/leave_one_family_out.py --base DIR --recipes base --per-family 300 --layouts win1 win2 \\
         --scores SCORES --out OTHER.json
@@ -37,6 +39,7 @@ from results_file import add_out_option, write_results
 from factscope.metrics.classification import auroc, balanced_accuracy, best_threshold
 
 DECISIONS = ("fixed", "threshold", "with_cosine")
+LABEL_NAMES = ("entailment", "neutral", "contradiction", "not_entailment")
 
 
 def best_window(rows: list[dict]) -> np.ndarray:
@@ -90,17 +93,25 @@ def main() -> None:
     encoder = BiEncoder()
     features: dict[str, np.ndarray] = {}
     gold: dict[str, np.ndarray] = {}
+    labels: dict[str, np.ndarray] = {}
     for family in FAMILIES:
         rows = json.loads((args.scores / f"{args.recipe}.{family.replace(' ', '_')}.json").read_text())
         sample = test_sample(pool, family, args.per_family, args.seed)
         if [(e.source, e.label) for e in sample] != [(r["source"], r["label"]) for r in rows]:
             raise SystemExit(f"{family}: the score file does not match the sample; give the run's --per-family/--seed")
         features[family] = np.column_stack([best_window(rows), closest_sentence_cosine(encoder, sample)])
-        gold[family] = np.array([e.label == 0 for e in sample])
+        labels[family] = np.array([e.label for e in sample])
+        gold[family] = labels[family] == 0
     by_family: dict[str, dict] = {}
     for family in FAMILIES:
         decided = decide(family, features, gold)
         by_family[family] = {"n": len(gold[family]), "fitted_on_other_families": decided.pop("fitted")}
+        called = decided["fixed"][1]
+        by_family[family]["fixed_entailment_rate_by_label"] = {
+            name: {"n": int((labels[family] == index).sum()), "rate": float(called[labels[family] == index].mean())}
+            for index, name in enumerate(LABEL_NAMES)
+            if (labels[family] == index).any()
+        }
         for name, (score, label) in decided.items():
             by_family[family][name] = {
                 "balanced_accuracy": balanced_accuracy(gold[family].tolist(), label.tolist()),
