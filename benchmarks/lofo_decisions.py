@@ -56,8 +56,10 @@ def closest_sentence_cosine(encoder, sample) -> np.ndarray:
     return np.array(best)
 
 
-def decide(family: str, features: dict[str, np.ndarray], gold: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """Each decision's score and label on ``family``, fitted on the other families."""
+def decide(
+    family: str, features: dict[str, np.ndarray], gold: dict[str, np.ndarray]
+) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], dict]:
+    """Each decision's scores and Entailment calls on ``family``, and what was fitted on the other families."""
     from sklearn.linear_model import LogisticRegression
 
     others = [f for f in features if f != family]
@@ -67,12 +69,15 @@ def decide(family: str, features: dict[str, np.ndarray], gold: dict[str, np.ndar
     threshold = best_threshold(other_x[:, 0].tolist(), other_y.tolist())
     fitted = LogisticRegression(class_weight="balanced").fit(other_x, other_y)
     combined = fitted.predict_proba(features[family])[:, 1]
-    return {
+    decisions = {
         "fixed": (window, window >= 0.5),
         "threshold": (window, window >= threshold),
         "with_cosine": (combined, combined >= 0.5),
-        "fitted": {"threshold": float(threshold), "coefficients": fitted.coef_[0].tolist(),
-                   "intercept": float(fitted.intercept_[0])},
+    }
+    return decisions, {
+        "threshold": float(threshold),
+        "coefficients": fitted.coef_[0].tolist(),
+        "intercept": float(fitted.intercept_[0]),
     }
 
 
@@ -104,8 +109,8 @@ def main() -> None:
         gold[family] = labels[family] == 0
     by_family: dict[str, dict] = {}
     for family in FAMILIES:
-        decided = decide(family, features, gold)
-        by_family[family] = {"n": len(gold[family]), "fitted_on_other_families": decided.pop("fitted")}
+        decided, fitted = decide(family, features, gold)
+        by_family[family] = {"n": len(gold[family]), "fitted_on_other_families": fitted}
         called = decided["fixed"][1]
         by_family[family]["fixed_entailment_rate_by_label"] = {
             name: {"n": int((labels[family] == index).sum()), "rate": float(called[labels[family] == index].mean())}
