@@ -22,7 +22,9 @@ threshold for balanced accuracy is chosen on the other families' samples, never 
 Results go to ``benchmarks/results/leave_one_family_out.json`` after every (recipe, family), each fold with the
 machine that ran it and its seconds (``fit_seconds``: making the training pairs, ``prepare_seconds`` of it, and
 fine-tuning; ``score_seconds``), and a rerun continues where it stopped. The window scores of each run are kept
-in ``--scores`` for aggregation studies.
+in ``--scores`` for aggregation studies. With ``--checkpoints``, a fold's training writes a checkpoint every 100
+batches, and a fold cut off mid-training (a CPU fold of a base-sized encoder takes hours) continues from it; such
+a fold says ``resumed_from_checkpoint``, and its ``fit_seconds`` count the last run only.
 
     python benchmarks/leave_one_family_out.py --base DIR --recipes windows segments --per-family 120
 
@@ -35,6 +37,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import shutil
 import sys
 import time
 from dataclasses import asdict, dataclass, replace
@@ -273,6 +276,10 @@ def main() -> None:
     parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="where to train and score")
     parser.add_argument("--max-minutes", type=float, default=None, help="start no new fold after this long")
     parser.add_argument("--scores", type=Path, default=None, help="folder for the per-pair window scores")
+    parser.add_argument(
+        "--checkpoints", type=Path, default=None,
+        help="folder for each fold's training checkpoints: an interrupted fold continues from its last one",
+    )
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
 
@@ -310,14 +317,17 @@ def main() -> None:
                 model = CrossEncoderModel.from_pretrained(
                     args.base, batch_size=batch_size, max_length=320, device=args.device
                 )
-                trained, prepared = 0, 0.0
+                trained, prepared, resumed = 0, 0.0, False
             else:
                 recipe = RECIPES[name]
                 pairs, copies = training_pairs(pool, family, recipe, args.seed)
                 prepared = time.perf_counter() - started
+                checkpoint = fold_checkpoint(args.checkpoints, name, family)
+                resumed = checkpoint is not None and checkpoint.exists()
                 config = FinetuneConfig(
                     epochs=recipe.epochs, learning_rate=recipe.learning_rate, max_length=320, seed=args.seed,
                     threads=args.threads, device=args.device,
+                    checkpoint=checkpoint,
                 )
                 classes = ("entailment", "neutral", "contradiction")
                 result = finetune_cross_encoder(args.base, pairs, pairs[:8], classes, config, context_copies=copies)
@@ -339,15 +349,23 @@ def main() -> None:
                 "training_pairs": trained,
                 "fit_seconds": round(fitted, 1),
                 "prepare_seconds": round(prepared, 1),
+                "resumed_from_checkpoint": resumed,
                 "score_seconds": round(time.perf_counter() - started - fitted, 1),
                 "machine": machine(),
             }
             results["summary"] = summarise(results)
             _write(args.out, results)
+            if args.checkpoints is not None:
+                shutil.rmtree(fold_checkpoint(args.checkpoints, name, family), ignore_errors=True)
             print(name, family, json.dumps({k: v for k, v in done[family]["figures"].items() if k in LAYOUTS}), flush=True)
     results["summary"] = summarise(results)
     _write(args.out, results)
     print(json.dumps(results["summary"], indent=2))
+
+
+def fold_checkpoint(folder: Path | None, recipe: str, family: str) -> Path | None:
+    """Where the fold of ``recipe`` without ``family`` keeps its training checkpoint (none without a folder)."""
+    return None if folder is None else folder / f"{recipe}.{family.replace(' ', '_')}"
 
 
 def _write(path: Path, results: dict) -> None:
