@@ -37,7 +37,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import shutil
 import sys
 import time
 from dataclasses import asdict, dataclass, replace
@@ -317,7 +316,7 @@ def main() -> None:
                 model = CrossEncoderModel.from_pretrained(
                     args.base, batch_size=batch_size, max_length=320, device=args.device
                 )
-                trained, prepared, resumed = 0, 0.0, False
+                trained, prepared, resumed, checkpoint = 0, 0.0, False, None
             else:
                 recipe = RECIPES[name]
                 pairs, copies = training_pairs(pool, family, recipe, args.seed)
@@ -355,8 +354,8 @@ def main() -> None:
             }
             results["summary"] = summarise(results)
             _write(args.out, results)
-            if args.checkpoints is not None:
-                shutil.rmtree(fold_checkpoint(args.checkpoints, name, family), ignore_errors=True)
+            if checkpoint is not None:
+                checkpoint.unlink(missing_ok=True)
             print(name, family, json.dumps({k: v for k, v in done[family]["figures"].items() if k in LAYOUTS}), flush=True)
     results["summary"] = summarise(results)
     _write(args.out, results)
@@ -364,7 +363,7 @@ def main() -> None:
 
 
 def fold_checkpoint(folder: Path | None, recipe: str, family: str) -> Path | None:
-    """Where the fold of ``recipe`` without ``family`` keeps its training checkpoint (none without a folder)."""
+    """The file in which the fold of ``recipe`` without ``family`` keeps its training checkpoint (none without a folder)."""
     return None if folder is None else folder / f"{recipe}.{family.replace(' ', '_')}"
 
 
