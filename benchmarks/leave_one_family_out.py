@@ -24,7 +24,8 @@ machine that ran it and its seconds (``fit_seconds``: making the training pairs,
 fine-tuning; ``score_seconds``), and a rerun continues where it stopped. The window scores of each run are kept
 in ``--scores`` for aggregation studies. With ``--checkpoints``, a fold's training writes a checkpoint every 100
 batches, and a fold cut off mid-training (a CPU fold of a base-sized encoder takes hours) continues from it; such
-a fold says ``resumed_from_checkpoint``, and its ``fit_seconds`` count the last run only.
+a fold says ``resumed_from_checkpoint``, and its ``fit_seconds`` count the last run only. A rerun refuses a
+results file made from another base (a digest of its folder), test sample or recipe definition.
 
     python benchmarks/leave_one_family_out.py --base DIR --recipes windows segments --per-family 120
 
@@ -49,7 +50,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from claim_families import FAMILIES, PAIR_SETS, default_data_dir
 from results_file import machine
 
-from factscope.checkers.embedded import CrossEncoderModel
+from factscope.checkers.embedded import CrossEncoderModel, directory_digest
 from factscope.core.text import segment_spans, sentence_spans
 from factscope.evaluation.splits import part_of
 from factscope.metrics.classification import auroc, balanced_accuracy
@@ -289,10 +290,14 @@ def main() -> None:
     batch_size = 256 if args.device == "cuda" else 64
     pool = load_pool(args.data)
     samples = {family: test_sample(pool, family, args.per_family, args.seed) for family in FAMILIES}
+    if not Path(args.base).is_dir():
+        sys.exit(f"--base {args.base}: not a folder; pass the Hugging Face folder of the encoder to fine-tune")
+    base_digest = directory_digest(Path(args.base))
     results = json.loads(args.out.read_text()) if args.out.exists() else {}
     results.setdefault("recipes", {})
-    results["protocol"] = {
+    protocol = {
         "base": args.base,
+        "base_digest": base_digest,
         "per_family": args.per_family,
         "seed": args.seed,
         "families": {f: [s.name for s in PAIR_SETS if s.family == f] for f in FAMILIES},
@@ -300,6 +305,9 @@ def main() -> None:
         "evaluated_on": "a seeded sample of the left-out family's test groups (every set of the family)",
         "recipes": {name: asdict(recipe) for name, recipe in RECIPES.items()},
     }
+    if "protocol" in results:
+        refuse_other_protocol(args.out, results["protocol"], protocol, args.recipes)
+    results["protocol"] = protocol
     if "cosine_floor" not in results:
         results["cosine_floor"] = cosine_floor(pool, samples)
         _write(args.out, results)
@@ -321,7 +329,7 @@ def main() -> None:
                 recipe = RECIPES[name]
                 pairs, copies = training_pairs(pool, family, recipe, args.seed)
                 prepared = time.perf_counter() - started
-                checkpoint = fold_checkpoint(args.checkpoints, name, family)
+                checkpoint = fold_checkpoint(args.checkpoints, name, family, base_digest)
                 resumed = checkpoint is not None and checkpoint.exists()
                 config = FinetuneConfig(
                     epochs=recipe.epochs, learning_rate=recipe.learning_rate, max_length=320, seed=args.seed,
@@ -362,9 +370,27 @@ def main() -> None:
     print(json.dumps(results["summary"], indent=2))
 
 
-def fold_checkpoint(folder: Path | None, recipe: str, family: str) -> Path | None:
-    """The file in which the fold of ``recipe`` without ``family`` keeps its training checkpoint (none without a folder)."""
-    return None if folder is None else folder / f"{recipe}.{family.replace(' ', '_')}"
+def refuse_other_protocol(path: Path, recorded: dict, current: dict, recipes: list[str]) -> None:
+    """Stop when ``path`` holds folds from another base, test sample or recipe definition: they would not compare."""
+    differing = [key for key in ("base_digest", "per_family", "seed") if recorded.get(key) != current[key]]
+    differing += [
+        f"recipe '{name}'"
+        for name in recipes
+        if name in recorded.get("recipes", {}) and recorded["recipes"][name] != current["recipes"].get(name)
+    ]
+    if differing:
+        sys.exit(
+            f"{path} holds folds made with another {', '.join(differing)} (recorded under 'protocol'); "
+            "pass another --out to start a new file, or the settings it was made with to continue it"
+        )
+
+
+def fold_checkpoint(folder: Path | None, recipe: str, family: str, base_digest: str) -> Path | None:
+    """The file in which the fold of ``recipe`` without ``family`` from the base of ``base_digest`` keeps its
+    training checkpoint (none without a folder)."""
+    if folder is None:
+        return None
+    return folder / f"{recipe}.{family.replace(' ', '_')}.{base_digest.removeprefix('sha256:')}"
 
 
 def _write(path: Path, results: dict) -> None:

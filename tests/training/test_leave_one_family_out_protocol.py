@@ -1,0 +1,61 @@
+"""The leave-one-family-out benchmark continues a results file only from the same base, sample and recipes, and
+keeps each fold's checkpoint apart by base."""
+
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+import pytest
+
+import repo_paths
+
+sys.path.insert(0, str(repo_paths.ROOT / "benchmarks"))
+import leave_one_family_out as lofo
+
+RECIPES = {name: asdict(recipe) for name, recipe in lofo.RECIPES.items()}
+
+
+def protocol(**changes):
+    return {"base": "/models/base", "base_digest": "sha256:0123456789abcdef", "per_family": 300, "seed": 13,
+            "recipes": RECIPES, **changes}
+
+
+def test_the_same_protocol_continues():
+    lofo.refuse_other_protocol(Path("lofo.json"), protocol(), protocol(base="/elsewhere/base"), ["pool", "base"])
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [
+        ({"base_digest": "sha256:fedcba9876543210"}, "base_digest"),
+        ({"per_family": 120}, "per_family"),
+        ({"seed": 7}, "seed"),
+        ({"recipes": {**RECIPES, "pool": {**RECIPES["pool"], "epochs": 2}}}, "recipe 'pool'"),
+    ],
+)
+def test_another_base_sample_or_recipe_is_refused(change, named):
+    with pytest.raises(SystemExit) as stopped:
+        lofo.refuse_other_protocol(Path("lofo.json"), protocol(**change), protocol(), ["pool"])
+    assert named in str(stopped.value)
+    assert "lofo.json" in str(stopped.value) and "--out" in str(stopped.value)
+
+
+def test_a_file_without_a_base_digest_is_refused():
+    recorded = protocol()
+    del recorded["base_digest"]
+    with pytest.raises(SystemExit, match="base_digest"):
+        lofo.refuse_other_protocol(Path("lofo.json"), recorded, protocol(), ["pool"])
+
+
+def test_a_recipe_this_run_does_not_train_is_not_compared():
+    changed = {**RECIPES, "cap3000": {**RECIPES["cap3000"], "per_set": 10}}
+    lofo.refuse_other_protocol(Path("lofo.json"), protocol(recipes=changed), protocol(), ["pool"])
+
+
+def test_fold_checkpoints_are_kept_apart_by_recipe_family_and_base(tmp_path):
+    assert lofo.fold_checkpoint(None, "pool", "news stance", "sha256:0123456789abcdef") is None
+    one = lofo.fold_checkpoint(tmp_path, "pool", "news stance", "sha256:0123456789abcdef")
+    assert one == tmp_path / "pool.news_stance.0123456789abcdef"
+    assert one != lofo.fold_checkpoint(tmp_path, "pool", "news stance", "sha256:fedcba9876543210")
+    assert one != lofo.fold_checkpoint(tmp_path, "cap3000", "news stance", "sha256:0123456789abcdef")
+    assert one != lofo.fold_checkpoint(tmp_path, "pool", "dialogue", "sha256:0123456789abcdef")
