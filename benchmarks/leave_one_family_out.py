@@ -25,7 +25,8 @@ fine-tuning; ``score_seconds``), and a rerun continues where it stopped. The win
 in ``--scores`` for aggregation studies. With ``--checkpoints``, a fold's training writes a checkpoint every 100
 batches, and a fold cut off mid-training (a CPU fold of a base-sized encoder takes hours) continues from it; such
 a fold says ``resumed_from_checkpoint``, and its ``fit_seconds`` count the last run only. A rerun refuses a
-results file made from another base (a digest of its folder), test sample or recipe definition.
+results file made from another base (a digest of its weights and vocabulary), test sample or recipe
+definition.
 
     python benchmarks/leave_one_family_out.py --base DIR --recipes windows segments --per-family 120
 
@@ -36,6 +37,7 @@ starting new folds after that long, and a rerun continues.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import random
 import sys
@@ -50,7 +52,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from claim_families import FAMILIES, PAIR_SETS, default_data_dir
 from results_file import machine
 
-from factscope.checkers.embedded import CrossEncoderModel, directory_digest
+from factscope.checkers.embedded import CrossEncoderModel
 from factscope.core.text import segment_spans, sentence_spans
 from factscope.evaluation.splits import part_of
 from factscope.metrics.classification import auroc, balanced_accuracy
@@ -292,7 +294,7 @@ def main() -> None:
     samples = {family: test_sample(pool, family, args.per_family, args.seed) for family in FAMILIES}
     if not Path(args.base).is_dir():
         sys.exit(f"--base {args.base}: not a folder; pass the Hugging Face folder of the encoder to fine-tune")
-    base_digest = directory_digest(Path(args.base))
+    base_digest = weights_digest(Path(args.base))
     results = json.loads(args.out.read_text()) if args.out.exists() else {}
     results.setdefault("recipes", {})
     protocol = {
@@ -368,6 +370,25 @@ def main() -> None:
     results["summary"] = summarise(results)
     _write(args.out, results)
     print(json.dumps(results["summary"], indent=2))
+
+
+WEIGHTS_AND_VOCABULARY = ("*.safetensors", "*.bin", "tokenizer.json", "vocab.txt", "*.model")
+"""The files of a base folder that decide what it computes; configs are left out, since they also hold metadata
+(the transformers version that wrote them, loading flags) that differs between copies of the same model."""
+
+
+def weights_digest(folder: Path) -> str:
+    """``sha256:`` and 16 hex digits over the base folder's weights and vocabulary files, in name order."""
+    files = sorted({path for pattern in WEIGHTS_AND_VOCABULARY for path in folder.glob(pattern)})
+    if not any(path.suffix in (".safetensors", ".bin") for path in files):
+        sys.exit(f"--base {folder}: no weights (*.safetensors or *.bin) in the folder")
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(path.name.encode("utf-8") + b"\0")
+        with path.open("rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    return "sha256:" + digest.hexdigest()[:16]
 
 
 def refuse_other_protocol(path: Path, recorded: dict, current: dict, recipes: list[str]) -> None:

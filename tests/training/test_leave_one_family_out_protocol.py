@@ -59,3 +59,24 @@ def test_fold_checkpoints_are_kept_apart_by_recipe_family_and_base(tmp_path):
     assert one != lofo.fold_checkpoint(tmp_path, "pool", "news stance", "sha256:fedcba9876543210")
     assert one != lofo.fold_checkpoint(tmp_path, "cap3000", "news stance", "sha256:0123456789abcdef")
     assert one != lofo.fold_checkpoint(tmp_path, "pool", "dialogue", "sha256:0123456789abcdef")
+
+
+def test_the_base_digest_reads_weights_and_vocabulary_not_config_metadata(tmp_path):
+    one, other = tmp_path / "one", tmp_path / "other"
+    for folder, version in ((one, "5.23.0"), (other, "5.24.0")):
+        folder.mkdir()
+        (folder / "model.safetensors").write_bytes(b"weights")
+        (folder / "vocab.txt").write_text("[PAD]\nclaim\n")
+        (folder / "config.json").write_text(f'{{"transformers_version": "{version}"}}')
+    assert lofo.weights_digest(one) == lofo.weights_digest(other)
+    (other / "vocab.txt").write_text("[PAD]\nclaims\n")
+    assert lofo.weights_digest(one) != lofo.weights_digest(other)
+    before = lofo.weights_digest(one)
+    (one / "model.safetensors").write_bytes(b"weight!")
+    assert lofo.weights_digest(one) != before
+
+
+def test_a_base_without_weights_is_refused(tmp_path):
+    (tmp_path / "config.json").write_text("{}")
+    with pytest.raises(SystemExit, match="no weights"):
+        lofo.weights_digest(tmp_path)
