@@ -37,7 +37,6 @@ starting new folds after that long, and a rerun continues.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import random
 import sys
@@ -52,7 +51,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from claim_families import FAMILIES, PAIR_SETS, default_data_dir
 from results_file import machine
 
-from factscope.checkers.embedded import CrossEncoderModel
+from factscope.checkers.embedded import CrossEncoderModel, files_digest
 from factscope.core.text import segment_spans, sentence_spans
 from factscope.evaluation.splits import part_of
 from factscope.metrics.classification import auroc, balanced_accuracy
@@ -379,16 +378,10 @@ WEIGHTS_AND_VOCABULARY = ("*.safetensors", "*.bin", "tokenizer.json", "vocab.txt
 
 def weights_digest(folder: Path) -> str:
     """``sha256:`` and 16 hex digits over the base folder's weights and vocabulary files, in name order."""
-    files = sorted({path for pattern in WEIGHTS_AND_VOCABULARY for path in folder.glob(pattern)})
+    files = list({path for pattern in WEIGHTS_AND_VOCABULARY for path in folder.glob(pattern)})
     if not any(path.suffix in (".safetensors", ".bin") for path in files):
         sys.exit(f"--base {folder}: no weights (*.safetensors or *.bin) in the folder")
-    digest = hashlib.sha256()
-    for path in files:
-        digest.update(path.name.encode("utf-8") + b"\0")
-        with path.open("rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-    return "sha256:" + digest.hexdigest()[:16]
+    return files_digest(folder, files)
 
 
 def refuse_other_protocol(path: Path, recorded: dict, current: dict, recipes: list[str]) -> None:

@@ -214,8 +214,14 @@ def load_embedded_scorer(path: str | Path | None = None, device: str = "cpu") ->
 
 def directory_digest(directory: Path) -> str:
     """``sha256:`` and the first 16 hex digits of a SHA-256 over every file below ``directory``, in path order."""
+    return files_digest(directory, [p for p in directory.rglob("*") if p.is_file()])
+
+
+def files_digest(directory: Path, files: list[Path]) -> str:
+    """``sha256:`` and the first 16 hex digits of a SHA-256 over ``files`` (below ``directory``: their paths
+    relative to it and their bytes), in path order."""
     digest = hashlib.sha256()
-    for path in sorted(p for p in directory.rglob("*") if p.is_file()):
+    for path in sorted(files):
         digest.update(path.relative_to(directory).as_posix().encode("utf-8") + b"\0")
         with path.open("rb") as handle:
             for block in iter(lambda: handle.read(1 << 20), b""):
