@@ -14,13 +14,15 @@ other sets' samples, never on the set itself).
 A run is ``NAME=SPEC`` or ``NAME=SPEC:SETTING=VALUE,...`` with integer settings of `make_checker`
 (``window_sentences``, ``min_window_sentences``, ``max_tokens``) or ``mode=fast`` (each claim against its most
 relevant windows only: what a larger checker costs to read long premises in full). Results go to
-``benchmarks/results/unseen_sets.json``; runs already there under the same name and options are kept, so a
-rerun adds only the new ones.
+``benchmarks/results/unseen_sets.json``; runs already there under the same name, options and checker (its
+weights' digest and settings) are kept, so a rerun adds only the new or changed ones. A file made from another
+sample (``--limit``, or other pairs in the data) is refused: name another ``--out``.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 import time
@@ -34,6 +36,7 @@ from claim_families import PAIR_SETS, default_data_dir
 from results_file import RESULTS_DIR, add_out_option, machine
 
 from factscope.checkers.registry import make_checker
+from factscope.core.manifest import describe
 from factscope.evaluation.checker_eval import evaluate_checker
 from factscope.evaluation.pairs import read_pairs, sample_pairs
 from factscope.metrics.classification import auroc, balanced_accuracy
@@ -64,6 +67,22 @@ def parse_run(text: str) -> tuple[str, str, dict[str, int | str]]:
     if not name or not spec:
         raise SystemExit(f"--run {text!r}: give NAME=SPEC")
     return name, spec, settings
+
+
+def sample_digest(samples: dict[str, list]) -> str:
+    """``sha256:`` and 16 hex digits over each set's name and its sampled pairs' ids, in order."""
+    listing = [[name, [pair.id for pair in pairs]] for name, pairs in samples.items()]
+    return "sha256:" + hashlib.sha256(json.dumps(listing).encode("utf-8")).hexdigest()[:16]
+
+
+def refuse_other_sample(out: Path, results: dict, sample: dict) -> None:
+    """Stop when ``out`` holds runs measured on another sample: their figures and this run's would not compare."""
+    differing = [key for key, value in sample.items() if key in results and results[key] != value]
+    if differing:
+        raise SystemExit(
+            f"{out} holds runs on another sample ({', '.join(differing)} differ): "
+            "give another --out, or rerun with the file's --limit and data"
+        )
 
 
 def cosine_floor(samples: dict[str, list]) -> dict[str, dict[str, float]]:
@@ -104,20 +123,26 @@ def main() -> None:
     for pair_set in UNSEEN:
         pairs, _ = read_pairs(args.data / pair_set.path, part="test")
         samples[pair_set.name] = sample_pairs(pairs, args.limit)
-    results = json.loads(out.read_text()) if out.exists() else {}
-    if results.get("limit") != args.limit or results.get("sets") != list(samples):
-        results = {"sets": list(samples), "limit": args.limit, "runs": {}}
+    sample = {"sets": list(samples), "limit": args.limit, "sample": sample_digest(samples)}
+    results = json.loads(out.read_text(encoding="utf-8")) if out.exists() else {}
+    refuse_other_sample(out, results, sample)
+    results = {**sample, "runs": {}, **results, "sample": sample["sample"]}
     if "cosine_floor" not in results:
         results["cosine_floor"] = cosine_floor(samples)
     for text in args.run:
         name, spec, settings = parse_run(text)
-        if results["runs"].get(name, {}).get("run") == text:
-            continue
         checker = make_checker(spec, batch_size=args.batch_size, **settings)
+        described = describe(checker)
+        kept = results["runs"].get(name, {})
+        if kept.get("run") == text and kept.get("checker") == described:
+            continue
+        if kept:
+            print(f"{name}: the file's run was another checker or layout; measuring it again", flush=True)
         began = time.perf_counter()
         report = evaluate_checker(checker, [p for pairs in samples.values() for p in pairs], batch_size=args.batch_size)
         results["runs"][name] = {
             "run": text,
+            "checker": described,
             "mean_balanced_accuracy": report.mean_balanced_accuracy,
             "mean_auroc": report.mean_auroc,
             "by_set": {
