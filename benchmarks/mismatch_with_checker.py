@@ -6,7 +6,8 @@ random sample) is checked with the premise as the only reference. Every Entailme
 ``--context reference`` the whole premise), and a mismatch
 turns it into not-entailed. Figures per set and per checked kind: balanced accuracy of entailment vs not
 (gold ``entailment`` against every other label), and how many verdicts the check turned, right and wrong.
-Verdicts are kept in ``--verdicts DIR`` so that a rerun measures the check again without the model.
+Verdicts are kept in ``--verdicts DIR``, named by the checker's description (its weights' digest and settings), so
+that a rerun with the same checker measures the check again without the model.
 
     HF_HUB_OFFLINE=1 python benchmarks/mismatch_with_checker.py /work/shared/data/claims/begin.jsonl --limit 1000
 """
@@ -22,6 +23,10 @@ from pathlib import Path
 from results_file import add_out_option, write_results
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from factscope.checkers.base import Checker, CheckTask
+from factscope.checkers.registry import make_checker
+from factscope.core.manifest import describe, fingerprint_items
 
 CONFIGURATIONS = {
     "none": (),
@@ -44,17 +49,13 @@ def sample(path: Path, limit: int) -> list[dict]:
     return records
 
 
-def verdicts_for(records: list[dict], spec: str, cache: Path) -> list[dict]:
+def verdicts_for(records: list[dict], checker: Checker, cache: Path) -> list[dict]:
     """Label, evidence sentence and deciding segment of the checker's verdict on each pair (cached in a file)."""
     if cache.exists():
         with cache.open(encoding="utf-8") as handle:
             kept = [json.loads(line) for line in handle]
         if [k["id"] for k in kept] == [r["id"] for r in records]:
             return kept
-    from factscope.checkers.base import CheckTask
-    from factscope.checkers.registry import make_checker
-
-    checker = make_checker(spec)
     kept = []
     for start in range(0, len(records), 32):
         batch = records[start : start + 32]
@@ -136,11 +137,13 @@ def main() -> None:
     )
     add_out_option(parser)
     args = parser.parse_args()
+    checker = make_checker(args.checker)
+    checker_digest = fingerprint_items([describe(checker)]).sha256[:16]
     figures = {}
     for path in args.data:
         records = sample(path, args.limit)
-        cache = args.verdicts / f"{path.stem}.{args.checker.replace(':', '_')}.{args.limit}.jsonl"
-        figures[path.stem] = measure(records, verdicts_for(records, args.checker, cache), args.context)
+        cache = args.verdicts / f"{path.stem}.{checker_digest}.{args.limit}.jsonl"
+        figures[path.stem] = measure(records, verdicts_for(records, checker, cache), args.context)
         print(path.stem, json.dumps(figures[path.stem]))
     write_results(__file__, args, figures)
 

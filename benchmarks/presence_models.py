@@ -154,21 +154,25 @@ def score_documents(
 ) -> tuple[list[Scored], dict[str, float]]:
     """Cosine and NLI scores of every (fact, window) pair of every document, and the seconds each took.
 
-    With ``cache``, each document's scores are kept there (keyed by checker, window, context and facts), so an
-    interrupted or widened run scores only what it has not scored yet; cached documents add no seconds. With
+    With ``cache``, each document's scores are kept there (keyed by the checker's description, its weights' digest
+    and settings, and by window, context and facts), so an interrupted or widened run scores only what it has not
+    scored yet; a retrained checker scores again; cached documents add no seconds. With
     ``shortlist``, the checker reads only each fact's ``shortlist`` windows of highest cosine (the others score NaN).
     """
     from factscope.checkers.registry import make_checker
+    from factscope.core.manifest import describe
     from factscope.grounding.presence import BiEncoderPresence, NLIPresence, sentence_windows
 
     bi = BiEncoderPresence(window=window)
-    nli = NLIPresence(make_checker(checker), window=window)
+    model = make_checker(checker)
+    nli = NLIPresence(model, window=window)
+    described = describe(model)
     seconds = {"cosine": 0.0, "nli": 0.0}
     scored = []
     for number, document in enumerate(documents, start=1):
         windows = sentence_windows(document.context, window, 1)
         facts = document.faithful + document.counterfactual
-        key = json.dumps([checker, window, document.context, facts] + ([shortlist] if shortlist else []))
+        key = json.dumps([described, window, document.context, facts] + ([shortlist] if shortlist else []))
         stored = cache / (hashlib.sha256(key.encode("utf-8")).hexdigest()[:24] + ".npz") if cache else None
         if stored is not None and stored.exists():
             with np.load(stored) as arrays:
