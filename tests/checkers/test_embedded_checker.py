@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 
 import numpy as np
 import pytest
@@ -79,6 +80,20 @@ def test_directory_digest_follows_every_file(tmp_path):
     assert directory_digest(tmp_path) not in {first, relaid}
     (tmp_path / "encoder" / "model.safetensors").rename(tmp_path / "encoder" / "other.safetensors")
     assert directory_digest(tmp_path) not in {first, relaid}
+
+
+def test_a_checker_retrained_into_its_folder_loads_afresh(tmp_path):
+    folder = tmp_path / "checker"
+    shutil.copytree(shipped_checker_dir(), folder)
+    first = load_embedded_scorer(folder)
+    assert load_embedded_scorer(folder) is first
+    before = first.contents_digest
+    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest["retrained"] = True
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    again = load_embedded_scorer(folder)
+    assert again is not first
+    assert again.contents_digest == directory_digest(folder) != before
 
 
 def test_probabilities_are_consistent(shipped):

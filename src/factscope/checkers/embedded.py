@@ -199,17 +199,27 @@ class EmbeddedScorer:
         }
 
 
+FilesStamp = tuple[tuple[str, int, int], ...]
+
+
 @lru_cache(maxsize=4)
-def _load_cached(path: str, device: str) -> EmbeddedScorer:
+def _load_cached(path: str, device: str, stamp: FilesStamp) -> EmbeddedScorer:
     return EmbeddedScorer.from_dir(path, device=device)
+
+
+def files_stamp(directory: Path) -> FilesStamp:
+    """Each file below ``directory`` with its size and modification time: it changes when a checker is retrained
+    or copied into the folder, at the cost of a directory walk rather than a digest of the weights."""
+    files = sorted(p for p in directory.rglob("*") if p.is_file())
+    return tuple((p.relative_to(directory).as_posix(), p.stat().st_size, p.stat().st_mtime_ns) for p in files)
 
 
 def load_embedded_scorer(path: str | Path | None = None, device: str = "cpu") -> EmbeddedScorer:
     """The checker at ``path``, or the shipped default, on ``device``; loads offline (HF_HUB_OFFLINE=1) and is
-    cached."""
+    cached for as long as the folder's files are unchanged (a checker retrained into it loads afresh)."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    directory = Path(path) if path is not None else shipped_checker_dir()
-    return _load_cached(str(directory.resolve()), device)
+    directory = (Path(path) if path is not None else shipped_checker_dir()).resolve()
+    return _load_cached(str(directory), device, files_stamp(directory))
 
 
 def directory_digest(directory: Path) -> str:
