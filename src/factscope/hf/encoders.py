@@ -8,7 +8,7 @@ from typing import Protocol
 import numpy as np
 
 from factscope.core.bounded_cache import BoundedCache
-from factscope.hf.embedded import minilm_path
+from factscope.hf.embedded import minilm_path, resolve_encoder
 from factscope.hf.loading import load_pretrained
 from factscope.hf.sorted_batches import classifier_logits
 
@@ -34,7 +34,7 @@ class BiEncoder:
     def __init__(self, name_or_path: str | None = None, *, batch_size: int = 64, device: str = "cpu") -> None:
         from sentence_transformers import SentenceTransformer
 
-        source = name_or_path or minilm_path()
+        source = resolve_encoder(name_or_path) if name_or_path else minilm_path()
         self.name = name_or_path or "all-MiniLM-L6-v2 (packaged)"
         self.batch_size = batch_size
         self.model = load_pretrained(

