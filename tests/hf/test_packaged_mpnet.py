@@ -4,23 +4,28 @@ and installed as the five distributions into a folder on sys.path, is joined, ch
 from __future__ import annotations
 
 import io
+import json
 import shutil
 import zipfile
 from pathlib import Path
 
 import numpy as np
 import pytest
+from typer.testing import CliRunner
 
+from command_line import command_line
 from factscope.checkers.base import CheckTask
+from factscope.checkers.embedded import EmbeddedScorer
 from factscope.checkers.registry import make_checker
+from factscope.cli import train_checker
 from factscope.core.errors import ConfigError
 from factscope.core.schema import Label
 from factscope.hf import packaged_mpnet
 from factscope.hf.embedded import resolve_encoder
 from factscope.hf.encoders import BiEncoder
 from factscope.hf.packaged_mpnet import FOLDER, PARTS, JoinedFiles, mpnet_path
-
-WORDS = ["the", "cat", "sat", "on", "mat", "dog", "ran", "in", "park", "a"]
+from nli_pairs import write_pairs
+from tiny_models import WORDS
 
 
 def build_tiny_mpnet(folder: Path) -> Path:
@@ -36,7 +41,7 @@ def build_tiny_mpnet(folder: Path) -> Path:
     tokenizer = MPNetTokenizer(vocab={token: index for index, token in enumerate([*special, *WORDS])})
     tokenizer.save_pretrained(transformer)
     config = MPNetConfig(vocab_size=len(tokenizer), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                         intermediate_size=64, max_position_embeddings=64)
+                         intermediate_size=64, max_position_embeddings=514)
     MPNetModel(config).save_pretrained(transformer)
     encoder = Transformer(str(transformer), max_seq_length=32)
     model = SentenceTransformer(modules=[encoder, Pooling(encoder.get_embedding_dimension())])
@@ -96,6 +101,20 @@ def test_the_pieces_join_into_the_model_folder_once(installed, tmp_path):
     checker = make_checker("similarity:packaged-mpnet", similarity_threshold=0.99)
     [verdict] = checker.check([CheckTask(claim="the cat sat on the mat", references=("the cat sat on the mat",))])
     assert verdict.label == Label.ENTAILMENT
+
+
+def test_a_checker_trains_from_it_and_records_its_name(installed, tmp_path):
+    data = write_pairs(tmp_path / "pairs.jsonl", n=30)
+    out = tmp_path / "mpnet_checker"
+    arguments = ["train-checker", "--data", str(data), "--out", str(out), "--encoder", "packaged-mpnet",
+                 "--epochs", "1", "--cues", "off", "--precision", "fp32"]
+    result = CliRunner().invoke(command_line(train_checker), arguments, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    scorer = EmbeddedScorer.from_dir(out)
+    assert scorer.manifest["encoder"] == "packaged-mpnet"
+    probs = scorer.score(["the cat sat on the mat ."], ["the cat sat ."])
+    assert probs.shape == (1, 3) and np.isclose(probs.sum(), 1.0)
+    assert json.loads((out / "encoder" / "config.json").read_text())["model_type"] == "mpnet"
 
 
 def test_a_missing_piece_names_the_extra(installed):
