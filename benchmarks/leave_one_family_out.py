@@ -54,6 +54,7 @@ from results_file import machine
 from factscope.checkers.embedded import CrossEncoderModel, files_digest
 from factscope.core.text import segment_spans, sentence_spans
 from factscope.evaluation.splits import part_of
+from factscope.hf.embedded import resolve_encoder
 from factscope.metrics.classification import auroc, balanced_accuracy
 from factscope.training.finetune import FinetuneConfig, finetune_cross_encoder
 from factscope.training.focus import focus_examples
@@ -266,7 +267,10 @@ def summarise(results: dict) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--base", required=True, help="checker (HF folder) every recipe is fine-tuned from")
+    parser.add_argument(
+        "--base", required=True,
+        help="checker or encoder (HF folder, or packaged-mpnet) every recipe is fine-tuned from",
+    )
     parser.add_argument("--data", type=Path, default=default_data_dir())
     parser.add_argument("--recipes", nargs="+", default=list(RECIPES), choices=list(RECIPES) + ["base"])
     parser.add_argument("--families", nargs="+", default=list(FAMILIES), choices=FAMILIES)
@@ -291,6 +295,7 @@ def main() -> None:
     batch_size = 256 if args.device == "cuda" else 64
     pool = load_pool(args.data)
     samples = {family: test_sample(pool, family, args.per_family, args.seed) for family in FAMILIES}
+    args.base = resolve_encoder(args.base)
     if not Path(args.base).is_dir():
         sys.exit(f"--base {args.base}: not a folder; pass the Hugging Face folder of the encoder to fine-tune")
     base_digest = weights_digest(Path(args.base))
