@@ -26,7 +26,8 @@ in ``--scores`` for aggregation studies. With ``--checkpoints``, a fold's traini
 batches, and a fold cut off mid-training (a CPU fold of a base-sized encoder takes hours) continues from it; such
 a fold says ``resumed_from_checkpoint``, and its ``fit_seconds`` count the last run only. A rerun refuses a
 results file made from another base (a digest of its weights and vocabulary), test sample or recipe
-definition.
+definition. Each fold prints a line as it starts training, about ten while it trains (pairs and their rate) and
+one as it scores, so a run in the background shows where it is.
 
     python benchmarks/leave_one_family_out.py --base DIR --recipes windows segments --per-family 120
 
@@ -41,6 +42,7 @@ import json
 import random
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
@@ -343,13 +345,19 @@ def main() -> None:
                     checkpoint=checkpoint,
                 )
                 classes = ("entailment", "neutral", "contradiction")
-                result = finetune_cross_encoder(args.base, pairs, pairs[:8], classes, config, context_copies=copies)
+                total = recipe.epochs * len(pairs) + len(copies)
+                print(f"{name} / {family}: training on {total} pairs" + (" (resumed)" if resumed else ""), flush=True)
+                result = finetune_cross_encoder(
+                    args.base, pairs, pairs[:8], classes, config,
+                    on_step=training_progress(f"{name} / {family}", total), context_copies=copies,
+                )
                 model = CrossEncoderModel(
                     result.model.model, result.model.tokenizer, batch_size=batch_size, max_length=320,
                     device=args.device,
                 )
                 trained = len(pairs) + len(copies)
             fitted = time.perf_counter() - started
+            print(f"{name} / {family}: scoring {len(samples[family])} test pairs", flush=True)
             scored = score_sample(model, samples[family], tuple(args.layouts))
             if args.scores is not None:
                 args.scores.mkdir(parents=True, exist_ok=True)
@@ -402,6 +410,22 @@ def refuse_other_protocol(path: Path, recorded: dict, current: dict, recipes: li
             f"{path} holds folds made with another {', '.join(differing)} (recorded under 'protocol'); "
             "pass another --out to start a new file, or the settings it was made with to continue it"
         )
+
+
+def training_progress(label: str, total: int, lines: int = 10) -> Callable[[int], None]:
+    """An ``on_step`` that prints about ``lines`` lines over a fold's training: pairs trained by this run (a
+    resumed fold starts from its checkpoint, so it counts fewer than ``total``) and their rate."""
+    began, trained, next_line = time.perf_counter(), 0, total / lines
+
+    def on_step(count: int) -> None:
+        nonlocal trained, next_line
+        trained += count
+        if trained >= next_line:
+            rate = trained / max(time.perf_counter() - began, 1e-9)
+            print(f"{label}: {trained} of {total} pairs trained by this run, {rate:.1f} a second", flush=True)
+            next_line += total / lines
+
+    return on_step
 
 
 def fold_checkpoint(folder: Path | None, recipe: str, family: str, base_digest: str) -> Path | None:

@@ -80,3 +80,13 @@ def test_a_base_without_weights_is_refused(tmp_path):
     (tmp_path / "config.json").write_text("{}")
     with pytest.raises(SystemExit, match="no weights"):
         lofo.weights_digest(tmp_path)
+
+
+def test_training_progress_prints_about_ten_lines(capsys):
+    on_step = lofo.training_progress("pool / news stance", 1000)
+    for _ in range(100):
+        on_step(10)
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 10
+    assert lines[0].startswith("pool / news stance: 100 of 1000 pairs trained by this run")
+    assert lines[-1].startswith("pool / news stance: 1000 of 1000 pairs")
