@@ -25,6 +25,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from claim_families import FAMILIES
+from leave_one_family_out import SCORES_PROTOCOL
 from results_file import add_out_option, write_results
 
 from factscope.metrics.classification import auroc, balanced_accuracy
@@ -38,6 +39,15 @@ def parse_run(text: str) -> tuple[Path, str]:
     if not folder or not recipe:
         raise SystemExit(f"{text!r}: give the --scores folder and the recipe as DIR:RECIPE")
     return Path(folder), recipe
+
+
+def run_protocol(folder: Path) -> dict | None:
+    """The base and test sample a scores folder was made with (its ``protocol.json``; None if it has none)."""
+    marker = folder / SCORES_PROTOCOL
+    if not marker.is_file():
+        return None
+    recorded = json.loads(marker.read_text(encoding="utf-8"))
+    return {key: recorded.get(key) for key in ("base", "base_digest", "per_family", "seed")}
 
 
 def read_scores(folder: Path, recipe: str, family: str, layout: str) -> tuple[np.ndarray, np.ndarray, list] | None:
@@ -124,14 +134,18 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     add_out_option(parser)
     args = parser.parse_args()
-    runs = []
-    for text in (args.candidate, args.reference):
+    runs, described = [], {}
+    for role, text in (("candidate", args.candidate), ("reference", args.reference)):
         folder, recipe = parse_run(text)
         runs.append({f: s for f in FAMILIES if (s := read_scores(folder, recipe, f, args.layout)) is not None})
+        described[role] = {"scores": str(folder), "recipe": recipe, "protocol": run_protocol(folder)}
     shared = [family for family in FAMILIES if family in runs[0] and family in runs[1]]
     if not shared:
         raise SystemExit("the two runs have no finished family in common")
-    result = compare({f: runs[0][f] for f in shared}, {f: runs[1][f] for f in shared}, args.resamples, args.seed)
+    result = {
+        "runs": described,
+        **compare({f: runs[0][f] for f in shared}, {f: runs[1][f] for f in shared}, args.resamples, args.seed),
+    }
     mean = result["mean"]
     if args.margin is not None:
         complete = len(shared) == len(FAMILIES)

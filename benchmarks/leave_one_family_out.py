@@ -22,7 +22,8 @@ threshold for balanced accuracy is chosen on the other families' samples, never 
 Results go to ``benchmarks/results/leave_one_family_out.json`` after every (recipe, family), each fold with the
 machine that ran it and its seconds (``fit_seconds``: making the training pairs, ``prepare_seconds`` of it, and
 fine-tuning; ``score_seconds``), and a rerun continues where it stopped. The window scores of each run are kept
-in ``--scores`` for aggregation studies. With ``--checkpoints``, a fold's training writes a checkpoint every 100
+in ``--scores`` for aggregation studies, with the protocol in its ``protocol.json`` (a folder holding another
+base's or sample's scores is refused). With ``--checkpoints``, a fold's training writes a checkpoint every 100
 batches, and a fold cut off mid-training (a CPU fold of a base-sized encoder takes hours) continues from it; such
 a fold says ``resumed_from_checkpoint``, and its ``fit_seconds`` count the last run only. A rerun refuses a
 results file made from another base (a digest of its weights and vocabulary), test sample or recipe
@@ -67,6 +68,8 @@ RESULTS = Path(__file__).resolve().parent / "results" / "leave_one_family_out.js
 LAYOUTS = ("whole", "seg200", "win1", "win2", "win3", "win12")
 SCORED_LAYOUTS = ("whole", "seg200", "win1", "win2", "win3")
 NEUTRAL = 1
+SCORES_PROTOCOL = "protocol.json"
+"""The file in a ``--scores`` folder that records the protocol its scores were made under."""
 
 
 @dataclass(frozen=True)
@@ -315,6 +318,8 @@ def main() -> None:
     }
     if "protocol" in results:
         refuse_other_protocol(args.out, results["protocol"], protocol, args.recipes)
+    if args.scores is not None:
+        claim_scores_folder(args.scores, protocol, args.recipes)
     results["protocol"] = protocol
     if "cosine_floor" not in results:
         results["cosine_floor"] = cosine_floor(pool, samples)
@@ -360,7 +365,6 @@ def main() -> None:
             print(f"{name} / {family}: scoring {len(samples[family])} test pairs", flush=True)
             scored = score_sample(model, samples[family], tuple(args.layouts))
             if args.scores is not None:
-                args.scores.mkdir(parents=True, exist_ok=True)
                 rows = [
                     {"source": e.source, "label": e.label, "probs": row} for e, row in zip(samples[family], scored)
                 ]
@@ -397,8 +401,11 @@ def weights_digest(folder: Path) -> str:
     return files_digest(folder, files)
 
 
-def refuse_other_protocol(path: Path, recorded: dict, current: dict, recipes: list[str]) -> None:
-    """Stop when ``path`` holds folds from another base, test sample or recipe definition: they would not compare."""
+def refuse_other_protocol(
+    path: Path, recorded: dict, current: dict, recipes: list[str], option: str = "--out"
+) -> None:
+    """Stop when ``path`` (given by ``option``) holds folds from another base, test sample or recipe definition:
+    they would not compare."""
     differing = [key for key in ("base_digest", "per_family", "seed") if recorded.get(key) != current[key]]
     differing += [
         f"recipe '{name}'"
@@ -408,8 +415,19 @@ def refuse_other_protocol(path: Path, recorded: dict, current: dict, recipes: li
     if differing:
         sys.exit(
             f"{path} holds folds made with another {', '.join(differing)} (recorded under 'protocol'); "
-            "pass another --out to start a new file, or the settings it was made with to continue it"
+            f"pass another {option} to start a new one, or the settings it was made with to continue it"
         )
+
+
+def claim_scores_folder(folder: Path, protocol: dict, recipes: list[str]) -> None:
+    """Record the protocol in the ``--scores`` folder (``protocol.json``), or stop when the folder holds scores
+    made under another: one folder's files must come from one base and one test sample."""
+    marker = folder / SCORES_PROTOCOL
+    if marker.is_file():
+        recorded = json.loads(marker.read_text(encoding="utf-8"))
+        refuse_other_protocol(folder, recorded, protocol, recipes, option="--scores")
+    folder.mkdir(parents=True, exist_ok=True)
+    marker.write_text(json.dumps(protocol, indent=2) + "\n", encoding="utf-8")
 
 
 def training_progress(label: str, total: int, lines: int = 10) -> Callable[[int], None]:

@@ -56,6 +56,17 @@ def test_differences_by_family_and_their_mean(monkeypatch, tmp_path):
     low, high = mean["balanced_accuracy_interval"]
     assert low <= high
     assert figures["verdict"] == {"margin": 0.03, "reached": None, "families": f"2 of {len(FAMILIES)}"}
+    assert figures["runs"]["candidate"]["recipe"] == "pool" and figures["runs"]["candidate"]["protocol"] is None
+
+
+def test_each_side_records_the_protocol_of_its_scores(monkeypatch, tmp_path):
+    labels = [0, 1]
+    write_fold(tmp_path / "cand", "pool", FAMILIES[0], labels, [0.9, 0.1])
+    write_fold(tmp_path / "ref", "base", FAMILIES[0], labels, [0.6, 0.4])
+    recorded = {"base": "/models/mpnet", "base_digest": "sha256:0123456789abcdef", "per_family": 2, "seed": 13}
+    (tmp_path / "cand" / "protocol.json").write_text(json.dumps({**recorded, "recipes": {}}))
+    runs = run(monkeypatch, tmp_path)["runs"]
+    assert runs["candidate"]["protocol"] == recorded and runs["reference"]["protocol"] is None
 
 
 def test_the_verdict_comes_with_every_family(monkeypatch, tmp_path):

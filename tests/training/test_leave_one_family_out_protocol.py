@@ -1,6 +1,7 @@
 """The leave-one-family-out benchmark continues a results file only from the same base, sample and recipes, and
 keeps each fold's checkpoint apart by base."""
 
+import json
 import sys
 from dataclasses import asdict
 from pathlib import Path
@@ -90,3 +91,14 @@ def test_training_progress_prints_about_ten_lines(capsys):
     assert len(lines) == 10
     assert lines[0].startswith("pool / news stance: 100 of 1000 pairs trained by this run")
     assert lines[-1].startswith("pool / news stance: 1000 of 1000 pairs")
+
+
+def test_a_scores_folder_keeps_one_protocol(tmp_path):
+    folder = tmp_path / "scores"
+    lofo.claim_scores_folder(folder, protocol(), ["pool"])
+    recorded = json.loads((folder / lofo.SCORES_PROTOCOL).read_text())
+    assert recorded["base_digest"] == protocol()["base_digest"]
+    lofo.claim_scores_folder(folder, protocol(base="/elsewhere/base"), ["pool"])
+    with pytest.raises(SystemExit) as stopped:
+        lofo.claim_scores_folder(folder, protocol(base_digest="sha256:fedcba9876543210"), ["pool"])
+    assert "base_digest" in str(stopped.value) and "--scores" in str(stopped.value)
