@@ -205,7 +205,7 @@ CHECKERS: Registry[Checker] = Registry(
             _similarity,
             Argument(
                 "MODEL",
-                "a sentence-transformers model, hub name or folder, or packaged-mpnet (factscope[mpnet]); "
+                "a sentence-transformers model, hub name or folder, or packaged-mpnet (the mpnet extra); "
                 "default the packaged MiniLM",
                 False,
             ),

