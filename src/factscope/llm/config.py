@@ -21,6 +21,7 @@ from pydantic_core import ErrorDetails
 from pydantic_settings import BaseSettings, EnvSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
 
 from factscope.core.errors import ConfigError
+from factscope.core.user_dirs import cache_home, config_home
 
 ENV_PREFIX = "FACTSCOPE_LLM_"
 ENVIRONMENT = "the environment"
@@ -42,14 +43,12 @@ _RANGES: dict[str, tuple[float, bool, str]] = {
 
 def default_config_path() -> Path:
     """``$XDG_CONFIG_HOME/factscope/config.toml`` (``~/.config/factscope/config.toml``)."""
-    root = os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config"
-    return Path(root) / "factscope" / "config.toml"
+    return config_home() / "config.toml"
 
 
 def default_cache_path() -> Path:
     """``$XDG_CACHE_HOME/factscope/llm-cache.sqlite`` (``~/.cache/factscope/llm-cache.sqlite``)."""
-    root = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(root) / "factscope" / "llm-cache.sqlite"
+    return cache_home() / "llm-cache.sqlite"
 
 
 class LLMConfig(BaseSettings):
