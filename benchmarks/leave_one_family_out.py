@@ -431,17 +431,21 @@ def claim_scores_folder(folder: Path, protocol: dict, recipes: list[str]) -> Non
 
 
 def training_progress(label: str, total: int, lines: int = 10) -> Callable[[int], None]:
-    """An ``on_step`` that prints about ``lines`` lines over a fold's training: pairs trained by this run (a
-    resumed fold starts from its checkpoint, so it counts fewer than ``total``) and their rate."""
-    began, trained, next_line = time.perf_counter(), 0, total / lines
+    """An ``on_step`` that prints about ``lines`` lines over a fold's training: pairs trained of ``total`` (a
+    resumed fold's first call counts the pairs its checkpoint holds) and the rate since that first call."""
+    trained, next_line, first = 0, total / lines, None
 
     def on_step(count: int) -> None:
-        nonlocal trained, next_line
+        nonlocal trained, next_line, first
         trained += count
+        if first is None:
+            first = (time.perf_counter(), trained)
         if trained >= next_line:
-            rate = trained / max(time.perf_counter() - began, 1e-9)
-            print(f"{label}: {trained} of {total} pairs trained by this run, {rate:.1f} a second", flush=True)
-            next_line += total / lines
+            seconds = max(time.perf_counter() - first[0], 1e-9)
+            print(f"{label}: {trained} of {total} pairs trained, {(trained - first[1]) / seconds:.1f} a second",
+                  flush=True)
+            while next_line <= trained:
+                next_line += total / lines
 
     return on_step
 

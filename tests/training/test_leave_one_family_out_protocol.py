@@ -89,8 +89,17 @@ def test_training_progress_prints_about_ten_lines(capsys):
         on_step(10)
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 10
-    assert lines[0].startswith("pool / news stance: 100 of 1000 pairs trained by this run")
+    assert lines[0].startswith("pool / news stance: 100 of 1000 pairs trained")
     assert lines[-1].startswith("pool / news stance: 1000 of 1000 pairs")
+
+
+def test_a_resumed_fold_reports_its_checkpoint_once(capsys):
+    on_step = lofo.training_progress("pool / dialogue", 1000)
+    on_step(600)  # the pairs the checkpoint holds
+    for _ in range(40):
+        on_step(10)
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(":")[1].split(" of")[0].strip() for line in lines] == ["600", "700", "800", "900", "1000"]
 
 
 def test_a_scores_folder_keeps_one_protocol(tmp_path):
