@@ -60,10 +60,12 @@ def test_shipped_model_files_fit_the_budget():
     assert size < 50 * 1024 * 1024
 
 
-def test_results_record_the_checker_contents(shipped):
+def test_results_record_the_checker_contents_not_its_location(shipped, tmp_path):
     described = describe(shipped)
-    assert described["directory"] == str(shipped_checker_dir())
     assert described["contents"] == directory_digest(shipped_checker_dir())
+    assert str(shipped_checker_dir()) not in json.dumps(described)
+    moved = shutil.copytree(shipped_checker_dir(), tmp_path / "elsewhere")
+    assert directory_digest(moved) == described["contents"]
 
 
 def test_directory_digest_follows_every_file(tmp_path):

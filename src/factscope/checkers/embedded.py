@@ -190,13 +190,9 @@ class EmbeddedScorer:
 
     def result_settings(self) -> dict[str, Any]:
         """What a results file records of this checker: a checker retrained into the same directory, or one
-        whose manifest names another inference layout, differs here, so a resumed run cannot mix the two."""
-        return {
-            "name": self.name,
-            "classes": list(self.classes),
-            "directory": str(self.directory),
-            "contents": self.contents_digest,
-        }
+        whose manifest names another inference layout, differs here, so a resumed run cannot mix the two. The
+        folder's location is left out: the same files moved or installed elsewhere give the same verdicts."""
+        return {"name": self.name, "classes": list(self.classes), "contents": self.contents_digest}
 
 
 FilesStamp = tuple[tuple[str, int, int], ...]
