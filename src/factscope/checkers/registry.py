@@ -120,9 +120,23 @@ def _nli(argument: str, *, batch_size: int = 32, label_order: list[str] | None =
     return _segmented(HFNLIScorer(argument, batch_size=batch_size, label_order=label_order), **options)
 
 
-def _path(argument: str, *, batch_size: int = 32, label_order: list[str] | None = None, **options: Any) -> Checker:
-    scorer = _scorer_from_folder(Path(argument), batch_size, label_order)
+def checker_from_folder(
+    folder: str | Path,
+    *,
+    batch_size: int = 32,
+    label_order: list[str] | None = None,
+    device: str = "cpu",
+    **options: Any,
+) -> Checker:
+    """The checker in ``folder``: a factscope checker (its manifest's layout and threshold unless ``options`` set
+    them; placed on ``device``) or a Hugging Face NLI model folder. The ``options`` are ``make_checker``'s; this
+    is what ``path:DIR`` builds and what a checker package (``factscope package-checker``) calls."""
+    scorer = _scorer_from_folder(Path(folder), batch_size, label_order, device)
     return _segmented(scorer, **_checker_defaults(scorer, options))
+
+
+def _path(argument: str, **options: Any) -> Checker:
+    return checker_from_folder(argument, **options)
 
 
 def _judge(scorer: Any, chunk_tokens: int, threshold: float | None, options: dict[str, Any]) -> Checker:
@@ -301,15 +315,16 @@ def make_checker(
     )
 
 
-def _scorer_from_folder(folder: Path, batch_size: int, label_order: list[str] | None) -> Any:
+def _scorer_from_folder(folder: Path, batch_size: int, label_order: list[str] | None, device: str) -> Any:
     """A trained factscope checker folder (it has a manifest.json) or a plain Hugging Face NLI model folder."""
     if not folder.is_dir():
         raise ConfigError(f"checker folder '{folder}' does not exist")
     manifest = folder / "manifest.json"
     if manifest.exists() and "method" in json.loads(manifest.read_text(encoding="utf-8")):
         from factscope.checkers.embedded import load_embedded_scorer
+        from factscope.hf.device import resolve_device
 
-        return load_embedded_scorer(folder)
+        return load_embedded_scorer(folder, device=resolve_device(device))
     if (folder / "config.json").exists():
         from factscope.hf.nli import HFNLIScorer
 

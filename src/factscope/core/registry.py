@@ -114,6 +114,10 @@ class Registry(Generic[T]):
         self._plugins = None
         self._loaded.clear()
 
+    def own_names(self) -> list[str]:
+        """The names built in or registered in code: those a plugin cannot take."""
+        return list(self._own)
+
     def names(self) -> list[str]:
         """Every name a spec can use: entries in registration order, then plugins (not imported)."""
         return [*self._own, *self._discover()]
