@@ -13,9 +13,10 @@ from factscope.cli import (
     export,
     ground,
     knowledge,
+    package_checker,
     report,
     serve,
     train_checker,
 )
 
-MODULES: list[ModuleType] = [check, agree, ground, attribute, knowledge, train_checker, eval_checker, report, export, examples, serve]
+MODULES: list[ModuleType] = [check, agree, ground, attribute, knowledge, train_checker, eval_checker, package_checker, report, export, examples, serve]

@@ -1,0 +1,163 @@
+"""A checker folder as an installable wheel that adds the checker to factscope by name.
+
+``build_checker_wheel`` packs a folder that ``--checker path:DIR`` reads (a checker trained with
+``factscope train-checker``, or a Hugging Face NLI model folder) into ``factscope_checker_NAME-VERSION-py3-none-any.whl``.
+The wheel holds the folder and a small module that registers ``NAME`` in the ``factscope.checkers`` entry-point
+group; once it is installed, ``--checker NAME`` builds the checker from the installed copy with the same layout,
+threshold and options as ``path:DIR``. The wheel is written directly (zip, ``RECORD`` with SHA-256 digests,
+``WHEEL`` and ``METADATA`` per the binary distribution format), so no build backend is needed.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from factscope.core.errors import ConfigError
+from factscope.core.version import __version__
+
+CHECKER_NAME = re.compile(r"^[a-z][a-z0-9-]*[a-z0-9]$")
+"""A checker name a package can register: lower-case letters, digits and inner hyphens."""
+
+RELEASE = re.compile(r"^\d+(\.\d+)*$")
+"""A plain release version (``1``, ``1.0``, ``2.1.3``)."""
+
+PYPI_FILE_LIMIT = 100 * 1000 * 1000
+"""PyPI's default upper size of one uploaded file, in bytes; a project may ask PyPI for a larger one."""
+
+_MODULE = '''"""factscope checker {name!r}: {description} Built by `factscope package-checker`."""
+
+from pathlib import Path
+from typing import Any
+
+from factscope.checkers.registry import checker_from_folder
+from factscope.core.registry import Entry
+
+FOLDER = Path(__file__).parent / "checker"
+
+
+def build(argument: None, **options: Any) -> Any:
+    """The checker in FOLDER, with make_checker's options."""
+    return checker_from_folder(FOLDER, name={name!r}, **options)
+
+
+ENTRY = Entry({name!r}, {description!r}, build)
+'''
+
+
+def distribution_name(name: str) -> str:
+    """The distribution that carries checker ``name``: ``factscope-checker-NAME``."""
+    return f"factscope-checker-{name}"
+
+
+def module_name(name: str) -> str:
+    """The import name of checker ``name``'s package: ``factscope_checker_NAME`` with underscores."""
+    return "factscope_checker_" + name.replace("-", "_")
+
+
+def build_checker_wheel(
+    folder: str | Path, name: str, out_dir: str | Path, *, version: str = "1.0.0", description: str | None = None
+) -> Path:
+    """Write the wheel of the checker in ``folder`` registered as ``name`` into ``out_dir``; return its path.
+
+    ``description`` is the one line ``--checker`` help shows (default: from the folder's manifest). Raises a
+    ConfigError when the folder is not a checker, the name is taken by a built-in checker or malformed, or the
+    version is not a plain release number."""
+    from factscope.checkers.registry import CHECKERS
+
+    source = Path(folder)
+    if not CHECKER_NAME.match(name):
+        raise ConfigError(f"checker name {name!r}: use lower-case letters, digits and hyphens, e.g. 'accurate'")
+    if name in CHECKERS.own_names():
+        raise ConfigError(f"'{name}' is a built-in checker; a package cannot replace it. Choose another name")
+    if not RELEASE.match(version):
+        raise ConfigError(f"version {version!r}: use a release number such as 1.0.0")
+    summary = description or _describe_folder(source)
+    module = module_name(name)
+    files = sorted(p for p in source.rglob("*") if p.is_file())
+    wheel = Path(out_dir) / f"{module}-{version}-py3-none-any.whl"
+    wheel.parent.mkdir(parents=True, exist_ok=True)
+    info = f"{module}-{version}.dist-info"
+    record: list[str] = []
+    partial = wheel.with_name(wheel.name + ".partial")
+    with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        _add_text(archive, record, f"{module}/__init__.py", _MODULE.format(name=name, description=summary))
+        for path in files:
+            arcname = f"{module}/checker/{path.relative_to(source).as_posix()}"
+            archive.write(path, arcname)
+            record.append(_record_line(arcname, *_file_digest(path)))
+        _add_text(archive, record, f"{info}/METADATA", _metadata(name, version, summary))
+        _add_text(archive, record, f"{info}/WHEEL", _wheel_file())
+        _add_text(archive, record, f"{info}/entry_points.txt", f"[factscope.checkers]\n{name} = {module}:ENTRY\n")
+        record.append(f"{info}/RECORD,,")
+        archive.writestr(f"{info}/RECORD", "\n".join(record) + "\n")
+    partial.replace(wheel)
+    return wheel
+
+
+def _describe_folder(folder: Path) -> str:
+    if not folder.is_dir():
+        raise ConfigError(f"checker folder '{folder}' does not exist")
+    manifest = folder / "manifest.json"
+    if manifest.is_file():
+        try:
+            data = json.loads(manifest.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as error:
+            raise ConfigError(f"{manifest}: not JSON ({error.msg}, line {error.lineno})") from None
+        if "method" in data:
+            encoder = data.get("encoder")
+            base = Path(encoder).name if isinstance(encoder, str) and encoder else "its encoder"
+            how = {"finetune": "fine-tuned from", "repc": "a RepC head over"}.get(data["method"], "trained from")
+            return f"a factscope checker, {how} {base}"
+    if (folder / "config.json").is_file():
+        return "a Hugging Face NLI classifier"
+    raise ConfigError(
+        f"'{folder}' is neither a factscope checker (manifest.json) nor a Hugging Face model (config.json); "
+        "give the folder `factscope train-checker -o` wrote"
+    )
+
+
+def _metadata(name: str, version: str, summary: str) -> str:
+    major, minor = __version__.split(".")[:2]
+    return (
+        "Metadata-Version: 2.1\n"
+        f"Name: {distribution_name(name)}\n"
+        f"Version: {version}\n"
+        f"Summary: factscope checker '{name}': {summary}\n"
+        f"Requires-Dist: factscope>={major}.{minor}\n"
+    )
+
+
+def _wheel_file() -> str:
+    return f"Wheel-Version: 1.0\nGenerator: factscope {__version__}\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+
+
+def _add_text(archive: zipfile.ZipFile, record: list[str], arcname: str, text: str) -> None:
+    data = text.encode("utf-8")
+    archive.writestr(arcname, data)
+    record.append(_record_line(arcname, hashlib.sha256(data).digest(), len(data)))
+
+
+def _record_line(arcname: str, digest: bytes, size: int) -> str:
+    encoded = base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
+    return f"{arcname},sha256={encoded},{size}"
+
+
+def _file_digest(path: Path) -> tuple[bytes, int]:
+    sha = hashlib.sha256()
+    size = 0
+    for block in _blocks(path):
+        sha.update(block)
+        size += len(block)
+    return sha.digest(), size
+
+
+def _blocks(path: Path, size: int = 1 << 20) -> Iterator[bytes]:
+    with path.open("rb") as handle:
+        while block := handle.read(size):
+            yield block

@@ -1,0 +1,63 @@
+"""`factscope package-checker`: a checker folder as a wheel that adds `--checker NAME` where it is installed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from factscope.cli.display import console
+
+HELP = """Pack a checker folder into a wheel, so that `--checker NAME` uses it wherever the wheel is installed.
+
+DIR is a folder `--checker path:DIR` reads: a checker `factscope train-checker -o DIR` wrote, or a Hugging Face
+NLI model folder. The wheel (factscope_checker_NAME-VERSION-py3-none-any.whl in --out) holds the folder and
+registers NAME in factscope's `factscope.checkers` plugins; the checker it builds is the one `path:DIR` builds,
+with the folder's own layout and threshold. Share it on a package index or a file share; install it with pip.
+
+Example:
+
+  factscope train-checker pairs.jsonl -o my-checker
+  factscope package-checker my-checker --name support-desk --version 1.0.0 -o dist
+  pip install dist/factscope_checker_support_desk-1.0.0-py3-none-any.whl
+  factscope check records.jsonl --checker support-desk
+
+The wheel is uncompressed model weights for the most part; PyPI refuses files above 100 MB unless the project asks
+for a larger limit.
+"""
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `package-checker` command."""
+    app.command("package-checker", help=HELP)(package_checker_command)
+
+
+def package_checker_command(
+    folder: Annotated[Path, typer.Argument(metavar="DIR", help="the checker folder", show_default=False)],
+    name: Annotated[
+        str, typer.Option("--name", help="the checker's name for --checker: lower-case letters, digits, hyphens")
+    ],
+    out: Annotated[Path, typer.Option("--out", "-o", help="folder to write the wheel into")] = Path("dist"),
+    version: Annotated[str, typer.Option(help="the package's release number")] = "1.0.0",
+    description: Annotated[
+        str | None, typer.Option(help="the one line `--help` shows for the checker (default: from its manifest)")
+    ] = None,
+) -> None:
+    from factscope.checkers.wheel import PYPI_FILE_LIMIT, build_checker_wheel, distribution_name
+
+    wheel = build_checker_wheel(folder, name, out, version=version, description=description)
+    size = wheel.stat().st_size
+    console.print(
+        f"wrote {wheel} ({size / 1e6:.1f} MB), the distribution {distribution_name(name)}; "
+        f"after `pip install {wheel}`, use --checker {name}",
+        markup=False,
+        highlight=False,
+    )
+    if size > PYPI_FILE_LIMIT:
+        console.print(
+            "note: above PyPI's default limit of 100 MB a file; install it from a file share or ask PyPI for a "
+            "larger limit",
+            markup=False,
+            highlight=False,
+        )

@@ -1,0 +1,122 @@
+"""A checker folder packed as a wheel: pip installs it and `--checker NAME` builds the checker from it."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import subprocess
+import sys
+import zipfile
+
+import pytest
+from typer.testing import CliRunner
+
+from factscope.checkers.base import CheckTask
+from factscope.checkers.embedded import directory_digest, shipped_checker_dir
+from factscope.checkers.registry import CHECKERS, make_checker
+from factscope.checkers.wheel import build_checker_wheel
+from factscope.core.errors import ConfigError
+from factscope.core.manifest import describe
+
+
+def _tiny_folder(tmp_path):
+    folder = tmp_path / "mine"
+    (folder / "encoder").mkdir(parents=True)
+    (folder / "manifest.json").write_text(json.dumps({"method": "finetune", "encoder": "/home/me/all-mpnet-base-v2"}))
+    (folder / "encoder" / "model.safetensors").write_bytes(bytes(range(256)) * 40)
+    return folder
+
+
+def test_the_wheel_holds_the_folder_its_entry_point_and_a_record_of_every_file(tmp_path):
+    wheel = build_checker_wheel(_tiny_folder(tmp_path), "my-checker", tmp_path / "dist", version="2.1")
+    assert wheel.name == "factscope_checker_my_checker-2.1-py3-none-any.whl"
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        info = "factscope_checker_my_checker-2.1.dist-info"
+        assert {
+            "factscope_checker_my_checker/__init__.py",
+            "factscope_checker_my_checker/checker/manifest.json",
+            "factscope_checker_my_checker/checker/encoder/model.safetensors",
+            f"{info}/METADATA", f"{info}/WHEEL", f"{info}/entry_points.txt", f"{info}/RECORD",
+        } == names
+        metadata = archive.read(f"{info}/METADATA").decode()
+        assert "Name: factscope-checker-my-checker\n" in metadata and "Version: 2.1\n" in metadata
+        assert "a factscope checker, fine-tuned from all-mpnet-base-v2" in metadata and "/home/me" not in metadata
+        assert archive.read(f"{info}/entry_points.txt").decode() == (
+            "[factscope.checkers]\nmy-checker = factscope_checker_my_checker:ENTRY\n"
+        )
+        rows = [line.split(",") for line in archive.read(f"{info}/RECORD").decode().splitlines()]
+        assert {row[0] for row in rows} == names
+        for path, digest, size in rows:
+            if path.endswith("RECORD"):
+                assert (digest, size) == ("", "")
+                continue
+            data = archive.read(path)
+            assert digest == "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+            assert int(size) == len(data)
+
+
+@pytest.mark.parametrize(
+    ("name", "version", "message"),
+    [
+        ("embedded", "1.0.0", "built-in checker"),
+        ("My_Checker", "1.0.0", "lower-case letters"),
+        ("mine", "1.0-beta", "release number"),
+    ],
+)
+def test_a_taken_or_malformed_name_or_version_is_refused(tmp_path, name, version, message):
+    with pytest.raises(ConfigError, match=message):
+        build_checker_wheel(_tiny_folder(tmp_path), name, tmp_path / "dist", version=version)
+    assert not (tmp_path / "dist").exists() or not any((tmp_path / "dist").iterdir())
+
+
+def test_a_folder_that_is_not_a_checker_is_refused_with_what_to_give(tmp_path):
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "readme.txt").write_text("hello")
+    with pytest.raises(ConfigError, match="train-checker -o"):
+        build_checker_wheel(tmp_path / "notes", "mine", tmp_path / "dist")
+    with pytest.raises(ConfigError, match="does not exist"):
+        build_checker_wheel(tmp_path / "absent", "mine", tmp_path / "dist")
+
+
+@pytest.fixture
+def installed_checker(tmp_path, monkeypatch):
+    """The shipped checker packed by the command line as 'packed-test' and installed by pip into a folder on
+    sys.path."""
+    from command_line import command_line
+
+    result = CliRunner().invoke(
+        command_line(),
+        ["package-checker", str(shipped_checker_dir()), "--name", "packed-test", "-o", str(tmp_path / "dist")],
+    )
+    assert result.exit_code == 0, result.output
+    assert "--checker packed-test" in result.output
+    wheel = next((tmp_path / "dist").glob("*.whl"))
+    site = tmp_path / "site"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-index", "--no-deps", "--target", str(site), str(wheel)],
+        check=True,
+    )
+    monkeypatch.syspath_prepend(str(site))
+    CHECKERS.rescan()
+    yield site
+    sys.modules.pop("factscope_checker_packed_test", None)
+    CHECKERS.rescan()
+
+
+def test_an_installed_checker_wheel_is_used_by_name_like_its_folder(installed_checker):
+    assert "packed-test" in CHECKERS.names()
+    assert "packed-test (a factscope checker, fine-tuned from" in CHECKERS.help_text()
+    by_name = make_checker("packed-test")
+    assert by_name.name == "packed-test"
+    by_path = make_checker(f"path:{shipped_checker_dir()}")
+    copy = installed_checker / "factscope_checker_packed_test" / "checker"
+    assert describe(by_name)["scorer"]["contents"] == directory_digest(copy) == directory_digest(shipped_checker_dir())
+    tasks = [
+        CheckTask(claim="The Eiffel Tower is in Paris.", references=("The Eiffel Tower is a landmark in Paris.",)),
+        CheckTask(claim="The Eiffel Tower was completed in 1925.", references=("It was completed in 1889.",)),
+    ]
+    assert [v.label for v in by_name.check(tasks)] == [v.label for v in by_path.check(tasks)]
+    with pytest.raises(ConfigError, match="takes no argument"):
+        make_checker("packed-test:extra")
