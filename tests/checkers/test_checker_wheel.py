@@ -18,6 +18,7 @@ from factscope.checkers.registry import CHECKERS, make_checker
 from factscope.checkers.wheel import build_checker_wheel
 from factscope.core.errors import ConfigError
 from factscope.core.manifest import describe
+from plugin_path import plugins_from
 
 
 def _tiny_folder(tmp_path):
@@ -98,11 +99,8 @@ def installed_checker(tmp_path, monkeypatch):
         [sys.executable, "-m", "pip", "install", "--quiet", "--no-index", "--no-deps", "--target", str(site), str(wheel)],
         check=True,
     )
-    monkeypatch.syspath_prepend(str(site))
-    CHECKERS.rescan()
-    yield site
-    sys.modules.pop("factscope_checker_packed_test", None)
-    CHECKERS.rescan()
+    with plugins_from(site, CHECKERS, "factscope_checker_packed_test", monkeypatch):
+        yield site
 
 
 def test_an_installed_checker_wheel_is_used_by_name_like_its_folder(installed_checker):

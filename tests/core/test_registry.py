@@ -1,7 +1,6 @@
 """The one registry of named components: spec parsing, errors, needs-LLM, help text and entry-point plugins."""
 
 import importlib.metadata
-import sys
 import textwrap
 
 import pytest
@@ -12,6 +11,7 @@ from factscope.core.errors import ConfigError
 from factscope.core.registry import Argument, Entry, Registry, parse_spec
 from factscope.grounding.presence import PRESENCE_MODELS, make_presence
 from factscope.retrieve.corpus import RETRIEVERS, Corpus, Document, make_retriever
+from plugin_path import plugins_from
 
 REGISTRIES = {"extractor": EXTRACTORS, "checker": CHECKERS, "presence model": PRESENCE_MODELS, "retriever": RETRIEVERS}
 
@@ -184,11 +184,8 @@ def installed_plugin(tmp_path, monkeypatch):
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: fs-test-plugin\nVersion: 1.0\n", encoding="utf-8")
     (info / "entry_points.txt").write_text(textwrap.dedent(ENTRY_POINTS), encoding="utf-8")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    EXTRACTORS.rescan()
-    yield EXTRACTORS
-    sys.modules.pop("fs_test_plugin", None)
-    EXTRACTORS.rescan()
+    with plugins_from(tmp_path, EXTRACTORS, "fs_test_plugin", monkeypatch):
+        yield EXTRACTORS
 
 
 def test_an_installed_plugin_is_found_and_built(installed_plugin):
