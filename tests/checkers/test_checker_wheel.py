@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import importlib.util
 import json
 import subprocess
 import sys
@@ -70,6 +71,20 @@ def test_a_taken_or_malformed_name_or_version_is_refused(tmp_path, name, version
     with pytest.raises(ConfigError, match=message):
         build_checker_wheel(_tiny_folder(tmp_path), name, tmp_path / "dist", version=version)
     assert not (tmp_path / "dist").exists() or not any((tmp_path / "dist").iterdir())
+
+
+def test_a_description_is_one_line_and_kept_as_written(tmp_path):
+    folder = _tiny_folder(tmp_path)
+    with pytest.raises(ConfigError, match="one non-empty line"):
+        build_checker_wheel(folder, "mine", tmp_path / "dist", description='two\nlines """')
+    wheel = build_checker_wheel(folder, "mine", tmp_path / "dist", description='quotes "" and \\')
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extractall(tmp_path / "site")
+    spec = importlib.util.spec_from_file_location("unpacked", tmp_path / "site" / "factscope_checker_mine" / "__init__.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert (module.ENTRY.name, module.ENTRY.help) == ("mine", 'quotes "" and \\')
+    assert module.FOLDER == tmp_path / "site" / "factscope_checker_mine" / "checker"
 
 
 def test_a_folder_that_is_not_a_checker_is_refused_with_what_to_give(tmp_path):

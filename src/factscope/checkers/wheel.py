@@ -30,7 +30,7 @@ RELEASE = re.compile(r"^\d+(\.\d+)*$")
 PYPI_FILE_LIMIT = 100 * 1000 * 1000
 """PyPI's default upper size of one uploaded file, in bytes; a project may ask PyPI for a larger one."""
 
-_MODULE = '''"""factscope checker {name!r}: {description} Built by `factscope package-checker`."""
+_MODULE = '''"""The factscope checker {name!r}, built by `factscope package-checker`."""
 
 from pathlib import Path
 from typing import Any
@@ -77,6 +77,8 @@ def build_checker_wheel(
         raise ConfigError(f"'{name}' is a built-in checker; a package cannot replace it. Choose another name")
     if not RELEASE.match(version):
         raise ConfigError(f"version {version!r}: use a release number such as 1.0.0")
+    if description is not None and (not description.strip() or "\n" in description or "\r" in description):
+        raise ConfigError("the description is the one line `--help` shows for the checker: give one non-empty line")
     summary = description or _describe_folder(source)
     module = module_name(name)
     files = sorted(p for p in source.rglob("*") if p.is_file())
