@@ -18,13 +18,13 @@ with the folder's own layout and threshold. Share it on a package index or a fil
 
 Example:
 
-  factscope train-checker pairs.jsonl -o my-checker
+  factscope train-checker --data pairs.jsonl --out my-checker
   factscope package-checker my-checker --name support-desk --version 1.0.0 -o dist
   pip install dist/factscope_checker_support_desk-1.0.0-py3-none-any.whl
   factscope check records.jsonl --checker support-desk
 
-The wheel is uncompressed model weights for the most part; PyPI refuses files above 100 MB unless the project asks
-for a larger limit.
+The wheel is about the size of the folder (weights compress little); PyPI refuses files above 100 MB unless the
+project asks for a larger limit.
 """
 
 
