@@ -54,6 +54,7 @@ if TYPE_CHECKING:
 HELP = """Extract claims from LLM responses and check each against the references.
 
 Each claim gets Entailment (supported), Neutral (not verifiable from the references) or Contradiction.
+
 Input: JSON, JSONL, Parquet or CSV records (a list as JSON in a CSV cell) with `response`, `references` (list) or `reference` (text), and optional
 `id`, `question`, `setting` (zero / noisy / accurate); RefChecker's own JSON list works as is, and so do its
 benchmark records (`context`: the references) once they carry a `response`.

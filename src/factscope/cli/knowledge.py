@@ -13,9 +13,10 @@ from factscope.cli.llm_options import llm_options
 
 HELP = """Evaluate knowledge for a query on CONNER's six dimensions, and use the scores to pick better knowledge.
 
-score: factuality, relevance, coherence, informativeness, helpfulness, validity (+ Q_know).
-generate: knowledge (zero- or few-shot) and answers through an LLM. select: sample r candidates, keep the best.
-agree: Somers' D / Pearson / Spearman of the scores against human ratings 0 / 1 / 2.
+- score: factuality, relevance, coherence, informativeness, helpfulness, validity (+ Q_know).
+- generate: knowledge (zero- or few-shot) and answers through an LLM.
+- select: sample r candidates, keep the best.
+- agree: Somers' D / Pearson / Spearman of the scores against human ratings 0 / 1 / 2.
 """
 
 

@@ -71,9 +71,11 @@ def _root(
 def _register() -> None:
     """Attach every command module's commands to the app."""
     from factscope.cli import commands
+    from factscope.cli.help_layout import reflow_commands
 
     for module in commands.MODULES:
         module.register(app)
+    reflow_commands(app)
 
 
 def main() -> None:

@@ -1,0 +1,50 @@
+"""Help texts laid out for the terminal: prose flows to the terminal's width, examples and lists keep their lines.
+
+Help texts are written as wrapped paragraphs in the source. Typer's rich help keeps every line break inside a
+paragraph, so a paragraph wrapped at 115 columns in the source came out with ragged short lines in an 80-column
+terminal. ``reflow`` joins a paragraph's lines into one; an indented line (an example command) stays a line of its
+own, and a list item (``- ...``) starts a new line with its continuation lines joined to it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+_ITEM = re.compile(r"^(?:[-*] |\d+[.)] )")
+
+
+def reflow(text: str) -> str:
+    """``text`` with each paragraph's wrapped lines joined; indented lines and list items keep their own lines."""
+    return "\n\n".join(_reflow_paragraph(paragraph) for paragraph in text.split("\n\n"))
+
+
+def _reflow_paragraph(paragraph: str) -> str:
+    lines: list[str] = []
+    in_item = False
+    for line in paragraph.split("\n"):
+        indented = line[:1].isspace()
+        if _ITEM.match(line):
+            lines.append(line.rstrip())
+            in_item = True
+        elif indented and in_item and lines:
+            lines[-1] += " " + line.strip()
+        elif indented or not lines or lines[-1][:1].isspace():
+            lines.append(line.rstrip())
+            in_item = False
+        else:
+            lines[-1] += " " + line.strip()
+    return "\n".join(lines)
+
+
+def reflow_commands(app: Any) -> None:
+    """Reflow the help of the typer ``app`` and of every command and command group registered on it, recursively."""
+    if app.info.help:
+        app.info.help = reflow(app.info.help)
+    for command in app.registered_commands:
+        if command.help:
+            command.help = reflow(command.help)
+    for group in app.registered_groups:
+        if group.help:
+            group.help = reflow(group.help)
+        reflow_commands(group.typer_instance)
