@@ -144,3 +144,21 @@ def test_long_reference_is_segmented_and_merged(shipped):
 def test_not_a_checker_directory_is_a_clear_error(tmp_path):
     with pytest.raises(ConfigError, match="train-checker"):
         EmbeddedScorer.from_dir(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"format": 2, "method": "finetune"}', "checker format 2, newer than the format 1 this factscope reads; upgrade"),
+        ('{"method": "finetune",', "not JSON"),
+        ('["finetune"]', "is a JSON object"),
+    ],
+)
+def test_a_newer_or_damaged_manifest_is_a_clear_error(tmp_path, text, message):
+    from factscope.checkers.registry import make_checker
+
+    (tmp_path / "manifest.json").write_text(text)
+    with pytest.raises(ConfigError, match=message):
+        EmbeddedScorer.from_dir(tmp_path)
+    with pytest.raises(ConfigError, match=message):
+        make_checker(f"path:{tmp_path}")

@@ -27,6 +27,8 @@ from factscope.hf.loading import load_pretrained
 from factscope.hf.sorted_batches import classifier_logits
 
 MANIFEST = "manifest.json"
+MANIFEST_FORMAT = 1
+"""The checker folder layout this version reads and `factscope train-checker` writes (the manifest's ``format``)."""
 CPU_BATCH_SIZE = 32
 GPU_BATCH_SIZE = 256
 """Pairs per forward pass of a fine-tuned checker on a CPU and on a GPU."""
@@ -138,7 +140,7 @@ class EmbeddedScorer:
                 f"{directory} is not a checker directory (no {MANIFEST}); "
                 "train one with `factscope train-checker --data FILE.jsonl --out DIR`"
             )
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        manifest = read_manifest(manifest_path)
         method = manifest.get("method")
         if method == "finetune":
             max_length = int(manifest.get("inference_max_length", 320))
@@ -193,6 +195,24 @@ class EmbeddedScorer:
         whose manifest names another inference layout, differs here, so a resumed run cannot mix the two. The
         folder's location is left out: the same files moved or installed elsewhere give the same verdicts."""
         return {"name": self.name, "classes": list(self.classes), "contents": self.contents_digest}
+
+
+def read_manifest(path: Path) -> dict[str, Any]:
+    """A checker's manifest; a ConfigError when it is not a JSON object or is of a newer format than this version
+    reads (a checker packaged by a newer factscope)."""
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise ConfigError(f"{path}: not JSON ({error.msg}, line {error.lineno}); retrain or recopy the checker") from None
+    if not isinstance(manifest, dict):
+        raise ConfigError(f"{path}: a checker manifest is a JSON object, not {type(manifest).__name__}")
+    found = manifest.get("format", MANIFEST_FORMAT)
+    if not isinstance(found, int) or found > MANIFEST_FORMAT:
+        raise ConfigError(
+            f"{path}: checker format {found!r}, newer than the format {MANIFEST_FORMAT} this factscope reads; "
+            "upgrade factscope (pip install -U factscope)"
+        )
+    return manifest
 
 
 FilesStamp = tuple[tuple[str, int, int], ...]

@@ -10,7 +10,6 @@ when someone asks.
 
 from __future__ import annotations
 
-import json
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -319,9 +318,10 @@ def _scorer_from_folder(folder: Path, batch_size: int, label_order: list[str] | 
     """A trained factscope checker folder (it has a manifest.json) or a plain Hugging Face NLI model folder."""
     if not folder.is_dir():
         raise ConfigError(f"checker folder '{folder}' does not exist")
-    manifest = folder / "manifest.json"
-    if manifest.exists() and "method" in json.loads(manifest.read_text(encoding="utf-8")):
-        from factscope.checkers.embedded import load_embedded_scorer
+    from factscope.checkers.embedded import MANIFEST, load_embedded_scorer, read_manifest
+
+    manifest = folder / MANIFEST
+    if manifest.exists() and "method" in read_manifest(manifest):
         from factscope.hf.device import resolve_device
 
         return load_embedded_scorer(folder, device=resolve_device(device))

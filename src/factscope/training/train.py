@@ -14,6 +14,7 @@ import numpy as np
 
 from factscope.checkers.embedded import (
     MANIFEST,
+    MANIFEST_FORMAT,
     CrossEncoderEnsemble,
     CrossEncoderModel,
     apply_log_bias,
@@ -128,7 +129,7 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
     if options.teacher is not None:
         train, copies = _taught(options, options.teacher, train, copies, classes, staging / TEACHER_FILE, progress)
     manifest: dict = {
-        "format": 1,
+        "format": MANIFEST_FORMAT,
         "method": options.method,
         "encoder": options.encoder,
         "classes": list(classes),
