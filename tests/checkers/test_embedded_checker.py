@@ -152,6 +152,7 @@ def test_not_a_checker_directory_is_a_clear_error(tmp_path):
         ('{"format": 2, "method": "finetune"}', "checker format 2, newer than the format 1 this factscope reads; upgrade"),
         ('{"method": "finetune",', "not JSON"),
         ('["finetune"]', "is a JSON object"),
+        ('{"format": "1", "method": "finetune"}', "not a format number"),
     ],
 )
 def test_a_newer_or_damaged_manifest_is_a_clear_error(tmp_path, text, message):

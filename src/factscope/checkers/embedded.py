@@ -207,7 +207,9 @@ def read_manifest(path: Path) -> dict[str, Any]:
     if not isinstance(manifest, dict):
         raise ConfigError(f"{path}: a checker manifest is a JSON object, not {type(manifest).__name__}")
     found = manifest.get("format", MANIFEST_FORMAT)
-    if not isinstance(found, int) or found > MANIFEST_FORMAT:
+    if not isinstance(found, int):
+        raise ConfigError(f"{path}: 'format' is {found!r}, not a format number; retrain or recopy the checker")
+    if found > MANIFEST_FORMAT:
         raise ConfigError(
             f"{path}: checker format {found!r}, newer than the format {MANIFEST_FORMAT} this factscope reads; "
             "upgrade factscope (pip install -U factscope)"
