@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
 import re
 import zipfile
-from collections.abc import Iterator
 from pathlib import Path
 
+from factscope.checkers.embedded import MANIFEST, read_manifest
 from factscope.core.errors import ConfigError
+from factscope.core.manifest import fingerprint_file
 from factscope.core.version import __version__
 
 CHECKER_NAME = re.compile(r"^[a-z][a-z0-9-]*[a-z0-9]$")
@@ -92,7 +92,8 @@ def build_checker_wheel(
         for path in files:
             arcname = f"{module}/checker/{path.relative_to(source).as_posix()}"
             archive.write(path, arcname)
-            record.append(_record_line(arcname, *_file_digest(path)))
+            fingerprint = fingerprint_file(path)
+            record.append(_record_line(arcname, bytes.fromhex(fingerprint.sha256), fingerprint.size))
         _add_text(archive, record, f"{info}/METADATA", _metadata(name, version, summary))
         _add_text(archive, record, f"{info}/WHEEL", _wheel_file())
         _add_text(archive, record, f"{info}/entry_points.txt", f"[factscope.checkers]\n{name} = {module}:ENTRY\n")
@@ -105,12 +106,9 @@ def build_checker_wheel(
 def _describe_folder(folder: Path) -> str:
     if not folder.is_dir():
         raise ConfigError(f"checker folder '{folder}' does not exist")
-    manifest = folder / "manifest.json"
+    manifest = folder / MANIFEST
     if manifest.is_file():
-        try:
-            data = json.loads(manifest.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as error:
-            raise ConfigError(f"{manifest}: not JSON ({error.msg}, line {error.lineno})") from None
+        data = read_manifest(manifest)
         if "method" in data:
             encoder = data.get("encoder")
             base = Path(encoder).name if isinstance(encoder, str) and encoder else "its encoder"
@@ -148,18 +146,3 @@ def _add_text(archive: zipfile.ZipFile, record: list[str], arcname: str, text: s
 def _record_line(arcname: str, digest: bytes, size: int) -> str:
     encoded = base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
     return f"{arcname},sha256={encoded},{size}"
-
-
-def _file_digest(path: Path) -> tuple[bytes, int]:
-    sha = hashlib.sha256()
-    size = 0
-    for block in _blocks(path):
-        sha.update(block)
-        size += len(block)
-    return sha.digest(), size
-
-
-def _blocks(path: Path, size: int = 1 << 20) -> Iterator[bytes]:
-    with path.open("rb") as handle:
-        while block := handle.read(size):
-            yield block
