@@ -14,6 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from factscope.checkers.base import CheckTask
+from factscope.checkers.checker_card import UNKNOWN_TERMS, checker_card
 from factscope.checkers.embedded import directory_digest, shipped_checker_dir
 from factscope.checkers.registry import CHECKERS, make_checker
 from factscope.checkers.wheel import build_checker_wheel
@@ -38,6 +39,7 @@ def test_the_wheel_holds_the_folder_its_entry_point_and_a_record_of_every_file(t
         info = "factscope_checker_my_checker-2.1.dist-info"
         assert {
             "factscope_checker_my_checker/__init__.py",
+            "factscope_checker_my_checker/MODEL_CARD.md",
             "factscope_checker_my_checker/checker/manifest.json",
             "factscope_checker_my_checker/checker/encoder/model.safetensors",
             f"{info}/METADATA", f"{info}/WHEEL", f"{info}/entry_points.txt", f"{info}/RECORD",
@@ -45,6 +47,9 @@ def test_the_wheel_holds_the_folder_its_entry_point_and_a_record_of_every_file(t
         metadata = archive.read(f"{info}/METADATA").decode()
         assert "Name: factscope-checker-my-checker\n" in metadata and "Version: 2.1\n" in metadata
         assert "a factscope checker, fine-tuned from all-mpnet-base-v2" in metadata and "/home/me" not in metadata
+        card = archive.read("factscope_checker_my_checker/MODEL_CARD.md").decode()
+        assert card.startswith("# Model card: factscope checker 'my-checker'")
+        assert "Description-Content-Type: text/markdown\n\n" + card in metadata and metadata.endswith(card)
         assert archive.read(f"{info}/entry_points.txt").decode() == (
             "[factscope.checkers]\nmy-checker = factscope_checker_my_checker:ENTRY\n"
         )
@@ -94,6 +99,77 @@ def test_a_folder_that_is_not_a_checker_is_refused_with_what_to_give(tmp_path):
         build_checker_wheel(tmp_path / "notes", "mine", tmp_path / "dist")
     with pytest.raises(ConfigError, match="does not exist"):
         build_checker_wheel(tmp_path / "absent", "mine", tmp_path / "dist")
+
+
+def _trained_folder(tmp_path):
+    """A checker folder whose manifest names two training sets, one with a NAME.meta.json beside it."""
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "fm2.jsonl").write_text("{}\n")
+    (data / "fm2.meta.json").write_text(json.dumps({"licence": "Apache-2.0 (repo LICENSE)"}))
+    (data / "private.jsonl").write_text("{}\n")
+    folder = _tiny_folder(tmp_path)
+    manifest = {
+        "method": "finetune",
+        "encoder": "/home/me/all-mpnet-base-v2",
+        "inference": {"window_sentences": 2, "min_window_sentences": 1},
+        "training": {
+            "data": [
+                {"path": str(data / "fm2.jsonl"), "sha256": "aa1f92af4899819e" + "0" * 48, "pairs": 2542},
+                {"path": str(data / "private.jsonl"), "sha256": "1234567890abcdef" + "0" * 48, "pairs": 7},
+            ],
+            "n_train": 2000,
+        },
+        "finetune": {"epochs": 2, "learning_rate": 5e-05},
+        "held_out_by_set": {"fm2": {"n": 250, "balanced_accuracy": 0.7756}, "private": {"n": 2}},
+    }
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    return folder
+
+
+def test_the_card_names_each_training_set_with_its_licence_its_digest_and_the_recipe(tmp_path):
+    card = checker_card(_trained_folder(tmp_path), "accurate")
+    assert "| fm2 | 2542 | Apache-2.0 (repo LICENSE) | `aa1f92af4899819e` |" in card
+    assert f"| private | 7 | {UNKNOWN_TERMS} | `1234567890abcdef` |" in card
+    assert "| Base encoder | all-mpnet-base-v2 |" in card and "/home/me" not in card
+    assert "| Reads a reference as | windows of 1 to 2 sentences |" in card
+    assert "- epochs: 2" in card and "- training pairs: 2000" in card
+    assert "| fm2 | 250 | 0.776 |" in card and "| private |" not in card.split("## Evaluation")[1]
+    assert "in-domain" in card
+
+
+def test_a_hugging_face_folder_keeps_its_own_readme_as_its_card(tmp_path):
+    folder = tmp_path / "hf"
+    folder.mkdir()
+    (folder / "config.json").write_text("{}")
+    (folder / "README.md").write_text("# tiny NLI model\n\nTrained on SNLI.\n")
+    assert checker_card(folder, "tiny") == "# tiny NLI model\n\nTrained on SNLI.\n"
+
+
+def test_the_command_saves_the_card_it_wrote_and_packs_the_one_you_give(tmp_path):
+    from command_line import command_line
+
+    folder, dist = _trained_folder(tmp_path), tmp_path / "dist"
+    result = CliRunner().invoke(command_line(), ["package-checker", str(folder), "--name", "mine", "-o", str(dist)])
+    assert result.exit_code == 0, result.output
+    saved = dist / "factscope_checker_mine-1.0.0.MODEL_CARD.md"
+    assert saved.read_text() == checker_card(folder, "mine")
+    assert "--card" in result.output and "licence of every training set" in result.output
+    mine = tmp_path / "card.md"
+    mine.write_text("# mine\n\nTrained on fm2 (Apache-2.0) and our own tickets (ours).\n")
+    result = CliRunner().invoke(
+        command_line(),
+        ["package-checker", str(folder), "--name", "mine", "-o", str(dist), "--version", "1.1", "--card", str(mine)],
+    )
+    assert result.exit_code == 0, result.output
+    assert "licence of every training set" not in result.output
+    assert not (dist / "factscope_checker_mine-1.1.MODEL_CARD.md").exists()
+    with zipfile.ZipFile(dist / "factscope_checker_mine-1.1-py3-none-any.whl") as archive:
+        assert archive.read("factscope_checker_mine-1.1.dist-info/METADATA").decode().endswith(mine.read_text())
+    result = CliRunner().invoke(
+        command_line(), ["package-checker", str(folder), "--name", "mine", "--card", str(tmp_path / "absent.md")]
+    )
+    assert result.exit_code == 2 and "--card" in result.output and "absent.md" in result.output
 
 
 @pytest.fixture

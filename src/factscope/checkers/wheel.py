@@ -2,7 +2,7 @@
 
 ``build_checker_wheel`` packs a folder that ``--checker path:DIR`` reads (a checker trained with
 ``factscope train-checker``, or a Hugging Face NLI model folder) into ``factscope_checker_NAME-VERSION-py3-none-any.whl``.
-The wheel holds the folder and a small module that registers ``NAME`` in the ``factscope.checkers`` entry-point
+The wheel holds the folder, its model card and a small module that registers ``NAME`` in the ``factscope.checkers`` entry-point
 group; once it is installed, ``--checker NAME`` builds the checker from the installed copy with the same layout,
 threshold and options as ``path:DIR``. The wheel is written directly (zip, ``RECORD`` with SHA-256 digests,
 ``WHEEL`` and ``METADATA`` per the binary distribution format), so no build backend is needed.
@@ -16,6 +16,7 @@ import re
 import zipfile
 from pathlib import Path
 
+from factscope.checkers.checker_card import checker_card
 from factscope.checkers.embedded import MANIFEST, read_manifest
 from factscope.core.errors import ConfigError
 from factscope.core.manifest import fingerprint_file
@@ -61,11 +62,19 @@ def module_name(name: str) -> str:
 
 
 def build_checker_wheel(
-    folder: str | Path, name: str, out_dir: str | Path, *, version: str = "1.0.0", description: str | None = None
+    folder: str | Path,
+    name: str,
+    out_dir: str | Path,
+    *,
+    version: str = "1.0.0",
+    description: str | None = None,
+    card: str | None = None,
 ) -> Path:
     """Write the wheel of the checker in ``folder`` registered as ``name`` into ``out_dir``; return its path.
 
-    ``description`` is the one line ``--checker`` help shows (default: from the folder's manifest). Raises a
+    ``description`` is the one line ``--checker`` help shows (default: from the folder's manifest). ``card`` is the
+    Markdown model card the package carries as its long description and as ``MODEL_CARD.md`` (default:
+    ``checker_card`` of the folder). Raises a
     ConfigError when the folder is not a checker, the name is taken by a built-in checker or malformed, or the
     version is not a plain release number."""
     from factscope.checkers.registry import CHECKERS
@@ -80,6 +89,7 @@ def build_checker_wheel(
     if description is not None and (not description.strip() or "\n" in description or "\r" in description):
         raise ConfigError("the description is the one line `--help` shows for the checker: give one non-empty line")
     summary = description or _describe_folder(source)
+    card_text = card if card is not None else checker_card(source, name)
     module = module_name(name)
     files = sorted(p for p in source.rglob("*") if p.is_file())
     wheel = Path(out_dir) / f"{module}-{version}-py3-none-any.whl"
@@ -89,12 +99,13 @@ def build_checker_wheel(
     partial = wheel.with_name(wheel.name + ".partial")
     with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         _add_text(archive, record, f"{module}/__init__.py", _MODULE.format(name=name, description=summary))
+        _add_text(archive, record, f"{module}/MODEL_CARD.md", card_text)
         for path in files:
             arcname = f"{module}/checker/{path.relative_to(source).as_posix()}"
             archive.write(path, arcname)
             fingerprint = fingerprint_file(path)
             record.append(_record_line(arcname, bytes.fromhex(fingerprint.sha256), fingerprint.size))
-        _add_text(archive, record, f"{info}/METADATA", _metadata(name, version, summary))
+        _add_text(archive, record, f"{info}/METADATA", _metadata(name, version, summary, card_text))
         _add_text(archive, record, f"{info}/WHEEL", _wheel_file())
         _add_text(archive, record, f"{info}/entry_points.txt", f"[factscope.checkers]\n{name} = {module}:ENTRY\n")
         record.append(f"{info}/RECORD,,")
@@ -122,7 +133,7 @@ def _describe_folder(folder: Path) -> str:
     )
 
 
-def _metadata(name: str, version: str, summary: str) -> str:
+def _metadata(name: str, version: str, summary: str, card: str) -> str:
     major, minor = __version__.split(".")[:2]
     return (
         "Metadata-Version: 2.1\n"
@@ -130,6 +141,8 @@ def _metadata(name: str, version: str, summary: str) -> str:
         f"Version: {version}\n"
         f"Summary: factscope checker '{name}': {summary}\n"
         f"Requires-Dist: factscope>={major}.{minor}\n"
+        "Description-Content-Type: text/markdown\n"
+        f"\n{card}"
     )
 
 

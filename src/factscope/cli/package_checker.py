@@ -23,6 +23,11 @@ Example:
   pip install dist/factscope_checker_support_desk-1.0.0-py3-none-any.whl
   factscope check records.jsonl --checker support-desk
 
+The package carries a model card, shown as its description on a package index: the Markdown file --card names,
+or one written from the checker's manifest (what it is, each training set with its pairs, licence and digest, the
+recipe, the held-out figures), saved beside the wheel so that you can complete it and pack again with --card. A
+training set's licence is read from NAME.meta.json beside its file; a set without one is marked in the card.
+
 The wheel is about the size of the folder (weights compress little); PyPI refuses files above 100 MB unless the
 project asks for a larger limit.
 """
@@ -43,10 +48,43 @@ def package_checker_command(
     description: Annotated[
         str | None, typer.Option(help="the one line `--help` shows for the checker (default: from its manifest)")
     ] = None,
+    card: Annotated[
+        Path | None,
+        typer.Option(
+            exists=True,
+            dir_okay=False,
+            help="a Markdown model card for the package (default: one written from the checker's manifest)",
+        ),
+    ] = None,
 ) -> None:
-    from factscope.checkers.wheel import PYPI_FILE_LIMIT, build_checker_wheel, distribution_name
+    from factscope.checkers.checker_card import UNKNOWN_TERMS, checker_card
+    from factscope.checkers.wheel import PYPI_FILE_LIMIT, build_checker_wheel, distribution_name, module_name
+    from factscope.core.errors import ConfigError
 
-    wheel = build_checker_wheel(folder, name, out, version=version, description=description)
+    if card is not None:
+        try:
+            card_text = card.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            raise ConfigError(f"--card {card}: cannot read it as a UTF-8 Markdown file ({error})") from error
+    wheel = build_checker_wheel(
+        folder, name, out, version=version, description=description, card=card_text if card is not None else None
+    )
+    if card is None:
+        card_text = checker_card(folder, name)
+        card_file = out / f"{module_name(name)}-{version}.MODEL_CARD.md"
+        card_file.write_text(card_text, encoding="utf-8")
+        console.print(
+            f"the model card it carries was written from the manifest; it is saved as {card_file}: complete it and "
+            "pack again with --card",
+            markup=False,
+            highlight=False,
+        )
+    if UNKNOWN_TERMS in card_text:
+        console.print(
+            "note: the card does not name the licence of every training set; fill them in before you publish",
+            markup=False,
+            highlight=False,
+        )
     size = wheel.stat().st_size
     console.print(
         f"wrote {wheel} ({size / 1e6:.1f} MB), the distribution {distribution_name(name)}; "
