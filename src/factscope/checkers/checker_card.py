@@ -15,6 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from factscope.checkers.embedded import MANIFEST, read_manifest
+from factscope.hf.embedded import PACKAGED_ENCODER
+from factscope.hf.packaged_mpnet import PACKAGED_MPNET
+
+PACKAGED_BASES = {
+    PACKAGED_ENCODER: "all-MiniLM-L6-v2 (the copy on PyPI, packaged-minilm)",
+    PACKAGED_MPNET: "all-mpnet-base-v2 (the copy on PyPI, packaged-mpnet)",
+}
+"""The model behind each packaged encoder name a manifest can record."""
 
 UNKNOWN_TERMS = "not recorded: name the set's licence before publishing"
 """The terms shown for a training set whose licence the card cannot find."""
@@ -24,7 +32,7 @@ def checker_card(folder: str | Path, name: str) -> str:
     """The Markdown model card of the checker in ``folder`` published as ``name``.
 
     A factscope checker's card is built from its manifest; a Hugging Face model folder's is its own ``README.md``
-    when it has one, else a short card that points to the model's source."""
+    when it has one, else a short card saying that the model's own terms apply."""
     source = Path(folder)
     manifest_path = source / MANIFEST
     if not manifest_path.is_file():
@@ -63,7 +71,9 @@ def training_set_terms(path: str | Path) -> str | None:
 
 def _what_it_is(manifest: dict[str, Any]) -> str:
     encoder = manifest.get("encoder")
-    base = Path(encoder).name if isinstance(encoder, str) and encoder else "not recorded"
+    base = "not recorded"
+    if isinstance(encoder, str) and encoder:
+        base = PACKAGED_BASES.get(encoder, Path(encoder).name)
     method = {"finetune": "a fine-tuned cross-encoder", "repc": "a RepC head over a frozen encoder"}.get(
         str(manifest.get("method")), str(manifest.get("method"))
     )
@@ -95,7 +105,7 @@ def _training_data(manifest: dict[str, Any]) -> str:
     return (
         "## Training data\n\nThe training sets are not part of this package; each is named with the first digits of "
         "its file's SHA-256. The data's own terms apply to the checker.\n\n"
-        "| set | pairs | terms | sha256 |\n|---|---|---|---|\n" + "\n".join(rows)
+        "| set | pairs in the file | terms | sha256 |\n|---|---|---|---|\n" + "\n".join(rows)
     )
 
 
