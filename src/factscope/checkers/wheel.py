@@ -2,8 +2,8 @@
 
 ``build_checker_wheel`` packs a folder that ``--checker path:DIR`` reads (a checker trained with
 ``factscope train-checker``, or a Hugging Face NLI model folder) into ``factscope_checker_NAME-VERSION-py3-none-any.whl``.
-The wheel holds the folder, its model card and a small module that registers ``NAME`` in the ``factscope.checkers`` entry-point
-group; once it is installed, ``--checker NAME`` builds the checker from the installed copy with the same layout,
+The wheel holds the folder, its model card and a small module that registers ``NAME`` in the ``factscope.checkers``
+entry-point group; once it is installed, ``--checker NAME`` builds the checker from the installed copy with the same layout,
 threshold and options as ``path:DIR``. The wheel is written directly (zip, ``RECORD`` with SHA-256 digests,
 ``WHEEL`` and ``METADATA`` per the binary distribution format), so no build backend is needed.
 """

@@ -59,18 +59,10 @@ def package_checker_command(
 ) -> None:
     from factscope.checkers.checker_card import UNKNOWN_TERMS, checker_card
     from factscope.checkers.wheel import PYPI_FILE_LIMIT, build_checker_wheel, distribution_name, module_name
-    from factscope.core.errors import ConfigError
 
-    if card is not None:
-        try:
-            card_text = card.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as error:
-            raise ConfigError(f"--card {card}: cannot read it as a UTF-8 Markdown file ({error})") from error
-    wheel = build_checker_wheel(
-        folder, name, out, version=version, description=description, card=card_text if card is not None else None
-    )
+    card_text = _read_card(card) if card is not None else checker_card(folder, name)
+    wheel = build_checker_wheel(folder, name, out, version=version, description=description, card=card_text)
     if card is None:
-        card_text = checker_card(folder, name)
         card_file = out / f"{module_name(name)}-{version}.MODEL_CARD.md"
         card_file.write_text(card_text, encoding="utf-8")
         console.print(
@@ -99,3 +91,12 @@ def package_checker_command(
             markup=False,
             highlight=False,
         )
+
+
+def _read_card(path: Path) -> str:
+    from factscope.core.errors import ConfigError
+
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"--card {path}: cannot read it as a UTF-8 Markdown file ({error})") from error
