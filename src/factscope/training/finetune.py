@@ -42,6 +42,8 @@ class FinetuneConfig:
     checkpoint: Path | None = None
     checkpoint_every: int = 100
     teacher_weight: float = 0.0
+    lora_rank: int = 0
+    lora_alpha: float | None = None
 
 
 @dataclass
@@ -174,7 +176,8 @@ def load_classifier(encoder: str, classes: tuple[str, ...], config: FinetuneConf
     fp32 weights, the speed settings of ``config`` applied, a BERT's last layer restricted to [CLS]
     (:func:`restrict_last_layer_to_cls`); all parameters are trained but the word embeddings, unless
     ``config.train_word_embeddings``. Dropout masks come from numpy (:func:`use_fast_dropout`, seeded with
-    ``config.seed``) unless ``config.fast_dropout`` is off.
+    ``config.seed``) unless ``config.fast_dropout`` is off. With ``config.lora_rank`` above 0 the encoder is frozen
+    and only rank-r adapters and the head are trained (:func:`factscope.training.lora.with_lora`).
     """
     import torch
     from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer
@@ -197,6 +200,10 @@ def load_classifier(encoder: str, classes: tuple[str, ...], config: FinetuneConf
     restrict_last_layer_to_cls(model)
     if config.fast_dropout and config.device == "cpu":
         use_fast_dropout(model, config.seed)
+    if config.lora_rank > 0:
+        from factscope.training.lora import with_lora
+
+        model = with_lora(model, config.lora_rank, config.lora_alpha)
     return tokenizer, model, [parameter for parameter in model.parameters() if parameter.requires_grad]
 
 

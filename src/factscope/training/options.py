@@ -43,3 +43,5 @@ class TrainOptions:
     teacher_weight: float = 0.5
     window_sentences: int = 2
     min_window_sentences: int | None = None
+    lora_rank: int = 0
+    lora_alpha: float | None = None

@@ -91,6 +91,10 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
         raise ConfigError("--min-window-sentences must be between 1 and --window-sentences (which must be above 0)")
     if options.members < 1 or (options.members > 1 and options.method != "finetune"):
         raise ConfigError("--members must be at least 1, and more than 1 only with --method finetune")
+    if options.lora_rank < 0 or (options.lora_rank > 0 and options.method != "finetune"):
+        raise ConfigError("lora_rank must be 0 (a full fine-tune) or a positive rank with method 'finetune'")
+    if options.lora_rank > 0 and (options.weights != "fp16" or options.members != 1):
+        raise ConfigError("a LoRA delta is saved in fp16 as one member: leave weights at 'fp16' and members at 1")
     if options.teacher is not None and options.method != "finetune":
         raise ConfigError("--teacher needs --method finetune: a frozen-encoder head is not trained on probabilities")
     if not 0 < options.teacher_weight <= 1:
@@ -171,19 +175,22 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
         from factscope.training.finetune import save_cross_encoder
 
         manifest["members"] = [member["folder"] for member in details["finetune"]["members"]]
-        for folder, member in zip(manifest["members"], model.members):
-            save_cross_encoder(member, staging / folder, options.weights)
-        model = CrossEncoderEnsemble(
-            [
-                CrossEncoderModel.from_pretrained(
-                    staging / folder,
-                    batch_size=member.batch_size,
-                    max_length=member.max_length,
-                    device=options.device,
-                )
-                for folder, member in zip(manifest["members"], model.members)
-            ]
-        )
+        if options.lora_rank > 0:
+            model = _saved_delta(options, encoder_path, model.members[0], staging / manifest["members"][0], manifest)
+        else:
+            for folder, member in zip(manifest["members"], model.members):
+                save_cross_encoder(member, staging / folder, options.weights)
+            model = CrossEncoderEnsemble(
+                [
+                    CrossEncoderModel.from_pretrained(
+                        staging / folder,
+                        batch_size=member.batch_size,
+                        max_length=member.max_length,
+                        device=options.device,
+                    )
+                    for folder, member in zip(manifest["members"], model.members)
+                ]
+            )
     else:
         model, details = _train_repc(
             options, encoder_path, train + copies, validation, classes, progress
@@ -289,6 +296,28 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
     )
 
 
+def _saved_delta(
+    options: TrainOptions, encoder_path: str, member: CrossEncoderModel, folder: Path, manifest: dict
+) -> CrossEncoderEnsemble:
+    """Save a LoRA-trained member as a delta over its base (recorded in ``manifest["delta"]``) and load it back
+    the way a user's run will: the base with the delta added."""
+    from factscope.checkers.lora_delta import delta_record, load_delta_classifier
+    from factscope.training.lora import save_delta
+
+    if not Path(encoder_path).is_dir():
+        raise ConfigError(f"a LoRA delta needs its base encoder as a local folder; '{options.encoder}' is not one")
+    save_delta(member.model, folder)
+    alpha = options.lora_alpha if options.lora_alpha is not None else 2.0 * options.lora_rank
+    manifest["delta"] = delta_record(folder, options.encoder, Path(encoder_path), options.lora_rank, alpha)
+    reloaded = CrossEncoderModel(
+        *load_delta_classifier(folder, manifest),
+        batch_size=member.batch_size,
+        max_length=member.max_length,
+        device=options.device,
+    )
+    return CrossEncoderEnsemble([reloaded])
+
+
 def _class_biases(
     options: TrainOptions, labels: np.ndarray, probs: np.ndarray, objective, sources: np.ndarray
 ) -> tuple[np.ndarray, BiasCheck | None]:
@@ -352,6 +381,8 @@ def _train_finetune(options, encoder_path, train, copies, validation, classes, p
         max_length=320 if options.long_context > 0 or options.unrelated_context > 0 else 128,
         device=options.device,
         teacher_weight=options.teacher_weight if options.teacher is not None else 0.0,
+        lora_rank=options.lora_rank,
+        lora_alpha=options.lora_alpha,
     )
     pairs = sum(len(data) for data in epoch_schedule(train, copies, config.epochs, config.context_epochs))
     models, members = [], []
@@ -392,6 +423,7 @@ def _train_finetune(options, encoder_path, train, copies, validation, classes, p
             "weight_decay": config.weight_decay,
             "attention_dropout": config.attention_dropout,
             "train_word_embeddings": config.train_word_embeddings,
+            "lora_rank": config.lora_rank,
             "precision": resolve_precision(config.precision),
             "eager_attention_max_tokens": (
                 EAGER_ATTENTION_MAX_TOKENS if resolve_precision(config.precision) == "bf16" else None

@@ -1,0 +1,144 @@
+"""A checker trained as a LoRA delta over its base: the saved delta reproduces the trained model, records the
+SHA-256 of its base and of itself, and refuses a different base or a damaged delta."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import numpy as np
+import pytest
+import torch
+from typer.testing import CliRunner
+
+from command_line import command_line
+from factscope.checkers.embedded import EmbeddedScorer
+from factscope.checkers.lora_delta import DELTA_FILE, apply_delta, base_sha256, load_delta_classifier
+from factscope.cli import train_checker
+from factscope.core.errors import ConfigError
+from factscope.training.finetune import FinetuneConfig, load_classifier
+from factscope.training.lora import delta_tensors, save_delta
+from nli_pairs import write_pairs
+from tiny_models import build_mpnet_encoder
+
+CLASSES = ("entailment", "neutral", "contradiction")
+
+
+@pytest.fixture(scope="module")
+def tiny_mpnet(tmp_path_factory):
+    return build_mpnet_encoder(tmp_path_factory.mktemp("tiny_mpnet"))
+
+
+def _logits(model, tokenizer, premise: str, hypothesis: str) -> np.ndarray:
+    model.eval()
+    with torch.no_grad():
+        encoded = tokenizer([premise], [hypothesis], return_tensors="pt")
+        encoded.pop("token_type_ids", None)
+        return model(**encoded).logits.numpy()
+
+
+def _trained_lora(encoder, rank: int = 4):
+    """A LoRA-wrapped tiny classifier whose adapters and head hold random (non-zero) values, as after training."""
+    config = FinetuneConfig(lora_rank=rank, fast_dropout=False)
+    tokenizer, model, trained = load_classifier(str(encoder), CLASSES, config)
+    torch.manual_seed(1)
+    with torch.no_grad():
+        for parameter in trained:
+            parameter.normal_(0.0, 0.2)
+    return tokenizer, model, trained
+
+
+def test_only_adapters_and_head_are_trained(tiny_mpnet):
+    _, model, trained = _trained_lora(tiny_mpnet)
+    names = [name for name, p in model.named_parameters() if p.requires_grad]
+    assert names and all("lora_" in name or "classifier" in name for name in names)
+    # the adapters sit on every attention and feed-forward matrix of both layers: q, k, v, o, intermediate, output
+    adapted = {name.split(".lora_A")[0] for name in names if ".lora_A" in name}
+    assert len(adapted) == 2 * 6
+    assert sum(p.numel() for p in trained) < sum(p.numel() for p in model.parameters()) / 2
+
+
+def test_saved_delta_reproduces_the_trained_model(tiny_mpnet, tmp_path):
+    tokenizer, model, _ = _trained_lora(tiny_mpnet)
+    expected = _logits(model, tokenizer, "marie curie won the nobel prize", "curie won a prize")
+    save_delta(model, tmp_path)
+    record = {"base": str(tiny_mpnet), "base_sha256": base_sha256(tiny_mpnet), "file": DELTA_FILE}
+    manifest = {"classes": list(CLASSES), "delta": record}
+    loaded, loaded_tokenizer = load_delta_classifier(tmp_path, manifest)
+    got = _logits(loaded, loaded_tokenizer, "marie curie won the nobel prize", "curie won a prize")
+    np.testing.assert_allclose(got, expected, atol=2e-3)  # fp16 storage of the delta
+    # B carries the LoRA scale alpha / r = 2: B_saved = 2 * B
+    tensors = delta_tensors(model)
+    name = next(key for key in tensors if key.endswith(".lora_B")).removesuffix(".lora_B")
+    module = model.base_model.model.get_submodule(name)
+    np.testing.assert_allclose(
+        tensors[name + ".lora_B"].float().numpy(), 2.0 * module.lora_B["default"].weight.detach().numpy(), atol=1e-3
+    )
+
+
+def test_a_delta_adds_b_times_a_to_the_weight_by_hand():
+    layer = torch.nn.Module()
+    layer.proj = torch.nn.Linear(2, 2, bias=False)
+    with torch.no_grad():
+        layer.proj.weight.copy_(torch.tensor([[1.0, 0.0], [0.0, 1.0]]))
+    from safetensors.torch import save_file
+
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as folder:
+        # A = [[1, 2]] (1 x 2), B = [[3], [4]] (2 x 1): B @ A = [[3, 6], [4, 8]]
+        save_file(
+            {"proj.lora_A": torch.tensor([[1.0, 2.0]]), "proj.lora_B": torch.tensor([[3.0], [4.0]])},
+            str(Path(folder) / DELTA_FILE),
+        )
+        apply_delta(layer, Path(folder), {"file": DELTA_FILE})
+    assert layer.proj.weight.tolist() == [[4.0, 6.0], [4.0, 9.0]]
+
+
+def test_train_checker_writes_a_small_delta_with_both_digests(tiny_mpnet, tmp_path):
+    data = write_pairs(tmp_path / "pairs.jsonl", n=60)
+    out = tmp_path / "lora"
+    result = CliRunner().invoke(
+        command_line(train_checker),
+        [
+            "train-checker", "--data", str(data), "--out", str(out), "--encoder", str(tiny_mpnet), "--epochs", "1",
+            "--lora-rank", "4", "--learning-rate", "1e-3", "--cues", "off", "--precision", "fp32",
+        ],
+        catch_exceptions=False,
+    )
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in (out / "encoder").iterdir()) == [DELTA_FILE]
+    manifest = json.loads((out / "manifest.json").read_text())
+    delta = manifest["delta"]
+    weights = (tiny_mpnet / "model.safetensors").read_bytes()
+    assert delta["base_sha256"] == "sha256:" + hashlib.sha256(weights).hexdigest()
+    assert delta["sha256"] == "sha256:" + hashlib.sha256((out / "encoder" / DELTA_FILE).read_bytes()).hexdigest()
+    assert delta["rank"] == 4 and delta["alpha"] == 8.0 and manifest["finetune"]["lora_rank"] == 4
+    scorer = EmbeddedScorer.from_dir(out)
+    probs = scorer.score(["marie curie won the nobel prize"], ["curie won a prize"])
+    assert probs.shape == (1, 3) and probs.sum() == pytest.approx(1.0)
+
+
+def test_a_different_base_or_a_damaged_delta_is_refused(tiny_mpnet, tmp_path):
+    tokenizer, model, _ = _trained_lora(tiny_mpnet)
+    save_delta(model, tmp_path / "delta")
+    other = build_mpnet_encoder(tmp_path / "other_base", seed=5)
+    record = {"base": str(other), "base_sha256": base_sha256(tiny_mpnet), "file": DELTA_FILE}
+    with pytest.raises(ConfigError, match="trained on base"):
+        load_delta_classifier(tmp_path / "delta", {"classes": list(CLASSES), "delta": record})
+    record = {"base": str(tiny_mpnet), "base_sha256": base_sha256(tiny_mpnet), "file": DELTA_FILE, "sha256": "sha256:0"}
+    with pytest.raises(ConfigError, match="delta's SHA-256 differs"):
+        load_delta_classifier(tmp_path / "delta", {"classes": list(CLASSES), "delta": record})
+
+
+def test_a_missing_packaged_base_names_the_extra(tmp_path, monkeypatch):
+    import factscope.hf.embedded as embedded
+
+    def missing(name: str) -> str:
+        raise ConfigError("all-mpnet-base-v2 is not installed")
+
+    monkeypatch.setattr(embedded, "resolve_encoder", missing)
+    manifest = {"classes": list(CLASSES), "delta": {"base": "packaged-mpnet", "base_sha256": "sha256:0"}}
+    with pytest.raises(ConfigError, match=r"pip install 'factscope\[accurate\]'"):
+        load_delta_classifier(tmp_path, manifest)
