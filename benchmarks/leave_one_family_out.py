@@ -85,6 +85,7 @@ class Recipe:
     per_set: int | None = None
     epochs: int = 1
     learning_rate: float = 5e-5
+    lora_rank: int = 0
 
     def share(self, sets: int) -> int:
         """Train pairs taken from each of ``sets`` sets: ``per_set``, else ``pairs`` spread evenly."""
@@ -98,6 +99,14 @@ RECIPES = {
     "cap3000": Recipe("cap3000", focus_words=40, long_context=0.3, context_words=100, unrelated=0.15, per_set=3000),
     "cap3000x3": Recipe(
         "cap3000x3", focus_words=40, long_context=0.3, context_words=100, unrelated=0.15, per_set=3000, epochs=3
+    ),
+    "pool_lora": Recipe(
+        "pool_lora", focus_words=40, long_context=0.3, context_words=100, unrelated=0.15, pairs=12000,
+        learning_rate=5e-4, lora_rank=16,
+    ),
+    "pool_lora_e2": Recipe(
+        "pool_lora_e2", focus_words=40, long_context=0.3, context_words=100, unrelated=0.15, pairs=12000,
+        epochs=2, learning_rate=5e-4, lora_rank=16,
     ),
     "all": Recipe("all", focus_words=40, long_context=0.3, context_words=100, unrelated=0.15, per_set=10**9),
 }
@@ -347,7 +356,7 @@ def main() -> None:
                 config = FinetuneConfig(
                     epochs=recipe.epochs, learning_rate=recipe.learning_rate, max_length=320, seed=args.seed,
                     threads=args.threads, device=args.device,
-                    checkpoint=checkpoint,
+                    checkpoint=checkpoint, lora_rank=recipe.lora_rank,
                 )
                 classes = ("entailment", "neutral", "contradiction")
                 total = recipe.epochs * len(pairs) + len(copies)
@@ -356,8 +365,9 @@ def main() -> None:
                     args.base, pairs, pairs[:8], classes, config,
                     on_step=training_progress(f"{name} / {family}", total), context_copies=copies,
                 )
+                trained_model = result.model.model.merge_and_unload() if recipe.lora_rank else result.model.model
                 model = CrossEncoderModel(
-                    result.model.model, result.model.tokenizer, batch_size=batch_size, max_length=320,
+                    trained_model, result.model.tokenizer, batch_size=batch_size, max_length=320,
                     device=args.device,
                 )
                 trained = len(pairs) + len(copies)
