@@ -65,6 +65,15 @@ LLM = {
     "--llm-price-completion": NON_NEGATIVE_FINITE,
 }
 ENGINE = {"--concurrency": COUNT, "--num-gpus": NON_NEGATIVE_FINITE}
+WEB = {
+    "--search-results": ["0", "21"],
+    "--passage-words": ["7"],
+    "--web-concurrency": ["0", "65"],
+    "--web-timeout": ["0", "nan", "inf"],
+    "--web-retries": ["-1", "11"],
+    "--max-page-bytes": ["1023"],
+    "--cache-max-age": NON_NEGATIVE_FINITE,
+}
 KNOWLEDGE_SCORING = {
     "--evidence-k": COUNT,
     "--weights": Q_KNOW_WEIGHTS,
@@ -87,6 +96,7 @@ BAD_VALUES: dict[str, dict[str, list[str]]] = {
         "--max-reference-chars": COUNT,
         **ENGINE,
         **LLM,
+        **WEB,
     },
     "agree": {
         "--segment-tokens": SEGMENT_TOKENS,

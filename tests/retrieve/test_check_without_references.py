@@ -3,6 +3,7 @@ example's zero-context records end to end, sources in results and reports, cost 
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 from pathlib import Path
@@ -16,7 +17,10 @@ from factscope.core.schema import Label, Verdict
 from factscope.refchecker.data import load_check_records
 from factscope.retrieve.web_settings import WebSettings
 from fake_web import FakeWebServer
+from optional_extras import needs_extra
 from repo_paths import EXAMPLES
+
+pytestmark = needs_extra(importlib.util.find_spec("trafilatura") is not None, "web")
 
 KEY = "sk-serper-test-0123456789"
 WORD = re.compile(r"\w+")

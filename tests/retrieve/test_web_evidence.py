@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import sqlite3
 
 import httpx
@@ -16,6 +17,9 @@ from factscope.retrieve.web_settings import WebSettings
 from factscope.retrieve.wikipedia import WikipediaSearch
 from fake_web import FakeWebServer
 from loopback import closed_port
+from optional_extras import needs_extra
+
+pytestmark = needs_extra(importlib.util.find_spec("trafilatura") is not None, "web")
 
 KEY = "sk-serper-test-0123456789"
 CURIE = EvidenceRequest(
@@ -107,7 +111,7 @@ def test_persistent_failures_timeouts_and_malformed_json_are_problems_not_crashe
     web.script("/search", ["malformed"])
     [broken] = evidence.gather([EvidenceRequest("Acme is big.", ["Acme is big."], "Acme?")])
     assert broken.passages == [] and broken.per_claim == [[]]
-    assert broken.problems == ["search 'Acme?': 127.0.0.1:%d answered with malformed JSON" % web._httpd.server_port]
+    assert broken.problems == [f"search 'Acme?': {web.base_url.removeprefix('http://')} answered with malformed JSON"]
     assert broken.cost.failures == 1 and broken.cost.searches == 0
 
 
@@ -233,3 +237,14 @@ def test_web_evidence_is_a_retriever_of_the_check(web, tmp_path):
     assert isinstance(evidence, WebEvidence) and evidence.name == "web:serper"
     with pytest.raises(ConfigError, match="unknown web search API 'bing'; known: serper, brave"):
         make_web_evidence("web:bing", settings(web, tmp_path))
+
+
+def test_a_query_the_llm_fails_to_write_is_searched_by_rule_and_said(web, tmp_path, fake_llm):
+    from factscope.llm.client import LLMClient, LLMConfig
+    from fake_llm import Fail
+
+    fake_llm.script([Fail(400, message="bad request")])
+    llm = LLMClient(LLMConfig(base_url=fake_llm.base_url, model="fake", cache_path=None, max_retries=0))
+    [found] = make_web_evidence("web:serper", settings(web, tmp_path), k=2, llm=llm).gather([CURIE])
+    assert found.sources[0].query == "Who was Marie Curie?"
+    assert found.problems[0].startswith("query for 'Who was Marie Curie?' written by rule: ")

@@ -42,10 +42,10 @@ from factscope.cli.llm_options import LLMOptions, llm_options, summed_usage, usa
 from factscope.cli.option_rules import CHECK_OPTIONS, refuse_ignored
 from factscope.cli.output_options import Overwrite, RetryFailed
 from factscope.cli.output_paths import check_outputs
+from factscope.cli.web_options import WebOptions, web_options
 from factscope.core.errors import InputError, RecordsFailed
 from factscope.core.schema import LABELS
 from factscope.core.system import RunOutcome
-from factscope.cli.web_options import WebOptions, web_options
 from factscope.retrieve.web_retrievers import EvidenceRetrieverName, RetrieveFor
 
 if TYPE_CHECKING:

@@ -10,7 +10,9 @@ from typing import Annotated
 import typer
 
 from factscope.cli.option_groups import Command, add_option_group
-from factscope.retrieve.web_settings import PassageRanker, QuerySource, WebSettings
+from factscope.cli.option_ranges import finite
+from factscope.retrieve.corpus import RetrieverName
+from factscope.retrieve.web_settings import QuerySource, WebSettings
 
 PANEL = "Web and Wikipedia retrieval (--retriever web:serper, web:brave or wikipedia)"
 
@@ -31,7 +33,7 @@ class WebOptions:
                           rich_help_panel=PANEL)
     ] = "en"
     passage_ranker: Annotated[
-        PassageRanker,
+        RetrieverName,
         typer.Option(help="ranks a record's fetched passages for each claim (its --top-k kept)", rich_help_panel=PANEL),
     ] = "bm25"
     passage_words: Annotated[
@@ -46,7 +48,7 @@ class WebOptions:
         int, typer.Option(min=1, max=64, help="requests in flight at once", rich_help_panel=PANEL)
     ] = 4
     web_timeout: Annotated[
-        float, typer.Option(min=0.1, help="seconds to wait for one request", rich_help_panel=PANEL)
+        float, typer.Option(min=0.1, callback=finite, help="seconds to wait for one request", rich_help_panel=PANEL)
     ] = 10.0
     web_retries: Annotated[
         int, typer.Option(min=0, max=10, help="retries on 429, 5xx and timeouts (Retry-After respected)",
@@ -61,8 +63,9 @@ class WebOptions:
                      rich_help_panel=PANEL),
     ] = None
     cache_max_age: Annotated[
-        float, typer.Option(min=0.0, help="days a cached search or page is reused; 0 asks again every time",
-                            rich_help_panel=PANEL)
+        float,
+        typer.Option(min=0.0, callback=finite, help="days a cached search or page is reused; 0 asks again every time",
+                     rich_help_panel=PANEL),
     ] = 30.0
 
     def settings(self) -> WebSettings:

@@ -17,7 +17,14 @@ from factscope.core.schema import Record
 from factscope.core.system import ReportHooks, RunFacts, RunOutcome, SystemDefinition
 from factscope.refchecker import html_report
 from factscope.refchecker.data import CheckRecords, parse_record
-from factscope.refchecker.task import CheckResult, CheckRun, CheckTotals, RetrieveFor, check_pipeline, check_run
+from factscope.refchecker.task import (
+    CheckResult,
+    CheckRun,
+    CheckTotals,
+    RetrieveFor,
+    check_pipeline,
+    check_run,
+)
 from factscope.retrieve.corpus import Retriever
 from factscope.retrieve.web_evidence import WebEvidence
 from factscope.retrieve.web_retrievers import is_web_retriever
@@ -155,10 +162,9 @@ def retrieval_rows(run: CheckRun) -> list[tuple[str, object]]:
     def per_claim(count: int) -> str:
         return f"{count / run.claims:.2f}" if run.claims else "-"
 
+    sent = f"{cost.searches} / {cost.page_fetches}"
     return [
-        ("web searches / page reads",
-         f"{cost.searches} / {cost.page_fetches} ({per_claim(cost.searches)} / {per_claim(cost.page_fetches)} "
-         "per claim)"),
+        ("web searches / page reads", f"{sent} ({per_claim(cost.searches)} / {per_claim(cost.page_fetches)} per claim)"),
         ("web searches / page reads from the cache", f"{cost.cached_searches} / {cost.cached_pages}"),
         ("failed searches / page reads", cost.failures),
     ]

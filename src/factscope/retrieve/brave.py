@@ -4,7 +4,15 @@ Google's: a second, independent view of the web beside Serper."""
 from __future__ import annotations
 
 from factscope.retrieve.web_client import WebClient
-from factscope.retrieve.web_search import PageRead, SearchAnswer, SearchHit, api_key, items_at, read_web_page, rejected
+from factscope.retrieve.web_search import (
+    PageRead,
+    SearchAnswer,
+    SearchHit,
+    api_key,
+    items_at,
+    read_web_page,
+    rejected,
+)
 
 BRAVE_URL = "https://api.search.brave.com"
 KEY_VARIABLE = "BRAVE_API_KEY"

@@ -26,6 +26,14 @@ class QueryRequest:
     question: str | None = None
 
 
+@dataclass(frozen=True)
+class WrittenQuery:
+    """A search query, and why the LLM did not write it when it did not (``error``)."""
+
+    query: str
+    error: str | None = None
+
+
 class QueryWriter:
     """Writes one search query per request: by ``llm`` with RefChecker's prompt when given, else from the text."""
 
@@ -37,16 +45,22 @@ class QueryWriter:
         """What decides the queries: the LLM's model (None: the rule)."""
         return {"llm": self.llm.config.model if self.llm is not None else None}
 
-    def write(self, requests: Sequence[QueryRequest], *, claims: bool) -> list[str]:
-        """One query per request; ``claims`` says the texts are claims (searched as they are without an LLM)."""
+    def write(self, requests: Sequence[QueryRequest], *, claims: bool) -> list[WrittenQuery]:
+        """One query per request; ``claims`` says the texts are claims (searched as they are without an LLM).
+        A failed or empty LLM reply gives the rule's query, with the reason in ``WrittenQuery.error``."""
         if self.llm is None:
-            return [shorten(_rule_query(request, claims=claims)) for request in requests]
+            return [WrittenQuery(shorten(_rule_query(request, claims=claims))) for request in requests]
         conversations = [[{"role": "user", "content": self.template.replace("{text}", r.text)}] for r in requests]
         replies = self.llm.chat_many(conversations, max_tokens=64) if conversations else []
         queries = []
         for request, reply in zip(requests, replies):
-            written = (reply.text or "").strip().splitlines()[0].strip().strip('"') if reply.text else ""
-            queries.append(shorten(written or _rule_query(request, claims=claims)))
+            lines = (reply.text or "").strip().splitlines()
+            written = lines[0].strip().strip('"') if lines else ""
+            if written:
+                queries.append(WrittenQuery(shorten(written)))
+                continue
+            error = reply.error if reply.failed else "the LLM wrote no query"
+            queries.append(WrittenQuery(shorten(_rule_query(request, claims=claims)), error=error))
         return queries
 
 

@@ -4,7 +4,15 @@ organic results are fetched and read; an answer box is a passage of its own (Ref
 from __future__ import annotations
 
 from factscope.retrieve.web_client import WebClient
-from factscope.retrieve.web_search import PageRead, SearchAnswer, SearchHit, api_key, items_at, read_web_page, rejected
+from factscope.retrieve.web_search import (
+    PageRead,
+    SearchAnswer,
+    SearchHit,
+    api_key,
+    items_at,
+    read_web_page,
+    rejected,
+)
 
 SERPER_URL = "https://google.serper.dev"
 KEY_VARIABLE = "SERPER_API_KEY"

@@ -13,6 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 from urllib.robotparser import RobotFileParser
@@ -115,7 +116,7 @@ class WebClient:
                 return PageReply(url=current, error="not an http(s) address", lasting=True)
             if self.settings.robots and not self.allowed(current):
                 return PageReply(url=current, error="robots.txt disallows it", lasting=True)
-            delivery = self._send(lambda: self._read_capped(current))
+            delivery = self._send(partial(self._read_capped, current))
             if delivery.error is not None or delivery.response is None:
                 return PageReply(url=current, error=f"no answer: {_reason(delivery.error)}")
             response = delivery.response

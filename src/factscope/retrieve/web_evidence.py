@@ -111,7 +111,7 @@ class WebEvidence:
         """Each record's evidence: queries written, searched and the pages read (at most ``concurrency`` at a
         time, each once per batch), then each claim's top ``k`` passages of its record."""
         evidence = [RecordEvidence() for _ in requests]
-        asked = self._queries(requests)
+        asked = self._queries(requests, evidence)
         unique_queries = list(dict.fromkeys(q for queries in asked for q in queries))
         searched = dict(zip(unique_queries, self._map(self._search, unique_queries)))
         charged: set[str] = set()
@@ -127,15 +127,15 @@ class WebEvidence:
                 for hit in _hits(answer.body):
                     hits.setdefault(hit.url, (hit, query))
             hits_of.append(list(hits.values()))
-        to_read = list(dict.fromkeys(hit for hits in hits_of for hit, _ in hits if hit.text is None))
-        read = dict(zip(to_read, self._map(self._read, to_read)))
+        to_read = list({hit.url: hit for hits in hits_of for hit, _ in hits if hit.text is None}.values())
+        read = dict(zip((hit.url for hit in to_read), self._map(self._read, to_read)))
         for request, record, hits in zip(requests, evidence, hits_of):
             pages = []
             for hit, query in hits:
                 if hit.text is not None:
                     pages.append((hit.url, hit.title, hit.text, searched[query].fetched, query))
                     continue
-                answer = read[hit]
+                answer = read[hit.url]
                 _charge(record.cost, answer, "page" + hit.url, charged, fresh="page_fetches", cached="cached_pages")
                 if answer.error is not None:
                     record.problems.append(f"{hit.url}: {answer.error}")
@@ -149,8 +149,9 @@ class WebEvidence:
         self.client.close()
         self.cache.close()
 
-    def _queries(self, requests: Sequence[EvidenceRequest]) -> list[list[str]]:
-        """The queries of each record: one for its response, or one per claim; none for a record without claims."""
+    def _queries(self, requests: Sequence[EvidenceRequest], evidence: Sequence[RecordEvidence]) -> list[list[str]]:
+        """The queries of each record: one for its response, or one per claim; none for a record without claims.
+        A query the LLM failed to write is a problem of its record (the rule's query is searched instead)."""
         per_claim = self.settings.queries == "claims"
         wanted = [
             [QueryRequest(claim, r.question) for claim in r.claims] if per_claim
@@ -158,7 +159,12 @@ class WebEvidence:
             for r in requests
         ]
         written = iter(self.queries.write([q for queries in wanted for q in queries], claims=per_claim))
-        return [list(dict.fromkeys(next(written) for _ in queries)) for queries in wanted]
+        asked = []
+        for record, queries in zip(evidence, wanted):
+            mine = [next(written) for _ in queries]
+            record.problems.extend(f"query for {q.query!r} written by rule: {q.error}" for q in mine if q.error)
+            asked.append(list(dict.fromkeys(q.query for q in mine)))
+        return asked
 
     def _search(self, query: str) -> _Fetched:
         settings = {"count": self.settings.results_per_query, "language": self.settings.language}

@@ -8,12 +8,10 @@ from pathlib import Path
 from typing import Literal
 
 from factscope.core.errors import ConfigError
+from factscope.retrieve.corpus import RetrieverName
 
 QuerySource = Literal["response", "claims"]
 """Where search queries come from: one per response (RefChecker) or one per claim (SAFE, VeriScore)."""
-
-PassageRanker = Literal["bm25", "dense", "hybrid"]
-"""The corpus retriever that ranks a record's fetched passages for each claim."""
 
 USER_AGENT = "factscope (+https://github.com/factscope/factscope; fact checking)"
 """How factscope names itself to the services it asks and in robots.txt look-ups."""
@@ -36,7 +34,7 @@ class WebSettings:
     queries: QuerySource = "response"
     results_per_query: int = 3
     language: str = "en"
-    ranker: PassageRanker = "bm25"
+    ranker: RetrieverName = "bm25"
     passage_words: int = 120
     search_url: str | None = None
     concurrency: int = 4
