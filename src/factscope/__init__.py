@@ -287,6 +287,7 @@ def knowledge(
     mode: CheckMode = "exact",
     llm: LLMClient | None = None,
     overwrite: bool = False,
+    web: WebSettings | None = None,
 ) -> KnowledgeRun:
     """CONNER's metrics of generated knowledge: factuality, relevance, coherence, informativeness, helpfulness,
     validity and Q_know, per record and as dataset means.
@@ -298,7 +299,8 @@ def knowledge(
     coherence, lm, llm, ...; ``mode`` 'fast': the checker reads each sentence only against the most relevant
     segments of each evidence passage), where ``checker``, ``relevance``, ``coherence`` and ``lm`` may also be
     ready objects (a ``Checker``, ``RelevanceModel``, ``ParagraphCoherence``, ``TokenLogProbs``); the corpus's
-    fingerprint goes into the results file's manifest. A metric that a missing part would compute is left out and
+    fingerprint goes into the results file's manifest. ``retriever`` 'web:serper', 'web:brave' or 'wikipedia'
+    finds the evidence on the web or in Wikipedia instead of a corpus, as ``web`` says. A metric that a missing part would compute is left out and
     explained, never zero. A JSONL file is streamed
     (``KnowledgeRecords``; bad records are skipped): with ``output``, the run's ``results`` read the results file
     lazily, and only the knowledge texts the helpfulness baselines are drawn from stay in memory (with a causal LM).
@@ -306,6 +308,7 @@ def knowledge(
     from factscope.conner.data import KnowledgeRecords
     from factscope.conner.system import KNOWLEDGE, KnowledgeSpec
     from factscope.core.tables import is_table
+    from factscope.retrieve.web_settings import WebSettings
 
     loaded: Iterable[KnowledgeRecord] = (
         KnowledgeRecords(records) if isinstance(records, (str, Path))
@@ -328,6 +331,7 @@ def knowledge(
         weights=weights,
         seed=seed,
         mode=mode,
+        web=web or WebSettings(),
     )
     return KNOWLEDGE.run(
         spec,

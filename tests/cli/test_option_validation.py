@@ -133,7 +133,7 @@ BAD_VALUES: dict[str, dict[str, list[str]]] = {
     },
     "attribute score": {**ENGINE, **LLM},
     "attribute make-questions": {"--rounds": COUNT, "--seed": SEED, **LLM},
-    "knowledge score": {**KNOWLEDGE_SCORING, "--baselines": COUNT, **ENGINE, **LLM},
+    "knowledge score": {**KNOWLEDGE_SCORING, "--baselines": COUNT, **ENGINE, **LLM, **WEB},
     "knowledge generate": {**KNOWLEDGE_SCORING, "--shots": COUNT, "--select-from": COUNT, **LLM},
     "knowledge select": {
         **KNOWLEDGE_SCORING,

@@ -199,3 +199,21 @@ def test_a_run_without_network_says_so_before_any_work(tmp_path, monkeypatch):
                         web=WebSettings(search_url=f"http://127.0.0.1:{closed_port()}",
                                         cache_path=tmp_path / "web.sqlite"))
     assert checker.tasks == [] and KEY not in str(error.value)
+
+
+def test_knowledge_scoring_takes_its_evidence_from_wikipedia(web, tmp_path):
+    records = tmp_path / "knowledge.jsonl"
+    records.write_text(json.dumps({"id": "k1", "task": "qa", "query": "Where was Marie Curie born?",
+                                   "knowledge": "Marie Curie was born in Warsaw."}) + "\n", encoding="utf-8")
+    checker = OverlapChecker()
+    run = factscope.knowledge(
+        records, retriever="wikipedia", evidence_k=1, checker=checker, relevance="none", coherence="none",
+        web=WebSettings(search_url=web.wikipedia_url, cache_path=tmp_path / "web.sqlite"),
+        output=tmp_path / "scored.jsonl",
+    )
+    [row] = run.results
+    assert row.factuality is not None and row.value("factuality") == 1.0
+    assert any("born in Warsaw" in ref for task in checker.tasks for ref in task.references)
+    assert web.paths("/w/api.php")
+    manifest = next(tmp_path.glob("scored.jsonl.*")).read_text(encoding="utf-8")
+    assert '"service": "wikipedia"' in manifest

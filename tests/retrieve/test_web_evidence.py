@@ -248,3 +248,13 @@ def test_a_query_the_llm_fails_to_write_is_searched_by_rule_and_said(web, tmp_pa
     [found] = make_web_evidence("web:serper", settings(web, tmp_path), k=2, llm=llm).gather([CURIE])
     assert found.sources[0].query == "Who was Marie Curie?"
     assert found.problems[0].startswith("query for 'Who was Marie Curie?' written by rule: ")
+
+
+def test_web_evidence_serves_where_a_corpus_retriever_does(web, tmp_path):
+    evidence = make_web_evidence("wikipedia", settings(web, tmp_path, search_url=web.base_url + "/w/api.php"), k=5)
+    [hits] = evidence.search_many(["Marie Curie was born in Warsaw."], k=1)
+    assert len(hits) == 1 and hits[0].doc_id == "https://en.wikipedia.org/wiki/Marie_Curie"
+    assert "born in Warsaw" in hits[0].text and hits[0].title == "Marie Curie" and evidence.k == 5
+    [both] = evidence.search_many(["Marie Curie was born in Warsaw."], k=2)  # from the cache
+    assert [hit.doc_id for hit in both][0] == hits[0].doc_id and both[0].score == hits[0].score > both[1].score
+    assert evidence.search("Marie Curie was born in Warsaw.", k=1) == hits

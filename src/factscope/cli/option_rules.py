@@ -95,6 +95,13 @@ def _retrieves(params: Mapping[str, Any]) -> bool:
     return params.get("corpus") is not None or _web_retriever(params)
 
 
+WEB_OPTIONS = tuple(
+    OptionRule(f"--{param.replace('_', '-')}", param, _web_retriever, "with --retriever web:serper, web:brave or "
+               "wikipedia")
+    for param in WEB_PARAMS
+)
+"""The web retrieval options (check, knowledge score)."""
+
 FAST_MODE_OPTIONS = (
     OptionRule(
         "--mode",
@@ -117,8 +124,7 @@ CHECK_OPTIONS = (
     OptionRule("--top-k", "top_k", _retrieves, "with --corpus or a web retriever (passages retrieved)"),
     OptionRule("--retriever", "retriever", _retrieves, "with --corpus, or as web:serper, web:brave or wikipedia"),
     OptionRule("--retrieve-for", "retrieve_for", _retrieves, "with --corpus or a web retriever"),
-    *(OptionRule(f"--{param.replace('_', '-')}", param, _web_retriever, "with --retriever web:serper, web:brave "
-                 "or wikipedia") for param in WEB_PARAMS),
+    *WEB_OPTIONS,
     OptionRule(
         "--similarity-threshold",
         "similarity_threshold",

@@ -50,7 +50,8 @@ class SerperSearch:
             if isinstance(text, list):
                 text = " ".join(str(piece) for piece in text)
             if isinstance(text, str) and text.strip():
-                link = box.get("link") if isinstance(box.get("link"), str) else f"{self.base_url}/search"
+                given = box.get("link")
+                link = given if isinstance(given, str) else f"{self.base_url}/search"
                 hits.insert(0, SearchHit(link, str(box.get("title", "Google answer box")), text=text.strip()))
         return SearchAnswer(tuple(hits))
 

@@ -167,9 +167,9 @@ class WebClient:
             if self.cache is not None and status < 500:
                 self.cache.put(key, "robots", [status, text])
         if status >= 500:
-            rules.disallow_all = True
+            rules.parse(["User-agent: *", "Disallow: /"])
         elif status >= 400:
-            rules.allow_all = True
+            rules.parse([])
         else:
             rules.parse(text.splitlines())
         return rules

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 from factscope.core.errors import ConfigError
 from factscope.core.text import segment_spans
 from factscope.core.user_dirs import cache_home
-from factscope.retrieve.corpus import Corpus, Document, make_retriever, tokenize
+from factscope.retrieve.corpus import Corpus, Document, Hit, make_retriever, tokenize
 from factscope.retrieve.passage_source import PassageSource, RetrievalCost
 from factscope.retrieve.search_queries import QueryRequest, QueryWriter
 from factscope.retrieve.web_cache import CachedEntry, WebCache, web_cache_key
@@ -45,11 +45,12 @@ class EvidenceRequest:
 @dataclass
 class RecordEvidence:
     """A record's retrieved passages with their sources, for each claim the indices of its top passages (best
-    first), the requests it cost and the reasons of those that failed."""
+    first) and their ranker scores, the requests it cost and the reasons of those that failed."""
 
     passages: list[str] = field(default_factory=list)
     sources: list[PassageSource] = field(default_factory=list)
     per_claim: list[list[int]] = field(default_factory=list)
+    scores: list[list[float]] = field(default_factory=list)
     cost: RetrievalCost = field(default_factory=RetrievalCost)
     problems: list[str] = field(default_factory=list)
 
@@ -117,7 +118,7 @@ class WebEvidence:
         charged: set[str] = set()
         hits_of: list[list[tuple[SearchHit, str]]] = []
         for record, queries in zip(evidence, asked):
-            hits: dict[str, tuple[SearchHit, str]] = {}
+            unique: dict[str, tuple[SearchHit, str]] = {}
             for query in queries:
                 answer = searched[query]
                 _charge(record.cost, answer, "search" + query, charged, fresh="searches", cached="cached_searches")
@@ -125,9 +126,9 @@ class WebEvidence:
                     record.problems.append(f"search {query!r}: {answer.error}")
                     continue
                 for hit in _hits(answer.body):
-                    hits.setdefault(hit.url, (hit, query))
-            hits_of.append(list(hits.values()))
-        to_read = list({hit.url: hit for hits in hits_of for hit, _ in hits if hit.text is None}.values())
+                    unique.setdefault(hit.url, (hit, query))
+            hits_of.append(list(unique.values()))
+        to_read = list({hit.url: hit for found in hits_of for hit, _ in found if hit.text is None}.values())
         read = dict(zip((hit.url for hit in to_read), self._map(self._read, to_read)))
         for request, record, hits in zip(requests, evidence, hits_of):
             pages = []
@@ -143,6 +144,24 @@ class WebEvidence:
                 pages.append((answer.body["url"], answer.body["title"], answer.body["text"], answer.fetched, query))
             self._rank(request, record, pages)
         return evidence
+
+    def search(self, query: str, k: int = 5) -> list[Hit]:
+        """The ``k`` best passages for ``query`` (searched, read and ranked as a claim of its own), so that web
+        evidence serves wherever a corpus retriever does; a hit's id is its page's address."""
+        return self.search_many([query], k)[0]
+
+    def search_many(self, queries: Sequence[str], k: int = 5) -> list[list[Hit]]:
+        """``search`` for each query, the searches and page reads of the batch sent together."""
+        kept, self.k = self.k, k
+        try:
+            found = self.gather([EvidenceRequest(query, [query]) for query in queries])
+        finally:
+            self.k = kept
+        return [
+            [Hit(record.sources[i].url, record.passages[i], score, record.sources[i].title)
+             for i, score in zip(record.per_claim[0], record.scores[0])]
+            for record in found
+        ]
 
     def close(self) -> None:
         """Close the connections and the cache."""
@@ -226,6 +245,7 @@ class WebEvidence:
                 sources.append(source)
         if not documents or not request.claims:
             record.per_claim = [[] for _ in request.claims]
+            record.scores = [[] for _ in request.claims]
             return
         ranker = make_retriever(self.settings.ranker, Corpus(documents), self.encoder)
         chosen: dict[int, int] = {}
@@ -239,6 +259,7 @@ class WebEvidence:
                     record.sources.append(sources[position])
                 indices.append(chosen[position])
             record.per_claim.append(indices)
+            record.scores.append([hit.score for hit in hits])
 
 
 def _charge(cost: RetrievalCost, answer: _Fetched, key: str, charged: set[str], *, fresh: str, cached: str) -> None:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from factscope.core.errors import ConfigError
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
     from factscope.hf.encoders import TextEncoder
     from factscope.llm.client import LLMClient
 
-WEB_APIS = {"serper": SerperSearch, "brave": BraveSearch}
+WEB_APIS: dict[str, Callable[..., SearchService]] = {"serper": SerperSearch, "brave": BraveSearch}
 """The web search APIs of ``web:API``."""
 
 
