@@ -256,5 +256,5 @@ def test_web_evidence_serves_where_a_corpus_retriever_does(web, tmp_path):
     assert len(hits) == 1 and hits[0].doc_id == "https://en.wikipedia.org/wiki/Marie_Curie"
     assert "born in Warsaw" in hits[0].text and hits[0].title == "Marie Curie" and evidence.k == 5
     [both] = evidence.search_many(["Marie Curie was born in Warsaw."], k=2)  # from the cache
-    assert [hit.doc_id for hit in both][0] == hits[0].doc_id and both[0].score == hits[0].score > both[1].score
+    assert both[0].doc_id == hits[0].doc_id and both[0].score == hits[0].score > both[1].score
     assert evidence.search("Marie Curie was born in Warsaw.", k=1) == hits
