@@ -146,6 +146,23 @@ def test_retrieved_evidence_is_added_to_records_with_references(web, tmp_path):
     assert row.references[0] == "Marie Curie was a chemist and physicist." and len(row.references) == 3
     assert row.sources[0] is None and row.sources[1] is not None
     assert row.claims[0].passages == [0, 1, 2] and row.claims[0].verdict.evidence_reference == 0
+    from factscope.refchecker.html_report import render_record
+
+    page = str(render_record(row, "r0"))
+    assert "<h4>reference 1</h4>" in page and "<h4>reference 2 (retrieved)</h4>" in page
+
+
+def test_corpus_passages_are_added_to_records_with_references(tmp_path):
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("".join(json.dumps({"id": f"d{i}", "text": text}) + "\n" for i, text in enumerate(
+        ["Marie Curie was a chemist.", "Paris is in France.", "Warsaw is in Poland."])), encoding="utf-8")
+    records = [{"id": "given", "question": "Who was Marie Curie?", "response": "Marie Curie was a chemist.",
+                "references": ["Curie studied in Paris."]}]
+    run = factscope.check(records, extractor="sentences", checker=OverlapChecker(), retriever="bm25",
+                          corpus=corpus, retrieve_k=1, retrieve_for="all")
+    [row] = run.results
+    assert row.references == ["Curie studied in Paris.", "Marie Curie was a chemist."] and row.retrieved
+    assert row.claims[0].verdict.label == Label.ENTAILMENT and row.claims[0].verdict.evidence_reference == 1
 
 
 def test_the_html_report_links_the_evidence_to_its_page(web, tmp_path):

@@ -118,12 +118,14 @@ class ClaimRow:
 
 @dataclass(frozen=True)
 class ReferenceView:
-    """One reference of a record: its number (from 1), highlighted text and the claims it decided; ``link`` and
-    ``title`` name the web page it was retrieved from (``link`` only for an http(s) address)."""
+    """One reference of a record: its number (from 1), highlighted text, the claims it decided and whether it was
+    retrieved; ``link`` and ``title`` name the web page it was retrieved from (``link`` only for an http(s)
+    address)."""
 
     number: int
     pieces: list[Piece]
     deciding: list[tuple[int, str]]
+    retrieved: bool = False
     link: str | None = None
     title: str = ""
     fetched_at: str | None = None
@@ -439,6 +441,7 @@ def _reference(result: CheckResult, index: int) -> ReferenceView:
         number=index + 1,
         pieces=highlight_pieces(result.references[index], marks),
         deciding=[(n, label_name(v)) for n, v in deciding],
+        retrieved=source is not None if result.sources else result.retrieved,
         link=web_link(source.url) if source is not None else None,
         title=source.title if source is not None else "",
         fetched_at=source.fetched_at if source is not None else None,
