@@ -182,6 +182,7 @@ BAD_VALUES: dict[str, dict[str, list[str]]] = {
     "export": {},
     "package-checker": {},
     "serve": {
+        **WEB,
         "--port": ["-1", "65536"],
         "--batch-wait-ms": ["-1", "nan", "inf"],
         "--batch-records": COUNT,

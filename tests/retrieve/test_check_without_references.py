@@ -234,3 +234,26 @@ def test_knowledge_scoring_takes_its_evidence_from_wikipedia(web, tmp_path):
     assert web.paths("/w/api.php")
     manifest = next(tmp_path.glob("scored.jsonl.*")).read_text(encoding="utf-8")
     assert '"service": "wikipedia"' in manifest
+
+
+def test_the_web_app_checks_without_references_and_links_the_evidence(web, tmp_path):
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from factscope.serve.app import create_app
+    from factscope.serve.config import Components, ServeConfig
+
+    components = Components(check_extractor="sentences", check_checker="similarity", check_retriever="web:serper",
+                            web=WebSettings(search_url=web.base_url, cache_path=tmp_path / "web.sqlite"))
+    config = ServeConfig(data_dir=tmp_path / "serve", components=components)
+    with TestClient(create_app(config, warm=False)) as client:
+        reply = client.post("/v1/check", json={"records": [{"question": "Who was Marie Curie?",
+                                                             "response": "Marie Curie was born in Warsaw."}]})
+        assert reply.status_code == 200, reply.text
+        [row] = reply.json()["results"]
+        assert row["retrieved"] and row["sources"][0]["url"].startswith(web.base_url)
+        page = client.post("/run/check", data={"question": "Who was Marie Curie?",
+                                               "response": "Marie Curie was born in Warsaw."})
+        assert page.status_code == 200
+        assert f'href="{web.base_url}/pages/curie" rel="noopener noreferrer"' in page.text
+    assert KEY not in reply.text + page.text

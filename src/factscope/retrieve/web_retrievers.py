@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from factscope.core.errors import ConfigError
 from factscope.core.registry import Argument, Entry, Registry, parse_spec
 from factscope.retrieve.brave import BraveSearch
+from factscope.retrieve.corpus import RetrieverName
 from factscope.retrieve.serper import SerperSearch
 from factscope.retrieve.web_evidence import WebEvidence
 from factscope.retrieve.web_search import SearchService
@@ -44,7 +45,10 @@ SEARCH_SERVICES: Registry[SearchService] = Registry(
     ],
 )
 
-EvidenceRetrieverName = Literal["bm25", "dense", "hybrid", "web:serper", "web:brave", "wikipedia"]
+SearchServiceName = Literal["web:serper", "web:brave", "wikipedia"]
+"""The built-in search services."""
+
+EvidenceRetrieverName = Literal[RetrieverName, SearchServiceName]
 """Every built-in retriever of a check: the corpus retrievers, then the search services."""
 
 RetrieveFor = Literal["missing", "all"]
