@@ -52,6 +52,9 @@ if TYPE_CHECKING:
     from factscope.metrics.ratios import EmptyPolicy
     from factscope.refchecker.task import CheckRun
     from factscope.retrieve.corpus import Retriever
+    from factscope.retrieve.web_evidence import WebEvidence
+    from factscope.retrieve.web_retrievers import RetrieveFor
+    from factscope.retrieve.web_settings import WebSettings
 
 __all__ = [
     "__version__", "aattribute", "acheck", "aground", "aknowledge", "attribute", "check", "ground", "knowledge",
@@ -68,9 +71,12 @@ def check(
     progress: ProgressCallback | None = None,
     retry_failed: bool = False,
     checker_settings: CheckerSettings | None = None,
-    retriever: str | Retriever | None = None,
+    retriever: str | Retriever | WebEvidence | None = None,
     corpus: str | Path | None = None,
     retrieve_k: int = 5,
+    retrieve_for: RetrieveFor = "missing",
+    web: WebSettings | None = None,
+    query_llm: bool = False,
     abstention_detection: bool = True,
     batch_size: int = 32,
     overwrite: bool = False,
@@ -84,13 +90,16 @@ def check(
     ``LLMClient`` for the LLM ones; ``checker_settings`` go to ``make_checker`` with a spec (``max_tokens``,
     ``relevance``, ``min_relevance``, ``min_confidence``, ``mismatch``, ...). Records without references are
     checked against ``retrieve_k`` passages of ``retriever`` (a ready one, or 'bm25', 'dense', 'hybrid' over
-    ``corpus``). Bad records in a file are skipped; bad dicts raise InputError. A file is streamed: with
+    ``corpus``), or against each claim's top ``retrieve_k`` passages found on the web or in Wikipedia
+    ('web:serper', 'web:brave', 'wikipedia', searched as ``web`` says; with ``query_llm`` the ``llm`` writes the
+    queries); ``retrieve_for='all'`` adds retrieved passages to records that have references. Bad records in a file are skipped; bad dicts raise InputError. A file is streamed: with
     ``output``, memory does not grow with its length, and the run's ``results`` read the results file lazily.
     """
     from factscope.core.schema import Record
     from factscope.core.tables import is_table
     from factscope.refchecker.data import CheckRecords, parse_record
     from factscope.refchecker.system import CHECK, CheckSpec
+    from factscope.retrieve.web_settings import WebSettings
 
     loaded: Iterable[Record]
     if isinstance(records, (str, Path)):
@@ -109,6 +118,9 @@ def check(
         corpus=Path(corpus) if corpus is not None else None,
         retriever=retriever,
         retrieve_k=retrieve_k,
+        retrieve_for=retrieve_for,
+        web=web or WebSettings(),
+        query_llm=query_llm,
         abstention_detection=abstention_detection,
     )
     return CHECK.run(
@@ -275,6 +287,7 @@ def knowledge(
     mode: CheckMode = "exact",
     llm: LLMClient | None = None,
     overwrite: bool = False,
+    web: WebSettings | None = None,
 ) -> KnowledgeRun:
     """CONNER's metrics of generated knowledge: factuality, relevance, coherence, informativeness, helpfulness,
     validity and Q_know, per record and as dataset means.
@@ -286,7 +299,8 @@ def knowledge(
     coherence, lm, llm, ...; ``mode`` 'fast': the checker reads each sentence only against the most relevant
     segments of each evidence passage), where ``checker``, ``relevance``, ``coherence`` and ``lm`` may also be
     ready objects (a ``Checker``, ``RelevanceModel``, ``ParagraphCoherence``, ``TokenLogProbs``); the corpus's
-    fingerprint goes into the results file's manifest. A metric that a missing part would compute is left out and
+    fingerprint goes into the results file's manifest. ``retriever`` 'web:serper', 'web:brave' or 'wikipedia'
+    finds the evidence on the web or in Wikipedia instead of a corpus, as ``web`` says. A metric that a missing part would compute is left out and
     explained, never zero. A JSONL file is streamed
     (``KnowledgeRecords``; bad records are skipped): with ``output``, the run's ``results`` read the results file
     lazily, and only the knowledge texts the helpfulness baselines are drawn from stay in memory (with a causal LM).
@@ -294,6 +308,7 @@ def knowledge(
     from factscope.conner.data import KnowledgeRecords
     from factscope.conner.system import KNOWLEDGE, KnowledgeSpec
     from factscope.core.tables import is_table
+    from factscope.retrieve.web_settings import WebSettings
 
     loaded: Iterable[KnowledgeRecord] = (
         KnowledgeRecords(records) if isinstance(records, (str, Path))
@@ -316,6 +331,7 @@ def knowledge(
         weights=weights,
         seed=seed,
         mode=mode,
+        web=web or WebSettings(),
     )
     return KNOWLEDGE.run(
         spec,

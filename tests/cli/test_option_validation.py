@@ -65,6 +65,15 @@ LLM = {
     "--llm-price-completion": NON_NEGATIVE_FINITE,
 }
 ENGINE = {"--concurrency": COUNT, "--num-gpus": NON_NEGATIVE_FINITE}
+WEB = {
+    "--search-results": ["0", "21"],
+    "--passage-words": ["7"],
+    "--web-concurrency": ["0", "65"],
+    "--web-timeout": ["0", "nan", "inf"],
+    "--web-retries": ["-1", "11"],
+    "--max-page-bytes": ["1023"],
+    "--cache-max-age": NON_NEGATIVE_FINITE,
+}
 KNOWLEDGE_SCORING = {
     "--evidence-k": COUNT,
     "--weights": Q_KNOW_WEIGHTS,
@@ -87,6 +96,7 @@ BAD_VALUES: dict[str, dict[str, list[str]]] = {
         "--max-reference-chars": COUNT,
         **ENGINE,
         **LLM,
+        **WEB,
     },
     "agree": {
         "--segment-tokens": SEGMENT_TOKENS,
@@ -123,7 +133,7 @@ BAD_VALUES: dict[str, dict[str, list[str]]] = {
     },
     "attribute score": {**ENGINE, **LLM},
     "attribute make-questions": {"--rounds": COUNT, "--seed": SEED, **LLM},
-    "knowledge score": {**KNOWLEDGE_SCORING, "--baselines": COUNT, **ENGINE, **LLM},
+    "knowledge score": {**KNOWLEDGE_SCORING, "--baselines": COUNT, **ENGINE, **LLM, **WEB},
     "knowledge generate": {**KNOWLEDGE_SCORING, "--shots": COUNT, "--select-from": COUNT, **LLM},
     "knowledge select": {
         **KNOWLEDGE_SCORING,
@@ -172,6 +182,7 @@ BAD_VALUES: dict[str, dict[str, list[str]]] = {
     "export": {},
     "package-checker": {},
     "serve": {
+        **WEB,
         "--port": ["-1", "65536"],
         "--batch-wait-ms": ["-1", "nan", "inf"],
         "--batch-records": COUNT,

@@ -42,10 +42,11 @@ from factscope.cli.llm_options import LLMOptions, llm_options, summed_usage, usa
 from factscope.cli.option_rules import CHECK_OPTIONS, refuse_ignored
 from factscope.cli.output_options import Overwrite, RetryFailed
 from factscope.cli.output_paths import check_outputs
+from factscope.cli.web_options import WebOptions, web_options
 from factscope.core.errors import InputError, RecordsFailed
 from factscope.core.schema import LABELS
 from factscope.core.system import RunOutcome
-from factscope.retrieve.corpus import RetrieverName
+from factscope.retrieve.web_retrievers import EvidenceRetrieverName, RetrieveFor
 
 if TYPE_CHECKING:
     from factscope.llm.client import LLMClient
@@ -58,8 +59,10 @@ Each claim gets Entailment (supported), Neutral (not verifiable from the referen
 Input: JSON, JSONL, Parquet or CSV records (a list as JSON in a CSV cell) with `response`, `references` (list) or `reference` (text), and optional
 `id`, `question`, `setting` (zero / noisy / accurate); RefChecker's own JSON list works as is, and so do its
 benchmark records (`context`: the references) once they carry a `response`.
-Records without references stop the run (exit code 2) unless --corpus retrieves passages for them or
---allow-missing-references is given: their claims could only be Neutral.
+Records without references stop the run (exit code 2) unless --corpus, or --retriever web:serper, web:brave or
+wikipedia, retrieves passages for them, or --allow-missing-references is given: their claims could only be
+Neutral. A web retriever finds each claim's passages on the web or in Wikipedia (guide: Checking answers without
+references); --retrieve-for all adds retrieved passages to records that have references.
 Results are written to OUTPUT as they are made; rerunning the same command resumes. With --engine ray, INPUT may
 be a folder of *.jsonl shards and OUTPUT is a results folder (default: INPUT name + .checked).
 
@@ -70,12 +73,14 @@ Examples:
   factscope check answers.jsonl -o checked.jsonl --extractor llm --checker nli:MODEL --llm-model gpt-4o-mini
 
   factscope check shards/ --engine ray --concurrency 4                 # a local Ray cluster, four actors
+
+  SERPER_API_KEY=... factscope check answers.jsonl --retriever web:serper      # evidence from Google results
 """
 
 
 def register(app: typer.Typer) -> None:
     """Add the `check` command."""
-    app.command("check", help=HELP)(llm_options(engine_options(check_command)))
+    app.command("check", help=HELP)(llm_options(engine_options(web_options(check_command))))
 
 
 def check_command(
@@ -108,8 +113,19 @@ def check_command(
     corpus: Annotated[
         Path | None, typer.Option(help="JSONL or folder of .txt: passages to retrieve for records without references")
     ] = None,
-    retriever: Annotated[RetrieverName, typer.Option(help="passage retriever (with --corpus)")] = "bm25",
-    top_k: Annotated[int, typer.Option(min=1, help="passages retrieved per record (with --corpus)")] = 5,
+    retriever: Annotated[
+        EvidenceRetrieverName,
+        typer.Option(help="passage retriever: bm25, dense or hybrid over --corpus; web:serper (key in "
+                     "SERPER_API_KEY), web:brave (key in BRAVE_API_KEY) or wikipedia, searched for each record"),
+    ] = "bm25",
+    top_k: Annotated[
+        int, typer.Option(min=1, help="passages retrieved per record (--corpus) or per claim (a web retriever)")
+    ] = 5,
+    retrieve_for: Annotated[
+        RetrieveFor,
+        typer.Option(help="records given retrieved passages: missing (those without references) or all (added "
+                     "after a record's own)"),
+    ] = "missing",
     batch_size: Annotated[int, typer.Option(min=1, help="records per extraction / checking batch")] = 32,
     max_reference_chars: Annotated[int, typer.Option(min=1, help="skip records whose references are longer")] = 2_000_000,
     llm_check_mode: LLMCheckModeOption = "joint",
@@ -129,6 +145,7 @@ def check_command(
     *,
     endpoint: LLMOptions,
     engine: EngineOptions,
+    web: WebOptions,
 ) -> None:
     refuse_ignored(ctx, CHECK_OPTIONS)
     from factscope.checkers.settings import CheckerSettings
@@ -136,6 +153,7 @@ def check_command(
     from factscope.engines.shards import readable_items
     from factscope.refchecker.data import CheckRecords, parse_record
     from factscope.refchecker.system import CHECK, CheckSpec
+    from factscope.retrieve.web_retrievers import is_web_retriever
 
     checker_settings: CheckerSettings = {
         "max_tokens": segment_tokens,
@@ -160,17 +178,22 @@ def check_command(
         corpus=corpus,
         retriever=retriever,
         retrieve_k=top_k,
+        retrieve_for=retrieve_for,
+        web=web.settings(),
+        query_llm=is_web_retriever(retriever) and endpoint.configured(),
         abstention_detection=abstention_detection,
     )
+    retrieves = corpus is not None or is_web_retriever(retriever)
+    remedy = "pass --corpus or --retriever web:serper / wikipedia to retrieve passages for them"
     if engine.on_ray:
         output = output or Path(f"{input.stem}.checked")
         check_outputs(written={"--summary": summary})
         build = SystemBuild(CHECK, spec, endpoint.build)
         parse = partial(parse_record, max_reference_chars=max_reference_chars)
-        if corpus is None:
+        if not retrieves:
             refuse_missing_references(
                 [record.id for record in readable_items(input, parse) if not record.references],
-                allowed=allow_missing_references, remedy="pass --corpus to retrieve passages for them",
+                allowed=allow_missing_references, remedy=remedy,
             )
         sharded = run_sharded(engine, build, parse, input, output, batch_size=batch_size, overwrite=overwrite,
                               retry_failed=retry_failed)
@@ -189,10 +212,8 @@ def check_command(
         print_skipped(problem)
     if not records.count:
         raise typer.Exit(code=2 if problems else 0)
-    if corpus is None:
-        refuse_missing_references(
-            without_references, allowed=allow_missing_references, remedy="pass --corpus to retrieve passages for them"
-        )
+    if not retrieves:
+        refuse_missing_references(without_references, allowed=allow_missing_references, remedy=remedy)
     client = endpoint.build_if(CHECK.needs_llm(spec))
     with ProgressDisplay() as shown:
         run = CHECK.run(

@@ -14,10 +14,20 @@ from factscope.cli.option_ranges import SEED_MAX, q_know_weights
 from factscope.conner.data import KnowledgeTask
 from factscope.metrics.conner import Aggregation, EvidenceAggregation, SentenceRanking
 from factscope.retrieve.corpus import RetrieverName
+from factscope.retrieve.web_retrievers import EvidenceRetrieverName
 
 SCORING = "Scoring (CONNER metrics)"
 Corpus = Annotated[Path | None, typer.Option(help="evidence corpus: JSONL of {id, title?, text} or a folder of .txt", rich_help_panel=SCORING)]
 Retriever = Annotated[RetrieverName, typer.Option(help="evidence retriever", rich_help_panel=SCORING)]
+ScoringRetriever = Annotated[
+    EvidenceRetrieverName,
+    typer.Option(
+        "--retriever",
+        help="evidence retriever: bm25, dense or hybrid over --corpus; web:serper, web:brave or wikipedia search "
+        "for each sentence",
+        rich_help_panel=SCORING,
+    ),
+]
 EvidenceK = Annotated[int, typer.Option("--evidence-k", min=1, help="l: evidence passages per sentence", rich_help_panel=SCORING)]
 Aggregate = Annotated[Aggregation, typer.Option(help="how factuality aggregates the sentences (eq. 1: min)", rich_help_panel=SCORING)]
 EvidenceAggregate = Annotated[EvidenceAggregation, typer.Option(help="how factuality aggregates a sentence's evidence passages (eq. 1: max, the best-entailing one)", rich_help_panel=SCORING)]

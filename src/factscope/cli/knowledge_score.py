@@ -28,15 +28,16 @@ from factscope.cli.knowledge_options import (
     Queries,
     RankBy,
     Relevance,
-    Retriever,
+    ScoringRetriever,
     Seed,
     Task,
     Weights,
 )
 from factscope.cli.llm_options import LLMOptions, summed_usage, usage_rows
-from factscope.cli.option_rules import FAST_MODE_OPTIONS, RAY_OPTIONS, refuse_ignored
+from factscope.cli.option_rules import FAST_MODE_OPTIONS, RAY_OPTIONS, WEB_OPTIONS, refuse_ignored
 from factscope.cli.output_options import Overwrite, RetryFailed
 from factscope.cli.output_paths import check_outputs
+from factscope.cli.web_options import WebOptions
 from factscope.core.errors import ConfigError, InputError, RecordsFailed
 
 if TYPE_CHECKING:
@@ -70,6 +71,8 @@ Examples:
 
   factscope knowledge score knowledge.jsonl --corpus wiki.jsonl --lm endpoint --llm-base-url http://localhost:8000/v1 --llm-model gpt2
 
+  SERPER_API_KEY=... factscope knowledge score knowledge.jsonl --retriever web:serper   # evidence from the web
+
   factscope knowledge score nq_knowledge --queries nq_test_random_testset.txt --corpus wiki.jsonl \\
       --aggregate max --rank-by label --hard-factuality
 """
@@ -91,7 +94,7 @@ def score_command(
     queries: Queries = None,
     task: Task = None,
     corpus: Corpus = None,
-    retriever: Retriever = "bm25",
+    retriever: ScoringRetriever = "bm25",
     evidence_k: EvidenceK = 5,
     aggregate: Aggregate = "min",
     evidence_aggregate: EvidenceAggregate = "max",
@@ -111,8 +114,9 @@ def score_command(
     *,
     endpoint: LLMOptions,
     engine: EngineOptions,
+    web: WebOptions,
 ) -> None:
-    refuse_ignored(ctx, (*RAY_OPTIONS, *FAST_MODE_OPTIONS))
+    refuse_ignored(ctx, (*RAY_OPTIONS, *FAST_MODE_OPTIONS, *WEB_OPTIONS))
     from factscope.conner.data import KnowledgeRecords
     from factscope.conner.evaluator_setup import default_lm
     from factscope.conner.system import KNOWLEDGE, KnowledgeParser, KnowledgeSpec, make_spec_evaluator
@@ -123,7 +127,7 @@ def score_command(
         corpus=corpus, retriever=retriever, evidence_k=evidence_k, aggregate=aggregate,
         evidence_aggregate=evidence_aggregate, rank_by=rank_by, hard=hard_factuality, checker=checker,
         relevance=relevance_model, coherence=coherence_model, lm=default_lm(lm), baselines=baselines, weights=weights, seed=seed,
-        mode=mode,
+        mode=mode, web=web.settings(),
     )
     if engine.on_ray:
         if queries is not None:

@@ -12,6 +12,8 @@ from typing import Any
 
 import typer
 
+from factscope.cli.web_options import WEB_PARAMS
+
 
 @dataclass(frozen=True)
 class OptionRule:
@@ -83,6 +85,23 @@ def _model_checker(params: Mapping[str, Any]) -> bool:
     return _checker_name(params) not in UNSEGMENTED_CHECKERS
 
 
+def _web_retriever(params: Mapping[str, Any]) -> bool:
+    from factscope.retrieve.web_retrievers import is_web_retriever
+
+    return is_web_retriever(str(params.get("retriever") or ""))
+
+
+def _retrieves(params: Mapping[str, Any]) -> bool:
+    return params.get("corpus") is not None or _web_retriever(params)
+
+
+WEB_OPTIONS = tuple(
+    OptionRule(f"--{param.replace('_', '-')}", param, _web_retriever, "with --retriever web:serper, web:brave or "
+               "wikipedia")
+    for param in WEB_PARAMS
+)
+"""The web retrieval options (check, knowledge score)."""
+
 FAST_MODE_OPTIONS = (
     OptionRule(
         "--mode",
@@ -102,8 +121,10 @@ CHECK_OPTIONS = (
     OptionRule(
         "--min-relevance", "min_relevance", lambda p: p.get("relevance") == "lexical", "with --relevance lexical"
     ),
-    OptionRule("--top-k", "top_k", lambda p: p.get("corpus") is not None, "with --corpus (passages retrieved)"),
-    OptionRule("--retriever", "retriever", lambda p: p.get("corpus") is not None, "with --corpus"),
+    OptionRule("--top-k", "top_k", _retrieves, "with --corpus or a web retriever (passages retrieved)"),
+    OptionRule("--retriever", "retriever", _retrieves, "with --corpus, or as web:serper, web:brave or wikipedia"),
+    OptionRule("--retrieve-for", "retrieve_for", _retrieves, "with --corpus or a web retriever"),
+    *WEB_OPTIONS,
     OptionRule(
         "--similarity-threshold",
         "similarity_threshold",

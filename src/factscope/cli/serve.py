@@ -9,7 +9,9 @@ import typer
 
 from factscope.checkers.segmented import CheckMode
 from factscope.cli.llm_options import LLMOptions, llm_options
+from factscope.cli.web_options import WebOptions, web_options
 from factscope.core.errors import ConfigError
+from factscope.retrieve.web_retrievers import SearchServiceName
 
 HELP = """Serve the four systems over HTTP, with a web app to look at results.
 
@@ -32,7 +34,7 @@ LIMITS = "Limits"
 
 def register(app: typer.Typer) -> None:
     """Add the `serve` command."""
-    app.command("serve", help=HELP)(llm_options(serve_command))
+    app.command("serve", help=HELP)(llm_options(web_options(serve_command)))
 
 
 def serve_command(
@@ -44,6 +46,11 @@ def serve_command(
                                                 help="key every request must carry")] = None,
     check_extractor: Annotated[str, typer.Option(help="claim extractor of /v1/check", rich_help_panel=PANEL)] = "rules",
     check_checker: Annotated[str, typer.Option(help="checker of /v1/check", rich_help_panel=PANEL)] = "embedded",
+    check_retriever: Annotated[
+        SearchServiceName | None,
+        typer.Option(help="search service that finds evidence for /v1/check records without references (key "
+                     "from SERPER_API_KEY or BRAVE_API_KEY; the web retrieval options apply)", rich_help_panel=PANEL),
+    ] = None,
     ground_extractor: Annotated[str, typer.Option(help="fact extractor of /v1/ground", rich_help_panel=PANEL)] = "facts",
     ground_presence: Annotated[str, typer.Option(help="presence model of /v1/ground", rich_help_panel=PANEL)] = "bi",
     attribute_checker: Annotated[str, typer.Option(help="alignment / \\[NA] checker of /v1/attribute/score",
@@ -81,6 +88,7 @@ def serve_command(
     ] = 30.0,
     *,
     endpoint: LLMOptions,
+    web: WebOptions,
 ) -> None:
     try:
         import uvicorn
@@ -104,7 +112,8 @@ def serve_command(
         or PRESENCE_MODELS.needs_llm(ground_presence) or lm == "endpoint"
     )
     components = Components(
-        check_extractor=check_extractor, check_checker=check_checker, ground_extractor=ground_extractor,
+        check_extractor=check_extractor, check_checker=check_checker, check_retriever=check_retriever,
+        web=web.settings(), ground_extractor=ground_extractor,
         ground_presence=ground_presence, attribute_checker=attribute_checker, knowledge_checker=knowledge_checker,
         knowledge_corpus=corpus, knowledge_lm=lm, mode=mode, llm=endpoint.build_if(needs_llm),
     )

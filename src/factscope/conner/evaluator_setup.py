@@ -17,6 +17,9 @@ if TYPE_CHECKING:
     from factscope.conner.relevance import RelevanceModel
     from factscope.hf.causal_lm import TokenLogProbs
     from factscope.llm.client import LLMClient
+    from factscope.retrieve.corpus import Retriever
+    from factscope.retrieve.web_evidence import WebEvidence
+    from factscope.retrieve.web_settings import WebSettings
 
 
 def parse_weights(text: str) -> tuple[float, float, float, float]:
@@ -51,10 +54,12 @@ def make_evaluator(
     seed: int = 0,
     mode: CheckMode = "exact",
     llm: LLMClient | None = None,
+    web: WebSettings | None = None,
 ) -> KnowledgeEvaluator:
     """A KnowledgeEvaluator whose models load only for the metrics they serve.
 
-    ``corpus`` (evidence passages) enables factuality and open-ended validity; ``lm`` (a causal LM name or
+    ``corpus`` (evidence passages), or a ``retriever`` that searches the web or Wikipedia ('web:serper',
+    'web:brave', 'wikipedia', as ``web`` says), enables factuality and open-ended validity; ``lm`` (a causal LM name or
     folder, 'embedded' for the embedded SmolLM2 (the ``lm`` extra), a ``.gguf`` file run by llama.cpp, or
     'endpoint' for the completions endpoint of ``llm``) enables sentence coherence,
     informativeness and helpfulness; 'none' switches the checker, relevance or coherence model off. ``mode``
@@ -65,8 +70,6 @@ def make_evaluator(
     from factscope.checkers.registry import make_checker
     from factscope.conner.coherence import AdjacentSimilarityCoherence, ClassifierCoherence
     from factscope.conner.relevance import BiEncoderRelevance, CrossEncoderRelevance
-    from factscope.retrieve.corpus import Corpus, make_retriever
-
     for option, value, allowed in (("--aggregate", aggregate, Aggregation),
                                    ("--evidence-aggregate", evidence_aggregate, EvidenceAggregation),
                                    ("--rank-by", rank_by, SentenceRanking)):
@@ -89,7 +92,7 @@ def make_evaluator(
             checker if not isinstance(checker, str) else make_checker(checker, llm=llm, mode=mode)
             if checker != "none" else None
         ),
-        retriever=make_retriever(retriever, Corpus.from_path(corpus)) if corpus else None,
+        retriever=_retriever(retriever, corpus, evidence_k, web),
         relevance=ranker,
         coherence=paragraph,
         lm=lm if lm is None or not isinstance(lm, str) else _causal_lm(lm, llm),
@@ -97,13 +100,28 @@ def make_evaluator(
     )
 
 
+def _retriever(
+    name: str, corpus: str | Path | None, k: int, web: WebSettings | None
+) -> Retriever | WebEvidence | None:
+    """The evidence retriever: a search service (checked for its key and network before any work), else the
+    named retriever over ``corpus``, else none."""
+    from factscope.retrieve.corpus import Corpus, make_retriever
+    from factscope.retrieve.web_retrievers import is_web_retriever, make_web_evidence
+
+    if is_web_retriever(name):
+        evidence = make_web_evidence(name, web, k=k)
+        evidence.preflight()
+        return evidence
+    return make_retriever(name, Corpus.from_path(corpus)) if corpus else None
+
+
 def missing_parts(evaluator: KnowledgeEvaluator) -> list[str]:
     """What the evaluator cannot compute for want of a part, as notes that say which option supplies it."""
     notes = []
     if evaluator.retriever is None:
         notes.append(
-            "no --corpus: open-ended validity is not computed, nor factuality but for records that carry their "
-            "own 'evidence' passages"
+            "no --corpus or web retriever: open-ended validity is not computed, nor factuality but for records "
+            "that carry their own 'evidence' passages"
         )
     if evaluator.lm is None:
         notes.append(

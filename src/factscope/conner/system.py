@@ -4,7 +4,7 @@ scoring pipeline, ``KnowledgeRun``, its summary rows and its report."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +19,7 @@ from factscope.core.manifest import Setting, fingerprint_file
 from factscope.core.run import Pipeline, RunRows
 from factscope.core.system import ReportHooks, RunFacts, RunOutcome, SystemDefinition
 from factscope.metrics.conner import Aggregation, EvidenceAggregation, SentenceRanking
+from factscope.retrieve.web_settings import WebSettings
 
 if TYPE_CHECKING:
     from factscope.checkers.base import Checker
@@ -36,7 +37,9 @@ class KnowledgeSpec:
     sentence coherence, informativeness and helpfulness; ``mode`` 'fast' has a model checker score each
     knowledge sentence only against the most relevant segments of each evidence passage; ``checker``,
     ``relevance``, ``coherence`` and ``lm`` are each a name or a ready object). ``pool``: the knowledge texts the
-    helpfulness baselines are drawn from (settled by ``prepare`` when a causal LM is configured)."""
+    helpfulness baselines are drawn from (settled by ``prepare`` when a causal LM is configured). A ``retriever``
+    that searches the web or Wikipedia ('web:serper', 'web:brave', 'wikipedia') needs no corpus: it searches as
+    ``web`` says."""
 
     evaluator: KnowledgeEvaluator | None = None
     corpus: Path | None = None
@@ -55,6 +58,7 @@ class KnowledgeSpec:
     seed: int = 0
     mode: CheckMode = "exact"
     pool: tuple[str, ...] | None = None
+    web: WebSettings = field(default_factory=WebSettings)
 
 
 def needs_llm(spec: KnowledgeSpec) -> bool:
@@ -90,6 +94,7 @@ def make_spec_evaluator(spec: KnowledgeSpec, llm: LLMClient | None) -> Knowledge
         seed=spec.seed,
         mode=spec.mode,
         llm=llm,
+        web=spec.web,
     )
 
 

@@ -118,11 +118,17 @@ class ClaimRow:
 
 @dataclass(frozen=True)
 class ReferenceView:
-    """One reference of a record: its number (from 1), highlighted text and the claims it decided."""
+    """One reference of a record: its number (from 1), highlighted text, the claims it decided and whether it was
+    retrieved; ``link`` and ``title`` name the web page it was retrieved from (``link`` only for an http(s)
+    address)."""
 
     number: int
     pieces: list[Piece]
     deciding: list[tuple[int, str]]
+    retrieved: bool = False
+    link: str | None = None
+    title: str = ""
+    fetched_at: str | None = None
 
 
 @dataclass(frozen=True)
@@ -430,8 +436,19 @@ def _reference(result: CheckResult, index: int) -> ReferenceView:
         if item.verdict.evidence_reference == index
     ]
     marks = [Highlight(v.evidence_span, n, v) for n, v in deciding if v.evidence_span is not None]
+    source = result.source_of(index)
     return ReferenceView(
         number=index + 1,
         pieces=highlight_pieces(result.references[index], marks),
         deciding=[(n, label_name(v)) for n, v in deciding],
+        retrieved=source is not None if result.sources else result.retrieved,
+        link=web_link(source.url) if source is not None else None,
+        title=source.title if source is not None else "",
+        fetched_at=source.fetched_at if source is not None else None,
     )
+
+
+def web_link(url: str) -> str | None:
+    """``url`` when it is an http(s) address a page may link to, else None (a ``javascript:`` address from a
+    search result must never become a link)."""
+    return url if url.lower().startswith(("http://", "https://")) else None

@@ -17,8 +17,18 @@ from factscope.core.schema import Record
 from factscope.core.system import ReportHooks, RunFacts, RunOutcome, SystemDefinition
 from factscope.refchecker import html_report
 from factscope.refchecker.data import CheckRecords, parse_record
-from factscope.refchecker.task import CheckResult, CheckRun, CheckTotals, check_pipeline, check_run
+from factscope.refchecker.task import (
+    CheckResult,
+    CheckRun,
+    CheckTotals,
+    RetrieveFor,
+    check_pipeline,
+    check_run,
+)
 from factscope.retrieve.corpus import Retriever
+from factscope.retrieve.web_evidence import WebEvidence
+from factscope.retrieve.web_retrievers import is_web_retriever
+from factscope.retrieve.web_settings import WebSettings
 
 if TYPE_CHECKING:
     from factscope.llm.client import LLMClient
@@ -30,17 +40,22 @@ class CheckSpec:
 
     ``extractor`` and ``checker`` are spec strings ('rules', 'embedded', 'nli:MODEL', 'llm', ...) or ready objects;
     ``checker_settings`` go to ``make_checker`` with a spec (``max_tokens``, ``relevance``, ``mismatch``, ...).
-    Records without references are checked against the top ``retrieve_k`` passages of ``retriever``: a ready
-    retriever, or a retriever name ('bm25', 'dense', 'hybrid') over the passages of ``corpus`` (whose fingerprint
-    the results file's manifest records); a name without a corpus retrieves nothing.
+    Records without references (every record with ``retrieve_for='all'``) are checked against the top
+    ``retrieve_k`` passages of ``retriever``: a ready retriever, a retriever name ('bm25', 'dense', 'hybrid') over
+    the passages of ``corpus`` (whose fingerprint the results file's manifest records; a name without a corpus
+    retrieves nothing), or a search service ('web:serper', 'web:brave', 'wikipedia') that finds each claim's
+    passages as ``web`` says; with ``query_llm`` the LLM writes its search queries (RefChecker's prompt).
     """
 
     extractor: str | Extractor = "rules"
     checker: str | Checker = "embedded"
     checker_settings: CheckerSettings = field(default_factory=CheckerSettings)
     corpus: Path | None = None
-    retriever: str | Retriever | None = None
+    retriever: str | Retriever | WebEvidence | None = None
     retrieve_k: int = 5
+    retrieve_for: RetrieveFor = "missing"
+    web: WebSettings = field(default_factory=WebSettings)
+    query_llm: bool = False
     abstention_detection: bool = True
 
 
@@ -49,24 +64,30 @@ def needs_llm(spec: CheckSpec) -> bool:
     from factscope.checkers.registry import CHECKERS
     from factscope.claims.registry import EXTRACTORS
 
-    return (isinstance(spec.extractor, str) and EXTRACTORS.needs_llm(spec.extractor)) or (
-        isinstance(spec.checker, str) and CHECKERS.needs_llm(spec.checker)
+    return (
+        (isinstance(spec.extractor, str) and EXTRACTORS.needs_llm(spec.extractor))
+        or (isinstance(spec.checker, str) and CHECKERS.needs_llm(spec.checker))
+        or (spec.query_llm and isinstance(spec.retriever, str) and is_web_retriever(spec.retriever))
     )
 
 
 def ready(spec: CheckSpec, llm: LLMClient | None) -> CheckSpec:
-    """``spec`` with its extractor, checker and retriever built (``llm`` for the LLM ones)."""
-    return replace(spec, extractor=_extractor(spec, llm), checker=_checker(spec, llm), retriever=_retriever(spec))
+    """``spec`` with its retriever, extractor and checker built (``llm`` for the LLM ones); a web retriever
+    first, so that a missing key or network stops the run before any model loads."""
+    retriever = _retriever(spec, llm)
+    return replace(spec, extractor=_extractor(spec, llm), checker=_checker(spec, llm), retriever=retriever)
 
 
 def build(spec: CheckSpec, llm: LLMClient | None) -> Pipeline[Record, CheckResult, CheckTotals]:
     """The check pipeline with the components of ``spec`` built (``llm`` for the LLM ones)."""
     settings: dict[str, Setting] = {"corpus": fingerprint_file(spec.corpus).sha256} if spec.corpus else {}
+    retriever = _retriever(spec, llm)
     return check_pipeline(
         _extractor(spec, llm),
         _checker(spec, llm),
-        retriever=_retriever(spec),
+        retriever=retriever,
         retrieve_k=spec.retrieve_k,
+        retrieve_for=spec.retrieve_for,
         abstention_detection=spec.abstention_detection,
         settings=settings,
     )
@@ -86,9 +107,17 @@ def _checker(spec: CheckSpec, llm: LLMClient | None) -> Checker:
     return make_checker(spec.checker, llm=llm, **spec.checker_settings)
 
 
-def _retriever(spec: CheckSpec) -> Retriever | None:
+def _retriever(spec: CheckSpec, llm: LLMClient | None) -> Retriever | WebEvidence | None:
     if not isinstance(spec.retriever, str):
         return spec.retriever
+    if is_web_retriever(spec.retriever):
+        from factscope.retrieve.web_retrievers import make_web_evidence
+
+        evidence = make_web_evidence(
+            spec.retriever, spec.web, k=spec.retrieve_k, llm=llm if spec.query_llm else None
+        )
+        evidence.preflight()
+        return evidence
     if spec.corpus is None:
         return None
     from factscope.retrieve.corpus import Corpus, make_retriever
@@ -110,6 +139,7 @@ def summary_rows(run: CheckRun, outcome: RunOutcome) -> list[tuple[str, object]]
     """The figures of a check run's summary table."""
     return [
         ("records (new / resumed)", f"{run.new_records} / {run.resumed_records}"),
+        *retrieval_rows(run),
         ("skipped input records", outcome.skipped),
         *outcome.rows,
         ("claims", run.claims),
@@ -119,6 +149,24 @@ def summary_rows(run: CheckRun, outcome: RunOutcome) -> list[tuple[str, object]]
         ("records / second (this run)", round(run.new_records / run.seconds, 2) if run.seconds else None),
         ("extractor / checker", f"{run.extractor} / {run.checker}"),
         ("results", str(outcome.output)),
+    ]
+
+
+def retrieval_rows(run: CheckRun) -> list[tuple[str, object]]:
+    """The web retrieval's cost in the summary: searches and page reads sent (per claim) and those the cache
+    answered; none when nothing was searched."""
+    cost = run.retrieval
+    if not (cost.searches or cost.cached_searches or cost.failures):
+        return []
+
+    def per_claim(count: int) -> str:
+        return f"{count / run.claims:.2f}" if run.claims else "-"
+
+    sent = f"{cost.searches} / {cost.page_fetches}"
+    return [
+        ("web searches / page reads", f"{sent} ({per_claim(cost.searches)} / {per_claim(cost.page_fetches)} per claim)"),
+        ("web searches / page reads from the cache", f"{cost.cached_searches} / {cost.cached_pages}"),
+        ("failed searches / page reads", cost.failures),
     ]
 
 

@@ -26,14 +26,21 @@ from factscope.metrics.hallucination import (
     copy_rate,
     summarize_response,
 )
+from factscope.retrieve.passage_source import PassageSource, RetrievalCost
+from factscope.retrieve.web_evidence import EvidenceRequest, RecordEvidence
+from factscope.retrieve.web_retrievers import RetrieveFor
 
 
 class ClaimResult(BaseModel):
-    """One claim with its verdict and its copy rate (share of its 1- to 4-grams found in the references)."""
+    """One claim with its verdict and its copy rate (share of its 1- to 4-grams found in the references).
+
+    ``passages`` are the indices of the references the claim was checked against when they were chosen for it
+    (a web retriever's top passages for this claim, after the record's own references); None: all of them."""
 
     claim: Claim
     verdict: Verdict
     copy_rate: float | None = None
+    passages: list[int] | None = None
 
 
 class CheckResult(ShownAsHtml, BaseModel):
@@ -41,6 +48,9 @@ class CheckResult(ShownAsHtml, BaseModel):
 
     ``abstained`` is true when every sentence of the response declines to answer (it was not given to the
     extractor); ``abstaining_sentences`` are the ids of the sentences that decline, whose claims were dropped.
+    ``sources`` gives, for each reference, the page a web retriever found it on (None for a reference of the
+    record or of a corpus; empty when nothing came from the web); ``retrieval`` counts the searches and page
+    reads the record needed and ``retrieval_problems`` says which failed and why.
     """
 
     id: str
@@ -49,6 +59,9 @@ class CheckResult(ShownAsHtml, BaseModel):
     setting: str | None = None
     references: list[str] = Field(default_factory=list)
     retrieved: bool = False
+    sources: list[PassageSource | None] = Field(default_factory=list)
+    retrieval: RetrievalCost | None = None
+    retrieval_problems: list[str] = Field(default_factory=list)
     claims: list[ClaimResult] = Field(default_factory=list)
     extraction_failed: bool = False
     extraction_error: str | None = None
@@ -63,10 +76,12 @@ class CheckResult(ShownAsHtml, BaseModel):
 
     def item_rows(self) -> list[dict[str, Any]]:
         """One table row per claim (numbered from 1): its text, the verdict's label, probabilities, evidence and
-        what decided it (``factscope.core.result_tables``)."""
+        what decided it, and the evidence's page when a web retriever found it
+        (``factscope.core.result_tables``)."""
         rows = []
         for number, result in enumerate(self.claims, start=1):
             claim, verdict = result.claim, result.verdict
+            source = self.source_of(verdict.evidence_reference)
             rows.append({
                 "id": self.id,
                 "claim": number,
@@ -78,6 +93,8 @@ class CheckResult(ShownAsHtml, BaseModel):
                 "score": verdict.score,
                 "evidence": verdict.evidence,
                 "evidence_reference": verdict.evidence_reference,
+                "evidence_url": source.url if source is not None else None,
+                "evidence_title": source.title if source is not None else None,
                 "rule": verdict.rule,
                 "reason": verdict.reason,
                 "failed": verdict.failed,
@@ -85,6 +102,12 @@ class CheckResult(ShownAsHtml, BaseModel):
                 "copy_rate": result.copy_rate,
             })
         return rows
+
+    def source_of(self, reference: int | None) -> PassageSource | None:
+        """The page the reference numbered ``reference`` (from 0) was found on, or None."""
+        if reference is None or not 0 <= reference < len(self.sources):
+            return None
+        return self.sources[reference]
 
 
 class CheckRun(RunResult[CheckResult]):
@@ -94,7 +117,8 @@ class CheckRun(RunResult[CheckResult]):
     ``rates.abstained`` counts the responses with no claims (RefChecker's abstentions); ``declined`` those among
     them that the abstention detector found declining to answer as a whole ("I don't know."). ``failed`` counts
     the records with a failed extraction or claim check (``check_failed``); ``extraction_failures`` and
-    ``check_failures`` count the failed extractions and the failed claim checks.
+    ``check_failures`` count the failed extractions and the failed claim checks; ``retrieval`` counts the
+    searches and page reads of a web retriever (all zero without one).
     """
 
     rates: DatasetRates
@@ -105,6 +129,7 @@ class CheckRun(RunResult[CheckResult]):
     check_failures: int
     extractor: str
     checker: str
+    retrieval: RetrievalCost = Field(default_factory=RetrievalCost)
 
     def headline(self) -> list[tuple[str, object]]:
         """The hallucination rate, the claims and the checker."""
@@ -123,6 +148,7 @@ class CheckTotals:
     extraction_failures: int = 0
     check_failures: int = 0
     failed: int = 0
+    retrieval: RetrievalCost = field(default_factory=RetrievalCost)
 
     def add(self, row: CheckResult) -> None:
         """Count one record's results; a failed extraction is counted, not rated."""
@@ -135,6 +161,8 @@ class CheckTotals:
         self.extraction_failures += row.extraction_failed
         self.check_failures += sum(1 for claim in row.claims if claim.verdict.failed)
         self.failed += check_failed(row)
+        if row.retrieval is not None:
+            self.retrieval.add(row.retrieval)
 
     def merge(self, other: CheckTotals) -> None:
         """Count every row ``other`` counted."""
@@ -146,6 +174,7 @@ class CheckTotals:
         self.extraction_failures += other.extraction_failures
         self.check_failures += other.check_failures
         self.failed += other.failed
+        self.retrieval.add(other.retrieval)
 
 
 def check_pipeline(
@@ -154,6 +183,7 @@ def check_pipeline(
     *,
     retriever: Any = None,
     retrieve_k: int = 5,
+    retrieve_for: RetrieveFor = "missing",
     abstention_detection: bool = True,
     settings: Mapping[str, Setting] | None = None,
 ) -> Pipeline[Record, CheckResult, CheckTotals]:
@@ -165,11 +195,13 @@ def check_pipeline(
         stage_name="checking",
         row_type=CheckResult,
         key=lambda record: record.id,
-        process=lambda batch: _check_batch(batch, extractor, checker, retriever, retrieve_k, detector),
+        process=lambda batch: _check_batch(batch, extractor, checker, Retrieval(retriever, retrieve_k, retrieve_for),
+                                           detector),
         new_totals=CheckTotals,
         components={"extractor": extractor, "checker": checker, "retriever": retriever},
         settings={
             "retrieve_k": retrieve_k if retriever is not None else None,
+            **({"retrieve_for": retrieve_for} if retriever is not None and retrieve_for != "missing" else {}),
             "abstention_detection": abstention_detection,
             **(settings or {}),
         },
@@ -201,6 +233,7 @@ def check(
     output: str | Path | None = None,
     retriever: Any = None,
     retrieve_k: int = 5,
+    retrieve_for: RetrieveFor = "missing",
     batch_size: int = 32,
     progress: ProgressCallback | None = None,
     settings: Mapping[str, Setting] | None = None,
@@ -213,8 +246,9 @@ def check(
     ``records`` is read twice (a list, or a re-iterable reader such as ``CheckRecords`` that streams a file).
     With ``output``, records already in that file are skipped (resume), the run's figures cover the whole file,
     and ``results`` reads the file lazily, so memory does not grow with the number of records. Records with no
-    references are checked against the ``retriever``'s top ``retrieve_k`` passages (query: the question, else the
-    response) when one is given. ``progress`` receives the run's progress events, and so do the extractor and
+    references are checked against the ``retriever``'s top ``retrieve_k`` passages when one is given: a corpus
+    retriever's for the record (query: the question, else the response), a web retriever's (``WebEvidence``)
+    for each claim; with ``retrieve_for='all'`` every record gets them after its own references. ``progress`` receives the run's progress events, and so do the extractor and
     checker when they report their own work (LLM calls); nothing is drawn without it. The results file records
     what made it (``settings`` adds to the components' own description); a file made otherwise is refused unless
     ``overwrite``. With ``retry_failed``, the file's records with a failed extraction or claim check
@@ -228,6 +262,7 @@ def check(
         checker,
         retriever=retriever,
         retrieve_k=retrieve_k,
+        retrieve_for=retrieve_for,
         abstention_detection=abstention_detection,
         settings=settings,
     )
@@ -257,6 +292,7 @@ def check_run(produced: RunRows[CheckResult], totals: CheckTotals, *, extractor:
         **produced.counts(),
         extractor=extractor,
         checker=checker,
+        retrieval=totals.retrieval,
     )
 
 
@@ -265,33 +301,72 @@ def check_failed(result: CheckResult) -> bool:
     return result.extraction_failed or any(claim.verdict.failed for claim in result.claims)
 
 
+@dataclass(frozen=True)
+class Retrieval:
+    """How a batch's records get retrieved passages: the retriever (a corpus retriever, a ``WebEvidence`` or
+    None), how many passages and for which records."""
+
+    retriever: Any
+    k: int
+    wanted: RetrieveFor
+
+    def wants(self, record: Record) -> bool:
+        """Whether ``record`` gets retrieved passages."""
+        return self.retriever is not None and (self.wanted == "all" or not record.references)
+
+
+@dataclass
+class _Evidence:
+    """What one record's claims are checked against: its references (its own, then retrieved ones), their
+    sources, and each claim's references (None: all of them)."""
+
+    references: list[str]
+    sources: list[PassageSource | None] = field(default_factory=list)
+    per_claim: list[list[int]] | None = None
+    found: RecordEvidence | None = None
+
+    def of_claim(self, number: int) -> list[int]:
+        """The indices of the references claim ``number`` (from 0) is checked against."""
+        return self.per_claim[number] if self.per_claim is not None else list(range(len(self.references)))
+
+
 def _check_batch(
     batch: Sequence[Record],
     extractor: Extractor,
     checker: Checker,
-    retriever: Any,
-    retrieve_k: int,
+    retrieval: Retrieval,
     detector: AbstentionDetector | None,
 ) -> list[CheckResult]:
     screened = extract_answers(extractor, [r.response for r in batch], [r.question for r in batch], detector)
     extractions = [extraction for extraction, _ in screened]
-    references = [_references_for(record, retriever, retrieve_k) for record in batch]
+    evidence = _evidence_for(batch, [[c.render() for c in e.claims] for e in extractions], retrieval)
     tasks: list[CheckTask] = []
-    for record, extraction, refs in zip(batch, extractions, references):
-        for claim in extraction.claims:
+    for record, extraction, found in zip(batch, extractions, evidence):
+        for number, claim in enumerate(extraction.claims):
             tasks.append(
                 CheckTask(
-                    claim=claim.render(), references=tuple(refs), question=record.question, triplet=claim.triplet
+                    claim=claim.render(),
+                    references=tuple(found.references[i] for i in found.of_claim(number)),
+                    question=record.question,
+                    triplet=claim.triplet,
                 )
             )
     verdicts = iter(checker.check(tasks)) if tasks else iter(())
     results = []
-    for record, (extraction, screening), refs in zip(batch, screened, references):
-        joined = "\n".join(refs)
-        claims = [
-            ClaimResult(claim=claim, verdict=next(verdicts), copy_rate=copy_rate(claim.render(), joined) if refs else None)
-            for claim in extraction.claims
-        ]
+    for record, (extraction, screening), found in zip(batch, screened, evidence):
+        claims = []
+        for number, claim in enumerate(extraction.claims):
+            chosen = found.of_claim(number)
+            verdict = next(verdicts)
+            if found.per_claim is not None and verdict.evidence_reference is not None:
+                verdict = verdict.model_copy(update={"evidence_reference": chosen[verdict.evidence_reference]})
+            joined = "\n".join(found.references[i] for i in chosen)
+            claims.append(ClaimResult(
+                claim=claim,
+                verdict=verdict,
+                copy_rate=copy_rate(claim.render(), joined) if chosen else None,
+                passages=chosen if found.per_claim is not None else None,
+            ))
         summary = None if extraction.failed else summarize_response([c.verdict.label for c in claims])
         results.append(
             CheckResult(
@@ -299,8 +374,11 @@ def _check_batch(
                 question=record.question,
                 response=record.response,
                 setting=record.setting,
-                references=refs,
-                retrieved=not record.references and bool(refs),
+                references=found.references,
+                retrieved=len(found.references) > len(record.references),
+                sources=found.sources,
+                retrieval=found.found.cost if found.found is not None else None,
+                retrieval_problems=found.found.problems if found.found is not None else [],
                 claims=claims,
                 extraction_failed=extraction.failed,
                 extraction_error=extraction.error,
@@ -314,11 +392,30 @@ def _check_batch(
     return results
 
 
-def _references_for(record: Record, retriever: Any, k: int) -> list[str]:
-    if record.references or retriever is None:
-        return list(record.references)
-    query = record.question or record.response
-    return [hit.text for hit in retriever.search(query, k)] if query.strip() else []
+def _evidence_for(batch: Sequence[Record], claims: Sequence[list[str]], retrieval: Retrieval) -> list[_Evidence]:
+    """Each record's references, with retrieved passages where ``retrieval`` wants them: a web retriever's for
+    each claim (gathered for the whole batch at once), a corpus retriever's for the record."""
+    evidence = [_Evidence(list(record.references)) for record in batch]
+    wanted = [index for index, record in enumerate(batch) if retrieval.wants(record)]
+    if not wanted:
+        return evidence
+    retriever = retrieval.retriever
+    if not hasattr(retriever, "gather"):
+        for index in wanted:
+            query = batch[index].question or batch[index].response
+            if query.strip():
+                evidence[index].references.extend(hit.text for hit in retriever.search(query, retrieval.k))
+        return evidence
+    requests = [EvidenceRequest(batch[i].response, claims[i], batch[i].question) for i in wanted]
+    for index, found in zip(wanted, retriever.gather(requests)):
+        given = len(batch[index].references)
+        evidence[index] = _Evidence(
+            references=[*batch[index].references, *found.passages],
+            sources=[*([None] * given), *found.sources],
+            per_claim=[[*range(given), *(given + i for i in chosen)] for chosen in found.per_claim],
+            found=found,
+        )
+    return evidence
 
 
 def summarize_run(

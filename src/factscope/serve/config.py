@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from factscope.retrieve.web_settings import WebSettings
+
 if TYPE_CHECKING:
     from factscope.checkers.segmented import CheckMode
 
@@ -30,6 +32,10 @@ class Components:
 
     check_extractor: str = "rules"
     check_checker: str = "embedded"
+    check_retriever: str | None = None
+    """A search service ('web:serper', 'web:brave', 'wikipedia') that finds evidence for /v1/check records without
+    references, as ``web`` says (None: such records are checked against nothing)."""
+    web: WebSettings = field(default_factory=WebSettings)
     ground_extractor: str = "facts"
     ground_presence: str = "bi"
     attribute_checker: str = "embedded"

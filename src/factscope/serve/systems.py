@@ -169,7 +169,8 @@ def make_systems(components: Components) -> dict[str, System[Any, Any]]:
     systems: list[System[Any, Any]] = [
         DefinedSystem(
             CHECK,
-            CheckSpec(extractor=components.check_extractor, checker=components.check_checker, checker_settings=mode),
+            CheckSpec(extractor=components.check_extractor, checker=components.check_checker, checker_settings=mode,
+                      retriever=components.check_retriever, web=components.web),
             llm,
         ),
         DefinedSystem(

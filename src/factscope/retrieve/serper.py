@@ -1,0 +1,60 @@
+"""Google results through the Serper API (https://serper.dev), as RefChecker, SAFE, VeriScore and FacTool use it:
+organic results are fetched and read; an answer box is a passage of its own (RefChecker puts it first)."""
+
+from __future__ import annotations
+
+from factscope.retrieve.web_client import WebClient
+from factscope.retrieve.web_search import (
+    PageRead,
+    SearchAnswer,
+    SearchHit,
+    api_key,
+    items_at,
+    read_web_page,
+    rejected,
+)
+
+SERPER_URL = "https://google.serper.dev"
+KEY_VARIABLE = "SERPER_API_KEY"
+
+
+class SerperSearch:
+    """``web:serper``: POST {base_url}/search with the key from SERPER_API_KEY in the X-API-KEY header."""
+
+    name = "web:serper"
+    key_variable: str | None = KEY_VARIABLE
+
+    def __init__(self, base_url: str | None = None, *, language: str = "en") -> None:
+        self.base_url = (base_url or SERPER_URL).rstrip("/")
+        self.language = language
+
+    def search(self, client: WebClient, query: str, count: int) -> SearchAnswer:
+        """The answer box (when there is one) and the first ``count`` organic results."""
+        headers = {"X-API-KEY": api_key(KEY_VARIABLE, "web:serper"), "Content-Type": "application/json"}
+        reply = client.request_json(
+            "POST", f"{self.base_url}/search", json={"q": query, "num": count, "hl": self.language}, headers=headers
+        )
+        rejected(reply, "Serper", KEY_VARIABLE)
+        if reply.error is not None:
+            return SearchAnswer(error=reply.error)
+        organic = items_at(reply.body, "organic")
+        if organic is None:
+            return SearchAnswer(error="Serper's answer has no list of organic results")
+        hits = [
+            SearchHit(str(item["link"]), str(item.get("title", "")))
+            for item in organic if isinstance(item.get("link"), str)
+        ][:count]
+        box = reply.body.get("answerBox")
+        if isinstance(box, dict):
+            text = box.get("answer") or box.get("snippet") or box.get("snippetHighlighted")
+            if isinstance(text, list):
+                text = " ".join(str(piece) for piece in text)
+            if isinstance(text, str) and text.strip():
+                given = box.get("link")
+                link = given if isinstance(given, str) else f"{self.base_url}/search"
+                hits.insert(0, SearchHit(link, str(box.get("title", "Google answer box")), text=text.strip()))
+        return SearchAnswer(tuple(hits))
+
+    def read(self, client: WebClient, hit: SearchHit) -> PageRead:
+        """The organic result's page, fetched and extracted."""
+        return read_web_page(client, hit.url, hit.title)

@@ -1,0 +1,81 @@
+"""The settings of evidence retrieval from the web and Wikipedia: what is searched and ranked (they change the
+results, so a results file's fingerprint records them) and how politely the services are asked (they do not)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Literal
+
+from factscope.core.errors import ConfigError
+from factscope.retrieve.corpus import RetrieverName
+
+QuerySource = Literal["response", "claims"]
+"""Where search queries come from: one per response (RefChecker) or one per claim (SAFE, VeriScore)."""
+
+USER_AGENT = "factscope (+https://github.com/factscope/factscope; fact checking)"
+"""How factscope names itself to the services it asks and in robots.txt look-ups."""
+
+
+@dataclass(frozen=True)
+class WebSettings:
+    """How evidence is found on the web or in Wikipedia.
+
+    ``queries``: one query per response or per claim; ``results_per_query``: the search results (pages) read per
+    query; ``language``: Wikipedia's language edition (``en``, ``de``, ...); ``ranker`` ranks a record's passages
+    for each claim; ``passage_words``: the most words of one passage (the segmenter cuts pages at sentence ends
+    within it). ``search_url`` replaces the search service's base URL (a proxy, a test server). Politeness:
+    at most ``concurrency`` requests at a time, ``timeout`` seconds each, ``max_retries`` retries on 429 / 5xx
+    (Retry-After respected), pages cut at ``max_page_bytes``, robots.txt obeyed when ``robots``. Every search and
+    page is kept in the SQLite file ``cache_path`` (default ``~/.cache/factscope/web.sqlite``) and read from it
+    while younger than ``cache_max_age_days`` (0: always ask again).
+    """
+
+    queries: QuerySource = "response"
+    results_per_query: int = 3
+    language: str = "en"
+    ranker: RetrieverName = "bm25"
+    passage_words: int = 120
+    search_url: str | None = None
+    concurrency: int = 4
+    timeout: float = 10.0
+    max_retries: int = 3
+    backoff_max: float = 30.0
+    max_page_bytes: int = 2_000_000
+    robots: bool = True
+    cache_path: Path | None = None
+    cache_max_age_days: float = 30.0
+
+    def __post_init__(self) -> None:
+        problems = [
+            f"{name} must be at least {least} (got {value})"
+            for name, value, least in (
+                ("results_per_query", self.results_per_query, 1),
+                ("passage_words", self.passage_words, 8),
+                ("concurrency", self.concurrency, 1),
+                ("max_page_bytes", self.max_page_bytes, 1024),
+            )
+            if value < least
+        ]
+        if self.timeout <= 0:
+            problems.append(f"timeout must be above 0 seconds (got {self.timeout:g})")
+        if self.max_retries < 0:
+            problems.append(f"max_retries must be 0 or more (got {self.max_retries})")
+        if self.cache_max_age_days < 0:
+            problems.append(f"cache_max_age_days must be 0 or more (got {self.cache_max_age_days:g})")
+        if not self.language.replace("-", "").isalnum():
+            problems.append(f"language must be a Wikipedia language code such as 'en' (got {self.language!r})")
+        if self.queries not in ("response", "claims"):
+            problems.append(f"queries must be 'response' or 'claims' (got {self.queries!r})")
+        if self.ranker not in ("bm25", "dense", "hybrid"):
+            problems.append(f"ranker must be 'bm25', 'dense' or 'hybrid' (got {self.ranker!r})")
+        if problems:
+            raise ConfigError("web retrieval settings: " + "; ".join(problems))
+
+    def result_settings(self) -> dict[str, str | int | None]:
+        """The settings that change which passages a claim gets (for a results file's fingerprint)."""
+        chosen = asdict(self)
+        return {name: chosen[name] for name in ("queries", "results_per_query", "language", "ranker",
+                                                  "passage_words", "search_url", "max_page_bytes")} | {
+            "robots": int(self.robots)
+        }
