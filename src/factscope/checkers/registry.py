@@ -91,6 +91,29 @@ def _embedded(argument: None, *, device: str = "cpu", **options: Any) -> Checker
     return _segmented(scorer, **_checker_defaults(scorer, options), name="embedded")
 
 
+def _accurate(argument: None, *, device: str = "cpu", **options: Any) -> Checker:
+    from factscope.checkers.embedded import accurate_checker_dir, load_embedded_scorer
+    from factscope.hf.device import resolve_device
+
+    scorer = load_embedded_scorer(accurate_checker_dir(), device=resolve_device(device))
+    return _segmented(scorer, **_checker_defaults(scorer, options), name="accurate")
+
+
+def _cascade(argument: str, **options: Any) -> Checker:
+    from factscope.checkers.cascade import CascadeChecker, fitted_band, parse_cascade
+
+    first, second, band = parse_cascade(argument)
+    if first.startswith("cascade:") or second.startswith("cascade:"):
+        raise ConfigError("a cascade's checkers cannot be cascades themselves")
+    band = band or fitted_band(first)
+    if band is None:
+        raise ConfigError(
+            f"no uncertainty band is fitted for '{first}'; give one: cascade:{first},{second},LOW,HIGH "
+            "(claims whose P(Entailment) from the first checker lies in [LOW, HIGH] go to the second)"
+        )
+    return CascadeChecker(CHECKERS.build(first, **options), CHECKERS.build(second, **options), band)
+
+
 def _checker_defaults(scorer: Any, options: dict[str, Any]) -> dict[str, Any]:
     """``options`` with the layout and threshold a factscope checker's manifest names (its ``inference``) where
     the caller left them unset: the settings the checker was calibrated with. The manifest's narrowest window
@@ -212,6 +235,20 @@ CHECKERS: Registry[Checker] = Registry(
     "factscope.checkers",
     [
         Entry("embedded", "default: the offline checker shipped with factscope", _embedded),
+        Entry(
+            "accurate",
+            "the larger offline checker (all-mpnet-base-v2 with a shipped LoRA delta; extra `accurate`)",
+            _accurate,
+        ),
+        Entry(
+            "cascade",
+            "the first checker decides; claims it is unsure of (P(Entailment) inside a band) go to the second",
+            _cascade,
+            Argument(
+                "FIRST,SECOND[,LOW,HIGH]",
+                "two checker specs, e.g. embedded,accurate; the band is the one fitted for FIRST unless given",
+            ),
+        ),
         Entry(
             "similarity",
             "bi-encoder cosine threshold, never Contradiction",

@@ -85,7 +85,9 @@ class Verdict(ShownAsHtml, BaseModel):
 
     ``evidence_reference`` indexes the deciding reference, ``segment_span`` is the deciding segment in it and
     ``evidence_span`` the evidence sentence (both character offsets in the original reference); ``rule`` says
-    what decided the label and ``reason`` says it in words.
+    what decided the label and ``reason`` says it in words. Under a cascade checker, ``decided_by`` names the
+    checker whose verdict this is and ``escalated`` says whether the first checker passed the claim on (both None
+    with a single checker).
     """
 
     label: Label | None
@@ -101,6 +103,8 @@ class Verdict(ShownAsHtml, BaseModel):
     failed: bool = False
     raw: str | None = None
     error: str | None = None
+    decided_by: str | None = None
+    escalated: bool | None = None
 
     def prob(self, label: Label) -> float | None:
         """Probability of one label, or None when the checker gives none."""

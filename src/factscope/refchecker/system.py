@@ -148,6 +148,11 @@ def summary_rows(run: CheckRun, outcome: RunOutcome) -> list[tuple[str, object]]
         ("check failures", run.check_failures),
         ("records / second (this run)", round(run.new_records / run.seconds, 2) if run.seconds else None),
         ("extractor / checker", f"{run.extractor} / {run.checker}"),
+        *(
+            [("escalated to the second checker", f"{run.escalated} of {run.cascaded} claims ({run.escalated / run.cascaded:.0%})")]
+            if run.cascaded
+            else []
+        ),
         ("results", str(outcome.output)),
     ]
 

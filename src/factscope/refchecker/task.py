@@ -118,7 +118,8 @@ class CheckRun(RunResult[CheckResult]):
     them that the abstention detector found declining to answer as a whole ("I don't know."). ``failed`` counts
     the records with a failed extraction or claim check (``check_failed``); ``extraction_failures`` and
     ``check_failures`` count the failed extractions and the failed claim checks; ``retrieval`` counts the
-    searches and page reads of a web retriever (all zero without one).
+    searches and page reads of a web retriever (all zero without one); under a cascade checker, ``escalated``
+    counts the claims the first checker passed to the second, out of ``cascaded`` (0 and 0 without a cascade).
     """
 
     rates: DatasetRates
@@ -130,6 +131,8 @@ class CheckRun(RunResult[CheckResult]):
     extractor: str
     checker: str
     retrieval: RetrievalCost = Field(default_factory=RetrievalCost)
+    escalated: int = 0
+    cascaded: int = 0
 
     def headline(self) -> list[tuple[str, object]]:
         """The hallucination rate, the claims and the checker."""
@@ -149,6 +152,8 @@ class CheckTotals:
     check_failures: int = 0
     failed: int = 0
     retrieval: RetrievalCost = field(default_factory=RetrievalCost)
+    escalated: int = 0
+    cascaded: int = 0
 
     def add(self, row: CheckResult) -> None:
         """Count one record's results; a failed extraction is counted, not rated."""
@@ -163,6 +168,8 @@ class CheckTotals:
         self.failed += check_failed(row)
         if row.retrieval is not None:
             self.retrieval.add(row.retrieval)
+        self.escalated += sum(1 for claim in row.claims if claim.verdict.escalated)
+        self.cascaded += sum(1 for claim in row.claims if claim.verdict.escalated is not None)
 
     def merge(self, other: CheckTotals) -> None:
         """Count every row ``other`` counted."""
@@ -175,6 +182,8 @@ class CheckTotals:
         self.check_failures += other.check_failures
         self.failed += other.failed
         self.retrieval.add(other.retrieval)
+        self.escalated += other.escalated
+        self.cascaded += other.cascaded
 
 
 def check_pipeline(
@@ -293,6 +302,8 @@ def check_run(produced: RunRows[CheckResult], totals: CheckTotals, *, extractor:
         extractor=extractor,
         checker=checker,
         retrieval=totals.retrieval,
+        escalated=totals.escalated,
+        cascaded=totals.cascaded,
     )
 
 
