@@ -337,7 +337,7 @@ class ResultWriter:
         self.done: set[str] = set()
         self.repeated = 0
         self.written = 0
-        if self.path.exists():
+        if self.path.is_file():
             self._load_done(seen)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)

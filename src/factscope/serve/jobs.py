@@ -174,12 +174,16 @@ class JobStore:
                 from error
         results_path = inside(self.results, f"{job_id}.jsonl")
         now = time.time()
-        with self._lock, self._connect() as connection:
-            connection.execute(
-                "INSERT INTO jobs (id, system, input_name, input_path, results_path, status, created) "
-                "VALUES (?, ?, ?, ?, ?, 'queued', ?)",
-                (job_id, system, name, str(input_path), str(results_path), now),
-            )
+        try:
+            with self._lock, self._connect() as connection:
+                connection.execute(
+                    "INSERT INTO jobs (id, system, input_name, input_path, results_path, status, created) "
+                    "VALUES (?, ?, ?, ?, ?, 'queued', ?)",
+                    (job_id, system, name, str(input_path), str(results_path), now),
+                )
+        except BaseException:
+            input_path.unlink(missing_ok=True)
+            raise
         return self.get(job_id)
 
     def get(self, job_id: str) -> Job:
