@@ -171,7 +171,7 @@ async def job(soak: Soak, client: httpx.AsyncClient, rng: random.Random, n: int)
 async def disconnect(soak: Soak, n: int, rng: random.Random) -> None:
     """A valid check whose client closes the connection before the answer comes."""
     body = json.dumps({"records": [record(n + i) for i in range(rng.randint(1, 6))]}).encode("utf-8")
-    reader, writer = await asyncio.open_connection("127.0.0.1", int(soak.url.rsplit(":", 1)[1]))
+    _, writer = await asyncio.open_connection("127.0.0.1", int(soak.url.rsplit(":", 1)[1]))
     writer.write(b"POST /v1/check HTTP/1.1\r\nHost: soak\r\nContent-Type: application/json\r\n"
                  + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
     await writer.drain()
@@ -184,7 +184,7 @@ async def disconnect(soak: Soak, n: int, rng: random.Random) -> None:
 async def cut_body(soak: Soak, n: int) -> None:
     """A request whose body stops halfway, then the connection closed."""
     body = json.dumps({"records": [record(n)]}).encode("utf-8")
-    reader, writer = await asyncio.open_connection("127.0.0.1", int(soak.url.rsplit(":", 1)[1]))
+    _, writer = await asyncio.open_connection("127.0.0.1", int(soak.url.rsplit(":", 1)[1]))
     writer.write(b"POST /v1/check HTTP/1.1\r\nHost: soak\r\nContent-Type: application/json\r\n"
                  + f"Content-Length: {len(body)}\r\n\r\n".encode() + body[: len(body) // 2])
     await writer.drain()

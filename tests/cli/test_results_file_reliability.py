@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import shutil
 import signal
 import subprocess
@@ -37,15 +36,21 @@ def _records(n: int) -> list[dict]:
     return [{**rows[i % len(rows)], "id": f"c{i}"} for i in range(n)]
 
 
+LIMITED = """
+import resource, runpy, sys
+limit = int(sys.argv.pop(1))
+if limit:
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+sys.argv[0] = "factscope"
+runpy.run_module("factscope", run_name="__main__", alter_sys=True)
+"""
+"""`python -m factscope` under a file size limit (RLIMIT_FSIZE; 0: none) set in the process itself."""
+
+
 def _start(*argv: str, cwd: Path, limit_bytes: int | None = None) -> subprocess.Popen:
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-
-    def file_size_limit() -> None:
-        if limit_bytes is not None:
-            resource.setrlimit(resource.RLIMIT_FSIZE, (limit_bytes, limit_bytes))
-
-    return subprocess.Popen([sys.executable, "-m", "factscope", *argv], cwd=cwd, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, preexec_fn=file_size_limit)
+    return subprocess.Popen([sys.executable, "-c", LIMITED, str(limit_bytes or 0), *argv], cwd=cwd, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
 def _finish(process: subprocess.Popen, timeout: float = 300) -> tuple[int, str]:
@@ -139,6 +144,10 @@ def test_export_and_report_of_a_file_with_repeated_ids_give_one_row_per_record_a
     code, said = _factscope("report", "dup.jsonl", "-o", "dup.html", cwd=tmp_path)
     assert code == 0, said
     assert said.count("4 rows repeat") == 1 and "records read 6" in said
+    (tmp_path / "full.csv").symlink_to("/dev/full")  # a table written whole onto a full disk: not a bug either
+    code, said = _factscope("export", "dup.jsonl", "-o", "full.csv", cwd=tmp_path)
+    assert code == 2, said
+    assert "the disk is full" in said and "ENOSPC" in said and "This is a bug" not in said
 
 
 def test_a_resumed_run_on_a_file_with_repeated_ids_counts_each_record_once_and_says_so(tmp_path):
@@ -197,7 +206,8 @@ def tiny_disk(tmp_path):
     """A 256 KiB tmpfs mounted for the test (skipped where this machine does not allow it)."""
     mount = tmp_path / "disk"
     mount.mkdir()
-    made = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mount)], capture_output=True)
+    made = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mount)], capture_output=True,
+                          check=False)
     if made.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {made.stderr.decode(errors='replace').strip()}")
     try:

@@ -108,6 +108,8 @@ def main() -> None:
         sys.exit(EXIT_USAGE)
     except OSError as error:
         if error.errno not in STORAGE_ERRNOS:
+            if _options.debug:
+                raise
             _bug(error, errors)
         where = error.filename if error.filename is not None else "a file"
         fault = storage_fault(error, where, "reading or writing it", kept="Results files keep every complete row; run the same "
@@ -115,15 +117,16 @@ def main() -> None:
         errors.print(f"[bold red]error:[/] {escape(str(fault))}", highlight=False)
         sys.exit(EXIT_USAGE)
     except Exception as error:
+        if _options.debug:
+            raise
         _bug(error, errors)
     finally:
         warnings.showwarning = shown
 
 
 def _bug(error: Exception, errors: Console) -> None:
-    """End on an error factscope did not expect: its traceback with --debug, else one line and exit 1."""
-    if _options.debug:
-        raise error
+    """End on an error factscope did not expect: one line that says so, and exit 1 (--debug shows the
+    traceback instead)."""
     errors.print(
         f"[bold red]error:[/] unexpected {type(error).__name__}: {escape(str(error))}. This is a bug in "
         "factscope: rerun with `factscope --debug ...` to see where, and please report it with that output.",

@@ -21,8 +21,8 @@ CAUSES: dict[int, tuple[str, str]] = {
     errno.EROFS: ("the file system is read-only", "write to a file system that can be written"),
     errno.EACCES: ("permission denied", "make the file and its folder writable, or write somewhere else"),
     errno.EPERM: ("the operation is not permitted", "make the file and its folder writable, or write somewhere else"),
-    errno.EFBIG: ("the file would pass the largest size allowed", "raise the file size limit (ulimit -f) or "
-                  "write to a file system that allows larger files"),
+    errno.EFBIG: ("the file would pass the largest size allowed", (
+        "raise the file size limit (ulimit -f) or write to a file system that allows larger files")),
     errno.ENOENT: ("its folder was removed", "make the folder again (or write somewhere else)"),
     errno.ESTALE: ("its folder was removed (a stale network file handle)", "make the folder again"),
     errno.EIO: ("the disk reported an input/output error", "check the disk"),

@@ -18,7 +18,6 @@ from factscope.core.storage_faults import storage_fault
 from factscope.serve.requests import RequestProblem
 from factscope.serve.security import BodyTooLarge
 
-
 KEPT = "No job was queued and the part received was removed; free space in the server's data folder and send it again"
 
 
