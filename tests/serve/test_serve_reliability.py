@@ -191,3 +191,38 @@ def test_a_full_job_store_is_a_located_507_and_the_server_still_answers(tmp_path
                                   "recording a job in the server's job store")
         assert str(tmp_path) not in message
         assert client.get("/v1/health").status_code == 200
+
+
+HOLD = """
+import sys, time
+from factscope.core.results_lock import results_lock
+with results_lock(sys.argv[1]):
+    print("held", flush=True)
+    time.sleep(60)
+"""
+
+
+def test_a_job_whose_results_file_another_process_writes_waits_for_it_and_then_runs_each_record_once(tmp_path):
+    store = JobStore(tmp_path)
+    runner = JobRunner(store, {"fake": FakeSystem()}, FairLock(), batch_size=4, lease_seconds=1.0)
+    job = store.create("fake", "a.jsonl", _upload(store, RECORDS))
+    results = store.paths(job.id)[1]
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(results)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        runner.start()
+        runner.submit(job)
+        time.sleep(2.0)  # several tries of the runner, each refused by the lock
+        waiting = store.get(job.id)
+        assert waiting.status in ("queued", "running"), waiting
+        assert not results.exists() or not results.read_text()
+    finally:
+        holder.kill()
+        holder.wait()
+    deadline = time.time() + 30
+    while store.get(job.id).status != "done":
+        assert time.time() < deadline, store.get(job.id)
+        time.sleep(0.05)
+    runner.stop()
+    ids = [json.loads(line)["id"] for line in results.read_text().splitlines()]
+    assert sorted(ids) == [r["id"] for r in RECORDS]
