@@ -313,8 +313,8 @@ def test_markup_in_every_field_of_every_system_comes_out_escaped_and_inert(resul
     rows = rows_of(results[system])
     counter = [0]
     poisoned = [hostile(row, counter) for row in rows]
-    for row in poisoned:
-        row["id"] = row["id"] if isinstance(row["id"], str) else "x"
+    for number, row in enumerate(poisoned):  # hostile ids, still one per record (readers keep an id's first row)
+        row["id"] = f"{row['id'] if isinstance(row['id'], str) else 'x'}{number}"
     path = tmp_path / "hostile.jsonl"
     path.write_text("".join(json.dumps(row) + "\n" for row in poisoned), encoding="utf-8")
     shutil.copy(manifest_path(results[system]), manifest_path(path))

@@ -218,6 +218,11 @@ def print_table(table: Table) -> None:
     results_console.print(table)
 
 
+def print_warning(message: str) -> None:
+    """Print one warning line (printed literally, never read as markup)."""
+    console.print(f"[bold yellow]warning:[/] {escape(message)}", highlight=False)
+
+
 def print_skipped(problem: object) -> None:
     """Report one skipped input record (its message printed literally, never read as markup)."""
     console.print(f"[yellow]skipped[/] {escape(str(problem))}", highlight=False)

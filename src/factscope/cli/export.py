@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from factscope.cli.display import print_skipped, print_table, summary_table
+from factscope.cli.display import print_skipped, print_table, print_warning, summary_table
 from factscope.cli.output_paths import check_outputs
 
 HELP = """Convert a results file into a table for pandas, DuckDB, Spark or a spreadsheet.
@@ -68,11 +68,14 @@ def export_command(
     ] = "records",
 ) -> None:
     from factscope.core.result_tables import table_rows, write_table
+    from factscope.core.results import repeated_message
     from factscope.reports.dispatch import read_rows, system_of
 
     check_outputs(written={"-o": output})
     system = system_of(results)
-    rows, problems = read_rows(results, system)
+    rows, problems, repeated = read_rows(results, system)
+    if repeated:
+        print_warning(repeated_message(results, repeated))
     for problem in problems:
         print_skipped(problem)
     written = write_table(table_rows(rows, system.row_type, level), output)

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import sys
+import warnings
 from dataclasses import dataclass
+from typing import TextIO
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
 from factscope.core.errors import FactscopeError, RecordsFailed
+from factscope.core.results import RepeatedRecords
+from factscope.core.storage_faults import STORAGE_ERRNOS, storage_fault
 from factscope.core.version import __version__
 
 EXIT_BUG = 1
@@ -26,7 +30,8 @@ app = typer.Typer(
         "knowledge: knowledge quality (CONNER). "
         "Run `factscope COMMAND --help` for each.\n\n"
         "Exit codes: 0 every record done; 1 an unexpected error (a bug: rerun with --debug and report it); "
-        "2 a usage, input or settings error (the message says what to change); 3 the run finished but some "
+        "2 a usage, input or settings error, or a disk or permission fault such as a full disk (the message says "
+        "what to change); 3 the run finished but some "
         "records failed (kept in the results file; --allow-failures accepts that)."
     ),
     no_args_is_help=True,
@@ -83,6 +88,16 @@ def main() -> None:
     (unless --debug)."""
     _register()
     errors = Console(stderr=True, soft_wrap=True)
+    shown = warnings.showwarning
+
+    def show(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+             file: TextIO | None = None, line: str | None = None) -> None:
+        if issubclass(category, RepeatedRecords):
+            errors.print(f"[bold yellow]warning:[/] {escape(str(message))}", highlight=False)
+        else:
+            shown(message, category, filename, lineno, file, line)
+
+    warnings.showwarning = show
     try:
         app()
     except RecordsFailed as failed:
@@ -91,12 +106,30 @@ def main() -> None:
     except FactscopeError as error:
         errors.print(f"[bold red]error:[/] {escape(str(error))}", highlight=False)
         sys.exit(EXIT_USAGE)
+    except OSError as error:
+        if error.errno not in STORAGE_ERRNOS:
+            if _options.debug:
+                raise
+            _bug(error, errors)
+        where = error.filename if error.filename is not None else "a file"
+        fault = storage_fault(error, where, "reading or writing it", kept="Results files keep every complete row; run the same "
+                              "command again to resume")
+        errors.print(f"[bold red]error:[/] {escape(str(fault))}", highlight=False)
+        sys.exit(EXIT_USAGE)
     except Exception as error:
         if _options.debug:
             raise
-        errors.print(
-            f"[bold red]error:[/] unexpected {type(error).__name__}: {escape(str(error))}. This is a bug in "
-            "factscope: rerun with `factscope --debug ...` to see where, and please report it with that output.",
-            highlight=False,
-        )
-        sys.exit(EXIT_BUG)
+        _bug(error, errors)
+    finally:
+        warnings.showwarning = shown
+
+
+def _bug(error: Exception, errors: Console) -> None:
+    """End on an error factscope did not expect: one line that says so, and exit 1 (--debug shows the
+    traceback instead)."""
+    errors.print(
+        f"[bold red]error:[/] unexpected {type(error).__name__}: {escape(str(error))}. This is a bug in "
+        "factscope: rerun with `factscope --debug ...` to see where, and please report it with that output.",
+        highlight=False,
+    )
+    sys.exit(EXIT_BUG)

@@ -3,17 +3,23 @@
 A bad output path (a folder, a read-only file, a missing folder, a file that is not a factscope results file)
 is found before any input is scored or any model loads, so a long run never ends in an error at its last step,
 and results are never appended to a foreign file. Results files are judged by the rules ``prepare_results``
-applies when the run starts (``factscope.core.manifest.check_results_path``).
+applies when the run starts (``factscope.core.manifest.check_results_path``), and the results file's lock is taken
+here and held until the command ends (``factscope.core.results_lock``), so a second run on a file that another
+run is writing is refused before any model loads.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from functools import partial
 from pathlib import Path
+
+import click
 
 from factscope.core.errors import InputError
 from factscope.core.manifest import check_results_path
+from factscope.core.results_lock import acquire, release
 
 
 def check_outputs(
@@ -21,8 +27,10 @@ def check_outputs(
 ) -> None:
     """Refuse, with an InputError naming the path and what to do, a bad results file (``results``, resumed into
     unless ``overwrite``) or a bad file that an option writes whole at the end (``written``: option -> path,
-    such as ``{"--summary": summary}``; None where the option was not given)."""
+    such as ``{"--summary": summary}``; None where the option was not given). Inside a command, ``results``'s
+    lock is taken (``ResultsLocked`` when another run holds it) and held until the command ends."""
     if results is not None:
+        hold_lock(results)
         check_results_path(results, overwrite=overwrite)
     for option, path in (written or {}).items():
         if path is not None:
@@ -46,3 +54,13 @@ def check_written_file(path: Path, option: str) -> None:
         raise InputError(f"is read-only; make it writable (chmod u+w) or give {option} another file", path=path)
     if not path.exists() and not os.access(folder, os.W_OK | os.X_OK):
         raise InputError(f"cannot be written: the folder {folder} is read-only; give {option} another file", path=path)
+
+
+def hold_lock(results: Path) -> None:
+    """Take the lock of the results file ``results`` and hold it until the running command ends (not at all
+    outside a command)."""
+    context = click.get_current_context(silent=True)
+    if context is None:
+        return
+    acquire(results)
+    context.call_on_close(partial(release, results))

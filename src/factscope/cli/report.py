@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 import typer
 
-from factscope.cli.display import print_skipped, print_table, summary_table
+from factscope.cli.display import print_skipped, print_table, print_warning, summary_table
 from factscope.cli.output_paths import check_outputs
 
 HELP = """Write the results of any factscope command as one HTML page you can open in any browser.
@@ -88,6 +88,8 @@ def report_command(
     if only not in ("all", "hallucinated"):
         raise InputError(f"--only must be 'all' or 'hallucinated', got {only!r}")
     report = make_report(inputs, only=only, limit=limit, title=title)
+    for said in report.repeated:
+        print_warning(said)
     for problem in report.problems:
         print_skipped(problem)
     output.write_text(report.html, encoding="utf-8")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import tempfile
@@ -14,6 +15,7 @@ from pydantic_core import ErrorDetails
 
 from factscope.core.errors import InputError
 from factscope.core.record_limits import TOO_DEEP, max_record_bytes, oversized_record, require_file
+from factscope.core.storage_faults import StorageError, storage_fault
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
@@ -283,7 +285,11 @@ def drop_rows(path: str | Path, drop: Callable[[dict[str, Any]], bool]) -> int:
     if not path.exists():
         return 0
     dropped = 0
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as error:
+        raise storage_fault(error, path, "making a copy of the results file without its failed rows",
+                            kept="The results file is unchanged") from error
     try:
         with os.fdopen(handle, "wb") as out, path.open("rb") as source:
             for raw in source:
@@ -300,6 +306,10 @@ def drop_rows(path: str | Path, drop: Callable[[dict[str, Any]], bool]) -> int:
             out.flush()
             os.fsync(out.fileno())
         os.replace(temporary, path)
+    except OSError as error:
+        Path(temporary).unlink(missing_ok=True)
+        raise storage_fault(error, path, "making a copy of the results file without its failed rows",
+                            kept="The results file is unchanged") from error
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
@@ -307,11 +317,16 @@ def drop_rows(path: str | Path, drop: Callable[[dict[str, Any]], bool]) -> int:
 
 
 class ResultWriter:
-    """Append-only JSONL results keyed by record id: each result is flushed as soon as it is written,
+    """Append-only JSONL results keyed by record id: each result is written to the file as soon as it is made,
     and a rerun skips the keys already present, so an interrupted run resumes without duplicates.
 
     Opening reads the existing file a line at a time, keeping only the keys; ``seen`` (when given) receives each
-    of its rows once, the first row of each key, so a run can count them into its summary as it goes.
+    of its rows once, the first row of each key (the row every reader keeps, see ``factscope.core.results.FirstRows``),
+    so a run can count them into its summary as it goes; ``repeated`` counts the later rows of a key already read.
+
+    A write the disk refuses (full, read-only, over quota, not permitted) raises ``StorageError`` naming the file,
+    the record and the rows that are intact; so does a results file removed while the run writes it (its folder
+    deleted, say), checked before each row so that no row is written into a file no one can read.
     """
 
     def __init__(
@@ -320,10 +335,16 @@ class ResultWriter:
         self.path = Path(path)
         self.key = key
         self.done: set[str] = set()
-        if self.path.exists():
+        self.repeated = 0
+        self.written = 0
+        if self.path.is_file():
             self._load_done(seen)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._handle = self.path.open("a", encoding="utf-8")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._handle = self.path.open("ab", buffering=0)
+        except OSError as error:
+            raise storage_fault(error, self.path, "opening the results file to write", kept=self._kept()) from error
+        self._identity = _identity(os.fstat(self._handle.fileno()))
 
     def _load_done(self, seen: Callable[[dict[str, Any]], None] | None) -> None:
         complete = 0
@@ -336,9 +357,12 @@ class ResultWriter:
                     row = json.loads(raw) if raw.strip() else None
                 except (json.JSONDecodeError, UnicodeDecodeError):
                     continue
-                if not isinstance(row, dict) or self.key not in row or str(row[self.key]) in self.done:
+                if not isinstance(row, dict) or self.key not in row:
                     continue
                 key = str(row[self.key])
+                if key in self.done:
+                    self.repeated += 1
+                    continue
                 self.done.add(key)
                 if seen is not None:
                     seen(row)
@@ -347,19 +371,51 @@ class ResultWriter:
 
     def _drop_torn_tail(self, keep_bytes: int) -> None:
         """Cut a last line left half-written by a killed run."""
-        with self.path.open("r+b") as handle:
-            handle.truncate(keep_bytes)
+        try:
+            with self.path.open("r+b") as handle:
+                handle.truncate(keep_bytes)
+        except OSError as error:
+            raise storage_fault(error, self.path, "cutting the torn last line a stopped run left",
+                                kept=self._kept()) from error
 
     def write(self, result: BaseModel | dict[str, Any]) -> bool:
-        """Append one result and flush it to disk; a key already written is ignored (False)."""
+        """Append one result and hand it to the operating system; a key already written is ignored (False)."""
         row = result.model_dump(mode="json") if isinstance(result, BaseModel) else result
         key = str(row[self.key])
         if key in self.done:
             return False
-        self._handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-        self._handle.flush()
+        doing = f"writing the row of record {key!r}"
+        self._require_file(doing)
+        data = (json.dumps(row, ensure_ascii=False) + "\n").encode("utf-8")
+        try:
+            while data:
+                sent = self._handle.write(data)
+                data = data[sent or 0:]
+        except OSError as error:
+            raise storage_fault(error, self.path, doing, kept=self._kept()) from error
         self.done.add(key)
+        self.written += 1
         return True
+
+    def _require_file(self, doing: str) -> None:
+        """A StorageError when the results file is no longer at its path (removed, or its folder removed)."""
+        try:
+            present = _identity(os.stat(self.path)) == self._identity
+        except OSError:
+            present = False
+        if not present:
+            raise StorageError(
+                self.path, errno.ENOENT, doing, detail="the results file was removed while this run wrote it",
+                kept=f"Its {self.written} rows written by this run went with it; run the same command again to "
+                     "write them again",
+            )
+
+    def _kept(self) -> str:
+        """What the results file holds and how to go on, for a StorageError's message."""
+        return (
+            f"The file keeps its {len(self.done)} complete rows ({self.written} written by this run); a torn last "
+            "line is cut when the run resumes. Run the same command again to resume after them"
+        )
 
     def close(self) -> None:
         """Close the file."""
@@ -370,3 +426,8 @@ class ResultWriter:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _identity(status: os.stat_result) -> tuple[int, int]:
+    """The device and inode of a file: whether a path still names the file that was opened."""
+    return status.st_dev, status.st_ino

@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 from factscope.core.errors import InputError
+from factscope.core.storage_faults import storage_fault
 
 MANIFEST_SUFFIX = ".manifest.json"
 
@@ -233,8 +234,12 @@ def prepare_results(output: str | Path, manifest: RunManifest, *, overwrite: boo
                 path=output,
             )
         return
-    output.parent.mkdir(parents=True, exist_ok=True)
-    sidecar.write_text(manifest.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        sidecar.write_text(manifest.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    except OSError as error:
+        raise storage_fault(error, sidecar, "writing the results file's manifest, before any record ran",
+                            kept="Nothing was run") from error
 
 
 def _read_manifest(output: Path, sidecar: Path) -> RunManifest:

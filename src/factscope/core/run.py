@@ -10,11 +10,17 @@ system (``factscope.core.heap``), so the resident set does not creep up either. 
 system's ``failed`` predicate picks are first taken out of the file, so their items are processed again and
 replaced in place. Library code draws nothing: the CLI passes a callback that draws rich bars, a notebook user
 passes none (or their own).
+
+A run holds its results file's lock (``factscope.core.results_lock``) from before it reads the file to its end,
+so a second run on the same file is refused before any work rather than writing every record again. A results
+file that already repeats some record ids (written by two runs before files were locked) is counted one row per
+id, the first, and a ``RepeatedRecords`` warning says how many rows were left out.
 """
 
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Sized
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -26,7 +32,8 @@ from pydantic import BaseModel
 from factscope.core.heap import HeapTrimmer
 from factscope.core.io import ResultWriter, drop_rows
 from factscope.core.manifest import RunManifest, Setting, describe, fingerprint_items, prepare_results
-from factscope.core.results import ResultRows, Totals
+from factscope.core.results import RepeatedRecords, ResultRows, Totals, repeated_message
+from factscope.core.results_lock import results_lock
 from factscope.core.version import __version__
 
 Item = TypeVar("Item")
@@ -170,26 +177,50 @@ def run_batches(
     With ``retry_failed``, the rows of the file that ``failed`` (the system's predicate on a ``row_type`` row)
     picks are removed first (the file is rewritten atomically), so their items run again and each record keeps
     one row; the manifest must still match, as retrying is resuming. Without ``failed`` nothing is retried.
+
+    ``output`` is locked for the whole run: ``ResultsLocked`` (an InputError naming the other process) when
+    another run holds it. A write the disk refuses raises ``StorageError`` naming the file and what is intact.
     """
     if batch_size < 1:
         raise ValueError("batch_size must be at least 1")
-    if output is not None:
-        if manifest is None:
-            raise ValueError("a results file needs the run's manifest")
+    if output is None:
+        return _run(items, process, key, row_type, totals, None, batch_size, progress, stage_name, 0, total)
+    if manifest is None:
+        raise ValueError("a results file needs the run's manifest")
+    with results_lock(output):
         prepare_results(output, manifest, overwrite=overwrite)
+        retried = 0
+        if retry_failed and failed is not None:
+            predicate = failed
+            retried = drop_rows(output, lambda row: predicate(row_type.model_validate(row)))
+        return _run(items, process, key, row_type, totals, output, batch_size, progress, stage_name, retried, total)
+
+
+def _run(
+    items: Iterable[Item],
+    process: Callable[[Sequence[Item]], Sequence[Row]],
+    key: Callable[[Item], str],
+    row_type: type[Row],
+    totals: Totals[Row] | None,
+    output: str | Path | None,
+    batch_size: int,
+    progress: ProgressCallback | None,
+    stage_name: str,
+    retried: int,
+    total: int | None,
+) -> RunRows[Row]:
+    """The loop of ``run_batches`` once the results file (if any) is locked and prepared."""
     if total is None and isinstance(items, Sized):
         total = len(items)
     started = time.perf_counter()
-    retried = 0
-    if output is not None and retry_failed and failed is not None:
-        predicate = failed
-        retried = drop_rows(output, lambda row: predicate(row_type.model_validate(row)))
     count = totals.add if totals is not None else None
     writer = (
         ResultWriter(output, seen=(lambda row: count(row_type.model_validate(row))) if count is not None else None)
         if output is not None
         else None
     )
+    if writer is not None and writer.repeated:
+        warnings.warn(RepeatedRecords(repeated_message(writer.path, writer.repeated)), stacklevel=4)
     kept: list[Row] = []
     new = 0
     trim = HeapTrimmer()
@@ -214,7 +245,8 @@ def run_batches(
     results = (
         ResultRows(row_type, path=output, count=resumed + new) if output is not None else ResultRows(row_type, rows=kept)
     )
-    return RunRows(results=results, new=new, resumed=resumed, seconds=time.perf_counter() - started, retried=retried)
+    return RunRows(results=results, new=new, resumed=resumed, seconds=time.perf_counter() - started,
+                   retried=retried)
 
 
 @dataclass(frozen=True)

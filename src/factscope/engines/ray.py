@@ -36,6 +36,7 @@ from factscope.core.errors import ConfigError, InputError
 from factscope.core.io import ResultWriter, drop_rows
 from factscope.core.manifest import RunManifest
 from factscope.core.results import ResultRows, Totals
+from factscope.core.results_lock import results_lock
 from factscope.core.run import Pipeline, ProgressCallback, RunRows, stage
 from factscope.core.system import RecordParser, RunFacts, SystemBuild
 from factscope.engines.shards import (
@@ -239,6 +240,22 @@ class _Collector:
 
 
 def _run(
+    ray: Any,
+    build: Callable[[], Pipeline[Any, Any, Any]],
+    parse: RecordParser[Any],
+    shards: Sequence[Path],
+    output: Path,
+    options: RayOptions,
+    overwrite: bool,
+    retry_failed: bool,
+    progress: ProgressCallback | None,
+) -> ShardedRun[Any, Any]:
+    """The run, holding the results folder's lock (``factscope.core.results_lock``) throughout."""
+    with results_lock(output):
+        return _run_locked(ray, build, parse, shards, output, options, overwrite, retry_failed, progress)
+
+
+def _run_locked(
     ray: Any,
     build: Callable[[], Pipeline[Any, Any, Any]],
     parse: RecordParser[Any],

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from factscope.core.errors import ConfigError
+from factscope.core.storage_faults import sqlite_fault
 
 
 def cache_key(endpoint: str, model: str, request: dict[str, Any]) -> str:
@@ -56,13 +57,22 @@ class ResponseCache:
         return None if row is None else json.loads(row[0])
 
     def put(self, key: str, body: dict[str, Any]) -> None:
-        """Store a successful reply body."""
+        """Store a successful reply body; a disk or permission fault raises ``StorageError`` naming the cache."""
         with self._lock:
-            self._db.execute(
-                "INSERT OR REPLACE INTO replies (key, body, created) VALUES (?, ?, ?)",
-                (key, json.dumps(body, ensure_ascii=False), time.time()),
-            )
-            self._db.commit()
+            try:
+                self._db.execute(
+                    "INSERT OR REPLACE INTO replies (key, body, created) VALUES (?, ?, ?)",
+                    (key, json.dumps(body, ensure_ascii=False), time.time()),
+                )
+                self._db.commit()
+            except sqlite3.Error as error:
+                self._db.rollback()
+                fault = sqlite_fault(error, self.path, "storing an LLM reply in the cache", kept=(
+                    "The replies stored before it are kept, and so are the rows of the results file; free the "
+                    "space (or set cache_path to a file on another disk) and run the same command again to resume"))
+                if fault is None:
+                    raise
+                raise fault from error
 
     def __len__(self) -> int:
         with self._lock:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ValidationError
 
@@ -19,6 +19,7 @@ from factscope.conner.system import KNOWLEDGE
 from factscope.core.errors import InputError
 from factscope.core.io import parse_located, read_json_records
 from factscope.core.manifest import RunManifest, manifest_path
+from factscope.core.results import FirstRows, repeated_message
 from factscope.core.system import SystemDefinition
 from factscope.grounding import report as ground_report
 from factscope.grounding.system import GROUND
@@ -39,13 +40,15 @@ SYSTEMS: dict[str, ReportedSystem] = {system.name: system for system in (CHECK, 
 
 @dataclass
 class Report:
-    """A rendered report: the page, the system, every row read, the skipped rows and the rows shown."""
+    """A rendered report: the page, the system, every row read (one per record id), the skipped rows, the rows
+    shown, and what was said of files that repeat record ids (``repeated_message``: one line per such file)."""
 
     html: str
     system: ReportedSystem
     rows: list[Any]
     problems: list[InputError] = field(default_factory=list)
     shown: list[Any] = field(default_factory=list)
+    repeated: list[str] = field(default_factory=list)
 
 
 def _recognised() -> str:
@@ -83,18 +86,30 @@ def system_of(path: Path) -> ReportedSystem:
     )
 
 
-def read_rows(path: Path, system: ReportedSystem) -> tuple[list[Any], list[InputError]]:
-    """The rows of a results file as ``system``'s row model; rows that are not come back as located errors."""
+class ReadRows(NamedTuple):
+    """The rows of a results file, one per record id; the rows that could not be read, as located errors; and
+    how many rows repeated the id of an earlier row (left out: the first row of each record is kept)."""
+
+    rows: list[Any]
+    problems: list[InputError]
+    repeated: int
+
+
+def read_rows(path: Path, system: ReportedSystem) -> ReadRows:
+    """The rows of a results file as ``system``'s row model, the first row of each record id (``FirstRows``);
+    rows that are not come back as located errors, and later rows of an id are counted."""
     rows: list[Any] = []
     problems: list[InputError] = []
+    first = FirstRows()
     for line, item in read_json_records(path):
         try:
             if isinstance(item, InputError):
                 raise item
-            rows.append(parse_located(system.row_type, item, path=path, line=line))
+            if first.keep(item):
+                rows.append(parse_located(system.row_type, item, path=path, line=line))
         except InputError as error:
             problems.append(error)
-    return rows, problems
+    return ReadRows(rows, problems, first.repeated)
 
 
 def make_report(
@@ -121,12 +136,15 @@ def make_report(
             )
     rows: list[Any] = []
     problems: list[InputError] = []
+    repeated: list[str] = []
     for path in paths:
-        read, skipped = read_rows(path, system)
+        read, skipped, repeats = read_rows(path, system)
         if len(paths) > 1:
             _name_model(read, path.stem)
         rows += read
         problems += skipped
+        if repeats:
+            repeated.append(repeated_message(path, repeats))
     if not rows:
         where = paths[0] if len(paths) == 1 else None
         raise InputError(
@@ -141,9 +159,9 @@ def make_report(
         only=only,
         title=title or f"factscope {system.name} report",
         source=", ".join(str(path) for path in paths),
-        problems=[str(problem) for problem in problems],
+        problems=[*repeated, *(str(problem) for problem in problems)],
     )
-    return Report(page, system, rows, problems, shown)
+    return Report(page, system, rows, problems, shown, repeated)
 
 
 def render_rows(

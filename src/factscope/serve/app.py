@@ -9,6 +9,7 @@ no response carries a traceback.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -22,6 +23,8 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
 from factscope.core.errors import FactscopeError, InputError
+from factscope.core.results import FirstRows, repeated_message
+from factscope.core.storage_faults import StorageError
 from factscope.core.version import __version__
 from factscope.serve.config import ServeConfig
 from factscope.serve.jobs import FINISHED, Job
@@ -133,6 +136,13 @@ def _errors(app: FastAPI) -> None:
     async def bad_input(_: Request, error: InputError) -> JSONResponse:
         return JSONResponse(RequestProblem(422, str(error), field=error.field).payload(), status_code=422)
 
+    @app.exception_handler(StorageError)
+    async def storage(request: Request, error: StorageError) -> JSONResponse:
+        log.error("%s", error)
+        data_dir = str(request.app.state.server.config.data_dir.resolve()) + "/"
+        message = str(error).replace(data_dir, "")
+        return JSONResponse(RequestProblem(507, message).payload(), status_code=507)
+
     @app.exception_handler(FactscopeError)
     async def settings(_: Request, error: FactscopeError) -> JSONResponse:
         return JSONResponse(RequestProblem(503, str(error)).payload(), status_code=503)
@@ -226,7 +236,8 @@ def _api(app: FastAPI, server: Server, config: ServeConfig) -> None:
     async def job_results(job_id: str, follow: bool = Query(False, description="keep streaming rows as they are "
                                                                                 "written, until the job ends")
                           ) -> StreamingResponse:
-        """The job's results file as JSON lines (one row per record), streamed."""
+        """The job's results file as JSON lines, streamed: one row per record id, the first (a file that repeats
+        some ids, written before results files were locked, has its later rows left out, logged once)."""
         server.job(job_id)
         _, results = server.store.paths(job_id)
         return StreamingResponse(_stream_rows(server, job_id, results, follow), media_type="application/x-ndjson")
@@ -253,8 +264,10 @@ async def _file_chunks(path: Path) -> AsyncIterator[bytes]:
 
 
 async def _stream_rows(server: Server, job_id: str, path: Path, follow: bool) -> AsyncIterator[bytes]:
-    """Complete lines of the results file; with ``follow``, new ones as they come, until the job ends."""
+    """Complete lines of the results file, the first of each record id; with ``follow``, new ones as they come,
+    until the job ends."""
     position = 0
+    first = FirstRows()
     while True:
         finished = server.store.get(job_id).status in FINISHED
         chunk = b""
@@ -265,7 +278,20 @@ async def _stream_rows(server: Server, job_id: str, path: Path, follow: bool) ->
         complete = chunk[: chunk.rfind(b"\n") + 1]
         if complete:
             position += len(complete)
-            yield complete
+            kept = b"".join(line for line in complete.splitlines(keepends=True) if _first_of_its_id(line, first))
+            if kept:
+                yield kept
         if not follow or finished:
+            if first.repeated:
+                log.warning("%s", repeated_message(f"job {job_id}'s results", first.repeated))
             return
         await asyncio.sleep(0.25)
+
+
+def _first_of_its_id(line: bytes, first: FirstRows) -> bool:
+    """Whether a results line is the first of its record id (a line that is not a JSON object is kept)."""
+    try:
+        row = json.loads(line)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return True
+    return not isinstance(row, dict) or first.keep(row)

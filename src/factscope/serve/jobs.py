@@ -10,6 +10,12 @@ Several servers may share one data folder: a server runs a job only under a **le
 naming it as the job's owner until a time a few seconds ahead, which it renews (its heartbeat) while the job
 runs. Taking a lease is one conditional UPDATE, so of two servers only one gets it; a server that crashed stops
 renewing, and once its lease has expired another server takes the job and resumes it from its results file.
+The run loop also locks each results file (``factscope.core.results_lock``), so even a job taken twice would
+not write its records twice.
+
+A disk or permission fault of the data folder (full, read-only) is a ``StorageError``: a job whose results file
+cannot be written fails with the located message (its rows are kept), and one the job store cannot record is
+left as it is and tried again later, the runner going on with the next.
 """
 
 from __future__ import annotations
@@ -29,7 +35,10 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from factscope.core.errors import FactscopeError, InputError
+from factscope.core.results import FirstRows, iter_json_rows
+from factscope.core.results_lock import ResultsLocked
 from factscope.core.run import ProgressEvent
+from factscope.core.storage_faults import StorageError, sqlite_fault, storage_fault
 from factscope.serve.batching import FairLock
 from factscope.serve.security import inside, safe_name
 from factscope.serve.systems import System
@@ -114,7 +123,10 @@ class JobStore:
         self.inputs = self.data_dir / "inputs"
         self.results = self.data_dir / "results"
         for folder in (self.inputs, self.results):
-            folder.mkdir(parents=True, exist_ok=True)
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+            except OSError as error:
+                raise storage_fault(error, folder, "making the server's data folder") from error
         self._path = self.data_dir / "jobs.sqlite3"
         self._lock = threading.Lock()
         with self._connect() as connection:
@@ -127,13 +139,26 @@ class JobStore:
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
-        connection = sqlite3.connect(self._path, timeout=30)
+        """A connection to the jobs table, in one transaction; a disk or permission fault is a StorageError."""
+        try:
+            connection = sqlite3.connect(self._path, timeout=30)
+        except sqlite3.Error as error:
+            raise self._fault(error) from error
         connection.row_factory = sqlite3.Row
         try:
             with connection:
                 yield connection
+        except sqlite3.Error as error:
+            raise self._fault(error) from error
         finally:
             connection.close()
+
+    def _fault(self, error: sqlite3.Error) -> Exception:
+        """The StorageError of a SQLite error a disk or permission fault caused, else the error itself."""
+        fault = sqlite_fault(error, self._path, "recording a job in the server's job store", kept=(
+            "The jobs and results already recorded are kept; free space in the data folder (or make it "
+            "writable) and the server goes on"))
+        return error if fault is None else fault
 
     def create(self, system: str, input_name: str, upload: Path) -> Job:
         """A queued job for ``system`` whose input is the file ``upload`` (see ``factscope.serve.uploads``), moved
@@ -141,15 +166,24 @@ class JobStore:
         job_id = uuid.uuid4().hex[:16]
         name = safe_name(input_name)
         input_path = inside(self.inputs, f"{job_id}-{name}")
-        os.replace(upload, input_path)
+        try:
+            os.replace(upload, input_path)
+        except OSError as error:
+            upload.unlink(missing_ok=True)
+            raise storage_fault(error, input_path, "keeping an uploaded input file", kept="No job was queued") \
+                from error
         results_path = inside(self.results, f"{job_id}.jsonl")
         now = time.time()
-        with self._lock, self._connect() as connection:
-            connection.execute(
-                "INSERT INTO jobs (id, system, input_name, input_path, results_path, status, created) "
-                "VALUES (?, ?, ?, ?, ?, 'queued', ?)",
-                (job_id, system, name, str(input_path), str(results_path), now),
-            )
+        try:
+            with self._lock, self._connect() as connection:
+                connection.execute(
+                    "INSERT INTO jobs (id, system, input_name, input_path, results_path, status, created) "
+                    "VALUES (?, ?, ?, ?, ?, 'queued', ?)",
+                    (job_id, system, name, str(input_path), str(results_path), now),
+                )
+        except BaseException:
+            input_path.unlink(missing_ok=True)
+            raise
         return self.get(job_id)
 
     def get(self, job_id: str) -> Job:
@@ -302,11 +336,14 @@ class JobRunner:
         poll = min(self.lease_seconds / 2, 5.0)
         while not self._stopping.is_set():
             self._wake.clear()
-            for job_id in self.store.claimable():
-                if self._stopping.is_set():
-                    return
-                if self.store.claim(job_id, self.owner, self.lease_seconds):
-                    self.run(job_id)
+            try:
+                for job_id in self.store.claimable():
+                    if self._stopping.is_set():
+                        return
+                    if self.store.claim(job_id, self.owner, self.lease_seconds):
+                        self.run(job_id)
+            except StorageError as fault:  # the job store cannot be written: wait, then try again
+                log.error("jobs paused: %s", fault)
             self._wake.wait(poll)
 
     def run(self, job_id: str) -> None:
@@ -328,7 +365,11 @@ class JobRunner:
     def _beat(self, job_id: str, stopped: threading.Event) -> None:
         """Renew the job's lease until ``stopped``; note a lost lease or a cancellation asked for elsewhere."""
         while not stopped.wait(self.lease_seconds / 3):
-            held, cancel = self.store.renew(job_id, self.owner, self.lease_seconds)
+            try:
+                held, cancel = self.store.renew(job_id, self.owner, self.lease_seconds)
+            except StorageError as fault:
+                log.error("job %s: lease not renewed: %s", job_id, fault)
+                continue
             if not held:
                 log.warning("job %s: lease lost to another server; stopping it here", job_id)
                 self._lost.add(job_id)
@@ -347,7 +388,9 @@ class JobRunner:
         try:
             system.run_file(input_path, results_path, batch_size=self.batch_size, progress=tracker.event,
                             loaded=tracker.loaded)
-        except JobStopped:
+        except (JobStopped, ResultsLocked) as stopped:
+            if isinstance(stopped, ResultsLocked):
+                log.warning("job %s: left to the run that holds its results file: %s", job_id, stopped)
             self.store.update(job_id, done=_rows(results_path))
         except JobCancelled:
             self.store.update(job_id, status="cancelled", finished=time.time(), done=_rows(results_path))
@@ -414,11 +457,11 @@ class _Progress:
 
 
 def _rows(path: Path) -> int:
-    """Complete rows of a results file."""
+    """Records with a complete row in a results file (the first row of each id, see ``FirstRows``)."""
     if not path.exists():
         return 0
-    with path.open("rb") as handle:
-        return sum(1 for line in handle if line.endswith(b"\n") and line.strip())
+    first = FirstRows()
+    return sum(1 for row in iter_json_rows(path) if first.keep(row))
 
 
 def _message(error: FactscopeError, data_dir: Path) -> str:

@@ -14,26 +14,35 @@ import tempfile
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+from factscope.core.storage_faults import storage_fault
 from factscope.serve.requests import RequestProblem
 from factscope.serve.security import BodyTooLarge
+
+KEPT = "No job was queued and the part received was removed; free space in the server's data folder and send it again"
 
 
 async def save_upload(chunks: AsyncIterator[bytes], folder: Path, limit: int) -> Path:
     """Write ``chunks`` to a new hidden file in ``folder`` and return its path; BodyTooLarge once they pass
-    ``limit`` bytes, and a 422 RequestProblem when they hold nothing but white space (the file is removed in
-    both cases)."""
-    handle, name = tempfile.mkstemp(dir=folder, prefix=".upload-", suffix=".part")
+    ``limit`` bytes, a 422 RequestProblem when they hold nothing but white space, and a StorageError when the
+    disk refuses them (the file is removed in each case)."""
+    try:
+        handle, name = tempfile.mkstemp(dir=folder, prefix=".upload-", suffix=".part")
+    except OSError as error:
+        raise storage_fault(error, folder, "saving an uploaded input file", kept=KEPT) from error
     path = Path(name)
     written = 0
     blank = True
     try:
-        with os.fdopen(handle, "wb") as out:
-            async for chunk in chunks:
-                written += len(chunk)
-                if written > limit:
-                    raise BodyTooLarge(limit)
-                blank = blank and not chunk.strip()
-                out.write(chunk)
+        try:
+            with os.fdopen(handle, "wb") as out:
+                async for chunk in chunks:
+                    written += len(chunk)
+                    if written > limit:
+                        raise BodyTooLarge(limit)
+                    blank = blank and not chunk.strip()
+                    out.write(chunk)
+        except OSError as error:
+            raise storage_fault(error, path, "saving an uploaded input file", kept=KEPT) from error
         if blank:
             raise RequestProblem(422, "body: empty; send the JSONL file as the request body", field="body")
     except BaseException:
