@@ -20,7 +20,7 @@ from fake_llm import FakeLLMServer
 def local_llm(tmp_path_factory):
     """A real OpenAI-compatible server on 127.0.0.1 (llama-cpp-python's, with the embedded SmolLM2-135M-Instruct),
     started once for the session (see tests/support/local_llm.py); skipped where the lm extra is not installed."""
-    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed: pip install 'factscope[lm]'")
+    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed: pip install 'factscope[llamacpp]'")
     from factscope.hf.embedded_lm import embedded_model_path
     from local_llm import LocalLLMServer
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -23,7 +24,17 @@ PANEL = "LLM endpoint (OpenAI-compatible: OpenAI, vLLM, Ollama, llama.cpp, TGI, 
 @dataclass(frozen=True)
 class LLMOptions:
     """The endpoint settings given on the command line (None: take the environment, the config file or the
-    default)."""
+    default); ``llm`` names an in-process model instead of an endpoint."""
+
+    llm: Annotated[
+        str | None,
+        typer.Option(
+            "--llm",
+            help="run a local model in-process instead of calling an endpoint: local:PATH_OR_NAME (a Hugging Face "
+            "folder, a .gguf file, a hub name in the local cache; local:embedded for SmolLM2-135M)",
+            rich_help_panel=PANEL,
+        ),
+    ] = None
 
     llm_base_url: Annotated[
         str | None,
@@ -80,6 +91,9 @@ class LLMOptions:
         """An LLM client from these settings; raises ConfigError naming what is missing."""
         from factscope.llm.client import LLMClient, LLMConfig
 
+        if self.llm is not None:
+            return self._in_process()
+
         settings = LLMConfig.resolve(
             self.llm_base_url,
             self.llm_model,
@@ -92,6 +106,20 @@ class LLMOptions:
         )
         return LLMClient(settings)
 
+    def _in_process(self) -> LLMClient:
+        """The client of the in-process model ``--llm`` names, with the response cache of ``--llm-cache``."""
+        from factscope.hf.in_process_llm import InProcessLLMClient, local_model_name
+        from factscope.llm.config import CACHE_OFF, default_cache_path
+
+        if self.llm_base_url is not None:
+            raise ConfigError("--llm runs a model in-process: leave --llm-base-url out, or leave --llm out")
+        name = local_model_name(self.llm or "")
+        cache = self.llm_cache if self.llm_cache is not None else os.environ.get("FACTSCOPE_LLM_CACHE")
+        cache_path: str | Path | None = (
+            default_cache_path() if cache is None else None if cache.strip().lower() in CACHE_OFF else cache
+        )
+        return InProcessLLMClient.load(name, cache_path=cache_path)
+
     def build_if(self, needed: bool) -> LLMClient | None:
         """``build()`` when an LLM is ``needed``, else None."""
         return self.build() if needed else None
@@ -100,6 +128,8 @@ class LLMOptions:
         """True when flags, environment or a config file name an endpoint (for optional LLM parts)."""
         from factscope.llm.client import LLMConfig
 
+        if self.llm is not None:
+            return True
         try:
             LLMConfig.resolve(self.llm_base_url, self.llm_model, config_path=self.llm_config, cache_path="off")
         except ConfigError:
