@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -107,18 +106,23 @@ class LLMOptions:
         return LLMClient(settings)
 
     def _in_process(self) -> LLMClient:
-        """The client of the in-process model ``--llm`` names, with the response cache of ``--llm-cache``."""
-        from factscope.hf.in_process_llm import InProcessLLMClient, local_model_name
-        from factscope.llm.config import CACHE_OFF, default_cache_path
+        """The client of the in-process model ``--llm`` names; the cache, reply limit, temperature and prices come
+        from the flags, the environment and the config file as for an endpoint."""
+        from factscope.hf.in_process_llm import IN_PROCESS_URL, InProcessLLMClient, local_model_name
+        from factscope.llm.config import LLMConfig
 
         if self.llm_base_url is not None:
             raise ConfigError("--llm runs a model in-process: leave --llm-base-url out, or leave --llm out")
         name = local_model_name(self.llm or "")
-        cache = self.llm_cache if self.llm_cache is not None else os.environ.get("FACTSCOPE_LLM_CACHE")
-        cache_path: str | Path | None = (
-            default_cache_path() if cache is None else None if cache.strip().lower() in CACHE_OFF else cache
+        settings = LLMConfig.resolve(
+            IN_PROCESS_URL,
+            name,
+            config_path=self.llm_config,
+            cache_path=self.llm_cache,
+            price_prompt_per_1k=self.llm_price_prompt,
+            price_completion_per_1k=self.llm_price_completion,
         )
-        return InProcessLLMClient.load(name, cache_path=cache_path)
+        return InProcessLLMClient.load(name, settings)
 
     def build_if(self, needed: bool) -> LLMClient | None:
         """``build()`` when an LLM is ``needed``, else None."""

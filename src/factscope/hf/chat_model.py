@@ -12,6 +12,7 @@ matches the pattern, or is JSON valid under the schema, unless the token limit c
 
 from __future__ import annotations
 
+import functools
 import inspect
 import threading
 from collections.abc import Sequence
@@ -70,6 +71,12 @@ def model_folder(spec: str) -> str:
 
         return str(dequantised_folder(path))
     return str(path) if path.exists() else spec
+
+
+@functools.cache
+def shared_chat_model(spec: str, device: str | None = None, batch_size: int = 8) -> ChatModel:
+    """The chat model ``spec`` names, loaded once per process for each device and batch size."""
+    return ChatModel(spec, device=device, batch_size=batch_size)
 
 
 class ChatModel:

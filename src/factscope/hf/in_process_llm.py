@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 import httpx
 
 from factscope.core.errors import BackendError, ConfigError
-from factscope.hf.chat_model import ChatModel, Decoding, Generated
+from factscope.hf.chat_model import ChatModel, Decoding, Generated, shared_chat_model
 from factscope.llm.cache import cache_key
 from factscope.llm.client import CHAT_ROUTE, ChatReply, CompletionReply, LLMClient, Message
 from factscope.llm.config import LLMConfig
@@ -47,29 +46,32 @@ def local_model_name(setting: str) -> str:
 class InProcessLLMClient(LLMClient):
     """The LLM roles' client for a model in this process (see the module's description)."""
 
-    def __init__(
-        self,
-        model: ChatModel,
-        *,
-        cache_path: str | Path | None = None,
-        max_tokens: int | None = None,
-        temperature: float = 0.0,
-        constrained: bool = True,
-    ) -> None:
-        config = LLMConfig(
-            base_url=IN_PROCESS_URL, model=f"{LOCAL_PREFIX}{model.spec}", cache_path=cache_path, max_retries=0,
-            concurrency=1, max_tokens=max_tokens, temperature=temperature,
-        )
-        super().__init__(config)
+    def __init__(self, model: ChatModel, config: LLMConfig | None = None, *, constrained: bool = True) -> None:
+        """``config`` gives the cache, reply limit, temperature and prices (default: no cache, greedy, the calls'
+        own limits); its base URL and model are replaced by the model's, and failures are not retried."""
+        settings = config or LLMConfig(base_url=IN_PROCESS_URL, model=model.spec)
+        settings = settings.model_copy(update={
+            "base_url": IN_PROCESS_URL, "model": f"{LOCAL_PREFIX}{model.spec}", "max_retries": 0, "concurrency": 1,
+        })
+        super().__init__(settings)
         self.chat_model = model
         self.constrained = constrained
         self._ready: dict[str, tuple[int, dict[str, Any]]] = {}
 
     @classmethod
-    def load(cls, setting: str, *, device: str | None = None, batch_size: int = 8, **options: Any) -> InProcessLLMClient:
-        """The client of ``setting`` (``local:PATH_OR_NAME`` or just the name); ``options`` as for the class."""
+    def load(
+        cls,
+        setting: str,
+        config: LLMConfig | None = None,
+        *,
+        device: str | None = None,
+        batch_size: int = 8,
+        constrained: bool = True,
+    ) -> InProcessLLMClient:
+        """The client of ``setting`` (``local:PATH_OR_NAME``, or just the name), its model loaded once per process;
+        the rest as for the class and ``ChatModel``."""
         name = local_model_name(setting if setting.startswith(LOCAL_PREFIX) else LOCAL_PREFIX + setting)
-        return cls(ChatModel(name, device=device, batch_size=batch_size), **options)
+        return cls(shared_chat_model(name, device, batch_size), config, constrained=constrained)
 
     def result_settings(self) -> dict[str, str | float | int | None]:
         """The settings that change replies (for a results file's manifest)."""
