@@ -18,18 +18,21 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from factscope.core.errors import ConfigError
 from factscope.hf.loading import load_pretrained
 from factscope.llm.reply_format import ReplyFormat
+
+if TYPE_CHECKING:
+    from llguidance._lib import JsonCompileOptions
 
 EMBEDDED = "embedded"
 """The model name that stands for the shipped SmolLM2-135M-Instruct."""
 STRUCTURED_HINT = "pip install 'factscope[lm]'"
 """How to install llguidance, which constrained decoding needs."""
 
-COMPACT_JSON = {"whitespace_flexible": False}
+COMPACT_JSON: JsonCompileOptions = {"whitespace_flexible": False}
 """JSON replies without free whitespace (llguidance's option)."""
 
 Message = dict[str, str]
@@ -197,7 +200,7 @@ class ChatModel:
         finish = ["length"] * count
         done = [False] * count
         produced = [0] * count
-        step_ids, state = input_ids.to(self.device), {}
+        step_ids, state = input_ids.to(self.device), dict[str, Any]()
         mask, positions = mask.to(self.device), positions.to(self.device)
         with torch.inference_mode():
             for _ in range(limit):

@@ -48,7 +48,8 @@ class ReplyFormat:
         """A JSON value valid under ``schema`` (a JSON Schema object)."""
         if not isinstance(schema, dict):
             raise ValueError(f"a JSON schema must be an object, got {type(schema).__name__}")
-        return cls("json_schema", json.dumps(schema, sort_keys=True, ensure_ascii=False))
+        # key order kept: a model writes an object's properties in the order its schema lists them
+        return cls("json_schema", json.dumps(schema, ensure_ascii=False))
 
     def labels(self) -> list[str]:
         """The labels of a "choice" format."""
