@@ -1,8 +1,9 @@
-"""Speed of the embedded LM (SmolLM2-135M-Instruct, Q4_1 GGUF, llama.cpp on the CPU) and of its local server.
+"""Speed of the embedded LM run by llama.cpp (SmolLM2-135M-Instruct, Q4_1 GGUF, the ``llamacpp`` extra) and of its
+local server; ``in_process_llm.py`` measures the transformers path.
 
 Measured, each after a warm-up call:
 
-- ``load_seconds``: loading the GGUF in-process (``EmbeddedLM()``);
+- ``load_seconds``: loading the GGUF in-process (``LlamaCppLM()``);
 - ``score_25_tokens_ms``: log-probabilities of a 25-token continuation after a short context (median of
   ``--repeats``), and ``scoring_tokens_per_second`` over the pairs CONNER scores for the shipped knowledge
   examples (each pair scored afresh: no cache, no shared prefix);
@@ -13,7 +14,7 @@ Measured, each after a warm-up call:
 - ``server``: ``python -m llama_cpp.server`` with the same file: seconds from start until it answers, and the
   seconds of one chat reply and one echoed-prompt completion (as `--lm endpoint` sends) over HTTP on 127.0.0.1.
 
-Threads: ``--threads`` (default: half the usable cores, as ``EmbeddedLM`` and llama.cpp choose). The figures go to ``benchmarks/results/local_lm_speed.json``.
+Threads: ``--threads`` (default: half the usable cores, as ``LlamaCppLM`` and llama.cpp choose). The figures go to ``benchmarks/results/local_lm_speed.json``.
 
     python benchmarks/local_lm_speed.py
 """
@@ -172,11 +173,12 @@ def main() -> None:
     add_out_option(parser)
     args = parser.parse_args()
 
-    from factscope.hf.embedded_lm import EmbeddedLM, cpu_threads, embedded_model_path
+    from factscope.hf.embedded_lm import embedded_model_path
+    from factscope.hf.llama_cpp_lm import LlamaCppLM, cpu_threads
 
     threads = args.threads or cpu_threads()
     started = time.perf_counter()
-    lm = EmbeddedLM(threads=threads)
+    lm = LlamaCppLM(threads=threads)
     load = time.perf_counter() - started
     figures: dict[str, object] = {"model": lm.name, "model_file_bytes": embedded_model_path().stat().st_size,
                                   "threads": threads, "load_seconds": load}

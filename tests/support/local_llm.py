@@ -34,7 +34,7 @@ class LocalLLMServer:
     """``python -m llama_cpp.server`` with ``model`` on 127.0.0.1, started on enter and stopped on exit."""
 
     def __init__(self, model: Path, log: Path, *, context: int = 2048, threads: int | None = None) -> None:
-        from factscope.hf.embedded_lm import cpu_threads
+        from factscope.hf.llama_cpp_lm import cpu_threads
 
         self.model = model
         self.log = log

@@ -32,6 +32,7 @@ from factscope.checkers.merge import merge_passage_labels
 from factscope.core.prompts import load_prompt
 from factscope.core.run import ProgressCallback, StageProgress, stage
 from factscope.core.schema import Claim, Label, Verdict
+from factscope.llm.reply_format import ReplyFormat
 
 if TYPE_CHECKING:
     from factscope.llm.client import ChatReply, LLMClient
@@ -47,6 +48,12 @@ _DECORATION = re.compile(r"^[\s\"'`*_]+|[\s\"'`*_.!]+$")
 _ANSWER_PREFIX = re.compile(r"^(?:#+\s*)?(?:final\s+)?(?:answer|label)\s*:\s*", re.IGNORECASE)
 _JOINT_LINE = re.compile(r"^\s*(?:claim\s*)?(?P<number>\d+)\s*[.):\-]\s*(?P<label>.+?)\s*$", re.IGNORECASE)
 _FENCE_LINE = re.compile(r"^\s*```[\w-]*\s*$")
+LABELS = ("Entailment", "Neutral", "Contradiction")
+LABEL_FORMAT = ReplyFormat.one_of(LABELS)
+"""A single-claim reply: one label."""
+_NUMBERED_LABEL = r"[1-9][0-9]?\. (" + "|".join(LABELS) + ")"
+JOINT_FORMAT = ReplyFormat.matching(_NUMBERED_LABEL + r"(\n" + _NUMBERED_LABEL + ")*")
+"""A joint reply: "N. Label" lines (their count and numbers are checked by the parser)."""
 
 
 def render_triplet(triplet: tuple[str, str, str]) -> str:
@@ -170,7 +177,10 @@ class LLMChecker:
         conversations = [
             [{"role": "user", "content": self._single_prompt(tasks[t], groups[t][g])}] for t, g in units
         ]
-        replies = self.client.chat_many(conversations, on_done=bar.advance, **self._params()) if units else []
+        replies = (
+            self.client.chat_many(conversations, on_done=bar.advance, reply_format=LABEL_FORMAT, **self._params())
+            if units else []
+        )
         for unit, reply in zip(units, replies, strict=True):
             answers[unit] = _single_answer(reply)
 
@@ -198,7 +208,8 @@ class LLMChecker:
 
         bar.set_total(len(chunks))
         replies = (
-            self.client.chat_many(conversations, on_done=bar.advance, **self._params()) if chunks else []
+            self.client.chat_many(conversations, on_done=bar.advance, reply_format=JOINT_FORMAT, **self._params())
+            if chunks else []
         )
         retry: list[Unit] = []
         for chunk, reply in zip(chunks, replies, strict=True):

@@ -24,8 +24,13 @@ from factscope.core.run import ProgressCallback, stage
 from factscope.core.schema import Label, Verdict
 from factscope.core.text import split_sentences
 from factscope.llm.client import ChatReply, LLMClient
+from factscope.llm.reply_format import ReplyFormat
 
 _DECORATION = re.compile(r"^[\s\"'`*_]+|[\s\"'`*_.!]+$")
+
+
+YES_NO_FORMAT = ReplyFormat.one_of(["Yes", "No"])
+"""MiniCheck's reply: Yes or No."""
 
 
 def parse_yes_no(reply: str) -> bool:
@@ -66,7 +71,10 @@ class MiniCheckLLMChecker:
             self.messages(tasks[t].references[r], _sentences(tasks[t].claim)[s]) for t, s, r in questions
         ]
         with stage(self.progress, "LLM checker calls", len(conversations)) as bar:
-            replies = self.client.chat_many(conversations, on_done=bar.advance) if conversations else []
+            replies = (
+                self.client.chat_many(conversations, on_done=bar.advance, reply_format=YES_NO_FORMAT)
+                if conversations else []
+            )
         answers: dict[int, dict[int, list[ChatReply]]] = {}
         for (t, s, _), reply in zip(questions, replies, strict=True):
             answers.setdefault(t, {}).setdefault(s, []).append(reply)

@@ -24,6 +24,7 @@ from factscope.claims.prompt_pieces import (
 from factscope.core.prompts import load_prompt
 from factscope.core.schema import Claim, Extraction, Span
 from factscope.core.text import sentence_spans
+from factscope.llm.reply_format import ReplyFormat
 
 if TYPE_CHECKING:
     from factscope.llm.client import ChatReply, LLMClient
@@ -31,6 +32,10 @@ if TYPE_CHECKING:
 _FACT_LINE = re.compile(r"^(?:fact\s*\d+\s*[:.)]|[-*\u2022]|\d+\s*[.)])\s*(?P<fact>\S.*)$", re.IGNORECASE)
 _NONE = re.compile(r"^\W*(none|no facts?)\W*$", re.IGNORECASE)
 _FENCE = re.compile(r"^```[\w-]*\s*$")
+
+
+FACTS_FORMAT = ReplyFormat.matching(r"None|Fact 1: [^\n]+(\nFact [0-9]+: [^\n]+)*")
+"""A decomposition reply: "Fact N: ..." lines, or None."""
 
 
 def parse_facts(reply: str) -> list[str]:
@@ -93,7 +98,9 @@ class LLMFactExtractor:
             for window in windows
         ]
         params: dict[str, Any] = {"max_tokens": self.max_tokens} if self.max_tokens else {}
-        replies = iter(self.client.chat_many(conversations, **params) if conversations else [])
+        replies = iter(
+            self.client.chat_many(conversations, reply_format=FACTS_FORMAT, **params) if conversations else []
+        )
         return [
             self._extraction([(span, [next(replies) for _ in windows]) for span, windows in sentences])
             for sentences in windows_of

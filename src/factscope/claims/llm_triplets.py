@@ -36,10 +36,30 @@ from factscope.core.run import ProgressCallback, stage
 from factscope.core.schema import Claim, Extraction, Span
 from factscope.core.text import sentence_spans
 from factscope.llm.client import ChatReply, LLMClient
+from factscope.llm.reply_format import ReplyFormat
 
 ClaimFormat = Literal["triplet", "atomic"]
 
 PROMPTS: dict[str, str] = {"triplet": "extract_triplets", "atomic": "extract_triplets_atomic"}
+
+_TEXT = {"type": "string", "minLength": 1}
+_SENTENCES = {"type": "array", "items": {"type": "integer", "minimum": 1}}
+_ITEMS: dict[str, dict[str, Any]] = {
+    "triplet": {"triplet": {"type": "array", "items": _TEXT, "minItems": 3, "maxItems": 3}, "sentences": _SENTENCES},
+    "atomic": {"claim": _TEXT, "sentences": _SENTENCES},
+}
+REPLY_FORMATS: dict[str, ReplyFormat] = {
+    name: ReplyFormat.json_schema({
+        "type": "object",
+        "properties": {"claims": {"type": "array", "items": {
+            "type": "object", "properties": item, "required": list(item), "additionalProperties": False,
+        }}},
+        "required": ["claims"],
+        "additionalProperties": False,
+    })
+    for name, item in _ITEMS.items()
+}
+"""The reply each claim format's prompt asks for: {"claims": [...]} with one object per claim."""
 
 
 class ReplyFormatError(ValueError):
@@ -199,7 +219,10 @@ class TripletExtractor:
         params = {"max_tokens": self.max_tokens} if self.max_tokens else {}
         with stage(self.progress, f"extracting {self.claim_format} claims", len(conversations)) as bar:
             replies = (
-                self.client.chat_many(conversations, on_done=bar.advance, **params) if conversations else []
+                self.client.chat_many(
+                    conversations, on_done=bar.advance, reply_format=REPLY_FORMATS[self.claim_format], **params
+                )
+                if conversations else []
             )
         answered: list[list[tuple[PromptPiece, ChatReply]]] = [[] for _ in texts]
         for (index, piece), reply in zip(asked, replies, strict=True):

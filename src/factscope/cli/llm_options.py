@@ -23,7 +23,17 @@ PANEL = "LLM endpoint (OpenAI-compatible: OpenAI, vLLM, Ollama, llama.cpp, TGI, 
 @dataclass(frozen=True)
 class LLMOptions:
     """The endpoint settings given on the command line (None: take the environment, the config file or the
-    default)."""
+    default); ``llm`` names an in-process model instead of an endpoint."""
+
+    llm: Annotated[
+        str | None,
+        typer.Option(
+            "--llm",
+            help="run a local model in-process instead of calling an endpoint: local:PATH_OR_NAME (a Hugging Face "
+            "folder, a .gguf file, a hub name in the local cache; local:embedded for SmolLM2-135M)",
+            rich_help_panel=PANEL,
+        ),
+    ] = None
 
     llm_base_url: Annotated[
         str | None,
@@ -80,6 +90,9 @@ class LLMOptions:
         """An LLM client from these settings; raises ConfigError naming what is missing."""
         from factscope.llm.client import LLMClient, LLMConfig
 
+        if self.llm is not None:
+            return self._in_process()
+
         settings = LLMConfig.resolve(
             self.llm_base_url,
             self.llm_model,
@@ -92,6 +105,25 @@ class LLMOptions:
         )
         return LLMClient(settings)
 
+    def _in_process(self) -> LLMClient:
+        """The client of the in-process model ``--llm`` names; the cache, reply limit, temperature and prices come
+        from the flags, the environment and the config file as for an endpoint."""
+        from factscope.hf.in_process_llm import IN_PROCESS_URL, InProcessLLMClient, local_model_name
+        from factscope.llm.config import LLMConfig
+
+        if self.llm_base_url is not None:
+            raise ConfigError("--llm runs a model in-process: leave --llm-base-url out, or leave --llm out")
+        name = local_model_name(self.llm or "")
+        settings = LLMConfig.resolve(
+            IN_PROCESS_URL,
+            name,
+            config_path=self.llm_config,
+            cache_path=self.llm_cache,
+            price_prompt_per_1k=self.llm_price_prompt,
+            price_completion_per_1k=self.llm_price_completion,
+        )
+        return InProcessLLMClient.load(name, settings)
+
     def build_if(self, needed: bool) -> LLMClient | None:
         """``build()`` when an LLM is ``needed``, else None."""
         return self.build() if needed else None
@@ -100,6 +132,8 @@ class LLMOptions:
         """True when flags, environment or a config file name an endpoint (for optional LLM parts)."""
         from factscope.llm.client import LLMConfig
 
+        if self.llm is not None:
+            return True
         try:
             LLMConfig.resolve(self.llm_base_url, self.llm_model, config_path=self.llm_config, cache_path="off")
         except ConfigError:

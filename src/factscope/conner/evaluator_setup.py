@@ -11,6 +11,9 @@ from factscope.core.errors import ConfigError
 from factscope.hf.embedded_lm import EXTRA_HINT
 from factscope.metrics.conner import Aggregation, EvidenceAggregation, SentenceRanking
 
+LLAMACPP_PREFIX = "llamacpp:"
+"""``lm`` names starting with it run a GGUF file with llama.cpp."""
+
 if TYPE_CHECKING:
     from factscope.checkers.base import Checker
     from factscope.conner.coherence import ParagraphCoherence
@@ -60,8 +63,9 @@ def make_evaluator(
 
     ``corpus`` (evidence passages), or a ``retriever`` that searches the web or Wikipedia ('web:serper',
     'web:brave', 'wikipedia', as ``web`` says), enables factuality and open-ended validity; ``lm`` (a causal LM name or
-    folder, 'embedded' for the embedded SmolLM2 (the ``lm`` extra), a ``.gguf`` file run by llama.cpp, or
-    'endpoint' for the completions endpoint of ``llm``) enables sentence coherence,
+    folder, 'embedded' for the embedded SmolLM2 (the ``lm`` extra), a ``.gguf`` file run by transformers,
+    'llamacpp:FILE.gguf' or 'llamacpp:embedded' run by llama.cpp (the ``llamacpp`` extra), or 'endpoint' for the
+    completions endpoint of ``llm``) enables sentence coherence,
     informativeness and helpfulness; 'none' switches the checker, relevance or coherence model off. ``mode``
     'fast' has a model checker score each sentence only against the most relevant segments of each evidence
     passage (``factscope.checkers.pruning``). The checker, relevance, coherence and LM parts are each a name
@@ -142,14 +146,19 @@ def default_lm(spec: str | None) -> str | None:
 
 
 def _causal_lm(spec: str, llm: LLMClient | None) -> TokenLogProbs | None:
-    """The causal LM named by ``spec`` ('embedded', a ``.gguf`` file, 'endpoint': ``llm``'s completions endpoint,
-    a Hugging Face name or folder; '' or 'none': none)."""
+    """The causal LM named by ``spec`` ('embedded', a ``.gguf`` file, 'llamacpp:' and either, 'endpoint':
+    ``llm``'s completions endpoint, a Hugging Face name or folder; '' or 'none': none)."""
     if not spec or spec == "none":
         return None
     if spec == "embedded":
         from factscope.hf.embedded_lm import shared_embedded_lm
 
         return shared_embedded_lm()
+    if spec.startswith(LLAMACPP_PREFIX):
+        from factscope.hf.llama_cpp_lm import LlamaCppLM
+
+        model = spec.removeprefix(LLAMACPP_PREFIX)
+        return LlamaCppLM(None if model == "embedded" else model)
     if spec.endswith(".gguf"):
         from factscope.hf.embedded_lm import EmbeddedLM
 

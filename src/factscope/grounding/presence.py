@@ -31,6 +31,7 @@ import numpy as np
 from factscope.core.registry import Argument, Entry, Registry
 from factscope.core.text import split_sentences
 from factscope.grounding.presence_rounds import PresenceMode, PresenceRounds, best_in_rounds, rank_windows
+from factscope.llm.reply_format import ReplyFormat
 
 if TYPE_CHECKING:
     from factscope.checkers.base import Checker
@@ -314,6 +315,8 @@ class ShortlistNLIPresence(WindowedPresence):
 
 
 _VERDICT = re.compile(r"^\W*(true|false)\b", re.IGNORECASE)
+JUDGEMENT_FORMAT = ReplyFormat.one_of(["True", "False"])
+"""The presence judge's reply: True or False."""
 
 
 def parse_judgement(reply: str) -> bool | None:
@@ -356,7 +359,7 @@ class LLMJudgePresence(WindowedPresence):
             [{"role": "user", "content": self.template.format(text=window, fact=fact)}]
             for fact, window in pairs
         ]
-        replies = self.client.chat_many(messages)
+        replies = self.client.chat_many(messages, reply_format=JUDGEMENT_FORMAT)
         scores = []
         for (fact, _), reply in zip(pairs, replies):
             verdict = None if reply.failed else parse_judgement(reply.text or "")

@@ -40,9 +40,22 @@ class HFCausalLM:
     tokens are exactly its own tokenization. With an empty context the BOS token (GPT-2: <|endoftext|>) is
     the context, so the first token is scored too; a model with neither BOS nor EOS leaves the first token
     unscored. Inputs longer than the model's window lose context tokens from the left.
+
+    ``start_token`` names the token an empty context stands for instead of BOS (when the vocabulary has it as one
+    token); ``window`` bounds the tokens scored at once below the model's own window; ``name`` replaces the
+    ``hf:NAME`` shown in summaries.
     """
 
-    def __init__(self, name_or_path: str, batch_size: int = 8, device: str | None = None) -> None:
+    def __init__(
+        self,
+        name_or_path: str,
+        batch_size: int = 8,
+        device: str | None = None,
+        *,
+        start_token: str | None = None,
+        window: int | None = None,
+        name: str | None = None,
+    ) -> None:
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -54,14 +67,18 @@ class HFCausalLM:
                 f"{error}; pass --lm with a local causal-LM folder or a cached hub name, "
                 "or --lm endpoint (with --llm-base-url and --llm-model) for an OpenAI-compatible completions endpoint"
             ) from None
-        self.name = f"hf:{name_or_path}"
+        self.name = name or f"hf:{name_or_path}"
         self.batch_size = batch_size
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         self.model.to(self.device).eval()
         config = self.model.config
-        self.max_length = int(getattr(config, "n_positions", 0) or getattr(config, "max_position_embeddings", 1024))
+        own_window = int(getattr(config, "n_positions", 0) or getattr(config, "max_position_embeddings", 1024))
+        self.max_length = min(own_window, window) if window else own_window
         bos = self.tokenizer.bos_token_id
         self.start_id = bos if bos is not None else self.tokenizer.eos_token_id
+        if start_token is not None:
+            ids = self.tokenizer(start_token, add_special_tokens=False)["input_ids"]
+            self.start_id = ids[0] if len(ids) == 1 else self.start_id
         pad = self.tokenizer.pad_token_id
         self.pad_id = pad if pad is not None else (self.tokenizer.eos_token_id or 0)
         self._cache: BoundedCache[tuple[str, str], np.ndarray] = BoundedCache(CACHED_SCORES)

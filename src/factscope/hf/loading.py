@@ -16,7 +16,7 @@ def offline() -> bool:
 
 def load_pretrained(loader: Any, name_or_path: str, what: str, **kwargs: Any) -> Any:
     """Call ``loader.from_pretrained`` with a clear error when the model cannot be found."""
-    _quiet_transformers()
+    quiet_transformers()
     local = Path(name_or_path).expanduser()
     source = str(local) if local.exists() else name_or_path
     try:
@@ -56,7 +56,7 @@ def set_threads(threads: int | None) -> None:
         torch.set_num_threads(threads)
 
 
-def _quiet_transformers() -> None:
+def quiet_transformers() -> None:
     """Hide transformers' own weight-loading bars and warnings; factscope shows its own progress."""
     try:
         from transformers.utils import logging as hf_logging

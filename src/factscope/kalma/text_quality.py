@@ -10,7 +10,11 @@ from typing import Any
 from factscope.core.prompts import load_prompt
 from factscope.kalma.answers import AnswerRecord
 from factscope.kg.citations import parse_answer
+from factscope.llm.reply_format import ReplyFormat
 from factscope.metrics.geval import ASPECTS, SCORES, parse_score, weighted_score
+
+SCORE_FORMAT = ReplyFormat.one_of([str(score) for score in SCORES])
+"""A G-Eval reply: one score from 1 to 5."""
 
 
 def geval_prompt(aspect: str, record: AnswerRecord) -> str:
@@ -45,7 +49,8 @@ def judge_text_quality(records: Sequence[AnswerRecord], llm: Any, *, aspects: Se
     also the probability-weighted score from the completions endpoint's log-probabilities of " 1" ... " 5"
     after the prompt (5 scoring calls per aspect; None where the endpoint gives no log-probabilities)."""
     prompts = [(r, a, geval_prompt(a, r)) for r in records for a in aspects]
-    replies = llm.chat_many([[{"role": "user", "content": p}] for _, _, p in prompts], max_tokens=5)
+    replies = llm.chat_many([[{"role": "user", "content": p}] for _, _, p in prompts], max_tokens=5,
+                            reply_format=SCORE_FORMAT)
     out: list[dict[str, dict[str, Any]]] = [{} for _ in records]
     for index, ((_, aspect, prompt), reply) in enumerate(zip(prompts, replies)):
         score = None if reply.failed else parse_score(reply.text)

@@ -19,6 +19,7 @@ import httpx
 
 from factscope.llm.client import ChatReply, CompletionReply, LLMClient, Message
 from factscope.llm.config import LLMConfig
+from factscope.llm.reply_format import ReplyFormat
 
 __all__ = ["AsyncLLMClient"]
 
@@ -72,19 +73,24 @@ class AsyncLLMClient(LLMClient):
         )
         super().__init__(config, sleep=sleep, transport=self._loop_transport)
 
-    async def achat(self, messages: Sequence[Message], **params: Any) -> ChatReply:
+    async def achat(
+        self, messages: Sequence[Message], *, reply_format: ReplyFormat | None = None, **params: Any
+    ) -> ChatReply:
         """``chat``, awaited."""
-        return await asyncio.to_thread(self.chat, messages, **params)
+        return await asyncio.to_thread(self.chat, messages, reply_format=reply_format, **params)
 
     async def achat_many(
         self,
         conversations: Sequence[Sequence[Message]],
         *,
         on_done: Callable[[], None] | None = None,
+        reply_format: ReplyFormat | None = None,
         **params: Any,
     ) -> list[ChatReply]:
         """``chat_many``, awaited (``on_done`` is called in a worker thread)."""
-        return await asyncio.to_thread(self.chat_many, conversations, on_done=on_done, **params)
+        return await asyncio.to_thread(
+            self.chat_many, conversations, on_done=on_done, reply_format=reply_format, **params
+        )
 
     async def acomplete(
         self, prompt: str, max_tokens: int = 0, echo: bool = True, logprobs: int = 0, **params: Any

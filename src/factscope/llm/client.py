@@ -25,6 +25,7 @@ import httpx
 from factscope.core.errors import BackendError
 from factscope.llm.cache import ResponseCache, cache_key
 from factscope.llm.config import LLMConfig
+from factscope.llm.reply_format import ReplyFormat
 from factscope.llm.retry import Delivery, RetryPolicy
 
 __all__ = ["ChatReply", "CompletionReply", "LLMClient", "LLMConfig", "LLMUsage", "Message"]
@@ -158,9 +159,13 @@ class LLMClient:
             "max_tokens": self.config.max_tokens,
         }
 
-    def chat(self, messages: Sequence[Message], **params: Any) -> ChatReply:
-        """One chat completion. ``params`` (max_tokens, stop, seed, ...) go into the request body."""
-        outcome = self._call(CHAT_ROUTE, self._chat_request(messages, params), _chat_text)
+    def chat(
+        self, messages: Sequence[Message], *, reply_format: ReplyFormat | None = None, **params: Any
+    ) -> ChatReply:
+        """One chat completion. ``params`` (max_tokens, stop, seed, ...) go into the request body;
+        ``reply_format`` is what the caller's parser expects (an endpoint is not sent it; an in-process model
+        decodes to it)."""
+        outcome = self._call(CHAT_ROUTE, self._chat_request(messages, params, reply_format), _chat_text)
         if outcome.error is not None:
             return ChatReply(
                 None, failed=True, error=outcome.error, raw=outcome.raw, attempts=outcome.attempts
@@ -179,15 +184,18 @@ class LLMClient:
         conversations: Sequence[Sequence[Message]],
         *,
         on_done: Callable[[], None] | None = None,
+        reply_format: ReplyFormat | None = None,
         **params: Any,
     ) -> list[ChatReply]:
         """Many chat calls in parallel (at most ``concurrency`` at once), identical ones sent once.
 
         Returns one reply per conversation, in order; failures are replies with ``failed=True``.
-        ``on_done`` is called once per conversation as its reply arrives (e.g. to advance a progress bar).
+        ``on_done`` is called once per conversation as its reply arrives (e.g. to advance a progress bar);
+        ``reply_format`` is as for ``chat``.
         """
         keys = [
-            cache_key(CHAT_ROUTE, self.config.model, self._chat_request(c, params)) for c in conversations
+            cache_key(CHAT_ROUTE, self.config.model, self._chat_request(c, params, reply_format))
+            for c in conversations
         ]
         first_index: dict[str, int] = {}
         for index, key in enumerate(keys):
@@ -197,7 +205,7 @@ class LLMClient:
         results: dict[str, ChatReply] = {}
 
         def run(index: int) -> None:
-            reply = self.chat(conversations[index], **params)
+            reply = self.chat(conversations[index], reply_format=reply_format, **params)
             results[keys[index]] = reply
             if on_done is not None:
                 for _ in range(copies[keys[index]]):
@@ -275,7 +283,10 @@ class LLMClient:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _chat_request(self, messages: Sequence[Message], params: dict[str, Any]) -> dict[str, Any]:
+    def _chat_request(
+        self, messages: Sequence[Message], params: dict[str, Any], reply_format: ReplyFormat | None = None
+    ) -> dict[str, Any]:
+        """The request body of a chat call (an endpoint is not sent ``reply_format``)."""
         request: dict[str, Any] = {
             "model": self.config.model,
             "messages": [dict(message) for message in messages],
