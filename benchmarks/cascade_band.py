@@ -8,9 +8,8 @@ falls inside a band [low, high]; those claims go to the second checker. This scr
    the cascade's mean balanced accuracy stays within ``--margin`` of the second checker's (else, the best balanced
    accuracy escalating at most ``--max-share``). No set it is measured on takes part: the unseen sets are not
    shippable, and validation groups are never trained on;
-2. checks the *test* pairs of the never-trained sets (`unseen_sets.UNSEEN`) with both checkers (every pair of a set
-   whose references hold at most ``--budget`` windows in all; for the sets of long references, the first pairs in the
-   order of their ids' SHA-256 up to that budget), and reports for
+2. checks ``--unseen-per-set`` *test* pairs of each never-trained set (`unseen_sets.UNSEEN`; the same sample as
+   `unseen_sets.py --limit`) with both checkers, and reports for
    the fitted band and for every band of the grid the share escalated and the cascade's mean balanced accuracy and
    AUROC, with each checker's own figures and pairs per second;
 3. draws the trade-off (share escalated against balanced accuracy) as ``docs/images/cascade-tradeoff.svg``.
@@ -19,7 +18,10 @@ The cascade's verdict on a pair is, by construction, the first checker's verdict
 every band come from the two checkers' verdicts on each pair, scored once and kept in ``--scores`` (a rerun reuses
 them while the checker and the sample are the same).
 
-    python benchmarks/cascade_band.py --first embedded --second accurate --per-set 150
+Both checkers run in ``--mode`` (fast by default: each claim against its most relevant windows, which keeps the
+accurate checker's cost per pair bounded on long references on a CPU).
+
+    python benchmarks/cascade_band.py --first embedded --second accurate --per-set 60 --unseen-per-set 120
 """
 
 from __future__ import annotations
@@ -41,7 +43,6 @@ from results_file import RESULTS_DIR, machine
 
 from factscope.checkers.registry import make_checker
 from factscope.core.manifest import describe
-from factscope.core.text import sentence_spans
 from factscope.evaluation.checker_eval import check_pairs
 from factscope.evaluation.pairs import LabelledPair, read_pairs, sample_pairs
 from factscope.metrics.classification import auroc, balanced_accuracy
@@ -61,32 +62,23 @@ class Scored:
     score: float | None
 
 
-def windows(pair: LabelledPair) -> int:
-    """How many reference windows the checkers score for a pair: one per sentence and one per two sentences."""
-    return max(1, 2 * len(sentence_spans(pair.premise)) - 1)
-
-
-def sample(data: Path, shippable: bool, part: str, per_set: int | None, budget: int) -> list[LabelledPair]:
-    """The pairs of ``part`` of the shippable (or never-trained) sets: ``per_set`` a set (all when None), in the
-    order of their ids' SHA-256, stopping before a set's windows exceed ``budget``."""
+def sample(data: Path, shippable: bool, part: str, per_set: int) -> list[LabelledPair]:
+    """``per_set`` pairs of ``part`` of each shippable (or never-trained) set: those whose ids have the lowest
+    SHA-256, as `factscope eval-checker --limit` takes them."""
     pairs: list[LabelledPair] = []
     for pair_set in PAIR_SETS:
-        if pair_set.shippable != shippable:
-            continue
-        found, _ = read_pairs(data / pair_set.path, part=part)
-        spent = 0
-        for pair in sample_pairs(found, per_set or len(found)):
-            spent += windows(pair)
-            if spent > budget:
-                break
-            pairs.append(pair)
+        if pair_set.shippable == shippable:
+            found, _ = read_pairs(data / pair_set.path, part=part)
+            pairs += sample_pairs(found, per_set)
     return pairs
 
 
-def scored(spec: str, pairs: list[LabelledPair], folder: Path, name: str) -> tuple[list[Scored], float, dict]:
-    """Both checkers' verdicts as :class:`Scored` rows (from ``folder`` when the same checker scored the same pairs
+def scored(
+    spec: str, mode: str, pairs: list[LabelledPair], folder: Path, name: str
+) -> tuple[list[Scored], float, dict]:
+    """A checker's verdicts as :class:`Scored` rows (from ``folder`` when the same checker scored the same pairs
     before), the seconds spent checking, and the checker's description."""
-    checker = make_checker(spec)
+    checker = make_checker(spec, mode=mode)
     described = describe(checker)
     key = hashlib.sha256(json.dumps([described, [p.id for p in pairs]], default=str).encode()).hexdigest()[:16]
     path = folder / f"{name}.{spec.replace(':', '_').replace('/', '_')}.{key}.json"
@@ -222,11 +214,11 @@ def main() -> None:
     parser.add_argument("--first", default="embedded", help="the checker that decides first")
     parser.add_argument("--second", default="accurate", help="the checker that decides inside the band")
     parser.add_argument("--data", type=Path, default=default_data_dir())
-    parser.add_argument("--per-set", type=int, default=150, help="validation pairs a shippable set")
+    parser.add_argument("--per-set", type=int, default=60, help="validation pairs a shippable set")
+    parser.add_argument("--unseen-per-set", type=int, default=120, help="test pairs a never-trained set")
     parser.add_argument(
-        "--budget", type=int, default=3500,
-        help="at most this many reference windows a set (every pair of the sets under it; 2 CPU cores score the "
-        "accurate checker at about 15 windows a second)",
+        "--mode", choices=["exact", "fast"], default="fast",
+        help="both checkers' mode (fast: each claim against its most relevant windows, as on long references)",
     )
     parser.add_argument("--margin", type=float, default=0.005)
     parser.add_argument("--max-share", type=float, default=0.4)
@@ -235,12 +227,12 @@ def main() -> None:
     parser.add_argument("--picture", type=Path, default=PICTURE)
     args = parser.parse_args()
 
-    validation = sample(args.data, shippable=True, part="validation", per_set=args.per_set, budget=args.budget // 2)
-    unseen = sample(args.data, shippable=False, part="test", per_set=None, budget=args.budget)
+    validation = sample(args.data, shippable=True, part="validation", per_set=args.per_set)
+    unseen = sample(args.data, shippable=False, part="test", per_set=args.unseen_per_set)
     runs = {}
     for role, spec in (("first", args.first), ("second", args.second)):
-        val_rows, _, described = scored(spec, validation, args.scores, "validation")
-        test_rows, seconds, _ = scored(spec, unseen, args.scores, "unseen")
+        val_rows, _, described = scored(spec, args.mode, validation, args.scores, "validation")
+        test_rows, seconds, _ = scored(spec, args.mode, unseen, args.scores, "unseen")
         runs[role] = {"spec": spec, "checker": described, "validation": val_rows, "unseen": test_rows,
                       "seconds": seconds}
     band = fit_band(runs["first"]["validation"], runs["second"]["validation"], args.margin, args.max_share)
@@ -254,10 +246,11 @@ def main() -> None:
         "second": {"spec": args.second, "checker": runs["second"]["checker"], **second,
                    "pairs_per_second": len(unseen) / runs["second"]["seconds"]},
         "band": band,
-        "validation": {"pairs": len(validation), "per_set": args.per_set, "window_budget": args.budget // 2,
+        "mode": args.mode,
+        "validation": {"pairs": len(validation), "per_set": args.per_set,
                        "sets": sorted({p.dataset for p in validation})},
-        "unseen": {"pairs": len(unseen), "window_budget": args.budget, "part": "test",
-                   "pairs_by_set": {name: sum(p.dataset == name for p in unseen) for name in {p.dataset for p in unseen}}},
+        "unseen": {"pairs": len(unseen), "per_set": args.unseen_per_set, "part": "test",
+                   "sets": sorted({p.dataset for p in unseen})},
         "cascade": {"share_escalated": share, **measured},
         "tradeoff": front,
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),

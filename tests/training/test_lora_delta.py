@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import tempfile
+from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
+from safetensors.torch import save_file
 from typer.testing import CliRunner
 
 from command_line import command_line
@@ -81,11 +84,6 @@ def test_a_delta_adds_b_times_a_to_the_weight_by_hand():
     layer.proj = torch.nn.Linear(2, 2, bias=False)
     with torch.no_grad():
         layer.proj.weight.copy_(torch.tensor([[1.0, 0.0], [0.0, 1.0]]))
-    from safetensors.torch import save_file
-
-    import tempfile
-    from pathlib import Path
-
     with tempfile.TemporaryDirectory() as folder:
         # A = [[1, 2]] (1 x 2), B = [[3], [4]] (2 x 1): B @ A = [[3, 6], [4, 8]]
         save_file(
@@ -121,7 +119,7 @@ def test_train_checker_writes_a_small_delta_with_both_digests(tiny_mpnet, tmp_pa
 
 
 def test_a_different_base_or_a_damaged_delta_is_refused(tiny_mpnet, tmp_path):
-    tokenizer, model, _ = _trained_lora(tiny_mpnet)
+    _, model, _ = _trained_lora(tiny_mpnet)
     save_delta(model, tmp_path / "delta")
     other = build_mpnet_encoder(tmp_path / "other_base", seed=5)
     record = {"base": str(other), "base_sha256": base_sha256(tiny_mpnet), "file": DELTA_FILE}
@@ -133,7 +131,7 @@ def test_a_different_base_or_a_damaged_delta_is_refused(tiny_mpnet, tmp_path):
 
 
 def test_a_missing_packaged_base_names_the_extra(tmp_path, monkeypatch):
-    import factscope.hf.embedded as embedded
+    from factscope.hf import embedded
 
     def missing(name: str) -> str:
         raise ConfigError("all-mpnet-base-v2 is not installed")

@@ -20,7 +20,7 @@ from typing import Any
 from factscope.checkers.base import Checker, CheckTask
 from factscope.core.errors import ConfigError
 from factscope.core.manifest import describe
-from factscope.core.schema import Verdict
+from factscope.core.schema import Label, Verdict
 
 BANDS_FILE = Path(__file__).resolve().parent.parent / "models" / "cascade_bands.json"
 """The fitted bands, by first checker spec."""
@@ -54,8 +54,11 @@ class CascadeChecker:
         if unsure:
             second = self.second.check([tasks[i] for i in unsure])
             for i, verdict in zip(unsure, second):
-                first_p = verdicts[i].probs[0] if verdicts[i].probs is not None else None
-                note = f"escalated ({self.first.name} P(Entailment) {first_p:.2f} in [{self.band[0]:.2f}, {self.band[1]:.2f}])"
+                first_p = verdicts[i].prob(Label.ENTAILMENT) or 0.0
+                note = (
+                    f"escalated ({self.first.name} P(Entailment) {first_p:.2f} in "
+                    f"[{self.band[0]:.2f}, {self.band[1]:.2f}])"
+                )
                 reason = f"{note}; {verdict.reason}" if verdict.reason else note
                 verdicts[i] = verdict.model_copy(
                     update={"decided_by": self.second.name, "escalated": True, "reason": reason}
@@ -64,7 +67,12 @@ class CascadeChecker:
 
     def result_settings(self) -> dict[str, Any]:
         """Both checkers' settings and the band: any of them changes the verdicts."""
-        return {"name": self.name, "first": describe(self.first), "second": describe(self.second), "band": list(self.band)}
+        return {
+            "name": self.name,
+            "first": describe(self.first),
+            "second": describe(self.second),
+            "band": list(self.band),
+        }
 
 
 def fitted_band(first: str) -> tuple[float, float] | None:
