@@ -71,8 +71,8 @@ def test_json_replies_parse_and_batching_does_not_change_greedy_replies(embedded
 
 def test_failures_are_replies_marked_failed_with_the_reason(embedded_chat, monkeypatch):
     client = _client(embedded_chat)
-    (unknown,) = client.chat_many([CAPITAL], top_p=0.5)
-    assert unknown.failed and "does not take top_p" in unknown.error
+    (unknown,) = client.chat_many([CAPITAL], logit_bias={"1": 5})
+    assert unknown.failed and "does not take logit_bias" in unknown.error
     short = client.chat(CAPITAL, max_tokens=3)
     assert not short.failed and short.truncated and short.usage["completion_tokens"] == 3
     monkeypatch.setattr(embedded_chat, "window", 20)

@@ -32,7 +32,7 @@ def test_a_choice_is_an_escaped_alternation_and_round_trips_through_its_spec():
         (lambda: ReplyFormat.one_of([]), "one or more non-empty labels"),
         (lambda: ReplyFormat.one_of(["Yes", ""]), "one or more non-empty labels"),
         (lambda: ReplyFormat.matching("(unclosed"), "is not a regular expression"),
-        (lambda: ReplyFormat.json_schema(["not", "an", "object"]), "must be an object"),
+
         (lambda: ReplyFormat.from_spec({"kind": "grammar", "value": "x"}), "not a reply format"),
         (lambda: ReplyFormat.matching("x").labels(), "has no labels"),
     ],
@@ -40,6 +40,13 @@ def test_a_choice_is_an_escaped_alternation_and_round_trips_through_its_spec():
 def test_bad_formats_are_refused_with_what_is_wrong(make, message):
     with pytest.raises(ValueError, match=message):
         make()
+
+
+def test_a_schema_or_spec_of_the_wrong_type_is_a_type_error():
+    with pytest.raises(TypeError, match="must be an object"):
+        ReplyFormat.json_schema(["not", "an", "object"])
+    with pytest.raises(TypeError, match="not a reply format"):
+        ReplyFormat.from_spec({"kind": "choice", "value": ["Yes"]})
 
 
 def test_the_roles_formats_accept_what_their_parsers_read():

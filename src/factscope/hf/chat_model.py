@@ -52,11 +52,12 @@ class Generated:
 
 @dataclass(frozen=True)
 class Decoding:
-    """How replies are decoded: ``max_tokens`` at most, greedy at ``temperature`` 0 (else sampled with ``seed``),
-    cut at the first of ``stop``."""
+    """How replies are decoded: ``max_tokens`` at most, greedy at ``temperature`` 0 (else sampled with ``seed``
+    from the smallest set of tokens whose probability reaches ``top_p``), cut at the first of ``stop``."""
 
     max_tokens: int
     temperature: float = 0.0
+    top_p: float = 1.0
     stop: tuple[str, ...] = ()
     seed: int | None = None
 
@@ -210,7 +211,7 @@ class ChatModel:
                 logits = out.logits[:, -1, :].float()
                 if bitmask is not None:
                     _constrain(logits, bitmask, matchers, done)
-                chosen = _choose(logits, decoding.temperature, generator).tolist()
+                chosen = _choose(logits, decoding, generator).tolist()
                 for row, token in enumerate(chosen):
                     if done[row]:
                         chosen[row] = self.pad_id
@@ -275,11 +276,17 @@ def _constrain(logits: Any, bitmask: Any, matchers: Sequence[Any], done: Sequenc
     llguidance.torch.apply_token_bitmask_inplace(logits, bitmask.to(logits.device))
 
 
-def _choose(logits: Any, temperature: float, generator: Any) -> Any:
-    """The next token of each row: the most likely (temperature 0), else one sampled at ``temperature``."""
+def _choose(logits: Any, decoding: Decoding, generator: Any) -> Any:
+    """The next token of each row: the most likely (temperature 0), else one sampled at the temperature from the
+    nucleus of probability ``top_p``."""
     import torch
 
-    if temperature <= 0:
+    if decoding.temperature <= 0:
         return logits.argmax(dim=-1)
-    probabilities = torch.softmax(logits / temperature, dim=-1)
+    probabilities = torch.softmax(logits / decoding.temperature, dim=-1)
+    if decoding.top_p < 1.0:
+        ordered, order = probabilities.sort(dim=-1, descending=True)
+        outside = ordered.cumsum(dim=-1) - ordered >= decoding.top_p  # tokens after the nucleus is complete
+        ordered[outside] = 0.0
+        probabilities = torch.zeros_like(probabilities).scatter(-1, order, ordered)
     return torch.multinomial(probabilities, 1, generator=generator)[:, 0]

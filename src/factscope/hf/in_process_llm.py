@@ -29,7 +29,7 @@ IN_PROCESS_URL = "http://in-process.invalid/v1"
 """The base URL the client's settings carry: a reserved name that never resolves, since nothing is sent."""
 DEFAULT_REPLY_TOKENS = 512
 """Reply tokens when neither the call nor the settings bound them."""
-DECODING_PARAMS = frozenset({"max_tokens", "temperature", "stop", "seed"})
+DECODING_PARAMS = frozenset({"max_tokens", "temperature", "top_p", "stop", "seed"})
 """The request parameters an in-process model honours."""
 
 
@@ -149,6 +149,7 @@ class InProcessLLMClient(LLMClient):
             decoding = Decoding(
                 max_tokens=int(settings["max_tokens"] or DEFAULT_REPLY_TOKENS),
                 temperature=float(settings["temperature"] or 0.0),
+                top_p=float(settings["top_p"] if settings["top_p"] is not None else 1.0),
                 stop=(stop,) if isinstance(stop, str) else tuple(stop or ()),
                 seed=settings["seed"],
             )

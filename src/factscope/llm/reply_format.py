@@ -47,7 +47,7 @@ class ReplyFormat:
     def json_schema(cls, schema: dict[str, Any]) -> ReplyFormat:
         """A JSON value valid under ``schema`` (a JSON Schema object)."""
         if not isinstance(schema, dict):
-            raise ValueError(f"a JSON schema must be an object, got {type(schema).__name__}")
+            raise TypeError(f"a JSON schema must be an object, got {type(schema).__name__}")
         # key order kept: a model writes an object's properties in the order its schema lists them
         return cls("json_schema", json.dumps(schema, ensure_ascii=False))
 
@@ -71,10 +71,9 @@ class ReplyFormat:
 
     @classmethod
     def from_spec(cls, spec: object) -> ReplyFormat:
-        """The format a ``spec()`` object describes; ValueError for anything else."""
-        if not isinstance(spec, dict) or spec.get("kind") not in ("choice", "regex", "json_schema"):
+        """The format a ``spec()`` object describes; TypeError or ValueError for anything else."""
+        if not isinstance(spec, dict) or not isinstance(spec.get("value"), str):
+            raise TypeError(f"not a reply format: {spec!r}")
+        if spec.get("kind") not in ("choice", "regex", "json_schema"):
             raise ValueError(f"not a reply format: {spec!r}")
-        value = spec.get("value")
-        if not isinstance(value, str):
-            raise ValueError(f"not a reply format: {spec!r}")
-        return cls(spec["kind"], value)
+        return cls(spec["kind"], spec["value"])
