@@ -43,7 +43,7 @@ class ClauseFactExtractor(ParsedExtractor):
     discovered radium," -> "Marie Curie discovered radium.") and prepositional attachments (see
     :func:`proposition_facts`). A nationality is its own fact, as in Truly Ground ("Napoleon is a French general." ->
     "Napoleon is French.", "Napoleon is a general."; ``split_nationality``). He / she / it / they subjects are
-    replaced by the last fitting subject, so every fact stands alone. A statement with no clause the rules read
+    replaced by the entity the text before them is about (see ``PronounResolver``), so every fact stands alone. A statement with no clause the rules read
     is kept whole as one fact; questions and refusals give none.
 
     Example::

@@ -28,6 +28,9 @@ VERB_GROUP_DEPS = frozenset({"aux", "auxpass", "neg", "prt"})
 FINITE_VERB_TAGS = frozenset({"VBD", "VBZ", "VBP"})
 RELATIVE_TAGS = frozenset({"WDT", "WP"})
 RESOLVED_PRONOUNS = frozenset({"he", "she", "it", "they"})
+POSSESSIVE_PRONOUNS = {"he": "his", "she": "her", "it": "its", "they": "their"}
+"""The possessive of each resolved pronoun: "Its mirror ... It" speaks of one entity twice."""
+MAIN_CLAUSE_LINKS = frozenset({"conj", "parataxis"})
 UNASSERTED_MARKS = frozenset({"if", "unless", "whether", "than", "lest"})
 """Subordinators whose clause the sentence does not assert ("if he won", "more than it saved")."""
 CONTRACTIONS = {
@@ -283,14 +286,52 @@ def copula(subject: Any, sentence_root: Any, participle: Any = None) -> str:
     return "are" if plural else "is"
 
 
+def tree_root(token: Any) -> Any:
+    """The root of the dependency tree a token belongs to (one per sentence as the parser split it)."""
+    while token.head.i != token.i:
+        token = token.head
+    return token
+
+
+def is_main_clause_subject(subject: Any) -> bool:
+    """Whether a subject belongs to its sentence's main clause or a clause coordinated with it ("X won and Y
+    lost", "X won; Y lost"), not to a subordinate one ("after Y lost", "stating that Y lost"). A complement
+    clause before its verb is a main clause the parser hung on the next one ("X is a city; it is ...",
+    "X is large, the guide said")."""
+    verb = subject.head
+    while verb.head.i != verb.i and (
+        verb.dep_ in MAIN_CLAUSE_LINKS or verb.dep_ == "ccomp" and verb.i < verb.head.i
+    ):
+        verb = verb.head
+    return verb.dep_ == "ROOT"
+
+
+def owner(subject: Any) -> Any | None:
+    """The possessor of a subject phrase: a third-person possessive ("Its primary mirror") or a noun with
+    "'s" ("The telescope's mirror"); None for a title such as "My Fair Lady"."""
+    for child in subject.children:
+        if child.dep_ == "poss" and (
+            child.lower_ in POSSESSIVE_PRONOUNS.values() or child.pos_ in {"NOUN", "PROPN"}
+        ):
+            return child
+    return None
+
+
 class PronounResolver:
-    """Resolves he / she / it / they subjects to the last fitting subject before them in the same text.
+    """Resolves he / she / it / they subjects to the entity the text before them is about.
 
     Candidates are the nominal subjects (nouns and names, never pronouns) that come earlier in the response,
-    nearest first, and the nearest one that fits wins: "he" and "she" take a PERSON entity or a proper noun the
-    tagger left untyped; "it" a singular, uncoordinated subject that is not a PERSON; "they" a plural or
-    coordinated subject ("Apple and Google ... They" -> both) or an organisation. With no fitting candidate
-    the pronoun stays.
+    nearest first: those of the pronoun's own sentence, and those of the main clauses of the sentences before
+    (a subject inside a subordinate clause there, "... stating that the book confuses ...", is not what the
+    next sentence goes on about). The nearest one that fits wins: "he" and "she" take a PERSON entity or a
+    proper noun the tagger left untyped; "it" a singular, uncoordinated subject that is not a PERSON; "they" a
+    plural or coordinated subject ("Apple and Google ... They" -> both) or an organisation.
+
+    A subject that is owned ("Its primary mirror", "The telescope's mirror") is never the answer: when its owner
+    is the pronoun's own possessive ("Its mirror ... It", "His father ... He") the pronoun and the owner name the
+    same entity, and the search goes on to it; any other owner ("His wife ... She", "The telescope's mirror ...
+    It") leaves the pronoun as written, since no antecedent is safe. With no fitting candidate the pronoun stays
+    too.
     """
 
     def __init__(self, doc: Any) -> None:
@@ -302,19 +343,32 @@ class PronounResolver:
         self._positions = [t.i for t in self._subjects]
 
     def resolve(self, pronoun: Any) -> list[Any]:
-        """The antecedent tokens for a pronoun subject, or [] when the heuristic finds none."""
+        """The antecedent tokens for a pronoun subject, or [] when none is found or none is safe."""
         word = pronoun.lower_
+        root = tree_root(pronoun).i
         for candidate in reversed(self._subjects[: bisect_left(self._positions, pronoun.i)]):
-            plural = candidate.tag_ in {"NNS", "NNPS"} or bool(candidate.conjuncts)
-            if word in {"he", "she"} and (
-                candidate.ent_type_ == "PERSON" or (candidate.pos_ == "PROPN" and not candidate.ent_type_)
-            ):
-                return [candidate]
-            if word == "it" and candidate.ent_type_ != "PERSON" and not plural:
-                return [candidate]
-            if word == "they" and (plural or candidate.ent_type_ in {"ORG", "NORP"}):
-                return conjuncts(candidate)
+            if tree_root(candidate).i != root and not is_main_clause_subject(candidate):
+                continue
+            possessor = owner(candidate)
+            if possessor is not None:
+                if possessor.lower_ == POSSESSIVE_PRONOUNS[word]:
+                    continue
+                return []
+            if self._fits(word, candidate):
+                return conjuncts(candidate) if word == "they" else [candidate]
         return []
+
+    @staticmethod
+    def _fits(word: str, candidate: Any) -> bool:
+        """Whether a subject agrees with the pronoun (person, number, entity type). A name with an article is not
+        a person, whatever the tagger says ("The James Webb Space Telescope")."""
+        plural = candidate.tag_ in {"NNS", "NNPS"} or bool(candidate.conjuncts)
+        person = candidate.ent_type_ == "PERSON" and not any(c.dep_ == "det" for c in candidate.children)
+        if word in {"he", "she"}:
+            return person or (candidate.pos_ == "PROPN" and not candidate.ent_type_)
+        if word == "it":
+            return not person and not plural
+        return plural or candidate.ent_type_ in {"ORG", "NORP"}
 
 
 class PropositionReader:

@@ -41,8 +41,8 @@ class RuleTripletExtractor(ParsedExtractor):
 
     Covers subject-verb-object clauses (negation and particles kept in the predicate), passive voice kept as
     (patient, "was founded by", agent), copulas, appositives, prepositional attachments, relative and participle
-    clauses, coordinated subjects / objects / verbs, and he / she / it / they subjects resolved to the last
-    fitting subject (see ``PronounResolver``). A statement that gives no triplet becomes one sentence-level claim (``sentence_fallback``);
+    clauses, coordinated subjects / objects / verbs, and he / she / it / they subjects resolved to the entity the
+    text before them is about, never to an owned subject such as "Its primary mirror" (see ``PronounResolver``). A statement that gives no triplet becomes one sentence-level claim (``sentence_fallback``);
     questions and refusals give nothing, so a refusal-only response has no claims: an abstention.
 
     Example::
