@@ -149,7 +149,7 @@ class EmbeddedScorer:
         manifest = read_manifest(manifest_path)
         method = manifest.get("method")
         if method == "finetune":
-            settings = {
+            settings: dict[str, Any] = {
                 "max_length": int(manifest.get("inference_max_length", 320)),
                 "device": device,
                 "batch_size": GPU_BATCH_SIZE if device == "cuda" else CPU_BATCH_SIZE,

@@ -46,7 +46,7 @@ def base_sha256(folder: Path) -> str:
     raise ConfigError(f"{folder}: no weights file ({' or '.join(BASE_WEIGHTS)}) in the base encoder's folder")
 
 
-def delta_record(folder: Path, base_name: str, base_folder: Path, rank: int, alpha: float) -> dict[str, Any]:
+def delta_record(folder: Path, base_name: str, base_folder: Path, rank: int, alpha: int) -> dict[str, Any]:
     """What a manifest says of a delta in ``folder``: its base (name and weights' SHA-256), the delta's SHA-256,
     its rank and scale."""
     return {

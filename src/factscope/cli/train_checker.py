@@ -187,8 +187,8 @@ def train_checker(
         ),
     ] = 0,
     lora_alpha: Annotated[
-        float | None,
-        typer.Option(min=0.0, help="with --lora-rank: the adapters' scale numerator alpha (scale alpha/N; default 2N)."),
+        int | None,
+        typer.Option(min=1, help="with --lora-rank: the adapters' scale numerator alpha (scale alpha/N; default 2N)."),
     ] = None,
     resume: Annotated[
         bool,

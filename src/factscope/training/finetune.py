@@ -43,7 +43,7 @@ class FinetuneConfig:
     checkpoint_every: int = 100
     teacher_weight: float = 0.0
     lora_rank: int = 0
-    lora_alpha: float | None = None
+    lora_alpha: int | None = None
 
 
 @dataclass

@@ -20,7 +20,7 @@ the encoder's layers. The embeddings, a BERT pooler and the classification head 
 trained in full."""
 
 
-def with_lora(model: Any, rank: int, alpha: float | None = None) -> Any:
+def with_lora(model: Any, rank: int, alpha: int | None = None) -> Any:
     """``model`` (a sequence classifier) wrapped for LoRA training: rank-``rank`` adapters on the encoder's linear
     layers (scale ``alpha / rank``; ``alpha`` defaults to ``2 * rank``), the classification head trained in full,
     everything else frozen."""
@@ -33,7 +33,7 @@ def with_lora(model: Any, rank: int, alpha: float | None = None) -> Any:
         raise ValueError(f"{type(model).__name__} has no classification head named {' or '.join(HEAD_PREFIXES)}")
     config = LoraConfig(
         r=rank,
-        lora_alpha=float(alpha if alpha is not None else 2 * rank),
+        lora_alpha=alpha if alpha is not None else 2 * rank,
         lora_dropout=0.0,
         target_modules=LORA_TARGETS,
         modules_to_save=heads,
@@ -50,12 +50,13 @@ def delta_tensors(model: Any) -> dict[str, Any]:
 
     inner = model.base_model.model
     tensors: dict[str, Any] = {}
-    for name, module in inner.named_modules():
-        if isinstance(module, LoraLayer) and "default" in module.lora_A:
+    for name, found in inner.named_modules():
+        module: Any = found
+        if isinstance(found, LoraLayer) and "default" in module.lora_A:
             scale = module.scaling["default"]
             tensors[f"{name}.lora_A"] = module.lora_A["default"].weight.detach()
             tensors[f"{name}.lora_B"] = module.lora_B["default"].weight.detach() * scale
-        elif isinstance(module, ModulesToSaveWrapper):
+        elif isinstance(found, ModulesToSaveWrapper):
             for key, value in module.modules_to_save["default"].state_dict().items():
                 tensors[f"{name}.{key}"] = value.detach()
     if not tensors:

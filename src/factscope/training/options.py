@@ -44,4 +44,4 @@ class TrainOptions:
     window_sentences: int = 2
     min_window_sentences: int | None = None
     lora_rank: int = 0
-    lora_alpha: float | None = None
+    lora_alpha: int | None = None

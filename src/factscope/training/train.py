@@ -307,7 +307,7 @@ def _saved_delta(
     if not Path(encoder_path).is_dir():
         raise ConfigError(f"a LoRA delta needs its base encoder as a local folder; '{options.encoder}' is not one")
     save_delta(member.model, folder)
-    alpha = options.lora_alpha if options.lora_alpha is not None else 2.0 * options.lora_rank
+    alpha = options.lora_alpha if options.lora_alpha is not None else 2 * options.lora_rank
     manifest["delta"] = delta_record(folder, options.encoder, Path(encoder_path), options.lora_rank, alpha)
     reloaded = CrossEncoderModel(
         *load_delta_classifier(folder, manifest),
