@@ -85,7 +85,9 @@ class Verdict(ShownAsHtml, BaseModel):
 
     ``evidence_reference`` indexes the deciding reference, ``segment_span`` is the deciding segment in it and
     ``evidence_span`` the evidence sentence (both character offsets in the original reference); ``rule`` says
-    what decided the label and ``reason`` says it in words.
+    what decided the label and ``reason`` says it in words. ``fast_path`` is set by a model checker in fast mode:
+    "pruned" when the label came from the windows its pruning kept, "exact" when the claim was escalated and
+    decided from every window it counts, as exact mode decides (see ``factscope.checkers.escalation``).
     """
 
     label: Label | None
@@ -101,6 +103,7 @@ class Verdict(ShownAsHtml, BaseModel):
     failed: bool = False
     raw: str | None = None
     error: str | None = None
+    fast_path: Literal["pruned", "exact"] | None = None
 
     def prob(self, label: Label) -> float | None:
         """Probability of one label, or None when the checker gives none."""

@@ -63,7 +63,8 @@ class CheckResult(ShownAsHtml, BaseModel):
 
     def item_rows(self) -> list[dict[str, Any]]:
         """One table row per claim (numbered from 1): its text, the verdict's label, probabilities, evidence and
-        what decided it (``factscope.core.result_tables``)."""
+        what decided it, and in fast mode whether the pruned or the exact path decided it
+        (``factscope.core.result_tables``)."""
         rows = []
         for number, result in enumerate(self.claims, start=1):
             claim, verdict = result.claim, result.verdict
@@ -80,6 +81,7 @@ class CheckResult(ShownAsHtml, BaseModel):
                 "evidence_reference": verdict.evidence_reference,
                 "rule": verdict.rule,
                 "reason": verdict.reason,
+                "fast_path": verdict.fast_path,
                 "failed": verdict.failed,
                 "error": verdict.error,
                 "copy_rate": result.copy_rate,
