@@ -426,6 +426,13 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="the shared data's claims/ folder")
     parser.add_argument("--sets", nargs="+", default=list(DEFAULT_SETS), help="NAME=RECORDS for each set")
     parser.add_argument("--claims", type=int, default=6, help="claims (and pages) per record")
+    parser.add_argument(
+        "--first-record",
+        type=int,
+        default=0,
+        help="leave out each set's records numbered below this (the development records that chose the margin "
+        "are numbers 6 and 7 of --sets NAME=8)",
+    )
     parser.add_argument("--page-tokens", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=53)
     parser.add_argument(
@@ -452,6 +459,7 @@ def main() -> None:
     args = parser.parse_args()
     per_set = {name: int(count) for name, count in (item.split("=") for item in args.sets)}
     records = build_records(args.data, per_set, args.claims, args.page_tokens, args.seed)
+    records = [record for record in records if int(record["id"].rsplit("-", 1)[1]) >= args.first_record]
     out = args.out or DEFAULT_OUT
     start_load = load_average()
     exact = exact_baseline(records, out, args.exact_cache, args.exact_windows)
