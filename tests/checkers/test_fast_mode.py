@@ -252,15 +252,20 @@ def test_the_fast_checker_differs_only_where_a_pruned_segment_decides():
     checker = make_checker(StandInScorer(table), "exact")
     assert len(checker.segments(references[0])) == 3
     exact = checker.check([CheckTask(claim=claim, references=references)])
-    fast = make_checker(StandInScorer(table), "fast", top_k=2).check(
+    fast = make_checker(StandInScorer(table), "fast", top_k=2, escalate=False).check(
         [CheckTask(claim=claim, references=references)]
     )
     assert exact[0].label is Label.ENTAILMENT and exact[0].evidence_reference == 1
     assert fast[0].label is Label.NEUTRAL
-    wide = make_checker(StandInScorer(table), "fast", top_k=4).check(
+    wide = make_checker(StandInScorer(table), "fast", top_k=4, escalate=False).check(
         [CheckTask(claim=claim, references=references)]
     )
     assert wide[0].label is Label.ENTAILMENT
+    # with the default escalation the Neutral claim is scored against every counted segment: exact mode's label
+    escalated = make_checker(StandInScorer(table), "fast", top_k=2).check(
+        [CheckTask(claim=claim, references=references)]
+    )
+    assert escalated[0].label is Label.ENTAILMENT and escalated[0].fast_path == "exact"
 
 
 def test_an_unknown_mode_is_refused():
@@ -365,3 +370,95 @@ def test_check_mode_fast_and_device_reach_the_checker_and_its_manifest(app, tmp_
         app, ["check", str(source), "-o", str(output), "--mode", "exact", "--device", "cpu"]
     )
     assert rerun.exit_code != 0
+
+
+def test_a_claim_near_entailment_is_escalated_and_given_exact_modes_verdict():
+    from factscope.checkers.base import CheckTask
+
+    claim = "The company raised its dividend to 13 cents."
+    decisive = "The company board met; dividend news came later."  # counted, but ranks low for the claim
+    strong = [f"The company raised its dividend to {n} cents per share." for n in (11, 12, 14)]
+    references = (" ".join(strong), decisive)
+    near = (0.35, 0.55, 0.1)  # 0.2 short of Entailment
+    table = {(decisive, claim): ENTAILS, **{(text, claim): near for text in strong}}
+    task = CheckTask(claim=claim, references=references)
+    exact = make_checker(StandInScorer(table), "exact").check([task])[0]
+    escalated = make_checker(StandInScorer(table), "fast", top_k=2).check([task])[0]
+    assert escalated.label is exact.label is Label.ENTAILMENT and escalated.fast_path == "exact"
+    assert (escalated.probs, escalated.segment_span, escalated.evidence) == (exact.probs, exact.segment_span,
+                                                                              exact.evidence)
+    pruned = make_checker(StandInScorer(table), "fast", top_k=2, escalate=False).check([task])[0]
+    assert pruned.label is Label.NEUTRAL and pruned.fast_path == "pruned"
+    narrow = make_checker(StandInScorer(table), "fast", top_k=2, exact_margin=0.1).check([task])[0]
+    assert narrow.label is Label.NEUTRAL and narrow.fast_path == "pruned"  # 0.2 is outside a 0.1 margin
+    assert exact.fast_path is None
+
+
+class HashedScorer(StandInScorer):
+    """Probabilities drawn from a hash of the pair: any pair has fixed, varied probabilities."""
+
+    ROWS = (ENTAILS, WEAKLY_ENTAILS, CONTRADICTS, NEUTRAL, NEUTRAL, NEUTRAL, (0.3, 0.6, 0.1), (0.1, 0.5, 0.4))
+
+    def score(self, premises, hypotheses):
+        import zlib
+
+        pairs = list(zip(premises, hypotheses))
+        self.calls.append(pairs)
+        rows = [self.ROWS[zlib.crc32(f"{p}|{h}".encode()) % len(self.ROWS)] for p, h in pairs]
+        return np.array(rows, dtype=np.float64).reshape(-1, 3)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_escalated_claims_always_get_exact_modes_label_and_a_full_margin_makes_fast_mode_exact(seed):
+    from factscope.checkers.base import CheckTask
+
+    generator = random.Random(seed)
+    vocabulary = ["bread", "bakery", "rye", "company", "dividend", "share", "harbour", "ferry", "museum", "barley"]
+    sentences = [" ".join(generator.sample(vocabulary, 4)).capitalize() + f" {n}." for n in range(40)]
+    tasks = [
+        CheckTask(
+            claim=" ".join(generator.sample(vocabulary, 3)).capitalize() + ".",
+            references=tuple(" ".join(generator.sample(sentences, 8)) for _ in range(2)),
+        )
+        for _ in range(20)
+    ]
+    exact = [v.label for v in make_checker(HashedScorer(), "exact").check(tasks)]
+    fast = make_checker(HashedScorer(), "fast", top_k=3, first_round=1).check(tasks)
+    assert all(v.label == e for v, e in zip(fast, exact) if v.fast_path == "exact")
+    assert {v.fast_path for v in fast} == {"exact", "pruned"}
+    full = make_checker(HashedScorer(), "fast", top_k=3, first_round=1, exact_margin=1.0).check(tasks)
+    assert [v.label for v in full] == exact
+    pruned = make_checker(HashedScorer(), "fast", top_k=3, first_round=1, escalate=False).check(tasks)
+    assert [v.label for v in pruned] != exact  # the rule is needed here: pruning alone changes labels
+
+
+def test_exact_margin_outside_zero_to_one_is_refused():
+    with pytest.raises(ValueError, match="exact_margin"):
+        FastSettings(exact_margin=1.5)
+
+
+def test_an_entailment_the_value_check_overrules_is_escalated_to_exact_modes_strongest_window():
+    from functools import partial
+
+    from factscope.checkers.base import CheckTask
+    from factscope.checkers.mismatch import find_mismatch
+    from factscope.checkers.segmented import SegmentedChecker
+
+    claim = "The company raised its dividend to 13 cents."
+    wrong_value = "The company raised its dividend to 14 cents per share."  # ranks first, weakly entails
+    right_value = "Its payout went up to 13 cents a share, the company said."  # pruned (top_k 1), entails
+    table = {(wrong_value, claim): WEAKLY_ENTAILS, (right_value, claim): ENTAILS}
+    task = CheckTask(claim=claim, references=(wrong_value, right_value))
+    numbers = partial(find_mismatch, kinds=("number",))
+
+    def checker(mode, **settings):
+        fast = FastSettings(top_k=1, **settings) if mode == "fast" else None
+        return SegmentedChecker(StandInScorer(table), max_tokens=40, mode=mode, fast=fast, mismatch=numbers)
+
+    exact = checker("exact").check([task])[0]
+    assert exact.label is Label.ENTAILMENT and exact.evidence_reference == 1
+    pruned = checker("fast", escalate=False).check([task])[0]
+    assert pruned.label is Label.CONTRADICTION and pruned.rule == "mismatch"
+    escalated = checker("fast", exact_margin=0.0).check([task])[0]
+    assert escalated.label is Label.ENTAILMENT and escalated.fast_path == "exact"
+    assert escalated.evidence_reference == 1 and escalated.probs == exact.probs

@@ -143,3 +143,21 @@ def test_chart_ids_are_safe_and_figures_print_as_the_pages_do():
     assert escape('"<&>') == "&quot;&lt;&amp;&gt;"
     assert [format_figure(v) for v in (0.5, None, 3)] == ["0.5000", "n/a", "3"]
     assert [percent(v) for v in (0.375, None, 1.7, -1)] == ["37.5%", "0.0%", "100.0%", "0.0%"]
+
+
+def test_trade_off_places_points_in_proportion_and_labels_and_escapes_them():
+    from factscope.plots.scatter import Point, trade_off
+
+    points = [Point("low", 0.0, 90.0, "line"), Point("high", 40.0, 100.0, "line"), Point(HOSTILE[0], 20.0, 95.0)]
+    root = parsed(trade_off(points, title="Trade-off", x_title="speed", y_title="identical (%)", y_floor=90.0))
+    circles = root.findall("circle")
+    assert len(circles) == 3
+    xs = [float(c.get("cx")) for c in circles]
+    ys = [float(c.get("cy")) for c in circles]
+    # x from 0 to 42 (5% headroom), y from 90 to 100.5 on a 552 x 312 plot area at (64, 36)
+    assert xs[0] == pytest.approx(64.0) and xs[1] == pytest.approx(64 + 40 / 42 * 552, abs=0.1)
+    assert ys[0] == pytest.approx(36 + 312, abs=0.1) and ys[2] == pytest.approx(36 + (1 - 5 / 10.5) * 312, abs=0.1)
+    assert len(root.findall("polyline")) == 1  # the two points of "line" are joined; the lone point is not
+    assert HOSTILE[0] in texts(root) and "<script>" not in trade_off(points, title="t", x_title="x", y_title="y")
+    with pytest.raises(ValueError):
+        trade_off([], title="t", x_title="x", y_title="y")

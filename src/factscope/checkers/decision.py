@@ -35,3 +35,23 @@ class LabelDecision:
             return Label.ENTAILMENT
         return Label.CONTRADICTION if float(probs[2]) > float(probs[1]) else Label.NEUTRAL
 
+    def margin(self, probs: np.ndarray, label: Label) -> float:
+        """How much probability the row lacks to be decided ``label``: 0 when it is (or ties), else the largest
+        gap this rule would have to close.
+
+        Argmax: the highest other probability less P(label). With a threshold, Entailment: threshold less
+        P(Entailment); Contradiction: the larger of P(Entailment) less the threshold and P(Neutral) less
+        P(Contradiction); Neutral: the larger of P(Entailment) less the threshold and P(Contradiction) less
+        P(Neutral).
+        """
+        p = [float(value) for value in probs]
+        own = LABELS.index(label)
+        if self.threshold is None:
+            gap = max(value for index, value in enumerate(p) if index != own) - p[own]
+        elif label is Label.ENTAILMENT:
+            gap = self.threshold - p[0]
+        else:
+            other = 1 if label is Label.CONTRADICTION else 2
+            gap = max(p[0] - self.threshold, p[other] - p[own])
+        return max(0.0, gap)
+

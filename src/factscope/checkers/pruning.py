@@ -109,7 +109,8 @@ _WORD = re.compile(r"\w+")
 
 @dataclass(frozen=True)
 class FastSettings:
-    """How fast mode prunes and stops (see the module docstring)."""
+    """How fast mode prunes and stops (see the module docstring), and whether a claim that pruning could decide
+    otherwise is scored exactly (``escalate``, with the ``exact_margin`` of ``checkers.escalation``)."""
 
     relevance: Relevance = "bm25"
     top_k: int = 8
@@ -117,12 +118,16 @@ class FastSettings:
     round_size: int = 2
     min_similarity: float = 0.1
     stop_probability: float = 0.9
+    escalate: bool = True
+    exact_margin: float = 1.0
 
     def __post_init__(self) -> None:
         if self.top_k < 1 or self.first_round < 1 or self.round_size < 1:
             raise ValueError("top_k, first_round and round_size must be at least 1")
         if not 0.0 <= self.stop_probability <= 1.0:
             raise ValueError("stop_probability must be between 0 and 1")
+        if not 0.0 <= self.exact_margin <= 1.0:
+            raise ValueError(f"exact_margin must be between 0 and 1, not {self.exact_margin}")
 
 
 def words(text: str) -> list[str]:

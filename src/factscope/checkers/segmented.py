@@ -11,6 +11,7 @@ import numpy as np
 
 from factscope.checkers.base import CheckTask, PairScorer
 from factscope.checkers.decision import LabelDecision
+from factscope.checkers.escalation import Escalation, ScoredWindow, escalation
 from factscope.checkers.evidence import best_sentence
 from factscope.checkers.merge import merge_passage_labels
 from factscope.checkers.pruning import FastSettings, RoundScorer, SegmentRanker
@@ -179,8 +180,9 @@ class SegmentedChecker:
 
     def _check_fast(self, tasks: Sequence[CheckTask], selected: list[list[Candidate]]) -> list[Verdict]:
         """Fast mode: each claim's counted candidates are ranked by relevance, pruned to the top k and scored in
-        rounds that stop at a confident entailment (``checkers.pruning``); the verdict is decided as in exact mode
-        from the scored candidates."""
+        rounds that stop at a confident entailment (``checkers.pruning``); a claim whose pruned label could differ
+        from exact mode's is escalated to every counted candidate (``checkers.escalation``); the verdict is decided
+        as in exact mode from the scored candidates, with its ``fast_path``."""
         assert self.fast is not None and self._ranker is not None
         claims = [task.claim for task in tasks]
         texts = [[candidate.text for candidate in candidates] for candidates in selected]
@@ -197,14 +199,69 @@ class SegmentedChecker:
         if closest:
             premises = [selected[number][index].text for number, index in closest.items()]
             found_closest = dict(zip(closest, self.scorer.score(premises, [claims[number] for number in closest])))
+        probs: list[dict[int, np.ndarray]] = [
+            {closest[number]: found_closest[number]} if number in closest else dict(zip(found.indices, found.probs))
+            for number, found in enumerate(scored)
+        ]
+        pruned = [
+            self.decide(task, [self._judge(candidates[index], p) for index, p in sorted(probs[number].items())])
+            for number, (task, candidates) in enumerate(zip(tasks, selected))
+        ]
+        escalated = [
+            number
+            for number, candidates in enumerate(selected)
+            if self.fast.escalate
+            and self._escalation(candidates, counted[number], probs[number], pruned[number]) is not None
+        ]
+        self._score_the_rest(claims, selected, counted, probs, escalated)
         verdicts = []
-        for number, (task, candidates, found) in enumerate(zip(tasks, selected, scored)):
-            if number in closest:
-                verdicts.append(self.decide(task, [self._judge(candidates[closest[number]], found_closest[number])]))
+        for number, (task, candidates) in enumerate(zip(tasks, selected)):
+            if number not in escalated:
+                verdicts.append(pruned[number].model_copy(update={"fast_path": "pruned"}))
                 continue
-            judged = [self._judge(candidates[index], p) for index, p in zip(found.indices, found.probs)]
-            verdicts.append(self.decide(task, judged))
+            judged = [self._judge(candidates[index], p) for index, p in sorted(probs[number].items())]
+            verdicts.append(self.decide(task, judged).model_copy(update={"fast_path": "exact"}))
         return verdicts
+
+    def _escalation(
+        self,
+        candidates: Sequence[Candidate],
+        counts: Sequence[bool],
+        probs: dict[int, np.ndarray],
+        pruned: Verdict,
+    ) -> Escalation | None:
+        """Why one claim's pruned verdict must give way to exact scoring, or None (``checkers.escalation``)."""
+        assert self.fast is not None
+        scored = [ScoredWindow(p, candidates[index].relevance) for index, p in probs.items() if counts[index]]
+        unscored = [
+            candidate.relevance for index, candidate in enumerate(candidates) if counts[index] and index not in probs
+        ]
+        label = merge_passage_labels(self.decision(window.probs) for window in scored)
+        overruled = label is Label.ENTAILMENT and pruned.rule in ("mismatch", "min-confidence")
+        return escalation(label, scored, unscored, self.decision, self.fast.exact_margin, overruled=overruled)
+
+    def _score_the_rest(
+        self,
+        claims: Sequence[str],
+        selected: Sequence[Sequence[Candidate]],
+        counted: Sequence[Sequence[bool]],
+        probs: list[dict[int, np.ndarray]],
+        escalated: Sequence[int],
+    ) -> None:
+        """Score every counted candidate of the ``escalated`` claims that is not scored yet (one deduplicated call)
+        and add them to ``probs``."""
+        wanted = [
+            (number, index)
+            for number in escalated
+            for index, counts in enumerate(counted[number])
+            if counts and index not in probs[number]
+        ]
+        pairs = list(dict.fromkeys((selected[number][index].text, claims[number]) for number, index in wanted))
+        if not pairs:
+            return
+        found = dict(zip(pairs, self.scorer.score([p for p, _ in pairs], [h for _, h in pairs])))
+        for number, index in wanted:
+            probs[number][index] = found[(selected[number][index].text, claims[number])]
 
     def _counts(self, candidate: Candidate) -> bool:
         """Whether a candidate passes the relevance floor (counts in the merge)."""

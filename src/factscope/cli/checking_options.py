@@ -100,8 +100,8 @@ CheckingModeOption = Annotated[
     typer.Option(
         "--mode",
         help="model checkers: exact (every segment of every reference is scored) or fast (each claim only against "
-        "its most relevant segments, stopping at a confident entailment; labels differ from exact only where an "
-        "unscored segment would have decided)",
+        "its most relevant segments, stopping at a confident entailment; a claim whose label pruning could change "
+        "is scored exactly, and each verdict's fast_path says which)",
     ),
 ]
 

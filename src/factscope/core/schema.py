@@ -85,9 +85,11 @@ class Verdict(ShownAsHtml, BaseModel):
 
     ``evidence_reference`` indexes the deciding reference, ``segment_span`` is the deciding segment in it and
     ``evidence_span`` the evidence sentence (both character offsets in the original reference); ``rule`` says
-    what decided the label and ``reason`` says it in words. Under a cascade checker, ``decided_by`` names the
-    checker whose verdict this is and ``escalated`` says whether the first checker passed the claim on (both None
-    with a single checker).
+    what decided the label and ``reason`` says it in words. ``fast_path`` is set by a model checker in fast mode:
+    "pruned" when the label came from the windows its pruning kept, "exact" when the claim was escalated and
+    decided from every window it counts, as exact mode decides (see ``factscope.checkers.escalation``). Under a
+    cascade checker, ``decided_by`` names the checker whose verdict this is and ``escalated`` says whether the first
+    checker passed the claim on (both None with a single checker).
     """
 
     label: Label | None
@@ -105,6 +107,7 @@ class Verdict(ShownAsHtml, BaseModel):
     error: str | None = None
     decided_by: str | None = None
     escalated: bool | None = None
+    fast_path: Literal["pruned", "exact"] | None = None
 
     def prob(self, label: Label) -> float | None:
         """Probability of one label, or None when the checker gives none."""

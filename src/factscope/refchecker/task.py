@@ -76,8 +76,8 @@ class CheckResult(ShownAsHtml, BaseModel):
 
     def item_rows(self) -> list[dict[str, Any]]:
         """One table row per claim (numbered from 1): its text, the verdict's label, probabilities, evidence and
-        what decided it, and the evidence's page when a web retriever found it
-        (``factscope.core.result_tables``)."""
+        what decided it, the evidence's page when a web retriever found it, in fast mode whether the pruned or the
+        exact path decided it, and under a cascade which checker did (``factscope.core.result_tables``)."""
         rows = []
         for number, result in enumerate(self.claims, start=1):
             claim, verdict = result.claim, result.verdict
@@ -97,6 +97,9 @@ class CheckResult(ShownAsHtml, BaseModel):
                 "evidence_title": source.title if source is not None else None,
                 "rule": verdict.rule,
                 "reason": verdict.reason,
+                "fast_path": verdict.fast_path,
+                "decided_by": verdict.decided_by,
+                "escalated": verdict.escalated,
                 "failed": verdict.failed,
                 "error": verdict.error,
                 "copy_rate": result.copy_rate,

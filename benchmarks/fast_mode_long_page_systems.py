@@ -1,0 +1,147 @@
+"""Exact against fast mode in ground, knowledge and attribute, on the long-page records of ``fast_mode_long_pages``.
+
+- **ground** (``ground score --mode fast``): for each of the first ``--ground-records`` records, the response is
+  the record's claims, the contexts its pages (about ``--page-tokens`` tokens each) and the gold facts its first
+  ``--gold-facts`` claims; presence models ``bi-nli`` (the default) and ``nli:embedded``; the labels compared are
+  every response and gold fact's present / absent decision;
+- **knowledge** (``knowledge score --mode fast``): each of the first ``--knowledge-claims`` claims of the first
+  ``--knowledge-records`` records is a knowledge text, the corpus every page of those records (``evidence_k`` 5); labels: each sentence's and each
+  record's factuality label;
+- **attribute** (``attribute score --mode fast``): the packaged example answers, ``--answers`` copies.
+
+Each system runs through its definition with its components built before the timing (model loading excluded and
+stated as such; ``fast_mode_long_pages`` gives the check command's figures with loading), exact then fast
+(``fast_mode_systems.compare``); the results file is written after each system. The CPU is shared with other work: the load average is recorded, and the
+speed-ups are ratios of runs made one after the other under that load.
+
+    HF_HUB_OFFLINE=1 python benchmarks/fast_mode_long_page_systems.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from fast_mode_systems import (
+    attribute_answers,
+    attribution_labels,
+    compare,
+    factuality_labels,
+    presence_labels,
+)
+from long_page_records import build_records
+from results_file import add_out_option, load_average, write_results
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+DEFAULT_DATA = Path("/work/shared/data/claims")
+
+
+def ground_examples(records: list[dict[str, Any]], gold_facts: int) -> list[Any]:
+    """A grounding example per record: its claims as the response, its pages as the contexts."""
+    from factscope.grounding.data import GroundExample
+
+    return [
+        GroundExample(
+            id=record["id"],
+            question="What do the pages say?",
+            contexts=list(record["pages"]),
+            gold_facts=list(record["claims"][:gold_facts]),
+            response=" ".join(record["claims"]),
+        )
+        for record in records
+    ]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument(
+        "--sets", nargs="+", default=["contractnli=1", "factcheckgpt=1", "control=1", "summedits=1"]
+    )
+    parser.add_argument("--page-tokens", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=53)
+    parser.add_argument("--ground-records", type=int, default=1)
+    parser.add_argument("--gold-facts", type=int, default=3)
+    parser.add_argument("--presence", nargs="+", default=["bi-nli", "nli:embedded"])
+    parser.add_argument("--knowledge-records", type=int, default=1)
+    parser.add_argument("--knowledge-claims", type=int, default=6, help="claims of each knowledge record used")
+    parser.add_argument("--answers", type=int, default=25)
+    parser.add_argument("--systems", nargs="+", default=["ground", "knowledge", "attribute"])
+    add_out_option(parser)
+    args = parser.parse_args()
+    from factscope.conner.data import KnowledgeRecord
+    from factscope.conner.system import KNOWLEDGE, KnowledgeSpec
+    from factscope.grounding.system import GROUND, GroundSpec
+    from factscope.kalma.system import ATTRIBUTE, AttributeSpec
+
+    per_set = {name: int(count) for name, count in (item.split("=") for item in args.sets)}
+    records = build_records(args.data, per_set, 6, args.page_tokens, args.seed)
+    figures: dict[str, Any] = {"load_average_start": load_average()}
+    if "ground" in args.systems:
+        examples = ground_examples(records[: args.ground_records], args.gold_facts)
+        for presence in args.presence:
+
+            def checker_of(spec: Any) -> Any:
+                model = spec.presence
+                return model.judge.checker if hasattr(model, "judge") else model.checker
+
+            result = compare(
+                GROUND,
+                {mode: GroundSpec(presence=presence, mode=mode) for mode in ("exact", "fast")},
+                examples,
+                checker_of,
+                presence_labels,
+                1,
+            )
+            result.pop("rows")
+            figures[f"ground {presence}"] = result
+            print(
+                f"ground {presence}:",
+                {k: v for k, v in result.items() if k != "differing_labels"},
+                flush=True,
+            )
+    if "knowledge" in args.systems:
+        chosen = records[: args.knowledge_records]
+        items = [
+            KnowledgeRecord(id=f"{record['id']}-{number}", query="What do the pages say?", knowledge=claim)
+            for record in chosen
+            for number, claim in enumerate(record["claims"][: args.knowledge_claims])
+        ]
+        with tempfile.TemporaryDirectory() as folder:
+            corpus = Path(folder) / "corpus.jsonl"
+            pages = [page for record in chosen for page in record["pages"]]
+            corpus.write_text(
+                "".join(json.dumps({"id": f"p{i}", "text": page}) + "\n" for i, page in enumerate(pages)),
+                encoding="utf-8",
+            )
+            specs = {
+                mode: KnowledgeSpec(corpus=corpus, relevance="none", coherence="none", mode=mode)
+                for mode in ("exact", "fast")
+            }
+            result = compare(
+                KNOWLEDGE, specs, items, lambda spec: spec.evaluator.checker, factuality_labels, 1
+            )
+        result.pop("rows")
+        figures["knowledge"] = result
+        print("knowledge:", {k: v for k, v in result.items() if k != "differing_labels"}, flush=True)
+        write_results(__file__, args, figures)
+    if "attribute" in args.systems:
+        answers = attribute_answers(args.answers)
+        specs = {mode: AttributeSpec(checker_settings={"mode": mode}) for mode in ("exact", "fast")}
+        result = compare(ATTRIBUTE, specs, answers, lambda spec: spec.checker, attribution_labels, 1)
+        result.pop("rows")
+        figures["attribute"] = result
+        print("attribute:", {k: v for k, v in result.items() if k != "differing_labels"}, flush=True)
+    figures["load_average_end"] = load_average()
+    write_results(__file__, args, figures)
+
+
+if __name__ == "__main__":
+    main()
