@@ -7,6 +7,10 @@ from pathlib import Path
 WORDS = ["the", "a", "an", "is", "was", "in", "of", "and", "to", "by", "on", "it", "he", "she", "they", "not", "no", "cat", "dog", "mat", "sat", "paris", "france", "berlin", "germany", "capital", "city", "born", "won", "prize", "nobel", "physics", "chemistry", "1903", "1911", "curie", "marie", "python", "guido", "created", "released", "1991", "james", "gosling", "river", "mountain", "tall", "metres", "everest", "first", "climbed", "1953"]
 
 
+TINY_ENCODER = {"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 64}
+"""The size of every tiny encoder: two layers, hidden 32."""
+
+
 def build_tokenizer(folder: Path):
     """A WordPiece tokenizer over a small English vocabulary, saved to ``folder``."""
     from transformers import BertTokenizer
@@ -26,10 +30,7 @@ def build_nli_classifier(folder: Path, id2label: dict[int, str], bias: list[floa
     tokenizer = build_tokenizer(folder)
     config = BertConfig(
         vocab_size=len(tokenizer),
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=64,
+        **TINY_ENCODER,
         max_position_embeddings=512,
         num_labels=len(id2label),
         id2label=id2label,
@@ -51,14 +52,5 @@ def build_mpnet_encoder(folder: Path, seed: int = 0) -> Path:
 
     torch.manual_seed(seed)
     tokenizer = build_tokenizer(folder)
-    config = MPNetConfig(
-        vocab_size=len(tokenizer),
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=520,
-        pad_token_id=0,
-    )
-    MPNetModel(config).save_pretrained(folder)
+    MPNetModel(MPNetConfig(vocab_size=len(tokenizer), **TINY_ENCODER, max_position_embeddings=520, pad_token_id=0)).save_pretrained(folder)
     return folder
