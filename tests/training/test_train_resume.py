@@ -43,8 +43,11 @@ def _weights(result) -> dict:
     return {name: value.clone() for name, value in result.model.model.state_dict().items()}
 
 
-def test_an_interrupted_run_resumes_where_it_stopped_and_ends_as_an_uninterrupted_one(tmp_path, tiny_encoder):
-    config = FinetuneConfig(epochs=2, batch_size=4, precision="fp32", checkpoint_every=3, fast_dropout=False)
+@pytest.mark.parametrize("lora_rank", [0, 4], ids=["full", "lora"])
+def test_an_interrupted_run_resumes_where_it_stopped_and_ends_as_an_uninterrupted_one(tmp_path, tiny_encoder, lora_rank):
+    config = FinetuneConfig(
+        epochs=2, batch_size=4, precision="fp32", checkpoint_every=3, fast_dropout=False, lora_rank=lora_rank
+    )
     whole = finetune_cross_encoder(str(tiny_encoder), PAIRS, PAIRS[:6], CLASSES, config)
 
     checkpoint = tmp_path / "checkpoint_1.pt"
