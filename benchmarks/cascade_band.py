@@ -172,12 +172,12 @@ def pareto(first: list[Scored], second: list[Scored]) -> list[dict]:
 
 def draw(front: list[dict], fitted: dict, first: dict, second: dict, path: Path) -> None:
     """An SVG of balanced accuracy against share escalated: the best band per share, the fitted band, both ends."""
-    width, height, pad = 560, 320, 50
+    width, height, left, right, pad = 620, 330, 80, 40, 50
     low_ba = min([p["balanced_accuracy"] for p in front] + [first["balanced_accuracy"]]) - 0.01
     high_ba = max([p["balanced_accuracy"] for p in front] + [second["balanced_accuracy"]]) + 0.01
 
     def x(share: float) -> float:
-        return pad + share * (width - 2 * pad)
+        return left + share * (width - left - right)
 
     def y(ba: float) -> float:
         return height - pad - (ba - low_ba) / (high_ba - low_ba) * (height - 2 * pad)
@@ -187,24 +187,25 @@ def draw(front: list[dict], fitted: dict, first: dict, second: dict, path: Path)
         f'<text x="{x(s):.1f}" y="{height - pad + 16}" text-anchor="middle">{s:.0%}</text>' for s in (0, 0.25, 0.5, 0.75, 1)
     )
     levels = np.linspace(low_ba, high_ba, 5)
-    yticks = "".join(f'<text x="{pad - 6}" y="{y(v) + 4:.1f}" text-anchor="end">{v:.3f}</text>' for v in levels)
+    yticks = "".join(f'<text x="{left - 6}" y="{y(v) + 4:.1f}" text-anchor="end">{v:.3f}</text>' for v in levels)
     marks = "".join(
-        f'<circle cx="{x(s):.1f}" cy="{y(b):.1f}" r="5" fill="{c}"/><text x="{x(s) + 8:.1f}" y="{y(b) - 8:.1f}">{t}</text>'
-        for s, b, c, t in (
-            (0.0, first["balanced_accuracy"], "#888", "small checker alone"),
-            (1.0, second["balanced_accuracy"], "#444", "accurate checker alone"),
+        f'<circle cx="{x(s):.1f}" cy="{y(b):.1f}" r="5" fill="{c}"/>'
+        f'<text x="{x(s) + dx:.1f}" y="{y(b) + dy:.1f}" text-anchor="{anchor}">{t}</text>'
+        for s, b, c, t, dx, dy, anchor in (
+            (0.0, first["balanced_accuracy"], "#888", "small checker alone", 8, -8, "start"),
+            (1.0, second["balanced_accuracy"], "#444", "accurate checker alone", -8, 18, "end"),
             (fitted["share"], fitted["balanced_accuracy"], "#c0392b",
-             f"fitted band [{fitted['low']:.2f}, {fitted['high']:.2f}]"),
+             f"fitted band [{fitted['low']:.2f}, {fitted['high']:.2f}]", 8, 18, "start"),
         )
     )
     svg = (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" '
         f'font-size="12"><rect width="100%" height="100%" fill="white"/>'
-        f'<line x1="{pad}" y1="{height - pad}" x2="{width - pad}" y2="{height - pad}" stroke="black"/>'
-        f'<line x1="{pad}" y1="{pad}" x2="{pad}" y2="{height - pad}" stroke="black"/>{ticks}{yticks}'
+        f'<line x1="{left}" y1="{height - pad}" x2="{width - right}" y2="{height - pad}" stroke="black"/>'
+        f'<line x1="{left}" y1="{pad}" x2="{left}" y2="{height - pad}" stroke="black"/>{ticks}{yticks}'
         f'<polyline points="{line}" fill="none" stroke="#2c7fb8" stroke-width="2"/>{marks}'
-        f'<text x="{width / 2}" y="{height - 12}" text-anchor="middle">share of claims escalated</text>'
-        f'<text x="14" y="{height / 2}" transform="rotate(-90 14 {height / 2})" text-anchor="middle">'
+        f'<text x="{(left + width - right) / 2}" y="{height - 12}" text-anchor="middle">share of claims escalated</text>'
+        f'<text x="16" y="{height / 2}" transform="rotate(-90 16 {height / 2})" text-anchor="middle">'
         f"mean balanced accuracy, never-trained sets</text></svg>\n"
     )
     path.write_text(svg, encoding="utf-8")
