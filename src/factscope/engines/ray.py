@@ -161,7 +161,8 @@ def run_on_ray(
     if started_here:
         _start(ray, options)
     try:
-        return _run(ray, build, parse, shards, output, options, overwrite, retry_failed, progress)
+        with results_lock(output):
+            return _run(ray, build, parse, shards, output, options, overwrite, retry_failed, progress)
     finally:
         if started_here:
             ray.shutdown()
@@ -240,22 +241,6 @@ class _Collector:
 
 
 def _run(
-    ray: Any,
-    build: Callable[[], Pipeline[Any, Any, Any]],
-    parse: RecordParser[Any],
-    shards: Sequence[Path],
-    output: Path,
-    options: RayOptions,
-    overwrite: bool,
-    retry_failed: bool,
-    progress: ProgressCallback | None,
-) -> ShardedRun[Any, Any]:
-    """The run, holding the results folder's lock (``factscope.core.results_lock``) throughout."""
-    with results_lock(output):
-        return _run_locked(ray, build, parse, shards, output, options, overwrite, retry_failed, progress)
-
-
-def _run_locked(
     ray: Any,
     build: Callable[[], Pipeline[Any, Any, Any]],
     parse: RecordParser[Any],

@@ -101,16 +101,7 @@ class HFCausalLM:
         """Token ids of context + continuation, and the index of the first continuation token."""
         context_ids = self.tokenizer(context, add_special_tokens=False)["input_ids"] if context else []
         continuation_ids = self.tokenizer(continuation, add_special_tokens=False)["input_ids"]
-        if not context_ids and self.start_id is not None:
-            context_ids = [self.start_id]
-        ids = list(context_ids) + list(continuation_ids)
-        first = len(context_ids)
-        overflow = len(ids) - self.max_length
-        if overflow > 0:
-            cut = min(overflow, max(0, len(context_ids) - 1))
-            ids, first = ids[cut:], first - cut
-            ids = ids[: self.max_length]
-        return ids, max(first, 1)
+        return scoring_window(list(context_ids), list(continuation_ids), self.start_id, self.max_length)
 
     def _score_batch(self, batch: list[tuple[list[int], int]]) -> list[np.ndarray]:
         import torch
@@ -130,6 +121,24 @@ class HFCausalLM:
             positions = torch.arange(first - 1, len(ids) - 1)
             results.append(logprobs[row, positions, targets].numpy().astype(float))
         return results
+
+
+def scoring_window(
+    context_ids: list[int], continuation_ids: list[int], start_id: int | None, max_length: int
+) -> tuple[list[int], int]:
+    """The token ids to score for a (context, continuation) pair and the index of the first continuation token: an
+    empty context becomes ``start_id`` (so the first continuation token has a context), and a pair over
+    ``max_length`` tokens loses context from the left (never all of it), then continuation from the right."""
+    if not context_ids and start_id is not None:
+        context_ids = [start_id]
+    ids = context_ids + continuation_ids
+    first = len(context_ids)
+    overflow = len(ids) - max_length
+    if overflow > 0:
+        cut = min(overflow, max(0, len(context_ids) - 1))
+        ids, first = ids[cut:], first - cut
+        ids = ids[:max_length]
+    return ids, max(first, 1)
 
 
 class EndpointCausalLM:

@@ -23,6 +23,7 @@ import numpy as np
 
 from factscope.core.bounded_cache import BoundedCache
 from factscope.core.errors import ConfigError
+from factscope.hf.causal_lm import scoring_window
 from factscope.hf.embedded_lm import DEFAULT_WINDOW, DOCUMENT_START, embedded_model_path
 
 LLAMACPP_HINT = "pip install 'factscope[llamacpp]'"
@@ -131,18 +132,7 @@ class LlamaCppLM:
 
     def _encode(self, context: str, continuation: str) -> tuple[list[int], int]:
         """Token ids of context + continuation, and the index of the first continuation token."""
-        context_ids = self._tokens(context)
-        continuation_ids = self._tokens(continuation)
-        if not context_ids and self.start_id is not None:
-            context_ids = [self.start_id]
-        ids = context_ids + continuation_ids
-        first = len(context_ids)
-        overflow = len(ids) - self.max_length
-        if overflow > 0:
-            cut = min(overflow, max(0, len(context_ids) - 1))
-            ids, first = ids[cut:], first - cut
-            ids = ids[: self.max_length]
-        return ids, max(first, 1)
+        return scoring_window(self._tokens(context), self._tokens(continuation), self.start_id, self.max_length)
 
     def _score(self, ids: list[int], first: int) -> np.ndarray:
         if first >= len(ids):

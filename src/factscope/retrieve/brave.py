@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from factscope.retrieve.web_client import WebClient
 from factscope.retrieve.web_search import (
-    PageRead,
     SearchAnswer,
     SearchHit,
+    WebSearchAPI,
     api_key,
     items_at,
-    read_web_page,
     rejected,
 )
 
@@ -18,16 +17,14 @@ BRAVE_URL = "https://api.search.brave.com"
 KEY_VARIABLE = "BRAVE_API_KEY"
 
 
-class BraveSearch:
+class BraveSearch(WebSearchAPI):
     """``web:brave``: GET {base_url}/res/v1/web/search with the key from BRAVE_API_KEY in the
     X-Subscription-Token header."""
 
     name = "web:brave"
     key_variable: str | None = KEY_VARIABLE
 
-    def __init__(self, base_url: str | None = None, *, language: str = "en") -> None:
-        self.base_url = (base_url or BRAVE_URL).rstrip("/")
-        self.language = language
+    default_url = BRAVE_URL
 
     def search(self, client: WebClient, query: str, count: int) -> SearchAnswer:
         """The first ``count`` web results."""
@@ -48,7 +45,3 @@ class BraveSearch:
             SearchHit(str(item["url"]), str(item.get("title", "")))
             for item in results if isinstance(item.get("url"), str)
         )[:count])
-
-    def read(self, client: WebClient, hit: SearchHit) -> PageRead:
-        """The result's page, fetched and extracted."""
-        return read_web_page(client, hit.url, hit.title)

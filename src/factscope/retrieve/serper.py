@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from factscope.retrieve.web_client import WebClient
 from factscope.retrieve.web_search import (
-    PageRead,
     SearchAnswer,
     SearchHit,
+    WebSearchAPI,
     api_key,
     items_at,
-    read_web_page,
     rejected,
 )
 
@@ -18,15 +17,13 @@ SERPER_URL = "https://google.serper.dev"
 KEY_VARIABLE = "SERPER_API_KEY"
 
 
-class SerperSearch:
+class SerperSearch(WebSearchAPI):
     """``web:serper``: POST {base_url}/search with the key from SERPER_API_KEY in the X-API-KEY header."""
 
     name = "web:serper"
     key_variable: str | None = KEY_VARIABLE
 
-    def __init__(self, base_url: str | None = None, *, language: str = "en") -> None:
-        self.base_url = (base_url or SERPER_URL).rstrip("/")
-        self.language = language
+    default_url = SERPER_URL
 
     def search(self, client: WebClient, query: str, count: int) -> SearchAnswer:
         """The answer box (when there is one) and the first ``count`` organic results."""
@@ -54,7 +51,3 @@ class SerperSearch:
                 link = given if isinstance(given, str) else f"{self.base_url}/search"
                 hits.insert(0, SearchHit(link, str(box.get("title", "Google answer box")), text=text.strip()))
         return SearchAnswer(tuple(hits))
-
-    def read(self, client: WebClient, hit: SearchHit) -> PageRead:
-        """The organic result's page, fetched and extracted."""
-        return read_web_page(client, hit.url, hit.title)

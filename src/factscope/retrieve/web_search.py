@@ -58,6 +58,23 @@ class SearchService(Protocol):
         ...
 
 
+class WebSearchAPI:
+    """What a keyed web search API shares: its base URL (``default_url`` unless given), the language it asks for,
+    and reading a hit's page from the web (:func:`read_web_page`)."""
+
+    name: str
+    key_variable: str | None
+    default_url: str
+
+    def __init__(self, base_url: str | None = None, *, language: str = "en") -> None:
+        self.base_url = (base_url or self.default_url).rstrip("/")
+        self.language = language
+
+    def read(self, client: WebClient, hit: SearchHit) -> PageRead:
+        """The hit's page, fetched and extracted."""
+        return read_web_page(client, hit.url, hit.title)
+
+
 def read_web_page(client: WebClient, url: str, title: str) -> PageRead:
     """A web page fetched politely (``WebClient.fetch_page``) and its main text extracted (``page_text``)."""
     page = client.fetch_page(url)
