@@ -62,6 +62,7 @@ from factscope.metrics.classification import auroc, balanced_accuracy
 from factscope.training.finetune import FinetuneConfig, finetune_cross_encoder
 from factscope.training.focus import focus_examples
 from factscope.training.long_context import context_copies, unrelated_copies
+from factscope.training.lora import merged
 from factscope.training.nli_data import NLIExample, load_training_mix
 
 RESULTS = Path(__file__).resolve().parent / "results" / "leave_one_family_out.json"
@@ -365,7 +366,7 @@ def main() -> None:
                     args.base, pairs, pairs[:8], classes, config,
                     on_step=training_progress(f"{name} / {family}", total), context_copies=copies,
                 )
-                trained_model = result.model.model.merge_and_unload() if recipe.lora_rank else result.model.model
+                trained_model = merged(result.model.model) if recipe.lora_rank else result.model.model
                 model = CrossEncoderModel(
                     trained_model, result.model.tokenizer, batch_size=batch_size, max_length=320,
                     device=args.device,

