@@ -9,9 +9,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from factscope.conner.released_files import file_layout, read_query_table
+from factscope.core.error_location import parse_located
 from factscope.core.errors import ConfigError, InputError
 from factscope.core.fields import Identifier, NonBlank
-from factscope.core.io import parse_located, read_lines
+from factscope.core.input_files import read_lines
 from factscope.core.record_ids import first_of_each_id
 from factscope.core.tables import read_records
 

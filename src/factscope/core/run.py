@@ -30,9 +30,9 @@ from typing import Any, Generic, Protocol, TypedDict, TypeVar, runtime_checkable
 from pydantic import BaseModel
 
 from factscope.core.heap import HeapTrimmer
-from factscope.core.io import ResultWriter, drop_rows
 from factscope.core.manifest import RunManifest, Setting, describe, fingerprint_items, prepare_results
 from factscope.core.results import RepeatedRecords, ResultRows, Totals, repeated_message
+from factscope.core.results_file import ResultWriter, drop_rows
 from factscope.core.results_lock import results_lock
 from factscope.core.version import __version__
 

@@ -29,9 +29,9 @@ from pydantic import (
     model_validator,
 )
 
+from factscope.core.error_location import parse_located
 from factscope.core.errors import InputError
 from factscope.core.fields import Flag, Identifier, NonBlank, Passages, Texts
-from factscope.core.io import parse_located
 from factscope.core.json_entries import document_kind, json_entries
 from factscope.core.record_ids import RecordIds
 from factscope.core.tables import is_table_file, read_records

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from factscope.core.errors import InputError
-from factscope.core.io import read_json_records, read_text
+from factscope.core.input_files import read_json_records, read_text
 from factscope.core.tables import is_table_file, read_records
 from factscope.kg.loaders import RDF_FORMATS
 

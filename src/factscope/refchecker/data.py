@@ -9,9 +9,9 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, model_validator
 
+from factscope.core.error_location import parse_located
 from factscope.core.errors import InputError
 from factscope.core.fields import Identifier, Passages
-from factscope.core.io import parse_located
 from factscope.core.record_ids import RecordIds
 from factscope.core.schema import Record, Setting
 from factscope.core.tables import read_records

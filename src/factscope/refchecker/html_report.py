@@ -25,7 +25,7 @@ from markupsafe import Markup
 from pydantic import ValidationError
 
 from factscope.core.errors import InputError
-from factscope.core.io import read_json_records
+from factscope.core.input_files import read_json_records
 from factscope.core.schema import LABELS, Label, Span, Verdict
 from factscope.core.version import __version__
 from factscope.metrics.hallucination import DatasetRates, dataset_rates

@@ -16,8 +16,9 @@ from typing import Any, NamedTuple
 from pydantic import BaseModel, ValidationError
 
 from factscope.conner.system import KNOWLEDGE
+from factscope.core.error_location import parse_located
 from factscope.core.errors import InputError
-from factscope.core.io import parse_located, read_json_records
+from factscope.core.input_files import read_json_records
 from factscope.core.manifest import RunManifest, manifest_path
 from factscope.core.results import FirstRows, repeated_message
 from factscope.core.system import SystemDefinition
