@@ -8,7 +8,7 @@ import json
 import pytest
 
 from factscope.core.errors import ConfigError, InputError
-from factscope.core.io import read_json_records
+from factscope.core.input_files import read_json_records
 from factscope.core.record_limits import MAX_RECORD_BYTES
 
 

@@ -13,8 +13,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from factscope.core.error_location import parse_located
 from factscope.core.errors import InputError
-from factscope.core.io import parse_located, read_json_records
+from factscope.core.input_files import read_json_records
 from factscope.core.run import ProgressCallback, run_batches, run_manifest
 from factscope.serve.systems import REQUEST, LoadedCallback, System
 

@@ -9,9 +9,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from factscope.conner.released_files import file_layout, read_query_table
+from factscope.core.error_location import parse_located
 from factscope.core.errors import ConfigError, InputError
 from factscope.core.fields import Identifier, NonBlank
-from factscope.core.io import parse_located, read_lines
+from factscope.core.input_files import read_lines
+from factscope.core.manifest import ItemsDigest
 from factscope.core.record_ids import first_of_each_id
 from factscope.core.tables import read_records
 
@@ -106,7 +108,8 @@ class KnowledgeRecords:
     """The records of a knowledge file, read afresh each time they are iterated (JSONL, query tables and knowledge
     lines with their ``queries`` a line at a time), so a run can fingerprint them and then score them without
     holding them in memory; options as ``read_knowledge_records``. Bad records are skipped; after a full pass
-    ``problems`` holds their errors."""
+    ``problems`` holds their errors and ``digest`` the digest of the good ones
+    (``factscope.core.manifest.DigestedItems``), so a run's manifest does not read the file again."""
 
     def __init__(
         self,
@@ -121,17 +124,22 @@ class KnowledgeRecords:
         self.queries = queries
         self.task = task
         self.problems: list[InputError] = []
+        self.digest: ItemsDigest | None = None
 
     def __iter__(self) -> Iterator[KnowledgeRecord]:
         problems: list[InputError] = []
+        self.digest = None
+        digest = ItemsDigest()
         for _, item in read_knowledge_records(
             self.path, need_knowledge=self.need_knowledge, queries=self.queries, task=self.task
         ):
             if isinstance(item, InputError):
                 problems.append(item)
             else:
+                digest.add(item)
                 yield item
         self.problems = problems
+        self.digest = digest
 
 
 def _parsed(

@@ -15,7 +15,7 @@ import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from string import Template
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -66,14 +66,41 @@ def fingerprint_file(path: str | Path) -> InputFingerprint:
     return InputFingerprint(source=str(path), sha256=digest.hexdigest(), size=size)
 
 
+class ItemsDigest:
+    """The SHA-256 of records taken one at a time, in order, as ``fingerprint_items`` takes them: a reader that
+    digests its records as it reads them spares a run the pass its manifest would otherwise make."""
+
+    def __init__(self) -> None:
+        self._sha256 = hashlib.sha256()
+        self.count = 0
+
+    def add(self, item: object) -> None:
+        """Take the next record."""
+        self._sha256.update(_canonical(item).encode("utf-8") + b"\n")
+        self.count += 1
+
+    def fingerprint(self, source: str = "<records>") -> InputFingerprint:
+        """The fingerprint of the records taken so far."""
+        return InputFingerprint(source=source, sha256=self._sha256.hexdigest(), size=self.count)
+
+
+@runtime_checkable
+class DigestedItems(Protocol):
+    """Records read afresh from a file on each pass that digest themselves as they are read: ``digest`` is that
+    of the last complete pass (None before one, or while a pass is under way)."""
+
+    digest: ItemsDigest | None
+
+
 def fingerprint_items(items: Iterable[object], source: str = "<records>") -> InputFingerprint:
-    """SHA-256 over records given in memory (pydantic models, dataclasses or JSON-like values), in order."""
-    digest = hashlib.sha256()
-    count = 0
-    for item in items:
-        digest.update(_canonical(item).encode("utf-8") + b"\n")
-        count += 1
-    return InputFingerprint(source=source, sha256=digest.hexdigest(), size=count)
+    """SHA-256 over records (pydantic models, dataclasses or JSON-like values), in order; records that digested
+    themselves on a complete pass (``DigestedItems``) are not read again."""
+    digest = items.digest if isinstance(items, DigestedItems) else None
+    if digest is None:
+        digest = ItemsDigest()
+        for item in items:
+            digest.add(item)
+    return digest.fingerprint(source)
 
 
 def _canonical(item: object) -> str:

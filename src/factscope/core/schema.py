@@ -130,6 +130,11 @@ class Record(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
 
 
+MODEL_FIELD = "model"
+"""A record's metadata field naming the model that wrote the response: reports break figures down by it, and a
+report of several results files names each file's records by their file where they lack it."""
+
+
 class Extraction(BaseModel):
     """An extractor's output for one text: its claims, or a recorded failure with the raw reply."""
 

@@ -83,10 +83,13 @@ class ReportHooks(Generic[Row]):
     """What ``only='hallucinated'`` keeps, in words."""
     record: Callable[[Row, str], Markup]
     """One row as an HTML fragment, under an anchor."""
-    overview: Callable[[Sequence[Row]], Markup] | None = None
-    """The figures and charts of the shared page (None: the system renders its own whole page)."""
-    caption: Callable[[Row], str] | None = None
+    overview: Callable[[Sequence[Row]], Markup]
+    """The figures and charts of all the rows, at the top of the shared page."""
+    caption: Callable[[Row], str]
     """A record's short line of figures in the page's contents."""
+    record_in_context: Callable[[Row, str, Sequence[str]], Markup] | None = None
+    """One row as ``record`` shows it followed by the input contexts it was judged against, for a system whose rows
+    do not hold them (None: its rows hold their own texts)."""
 
 
 def always_mergeable(spec: object) -> bool:

@@ -33,9 +33,9 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel
 
 from factscope.core.errors import ConfigError, InputError
-from factscope.core.io import ResultWriter, drop_rows
 from factscope.core.manifest import RunManifest
 from factscope.core.results import ResultRows, Totals
+from factscope.core.results_file import ResultWriter, drop_rows
 from factscope.core.results_lock import results_lock
 from factscope.core.run import Pipeline, ProgressCallback, RunRows, stage
 from factscope.core.system import RecordParser, RunFacts, SystemBuild

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 from pydantic import ValidationError
 
 from factscope.core.errors import InputError
-from factscope.core.io import read_json_records, read_jsonl_range
+from factscope.core.input_files import read_json_records, read_jsonl_range
 from factscope.core.manifest import (
     InputFingerprint,
     ResultsMismatch,

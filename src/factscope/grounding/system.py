@@ -206,6 +206,7 @@ GROUND: SystemDefinition[GroundSpec, GroundExample, GroundResult, GroundTotals, 
         record=report.record_html,
         overview=report.overview_html,
         caption=report.record_caption,
+        record_in_context=report.record_html,
     ),
 )
 """Grounding precision / recall / F1 (Truly Ground)."""

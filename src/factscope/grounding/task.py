@@ -21,7 +21,7 @@ from factscope.core.errors import ConfigError, InputError
 from factscope.core.manifest import Setting
 from factscope.core.run import Pipeline, ProgressCallback, RunRows, report_progress, run_pipeline
 from factscope.core.run_result import RunResult
-from factscope.grounding.data import GroundExample
+from factscope.grounding.data import GroundExample, ScoredExamples
 from factscope.grounding.presence import PresenceModel, decide
 from factscope.metrics.grounding import (
     AverageTotals,
@@ -326,7 +326,11 @@ class ExampleSurvey:
 
 
 def survey_examples(examples: Iterable[GroundExample]) -> ExampleSurvey:
-    """The ids of the examples without a response and the metadata fields with a value, in one pass."""
+    """The ids of the examples without a response and the metadata fields with a value, in one pass; the examples
+    of a file, which surveyed themselves when it was opened (``ScoredExamples``: all have a response), are not
+    read again."""
+    if isinstance(examples, ScoredExamples):
+        return ExampleSurvey(fields=set(examples.fields))
     survey = ExampleSurvey()
     for example in examples:
         if example.response is None:

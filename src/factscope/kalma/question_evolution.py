@@ -17,8 +17,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from factscope.core.error_location import parse_located
 from factscope.core.errors import InputError
-from factscope.core.io import parse_located
 from factscope.core.prompts import load_prompt
 from factscope.core.record_ids import first_of_each_id
 from factscope.core.run import ProgressCallback, run_batches, run_manifest

@@ -16,9 +16,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from factscope.core.error_location import parse_located
 from factscope.core.errors import InputError
 from factscope.core.fields import Identifier
-from factscope.core.io import parse_located
 from factscope.core.record_ids import RecordIds
 from factscope.core.schema import Label, Record, Setting
 from factscope.core.tables import read_records

@@ -9,9 +9,10 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, model_validator
 
+from factscope.core.error_location import parse_located
 from factscope.core.errors import InputError
 from factscope.core.fields import Identifier, Passages
-from factscope.core.io import parse_located
+from factscope.core.manifest import ItemsDigest
 from factscope.core.record_ids import RecordIds
 from factscope.core.schema import Record, Setting
 from factscope.core.tables import read_records
@@ -119,7 +120,8 @@ class CheckRecords:
     Records without an id get a content hash; a record whose id repeats an earlier one's is skipped with a
     located error (``factscope.core.record_ids``), so a record without an id identical to an earlier one is
     too. After a full pass, ``problems`` holds the errors of the bad records (reported, not fatal) and ``count``
-    the good ones. ``max_reference_chars`` and ``require_response`` as in ``parse_record``.
+    the good ones, and ``digest`` their digest (``factscope.core.manifest.DigestedItems``), so a run's manifest
+    does not read the file again. ``max_reference_chars`` and ``require_response`` as in ``parse_record``.
     """
 
     def __init__(
@@ -130,10 +132,13 @@ class CheckRecords:
         self.require_response = require_response
         self.problems: list[InputError] = []
         self.count = 0
+        self.digest: ItemsDigest | None = None
 
     def __iter__(self) -> Iterator[Record]:
         problems: list[InputError] = []
         count = 0
+        self.digest = None
+        digest = ItemsDigest()
         ids = RecordIds(self.path)
         for line, item in read_records(self.path):
             if isinstance(item, InputError):
@@ -157,9 +162,11 @@ class CheckRecords:
                 problems.append(repeated)
                 continue
             count += 1
+            digest.add(record)
             yield record
         self.problems = problems
         self.count = count
+        self.digest = digest
 
 
 def load_check_records(

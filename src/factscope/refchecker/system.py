@@ -200,6 +200,8 @@ CHECK: SystemDefinition[CheckSpec, Record, CheckResult, CheckTotals, CheckRun] =
         flagged=html_report.is_hallucinated,
         flagged_means="records with a Neutral or Contradiction claim",
         record=html_report.render_record,
+        overview=html_report.overview_html,
+        caption=html_report.record_caption,
     ),
 )
 """Claim-level hallucination checking (RefChecker)."""

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 import numpy as np
 
 from factscope.core.errors import InputError
-from factscope.core.io import read_text
+from factscope.core.input_files import read_text
 from factscope.core.registry import Entry, Registry
 from factscope.core.tables import read_records
 
