@@ -31,7 +31,7 @@ FEATURES: tuple[RepCFeatures, ...] = get_args(RepCFeatures)
 
 
 class LayersError(ConfigError, ValueError):
-    """A ``--layers`` value that names no layer of the encoder: a settings error (the CLI exits 2), and still the
+    """A ``layers`` value that names no layer of the encoder: a settings error (the CLI exits 2), and still the
     ValueError that ``parse_layers`` raised before."""
 
 
@@ -48,10 +48,10 @@ def parse_layers(text: str, n_hidden_states: int) -> list[int]:
         try:
             index = int(part)
         except ValueError:
-            raise LayersError(f"--layers: {part.strip()!r} is not a layer number; {valid}") from None
+            raise LayersError(f"`layers`: {part.strip()!r} is not a layer number; {valid}") from None
         index = index if index >= 0 else n_hidden_states + index
         if not 0 <= index < n_hidden_states:
-            raise LayersError(f"--layers: layer {part.strip()} is outside the encoder; {valid}")
+            raise LayersError(f"`layers`: layer {part.strip()} is outside the encoder; {valid}")
         layers.append(index)
     return layers
 

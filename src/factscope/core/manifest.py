@@ -230,7 +230,7 @@ def prepare_results(output: str | Path, manifest: RunManifest, *, overwrite: boo
             raise ResultsMismatch(
                 "holds results of another run, so resuming into it would mix them: "
                 + "; ".join(found)
-                + ". Rerun with --overwrite to start this file again, or name another output with -o",
+                + ". Rerun with `overwrite=True` to start this file again, or name another `output`",
                 path=output,
             )
         return
@@ -246,15 +246,15 @@ def _read_manifest(output: Path, sidecar: Path) -> RunManifest:
     if not sidecar.is_file():
         raise ResultsMismatch(
             f"exists but has no {sidecar.name}, so it is not a factscope results file (or was made before "
-            "results files recorded their settings); rerun with --overwrite to replace it, or name another output "
-            "with -o",
+            "results files recorded their settings); rerun with `overwrite=True` to replace it, or name another "
+            "`output`",
             path=output,
         )
     try:
         return RunManifest.model_validate_json(sidecar.read_text(encoding="utf-8"))
     except (ValidationError, UnicodeDecodeError) as error:
         raise ResultsMismatch(
-            f"its manifest {sidecar.name} cannot be read ({type(error).__name__}); rerun with --overwrite to start "
-            "again, or name another output with -o",
+            f"its manifest {sidecar.name} cannot be read ({type(error).__name__}); rerun with `overwrite=True` to "
+            "start again, or name another `output`",
             path=output,
         ) from None

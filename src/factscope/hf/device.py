@@ -19,5 +19,5 @@ def resolve_device(name: str) -> str:
     if name == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
     if name == "cuda" and not torch.cuda.is_available():
-        raise ConfigError("--device cuda: no CUDA GPU is visible to PyTorch; use --device cpu or auto")
+        raise ConfigError("`device='cuda'`: no CUDA GPU is visible to PyTorch; use `device='cpu'` or `device='auto'`")
     return name

@@ -133,7 +133,7 @@ def _model_field(item: dict[str, Any], field: str, path: Path, line: int) -> str
     value = item.get(field)
     if type(value) is not str or not value.strip():
         shown = "missing" if value is None else f"expected the model's name, got {value!r}"
-        raise InputError(f"{shown} (--model-from field reads each record's model here)", path=path, line=line, field=field)
+        raise InputError(f"{shown} (`model_from='field'` reads each record's model here)", path=path, line=line, field=field)
     return value.strip()
 
 

@@ -86,7 +86,7 @@ def parse_record(
     if given.response is None and require_response:
         hint = (
             "; RefChecker's benchmark records hold no response (its responses are in the *_answers.json files): "
-            "add a 'response' field, or give these records to `factscope agree --input`"
+            "add a 'response' field, or give these records to `factscope agree`"
             if "context" in item
             else ""
         )
@@ -96,7 +96,7 @@ def parse_record(
     if size > max_reference_chars:
         raise InputError(
             f"{size:,} characters is over the limit of {max_reference_chars:,}; "
-            "raise it with --max-reference-chars or pass the relevant passages only",
+            "raise `max_reference_chars` or pass the relevant passages only",
             path=path,
             line=line,
             field=next(name for name in REFERENCE_FIELDS if name in item),
