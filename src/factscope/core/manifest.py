@@ -24,7 +24,8 @@ from factscope.core.storage_faults import storage_fault
 
 MANIFEST_SUFFIX = ".manifest.json"
 
-Setting = str | int | float | bool | None | list[Any] | dict[str, Any]
+SettingValue = str | int | float | bool | None | list[Any] | dict[str, Any]
+"""The value a results file's manifest records for one setting of its run (JSON-shaped)."""
 
 
 class InputFingerprint(BaseModel):
@@ -41,7 +42,7 @@ class RunManifest(BaseModel):
     system: str
     factscope_version: str
     inputs: dict[str, InputFingerprint] = Field(default_factory=dict)
-    settings: dict[str, Setting] = Field(default_factory=dict)
+    settings: dict[str, SettingValue] = Field(default_factory=dict)
 
 
 def manifest_path(output: str | Path) -> Path:
@@ -99,7 +100,7 @@ NOT_RESULT_CHANGING = frozenset(
 """Component attributes that change speed or display, never results: left out of a description."""
 
 
-def describe(component: object, depth: int = 2) -> Setting:
+def describe(component: object, depth: int = 2) -> SettingValue:
     """The result-changing settings of a component: its own ``result_settings()`` when it has one, else its type
     and public plain-valued attributes (numbers, strings, flags, paths; a prompt template as a digest of its
     text) and those of the objects it holds, ``depth`` levels down."""

@@ -13,7 +13,7 @@ from factscope.core.errors import InputError
 from factscope.core.fields import Identifier, Passages
 from factscope.core.io import parse_located
 from factscope.core.record_ids import RecordIds
-from factscope.core.schema import Record, Setting
+from factscope.core.schema import ContextSetting, Record
 from factscope.core.tables import read_records
 
 MAX_REFERENCE_CHARS = 2_000_000
@@ -33,7 +33,7 @@ def _setting_words(value: Any) -> Any:
     return None if value is None else str(value).strip().lower()
 
 
-SettingName = Annotated[Setting | None, BeforeValidator(_setting_words)]
+ContextSettingName = Annotated[ContextSetting | None, BeforeValidator(_setting_words)]
 """A context setting as files write it: 'zero', 'noisy' or 'accurate', in any case, spaces trimmed."""
 
 REFERENCE_FIELDS = ("references", "reference", "context")
@@ -54,7 +54,7 @@ class CheckInput(BaseModel):
     references: Passages | None = None
     reference: Passages | None = None
     context: Passages | None = None
-    setting: SettingName = None
+    setting: ContextSettingName = None
 
     @model_validator(mode="before")
     @classmethod
