@@ -35,6 +35,20 @@ class LayersError(ConfigError, ValueError):
     ValueError that ``parse_layers`` raised before."""
 
 
+def check_layer_spec(text: str) -> str:
+    """``text`` when it is 'all' or comma-separated whole numbers (the encoder, loaded later, checks that they name
+    its layers); else a LayersError."""
+    if text.strip().lower() == "all":
+        return text
+    parts = [part.strip() for part in text.split(",")]
+    if not all(part.lstrip("-").isdigit() for part in parts):
+        raise LayersError(
+            f"{text!r}: give 'all' or comma-separated layer numbers (0 the embeddings, negative from the last), "
+            "e.g. 3,4,5,6"
+        )
+    return text
+
+
 def parse_layers(text: str, n_hidden_states: int) -> list[int]:
     """Layer indices from "all", "6", "3,4,5" or "-1" (0 is the embedding output, n is the last layer)."""
     if text.strip().lower() == "all":

@@ -2,9 +2,9 @@
 
 The library writes a parameter in backticks, alone (`window_sentences`) or with a value (`method='finetune'`,
 `overwrite=True`), as ``factscope.core.errors`` describes. The CLI rewrites each such mention into the flag of the
-running command (--window-sentences, --method finetune, --overwrite), reading each option's flags from the command (typer's click), so no
-flag is written twice. A parameter the running command lacks takes the flag it has everywhere else in the CLI; one
-that no command has, or that two commands spell differently, stays as the library wrote it.
+running command (--window-sentences, --method finetune, --overwrite), reading each option's flags from the command
+itself, so no flag is written twice. A parameter the running command lacks takes the flag it has everywhere else in
+the CLI; one that no command has, or that two commands spell differently, stays as the library wrote it.
 """
 
 from __future__ import annotations
@@ -77,9 +77,9 @@ def _every_parameter(command: Command) -> Iterator[Parameter]:
             yield from _every_parameter(sub)
 
 
-def with_flags(message: str, known: Mapping[str, Parameter]) -> str:
-    """``message`` with every parameter mention that ``known`` has (or that ``BUNDLES`` builds from it) shown as
-    the command line writes it."""
+def with_flags(message: str, known: Mapping[str, Parameter | str]) -> str:
+    """``message`` with every parameter mention that ``known`` has (a parameter, or its flag where the command is
+    still being built), or that ``BUNDLES`` builds from it, shown as the command line writes it."""
 
     def shown(match: re.Match[str]) -> str:
         name, value = match.group(1), match.group(2)
@@ -93,22 +93,25 @@ def with_flags(message: str, known: Mapping[str, Parameter]) -> str:
     return MENTION.sub(shown, message)
 
 
-def _flag(parameter: Parameter, value: str | None) -> str | None:
+def _flag(parameter: Parameter | str, value: str | None) -> str | None:
     """How the command line writes ``parameter`` (set to ``value``, a Python literal, when given); None when the
     value cannot be shown as a flag."""
     if isinstance(parameter, TyperArgument):
         return parameter.name.upper() if value is None and parameter.name else None
-    long = [opt for opt in parameter.opts if opt.startswith("--")] or list(parameter.opts)
+    if isinstance(parameter, str):
+        long, switch, negated = [parameter], False, None
+    else:
+        long = [opt for opt in parameter.opts if opt.startswith("--")] or list(parameter.opts)
+        switch = parameter.is_flag
+        negated = parameter.secondary_opts[0] if parameter.secondary_opts else None
     if value is None:
         return long[0]
     try:
         literal = ast.literal_eval(value)
     except (ValueError, SyntaxError):
         literal = value
-    if isinstance(parameter, TyperOption) and parameter.is_flag and isinstance(literal, bool):
-        if literal:
-            return long[0]
-        return parameter.secondary_opts[0] if parameter.secondary_opts else None
+    if isinstance(literal, bool) and (switch or isinstance(parameter, str)):
+        return long[0] if literal else negated
     return f"{long[0]} {shlex.quote(str(literal))}"
 
 

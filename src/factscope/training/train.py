@@ -21,6 +21,7 @@ from factscope.checkers.embedded import (
     directory_digest,
 )
 from factscope.core.errors import ConfigError, InputError
+from factscope.hf.device import resolve_device
 from factscope.hf.embedded import resolve_encoder
 from factscope.training.distil import (
     TEACHER_FILE,
@@ -77,6 +78,7 @@ def inference_layout(options: TrainOptions) -> dict[str, int]:
 def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResult:
     """Train, tune biases (and test cues) on validation, report on the held-out part, write the directory."""
     started = time.perf_counter()
+    options = replace(options, device=resolve_device(options.device))
     if options.method not in ("repc", "finetune"):
         raise ConfigError(f"unknown method {options.method!r}; use `method='repc'` or `method='finetune'`")
     if options.cues not in ("auto", "on", "off"):
