@@ -36,7 +36,7 @@ def add_field_options(command: Command, group: type, keyword: str) -> Command:
     types = typing.get_type_hints(group)
     flags = {item.name: "--" + item.name.replace("_", "-") for item in fields(group)}
     hints = {
-        item.name: Annotated[types[item.name], _option(item, types[item.name], flags)]  # type: ignore[valid-type]
+        item.name: Annotated[types[item.name], _option(item, types[item.name], flags)]
         for item in fields(group)
     }
     return _with_group(command, group, keyword, hints)

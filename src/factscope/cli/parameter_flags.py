@@ -13,12 +13,15 @@ import ast
 import re
 import shlex
 from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, TypeAlias
 
 import typer
-from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
+from typer.core import TyperArgument, TyperGroup
 
-Command = TyperCommand | TyperGroup
-Parameter = TyperOption | TyperArgument
+Command: TypeAlias = Any
+"""A command or group of the typer app (typer names the click classes it builds on in a private module)."""
+Parameter: TypeAlias = Any
+"""An option or argument of a ``Command``."""
 
 MENTION = re.compile(r"(?<![`\w])`([a-z][a-z0-9_]*)(?:=([^`\s]+))?`(?!`)")
 """A parameter mention in a library message: `name` or `name=value` (value a Python literal)."""
@@ -118,7 +121,7 @@ def _flag(parameter: Parameter | str, value: str | None) -> str | None:
 def in_context(message: str, context: typer.Context) -> str:
     """``message`` with flags for the command that ``context`` runs (for notes a command prints itself)."""
     chain: list[Command] = []
-    current: typer.Context | None = context
+    current: Any = context
     while current is not None:
         chain.insert(0, current.command)
         current = current.parent

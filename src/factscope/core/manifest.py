@@ -187,15 +187,15 @@ def check_results_path(output: str | Path, *, overwrite: bool = False) -> None:
     """
     output = Path(output)
     if output.is_dir():
-        raise InputError("is a folder; name a results file, e.g. -o results.jsonl", path=output)
+        raise InputError("is a folder; name a results file as `output`, e.g. `output='results.jsonl'`", path=output)
     folder = nearest_existing_folder(output)
     if not folder.is_dir():
-        raise InputError(f"cannot be created: {folder} is a file, not a folder; name another output with -o", path=output)
+        raise InputError(f"cannot be created: {folder} is a file, not a folder; name another `output`", path=output)
     if output.exists() and not os.access(output, os.W_OK):
-        raise InputError("is read-only; make it writable (chmod u+w) or name another output with -o", path=output)
+        raise InputError("is read-only; make it writable (chmod u+w) or name another `output`", path=output)
     if (overwrite or not output.exists()) and not os.access(folder, os.W_OK | os.X_OK):
         raise InputError(
-            f"cannot be written: the folder {folder} is read-only; name an output in a folder you can write with -o",
+            f"cannot be written: the folder {folder} is read-only; name an `output` in a folder you can write",
             path=output,
         )
     if not overwrite and output.exists() and output.stat().st_size > 0:
