@@ -163,3 +163,16 @@ def test_llm_settings_are_shown_as_the_llm_options(tmp_path, monkeypatch, capsys
     ran = run_factscope(monkeypatch, capsys, "attribute", "generate", str(questions), "-o", str(tmp_path / "a.jsonl"),
                         "--llm-base-url", "http://127.0.0.1:9/v1")
     assert ran.code == 2 and "no LLM model: pass --llm-model, set FACTSCOPE_LLM_MODEL" in ran.text
+
+
+def test_a_note_a_command_prints_names_its_flags(tmp_path, monkeypatch, capsys):
+    from factscope.conner.evaluator_setup import make_evaluator, missing_parts
+
+    notes = missing_parts(make_evaluator(checker="none", relevance="none", coherence="none", lm=None))
+    assert notes[0].startswith("no `corpus` or web retriever") and notes[1].startswith("no `lm`:")
+    records = repo_paths.DATA / "knowledge" / "records.jsonl"
+    ran = run_factscope(monkeypatch, capsys, "knowledge", "score", str(records), "-o", str(tmp_path / "k.jsonl"),
+                        "--checker", "none", "--relevance-model", "none", "--coherence-model", "none", "--lm", "none")
+    assert ran.code == 0, ran.text
+    assert "note no --corpus or web retriever" in ran.text and "note no --lm: sentence coherence" in ran.text
+    assert "(pass --lm embedded after" in ran.text
