@@ -37,6 +37,7 @@ from factscope.cli.llm_options import LLMOptions, summed_usage, usage_rows
 from factscope.cli.option_rules import FAST_MODE_OPTIONS, RAY_OPTIONS, WEB_OPTIONS, refuse_ignored
 from factscope.cli.output_options import Overwrite, RetryFailed
 from factscope.cli.output_paths import check_outputs
+from factscope.cli.parameter_flags import in_context
 from factscope.cli.web_options import WebOptions
 from factscope.core.errors import ConfigError, InputError, RecordsFailed
 
@@ -78,12 +79,12 @@ Examples:
 """
 
 
-def noted(evaluator: KnowledgeEvaluator) -> KnowledgeEvaluator:
-    """``evaluator``, each metric it cannot compute for want of a part noted."""
+def noted(evaluator: KnowledgeEvaluator, ctx: typer.Context) -> KnowledgeEvaluator:
+    """``evaluator``, each metric it cannot compute for want of a part noted (naming the flag that supplies it)."""
     from factscope.conner.evaluator_setup import missing_parts
 
     for note in missing_parts(evaluator):
-        console.print(f"[yellow]note[/] {escape(note)}")
+        console.print(f"[yellow]note[/] {escape(in_context(note, ctx))}")
     return evaluator
 
 
@@ -148,7 +149,7 @@ def score_command(
     records = KnowledgeRecords(input, queries=queries, task=task)
     skipped = _survey(records, input)
     llm = endpoint.build_if(KNOWLEDGE.needs_llm(spec))
-    spec = replace(spec, evaluator=noted(make_spec_evaluator(spec, llm)))
+    spec = replace(spec, evaluator=noted(make_spec_evaluator(spec, llm), ctx))
     with ProgressDisplay() as shown:
         run = KNOWLEDGE.run(spec, records, llm=llm, output=output, batch_size=batch_size, progress=shown,
                             overwrite=overwrite, retry_failed=retry_failed)

@@ -97,7 +97,7 @@ def read_knowledge_records(
         yield from _paired(path, queries, need_knowledge=need_knowledge, task=task)
         return
     if queries is not None:
-        raise ConfigError(f"--queries pairs a file of one knowledge text per line with its queries; {path} holds "
+        raise ConfigError(f"`queries` pairs a file of one knowledge text per line with its queries; {path} holds "
                           "its queries itself")
     items = read_records(path) if layout == "records" else read_query_table(path, need_knowledge=need_knowledge)
     parsed = _parsed(path, items, need_knowledge=need_knowledge, task=task)
@@ -164,7 +164,7 @@ def _parsed(
 
 LINES_NEED_QUERIES = (
     "one knowledge text per line (CONNER's generated-knowledge files) holds no queries: `knowledge score` reads it "
-    "with --queries FILE, the query table or records it was generated for (line i answers query i); "
+    "with `queries`, the query table or records it was generated for (line i answers query i); "
     "`knowledge generate` and `knowledge select` take the queries themselves"
 )
 
@@ -179,7 +179,7 @@ def _paired(
     as many), so neither is held in memory. A blank line of ``path`` is a query whose knowledge is missing: it
     counts, so the pairing stays line for line."""
     if file_layout(queries) == "lines":
-        raise InputError("holds no queries: give --queries a CONNER query table or JSON / JSONL records", path=queries)
+        raise InputError("holds no queries: give `queries` a CONNER query table or JSON / JSONL records", path=queries)
     lines = sum(1 for _ in read_lines(path))
     asked = sum(1 for _ in read_knowledge_records(queries, need_knowledge=False, task=task))
     if lines != asked:

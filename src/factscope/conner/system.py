@@ -15,7 +15,7 @@ from factscope.conner.evaluator import KnowledgeEvaluator
 from factscope.conner.scores import KnowledgeScores
 from factscope.conner.task import KnowledgeRun, knowledge_pipeline, knowledge_pool, knowledge_run
 from factscope.conner.totals import KnowledgeTotals
-from factscope.core.manifest import Setting, fingerprint_file
+from factscope.core.manifest import SettingValue, fingerprint_file
 from factscope.core.run import Pipeline, RunRows
 from factscope.core.system import ReportHooks, RunFacts, RunOutcome, SystemDefinition
 from factscope.metrics.conner import Aggregation, EvidenceAggregation, SentenceRanking
@@ -105,7 +105,7 @@ def ready(spec: KnowledgeSpec, llm: LLMClient | None) -> KnowledgeSpec:
 
 def build(spec: KnowledgeSpec, llm: LLMClient | None) -> Pipeline[KnowledgeRecord, KnowledgeScores, KnowledgeTotals]:
     """The scoring pipeline of ``spec``'s evaluator, drawing helpfulness baselines from its ``pool``."""
-    settings: dict[str, Setting] = {"corpus": fingerprint_file(spec.corpus).sha256} if spec.corpus else {}
+    settings: dict[str, SettingValue] = {"corpus": fingerprint_file(spec.corpus).sha256} if spec.corpus else {}
     return knowledge_pipeline(
         make_spec_evaluator(spec, llm), pool=spec.pool if spec.pool is not None else [], settings=settings
     )

@@ -24,7 +24,8 @@ from factscope.core.storage_faults import storage_fault
 
 MANIFEST_SUFFIX = ".manifest.json"
 
-Setting = str | int | float | bool | None | list[Any] | dict[str, Any]
+SettingValue = str | int | float | bool | None | list[Any] | dict[str, Any]
+"""The value a results file's manifest records for one setting of its run (JSON-shaped)."""
 
 
 class InputFingerprint(BaseModel):
@@ -41,7 +42,7 @@ class RunManifest(BaseModel):
     system: str
     factscope_version: str
     inputs: dict[str, InputFingerprint] = Field(default_factory=dict)
-    settings: dict[str, Setting] = Field(default_factory=dict)
+    settings: dict[str, SettingValue] = Field(default_factory=dict)
 
 
 def manifest_path(output: str | Path) -> Path:
@@ -126,7 +127,7 @@ NOT_RESULT_CHANGING = frozenset(
 """Component attributes that change speed or display, never results: left out of a description."""
 
 
-def describe(component: object, depth: int = 2) -> Setting:
+def describe(component: object, depth: int = 2) -> SettingValue:
     """The result-changing settings of a component: its own ``result_settings()`` when it has one, else its type
     and public plain-valued attributes (numbers, strings, flags, paths; a prompt template as a digest of its
     text) and those of the objects it holds, ``depth`` levels down."""
@@ -213,15 +214,15 @@ def check_results_path(output: str | Path, *, overwrite: bool = False) -> None:
     """
     output = Path(output)
     if output.is_dir():
-        raise InputError("is a folder; name a results file, e.g. -o results.jsonl", path=output)
+        raise InputError("is a folder; name a results file as `output`, e.g. `output='results.jsonl'`", path=output)
     folder = nearest_existing_folder(output)
     if not folder.is_dir():
-        raise InputError(f"cannot be created: {folder} is a file, not a folder; name another output with -o", path=output)
+        raise InputError(f"cannot be created: {folder} is a file, not a folder; name another `output`", path=output)
     if output.exists() and not os.access(output, os.W_OK):
-        raise InputError("is read-only; make it writable (chmod u+w) or name another output with -o", path=output)
+        raise InputError("is read-only; make it writable (chmod u+w) or name another `output`", path=output)
     if (overwrite or not output.exists()) and not os.access(folder, os.W_OK | os.X_OK):
         raise InputError(
-            f"cannot be written: the folder {folder} is read-only; name an output in a folder you can write with -o",
+            f"cannot be written: the folder {folder} is read-only; name an `output` in a folder you can write",
             path=output,
         )
     if not overwrite and output.exists() and output.stat().st_size > 0:
@@ -257,7 +258,7 @@ def prepare_results(output: str | Path, manifest: RunManifest, *, overwrite: boo
             raise ResultsMismatch(
                 "holds results of another run, so resuming into it would mix them: "
                 + "; ".join(found)
-                + ". Rerun with --overwrite to start this file again, or name another output with -o",
+                + ". Rerun with `overwrite=True` to start this file again, or name another `output`",
                 path=output,
             )
         return
@@ -273,15 +274,15 @@ def _read_manifest(output: Path, sidecar: Path) -> RunManifest:
     if not sidecar.is_file():
         raise ResultsMismatch(
             f"exists but has no {sidecar.name}, so it is not a factscope results file (or was made before "
-            "results files recorded their settings); rerun with --overwrite to replace it, or name another output "
-            "with -o",
+            "results files recorded their settings); rerun with `overwrite=True` to replace it, or name another "
+            "`output`",
             path=output,
         )
     try:
         return RunManifest.model_validate_json(sidecar.read_text(encoding="utf-8"))
     except (ValidationError, UnicodeDecodeError) as error:
         raise ResultsMismatch(
-            f"its manifest {sidecar.name} cannot be read ({type(error).__name__}); rerun with --overwrite to start "
-            "again, or name another output with -o",
+            f"its manifest {sidecar.name} cannot be read ({type(error).__name__}); rerun with `overwrite=True` to "
+            "start again, or name another `output`",
             path=output,
         ) from None

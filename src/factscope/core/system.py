@@ -20,7 +20,7 @@ from markupsafe import Markup
 from pydantic import BaseModel
 
 from factscope.core.errors import InputError
-from factscope.core.manifest import Setting
+from factscope.core.manifest import SettingValue
 from factscope.core.results import Totals
 from factscope.core.run import Pipeline, ProgressCallback, RunRows, report_progress, run_pipeline
 from factscope.core.run_result import RunResult
@@ -59,7 +59,7 @@ class RunFacts:
     settings (the same on the driver of a Ray run, which never builds the models, as in a local run)."""
 
     names: Mapping[str, str]
-    settings: Mapping[str, Setting]
+    settings: Mapping[str, SettingValue]
 
 
 @dataclass(frozen=True)

@@ -516,7 +516,7 @@ class _UnitPool:
         holds a record the parser reads (the input changed during the run), its error."""
         message = (
             f"record {key!r} ended its worker process {crashes} times ({reason}), so it was not run; rerun with "
-            "--retry-failed after fixing the cause, or leave the record out"
+            "`retry_failed=True` after fixing the cause, or leave the record out"
         )
         path = Path(unit.shard)
         for found, raw in unit_records(unit):

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from factscope.claims.base import Extractor
 from factscope.core.errors import InputError
-from factscope.core.manifest import Setting
+from factscope.core.manifest import SettingValue
 from factscope.core.run import Pipeline, RunRows
 from factscope.core.system import ReportHooks, RunFacts, RunOutcome, SystemDefinition
 from factscope.grounding import report
@@ -56,7 +56,7 @@ class GroundSpec:
     factors: tuple[str, ...] | None = None
     no_response_facts: EmptyPolicy = "zero"
     no_gold_facts: EmptyPolicy = "skip"
-    settings: Mapping[str, Setting] = field(default_factory=dict)
+    settings: Mapping[str, SettingValue] = field(default_factory=dict)
 
 
 def extractor_spec(spec: str) -> str:

@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 
 from factscope.core.display import ShownAsHtml
 from factscope.core.errors import ConfigError, InputError
-from factscope.core.manifest import Setting
+from factscope.core.manifest import SettingValue
 from factscope.core.run import Pipeline, ProgressCallback, RunRows, report_progress, run_pipeline
 from factscope.core.run_result import RunResult
 from factscope.grounding.data import GroundExample, ScoredExamples
@@ -282,7 +282,7 @@ def ground_pipeline(
     factors: Sequence[str] = (),
     no_response_facts: EmptyPolicy = "zero",
     no_gold_facts: EmptyPolicy = "skip",
-    settings: Mapping[str, Setting] | None = None,
+    settings: Mapping[str, SettingValue] | None = None,
 ) -> Pipeline[GroundExample, GroundResult, GroundTotals]:
     """The grounding task as a pipeline any engine runs: decompose, judge presence and score each batch of
     examples (each must have a response); its totals break results down by ``factors`` (chosen beforehand with
@@ -350,7 +350,7 @@ def ground(
     no_response_facts: EmptyPolicy = "zero",
     no_gold_facts: EmptyPolicy = "skip",
     progress: ProgressCallback | None = None,
-    settings: Mapping[str, Setting] | None = None,
+    settings: Mapping[str, SettingValue] | None = None,
     overwrite: bool = False,
     retry_failed: bool = False,
 ) -> GroundRun:

@@ -30,12 +30,12 @@ class FileKind:
 
 QUESTION_GRAPHS = FileKind(
     "KaLMA's released question-graph dataset (a JSON list of [question, [entity, ...]] pairs)",
-    "`factscope attribute generate` (as its QUESTIONS) or to the --graph option",
+    "`factscope attribute generate` (as its QUESTIONS) or to `graph`",
 )
 MINIMUM_KNOWLEDGE = FileKind(
     "a gold minimum-knowledge file ([question, [[qid, relation, value], ...]] pairs, or records with 'minimum' "
     "and no 'question')",
-    "the --minimum option of `factscope attribute score` or `factscope attribute generate`",
+    "`minimum` of `factscope attribute score` or `factscope attribute generate`",
 )
 QUESTIONS = FileKind(
     "attribution questions (records with 'question' and no 'answer')", "`factscope attribute generate`"
@@ -44,7 +44,7 @@ ANSWERS = FileKind("attributed answers (records with 'answer')", "`factscope att
 SEEDS = FileKind("seed paragraphs (records with 'paragraph')", "`factscope attribute make-questions`")
 GRAPH = FileKind(
     "a knowledge graph (entity records with 'qid', or RDF)",
-    "the --graph option of `factscope attribute generate` or `factscope attribute make-questions`",
+    "`graph` of `factscope attribute generate` or `factscope attribute make-questions`",
 )
 
 

@@ -14,7 +14,7 @@ from factscope.core.errors import InputError
 from factscope.core.fields import Identifier, Passages
 from factscope.core.manifest import ItemsDigest
 from factscope.core.record_ids import RecordIds
-from factscope.core.schema import Record, Setting
+from factscope.core.schema import ContextSetting, Record
 from factscope.core.tables import read_records
 
 MAX_REFERENCE_CHARS = 2_000_000
@@ -34,7 +34,7 @@ def _setting_words(value: Any) -> Any:
     return None if value is None else str(value).strip().lower()
 
 
-SettingName = Annotated[Setting | None, BeforeValidator(_setting_words)]
+ContextSettingName = Annotated[ContextSetting | None, BeforeValidator(_setting_words)]
 """A context setting as files write it: 'zero', 'noisy' or 'accurate', in any case, spaces trimmed."""
 
 REFERENCE_FIELDS = ("references", "reference", "context")
@@ -55,7 +55,7 @@ class CheckInput(BaseModel):
     references: Passages | None = None
     reference: Passages | None = None
     context: Passages | None = None
-    setting: SettingName = None
+    setting: ContextSettingName = None
 
     @model_validator(mode="before")
     @classmethod
@@ -87,7 +87,7 @@ def parse_record(
     if given.response is None and require_response:
         hint = (
             "; RefChecker's benchmark records hold no response (its responses are in the *_answers.json files): "
-            "add a 'response' field, or give these records to `factscope agree --input`"
+            "add a 'response' field, or give these records to `factscope agree`"
             if "context" in item
             else ""
         )
@@ -97,7 +97,7 @@ def parse_record(
     if size > max_reference_chars:
         raise InputError(
             f"{size:,} characters is over the limit of {max_reference_chars:,}; "
-            "raise it with --max-reference-chars or pass the relevant passages only",
+            "raise `max_reference_chars` or pass the relevant passages only",
             path=path,
             line=line,
             field=next(name for name in REFERENCE_FIELDS if name in item),

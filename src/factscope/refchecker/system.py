@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from factscope.checkers.base import Checker
 from factscope.checkers.settings import CheckerSettings
 from factscope.claims.base import Extractor
-from factscope.core.manifest import Setting, fingerprint_file
+from factscope.core.manifest import SettingValue, fingerprint_file
 from factscope.core.run import Pipeline, RunRows
 from factscope.core.schema import Record
 from factscope.core.system import ReportHooks, RunFacts, RunOutcome, SystemDefinition
@@ -80,7 +80,7 @@ def ready(spec: CheckSpec, llm: LLMClient | None) -> CheckSpec:
 
 def build(spec: CheckSpec, llm: LLMClient | None) -> Pipeline[Record, CheckResult, CheckTotals]:
     """The check pipeline with the components of ``spec`` built (``llm`` for the LLM ones)."""
-    settings: dict[str, Setting] = {"corpus": fingerprint_file(spec.corpus).sha256} if spec.corpus else {}
+    settings: dict[str, SettingValue] = {"corpus": fingerprint_file(spec.corpus).sha256} if spec.corpus else {}
     retriever = _retriever(spec, llm)
     return check_pipeline(
         _extractor(spec, llm),

@@ -13,7 +13,7 @@ from factscope.checkers.base import Checker, CheckTask
 from factscope.claims.abstention import AbstentionDetector, extract_answers
 from factscope.claims.base import Extractor
 from factscope.core.display import ShownAsHtml
-from factscope.core.manifest import Setting
+from factscope.core.manifest import SettingValue
 from factscope.core.result_tables import probability_columns
 from factscope.core.results import ResultRows
 from factscope.core.run import Pipeline, ProgressCallback, RunRows, report_progress, run_pipeline
@@ -197,7 +197,7 @@ def check_pipeline(
     retrieve_k: int = 5,
     retrieve_for: RetrieveFor = "missing",
     abstention_detection: bool = True,
-    settings: Mapping[str, Setting] | None = None,
+    settings: Mapping[str, SettingValue] | None = None,
 ) -> Pipeline[Record, CheckResult, CheckTotals]:
     """The check task as a pipeline any engine runs: extract, check, aggregate each batch of records (see
     ``check`` for what each part does)."""
@@ -248,7 +248,7 @@ def check(
     retrieve_for: RetrieveFor = "missing",
     batch_size: int = 32,
     progress: ProgressCallback | None = None,
-    settings: Mapping[str, Setting] | None = None,
+    settings: Mapping[str, SettingValue] | None = None,
     overwrite: bool = False,
     retry_failed: bool = False,
     abstention_detection: bool = True,

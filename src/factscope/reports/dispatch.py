@@ -150,7 +150,7 @@ def make_report(
     if not rows:
         where = paths[0] if len(paths) == 1 else None
         raise InputError(
-            f"no {system.name} results to report; pass the JSONL that `{system.command} -o` wrote", path=where
+            f"no {system.name} results to report; pass the results file (JSONL) that `{system.command}` wrote", path=where
         )
     chosen = [row for row in rows if only == "all" or system.report.flagged(row)]
     shown = chosen if limit is None else chosen[: max(limit, 0)]

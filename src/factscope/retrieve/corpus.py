@@ -57,7 +57,7 @@ class Corpus:
         name)."""
         path = Path(path)
         if not path.exists():
-            raise InputError("corpus not found; pass --corpus with a JSONL file or a folder of .txt files", path=path)
+            raise InputError("corpus not found; give `corpus` a JSONL file or a folder of .txt files", path=path)
         if path.is_dir():
             files = sorted(path.rglob("*.txt"))
             if not files:
