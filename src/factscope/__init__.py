@@ -78,6 +78,7 @@ def check(
     web: WebSettings | None = None,
     query_llm: bool = False,
     abstention_detection: bool = True,
+    allow_missing_references: bool = False,
     batch_size: int = 32,
     overwrite: bool = False,
 ) -> CheckRun:
@@ -92,25 +93,15 @@ def check(
     checked against ``retrieve_k`` passages of ``retriever`` (a ready one, or 'bm25', 'dense', 'hybrid' over
     ``corpus``), or against each claim's top ``retrieve_k`` passages found on the web or in Wikipedia
     ('web:serper', 'web:brave', 'wikipedia', searched as ``web`` says; with ``query_llm`` the ``llm`` writes the
-    queries); ``retrieve_for='all'`` adds retrieved passages to records that have references. Bad records in a file are skipped; bad dicts raise InputError. A file is streamed: with
+    queries); ``retrieve_for='all'`` adds retrieved passages to records that have references. Records without
+    references stop a run that retrieves nothing for them (``MissingReferences``, an InputError), unless
+    ``allow_missing_references``: their claims could only be Neutral. Bad records in a file are skipped; bad dicts
+    raise InputError. A file is streamed: with
     ``output``, memory does not grow with its length, and the run's ``results`` read the results file lazily.
     """
-    from factscope.core.schema import Record
-    from factscope.core.tables import is_table
-    from factscope.refchecker.data import CheckRecords, parse_record
     from factscope.refchecker.system import CHECK, CheckSpec
     from factscope.retrieve.web_settings import WebSettings
 
-    loaded: Iterable[Record]
-    if isinstance(records, (str, Path)):
-        loaded = CheckRecords(records)
-    elif is_table(records):
-        loaded = CHECK.table_items(records)
-    else:
-        loaded = [
-            item if isinstance(item, Record) else parse_record(item, path="<records>", line=index)
-            for index, item in enumerate(records, start=1)
-        ]
     spec = CheckSpec(
         extractor=extractor,
         checker=checker,
@@ -122,10 +113,11 @@ def check(
         web=web or WebSettings(),
         query_llm=query_llm,
         abstention_detection=abstention_detection,
+        allow_missing_references=allow_missing_references,
     )
     return CHECK.run(
         spec,
-        loaded,
+        records,
         llm=llm,
         output=output,
         batch_size=batch_size,
@@ -170,15 +162,9 @@ def ground(
     and a metadata file are single JSON documents, read whole); with ``output``, the run's ``results`` read the
     results file lazily and the summary comes from running totals.
     """
-    from factscope.core.tables import is_table
-    from factscope.grounding.data import ScoredExamples
     from factscope.grounding.presence import DEFAULT_PRESENCE
-    from factscope.grounding.system import GROUND, GroundSpec
+    from factscope.grounding.system import GroundSpec, GroundSystem
 
-    examples: Iterable[GroundExample] = (
-        ScoredExamples(dataset, metadata, responses) if isinstance(dataset, (str, Path))
-        else GROUND.table_items(dataset) if is_table(dataset) else list(dataset)
-    )
     spec = GroundSpec(
         extractor=extractor,
         presence=presence if presence is not None else DEFAULT_PRESENCE,
@@ -187,9 +173,9 @@ def ground(
         no_gold_facts=no_gold_facts,
         mode=mode,
     )
-    return GROUND.run(
+    return GroundSystem(metadata, responses).run(
         spec,
-        examples,
+        dataset,
         llm=llm,
         output=output,
         batch_size=batch_size,
@@ -230,15 +216,9 @@ def attribute(
     ``results`` read the results file lazily.
     """
     from factscope.checkers.registry import make_checker
-    from factscope.core.tables import is_table
-    from factscope.kalma.answers import AnswerRecords
     from factscope.kalma.hypotheses import DEFAULT_HYPOTHESIS
     from factscope.kalma.system import ATTRIBUTE, AttributeSpec
 
-    records: Iterable[AnswerRecord] = (
-        AnswerRecords(answers) if isinstance(answers, (str, Path))
-        else ATTRIBUTE.table_items(answers) if is_table(answers) else list(answers)
-    )
     if isinstance(checker, str) and judge is not None and judge is not llm:
         checker = make_checker(checker, llm=llm, **(checker_settings or {}))
     spec = AttributeSpec(
@@ -252,7 +232,7 @@ def attribute(
     )
     return ATTRIBUTE.run(
         spec,
-        records,
+        answers,
         llm=judge if judge is not None else llm,
         output=output,
         batch_size=batch_size,
@@ -305,15 +285,9 @@ def knowledge(
     (``KnowledgeRecords``; bad records are skipped): with ``output``, the run's ``results`` read the results file
     lazily, and only the knowledge texts the helpfulness baselines are drawn from stay in memory (with a causal LM).
     """
-    from factscope.conner.data import KnowledgeRecords
     from factscope.conner.system import KNOWLEDGE, KnowledgeSpec
-    from factscope.core.tables import is_table
     from factscope.retrieve.web_settings import WebSettings
 
-    loaded: Iterable[KnowledgeRecord] = (
-        KnowledgeRecords(records) if isinstance(records, (str, Path))
-        else KNOWLEDGE.table_items(records) if is_table(records) else list(records)
-    )
     spec = KnowledgeSpec(
         evaluator=evaluator,
         corpus=Path(corpus) if corpus is not None and evaluator is None else None,
@@ -335,7 +309,7 @@ def knowledge(
     )
     return KNOWLEDGE.run(
         spec,
-        loaded,
+        records,
         llm=llm,
         output=output,
         batch_size=batch_size,

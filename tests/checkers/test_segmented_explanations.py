@@ -208,7 +208,8 @@ def test_the_report_shows_each_verdicts_reason_escaped():
     from factscope.core.schema import Claim
     from factscope.metrics.hallucination import summarize_response
     from factscope.refchecker.html_report import render_report, select_results
-    from factscope.refchecker.task import CheckResult, ClaimResult, summarize_run
+    from factscope.refchecker.system import CHECK
+    from factscope.refchecker.task import CheckResult, ClaimResult
 
     reference = "Tomatoes grow in summer <b>heat</b>."
     (verdict,) = SegmentedChecker(StandInScorer()).check([CheckTask("the tower is in paris", (reference,))])
@@ -219,7 +220,7 @@ def test_the_report_shows_each_verdicts_reason_escaped():
         claims=[ClaimResult(claim=Claim(text="the tower is in paris", kind="sentence"), verdict=verdict)],
         summary=summarize_response([verdict.label]),
     )
-    run = summarize_run([row], new_records=1, seconds=0.0, extractor="", checker="")
+    run = CHECK.summarize([row])
     page = render_report(run, select_results([row], only="all", limit=None), only="all")
     assert verdict.reason.replace("'", "&#39;") in page
     assert 'title="rule: relevance"' in page

@@ -27,7 +27,8 @@ from factscope.refchecker.html_report import (
     select_results,
     verdict_class,
 )
-from factscope.refchecker.task import CheckResult, ClaimResult, summarize_run
+from factscope.refchecker.system import CHECK
+from factscope.refchecker.task import CheckResult, ClaimResult
 
 E, N, C = Label.ENTAILMENT, Label.NEUTRAL, Label.CONTRADICTION
 
@@ -132,7 +133,7 @@ def rows():
 
 def render(rows, *, only="all", limit=None, **options):
     """The page as `factscope report` builds it: rates over all rows, the chosen rows shown."""
-    run = summarize_run(rows, new_records=len(rows), seconds=0.0, extractor="", checker="")
+    run = CHECK.summarize(rows)
     return render_report(run, select_results(rows, only=only, limit=limit), only=only, **options)
 
 
@@ -328,7 +329,7 @@ def hostile(text):
         id=f"{text}-broken", response=text, extraction_failed=True, extraction_error=text, extraction_raw=text
     )
     rows = [record, broken]
-    run = summarize_run(rows, new_records=2, seconds=0.0, extractor="", checker="")
+    run = CHECK.summarize(rows)
     return render_report(run, rows, title=text, source=text)
 
 
@@ -364,7 +365,7 @@ def test_markup_in_every_field_of_the_results_comes_out_escaped_and_inert():
 
 
 def test_page_shows_the_figures_of_the_summary_it_is_given_not_recomputed_ones(rows):
-    computed = summarize_run(rows, new_records=len(rows), seconds=0.0, extractor="", checker="")
+    computed = CHECK.summarize(rows)
     given = computed.model_copy(
         update={
             "results": ResultRows(CheckResult, rows=rows[:1]),

@@ -12,8 +12,8 @@ from rich.markup import escape
 from factscope.cli.checking_options import CheckingModeOption
 from factscope.cli.choices import RetrieveMode
 from factscope.cli.display import ProgressDisplay, console, print_skipped, print_table, summary_table
-from factscope.cli.engine_options import EngineOptions, engine_options, run_sharded
-from factscope.cli.llm_options import LLMOptions, llm_options, summed_usage, usage_rows
+from factscope.cli.engine_options import EngineOptions, check_output, engine_options, run_system
+from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
 from factscope.cli.option_ranges import SEED_MAX, finite
 from factscope.cli.option_rules import FAST_MODE_OPTIONS, RAY_OPTIONS, refuse_ignored
 from factscope.cli.output_options import Overwrite, RetryFailed
@@ -23,6 +23,7 @@ from factscope.metrics.attribution import Matching
 from factscope.metrics.ratios import EmptyPolicy
 
 if TYPE_CHECKING:
+    from factscope.kalma.answers import LoadedAnswers
     from factscope.kalma.task import AttributionRun
     from factscope.llm.client import LLMClient
 
@@ -211,41 +212,38 @@ def score_command(
     engine: EngineOptions,
 ) -> None:
     refuse_ignored(ctx, (*RAY_OPTIONS, *FAST_MODE_OPTIONS))
-    from factscope.core.system import SystemBuild
-    from factscope.kalma.answers import load_answers, read_answer
     from factscope.kalma.hypotheses import check_template
     from factscope.kalma.system import ATTRIBUTE, AttributeSpec
 
-    spec = AttributeSpec(checker=checker, checker_settings={"mode": mode}, geval=geval or geval_weighted, weighted=geval_weighted, template=hypothesis,
-                         empty_answers=empty_answers, matching=matching)
-    if engine.on_ray:
-        if minimum is not None:
-            raise ConfigError("--minimum is not taken with --engine ray: give each answer its `minimum` field instead")
-        check_outputs(written={"--summary": summary})
-        check_template(hypothesis)
-        build = SystemBuild(ATTRIBUTE, spec, endpoint.build)
-        sharded = run_sharded(engine, build, read_answer, answers, output, batch_size=32, overwrite=overwrite,
-                              retry_failed=retry_failed)
-        if not (sharded.produced.new or sharded.produced.resumed or sharded.passed_over):
-            raise InputError("no usable answers; see the messages above", path=answers)
-        run = ATTRIBUTE.result(sharded.produced, sharded.totals, sharded.facts())
-        client = summed_usage(endpoint, ATTRIBUTE.needs_llm(spec), sharded.llm_usage)
-        _report_scores(run, sharded.passed_over, len(sharded.problems), output, client, summary)
-        return
-    check_outputs(output, overwrite=overwrite, written={"--summary": summary})
+    spec = AttributeSpec(checker=checker, checker_settings={"mode": mode}, geval=geval or geval_weighted,
+                         weighted=geval_weighted, template=hypothesis, empty_answers=empty_answers,
+                         matching=matching)
+    check_output(engine, output, overwrite=overwrite, written={"--summary": summary})
     check_template(hypothesis)
-    llm = endpoint.build_if(ATTRIBUTE.needs_llm(spec))
-    loaded = load_answers(answers)
-    for problem in loaded.problems:
-        print_skipped(problem)
-    records, failed_generations = loaded.records, loaded.failed_generations
-    if not records and not failed_generations:
-        raise InputError("no usable answers; see the messages above", path=answers)
-    _use_minimum(minimum, records)
-    with ProgressDisplay() as shown:
-        run = ATTRIBUTE.run(spec, records, llm=llm, output=output, progress=shown, overwrite=overwrite,
-                            retry_failed=retry_failed)
-    _report_scores(run, failed_generations, len(loaded.problems), output, llm, summary)
+    inputs: Any = answers
+    if minimum is not None:
+        if engine.on_ray:
+            raise ConfigError("--minimum is not taken with --engine ray: give each answer its `minimum` field instead")
+        inputs = _with_minimum(answers, minimum)
+
+    def loaded(count: int, problems: list[InputError]) -> None:
+        for problem in problems:
+            print_skipped(problem)
+        if not count:
+            raise InputError("no usable answers; see the messages above", path=answers)
+
+    ran, client = run_system(ATTRIBUTE, spec, inputs, output, engine=engine, endpoint=endpoint, batch_size=32,
+                             overwrite=overwrite, retry_failed=retry_failed, loaded=loaded)
+    _report_scores(ran.result, ran.passed_over, len(ran.problems), output, client, summary)
+
+
+def _with_minimum(path: Path, minimum: Path) -> LoadedAnswers:
+    """The answers of ``path`` in memory, given the gold minimum sets of ``minimum`` (``_use_minimum``)."""
+    from factscope.kalma.answers import load_answers
+
+    answers = load_answers(path)
+    _use_minimum(minimum, answers.records)
+    return answers
 
 
 def _report_scores(run: AttributionRun, failed_generations: int, skipped: int, output: Path, llm: LLMClient | None,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -28,20 +27,18 @@ from factscope.cli.checking_options import (
     SegmentTokens,
     WindowSentences,
     label_order,
-    refuse_missing_references,
+    references_rule,
 )
 from factscope.cli.display import (
-    ProgressDisplay,
     format_value,
     print_skipped,
     print_table,
     summary_table,
 )
-from factscope.cli.engine_options import EngineOptions, engine_options, run_sharded
-from factscope.cli.llm_options import LLMOptions, llm_options, summed_usage, usage_rows
+from factscope.cli.engine_options import EngineOptions, check_output, engine_options, output_path, run_system
+from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
 from factscope.cli.option_rules import CHECK_OPTIONS, refuse_ignored
 from factscope.cli.output_options import Overwrite, RetryFailed
-from factscope.cli.output_paths import check_outputs
 from factscope.cli.web_options import WebOptions, web_options
 from factscope.core.errors import InputError, RecordsFailed
 from factscope.core.schema import LABELS
@@ -149,10 +146,7 @@ def check_command(
 ) -> None:
     refuse_ignored(ctx, CHECK_OPTIONS)
     from factscope.checkers.settings import CheckerSettings
-    from factscope.core.system import SystemBuild
-    from factscope.engines.shards import readable_items
-    from factscope.refchecker.data import CheckRecords, parse_record
-    from factscope.refchecker.system import CHECK, CheckSpec
+    from factscope.refchecker.system import CheckSpec, CheckSystem
     from factscope.retrieve.web_retrievers import is_web_retriever
 
     checker_settings: CheckerSettings = {
@@ -182,51 +176,25 @@ def check_command(
         web=web.settings(),
         query_llm=is_web_retriever(retriever) and endpoint.configured(),
         abstention_detection=abstention_detection,
+        allow_missing_references=allow_missing_references,
     )
-    retrieves = corpus is not None or is_web_retriever(retriever)
-    remedy = "pass --corpus or --retriever web:serper / wikipedia to retrieve passages for them"
-    if engine.on_ray:
-        output = output or Path(f"{input.stem}.checked")
-        check_outputs(written={"--summary": summary})
-        build = SystemBuild(CHECK, spec, endpoint.build)
-        parse = partial(parse_record, max_reference_chars=max_reference_chars)
-        if not retrieves:
-            refuse_missing_references(
-                [record.id for record in readable_items(input, parse) if not record.references],
-                allowed=allow_missing_references, remedy=remedy,
-            )
-        sharded = run_sharded(engine, build, parse, input, output, batch_size=batch_size, overwrite=overwrite,
-                              retry_failed=retry_failed)
-        if not (sharded.produced.new or sharded.produced.resumed) and sharded.problems:
-            raise typer.Exit(code=2)
-        run = CHECK.result(sharded.produced, sharded.totals, sharded.facts())
-        client = summed_usage(endpoint, CHECK.needs_llm(spec), sharded.llm_usage)
-        _report(run, sharded.problems, output, client, summary)
-        return
-    output = output or Path(f"{input.stem}.checked.jsonl")
-    check_outputs(output, overwrite=overwrite, written={"--summary": summary})
-    records = CheckRecords(input, max_reference_chars=max_reference_chars)
-    without_references = [record.id for record in records if not record.references]
-    problems = records.problems
+    output = output_path(engine, input, output, ".checked")
+    check_output(engine, output, overwrite=overwrite, written={"--summary": summary})
+    with references_rule("pass --corpus or --retriever web:serper / wikipedia to retrieve passages for them"):
+        ran, client = run_system(
+            CheckSystem(max_reference_chars), spec, input, output, engine=engine, endpoint=endpoint,
+            batch_size=batch_size, overwrite=overwrite, retry_failed=retry_failed, loaded=_loaded,
+        )
+    _report(ran.result, ran.problems, output, client, summary)
+
+
+def _loaded(count: int, problems: list[InputError]) -> None:
+    """Print each skipped input record; a file with no record to check ends the command (exit code 2 when some
+    could not be read, else 0)."""
     for problem in problems:
         print_skipped(problem)
-    if not records.count:
+    if not count:
         raise typer.Exit(code=2 if problems else 0)
-    if not retrieves:
-        refuse_missing_references(without_references, allowed=allow_missing_references, remedy=remedy)
-    client = endpoint.build_if(CHECK.needs_llm(spec))
-    with ProgressDisplay() as shown:
-        run = CHECK.run(
-            spec,
-            records,
-            llm=client,
-            output=output,
-            batch_size=batch_size,
-            progress=shown,
-            overwrite=overwrite,
-            retry_failed=retry_failed,
-        )
-    _report(run, problems, output, client, summary)
 
 
 def _report(

@@ -9,6 +9,3 @@ RetrieveMode = Literal["none", "local", "wikidata"]
 
 TrainingMethod = Literal["finetune", "repc"]
 """How `train-checker` trains: fine-tuning a cross-encoder, or RepC (a head on a frozen encoder)."""
-
-Engine = Literal["local", "ray"]
-"""Where a run goes: this process, or a Ray cluster."""

@@ -121,13 +121,19 @@ def _retriever(
 
 def missing_parts(evaluator: KnowledgeEvaluator) -> list[str]:
     """What the evaluator cannot compute for want of a part, as notes that say which option supplies it."""
+    return missing_parts_of(has_retriever=evaluator.retriever is not None, has_lm=evaluator.lm is not None)
+
+
+def missing_parts_of(*, has_retriever: bool, has_lm: bool) -> list[str]:
+    """What an evaluator with or without an evidence retriever and a causal LM cannot compute, as notes that say
+    which option supplies the part."""
     notes = []
-    if evaluator.retriever is None:
+    if not has_retriever:
         notes.append(
             "no --corpus or web retriever: open-ended validity is not computed, nor factuality but for records "
             "that carry their own 'evidence' passages"
         )
-    if evaluator.lm is None:
+    if not has_lm:
         notes.append(
             "no --lm: sentence coherence, informativeness and helpfulness are not computed "
             f"(pass --lm embedded after {EXTRA_HINT}, --lm gpt2, a local folder, or --lm endpoint)"

@@ -51,6 +51,9 @@ class LoadedAnswers:
     problems: list[InputError] = field(default_factory=list)
     failed_generations: int = 0
 
+    def __iter__(self) -> Iterator[AnswerRecord]:
+        return iter(self.records)
+
 
 ANSWERS_EXPECTED = "attributed answers: the output of `attribute generate`, or records {id, answer, graph, minimum}"
 

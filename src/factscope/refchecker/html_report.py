@@ -247,7 +247,7 @@ def render_report(
     title: str = "factscope check report",
     source: str | None = None,
 ) -> str:
-    """The whole HTML page: the figures of ``run`` (as `summarize_run` built it) and the ``shown`` records.
+    """The whole HTML page: the figures of ``run`` (as ``System.summarize`` built it) and the ``shown`` records.
 
     ``only`` says how ``shown`` was chosen, for the overview line; ``source`` names the results file.
     """

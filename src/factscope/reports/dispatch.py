@@ -1,7 +1,7 @@
 """`factscope report` on any results file: which system wrote it, its rows, and that system's page.
 
 The system comes from the manifest beside the file (``OUT.manifest.json``); without one, from the fields of its
-first record. Each system's definition (``SystemDefinition``) brings its row model and its report hooks: its
+first record. Each ``System`` (``factscope.engines.system``) brings its row model and its report hooks: its
 overview (figures and charts), its per-record fragment and what ``only="hallucinated"`` keeps. ``render_record`` gives one result's fragment, for pages (the server's) that
 show results one at a time, styled by ``factscope.reports.page.stylesheet``.
 """
@@ -20,7 +20,7 @@ from factscope.core.errors import InputError
 from factscope.core.io import parse_located, read_json_records
 from factscope.core.manifest import RunManifest, manifest_path
 from factscope.core.results import FirstRows, repeated_message
-from factscope.core.system import SystemDefinition
+from factscope.engines.system import System
 from factscope.grounding import report as ground_report
 from factscope.grounding.system import GROUND
 from factscope.grounding.task import GroundResult
@@ -28,11 +28,10 @@ from factscope.kalma.system import ATTRIBUTE
 from factscope.refchecker import html_report
 from factscope.refchecker.html_report import Only
 from factscope.refchecker.system import CHECK
-from factscope.refchecker.task import summarize_run
 from factscope.reports.page import RecordEntry, render_page
 
-ReportedSystem = SystemDefinition[Any, Any, Any, Any, Any]
-"""A system as a report sees it: its definition (row type, manifest name, command and report hooks)."""
+ReportedSystem = System[Any, Any, Any, Any, Any]
+"""A system as a report sees it: its row type, manifest name, command and report hooks."""
 
 SYSTEMS: dict[str, ReportedSystem] = {system.name: system for system in (CHECK, GROUND, ATTRIBUTE, KNOWLEDGE)}
 """The systems a report can show, by short name."""
@@ -180,7 +179,7 @@ def render_rows(
     hooks = system.report
     if hooks.overview is None or hooks.caption is None:
         if run is None:
-            run = summarize_run(rows, new_records=len(rows), seconds=0.0, extractor="", checker="")
+            run = system.summarize(rows)
         return html_report.render_report(run, shown, only=only, title=title, source=source)
     caption = hooks.caption
     return render_page(
