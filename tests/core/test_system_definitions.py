@@ -8,7 +8,8 @@ import pickle
 import pytest
 
 from factscope.claims.registry import make_extractor
-from factscope.conner.system import KNOWLEDGE, KnowledgeSpec
+from factscope.conner.spec import KnowledgeSpec
+from factscope.conner.system import KNOWLEDGE
 from factscope.core.errors import InputError
 from factscope.core.schema import Label, Verdict
 from factscope.core.system import SystemBuild
@@ -16,7 +17,8 @@ from factscope.engines.shards import readable_items
 from factscope.grounding.data import GroundExample, ScoredExamples
 from factscope.grounding.supplied_facts import supply_facts
 from factscope.grounding.system import GROUND, read_scored
-from factscope.refchecker.system import CHECK, CheckSpec
+from factscope.refchecker.spec import CheckSpec
+from factscope.refchecker.system import CHECK
 from factscope.serve.systems import ServedSystem
 
 RECORDS = [

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.markup import escape
 
+from factscope.checkers.defaults import DEFAULT_CHECKER
 from factscope.cli.checking_options import CheckingModeOption
 from factscope.cli.choices import RetrieveMode
 from factscope.cli.display import ProgressDisplay, console, print_skipped, print_table, summary_table
@@ -19,6 +20,7 @@ from factscope.cli.option_rules import FAST_MODE_OPTIONS, RAY_OPTIONS, refuse_ig
 from factscope.cli.output_options import Overwrite, RetryFailed
 from factscope.cli.output_paths import check_outputs
 from factscope.core.errors import ConfigError, InputError, RecordsFailed
+from factscope.kalma.spec import AttributeSpec
 from factscope.metrics.attribution import Matching
 from factscope.metrics.ratios import EmptyPolicy
 
@@ -190,20 +192,22 @@ def score_command(
     output: Annotated[Path, typer.Option("--output", "-o", help="JSONL results file (resumes when it exists); with "
                                                                 "--engine ray a results folder")],
     checker: Annotated[str, typer.Option(help="NLI checker for alignment and \\[NA]: embedded, nli:MODEL, path:DIR, "
-                                              "similarity, llm")] = "embedded",
+                                              "similarity, llm")] = DEFAULT_CHECKER,
     mode: CheckingModeOption = "exact",
-    geval: Annotated[bool, typer.Option(help="also score text quality with an LLM judge (G-Eval)")] = False,
+    geval: Annotated[bool, typer.Option(help="also score text quality with an LLM judge (G-Eval)")] = (
+        AttributeSpec.geval),
     geval_weighted: Annotated[bool, typer.Option(help="also the probability-weighted G-Eval score from the "
-                                                      "completions endpoint's log-probabilities")] = False,
+                                                      "completions endpoint's log-probabilities")] = (
+        AttributeSpec.weighted),
     empty_answers: Annotated[EmptyPolicy, typer.Option(help="answers with no citations in macro precision")] = (
-        "skip"),
+        AttributeSpec.empty_answers),
     summary: Annotated[Path | None, typer.Option(help="also write the summary figures as JSON here")] = None,
     hypothesis: Annotated[str, typer.Option(help="NLI hypothesis of a citation; fields {relation} {value} {name} "
-                                                 "{qid}; the paper's form is the default")] = "{relation}: {value}",
+                                                 "{qid}; the paper's form is the default")] = AttributeSpec.template,
     matching: Annotated[Matching, typer.Option(
         help="how citations are read and compared with the graph and the minimum set: normalized (case, quotes, "
              "spaces and a qid: prefix tolerated) or paper (exact strings, as KaLMA's released scoring; a "
-             "repeated citation lowers precision)")] = "normalized",
+             "repeated citation lowers precision)")] = AttributeSpec.matching,
     minimum: MinimumFile = None,
     overwrite: Overwrite = False,
     retry_failed: RetryFailed = False,
@@ -213,7 +217,7 @@ def score_command(
 ) -> None:
     refuse_ignored(ctx, (*RAY_OPTIONS, *FAST_MODE_OPTIONS))
     from factscope.kalma.hypotheses import check_template
-    from factscope.kalma.system import ATTRIBUTE, AttributeSpec
+    from factscope.kalma.system import ATTRIBUTE
 
     spec = AttributeSpec(checker=checker, checker_settings={"mode": mode}, geval=geval or geval_weighted,
                          weighted=geval_weighted, template=hypothesis, empty_answers=empty_answers,

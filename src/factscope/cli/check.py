@@ -9,6 +9,12 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.table import Table
 
+from factscope.checkers.defaults import (
+    DEFAULT_CHECKER,
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_MISMATCH,
+    DEFAULT_RELEVANCE,
+)
 from factscope.checkers.registry import CHECKER_SPECS
 from factscope.claims.registry import EXTRACTOR_SPECS
 from factscope.cli.checking_options import (
@@ -43,6 +49,7 @@ from factscope.cli.web_options import WebOptions, web_options
 from factscope.core.errors import InputError, RecordsFailed
 from factscope.core.schema import LABELS
 from factscope.core.system import RunOutcome
+from factscope.refchecker.spec import DEFAULT_EXTRACTOR, CheckSpec
 from factscope.retrieve.web_retrievers import EvidenceRetrieverName, RetrieveFor
 
 if TYPE_CHECKING:
@@ -93,15 +100,15 @@ def check_command(
             help="results JSONL (default: INPUT name + .checked.jsonl here); with --engine ray a results folder",
         ),
     ] = None,
-    extractor: Annotated[str, typer.Option(help=EXTRACTOR_SPECS)] = "rules",
-    checker: Annotated[str, typer.Option(help=CHECKER_SPECS)] = "embedded",
-    segment_tokens: SegmentTokens = 200,
+    extractor: Annotated[str, typer.Option(help=EXTRACTOR_SPECS)] = DEFAULT_EXTRACTOR,
+    checker: Annotated[str, typer.Option(help=CHECKER_SPECS)] = DEFAULT_CHECKER,
+    segment_tokens: SegmentTokens = DEFAULT_MAX_TOKENS,
     window_sentences: WindowSentences = None,
     min_window_sentences: MinWindowSentences = None,
-    relevance: RelevanceOption = "lexical",
+    relevance: RelevanceOption = DEFAULT_RELEVANCE,
     min_relevance: MinRelevance = None,
     min_confidence: MinConfidence = 0.0,
-    mismatch_checks: MismatchChecks = "all",
+    mismatch_checks: MismatchChecks = DEFAULT_MISMATCH,
     mode: CheckingModeOption = "exact",
     device: DeviceOption = "auto",
     threshold: JudgeThreshold = None,
@@ -117,17 +124,17 @@ def check_command(
     ] = "bm25",
     top_k: Annotated[
         int, typer.Option(min=1, help="passages retrieved per record (--corpus) or per claim (a web retriever)")
-    ] = 5,
+    ] = CheckSpec.retrieve_k,
     retrieve_for: Annotated[
         RetrieveFor,
         typer.Option(help="records given retrieved passages: missing (those without references) or all (added "
                      "after a record's own)"),
-    ] = "missing",
+    ] = CheckSpec.retrieve_for,
     batch_size: Annotated[int, typer.Option(min=1, help="records per extraction / checking batch")] = 32,
     max_reference_chars: Annotated[int, typer.Option(min=1, help="skip records whose references are longer")] = 2_000_000,
     llm_check_mode: LLMCheckModeOption = "joint",
     llm_passages: LLMPassagesOption = "each",
-    allow_missing_references: AllowMissingReferences = False,
+    allow_missing_references: AllowMissingReferences = CheckSpec.allow_missing_references,
     abstention_detection: Annotated[
         bool,
         typer.Option(
@@ -135,7 +142,7 @@ def check_command(
             help="drop sentences that decline to answer (\"I don't know.\", \"The references do not say.\"): "
             "a response made only of them has no claims and counts as an abstention",
         ),
-    ] = True,
+    ] = CheckSpec.abstention_detection,
     summary: Annotated[Path | None, typer.Option(help="also write the run's figures as JSON here")] = None,
     overwrite: Overwrite = False,
     retry_failed: RetryFailed = False,
@@ -146,7 +153,7 @@ def check_command(
 ) -> None:
     refuse_ignored(ctx, CHECK_OPTIONS)
     from factscope.checkers.settings import CheckerSettings
-    from factscope.refchecker.system import CheckSpec, CheckSystem
+    from factscope.refchecker.system import CheckSystem
     from factscope.retrieve.web_retrievers import is_web_retriever
 
     checker_settings: CheckerSettings = {

@@ -23,13 +23,13 @@ from factscope.cli.option_rules import RAY_OPTIONS, WINDOW_OPTIONS, refuse_ignor
 from factscope.cli.output_options import Overwrite, RetryFailed
 from factscope.core.errors import ConfigError, InputError, RecordsFailed
 from factscope.core.system import RunOutcome
-from factscope.grounding.presence import DEFAULT_PRESENCE, PRESENCE_SPECS
+from factscope.grounding.presence import PRESENCE_SPECS
 from factscope.grounding.presence_rounds import PresenceMode
+from factscope.grounding.spec import DEFAULT_FACT_EXTRACTOR, DEFAULT_PRESENCE, GroundSpec
 from factscope.metrics.ratios import EmptyPolicy
 
 if TYPE_CHECKING:
     from factscope.grounding.data import GroundExample
-    from factscope.grounding.system import GroundSpec
     from factscope.grounding.task import GroundRun
     from factscope.llm.client import LLMClient
 
@@ -92,7 +92,7 @@ def score_command(
         Path | None,
         typer.Option("--output", "-o", help="results JSONL (default: INPUT name + .ground.jsonl)"),
     ] = None,
-    extractor: Annotated[str, typer.Option(help=EXTRACTOR_HELP)] = "facts",
+    extractor: Annotated[str, typer.Option(help=EXTRACTOR_HELP)] = DEFAULT_FACT_EXTRACTOR,
     presence: Annotated[
         str, typer.Option(help=PRESENCE_HELP, callback=presence_for_threshold)
     ] = DEFAULT_PRESENCE,
@@ -102,22 +102,22 @@ def score_command(
             callback=presence_threshold,
             help=f"presence threshold (default: the model's, see --presence): {PRESENCE_THRESHOLD_RULE}",
         ),
-    ] = None,
+    ] = GroundSpec.threshold,
     window: Annotated[
         int | None,
         typer.Option(
             min=0,
             help="sentences per window of a long text; 0 = whole text (default 3; LLM judge: whole)"
         ),
-    ] = None,
-    stride: Annotated[int, typer.Option(min=1, help="sentences between window starts")] = 1,
+    ] = GroundSpec.window,
+    stride: Annotated[int, typer.Option(min=1, help="sentences between window starts")] = GroundSpec.stride,
     min_window: Annotated[
         int | None,
         typer.Option(
             min=1,
             help="also score narrower windows, of every width from this to --window (default: --window only)"
         ),
-    ] = None,
+    ] = GroundSpec.min_window,
     mode: Annotated[
         PresenceMode,
         typer.Option(
@@ -126,7 +126,7 @@ def score_command(
             "relevant windows, by BM25, stopping at the first that reaches the threshold; decisions differ from "
             "exact only where an unscored window would have decided)",
         ),
-    ] = "exact",
+    ] = GroundSpec.mode,
     by: Annotated[
         str | None,
         typer.Option(
@@ -137,10 +137,10 @@ def score_command(
     ] = None,
     no_response_facts: Annotated[
         EmptyPolicy, typer.Option(help="precision of a response with no atomic facts")
-    ] = "zero",
+    ] = GroundSpec.no_response_facts,
     no_gold_facts: Annotated[
         EmptyPolicy, typer.Option(help="recall / F1 of a record with no gold facts")
-    ] = "skip",
+    ] = GroundSpec.no_gold_facts,
     batch_size: Annotated[int, typer.Option(min=1, help="records per decomposition / presence batch")] = 16,
     summary: Annotated[Path | None, typer.Option(help="also write the summary figures as JSON here")] = None,
     overwrite: Overwrite = False,
@@ -151,7 +151,7 @@ def score_command(
 ) -> None:
     refuse_ignored(ctx, (*RAY_OPTIONS, *WINDOW_OPTIONS))
     from factscope.cli.llm_options import ClientOnce
-    from factscope.grounding.system import GroundSpec, GroundSystem
+    from factscope.grounding.system import GroundSystem
 
     wanted = [f.strip() for f in by.split(",") if f.strip()] if by else None
     spec = GroundSpec(

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
+from factscope.checkers.defaults import DEFAULT_CHECKER
 from factscope.cli.display import console, print_skipped, print_table, summary_table
 from factscope.cli.engine_options import EngineOptions, check_output, output_path, run_system
 from factscope.cli.knowledge_options import (
@@ -36,6 +37,7 @@ from factscope.cli.llm_options import LLMOptions, usage_rows
 from factscope.cli.option_rules import FAST_MODE_OPTIONS, RAY_OPTIONS, WEB_OPTIONS, refuse_ignored
 from factscope.cli.output_options import Overwrite, RetryFailed
 from factscope.cli.web_options import WebOptions
+from factscope.conner.spec import DEFAULT_COHERENCE_MODEL, DEFAULT_RELEVANCE_MODEL, KnowledgeSpec
 from factscope.core.errors import ConfigError, InputError, RecordsFailed
 
 if TYPE_CHECKING:
@@ -97,20 +99,20 @@ def score_command(
     queries: Queries = None,
     task: Task = None,
     corpus: Corpus = None,
-    retriever: ScoringRetriever = "bm25",
-    evidence_k: EvidenceK = 5,
-    aggregate: Aggregate = "min",
-    evidence_aggregate: EvidenceAggregate = "max",
-    rank_by: RankBy = "entailment",
-    hard_factuality: Hard = False,
-    checker: CheckerSpec = "embedded",
-    mode: CheckingMode = "exact",
-    relevance_model: Relevance = "bi-encoder",
-    coherence_model: Coherence = "proxy",
+    retriever: ScoringRetriever = KnowledgeSpec.retriever,
+    evidence_k: EvidenceK = KnowledgeSpec.evidence_k,
+    aggregate: Aggregate = KnowledgeSpec.aggregate,
+    evidence_aggregate: EvidenceAggregate = KnowledgeSpec.evidence_aggregate,
+    rank_by: RankBy = KnowledgeSpec.rank_by,
+    hard_factuality: Hard = KnowledgeSpec.hard,
+    checker: CheckerSpec = DEFAULT_CHECKER,
+    mode: CheckingMode = KnowledgeSpec.mode,
+    relevance_model: Relevance = DEFAULT_RELEVANCE_MODEL,
+    coherence_model: Coherence = DEFAULT_COHERENCE_MODEL,
     lm: LM = None,
-    baselines: Baselines = 3,
-    weights: Weights = "0.25,0.25,0.25,0.25",
-    seed: Seed = 0,
+    baselines: Baselines = KnowledgeSpec.baselines,
+    weights: Weights = KnowledgeSpec.weights,
+    seed: Seed = KnowledgeSpec.seed,
     batch_size: BatchSize = 16,
     overwrite: Overwrite = False,
     retry_failed: RetryFailed = False,
@@ -121,7 +123,7 @@ def score_command(
 ) -> None:
     refuse_ignored(ctx, (*RAY_OPTIONS, *FAST_MODE_OPTIONS, *WEB_OPTIONS))
     from factscope.conner.evaluator_setup import default_lm
-    from factscope.conner.system import KnowledgeSpec, KnowledgeSystem, spec_missing_parts
+    from factscope.conner.system import KnowledgeSystem, spec_missing_parts
 
     spec = KnowledgeSpec(
         corpus=corpus, retriever=retriever, evidence_k=evidence_k, aggregate=aggregate,

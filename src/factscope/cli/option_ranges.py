@@ -11,6 +11,8 @@ import math
 
 import typer
 
+from factscope.conner.spec import DEFAULT_Q_KNOW_WEIGHTS
+
 SEED_MAX = 2**32 - 1
 """The largest seed: seeds are used by Python's, numpy's and torch's generators, and numpy takes 0 to 2**32 - 1."""
 
@@ -95,7 +97,7 @@ def q_know_weights(value: str) -> str:
     if len(weights) != Q_KNOW_WEIGHTS or not all(math.isfinite(w) and w >= 0 for w in weights):
         raise typer.BadParameter(
             f"{value!r}: give four comma-separated finite numbers of 0 or more "
-            "(factuality,relevance,coherence,informativeness), e.g. 0.25,0.25,0.25,0.25"
+            f"(factuality,relevance,coherence,informativeness), e.g. {DEFAULT_Q_KNOW_WEIGHTS}"
         )
     return value
 

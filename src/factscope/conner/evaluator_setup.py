@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, get_args
 
 from factscope.checkers.segmented import CheckMode
 from factscope.conner.evaluator import KnowledgeEvaluator, KnowledgeSettings
+from factscope.conner.spec import DEFAULT_Q_KNOW_WEIGHTS
 from factscope.core.errors import ConfigError
 from factscope.hf.embedded_lm import EXTRA_HINT
 from factscope.metrics.conner import Aggregation, EvidenceAggregation, SentenceRanking
@@ -53,7 +54,7 @@ def make_evaluator(
     coherence: str | ParagraphCoherence = "proxy",
     lm: str | TokenLogProbs | None = None,
     baselines: int = 3,
-    weights: str = "0.25,0.25,0.25,0.25",
+    weights: str = DEFAULT_Q_KNOW_WEIGHTS,
     seed: int = 0,
     mode: CheckMode = "exact",
     llm: LLMClient | None = None,

@@ -4,15 +4,15 @@ evaluator from a ``KnowledgeSpec``, the scoring pipeline, ``KnowledgeRun``, its 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from factscope.checkers.segmented import CheckMode
 from factscope.conner import report
 from factscope.conner.data import KnowledgeRecord, KnowledgeRecords, KnowledgeTask, parse_knowledge_record
 from factscope.conner.evaluator import KnowledgeEvaluator
 from factscope.conner.scores import KnowledgeScores
+from factscope.conner.spec import KnowledgeSpec
 from factscope.conner.task import KnowledgeRun, knowledge_pipeline, knowledge_pool, knowledge_run
 from factscope.conner.totals import KnowledgeTotals
 from factscope.core.errors import ConfigError
@@ -20,47 +20,9 @@ from factscope.core.manifest import Setting, fingerprint_file
 from factscope.core.run import Pipeline, RunRows
 from factscope.core.system import ReportHooks, RunFacts, RunOutcome
 from factscope.engines.system import System
-from factscope.metrics.conner import Aggregation, EvidenceAggregation, SentenceRanking
-from factscope.retrieve.web_settings import WebSettings
 
 if TYPE_CHECKING:
-    from factscope.checkers.base import Checker
-    from factscope.conner.coherence import ParagraphCoherence
-    from factscope.conner.relevance import RelevanceModel
-    from factscope.hf.causal_lm import TokenLogProbs
     from factscope.llm.client import LLMClient
-
-
-@dataclass(frozen=True)
-class KnowledgeSpec:
-    """The evaluator of a knowledge-scoring run: a ready ``evaluator``, or the parts
-    ``factscope.conner.evaluator_setup.make_evaluator`` builds it from (``corpus`` enables factuality and
-    open-ended validity, and its fingerprint goes into the manifest; ``lm``, a causal LM or 'endpoint', enables
-    sentence coherence, informativeness and helpfulness; ``mode`` 'fast' has a model checker score each
-    knowledge sentence only against the most relevant segments of each evidence passage; ``checker``,
-    ``relevance``, ``coherence`` and ``lm`` are each a name or a ready object). ``pool``: the knowledge texts the
-    helpfulness baselines are drawn from (settled by ``prepare`` when a causal LM is configured). A ``retriever``
-    that searches the web or Wikipedia ('web:serper', 'web:brave', 'wikipedia') needs no corpus: it searches as
-    ``web`` says."""
-
-    evaluator: KnowledgeEvaluator | None = None
-    corpus: Path | None = None
-    retriever: str = "bm25"
-    evidence_k: int = 5
-    aggregate: Aggregation = "min"
-    evidence_aggregate: EvidenceAggregation = "max"
-    rank_by: SentenceRanking = "entailment"
-    hard: bool = False
-    checker: str | Checker = "embedded"
-    relevance: str | RelevanceModel = "bi-encoder"
-    coherence: str | ParagraphCoherence = "proxy"
-    lm: str | TokenLogProbs | None = None
-    baselines: int = 3
-    weights: str = "0.25,0.25,0.25,0.25"
-    seed: int = 0
-    mode: CheckMode = "exact"
-    pool: tuple[str, ...] | None = None
-    web: WebSettings = field(default_factory=WebSettings)
 
 
 def make_spec_evaluator(spec: KnowledgeSpec, llm: LLMClient | None) -> KnowledgeEvaluator:

@@ -17,7 +17,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Generic, Literal, TypeVar
+from typing import Any, ClassVar, Generic, Literal, TypeVar, cast
 
 from pydantic import BaseModel
 
@@ -144,7 +144,7 @@ class System(ABC, Generic[SpecT, Item, Row, TotalsT, RunT]):
         if is_table(inputs):
             return self.table_items(inputs)
         if not isinstance(inputs, Iterator) and hasattr(inputs, "problems"):
-            return inputs
+            return cast(RecordSource[Item], inputs)
         items = []
         for line, item in enumerate(inputs, start=1):
             parsed = self.parse(item, path=Path(RECORDS), line=line) if isinstance(item, dict) else item
@@ -218,8 +218,8 @@ class System(ABC, Generic[SpecT, Item, Row, TotalsT, RunT]):
         if engine == "ray":
             ran = self._execute_on_ray(spec, inputs, llm, output, batch_size, progress, overwrite, retry_failed, ray)
             if loaded is not None:
-                produced = ran.result
-                loaded(produced.new_records + produced.resumed_records + ran.passed_over, ran.problems)
+                done = ran.result
+                loaded(done.new_records + done.resumed_records + ran.passed_over, ran.problems)
             return ran
         if engine != "local":
             raise ConfigError(f"unknown engine {engine!r}: use 'local' or 'ray'")

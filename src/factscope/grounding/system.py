@@ -5,21 +5,20 @@ report."""
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from factscope.claims.base import Extractor
 from factscope.core.errors import ConfigError, InputError
-from factscope.core.manifest import Setting
 from factscope.core.run import Pipeline, RunRows
 from factscope.core.system import ReportHooks, RunFacts, RunOutcome
 from factscope.engines.system import System
 from factscope.grounding import report
 from factscope.grounding.data import GroundExample, ScoredExamples, generic_example
-from factscope.grounding.presence import DEFAULT_PRESENCE, PresenceModel
-from factscope.grounding.presence_rounds import PresenceMode
+from factscope.grounding.presence import PresenceModel
+from factscope.grounding.spec import GroundSpec
 from factscope.grounding.task import (
     GroundResult,
     GroundRun,
@@ -28,37 +27,12 @@ from factscope.grounding.task import (
     ground_pipeline,
     survey_examples,
 )
-from factscope.metrics.ratios import EmptyPolicy
 
 if TYPE_CHECKING:
     from factscope.llm.client import LLMClient
 
 FACT_EXTRACTOR_ALIASES = {"spacy": "facts", "llm": "llm-facts"}
 """Names the grounding extractor has always accepted, kept as aliases of the registry's names."""
-
-
-@dataclass(frozen=True)
-class GroundSpec:
-    """The components and settings of a grounding run.
-
-    ``extractor``: the atomic facts of the responses, an extractor spec ('facts', the offline default; 'llm-facts';
-    aliases 'spacy' and 'llm') or a ready Extractor. ``presence``: a presence spec ('bi-nli', 'bi', 'cross',
-    'nli:embedded', 'llm', ...) or a ready model; ``threshold``, ``window``, ``stride``, ``min_window`` and ``mode``
-    (exact, or fast: each fact against its most relevant windows only) go to ``make_presence`` with a spec. ``factors``: the metadata fields of the breakdowns (None: those of the paper's
-    factors that the examples have). ``settings`` are further manifest settings (a supplied-facts file's).
-    """
-
-    extractor: str | Extractor = "facts"
-    presence: str | PresenceModel = DEFAULT_PRESENCE
-    threshold: float | None = None
-    window: int | None = None
-    stride: int = 1
-    min_window: int | None = None
-    mode: PresenceMode = "exact"
-    factors: tuple[str, ...] | None = None
-    no_response_facts: EmptyPolicy = "zero"
-    no_gold_facts: EmptyPolicy = "skip"
-    settings: Mapping[str, Setting] = field(default_factory=dict)
 
 
 def extractor_spec(spec: str) -> str:

@@ -3,46 +3,23 @@ from an ``AttributeSpec``, the scoring pipeline, ``AttributionRun``, its summary
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from factscope.checkers.base import Checker
-from factscope.checkers.settings import CheckerSettings
 from factscope.core.run import Pipeline, RunRows
 from factscope.core.system import ReportHooks, RunFacts, RunOutcome
 from factscope.engines.system import System
 from factscope.kalma import report
 from factscope.kalma.answers import AnswerRecord, AnswerRecords, read_answer
-from factscope.kalma.hypotheses import DEFAULT_HYPOTHESIS
 from factscope.kalma.scores import AttributionScore
+from factscope.kalma.spec import AttributeSpec
 from factscope.kalma.task import AttributionRun, attribution_pipeline, attribution_run
 from factscope.kalma.totals import AttributionTotals
-from factscope.metrics.attribution import Matching
-from factscope.metrics.ratios import EmptyPolicy
 
 if TYPE_CHECKING:
     from factscope.llm.client import LLMClient
-
-
-@dataclass(frozen=True)
-class AttributeSpec:
-    """The components and settings of a scoring run.
-
-    ``checker`` decides alignment and [NA]: a spec string ('embedded', 'nli:MODEL', 'path:DIR', 'similarity',
-    'llm') or a ready Checker; ``checker_settings`` go to ``make_checker`` with a spec. With ``geval`` the LLM
-    judges text quality (G-Eval; ``weighted``: also the probability-weighted score). ``template`` shapes the NLI
-    hypothesis of a citation, ``empty_answers`` says how answers with no citations count in macro precision and
-    ``matching`` how citations are read (see ``factscope.kalma.task.attribution_pipeline``).
-    """
-
-    checker: str | Checker = "embedded"
-    checker_settings: CheckerSettings = field(default_factory=CheckerSettings)
-    geval: bool = False
-    weighted: bool = False
-    template: str = DEFAULT_HYPOTHESIS
-    empty_answers: EmptyPolicy = "skip"
-    matching: Matching = "normalized"
 
 
 def _checker(spec: AttributeSpec, llm: LLMClient | None) -> Checker:

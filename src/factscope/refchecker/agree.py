@@ -230,7 +230,8 @@ def _run_pipeline(
     retry_failed: bool,
 ) -> tuple[list[ScoredResponse], list[ClaimPrediction], Counts]:
     from factscope.refchecker.missing_references import MissingReferencesWarning
-    from factscope.refchecker.system import CHECK, CheckSpec
+    from factscope.refchecker.spec import CheckSpec
+    from factscope.refchecker.system import CHECK
     from factscope.refchecker.task import check_failed
 
     by_key = {pair.key: pair for pair in pairs}

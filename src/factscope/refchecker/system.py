@@ -5,13 +5,12 @@ summary rows and its report."""
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from factscope.checkers.base import Checker
-from factscope.checkers.settings import CheckerSettings
 from factscope.claims.base import Extractor
 from factscope.core.manifest import Setting, fingerprint_file
 from factscope.core.run import Pipeline, RunRows
@@ -21,51 +20,20 @@ from factscope.engines.system import System
 from factscope.refchecker import html_report
 from factscope.refchecker.data import MAX_REFERENCE_CHARS, CheckRecords, parse_record
 from factscope.refchecker.missing_references import MissingReferences, MissingReferencesWarning
+from factscope.refchecker.spec import CheckSpec
 from factscope.refchecker.task import (
     CheckResult,
     CheckRun,
     CheckTotals,
-    RetrieveFor,
     check_pipeline,
     check_run,
 )
 from factscope.retrieve.corpus import Retriever
 from factscope.retrieve.web_evidence import WebEvidence
 from factscope.retrieve.web_retrievers import is_web_retriever
-from factscope.retrieve.web_settings import WebSettings
 
 if TYPE_CHECKING:
     from factscope.llm.client import LLMClient
-
-
-@dataclass(frozen=True)
-class CheckSpec:
-    """The components and settings of a check run.
-
-    ``extractor`` and ``checker`` are spec strings ('rules', 'embedded', 'nli:MODEL', 'llm', ...) or ready objects;
-    ``checker_settings`` go to ``make_checker`` with a spec (``max_tokens``, ``relevance``, ``mismatch``, ...).
-    Records without references (every record with ``retrieve_for='all'``) are checked against the top
-    ``retrieve_k`` passages of ``retriever``: a ready retriever, a retriever name ('bm25', 'dense', 'hybrid') over
-    the passages of ``corpus`` (whose fingerprint the results file's manifest records; a name without a corpus
-    retrieves nothing), or a search service ('web:serper', 'web:brave', 'wikipedia') that finds each claim's
-    passages as ``web`` says; with ``query_llm`` the LLM writes its search queries (RefChecker's prompt).
-    Records without references stop a run that retrieves nothing for them (``MissingReferences``), unless
-    ``allow_missing_references``: their claims could only be Neutral. ``settings`` are further manifest settings
-    (an agreement run's mode).
-    """
-
-    extractor: str | Extractor = "rules"
-    checker: str | Checker = "embedded"
-    checker_settings: CheckerSettings = field(default_factory=CheckerSettings)
-    corpus: Path | None = None
-    retriever: str | Retriever | WebEvidence | None = None
-    retrieve_k: int = 5
-    retrieve_for: RetrieveFor = "missing"
-    web: WebSettings = field(default_factory=WebSettings)
-    query_llm: bool = False
-    abstention_detection: bool = True
-    allow_missing_references: bool = False
-    settings: Mapping[str, Setting] = field(default_factory=dict)
 
 
 def retrieves(spec: CheckSpec) -> bool:

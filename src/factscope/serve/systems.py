@@ -20,13 +20,17 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel, create_model
 
 from factscope.checkers.settings import CheckerSettings
-from factscope.conner.system import KNOWLEDGE, KnowledgeSpec
+from factscope.conner.spec import KnowledgeSpec
+from factscope.conner.system import KNOWLEDGE
 from factscope.core.errors import InputError
 from factscope.core.run import Pipeline, ProgressCallback
 from factscope.engines.system import LoadedCallback, System
-from factscope.grounding.system import GROUND, GroundSpec
-from factscope.kalma.system import ATTRIBUTE, AttributeSpec
-from factscope.refchecker.system import CHECK, CheckSpec
+from factscope.grounding.spec import GroundSpec
+from factscope.grounding.system import GROUND
+from factscope.kalma.spec import AttributeSpec
+from factscope.kalma.system import ATTRIBUTE
+from factscope.refchecker.spec import CheckSpec
+from factscope.refchecker.system import CHECK
 from factscope.serve.config import Components
 
 Item = TypeVar("Item")
