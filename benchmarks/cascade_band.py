@@ -74,11 +74,11 @@ def sample(data: Path, shippable: bool, part: str, per_set: int) -> list[Labelle
 
 
 def scored(
-    spec: str, mode: str, pairs: list[LabelledPair], folder: Path, name: str
+    spec: str, mode: str, pairs: list[LabelledPair], folder: Path, name: str, device: str = "cpu"
 ) -> tuple[list[Scored], float, dict]:
     """A checker's verdicts as :class:`Scored` rows (from ``folder`` when the same checker scored the same pairs
     before), the seconds spent checking, and the checker's description."""
-    checker = make_checker(spec, mode=mode)
+    checker = make_checker(spec, mode=mode, device=device)
     described = describe(checker)
     key = hashlib.sha256(json.dumps([described, [p.id for p in pairs]], default=str).encode()).hexdigest()[:16]
     path = folder / f"{name}.{spec.replace(':', '_').replace('/', '_')}.{key}.json"
@@ -122,7 +122,7 @@ def figures(rows: list[Scored]) -> dict:
         per_set[name] = {
             "pairs": len(members),
             "balanced_accuracy": balanced_accuracy(gold, [r.entailed for r in members]),
-            "auroc": auroc(gold, scores),
+            "auroc": auroc(gold, scores) if len(set(gold)) == 2 else None,
         }
     mean = {
         metric: float(np.mean([f[metric] for f in per_set.values() if f[metric] is not None]))
@@ -222,6 +222,11 @@ def main() -> None:
         "--mode", choices=["exact", "fast"], default="fast",
         help="both checkers' mode (fast: each claim against its most relevant windows, as on long references)",
     )
+    parser.add_argument("--device", choices=["cpu", "cuda"], default="cpu", help="where both checkers run")
+    parser.add_argument(
+        "--band", default=None, metavar="LOW,HIGH",
+        help="measure this band (e.g. the shipped one) instead of fitting one on the validation pairs",
+    )
     parser.add_argument("--margin", type=float, default=0.005)
     parser.add_argument("--max-share", type=float, default=0.4)
     parser.add_argument("--scores", type=Path, default=Path(__file__).resolve().parent / ".scores")
@@ -233,11 +238,14 @@ def main() -> None:
     unseen = sample(args.data, shippable=False, part="test", per_set=args.unseen_per_set)
     runs = {}
     for role, spec in (("first", args.first), ("second", args.second)):
-        val_rows, _, described = scored(spec, args.mode, validation, args.scores, "validation")
-        test_rows, seconds, _ = scored(spec, args.mode, unseen, args.scores, "unseen")
+        val_rows, _, described = scored(spec, args.mode, validation, args.scores, "validation", args.device)
+        test_rows, seconds, _ = scored(spec, args.mode, unseen, args.scores, "unseen", args.device)
         runs[role] = {"spec": spec, "checker": described, "validation": val_rows, "unseen": test_rows,
                       "seconds": seconds}
     band = fit_band(runs["first"]["validation"], runs["second"]["validation"], args.margin, args.max_share)
+    if args.band:
+        low, high = (float(edge) for edge in args.band.split(","))
+        band = {"low": low, "high": high, "rule": "given (--band)", "fitted_on_validation": band}
     rows, share = cascade(runs["first"]["unseen"], runs["second"]["unseen"], band["low"], band["high"])
     measured = figures(rows)
     front = pareto(runs["first"]["unseen"], runs["second"]["unseen"])
@@ -249,6 +257,7 @@ def main() -> None:
                    "pairs_per_second": len(unseen) / runs["second"]["seconds"]},
         "band": band,
         "mode": args.mode,
+        "device": args.device,
         "validation": {"pairs": len(validation), "per_set": args.per_set,
                        "sets": sorted({p.dataset for p in validation})},
         "unseen": {"pairs": len(unseen), "per_set": args.unseen_per_set, "part": "test",

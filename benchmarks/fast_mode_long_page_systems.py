@@ -20,25 +20,14 @@ speed-ups are ratios of runs made one after the other under that load.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import tempfile
-from pathlib import Path
 from typing import Any
 
-from fast_mode_systems import (
-    attribute_answers,
-    attribution_labels,
-    compare,
-    factuality_labels,
-    presence_labels,
-)
-from long_page_records import build_records
+from fast_mode_systems import compare_attribute, compare_ground, compare_knowledge, show
+from long_page_records import add_record_options, records_from_options
 from results_file import add_out_option, load_average, write_results
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-
-DEFAULT_DATA = Path("/work/shared/data/claims")
 
 
 def ground_examples(records: list[dict[str, Any]], gold_facts: int) -> list[Any]:
@@ -61,12 +50,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    parser.add_argument(
-        "--sets", nargs="+", default=["contractnli=1", "factcheckgpt=1", "control=1", "summedits=1"]
-    )
-    parser.add_argument("--page-tokens", type=int, default=2000)
-    parser.add_argument("--seed", type=int, default=53)
+    add_record_options(parser, sets=("contractnli=1", "factcheckgpt=1", "control=1", "summedits=1"))
     parser.add_argument("--ground-records", type=int, default=1)
     parser.add_argument("--gold-facts", type=int, default=3)
     parser.add_argument("--presence", nargs="+", default=["bi-nli", "nli:embedded"])
@@ -77,36 +61,15 @@ def main() -> None:
     add_out_option(parser)
     args = parser.parse_args()
     from factscope.conner.data import KnowledgeRecord
-    from factscope.conner.system import KNOWLEDGE, KnowledgeSpec
-    from factscope.grounding.system import GROUND, GroundSpec
-    from factscope.kalma.system import ATTRIBUTE, AttributeSpec
 
-    per_set = {name: int(count) for name, count in (item.split("=") for item in args.sets)}
-    records = build_records(args.data, per_set, 6, args.page_tokens, args.seed)
+    records = records_from_options(args, claims=6)
     figures: dict[str, Any] = {"load_average_start": load_average()}
     if "ground" in args.systems:
         examples = ground_examples(records[: args.ground_records], args.gold_facts)
         for presence in args.presence:
-
-            def checker_of(spec: Any) -> Any:
-                model = spec.presence
-                return model.judge.checker if hasattr(model, "judge") else model.checker
-
-            result = compare(
-                GROUND,
-                {mode: GroundSpec(presence=presence, mode=mode) for mode in ("exact", "fast")},
-                examples,
-                checker_of,
-                presence_labels,
-                1,
-            )
-            result.pop("rows")
-            figures[f"ground {presence}"] = result
-            print(
-                f"ground {presence}:",
-                {k: v for k, v in result.items() if k != "differing_labels"},
-                flush=True,
-            )
+            figures[f"ground {presence}"] = compare_ground(examples, presence, 1)
+            show(f"ground {presence}", figures[f"ground {presence}"])
+        write_results(__file__, args, figures)
     if "knowledge" in args.systems:
         chosen = records[: args.knowledge_records]
         items = [
@@ -114,31 +77,13 @@ def main() -> None:
             for record in chosen
             for number, claim in enumerate(record["claims"][: args.knowledge_claims])
         ]
-        with tempfile.TemporaryDirectory() as folder:
-            corpus = Path(folder) / "corpus.jsonl"
-            pages = [page for record in chosen for page in record["pages"]]
-            corpus.write_text(
-                "".join(json.dumps({"id": f"p{i}", "text": page}) + "\n" for i, page in enumerate(pages)),
-                encoding="utf-8",
-            )
-            specs = {
-                mode: KnowledgeSpec(corpus=corpus, relevance="none", coherence="none", mode=mode)
-                for mode in ("exact", "fast")
-            }
-            result = compare(
-                KNOWLEDGE, specs, items, lambda spec: spec.evaluator.checker, factuality_labels, 1
-            )
-        result.pop("rows")
-        figures["knowledge"] = result
-        print("knowledge:", {k: v for k, v in result.items() if k != "differing_labels"}, flush=True)
+        pages = [page for record in chosen for page in record["pages"]]
+        figures["knowledge"] = compare_knowledge(items, {f"p{i}": page for i, page in enumerate(pages)}, 1)
+        show("knowledge", figures["knowledge"])
         write_results(__file__, args, figures)
     if "attribute" in args.systems:
-        answers = attribute_answers(args.answers)
-        specs = {mode: AttributeSpec(checker_settings={"mode": mode}) for mode in ("exact", "fast")}
-        result = compare(ATTRIBUTE, specs, answers, lambda spec: spec.checker, attribution_labels, 1)
-        result.pop("rows")
-        figures["attribute"] = result
-        print("attribute:", {k: v for k, v in result.items() if k != "differing_labels"}, flush=True)
+        figures["attribute"] = compare_attribute(args.answers, 1)
+        show("attribute", figures["attribute"])
     figures["load_average_end"] = load_average()
     write_results(__file__, args, figures)
 

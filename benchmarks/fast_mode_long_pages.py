@@ -22,9 +22,7 @@ floor, value check).
   why the claim was not escalated);
 - **trade-off**: exact mode's probabilities replayed through fast mode at several ``exact_margin`` values and with
   escalation off: identical labels against the pairs scored; drawn to ``--svg``.
-- **systems**: ``ground``, ``knowledge`` and ``attribute`` in both modes on the first ``--system-records``
-  records (``fast_mode_systems.compare``): ground's response is a record's claims and its contexts the pages;
-  knowledge checks each claim against the records' pages as its corpus; attribute runs the packaged answers.
+- **systems**: ``ground``, ``knowledge`` and ``attribute`` on the same pages are ``fast_mode_long_page_systems``.
 
 The CPU is shared with other work, so seconds are inflated by an amount that varies in time: the load average
 is recorded at the start and end, and ratios measured in the same run (``same_run``) are the ones to compare.
@@ -53,13 +51,11 @@ from exact_baseline import (
     tasks_of,
     verdict_row,
 )
-from long_page_records import build_records
+from long_page_records import add_record_options, records_from_options
 from results_file import RESULTS_DIR, add_out_option, load_average, write_results
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-DEFAULT_DATA = Path("/work/shared/data/claims")
-DEFAULT_SETS = ("contractnli=6", "factcheckgpt=6", "control=6", "summedits=6")
 DEFAULT_OUT = RESULTS_DIR / "fast_mode_long_pages.json"
 
 
@@ -423,8 +419,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="the shared data's claims/ folder")
-    parser.add_argument("--sets", nargs="+", default=list(DEFAULT_SETS), help="NAME=RECORDS for each set")
+    add_record_options(parser, sets=("contractnli=6", "factcheckgpt=6", "control=6", "summedits=6"))
     parser.add_argument("--claims", type=int, default=6, help="claims (and pages) per record")
     parser.add_argument(
         "--first-record",
@@ -433,8 +428,6 @@ def main() -> None:
         help="leave out each set's records numbered below this (the development records that chose the margin "
         "are numbers 6 and 7 of --sets NAME=8)",
     )
-    parser.add_argument("--page-tokens", type=int, default=2000)
-    parser.add_argument("--seed", type=int, default=53)
     parser.add_argument(
         "--exact-cache",
         type=Path,
@@ -457,8 +450,7 @@ def main() -> None:
     parser.add_argument("--svg", type=Path, help="write the trade-off picture here")
     add_out_option(parser)
     args = parser.parse_args()
-    per_set = {name: int(count) for name, count in (item.split("=") for item in args.sets)}
-    records = build_records(args.data, per_set, args.claims, args.page_tokens, args.seed)
+    records = records_from_options(args, args.claims)
     records = [record for record in records if int(record["id"].rsplit("-", 1)[1]) >= args.first_record]
     out = args.out or DEFAULT_OUT
     start_load = load_average()

@@ -256,6 +256,64 @@ def attribution_labels(rows: list[Any]) -> list[str]:
     return [json.dumps(row.model_dump(mode="json", exclude={"id"}), sort_keys=True) for row in rows]
 
 
+def compare_ground(examples: list[Any], presence: str, repeats: int, top_ks: Sequence[int] = ()) -> dict[str, Any]:
+    """Ground's presence decisions in both modes with presence model ``presence``; with ``top_ks``, the exact run's
+    scores are also replayed at each of those ``top_k`` (``top_k_sweep``, for a model that reads every window)."""
+    from factscope.grounding.system import GROUND, GroundSpec, make_spec_presence
+
+    def checker_of(spec: Any) -> Any:
+        model = spec.presence
+        return model.judge.checker if hasattr(model, "judge") else model.checker
+
+    def recorder(spec: Any) -> PresenceRecorder | None:
+        return None if hasattr(spec.presence, "judge") else PresenceRecorder(spec.presence)
+
+    specs = {mode: GroundSpec(presence=presence, mode=mode) for mode in ("exact", "fast")}
+    result = compare(GROUND, specs, examples, checker_of, presence_labels, repeats, recorder if top_ks else None)
+    recorded = result["rows"]["exact"]["hooked"]
+    if recorded is not None:
+        threshold = make_spec_presence(GroundSpec(presence=presence), None).threshold
+        result["top_k_sweep"] = recorded.sweep(threshold, top_ks)
+    result.pop("rows")
+    return result
+
+
+def compare_knowledge(records: list[Any], corpus: dict[str, str], repeats: int) -> dict[str, Any]:
+    """Knowledge's factuality labels in both modes, with ``corpus`` (id -> text) as the evidence corpus."""
+    from factscope.conner.system import KNOWLEDGE, KnowledgeSpec
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "corpus.jsonl"
+        path.write_text(
+            "".join(json.dumps({"id": key, "text": text}) + "\n" for key, text in corpus.items()), encoding="utf-8"
+        )
+        specs = {
+            mode: KnowledgeSpec(corpus=path, relevance="none", coherence="none", mode=mode)
+            for mode in ("exact", "fast")
+        }
+        result = compare(KNOWLEDGE, specs, records, lambda spec: spec.evaluator.checker, factuality_labels, repeats)
+    result["largest_factuality_change"] = factuality_change(result)
+    result.pop("rows")
+    return result
+
+
+def compare_attribute(copies: int, repeats: int) -> dict[str, Any]:
+    """Attribute's figures in both modes on ``copies`` copies of the packaged example answers."""
+    from factscope.kalma.system import ATTRIBUTE, AttributeSpec
+
+    specs = {mode: AttributeSpec(checker_settings={"mode": mode}) for mode in ("exact", "fast")}
+    result = compare(
+        ATTRIBUTE, specs, attribute_answers(copies), lambda spec: spec.checker, attribution_labels, repeats
+    )
+    result.pop("rows")
+    return result
+
+
+def show(name: str, result: dict[str, Any]) -> None:
+    """Print a system's comparison, less its differing labels."""
+    print(f"{name}:", {key: value for key, value in result.items() if key != "differing_labels"}, flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
@@ -272,64 +330,21 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     add_out_option(parser)
     args = parser.parse_args()
-    from factscope.conner.system import KNOWLEDGE, KnowledgeSpec
-    from factscope.grounding.system import GROUND, GroundSpec, make_spec_presence
-    from factscope.kalma.system import ATTRIBUTE, AttributeSpec
-
     documents = load_documents(args.data)
     figures: dict[str, Any] = {}
     if "ground" in args.systems:
         examples = ground_examples(documents, args.ground_records, args.facts, args.context_tokens, args.seed)
         for presence in args.presence:
-
-            def checker_of(spec: Any) -> Any:
-                model = spec.presence
-                return model.judge.checker if hasattr(model, "judge") else model.checker
-
-            def recorder(spec: Any) -> PresenceRecorder | None:
-                return None if hasattr(spec.presence, "judge") else PresenceRecorder(spec.presence)
-
-            result = compare(
-                GROUND,
-                {mode: GroundSpec(presence=presence, mode=mode) for mode in ("exact", "fast")},
-                examples,
-                checker_of,
-                presence_labels,
-                args.repeats,
-                recorder,
-            )
-            recorded = result["rows"]["exact"]["hooked"]
-            if recorded is not None:
-                threshold = make_spec_presence(GroundSpec(presence=presence), None).threshold
-                result["top_k_sweep"] = recorded.sweep(threshold, args.top_k)
-            result.pop("rows")
-            figures[f"ground {presence}"] = result
-            print(f"ground {presence}:", {k: v for k, v in result.items() if k != "differing_labels"}, flush=True)
+            figures[f"ground {presence}"] = compare_ground(examples, presence, args.repeats, args.top_k)
+            show(f"ground {presence}", figures[f"ground {presence}"])
     if "knowledge" in args.systems:
         records = knowledge_records(documents, args.knowledge_records, args.seed)
-        with tempfile.TemporaryDirectory() as folder:
-            corpus = Path(folder) / "corpus.jsonl"
-            corpus.write_text(
-                "".join(json.dumps({"id": f"d{i}", "text": doc}) + "\n" for i, doc in enumerate(documents)),
-                encoding="utf-8",
-            )
-            specs = {
-                mode: KnowledgeSpec(corpus=corpus, relevance="none", coherence="none", mode=mode)
-                for mode in ("exact", "fast")
-            }
-            result = compare(KNOWLEDGE, specs, records, lambda spec: spec.evaluator.checker, factuality_labels,
-                             args.repeats)
-        result["largest_factuality_change"] = factuality_change(result)
-        result.pop("rows")
-        figures["knowledge"] = result
-        print("knowledge:", {k: v for k, v in result.items() if k != "differing_labels"}, flush=True)
+        corpus = {f"d{number}": document for number, document in enumerate(documents)}
+        figures["knowledge"] = compare_knowledge(records, corpus, args.repeats)
+        show("knowledge", figures["knowledge"])
     if "attribute" in args.systems:
-        answers = attribute_answers(args.answers)
-        specs = {mode: AttributeSpec(checker_settings={"mode": mode}) for mode in ("exact", "fast")}
-        result = compare(ATTRIBUTE, specs, answers, lambda spec: spec.checker, attribution_labels, args.repeats)
-        result.pop("rows")
-        figures["attribute"] = result
-        print("attribute:", {k: v for k, v in result.items() if k != "differing_labels"}, flush=True)
+        figures["attribute"] = compare_attribute(args.answers, args.repeats)
+        show("attribute", figures["attribute"])
     write_results(__file__, args, figures)
 
 

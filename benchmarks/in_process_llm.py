@@ -28,15 +28,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from knowledge_lm_workload import PROMPTS, conner_pairs, knowledge_records
 from results_file import add_out_option, write_results
 
 REPO = Path(__file__).resolve().parent.parent
-PROMPTS = [
-    "Who wrote the song The Glory of Love?",
-    "When was the Eiffel Tower completed?",
-    "Name the first person to walk on the Moon.",
-    "What is the capital of France?",
-]
 LOAD = """
 import json, resource, time
 started = time.perf_counter()
@@ -62,20 +57,8 @@ def _load() -> dict[str, Any]:
 
 
 def _scoring(lm: Any) -> dict[str, Any]:
-    from factscope.conner.data import read_knowledge_records
-    from factscope.conner.evaluator import KnowledgeEvaluator
-
-    records = [record for _, record in read_knowledge_records(REPO / "examples/knowledge/records.jsonl")]
-    pairs: list[tuple[str, str]] = []
-
-    class Recording:
-        name = lm.name
-
-        def logprobs(self, asked):
-            pairs.extend(asked)
-            return lm.logprobs(asked)
-
-    KnowledgeEvaluator(lm=Recording()).score(records)
+    records = knowledge_records()
+    pairs = conner_pairs(lm, records)
     lm._cache = type(lm._cache)(lm._cache.size)  # score afresh: no pair kept from the recording run
     unique = list(dict.fromkeys(pairs))
     tokens = sum(len(lm._encode(*pair)[0]) for pair in unique)

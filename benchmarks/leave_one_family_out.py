@@ -109,6 +109,14 @@ RECIPES = {
         "pool_lora_e2", focus_words=40, long_context=0.3, context_words=100, unrelated=0.15, pairs=12000,
         epochs=2, learning_rate=5e-4, lora_rank=16,
     ),
+    "pool_lora_r32": Recipe(
+        "pool_lora_r32", focus_words=40, long_context=0.3, context_words=100, unrelated=0.15, pairs=12000,
+        learning_rate=5e-4, lora_rank=32,
+    ),
+    "pool_lora_lr1e3": Recipe(
+        "pool_lora_lr1e3", focus_words=40, long_context=0.3, context_words=100, unrelated=0.15, pairs=12000,
+        learning_rate=1e-3, lora_rank=16,
+    ),
     "all": Recipe("all", focus_words=40, long_context=0.3, context_words=100, unrelated=0.15, per_set=10**9),
 }
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import socket
 import statistics
 import subprocess
 import sys
@@ -32,21 +31,9 @@ import time
 from pathlib import Path
 
 import httpx
+from knowledge_lm_workload import PROMPTS, conner_pairs, knowledge_records
 from results_file import add_out_option, write_results
-
-REPO = Path(__file__).resolve().parent.parent
-PROMPTS = [
-    "Who wrote the song The Glory of Love?",
-    "When was the Eiffel Tower completed?",
-    "Name the first person to walk on the Moon.",
-    "What is the capital of France?",
-]
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+from serve_process import free_port
 
 
 def _scoring(lm, repeats: int) -> dict[str, float]:
@@ -66,21 +53,11 @@ def _scoring(lm, repeats: int) -> dict[str, float]:
 
 
 def _knowledge(lm) -> dict[str, float]:
-    from factscope.conner.data import read_knowledge_records
     from factscope.conner.evaluator import KnowledgeEvaluator
 
-    records = [record for _, record in read_knowledge_records(REPO / "examples/knowledge/records.jsonl")]
+    records = knowledge_records()
     evaluator = KnowledgeEvaluator(lm=lm)
-    pairs: list[tuple[str, str]] = []
-
-    class Recording:
-        name = lm.name
-
-        def logprobs(self, asked):
-            pairs.extend(asked)
-            return lm.logprobs(asked)
-
-    KnowledgeEvaluator(lm=Recording()).score(records)
+    pairs = conner_pairs(lm, records)
     lm._cache = type(lm._cache)(lm._cache.size)
     lm.model.n_tokens = 0
     started = time.perf_counter()
@@ -117,7 +94,7 @@ def _generation(model, max_tokens: int) -> dict[str, float]:
 
 
 def _server(model_path: Path, threads: int, max_tokens: int) -> dict[str, float]:
-    port = _free_port()
+    port = free_port()
     log = Path(tempfile.mkdtemp()) / "server.log"
     started = time.perf_counter()
     with log.open("wb") as written:

@@ -16,6 +16,7 @@ The same seed gives the same records.
 
 from __future__ import annotations
 
+import argparse
 import json
 import random
 import re
@@ -27,6 +28,7 @@ TOKENS_PER_WORD = 1.3
 """Word-piece tokens per whitespace word in English prose, to size pages before any tokenizer is loaded."""
 
 SETS = ("contractnli", "factcheckgpt", "control", "summedits")
+DEFAULT_DATA = Path("/work/shared/data/claims")
 
 
 def _rows(folder: Path, name: str) -> list[dict[str, Any]]:
@@ -144,3 +146,17 @@ def build_records(
     for turn in range(max(per_set.values(), default=0)):
         records.extend(found[turn] for found in built.values() if turn < len(found))
     return records
+
+
+def add_record_options(parser: argparse.ArgumentParser, sets: tuple[str, ...]) -> None:
+    """The options that choose the records: ``--data``, ``--sets`` (default ``sets``), ``--page-tokens``, ``--seed``."""
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="the shared data's claims/ folder")
+    parser.add_argument("--sets", nargs="+", default=list(sets), help="NAME=RECORDS for each set")
+    parser.add_argument("--page-tokens", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=53)
+
+
+def records_from_options(args: argparse.Namespace, claims: int) -> list[dict[str, Any]]:
+    """The records the options of :func:`add_record_options` choose, of ``claims`` claims each."""
+    per_set = {name: int(count) for name, count in (item.split("=") for item in args.sets)}
+    return build_records(args.data, per_set, claims, args.page_tokens, args.seed)

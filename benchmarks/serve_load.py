@@ -20,11 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-import socket
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -32,6 +28,7 @@ from typing import Any
 
 import httpx
 from results_file import add_out_option, load_average, write_results
+from serve_process import rss_mib, serving
 
 CITIES = ("Paris", "Rome", "Madrid", "Berlin", "Vienna", "Lisbon", "Prague", "Warsaw")
 
@@ -46,47 +43,6 @@ def record(n: int) -> dict[str, Any]:
         "response": f"The painter was born in {city} in {year}. He later moved to {other}.",
         "references": [f"The painter was born in {city} in {year + n % 2}. He spent his last years in {city}."],
     }
-
-
-def free_port() -> int:
-    """A free port on 127.0.0.1."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def rss_mib(pid: int) -> float | None:
-    """Resident memory of a process in MiB (Linux), or None."""
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        return None
-    return None
-
-
-def start_server(data_dir: Path, wait_ms: float, batch_records: int) -> tuple[subprocess.Popen[bytes], str]:
-    """`factscope serve` on a free loopback port, once it answers."""
-    port = free_port()
-    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "factscope", "serve", "--port", str(port), "--data-dir", str(data_dir),
-         "--batch-wait-ms", str(wait_ms), "--batch-records", str(batch_records)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 600
-    while time.time() < deadline:
-        if process.poll() is not None:
-            raise SystemExit("the server exited before answering")
-        try:
-            if httpx.get(f"{url}/v1/health", timeout=2).status_code == 200:
-                return process, url
-        except httpx.HTTPError:
-            time.sleep(0.5)
-    process.kill()
-    raise SystemExit("the server did not answer within 600 s")
 
 
 async def batches(client: httpx.AsyncClient) -> int:
@@ -198,12 +154,9 @@ def main() -> None:
         figures = asyncio.run(measure(args.url, args, None))
     else:
         with tempfile.TemporaryDirectory() as folder:
-            process, url = start_server(Path(folder), args.batch_wait_ms, args.batch_records)
-            try:
+            options = ["--batch-wait-ms", str(args.batch_wait_ms), "--batch-records", str(args.batch_records)]
+            with serving(Path(folder), options) as (process, url):
                 figures = asyncio.run(measure(url, args, process.pid))
-            finally:
-                process.terminate()
-                process.wait(30)
     print(figures)
     write_results(__file__, args, figures)
 

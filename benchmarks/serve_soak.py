@@ -33,11 +33,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import random
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
@@ -46,34 +43,12 @@ from typing import Any
 
 import httpx
 from results_file import add_out_option, load_average, write_results
-from serve_load import free_port, record, rss_mib
+from serve_load import record
+from serve_process import rss_mib, serving
 
 FINISHED = ("done", "failed", "cancelled")
 EXPECTED = {"single": 200, "batch": 200, "malformed": 422, "over_limit": 413, "job": 202, "cancel": 200}
 MIX = {"single": 40, "batch": 15, "malformed": 10, "over_limit": 5, "job": 12, "disconnect": 12, "cut_body": 6}
-
-
-def start_server(data_dir: Path, args: argparse.Namespace) -> tuple[subprocess.Popen[bytes], str]:
-    """`factscope serve` on a free loopback port, once it answers."""
-    port = free_port()
-    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    command = [sys.executable, "-m", "factscope", "serve", "--port", str(port), "--data-dir", str(data_dir),
-               "--check-checker", args.check_checker, "--attribute-checker", "similarity", "--knowledge-checker",
-               "similarity", "--lm", "none", "--max-body-bytes", str(args.max_body_bytes), "--job-batch-size", "4"]
-    log = (data_dir.parent / "server.log").open("wb")
-    process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 600
-    while time.time() < deadline:
-        if process.poll() is not None:
-            raise SystemExit("the server exited before answering")
-        try:
-            if httpx.get(f"{url}/v1/health", timeout=2).status_code == 200:
-                return process, url
-        except httpx.HTTPError:
-            time.sleep(0.5)
-    process.kill()
-    raise SystemExit("the server did not answer within 600 s")
 
 
 class Soak:
@@ -354,12 +329,11 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         data_dir = Path(folder) / "data"
-        process, url = start_server(data_dir, args)
-        try:
+        options = ["--check-checker", args.check_checker, "--attribute-checker", "similarity",
+                   "--knowledge-checker", "similarity", "--lm", "none", "--max-body-bytes", str(args.max_body_bytes),
+                   "--job-batch-size", "4"]
+        with serving(data_dir, options, log=Path(folder) / "server.log") as (process, url):
             figures = asyncio.run(soak_server(args, url, process.pid, data_dir))
-        finally:
-            process.terminate()
-            process.wait(30)
         log = (Path(folder) / "server.log").read_text(errors="replace").splitlines()
         figures["server_log_tracebacks"] = sum(1 for line in log if line.startswith("Traceback"))
     figures["targets_met"] = {

@@ -95,7 +95,7 @@ def test_a_description_is_one_line_and_kept_as_written(tmp_path):
 def test_a_folder_that_is_not_a_checker_is_refused_with_what_to_give(tmp_path):
     (tmp_path / "notes").mkdir()
     (tmp_path / "notes" / "readme.txt").write_text("hello")
-    with pytest.raises(ConfigError, match="train-checker -o"):
+    with pytest.raises(ConfigError, match="train-checker` wrote"):
         build_checker_wheel(tmp_path / "notes", "mine", tmp_path / "dist")
     with pytest.raises(ConfigError, match="does not exist"):
         build_checker_wheel(tmp_path / "absent", "mine", tmp_path / "dist")

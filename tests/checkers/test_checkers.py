@@ -33,7 +33,7 @@ def test_label_columns_from_config_and_explicit_order():
     assert label_columns({0: "LABEL_0", 1: "LABEL_1"}, ["not_entailment", "entailment"]) == {
         0: Label.NEUTRAL, 1: Label.ENTAILMENT,
     }
-    with pytest.raises(ConfigError, match="--label-order"):
+    with pytest.raises(ConfigError, match="`label_order`"):
         label_columns({0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"})
 
 

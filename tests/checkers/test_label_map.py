@@ -46,7 +46,7 @@ def test_maps_from_the_config_in_either_order(names, expected):
 
 def test_generic_names_need_an_explicit_order_which_may_be_reversed():
     for names in (["LABEL_0", "LABEL_1"], ["LABEL_0", "LABEL_1", "LABEL_2"]):
-        with pytest.raises(ConfigError, match="--label-order"):
+        with pytest.raises(ConfigError, match="`label_order`"):
             label_columns(dict(enumerate(names)))
     generic = {0: "LABEL_0", 1: "LABEL_1"}
     assert label_columns(generic, ["unsupported", "supported"]) == {0: N, 1: E}
@@ -65,13 +65,13 @@ def test_generic_names_need_an_explicit_order_which_may_be_reversed():
     ],
 )
 def test_maps_that_cannot_be_right_are_refused(names):
-    with pytest.raises(ConfigError, match="--label-order"):
+    with pytest.raises(ConfigError, match="`label_order`"):
         label_columns(dict(enumerate(names)))
 
 
 def test_nli_checker_refuses_a_model_whose_labels_are_generic(tmp_path):
     folder = build_nli_classifier(tmp_path / "generic", {0: "LABEL_0", 1: "LABEL_1"})
-    with pytest.raises(ConfigError, match="--label-order"):
+    with pytest.raises(ConfigError, match="`label_order`"):
         make_checker(f"nli:{folder}")
     checker = make_checker(f"nli:{folder}", label_order=["unsupported", "supported"])
     assert checker.name == f"nli:{folder}"

@@ -207,9 +207,9 @@ def test_settings_are_checked_and_recorded_in_the_manifest():
 def test_the_report_shows_each_verdicts_reason_escaped():
     from factscope.core.schema import Claim
     from factscope.metrics.hallucination import summarize_response
-    from factscope.refchecker.html_report import render_report, select_results
     from factscope.refchecker.system import CHECK
     from factscope.refchecker.task import CheckResult, ClaimResult
+    from factscope.reports.dispatch import render_rows
 
     reference = "Tomatoes grow in summer <b>heat</b>."
     (verdict,) = SegmentedChecker(StandInScorer()).check([CheckTask("the tower is in paris", (reference,))])
@@ -220,8 +220,7 @@ def test_the_report_shows_each_verdicts_reason_escaped():
         claims=[ClaimResult(claim=Claim(text="the tower is in paris", kind="sentence"), verdict=verdict)],
         summary=summarize_response([verdict.label]),
     )
-    run = CHECK.summarize([row])
-    page = render_report(run, select_results([row], only="all", limit=None), only="all")
+    page = render_rows(CHECK, [row], [row], title="check")
     assert verdict.reason.replace("'", "&#39;") in page
     assert 'title="rule: relevance"' in page
     assert "<b>heat</b>" not in page

@@ -74,7 +74,7 @@ def test_the_published_judges_refuse_sentence_windows():
     from factscope.checkers.registry import _judge
     from factscope.core.errors import ConfigError
 
-    with pytest.raises(ConfigError, match="--window-sentences"):
+    with pytest.raises(ConfigError, match="`window_sentences`"):
         _judge(KeywordScorer(), 0, None, {"window_sentences": 2})
 
 
@@ -121,5 +121,5 @@ def test_a_narrowest_window_without_windows_is_refused():
     from factscope.checkers.registry import _segmented
     from factscope.core.errors import ConfigError
 
-    with pytest.raises(ConfigError, match="--window-sentences"):
+    with pytest.raises(ConfigError, match="give `window_sentences` too"):
         _segmented(KeywordScorer(), window_sentences=0, min_window_sentences=1)

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from command_line import command_line
-from factscope.cli.option_ranges import SEED_MAX
+from factscope.core.seeds import SEED_MAX
 
 APP = command_line()
 

@@ -68,7 +68,7 @@ MODULES = {_module(path): path for path in sorted(PACKAGE.rglob("*.py"))}
 
 
 def _layer(module: str) -> str:
-    """``core`` for ``factscope.core.io``, the root layer for ``factscope``, ``__main__`` for the entry module."""
+    """``core`` for ``factscope.core.schema``, the root layer for ``factscope``, ``__main__`` for the entry module."""
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else ROOT
 

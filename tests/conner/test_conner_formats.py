@@ -97,7 +97,7 @@ def test_knowledge_lines_pair_with_their_queries_line_for_line():
 
 
 def test_knowledge_lines_problems(tmp_path):
-    with pytest.raises(InputError, match="--queries"):
+    with pytest.raises(InputError, match="`queries`"):
         records_of(LINES)
     with pytest.raises(ConfigError, match="holds its queries itself"):
         records_of(TABLE, queries=TABLE)

@@ -125,8 +125,8 @@ def test_missing_parts_are_reported_not_zeroed(records):
     for metric in ("factuality", "relevance", "coherence_paragraph", "coherence_sentence", "informativeness", "helpfulness", "validity", "q_know"):
         assert result.value(metric) is None, metric
         assert metric in result.not_computed
-    assert "--corpus" in result.not_computed["factuality"]
-    assert "--lm" in result.not_computed["informativeness"]
+    assert "`corpus`" in result.not_computed["factuality"]
+    assert "`lm`" in result.not_computed["informativeness"]
 
 
 def _direct(lm_folder: str, context: str, continuation: str) -> np.ndarray:

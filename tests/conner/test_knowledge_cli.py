@@ -84,14 +84,14 @@ def test_score_reports_bad_records_and_missing_parts(app, tmp_path):
     assert "records.jsonl:4" in result.output and "query" in result.output
     rows = _rows(out)
     assert len(rows) == 3
-    assert "--corpus" in rows[0]["not_computed"]["factuality"] and rows[0]["factuality"] is None
-    assert "--lm" in rows[0]["not_computed"]["informativeness"]
+    assert "`corpus`" in rows[0]["not_computed"]["factuality"] and rows[0]["factuality"] is None
+    assert "`lm" in rows[0]["not_computed"]["informativeness"]
 
 
 def test_missing_corpus_and_model_give_clear_errors(app, tmp_path):
-    with pytest.raises(InputError, match="--corpus"):
+    with pytest.raises(InputError, match="`corpus`"):
         _run(app, "knowledge", "score", DATA / "records.jsonl", "--corpus", tmp_path / "nowhere.jsonl", "--checker", "none")
-    with pytest.raises(ConfigError, match="--lm"):
+    with pytest.raises(ConfigError, match="`lm`"):
         _run(app, "knowledge", "score", DATA / "records.jsonl", "--lm", tmp_path / "no-model", "--checker", "none",
              "--relevance-model", "none", "--coherence-model", "none")
     refused = _run(app, "knowledge", "score", DATA / "records.jsonl", "--weights", "1,2", "--checker", "none")

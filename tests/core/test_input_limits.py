@@ -8,7 +8,7 @@ import json
 import pytest
 
 from factscope.core.errors import ConfigError, InputError
-from factscope.core.io import read_json_records
+from factscope.core.input_files import read_json_records
 from factscope.core.record_limits import MAX_RECORD_BYTES
 
 
@@ -95,7 +95,7 @@ def test_parse_layers_outside_the_encoder_or_not_a_number_is_a_config_error_nami
 
     assert parse_layers("1,-1", 3) == [1, 2]
     for bad in ("3", "-4", "two", "1,"):
-        with pytest.raises(ConfigError, match=r"--layers.*layers 0\.\.2") as caught:
+        with pytest.raises(ConfigError, match=r"`layers`.*layers 0\.\.2") as caught:
             parse_layers(bad, 3)
         assert isinstance(caught.value, ValueError), "callers that caught ValueError still do"
 

@@ -8,9 +8,11 @@ from typing import Annotated, Literal
 import pytest
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from factscope.core.error_location import located_error, parse_located
 from factscope.core.errors import InputError
-from factscope.core.io import ResultWriter, located_error, parse_located, read_json_records
+from factscope.core.input_files import read_json_records
 from factscope.core.results import ResultRows, iter_json_rows
+from factscope.core.results_file import ResultWriter
 
 
 def test_json_list_items_carry_their_line_numbers(tmp_path):
@@ -130,7 +132,7 @@ def test_parse_located_returns_the_model_or_raises_the_located_error():
 
 
 def test_a_record_nested_too_deeply_is_skipped_with_its_line_and_the_others_are_kept(tmp_path):
-    from factscope.core.io import read_json_records
+    from factscope.core.input_files import read_json_records
 
     deep = "[" * 10_000 + "]" * 10_000
     lines = tmp_path / "deep.jsonl"

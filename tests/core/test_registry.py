@@ -57,7 +57,7 @@ def test_build_passes_the_argument_and_options_and_checks_them():
         toys.build("model")
     with pytest.raises(ConfigError, match="takes no argument"):
         toys.build("plain:x")
-    with pytest.raises(ConfigError, match="--llm-base-url"):
+    with pytest.raises(ConfigError, match="pass `llm`"):
         toys.build("chat")
     assert toys.build("chat", llm="client")["llm"] == "client"
     assert toys.build("judge:other")["argument"] == "other"
@@ -113,9 +113,9 @@ def test_needs_llm_of_each_kind(registry, needing, not_needing):
     assert [spec for spec in needing + not_needing if registry.needs_llm(spec)] == needing
 
 
-def test_llm_entries_without_a_client_say_which_setting_to_supply():
+def test_llm_entries_without_a_client_say_which_parameter_to_supply():
     for build in (lambda: make_extractor("llm-facts"), lambda: make_checker("llm"), lambda: make_presence("nli:llm")):
-        with pytest.raises(ConfigError, match="--llm-base-url and --llm-model"):
+        with pytest.raises(ConfigError, match="needs a chat model: pass `llm`"):
             build()
 
 

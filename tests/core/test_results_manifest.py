@@ -42,7 +42,7 @@ def test_a_different_run_is_refused_with_what_differs_and_what_to_do(tmp_path):
     message = str(caught.value)
     assert "setting 'threshold': 0.5 -> 0.7" in message and "input 'records': more.jsonl" in message
     assert "setting 'model'" not in message
-    assert "--overwrite" in message and "-o" in message
+    assert "`overwrite=True`" in message and "`output`" in message
     prepare_results(output, other, overwrite=True)
     assert not output.exists() and RunManifest.model_validate_json(manifest_path(output).read_text()) == other
 

@@ -1,5 +1,5 @@
 """The system definitions at the library level: CHECK.run and SystemBuild on ready components, ready and
-mergeable, the server's DefinedSystem, GROUND's file reader (ScoredExamples), supplied facts and the one pass
+mergeable, the server's ServedSystem, GROUND's file reader (ScoredExamples), supplied facts and the one pass
 over a Ray run's shards (readable_items)."""
 
 import json

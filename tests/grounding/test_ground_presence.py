@@ -139,7 +139,7 @@ def test_make_presence_specs(bi_presence):
 
     with pytest.raises(ConfigError, match="unknown presence model"):
         make_presence("nope")
-    with pytest.raises(ConfigError, match="--llm-base-url"):
+    with pytest.raises(ConfigError, match="needs a chat model: pass `llm`"):
         make_presence("llm")
     model = make_presence("bi", threshold=0.5, window=0)
     assert model.threshold == 0.5 and model.window is None

@@ -63,8 +63,8 @@ def test_context_is_cut_from_the_left_past_the_window(tiny_lm):
     assert len(values) == 4 and np.all(values < 0)
 
 
-def test_missing_model_names_the_flag(tmp_path):
-    with pytest.raises(ConfigError, match="--lm"):
+def test_missing_model_names_the_parameter(tmp_path):
+    with pytest.raises(ConfigError, match="pass `lm`"):
         HFCausalLM(str(tmp_path / "no-such-model"))
 
 

@@ -12,7 +12,7 @@ def test_auto_picks_cuda_only_when_a_gpu_is_visible():
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="a GPU is present")
 def test_cuda_without_a_gpu_is_a_clear_error():
-    with pytest.raises(ConfigError, match="--device cpu"):
+    with pytest.raises(ConfigError, match="`device='cpu'`"):
         resolve_device("cuda")
 
 

@@ -412,7 +412,7 @@ def test_cli_generate_with_minimum_uses_and_removes_the_gold_sets(cli, fake_llm,
     rows = {row["id"]: row for row in map(json.loads, out.read_text().splitlines())}
     assert rows["0"]["minimum"] == rows["0"]["removed"] == [["Q1", "father", "Lord Byron"]]
     assert len(rows["1"]["minimum"]) == 2
-    with pytest.raises(InputError, match="gold minimum-knowledge file .*: give it to the --minimum option"):
+    with pytest.raises(InputError, match="gold minimum-knowledge file .*: give it to `minimum`"):
         cli(["attribute", "generate", str(gold), "-o", str(tmp_path / "other.jsonl"), *llm])
 
 

@@ -223,7 +223,7 @@ def test_resolve_names_the_missing_setting(tmp_path, monkeypatch):
         monkeypatch.delenv(name, raising=False)
     with pytest.raises(ConfigError, match="FACTSCOPE_LLM_BASE_URL"):
         LLMConfig.resolve(model="m")
-    with pytest.raises(ConfigError, match="--llm-model.*FACTSCOPE_LLM_MODEL"):
+    with pytest.raises(ConfigError, match="`model`.*FACTSCOPE_LLM_MODEL"):
         LLMConfig.resolve(base_url="http://x.example.org/v1")
 
 

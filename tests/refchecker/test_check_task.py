@@ -116,7 +116,7 @@ def test_non_utf8_empty_and_huge_inputs(tmp_path):
         load_check_records(empty)
     huge = _write_jsonl(tmp_path / "huge.jsonl", [{"id": "big", "response": "x", "reference": "word " * 2_100_000}])
     records, problems = load_check_records(huge)
-    assert not records and "over the limit" in str(problems[0]) and "--max-reference-chars" in str(problems[0])
+    assert not records and "over the limit" in str(problems[0]) and "`max_reference_chars`" in str(problems[0])
 
 
 def test_ids_are_stable_and_unique():

@@ -1,4 +1,5 @@
-"""The HTML report of check results: escaping, overlapping highlights, evidence offsets, rates, CLI."""
+"""The report page of check results, made by the shared page from the check report hooks: escaping, overlapping
+highlights, evidence offsets, rates, CLI."""
 
 import json
 import re
@@ -13,22 +14,18 @@ from markupsafe import escape as jinja_escape
 from typer.testing import CliRunner
 
 from factscope.core.errors import InputError
-from factscope.core.results import ResultRows
 from factscope.core.schema import Claim, Label, Span, Verdict
-from factscope.metrics.hallucination import DatasetRates, summarize_response
+from factscope.metrics.hallucination import summarize_response
 from factscope.plots.templating import format_figure
 from factscope.refchecker.html_report import (
     Highlight,
     Piece,
     highlight_pieces,
-    highlight_text,
-    load_results,
-    render_report,
-    select_results,
+    render_record,
     verdict_class,
 )
-from factscope.refchecker.system import CHECK
 from factscope.refchecker.task import CheckResult, ClaimResult
+from factscope.reports.dispatch import make_report
 
 E, N, C = Label.ENTAILMENT, Label.NEUTRAL, Label.CONTRADICTION
 
@@ -131,10 +128,21 @@ def rows():
     return [curie, supported, abstain, broken]
 
 
-def render(rows, *, only="all", limit=None, **options):
-    """The page as `factscope report` builds it: rates over all rows, the chosen rows shown."""
-    run = CHECK.summarize(rows)
-    return render_report(run, select_results(rows, only=only, limit=limit), only=only, **options)
+@pytest.fixture
+def render(tmp_path):
+    """The page of result rows as `factscope report` builds it from their file: rates over all rows, the chosen
+    rows shown."""
+
+    def page(rows, **options):
+        return report(rows, **options).html
+
+    def report(rows, **options):
+        path = tmp_path / "checked.jsonl"
+        path.write_text("".join(row.model_dump_json() + "\n" for row in rows), encoding="utf-8")
+        return make_report(path, **options)
+
+    page.report = report
+    return page
 
 
 def section(page, index):
@@ -145,13 +153,24 @@ def marks(html):
     return re.findall(r'<mark class="(\w+)" data-claims="([\d ]+)" title="[^"]*">(.*?)</mark>', html)
 
 
-def test_overlapping_spans_are_cut_at_every_boundary_and_take_the_most_severe_colour():
-    def h(start, end, number, label):
-        return Highlight(Span(start=start, end=end), number, Verdict(label=label))
+def highlighted(text, covered, anchor="r1"):
+    """The response of a record's fragment whose claims cover ``covered``: (start, end, label or None for a
+    failed check), claim 1 first."""
+    claims = [
+        ClaimResult(
+            claim=Claim(text="c", kind="sentence", spans=[Span(start=start, end=end)]),
+            verdict=Verdict(label=label, failed=label is None),
+        )
+        for start, end, label in covered
+    ]
+    record = render_record(CheckResult(id="x", response=text, claims=claims), anchor)
+    return record.split('<div class="text response">')[1].split("</div>")[0].strip()
 
+
+def test_overlapping_spans_are_cut_at_every_boundary_and_take_the_most_severe_colour():
     # "abcdef": claim 1 (Entailment) covers [0, 4), claim 2 (Contradiction) covers [2, 6), claim 3 is empty
     # -> pieces "ab" {1} green, "cd" {1, 2} red, "ef" {2} red
-    html = highlight_text("abcdef", [h(0, 4, 1, E), h(2, 6, 2, C), h(3, 3, 3, N)], "r1")
+    html = highlighted("abcdef", [(0, 4, E), (2, 6, C), (3, 3, N)])
     assert marks(html) == [
         ("entailment", "1", "ab"),
         ("contradiction", "1 2", "cd"),
@@ -159,13 +178,12 @@ def test_overlapping_spans_are_cut_at_every_boundary_and_take_the_most_severe_co
     ]
     assert '<sup class="claims"><a href="#r1-c1">1</a>,<a href="#r1-c2">2</a></sup>' in html
     # spans past the end are clipped; uncovered text stays plain and escaped
-    html = highlight_text("a<b", [h(2, 99, 1, N)], "r2")
+    html = highlighted("a<b", [(2, 99, N)], "r2")
     assert html.startswith("a&lt;") and marks(html) == [("neutral", "1", "b")]
     # a failed check outranks Entailment, Neutral outranks a failed check
-    failed = Highlight(Span(start=0, end=1), 2, Verdict(label=None, failed=True))
-    assert marks(highlight_text("x", [h(0, 1, 1, E), failed], "r"))[0][0] == "failed"
-    assert marks(highlight_text("x", [h(0, 1, 1, N), failed], "r"))[0][0] == "neutral"
-    assert highlight_text("<b>", [], "r") == "&lt;b&gt;"
+    assert marks(highlighted("x", [(0, 1, E), (0, 1, None)]))[0][0] == "failed"
+    assert marks(highlighted("x", [(0, 1, N), (0, 1, None)]))[0][0] == "neutral"
+    assert highlighted("<b>", []) == "&lt;b&gt;"
 
 
 def test_highlight_pieces_carry_text_colour_claims_and_title():
@@ -185,7 +203,7 @@ def test_highlight_pieces_carry_text_colour_claims_and_title():
     assert highlight_pieces("", [h(0, 3, 1, E)]) == []
 
 
-def test_response_sentences_are_coloured_by_their_claims(rows):
+def test_response_sentences_are_coloured_by_their_claims(rows, render):
     page = render(rows)
     response = section(page, 1).split('<div class="text response">')[1].split("</div>")[0]
     assert marks(response) == [
@@ -196,7 +214,7 @@ def test_response_sentences_are_coloured_by_their_claims(rows):
     assert 'title="claim 2: Contradiction; claim 3: Entailment"' in response
 
 
-def test_evidence_is_highlighted_at_its_offsets_in_the_reference(rows):
+def test_evidence_is_highlighted_at_its_offsets_in_the_reference(rows, render):
     page = render(rows)
     reference = section(page, 1).split('<div class="reference" id="r1-ref1">')[1]
     text = reference.split('<div class="text">')[1].split("</div>")[0]
@@ -216,7 +234,7 @@ def test_evidence_is_highlighted_at_its_offsets_in_the_reference(rows):
     )
 
 
-def test_claim_table_rows_carry_label_probabilities_copy_rate_and_escaped_text(rows):
+def test_claim_table_rows_carry_label_probabilities_copy_rate_and_escaped_text(rows, render):
     page = render(rows)
     record = section(page, 1)
     row2 = record.split('<tr id="r1-c2" class="contradiction">')[1].split("</tr>")[0]
@@ -230,7 +248,7 @@ def test_claim_table_rows_carry_label_probabilities_copy_rate_and_escaped_text(r
     assert "<b>Question</b> Who was &lt;Marie&gt; Curie?" in record
 
 
-def test_probability_and_score_columns_appear_only_when_the_checker_gives_them(rows):
+def test_probability_and_score_columns_appear_only_when_the_checker_gives_them(rows, render):
     page = render(rows)
     assert "<th>P(E)</th><th>P(N)</th><th>P(C)</th><th>copy rate</th>" in section(page, 1)
     supported = section(page, 2)
@@ -238,14 +256,14 @@ def test_probability_and_score_columns_appear_only_when_the_checker_gives_them(r
     assert re.findall(r'<td class="num">([^<]*)</td>', supported) == ["0.8300", "n/a"]
 
 
-def test_nothing_from_the_results_reaches_the_page_unescaped(rows):
+def test_nothing_from_the_results_reaches_the_page_unescaped(rows, render):
     page = render(rows, title="<t>")
     assert "<script" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "<Marie>" not in page and "<x>" not in page and "not json &lt;x&gt;" in page
     assert "<title>&lt;t&gt;</title>" in page and "http" not in page
 
 
-def test_header_rates_follow_refchecker_eq_1(rows):
+def test_header_rates_follow_refchecker_eq_1(rows, render):
     page = render(rows)
     # rated responses: curie (E 2/3, N 0, C 1/3 over its 3 checked claims) and supported (E 1);
     # abstain has no claims; broken failed extraction and is not rated.
@@ -259,20 +277,28 @@ def test_header_rates_follow_refchecker_eq_1(rows):
     # claims by label: 3 Entailment (copy rates 1.0 and None and None -> mean 1.0), 1 Contradiction (0.5), 1 failed
     assert '<span class="badge entailment">Entailment</span></th><td>3</td><td>1.0000</td>' in page
     assert '<span class="badge contradiction">Contradiction</span></th><td>1</td><td>0.5000</td>' in page
-    assert "4 records, 5 claims; 1 extraction failure; 1 failed check; showing 4 records" in page
+    assert "4 records, 5 claims; 1 extraction failure; 1 failed check</p>" in page and "showing 4 records" in page
 
 
-def test_only_hallucinated_and_limit_choose_records_but_not_rates(rows):
-    assert [r.id for r in select_results(rows, only="hallucinated")] == ["curie"]
-    assert [r.id for r in select_results(rows, limit=2)] == ["curie", "supported"]
+def test_only_hallucinated_and_limit_choose_records_but_not_rates(rows, render):
+    assert [r.id for r in render.report(rows, only="hallucinated").shown] == ["curie"]
+    assert [r.id for r in render.report(rows, limit=2).shown] == ["curie", "supported"]
     page = render(rows, only="hallucinated")
     assert page.count('<section class="record"') == 1 and "<td>0.8333</td>" in page
+    assert "showing 1 record with a problem (records with a Neutral or Contradiction claim)" in page
     assert render(rows, limit=0).count('<section class="record"') == 0
-    with pytest.raises(ValueError, match="only"):
-        select_results(rows, only="some")
+    with pytest.raises(InputError, match="only"):
+        render(rows, only="some")
 
 
-def test_records_without_claims_say_why(rows):
+def test_the_contents_line_gives_setting_claims_strict_label_and_rate(rows, render):
+    contents = render(rows).split('<table class="contents">')[1].split("</table>")[0]
+    assert '<a href="#r1">curie</a></td><td>noisy; 4 claims; Contradiction; hallucination rate 0.33</td>' in contents
+    assert '<a href="#r3">abstain</a></td><td>zero; 0 claims; no claims</td>' in contents
+    assert '<a href="#r4">broken</a></td><td>0 claims; extraction failed</td>' in contents
+
+
+def test_records_without_claims_say_why(rows, render):
     page = render(rows)
     assert "no claims: the response abstains." in section(page, 3)
     broken = section(page, 4)
@@ -301,8 +327,9 @@ class Elements(HTMLParser):
         self.tags.append((tag, attrs))
 
 
-def hostile(text):
-    """One record that puts ``text`` in every field the page shows, and a run over it."""
+def hostile(text, render):
+    """The page of one record that puts ``text`` in every field the page shows, and of one whose extraction
+    failed with ``text``."""
     response = f"Answer: {text}"
     reference = f"Known: {text}"
     spans = [span_of(response, text)]
@@ -328,14 +355,12 @@ def hostile(text):
     broken = CheckResult(
         id=f"{text}-broken", response=text, extraction_failed=True, extraction_error=text, extraction_raw=text
     )
-    rows = [record, broken]
-    run = CHECK.summarize(rows)
-    return render_report(run, rows, title=text, source=text)
+    return render([record, broken], title=text)
 
 
-def test_markup_in_every_field_of_the_results_comes_out_escaped_and_inert():
+def test_markup_in_every_field_of_the_results_comes_out_escaped_and_inert(render):
     payload = "".join(ATTACKS)
-    page = hostile(payload)
+    page = hostile(payload, render)
     tags = Elements(page).tags
     assert "script" not in {tag for tag, _ in tags} and "img" not in {tag for tag, _ in tags}
     attributes = [(name, value or "") for _, attrs in tags for name, value in attrs]
@@ -343,7 +368,7 @@ def test_markup_in_every_field_of_the_results_comes_out_escaped_and_inert():
     assert all(value.startswith("#") for name, value in attributes if name == "href")
     assert not [value for _, value in attributes if "javascript:" in value.lower()]
     # the markup changes no element: the page has the same tags and attribute names as with plain text
-    plain = Elements(hostile("plain")).tags
+    plain = Elements(hostile("plain", render)).tags
     assert [(tag, [name for name, _ in attrs]) for tag, attrs in tags] == [
         (tag, [name for name, _ in attrs]) for tag, attrs in plain
     ]
@@ -361,46 +386,7 @@ def test_markup_in_every_field_of_the_results_comes_out_escaped_and_inert():
     assert f'<span class="part">{shown}</span>' * 3 in record and f"<q>{shown}</q>" in record
     assert f'<span class="error">{shown}</span>' in record and f"<pre>{shown}</pre>" in record
     assert f"extraction failed:</b> {shown}<details>" in section(page, 2)
-    assert f"<title>{shown}</title>" in page and f"<code>{shown}</code>" in page
-
-
-def test_page_shows_the_figures_of_the_summary_it_is_given_not_recomputed_ones(rows):
-    computed = CHECK.summarize(rows)
-    given = computed.model_copy(
-        update={
-            "results": ResultRows(CheckResult, rows=rows[:1]),
-            "claims": 4,
-            "rates": DatasetRates(
-                responses=11,
-                answered=7,
-                abstained=1,
-                abstain_rate=0.125,
-                rates={E: 0.25, N: 0.5, C: 0.125},
-                hallucination_rate=0.625,
-            ),
-            "rates_by_setting": {
-                "imagined": DatasetRates(
-                    responses=2, answered=0, abstained=2, abstain_rate=1.0, rates=None, hallucination_rate=None
-                )
-            },
-            "extraction_failures": 5,
-            "check_failures": 6,
-        }
-    )
-    page = render_report(given, rows)
-    assert (
-        "<tr><th>all</th><td>11</td><td>7</td><td>0.2500</td><td>0.5000</td><td>0.1250</td><td>0.6250</td>"
-        "<td>0.1250</td></tr>"
-    ) in page
-    assert (
-        "<tr><th>imagined</th><td>2</td><td>0</td><td>n/a</td><td>n/a</td><td>n/a</td><td>n/a</td><td>1.0000</td></tr>"
-        in page
-    )
-    assert "<tr><th>noisy</th>" not in page and "0.8333" not in page
-    # counts follow the summary, the claims-by-label table its results; every given record is still shown
-    assert "1 record, 4 claims; 5 extraction failures; 6 failed checks; showing 4 records" in page
-    assert '<span class="badge entailment">Entailment</span></th><td>2</td><td>1.0000</td>' in page
-    assert page.count('<section class="record"') == 4
+    assert f"<title>{shown}</title>" in page
 
 
 def test_figures_print_with_four_decimals_and_missing_ones_as_n_a():
@@ -443,9 +429,10 @@ def test_cli_writes_the_page_and_skips_bad_rows(rows, tmp_path):
     assert outcome.exit_code == 0, outcome.output
     page = output.read_text(encoding="utf-8")
     assert page.count('<section class="record"') == 1 and escape(str(checked)) in page
-    results, problems = load_results(checked)
-    assert [r.id for r in results] == ["curie", "supported"]
-    assert [(p.line, p.field) for p in problems] == [(2, None), (3, "response")]
+    read = make_report(checked)
+    assert [r.id for r in read.rows] == ["curie", "supported"]
+    assert [(p.line, p.field) for p in read.problems] == [(2, None), (3, "response")]
+    assert page.count('<p class="note">skipped: ') == 2
 
 
 def test_cli_refuses_bad_input_clearly(tmp_path):

@@ -60,7 +60,7 @@ def test_only_loopback_may_be_bound_without_a_key():
         require_key_off_loopback(host, None)
     for host in ("0.0.0.0", "::", "192.168.1.4", "example.org"):
         assert not is_loopback(host)
-        with pytest.raises(ConfigError, match="--api-key"):
+        with pytest.raises(ConfigError, match="`api_key`"):
             require_key_off_loopback(host, None)
     require_key_off_loopback("0.0.0.0", KEY)
 

@@ -33,8 +33,10 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Self
+from http.server import BaseHTTPRequestHandler
+from typing import Any
+
+from loopback import LoopbackHTTPServer, QuietHandler
 
 
 @dataclass(frozen=True)
@@ -83,7 +85,7 @@ class _State:
     max_in_flight: int = 0
 
 
-class FakeLLMServer:
+class FakeLLMServer(LoopbackHTTPServer):
     """An OpenAI-compatible HTTP server with scripted replies (see the module docstring)."""
 
     def __init__(self) -> None:
@@ -92,15 +94,12 @@ class FakeLLMServer:
         self._state = _State()
         self._lock = threading.Lock()
         self._stop = threading.Event()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True)
+        super().__init__()
 
     @property
     def base_url(self) -> str:
         """The API root to give a client, e.g. ``http://127.0.0.1:PORT/v1``."""
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        return f"{self.origin}/v1"
 
     @property
     def requests(self) -> list[dict[str, Any]]:
@@ -118,20 +117,9 @@ class FakeLLMServer:
         with self._lock:
             self._state.queue.extend(replies)
 
-    def start(self) -> FakeLLMServer:
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._httpd.shutdown()
-        self._httpd.server_close()
-
-    def __enter__(self) -> Self:
-        return self.start()
-
     def __exit__(self, *exc: object) -> None:
-        self.stop()
+        self._stop.set()
+        super().__exit__(*exc)
 
     def _next_reply(self, request: dict[str, Any]) -> Reply:
         with self._lock:
@@ -144,13 +132,10 @@ class FakeLLMServer:
                 return Fail(500, f"FakeLLMServer responder raised {error!r}")
         return Fail(500, "FakeLLMServer: no scripted reply left and no responder set")
 
-    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
+    def handler(self) -> type[BaseHTTPRequestHandler]:
         server = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                return None
-
+        class Handler(QuietHandler):
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length).decode("utf-8")

@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 from collections import deque
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Self
+from http.server import BaseHTTPRequestHandler
+from typing import Any
 from urllib.parse import parse_qs, urlparse
+
+from loopback import LoopbackHTTPServer, QuietHandler
 
 ENTITY = "http://www.wikidata.org/entity/"
 
 
-class FakeSPARQLServer:
+class FakeSPARQLServer(LoopbackHTTPServer):
     """Serves ``entities``: qid -> {"label", "aliases": [...], "properties": {relation: [values]}}."""
 
     def __init__(self, entities: dict[str, dict[str, Any]]) -> None:
@@ -27,24 +28,14 @@ class FakeSPARQLServer:
         self.requests: list[dict[str, str]] = []
         self.retry_after = "0"
         self._statuses: deque[int] = deque()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True)
+        super().__init__()
 
     @property
     def endpoint(self) -> str:
-        return f"http://127.0.0.1:{self._httpd.server_port}/sparql"
+        return f"{self.origin}/sparql"
 
     def script(self, statuses: list[int]) -> None:
         self._statuses.extend(statuses)
-
-    def __enter__(self) -> Self:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
 
     def answer(self, query: str) -> list[dict[str, dict[str, str]]]:
         found = re.search(r'rdfs:label "((?:[^"\\]|\\.)*)"@en', query)
@@ -60,13 +51,10 @@ class FakeSPARQLServer:
         return [{"propLabel": _literal(relation), "valueLabel": _literal(value)}
                 for relation, values in data.get("properties", {}).items() for value in values]
 
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
+    def handler(self) -> type[BaseHTTPRequestHandler]:
         server = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                return
-
+        class Handler(QuietHandler):
             def do_GET(self) -> None:
                 query = parse_qs(urlparse(self.path).query).get("query", [""])[0]
                 server.requests.append({"query": query, "user_agent": self.headers.get("User-Agent", "")})

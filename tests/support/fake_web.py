@@ -16,9 +16,11 @@ import json
 import threading
 import time
 from collections import deque
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Self
+from http.server import BaseHTTPRequestHandler
+from typing import Any
 from urllib.parse import parse_qs, urlparse
+
+from loopback import LoopbackHTTPServer, QuietHandler
 
 CURIE_HTML = """<!doctype html><html><head><meta charset="utf-8"><title>Marie Curie - Science Lives</title>
 <script>var tracker = "Marie Curie was born in Berlin"; document.write(tracker);</script>
@@ -51,7 +53,7 @@ WIKI_PAGES = {
 ROBOTS = "User-agent: *\nDisallow: /pages/private\n"
 
 
-class FakeWebServer:
+class FakeWebServer(LoopbackHTTPServer):
     """See the module. ``results``: query word -> page names; ``huge_bytes``: the size of ``/pages/huge``."""
 
     def __init__(self) -> None:
@@ -66,13 +68,11 @@ class FakeWebServer:
         self.answer_box: str | None = None
         self._scripts: dict[str, deque[int | str]] = {}
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True)
+        super().__init__()
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._httpd.server_port}"
+        return self.origin
 
     @property
     def wikipedia_url(self) -> str:
@@ -85,14 +85,6 @@ class FakeWebServer:
     def paths(self, prefix: str = "") -> list[str]:
         """The paths asked so far that start with ``prefix``, in order."""
         return [r["path"] for r in self.requests if r["path"].startswith(prefix)]
-
-    def __enter__(self) -> Self:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
 
     def _scripted(self, path: str) -> int | str | None:
         with self._lock:
@@ -108,13 +100,10 @@ class FakeWebServer:
                 return pages
         return self.default
 
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
+    def handler(self) -> type[BaseHTTPRequestHandler]:
         server = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                return
-
+        class Handler(QuietHandler):
             def do_GET(self) -> None:
                 self._serve("GET", b"")
 

@@ -13,10 +13,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from markupsafe import Markup
 from pydantic import BaseModel
 
+from factscope.core.error_location import parse_located
 from factscope.core.errors import InputError
-from factscope.core.io import parse_located, read_json_records
+from factscope.core.input_files import read_json_records
 from factscope.core.run import Pipeline, RunRows
 from factscope.core.run_result import RunResult
 from factscope.core.system import ReportHooks, RunFacts, RunOutcome
@@ -73,7 +75,8 @@ class FakeRuns(System[None, FakeItem, FakeRow, FakeTotals, FakeRun]):
     row_type = FakeRow
     run_type = FakeRun
     report = ReportHooks(fields=("length",), flagged=lambda row: False, flagged_means="none",
-                         record=lambda row, anchor: "")
+                         record=lambda row, anchor: Markup(""), overview=lambda rows: Markup(""),
+                         caption=lambda row: "")
 
     def __init__(self, owner: FakeSystem) -> None:
         self.owner = owner

@@ -138,12 +138,12 @@ def test_train_checker_distils_a_teacher_and_records_it(tmp_path, tiny_encoder, 
 
 def test_teacher_options_are_checked(tmp_path, teacher):
     data = write_pairs(tmp_path / "pairs.jsonl", n=20)
-    with pytest.raises(ConfigError, match="--teacher needs --method finetune"):
+    with pytest.raises(ConfigError, match="`teacher` needs `method='finetune'`"):
         run_cli("--data", data, "--out", tmp_path / "x", "--teacher", teacher, "--method", "repc")
     refused = run_cli("--data", data, "--out", tmp_path / "x", "--teacher", teacher, "--teacher-weight", "0")
     assert refused.exit_code == 2 and "--teacher-weight" in refused.output
     options = TrainOptions(data=[data], out=tmp_path / "x", teacher=teacher, teacher_weight=1.5)
-    with pytest.raises(ConfigError, match="--teacher-weight must be above 0 and at most 1"):
+    with pytest.raises(ConfigError, match="`teacher_weight` must be above 0 and at most 1"):
         train_checker_run(options, lambda description, total: None)
 
 

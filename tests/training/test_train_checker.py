@@ -435,7 +435,7 @@ def test_members_and_weights_are_checked(tmp_path):
     from factscope.core.errors import ConfigError
 
     data = write_pairs(tmp_path / "pairs.jsonl", n=9)
-    with pytest.raises(ConfigError, match="--members"):
+    with pytest.raises(ConfigError, match="`members`"):
         run_cli("--data", data, "--out", tmp_path / "x", "--method", "repc", "--members", "2")
     refused = run_cli("--data", data, "--out", tmp_path / "x", "--weights", "int4")
     assert refused.exit_code == 2 and "Invalid value for '--weights'" in refused.output
@@ -537,7 +537,7 @@ def test_finetune_on_a_mix_reports_every_set_and_refuses_cues_on(tmp_path, tiny_
               "--long-context", "0", "--unrelated-context", "0", "--precision", "fp32")
     from factscope.core.errors import ConfigError
 
-    with pytest.raises(ConfigError, match="--cues on"):
+    with pytest.raises(ConfigError, match="`cues='on'`"):
         run_cli(*common, "--cues", "on")
     result = run_cli(*common)
     assert result.exit_code == 0, result.output
@@ -559,5 +559,5 @@ def test_the_manifest_names_the_narrowest_window_only_when_given(tmp_path):
     mixed = TrainOptions(data=options.data, out=options.out, window_sentences=2, min_window_sentences=1)
     assert inference_layout(mixed) == {"window_sentences": 2, "min_window_sentences": 1}
     too_narrow = TrainOptions(data=options.data, out=options.out, window_sentences=0, min_window_sentences=1)
-    with pytest.raises(ConfigError, match="--min-window-sentences"):
+    with pytest.raises(ConfigError, match="`min_window_sentences`"):
         train_checker(too_narrow, lambda description, total: None)

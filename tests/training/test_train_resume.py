@@ -94,10 +94,10 @@ def test_resume_is_refused_when_the_settings_or_data_differ(tmp_path):
     (staging / "checkpoint_1.pt").write_bytes(b"state")
     prepare_staging(staging, replace(options, resume=True, threads=1))
     assert (staging / "checkpoint_1.pt").exists()
-    with pytest.raises(ConfigError, match=r"other settings \(epochs\)"):
+    with pytest.raises(ConfigError, match=r"other settings \(`epochs`\)"):
         prepare_staging(staging, replace(options, resume=True, epochs=3))
     data.write_text('{"premise": "a", "hypothesis": "c", "label": "entailment"}\n', encoding="utf-8")
-    with pytest.raises(ConfigError, match=r"other settings \(data\)"):
+    with pytest.raises(ConfigError, match=r"other settings \(`data`\)"):
         prepare_staging(staging, replace(options, resume=True))
     prepare_staging(staging, replace(options, epochs=3))
     assert not (staging / "checkpoint_1.pt").exists()

@@ -144,7 +144,7 @@ class EmbeddedScorer:
         if not manifest_path.is_file():
             raise ConfigError(
                 f"{directory} is not a checker directory (no {MANIFEST}); "
-                "train one with `factscope train-checker --data FILE.jsonl --out DIR`"
+                "train one with `factscope train-checker`"
             )
         manifest = read_manifest(manifest_path)
         method = manifest.get("method")

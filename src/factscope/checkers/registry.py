@@ -68,7 +68,7 @@ def _segmented(
     if mismatch not in MISMATCH_KINDS:
         raise ValueError(f"mismatch must be one of {', '.join(MISMATCH_KINDS)}, not {mismatch!r}")
     if min_window_sentences is not None and not window_sentences:
-        raise ConfigError("--min-window-sentences needs sentence windows: give --window-sentences too")
+        raise ConfigError("`min_window_sentences` needs sentence windows: give `window_sentences` too")
     check = None
     if MISMATCH_KINDS[mismatch]:
         from factscope.checkers.mismatch import find_mismatch
@@ -174,8 +174,8 @@ def _judge(scorer: Any, chunk_tokens: int, threshold: float | None, options: dic
 
     if options.get("window_sentences") or options.get("min_window_sentences"):
         raise ConfigError(
-            "the published judges chunk references as their authors do; --window-sentences and "
-            "--min-window-sentences apply to the embedded, nli: and path: checkers"
+            "the published judges chunk references as their authors do; `window_sentences` and "
+            "`min_window_sentences` apply to the embedded, nli: and path: checkers"
         )
     chosen = TWO_WAY_THRESHOLD if threshold is None else threshold
     return _segmented(scorer, **{**options, "max_tokens": chunk_tokens, "threshold": chosen})

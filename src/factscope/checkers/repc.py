@@ -31,8 +31,22 @@ FEATURES: tuple[RepCFeatures, ...] = get_args(RepCFeatures)
 
 
 class LayersError(ConfigError, ValueError):
-    """A ``--layers`` value that names no layer of the encoder: a settings error (the CLI exits 2), and still the
+    """A ``layers`` value that names no layer of the encoder: a settings error (the CLI exits 2), and still the
     ValueError that ``parse_layers`` raised before."""
+
+
+def check_layer_spec(text: str) -> str:
+    """``text`` when it is 'all' or comma-separated whole numbers (the encoder, loaded later, checks that they name
+    its layers); else a LayersError."""
+    if text.strip().lower() == "all":
+        return text
+    parts = [part.strip() for part in text.split(",")]
+    if not all(part.lstrip("-").isdigit() for part in parts):
+        raise LayersError(
+            f"{text!r}: give 'all' or comma-separated layer numbers (0 the embeddings, negative from the last), "
+            "e.g. 3,4,5,6"
+        )
+    return text
 
 
 def parse_layers(text: str, n_hidden_states: int) -> list[int]:
@@ -48,10 +62,10 @@ def parse_layers(text: str, n_hidden_states: int) -> list[int]:
         try:
             index = int(part)
         except ValueError:
-            raise LayersError(f"--layers: {part.strip()!r} is not a layer number; {valid}") from None
+            raise LayersError(f"`layers`: {part.strip()!r} is not a layer number; {valid}") from None
         index = index if index >= 0 else n_hidden_states + index
         if not 0 <= index < n_hidden_states:
-            raise LayersError(f"--layers: layer {part.strip()} is outside the encoder; {valid}")
+            raise LayersError(f"`layers`: layer {part.strip()} is outside the encoder; {valid}")
         layers.append(index)
     return layers
 

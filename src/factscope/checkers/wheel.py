@@ -87,7 +87,7 @@ def build_checker_wheel(
     if not RELEASE.match(version):
         raise ConfigError(f"version {version!r}: use a release number such as 1.0.0")
     if description is not None and (not description.strip() or "\n" in description or "\r" in description):
-        raise ConfigError("the description is the one line `--help` shows for the checker: give one non-empty line")
+        raise ConfigError("the description is the one line the checker's help shows: give one non-empty line")
     summary = description or _describe_folder(source)
     card_text = card if card is not None else checker_card(source, name)
     module = module_name(name)
@@ -129,7 +129,7 @@ def _describe_folder(folder: Path) -> str:
         return "a Hugging Face NLI classifier"
     raise ConfigError(
         f"'{folder}' is neither a factscope checker (manifest.json) nor a Hugging Face model (config.json); "
-        "give the folder `factscope train-checker -o` wrote"
+        "give the folder `factscope train-checker` wrote"
     )
 
 

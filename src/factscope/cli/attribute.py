@@ -15,11 +15,12 @@ from factscope.cli.choices import RetrieveMode
 from factscope.cli.display import ProgressDisplay, console, print_skipped, print_table, summary_table
 from factscope.cli.engine_options import EngineOptions, check_output, engine_options, run_system
 from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
-from factscope.cli.option_ranges import SEED_MAX, finite
+from factscope.cli.option_ranges import finite
 from factscope.cli.option_rules import FAST_MODE_OPTIONS, RAY_OPTIONS, refuse_ignored
 from factscope.cli.output_options import Overwrite, RetryFailed
 from factscope.cli.output_paths import check_outputs
 from factscope.core.errors import ConfigError, InputError, RecordsFailed
+from factscope.core.seeds import SEED_MAX
 from factscope.kalma.spec import AttributeSpec
 from factscope.metrics.attribution import Matching
 from factscope.metrics.ratios import EmptyPolicy

@@ -6,6 +6,3 @@ from typing import Literal
 
 RetrieveMode = Literal["none", "local", "wikidata"]
 """Where each KaLMA question's graph comes from: none (the gold graph), the local graph, or Wikidata."""
-
-TrainingMethod = Literal["finetune", "repc"]
-"""How `train-checker` trains: fine-tuning a cross-encoder, or RepC (a head on a frozen encoder)."""

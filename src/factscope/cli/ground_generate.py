@@ -11,10 +11,10 @@ from rich.markup import escape
 from factscope.cli.display import ProgressDisplay, console, print_table, summary_table
 from factscope.cli.ground_score import print_problems
 from factscope.cli.llm_options import LLMOptions, usage_rows
-from factscope.cli.option_ranges import SEED_MAX
 from factscope.cli.output_options import Overwrite, RetryFailed
 from factscope.cli.output_paths import check_outputs
 from factscope.core.errors import RecordsFailed
+from factscope.core.seeds import SEED_MAX
 from factscope.grounding.distractors import GoldPosition
 from factscope.retrieve.corpus import RetrieverName
 

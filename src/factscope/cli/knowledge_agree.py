@@ -33,7 +33,7 @@ def agree_command(
     from rich.table import Table
 
     from factscope.conner.agreement import agreement, read_human_ratings
-    from factscope.core.io import read_json_records
+    from factscope.core.input_files import read_json_records
 
     check_outputs(written={"-o": output})
     rows: dict[str, dict[str, Any]] = {}

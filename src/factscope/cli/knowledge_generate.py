@@ -69,7 +69,7 @@ Example:
 def _generate(
     input: Path, output: Path, llm: Any, settings: Any, *, train: Path | None, shots: int,
     select_from: int | None, evaluator_options: dict[str, Any] | None, select: bool, answer: bool, batch_size: int,
-    overwrite: bool, retry_failed: bool, task: KnowledgeTask | None,
+    overwrite: bool, retry_failed: bool, task: KnowledgeTask | None, ctx: typer.Context,
 ) -> None:
     from factscope.conner.demonstrations import choose_demonstrations
     from factscope.conner.evaluator_setup import make_evaluator
@@ -78,7 +78,7 @@ def _generate(
     records, skipped = load_records(input, need_knowledge=False, task=task)
     if not records:
         raise InputError("no usable records; see the messages above", path=input)
-    evaluator = noted(make_evaluator(**evaluator_options, llm=llm)) if evaluator_options is not None else None
+    evaluator = noted(make_evaluator(**evaluator_options, llm=llm), ctx) if evaluator_options is not None else None
     demonstrations: list[Any] = []
     if settings.mode == "few" or answer:
         if train is None and settings.mode == "few":
@@ -146,7 +146,7 @@ def generate_command(
     _generate(
         input, output, llm, GenerationSettings(mode=mode, seed=seed), train=train, shots=shots,
         select_from=select_from, evaluator_options=options if select_from else None, select=False, answer=answer,
-        batch_size=batch_size, overwrite=overwrite, retry_failed=retry_failed, task=task,
+        batch_size=batch_size, overwrite=overwrite, retry_failed=retry_failed, task=task, ctx=ctx,
     )
 
 
@@ -192,6 +192,7 @@ def select_command(
     _generate(
         input, output, llm, settings, train=train, shots=shots, select_from=None, evaluator_options=options,
         select=True, answer=answer, batch_size=batch_size, overwrite=overwrite, retry_failed=retry_failed, task=task,
+        ctx=ctx,
     )
 
 

@@ -10,8 +10,9 @@ import typer
 
 from factscope.checkers.segmented import CheckMode
 from factscope.cli.display import print_skipped
-from factscope.cli.option_ranges import SEED_MAX, q_know_weights
+from factscope.cli.option_ranges import q_know_weights
 from factscope.conner.data import KnowledgeTask
+from factscope.core.seeds import SEED_MAX
 from factscope.metrics.conner import Aggregation, EvidenceAggregation, SentenceRanking
 from factscope.retrieve.corpus import RetrieverName
 from factscope.retrieve.web_retrievers import EvidenceRetrieverName

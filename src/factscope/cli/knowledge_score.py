@@ -36,9 +36,10 @@ from factscope.cli.knowledge_options import (
 from factscope.cli.llm_options import LLMOptions, usage_rows
 from factscope.cli.option_rules import FAST_MODE_OPTIONS, RAY_OPTIONS, WEB_OPTIONS, refuse_ignored
 from factscope.cli.output_options import Overwrite, RetryFailed
+from factscope.cli.parameter_flags import in_context
 from factscope.cli.web_options import WebOptions
 from factscope.conner.spec import DEFAULT_COHERENCE_MODEL, DEFAULT_RELEVANCE_MODEL, KnowledgeSpec
-from factscope.core.errors import ConfigError, InputError, RecordsFailed
+from factscope.core.errors import InputError, RecordsFailed
 
 if TYPE_CHECKING:
     from factscope.conner.evaluator import KnowledgeEvaluator
@@ -78,18 +79,18 @@ Examples:
 """
 
 
-def noted(evaluator: KnowledgeEvaluator) -> KnowledgeEvaluator:
-    """``evaluator``, each metric it cannot compute for want of a part noted."""
+def noted(evaluator: KnowledgeEvaluator, ctx: typer.Context) -> KnowledgeEvaluator:
+    """``evaluator``, each metric it cannot compute for want of a part noted (naming the flag that supplies it)."""
     from factscope.conner.evaluator_setup import missing_parts
 
-    print_notes(missing_parts(evaluator))
+    print_notes(missing_parts(evaluator), ctx)
     return evaluator
 
 
-def print_notes(notes: list[str]) -> None:
-    """Each metric not computed for want of a part, as a note."""
+def print_notes(notes: list[str], ctx: typer.Context) -> None:
+    """Each metric not computed for want of a part, as a note naming the flag that supplies it."""
     for note in notes:
-        console.print(f"[yellow]note[/] {escape(note)}")
+        console.print(f"[yellow]note[/] {escape(in_context(note, ctx))}")
 
 
 def score_command(
@@ -131,11 +132,9 @@ def score_command(
         relevance=relevance_model, coherence=coherence_model, lm=default_lm(lm), baselines=baselines, weights=weights, seed=seed,
         mode=mode, web=web.settings(),
     )
-    if queries is not None and engine.on_ray:
-        raise ConfigError("--queries is not taken with --engine ray: give JSON / JSONL records with their query")
     output = output_path(engine, input, output, ".knowledge")
     check_output(engine, output, overwrite=overwrite, written={})
-    print_notes(spec_missing_parts(spec))
+    print_notes(spec_missing_parts(spec), ctx)
 
     def loaded(count: int, problems: list[InputError]) -> None:
         _survey(input, count, problems)

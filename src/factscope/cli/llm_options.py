@@ -87,7 +87,13 @@ class LLMOptions:
     ] = None
 
     def build(self) -> LLMClient:
-        """An LLM client from these settings; raises ConfigError naming what is missing."""
+        """An LLM client from these settings; raises ConfigError naming the option that is missing."""
+        try:
+            return self._built()
+        except ConfigError as error:
+            raise ConfigError(as_options(str(error))) from None
+
+    def _built(self) -> LLMClient:
         from factscope.llm.client import LLMClient, LLMConfig
 
         if self.llm is not None:
@@ -139,6 +145,21 @@ class LLMOptions:
         except ConfigError:
             return False
         return True
+
+
+SETTING_OPTIONS = {
+    "base_url": "llm_base_url", "model": "llm_model", "api_key": "llm_api_key", "config_path": "llm_config",
+    "cache_path": "llm_cache",
+}
+"""Each LLM setting that ``LLMConfig.resolve`` names in its errors -> the option of ``LLMOptions`` that gives it."""
+
+
+def as_options(message: str) -> str:
+    """An LLM settings error's ``message`` with each setting it names (`base_url`) named as its option
+    (`llm_base_url`), which the CLI then shows as a flag."""
+    for setting, option in SETTING_OPTIONS.items():
+        message = message.replace(f"`{setting}`", f"`{option}`")
+    return message
 
 
 def llm_options(command: Command) -> Command:

@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from factscope.cli.parameter_flags import for_command_line
 from factscope.core.errors import FactscopeError, RecordsFailed
 from factscope.core.results import RepeatedRecords
 from factscope.core.storage_faults import STORAGE_ERRNOS, storage_fault
@@ -85,15 +86,18 @@ def _register() -> None:
 
 def main() -> None:
     """Entry point: run the app; every error ends in one line and a documented exit code, never a traceback
-    (unless --debug)."""
+    (unless --debug). Library messages name parameters; they are shown with the running command's flags."""
     _register()
     errors = Console(stderr=True, soft_wrap=True)
     shown = warnings.showwarning
 
+    def flags(message: object) -> str:
+        return for_command_line(str(message), typer.main.get_command(app), sys.argv[1:])
+
     def show(message: Warning | str, category: type[Warning], filename: str, lineno: int,
              file: TextIO | None = None, line: str | None = None) -> None:
         if issubclass(category, RepeatedRecords):
-            errors.print(f"[bold yellow]warning:[/] {escape(str(message))}", highlight=False)
+            errors.print(f"[bold yellow]warning:[/] {escape(flags(message))}", highlight=False)
         else:
             shown(message, category, filename, lineno, file, line)
 
@@ -101,10 +105,10 @@ def main() -> None:
     try:
         app()
     except RecordsFailed as failed:
-        errors.print(f"[bold yellow]warning:[/] {escape(str(failed))}", highlight=False)
+        errors.print(f"[bold yellow]warning:[/] {escape(flags(failed))}", highlight=False)
         sys.exit(0 if _options.allow_failures else EXIT_RECORDS_FAILED)
     except FactscopeError as error:
-        errors.print(f"[bold red]error:[/] {escape(str(error))}", highlight=False)
+        errors.print(f"[bold red]error:[/] {escape(flags(error))}", highlight=False)
         sys.exit(EXIT_USAGE)
     except OSError as error:
         if error.errno not in STORAGE_ERRNOS:

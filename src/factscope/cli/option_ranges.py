@@ -13,9 +13,6 @@ import typer
 
 from factscope.conner.spec import DEFAULT_Q_KNOW_WEIGHTS
 
-SEED_MAX = 2**32 - 1
-"""The largest seed: seeds are used by Python's, numpy's and torch's generators, and numpy takes 0 to 2**32 - 1."""
-
 THRESHOLD_RANGES: dict[str, tuple[float, float, str]] = {
     "bi": (-1.0, 1.0, "a cosine similarity"),
     "nli": (0.0, 1.0, "an entailment probability"),
@@ -47,13 +44,6 @@ def above_zero(value: float) -> float:
     """Refuse a value that is not a finite number above 0."""
     if not (math.isfinite(value) and value > 0):
         raise typer.BadParameter(f"{value} is not a finite number above 0")
-    return value
-
-
-def positive_share(value: float) -> float:
-    """Refuse a value that is not a number above 0 and at most 1."""
-    if not (math.isfinite(value) and 0 < value <= 1):
-        raise typer.BadParameter(f"{value} is not a number above 0 and at most 1")
     return value
 
 
@@ -102,15 +92,3 @@ def q_know_weights(value: str) -> str:
     return value
 
 
-def layer_indices(value: str) -> str:
-    """``train-checker --layers``: 'all' or comma-separated whole numbers (the encoder, loaded later, checks that
-    they name its layers)."""
-    if value.strip().lower() == "all":
-        return value
-    parts = [part.strip() for part in value.split(",")]
-    if not all(part.lstrip("-").isdigit() for part in parts):
-        raise typer.BadParameter(
-            f"{value!r}: give 'all' or comma-separated layer numbers (0 the embeddings, negative from the last), "
-            "e.g. 3,4,5,6"
-        )
-    return value

@@ -10,12 +10,12 @@ run is writing is refused before any model loads.
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
-
-import click
+from typing import Any
 
 from factscope.core.errors import InputError
 from factscope.core.manifest import check_results_path
@@ -59,8 +59,25 @@ def check_written_file(path: Path, option: str) -> None:
 def hold_lock(results: Path) -> None:
     """Take the lock of the results file ``results`` and hold it until the running command ends (not at all
     outside a command)."""
-    context = click.get_current_context(silent=True)
+    context = running_command()
     if context is None:
         return
     acquire(results)
     context.call_on_close(partial(release, results))
+
+
+CLICK_MODULES = ("typer._click.globals", "click")
+"""Where the running command's context is kept: typer 0.29 and newer run on their own copy of click."""
+
+
+def running_command() -> Any:
+    """The click context of the command running in this thread, or None outside a command."""
+    for name in CLICK_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        context = module.get_current_context(silent=True)
+        if context is not None:
+            return context
+    return None

@@ -11,7 +11,7 @@ from factscope.cli.display import console
 
 HELP = """Pack a checker folder into a wheel, so that `--checker NAME` uses it wherever the wheel is installed.
 
-DIR is a folder `--checker path:DIR` reads: a checker `factscope train-checker -o DIR` wrote, or a Hugging Face
+DIR is a folder `--checker path:DIR` reads: a checker `factscope train-checker --out DIR` wrote, or a Hugging Face
 NLI model folder. The wheel (factscope_checker_NAME-VERSION-py3-none-any.whl in --out) holds the folder and
 registers NAME in factscope's `factscope.checkers` plugins; the checker it builds is the one `path:DIR` builds,
 with the folder's own layout and threshold. Share it on a package index or a file share; install it with pip.

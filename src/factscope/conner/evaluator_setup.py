@@ -34,7 +34,7 @@ def parse_weights(text: str) -> tuple[float, float, float, float]:
         values = ()
     if len(values) != 4:
         raise ConfigError(
-            f"--weights takes four comma-separated numbers (factuality,relevance,coherence,informativeness), "
+            f"`weights` takes four comma-separated numbers (factuality,relevance,coherence,informativeness), "
             f"got {text!r}"
         )
     return values[0], values[1], values[2], values[3]
@@ -75,11 +75,11 @@ def make_evaluator(
     from factscope.checkers.registry import make_checker
     from factscope.conner.coherence import AdjacentSimilarityCoherence, ClassifierCoherence
     from factscope.conner.relevance import BiEncoderRelevance, CrossEncoderRelevance
-    for option, value, allowed in (("--aggregate", aggregate, Aggregation),
-                                   ("--evidence-aggregate", evidence_aggregate, EvidenceAggregation),
-                                   ("--rank-by", rank_by, SentenceRanking)):
+    for option, value, allowed in (("aggregate", aggregate, Aggregation),
+                                   ("evidence_aggregate", evidence_aggregate, EvidenceAggregation),
+                                   ("rank_by", rank_by, SentenceRanking)):
         if value not in get_args(allowed):
-            raise ConfigError(f"{option} must be one of {', '.join(get_args(allowed))}, not {value!r}")
+            raise ConfigError(f"`{option}` must be one of {', '.join(get_args(allowed))}, not {value!r}")
     settings = KnowledgeSettings(
         evidence_k=evidence_k, aggregate=aggregate, evidence_aggregate=evidence_aggregate, rank_by=rank_by,
         hard_factuality=hard, baselines=baselines, seed=seed, weights=parse_weights(weights),
@@ -131,13 +131,13 @@ def missing_parts_of(*, has_retriever: bool, has_lm: bool) -> list[str]:
     notes = []
     if not has_retriever:
         notes.append(
-            "no --corpus or web retriever: open-ended validity is not computed, nor factuality but for records "
+            "no `corpus` or web retriever: open-ended validity is not computed, nor factuality but for records "
             "that carry their own 'evidence' passages"
         )
     if not has_lm:
         notes.append(
-            "no --lm: sentence coherence, informativeness and helpfulness are not computed "
-            f"(pass --lm embedded after {EXTRA_HINT}, --lm gpt2, a local folder, or --lm endpoint)"
+            "no `lm`: sentence coherence, informativeness and helpfulness are not computed "
+            f"(pass `lm='embedded'` after {EXTRA_HINT}, `lm='gpt2'`, a local folder, or `lm='endpoint'`)"
         )
     return notes
 
@@ -174,7 +174,7 @@ def _causal_lm(spec: str, llm: LLMClient | None) -> TokenLogProbs | None:
         from factscope.hf.causal_lm import EndpointCausalLM
 
         if llm is None:
-            raise ConfigError("--lm endpoint needs the completions endpoint: pass --llm-base-url and --llm-model")
+            raise ConfigError("`lm='endpoint'` needs the completions endpoint: pass `llm`")
         return EndpointCausalLM(llm)
     from factscope.hf.causal_lm import HFCausalLM
 

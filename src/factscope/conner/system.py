@@ -16,7 +16,7 @@ from factscope.conner.spec import KnowledgeSpec
 from factscope.conner.task import KnowledgeRun, knowledge_pipeline, knowledge_pool, knowledge_run
 from factscope.conner.totals import KnowledgeTotals
 from factscope.core.errors import ConfigError
-from factscope.core.manifest import Setting, fingerprint_file
+from factscope.core.manifest import SettingValue, fingerprint_file
 from factscope.core.run import Pipeline, RunRows
 from factscope.core.system import ReportHooks, RunFacts, RunOutcome
 from factscope.engines.system import System
@@ -103,7 +103,7 @@ class KnowledgeSystem(System[KnowledgeSpec, KnowledgeRecord, KnowledgeScores, Kn
 
     def refuse_ray(self) -> None:
         if self.queries is not None:
-            raise ConfigError("queries is not taken with engine='ray': give JSON / JSONL records with their query")
+            raise ConfigError("`queries` is not taken with `engine='ray'`: give JSON / JSONL records with their query")
 
     def needs_llm(self, spec: KnowledgeSpec) -> bool:
         """Whether the evaluator's parts named by ``spec`` call an LLM endpoint (an 'endpoint' LM or an LLM
@@ -126,7 +126,7 @@ class KnowledgeSystem(System[KnowledgeSpec, KnowledgeRecord, KnowledgeScores, Kn
     ) -> Pipeline[KnowledgeRecord, KnowledgeScores, KnowledgeTotals]:
         """The scoring pipeline of ``spec``'s evaluator, drawing helpfulness baselines from its ``pool``."""
         evaluator = make_spec_evaluator(spec, llm)  # first: a missing corpus is a located InputError
-        settings: dict[str, Setting] = {"corpus": fingerprint_file(spec.corpus).sha256} if spec.corpus else {}
+        settings: dict[str, SettingValue] = {"corpus": fingerprint_file(spec.corpus).sha256} if spec.corpus else {}
         return knowledge_pipeline(evaluator, pool=spec.pool if spec.pool is not None else [], settings=settings)
 
     def prepare(self, spec: KnowledgeSpec, records: Iterable[KnowledgeRecord]) -> KnowledgeSpec:

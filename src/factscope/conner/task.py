@@ -12,7 +12,7 @@ from factscope.conner.data import KnowledgeRecord
 from factscope.conner.evaluator import KnowledgeEvaluator
 from factscope.conner.scores import NOT_SCORED, KnowledgeScores, knowledge_failed
 from factscope.conner.totals import METRICS, KnowledgeSummary, KnowledgeTotals
-from factscope.core.manifest import Setting
+from factscope.core.manifest import SettingValue
 from factscope.core.run import Pipeline, RunRows
 from factscope.core.run_result import RunResult
 
@@ -38,7 +38,7 @@ def knowledge_pipeline(
     evaluator: KnowledgeEvaluator,
     *,
     pool: Sequence[str] | None = None,
-    settings: Mapping[str, Setting] | None = None,
+    settings: Mapping[str, SettingValue] | None = None,
 ) -> Pipeline[KnowledgeRecord, KnowledgeScores, KnowledgeTotals]:
     """CONNER's scoring as a pipeline any engine runs: ``evaluator`` scores each batch of records, drawing
     helpfulness baselines from ``pool`` (``knowledge_pool`` of every record; default: each batch's own knowledge).

@@ -1,4 +1,9 @@
-"""The error hierarchy: every error factscope raises on purpose is a FactscopeError."""
+"""The error hierarchy: every error factscope raises on purpose is a FactscopeError.
+
+A message names a parameter in backticks, alone or with a value as Python writes it (`window_sentences`,
+`method='finetune'`, `overwrite=True`), never as a command-line flag: the CLI shows each such mention as the flag of
+the running command (``factscope.cli.parameter_flags``), and a caller of the API reads the name it passes.
+"""
 
 from __future__ import annotations
 
@@ -46,9 +51,9 @@ class RecordsFailed(FactscopeError):
         self.count = count
         fate = (
             f"each is kept in {where} with its error (and the raw reply where there was one); rerun with "
-            "--retry-failed to try them again"
+            "`retry_failed=True` to try them again"
             if kept
             else f"they are not written to {where}, so rerunning the same command tries them again"
         )
-        super().__init__(f"{count} {what} failed; {fate}. Pass --allow-failures before the command to accept a "
-                         "partial run.")
+        super().__init__(f"{count} {what} failed; {fate}. Pass `allow_failures=True` before the command to "
+                         "accept a partial run.")

@@ -15,7 +15,7 @@ import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from string import Template
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -24,7 +24,8 @@ from factscope.core.storage_faults import storage_fault
 
 MANIFEST_SUFFIX = ".manifest.json"
 
-Setting = str | int | float | bool | None | list[Any] | dict[str, Any]
+SettingValue = str | int | float | bool | None | list[Any] | dict[str, Any]
+"""The value a results file's manifest records for one setting of its run (JSON-shaped)."""
 
 
 class InputFingerprint(BaseModel):
@@ -41,7 +42,7 @@ class RunManifest(BaseModel):
     system: str
     factscope_version: str
     inputs: dict[str, InputFingerprint] = Field(default_factory=dict)
-    settings: dict[str, Setting] = Field(default_factory=dict)
+    settings: dict[str, SettingValue] = Field(default_factory=dict)
 
 
 def manifest_path(output: str | Path) -> Path:
@@ -66,14 +67,41 @@ def fingerprint_file(path: str | Path) -> InputFingerprint:
     return InputFingerprint(source=str(path), sha256=digest.hexdigest(), size=size)
 
 
+class ItemsDigest:
+    """The SHA-256 of records taken one at a time, in order, as ``fingerprint_items`` takes them: a reader that
+    digests its records as it reads them spares a run the pass its manifest would otherwise make."""
+
+    def __init__(self) -> None:
+        self._sha256 = hashlib.sha256()
+        self.count = 0
+
+    def add(self, item: object) -> None:
+        """Take the next record."""
+        self._sha256.update(_canonical(item).encode("utf-8") + b"\n")
+        self.count += 1
+
+    def fingerprint(self, source: str = "<records>") -> InputFingerprint:
+        """The fingerprint of the records taken so far."""
+        return InputFingerprint(source=source, sha256=self._sha256.hexdigest(), size=self.count)
+
+
+@runtime_checkable
+class DigestedItems(Protocol):
+    """Records read afresh from a file on each pass that digest themselves as they are read: ``digest`` is that
+    of the last complete pass (None before one, or while a pass is under way)."""
+
+    digest: ItemsDigest | None
+
+
 def fingerprint_items(items: Iterable[object], source: str = "<records>") -> InputFingerprint:
-    """SHA-256 over records given in memory (pydantic models, dataclasses or JSON-like values), in order."""
-    digest = hashlib.sha256()
-    count = 0
-    for item in items:
-        digest.update(_canonical(item).encode("utf-8") + b"\n")
-        count += 1
-    return InputFingerprint(source=source, sha256=digest.hexdigest(), size=count)
+    """SHA-256 over records (pydantic models, dataclasses or JSON-like values), in order; records that digested
+    themselves on a complete pass (``DigestedItems``) are not read again."""
+    digest = items.digest if isinstance(items, DigestedItems) else None
+    if digest is None:
+        digest = ItemsDigest()
+        for item in items:
+            digest.add(item)
+    return digest.fingerprint(source)
 
 
 def _canonical(item: object) -> str:
@@ -99,7 +127,7 @@ NOT_RESULT_CHANGING = frozenset(
 """Component attributes that change speed or display, never results: left out of a description."""
 
 
-def describe(component: object, depth: int = 2) -> Setting:
+def describe(component: object, depth: int = 2) -> SettingValue:
     """The result-changing settings of a component: its own ``result_settings()`` when it has one, else its type
     and public plain-valued attributes (numbers, strings, flags, paths; a prompt template as a digest of its
     text) and those of the objects it holds, ``depth`` levels down."""
@@ -186,15 +214,15 @@ def check_results_path(output: str | Path, *, overwrite: bool = False) -> None:
     """
     output = Path(output)
     if output.is_dir():
-        raise InputError("is a folder; name a results file, e.g. -o results.jsonl", path=output)
+        raise InputError("is a folder; name a results file as `output`, e.g. `output='results.jsonl'`", path=output)
     folder = nearest_existing_folder(output)
     if not folder.is_dir():
-        raise InputError(f"cannot be created: {folder} is a file, not a folder; name another output with -o", path=output)
+        raise InputError(f"cannot be created: {folder} is a file, not a folder; name another `output`", path=output)
     if output.exists() and not os.access(output, os.W_OK):
-        raise InputError("is read-only; make it writable (chmod u+w) or name another output with -o", path=output)
+        raise InputError("is read-only; make it writable (chmod u+w) or name another `output`", path=output)
     if (overwrite or not output.exists()) and not os.access(folder, os.W_OK | os.X_OK):
         raise InputError(
-            f"cannot be written: the folder {folder} is read-only; name an output in a folder you can write with -o",
+            f"cannot be written: the folder {folder} is read-only; name an `output` in a folder you can write",
             path=output,
         )
     if not overwrite and output.exists() and output.stat().st_size > 0:
@@ -230,7 +258,7 @@ def prepare_results(output: str | Path, manifest: RunManifest, *, overwrite: boo
             raise ResultsMismatch(
                 "holds results of another run, so resuming into it would mix them: "
                 + "; ".join(found)
-                + ". Rerun with --overwrite to start this file again, or name another output with -o",
+                + ". Rerun with `overwrite=True` to start this file again, or name another `output`",
                 path=output,
             )
         return
@@ -246,15 +274,15 @@ def _read_manifest(output: Path, sidecar: Path) -> RunManifest:
     if not sidecar.is_file():
         raise ResultsMismatch(
             f"exists but has no {sidecar.name}, so it is not a factscope results file (or was made before "
-            "results files recorded their settings); rerun with --overwrite to replace it, or name another output "
-            "with -o",
+            "results files recorded their settings); rerun with `overwrite=True` to replace it, or name another "
+            "`output`",
             path=output,
         )
     try:
         return RunManifest.model_validate_json(sidecar.read_text(encoding="utf-8"))
     except (ValidationError, UnicodeDecodeError) as error:
         raise ResultsMismatch(
-            f"its manifest {sidecar.name} cannot be read ({type(error).__name__}); rerun with --overwrite to start "
-            "again, or name another output with -o",
+            f"its manifest {sidecar.name} cannot be read ({type(error).__name__}); rerun with `overwrite=True` to "
+            "start again, or name another `output`",
             path=output,
         ) from None

@@ -31,7 +31,7 @@ from factscope.core.errors import ConfigError
 
 T = TypeVar("T")
 
-LLM_SETTINGS = "pass --llm-base-url and --llm-model (or set FACTSCOPE_LLM_BASE_URL and FACTSCOPE_LLM_MODEL)"
+LLM_SETTINGS = "pass `llm`"
 
 
 class SpecParts(NamedTuple):

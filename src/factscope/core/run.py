@@ -30,9 +30,9 @@ from typing import Any, Generic, Protocol, TypedDict, TypeVar, runtime_checkable
 from pydantic import BaseModel
 
 from factscope.core.heap import HeapTrimmer
-from factscope.core.io import ResultWriter, drop_rows
-from factscope.core.manifest import RunManifest, Setting, describe, fingerprint_items, prepare_results
+from factscope.core.manifest import RunManifest, SettingValue, describe, fingerprint_items, prepare_results
 from factscope.core.results import RepeatedRecords, ResultRows, Totals, repeated_message
+from factscope.core.results_file import ResultWriter, drop_rows
 from factscope.core.results_lock import results_lock
 from factscope.core.version import __version__
 
@@ -94,11 +94,11 @@ def run_manifest(
     system: str,
     items: Iterable[object],
     components: Mapping[str, object],
-    settings: Mapping[str, Setting] | None = None,
+    settings: Mapping[str, SettingValue] | None = None,
 ) -> RunManifest:
     """The manifest of a run: a fingerprint of its input records, a description of each component, and any
     further ``settings`` that change results."""
-    described: dict[str, Setting] = {name: describe(component) for name, component in components.items()}
+    described: dict[str, SettingValue] = {name: describe(component) for name, component in components.items()}
     return RunManifest(
         system=system,
         factscope_version=__version__,
@@ -266,7 +266,7 @@ class Pipeline(Generic[Item, Row, TotalsT]):
     process: Callable[[Sequence[Item]], Sequence[Row]]
     new_totals: Callable[[], TotalsT]
     components: Mapping[str, object]
-    settings: Mapping[str, Setting]
+    settings: Mapping[str, SettingValue]
     failed: Callable[[Row], bool]
     """Whether a row records a failure a rerun with ``retry_failed`` should try again."""
     crashed: Callable[[Item, str], Row]
@@ -298,8 +298,9 @@ def run_pipeline(
     retry_failed: bool = False,
 ) -> tuple[RunRows[Row], TotalsT]:
     """Run ``pipeline`` over ``items`` in this process (``run_batches``): its rows and the totals of the whole
-    results file. ``items`` is read twice, once for the manifest's fingerprint and once to run, so give a list
-    or a re-iterable reader; a one-pass iterator is first gathered into a list."""
+    results file. ``items`` is read twice, once for the manifest's fingerprint and once to run (once only when
+    a reader digested them on an earlier complete pass, ``factscope.core.manifest.DigestedItems``), so give a
+    list or a re-iterable reader; a one-pass iterator is first gathered into a list."""
     if isinstance(items, Iterator):
         items = list(items)
     manifest = pipeline.manifest(items) if output is not None else None

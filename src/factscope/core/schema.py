@@ -116,7 +116,9 @@ class Verdict(ShownAsHtml, BaseModel):
         return self.probs[LABELS.index(label)]
 
 
-Setting = Literal["zero", "noisy", "accurate"]
+ContextSetting = Literal["zero", "noisy", "accurate"]
+"""RefChecker's three context settings of a record: no reference (zero), retrieved passages (noisy) or the
+passage the answer should rest on (accurate)."""
 
 
 class Record(BaseModel):
@@ -126,8 +128,13 @@ class Record(BaseModel):
     response: str
     question: str | None = None
     references: list[str] = Field(default_factory=list)
-    setting: Setting | None = None
+    setting: ContextSetting | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+MODEL_FIELD = "model"
+"""A record's metadata field naming the model that wrote the response: reports break figures down by it, and a
+report of several results files names each file's records by their file where they lack it."""
 
 
 class Extraction(BaseModel):

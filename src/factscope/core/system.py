@@ -16,7 +16,7 @@ from markupsafe import Markup
 from pydantic import BaseModel
 
 from factscope.core.errors import InputError
-from factscope.core.manifest import Setting
+from factscope.core.manifest import SettingValue
 from factscope.core.run import Pipeline
 
 LLMClient = Any
@@ -50,7 +50,7 @@ class RunFacts:
     settings (the same on the driver of a Ray run, which never builds the models, as in a local run)."""
 
     names: Mapping[str, str]
-    settings: Mapping[str, Setting]
+    settings: Mapping[str, SettingValue]
 
 
 @dataclass(frozen=True)
@@ -74,10 +74,13 @@ class ReportHooks(Generic[Row]):
     """What ``only='hallucinated'`` keeps, in words."""
     record: Callable[[Row, str], Markup]
     """One row as an HTML fragment, under an anchor."""
-    overview: Callable[[Sequence[Row]], Markup] | None = None
-    """The figures and charts of the shared page (None: the system renders its own whole page)."""
-    caption: Callable[[Row], str] | None = None
+    overview: Callable[[Sequence[Row]], Markup]
+    """The figures and charts of all the rows, at the top of the shared page."""
+    caption: Callable[[Row], str]
     """A record's short line of figures in the page's contents."""
+    record_in_context: Callable[[Row, str, Sequence[str]], Markup] | None = None
+    """One row as ``record`` shows it followed by the input contexts it was judged against, for a system whose rows
+    do not hold them (None: its rows hold their own texts)."""
 
 
 def facts_of(pipeline: Pipeline[Any, Any, Any]) -> RunFacts:

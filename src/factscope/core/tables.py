@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, TypeAlias
 
 from factscope.core.errors import InputError
-from factscope.core.io import read_json_records
+from factscope.core.input_files import read_json_records
 from factscope.core.record_limits import max_record_bytes, oversized_record, require_file
 
 TABLES_EXTRA = "pip install 'factscope[tables]'"

@@ -33,9 +33,9 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel
 
 from factscope.core.errors import ConfigError, InputError
-from factscope.core.io import ResultWriter, drop_rows
 from factscope.core.manifest import RunManifest
 from factscope.core.results import ResultRows, Totals
+from factscope.core.results_file import ResultWriter, drop_rows
 from factscope.core.results_lock import results_lock
 from factscope.core.run import Pipeline, ProgressCallback, RunRows, stage
 from factscope.core.system import RecordParser, RunFacts, SystemBuild
@@ -516,7 +516,7 @@ class _UnitPool:
         holds a record the parser reads (the input changed during the run), its error."""
         message = (
             f"record {key!r} ended its worker process {crashes} times ({reason}), so it was not run; rerun with "
-            "--retry-failed after fixing the cause, or leave the record out"
+            "`retry_failed=True` after fixing the cause, or leave the record out"
         )
         path = Path(unit.shard)
         for found, raw in unit_records(unit):

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 from pydantic import ValidationError
 
 from factscope.core.errors import InputError
-from factscope.core.io import read_json_records, read_jsonl_range
+from factscope.core.input_files import read_json_records, read_jsonl_range
 from factscope.core.manifest import (
     InputFingerprint,
     ResultsMismatch,
@@ -128,17 +128,17 @@ def check_results_folder(output: Path, *, overwrite: bool = False) -> None:
     a folder holding results shards but no readable manifest (not a factscope results folder)."""
     if output.exists() and not output.is_dir():
         raise InputError(
-            "is a file; with --engine ray, -o names a results folder (one results shard per input shard)",
+            "is a file; with `engine='ray'`, `output` names a results folder (one results shard per input shard)",
             path=output,
         )
     folder = output if output.is_dir() else nearest_existing_folder(output)
     if not folder.is_dir():
         raise InputError(
-            f"cannot be created: {folder} is a file, not a folder; name another output with -o", path=output
+            f"cannot be created: {folder} is a file, not a folder; name another `output`", path=output
         )
     if not os.access(folder, os.W_OK | os.X_OK):
         raise InputError(
-            f"cannot be written: the folder {folder} is read-only; name another output with -o", path=output
+            f"cannot be written: the folder {folder} is read-only; name another `output`", path=output
         )
     if not overwrite and _holds_rows(output):
         _recorded_manifest(output)
@@ -161,7 +161,7 @@ def prepare_results_folder(output: Path, manifest: RunManifest, *, overwrite: bo
             raise ResultsMismatch(
                 "holds results of another run, so resuming into it would mix them: "
                 + "; ".join(found)
-                + ". Rerun with --overwrite to start this folder again, or name another output with -o",
+                + ". Rerun with `overwrite=True` to start this folder again, or name another `output`",
                 path=output,
             )
         return
@@ -178,15 +178,15 @@ def _recorded_manifest(output: Path) -> RunManifest:
     if not sidecar.is_file():
         raise ResultsMismatch(
             f"holds results shards but no {FOLDER_MANIFEST}, so it is not a factscope results folder; rerun with "
-            "--overwrite to replace its shards, or name another output with -o",
+            "`overwrite=True` to replace its shards, or name another `output`",
             path=output,
         )
     try:
         return RunManifest.model_validate_json(sidecar.read_text(encoding="utf-8"))
     except (ValidationError, UnicodeDecodeError) as error:
         raise ResultsMismatch(
-            f"its {FOLDER_MANIFEST} cannot be read ({type(error).__name__}); rerun with --overwrite to start again, "
-            "or name another output with -o",
+            f"its {FOLDER_MANIFEST} cannot be read ({type(error).__name__}); rerun with `overwrite=True` to start "
+            "again, or name another `output`",
             path=output,
         ) from None
 

@@ -222,7 +222,7 @@ class System(ABC, Generic[SpecT, Item, Row, TotalsT, RunT]):
                 loaded(done.new_records + done.resumed_records + ran.passed_over, ran.problems)
             return ran
         if engine != "local":
-            raise ConfigError(f"unknown engine {engine!r}: use 'local' or 'ray'")
+            raise ConfigError(f"unknown `engine` {engine!r}: use `engine='local'` or `engine='ray'`")
         items = self.items(inputs)
         if isinstance(items, Iterator):
             items = list(items)
@@ -258,20 +258,20 @@ class System(ABC, Generic[SpecT, Item, Row, TotalsT, RunT]):
         ray: RayOptions | None,
     ) -> Execution[RunT]:
         if not isinstance(inputs, (str, Path)):
-            raise ConfigError("engine='ray' reads a file or a folder of *.jsonl shards: give inputs as a path")
+            raise ConfigError("`engine='ray'` reads a file or a folder of *.jsonl shards: give `inputs` as a path")
         if output is None:
-            raise ConfigError("engine='ray' writes a results folder: give output")
+            raise ConfigError("`engine='ray'` writes a results folder: give `output`")
         path, folder = Path(inputs), Path(output)
         if is_table_file(path):
             raise InputError(
-                "--engine ray reads JSON / JSONL records (or a folder of *.jsonl shards); run a Parquet or CSV file "
-                "without --engine ray, or write it as JSONL first",
+                "`engine='ray'` reads JSON / JSONL records (or a folder of *.jsonl shards); run a Parquet or CSV file "
+                "with `engine='local'`, or write it as JSONL first",
                 path=path,
             )
         self.refuse_ray()
         if llm is not None and not callable(llm):
-            raise ConfigError("engine='ray' makes an LLM client in each worker: give llm as a picklable function "
-                              "that makes one")
+            raise ConfigError("`engine='ray'` makes an LLM client in each worker: give `llm` as a picklable "
+                              "function that makes one")
         require_ray()
         check_results_folder(folder, overwrite=overwrite)
         prepared = self.prepare(spec, readable_items(path, self.parse))

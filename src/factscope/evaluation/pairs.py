@@ -21,9 +21,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict
 
+from factscope.core.error_location import parse_located
 from factscope.core.errors import InputError
 from factscope.core.fields import Identifier, NonBlank
-from factscope.core.io import parse_located
 from factscope.core.record_ids import RecordIds
 from factscope.core.tables import read_records
 from factscope.evaluation.splits import part_of

@@ -29,10 +29,11 @@ from pydantic import (
     model_validator,
 )
 
+from factscope.core.error_location import parse_located
 from factscope.core.errors import InputError
 from factscope.core.fields import Flag, Identifier, NonBlank, Passages, Texts
-from factscope.core.io import parse_located
 from factscope.core.json_entries import document_kind, json_entries
+from factscope.core.manifest import ItemsDigest
 from factscope.core.record_ids import RecordIds
 from factscope.core.tables import is_table_file, read_records
 from factscope.grounding.metadata import SHOWN_IDS, Metadata, join_warnings
@@ -335,7 +336,9 @@ class ScoredExamples:
     The dataset is streamed in either layout: each iteration reads it again one record at a time (a JSONL line, or
     an entry of the Truly Ground layout) and joins each record to its response and its metadata through on-disk
     indexes of those files (``ResponseIndex``, ``Metadata``), so memory holds the ids, not the records. Opening
-    reads the input once, to find the problems and warnings and count the examples; ``close`` removes the indexes."""
+    reads the input once, to find the problems and warnings, count the examples, gather the metadata ``fields``
+    that have a value and digest the examples (``digest``, see ``factscope.core.manifest.DigestedItems``), so
+    neither a run's preparation nor its manifest reads the file again; ``close`` removes the indexes."""
 
     def __init__(
         self, path: str | Path, metadata: str | Path | None = None, responses: str | Path | None = None
@@ -349,6 +352,8 @@ class ScoredExamples:
         self.problems: list[InputError] = []
         self.warnings: list[str] = []
         self.without_response: list[str] = []
+        self.fields: set[str] = set()
+        self.digest: ItemsDigest | None = None
         self._count = 0
         try:
             self._metadata = Metadata(metadata) if metadata is not None else None
@@ -362,6 +367,7 @@ class ScoredExamples:
         if self._metadata is not None:
             self.problems.extend(self._metadata.errors)
         data_ids: set[str] = set()
+        digest = ItemsDigest()
         for question, example in self._loaded():
             if question is not None:
                 data_ids.add(question)
@@ -371,6 +377,9 @@ class ScoredExamples:
                 self.without_response.append(example.id)
             else:
                 self._count += 1
+                self.fields.update(name for name, value in example.metadata.items() if value is not None)
+                digest.add(example)
+        self.digest = digest
         if self._metadata is not None:
             self.warnings.extend(self._metadata.warnings(data_ids))
         if self._responses is not None and responses is not None:
@@ -403,8 +412,13 @@ class ScoredExamples:
             yield question, example
 
     def __iter__(self) -> Iterator[GroundExample]:
-        return (example for _, example in self._loaded()
-                if isinstance(example, GroundExample) and example.response is not None)
+        self.digest = None
+        digest = ItemsDigest()
+        for _, example in self._loaded():
+            if isinstance(example, GroundExample) and example.response is not None:
+                digest.add(example)
+                yield example
+        self.digest = digest
 
     def __len__(self) -> int:
         return self._count

@@ -13,8 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from factscope.core.error_location import parse_located
 from factscope.core.errors import InputError
-from factscope.core.io import parse_located
 from factscope.core.json_entries import document_kind, json_entries
 from factscope.core.keyed_store import KeyedStore
 from factscope.core.record_ids import repeated_id

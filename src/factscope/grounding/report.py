@@ -12,15 +12,13 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
+from factscope.core.schema import MODEL_FIELD
 from factscope.grounding.task import DEFAULT_FACTORS, FactJudgement, GroundResult, summarize
 from factscope.metrics.grounding import GroundingAverages
 from factscope.plots.bars import grouped_bars
 from factscope.plots.histogram import histogram
 from factscope.plots.svg import Series
 from factscope.plots.templating import environment
-
-MODEL_FIELD = "model"
-"""A metadata field that, when records have it, adds a breakdown by the model that wrote the response."""
 
 FIGURES = (
     ("precision", "precision"),

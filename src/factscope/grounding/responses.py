@@ -20,9 +20,9 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, create_model
 
+from factscope.core.error_location import json_kind, parse_located
 from factscope.core.errors import InputError
 from factscope.core.fields import Identifier, Passages
-from factscope.core.io import json_kind, parse_located
 from factscope.core.json_entries import document_kind, json_entries
 from factscope.core.record_ids import RecordIds
 from factscope.core.tables import is_table_file, read_records

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from factscope.claims.base import Extractor
-    from factscope.core.manifest import Setting
+    from factscope.core.manifest import SettingValue
     from factscope.grounding.presence import PresenceModel
     from factscope.grounding.presence_rounds import PresenceMode
     from factscope.metrics.ratios import EmptyPolicy
@@ -44,4 +44,4 @@ class GroundSpec:
     factors: tuple[str, ...] | None = None
     no_response_facts: EmptyPolicy = "zero"
     no_gold_facts: EmptyPolicy = "skip"
-    settings: Mapping[str, Setting] = field(default_factory=dict)
+    settings: Mapping[str, SettingValue] = field(default_factory=dict)

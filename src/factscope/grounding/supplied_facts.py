@@ -13,7 +13,7 @@ from pathlib import Path
 
 from factscope.claims.base import Extractor, check_questions
 from factscope.core.errors import InputError
-from factscope.core.manifest import Setting, describe
+from factscope.core.manifest import SettingValue, describe
 from factscope.core.schema import Claim, Extraction
 from factscope.grounding.data import GroundExample
 
@@ -71,7 +71,7 @@ class SuppliedFactExtractor:
             for i in range(len(texts))
         ]
 
-    def result_settings(self) -> dict[str, Setting]:
+    def result_settings(self) -> dict[str, SettingValue]:
         """What the manifest records of this extractor: the fallback (the facts file is recorded by its caller)."""
         return {"fallback": describe(self.fallback)}
 
@@ -83,7 +83,7 @@ class SuppliedFacts:
     the ids it has facts for that match no example."""
 
     extractor: SuppliedFactExtractor
-    settings: dict[str, Setting]
+    settings: dict[str, SettingValue]
     supplied: int
     extracted: int
     problems: list[InputError]
@@ -108,7 +108,7 @@ def supply_facts(
         else:
             extracted += 1
     fingerprint = fingerprint_file(path)
-    settings: dict[str, Setting] = {
+    settings: dict[str, SettingValue] = {
         "atomic_facts": {
             "sha256": fingerprint.sha256,
             "size": fingerprint.size,

@@ -73,7 +73,7 @@ def read_scored(
     examples.problems = [
         *examples.problems,
         *(
-            InputError(f"record {id!r}: missing: the response to score; pass responses, or run `factscope ground "
+            InputError(f"record {id!r}: missing: the response to score; pass `responses`, or run `factscope ground "
                        "generate` first", path=path, field="response")
             for id in examples.without_response
         ),
@@ -99,6 +99,7 @@ class GroundSystem(System[GroundSpec, GroundExample, GroundResult, GroundTotals,
         record=report.record_html,
         overview=report.overview_html,
         caption=report.record_caption,
+        record_in_context=report.record_html,
     )
 
     def __init__(self, metadata: str | Path | None = None, responses: str | Path | None = None) -> None:
@@ -123,8 +124,8 @@ class GroundSystem(System[GroundSpec, GroundExample, GroundResult, GroundTotals,
     def refuse_ray(self) -> None:
         if self.metadata is not None or self.responses is not None:
             raise ConfigError(
-                "metadata and responses are not taken with engine='ray': give generic JSONL records that carry "
-                "their response and metadata"
+                "`metadata` and `responses` are not taken with `engine='ray'`: give generic JSONL records that "
+                "carry their response and metadata"
             )
 
     def needs_llm(self, spec: GroundSpec) -> bool:

@@ -17,10 +17,10 @@ from pydantic import BaseModel, Field
 
 from factscope.core.display import ShownAsHtml
 from factscope.core.errors import ConfigError
-from factscope.core.manifest import Setting
+from factscope.core.manifest import SettingValue
 from factscope.core.run import Pipeline
 from factscope.core.run_result import RunResult
-from factscope.grounding.data import GroundExample
+from factscope.grounding.data import GroundExample, ScoredExamples
 from factscope.grounding.presence import PresenceModel, decide
 from factscope.metrics.grounding import (
     AverageTotals,
@@ -281,7 +281,7 @@ def ground_pipeline(
     factors: Sequence[str] = (),
     no_response_facts: EmptyPolicy = "zero",
     no_gold_facts: EmptyPolicy = "skip",
-    settings: Mapping[str, Setting] | None = None,
+    settings: Mapping[str, SettingValue] | None = None,
 ) -> Pipeline[GroundExample, GroundResult, GroundTotals]:
     """The grounding task as a pipeline any engine runs: decompose, judge presence and score each batch of
     examples (each must have a response); its totals break results down by ``factors`` (chosen beforehand with
@@ -325,7 +325,11 @@ class ExampleSurvey:
 
 
 def survey_examples(examples: Iterable[GroundExample]) -> ExampleSurvey:
-    """The ids of the examples without a response and the metadata fields with a value, in one pass."""
+    """The ids of the examples without a response and the metadata fields with a value, in one pass; the examples
+    of a file, which surveyed themselves when it was opened (``ScoredExamples``: all have a response), are not
+    read again."""
+    if isinstance(examples, ScoredExamples):
+        return ExampleSurvey(fields=set(examples.fields))
     survey = ExampleSurvey()
     for example in examples:
         if example.response is None:

@@ -64,8 +64,8 @@ class HFCausalLM:
             self.model = load_pretrained(AutoModelForCausalLM, name_or_path, "causal LM")
         except ConfigError as error:
             raise ConfigError(
-                f"{error}; pass --lm with a local causal-LM folder or a cached hub name, "
-                "or --lm endpoint (with --llm-base-url and --llm-model) for an OpenAI-compatible completions endpoint"
+                f"{error}; pass `lm` with a local causal-LM folder or a cached hub name, "
+                "or `lm='endpoint'` (with `llm`) for an OpenAI-compatible completions endpoint"
             ) from None
         self.name = name or f"hf:{name_or_path}"
         self.batch_size = batch_size

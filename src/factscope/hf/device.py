@@ -10,7 +10,7 @@ Device = Literal["auto", "cpu", "cuda"]
 """Where a model runs: ``auto`` (a CUDA GPU when there is one), ``cpu`` or ``cuda``."""
 
 
-def resolve_device(name: str) -> str:
+def resolve_device(name: str) -> Literal["cpu", "cuda"]:
     """``cpu`` or ``cuda`` for ``auto`` / ``cpu`` / ``cuda``; asking for ``cuda`` without a GPU is a ConfigError."""
     import torch
 
@@ -18,6 +18,8 @@ def resolve_device(name: str) -> str:
         raise ConfigError(f"unknown device {name!r}; use auto, cpu or cuda")
     if name == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
-    if name == "cuda" and not torch.cuda.is_available():
-        raise ConfigError("--device cuda: no CUDA GPU is visible to PyTorch; use --device cpu or auto")
-    return name
+    if name == "cpu":
+        return "cpu"
+    if not torch.cuda.is_available():
+        raise ConfigError("`device='cuda'`: no CUDA GPU is visible to PyTorch; use `device='cpu'` or `device='auto'`")
+    return "cuda"

@@ -9,7 +9,7 @@ and a word counts only when it *begins* with a known stem, so ``unsupported`` ne
 - a negated Entailment word (preceded by ``not`` / ``non`` / ``no``, or prefixed ``un`` / ``non`` / ``in``, as in
   ``unsupported``, ``non-entailment``, ``inconsistent``) -> Neutral: "not entailed" says nothing of a contradiction.
 
-A map that cannot be right is refused with a ConfigError naming ``--label-order``: a name with no known word
+A map that cannot be right is refused with a ConfigError naming ``label_order``: a name with no known word
 (``LABEL_0``), a negated Contradiction word, two columns read as the same label, or no column for Entailment or for
 "not entailed".
 """
@@ -32,7 +32,7 @@ _STEMS: tuple[tuple[str, Label], ...] = (
 )
 _NEGATION_WORDS = ("not", "non", "no")
 _NEGATION_PREFIXES = ("non", "un", "in")
-_HINT = "pass --label-order with one name per output column, e.g. --label-order not_entailment,entailment"
+_HINT = "pass `label_order` with one name per output column, e.g. `label_order='not_entailment,entailment'`"
 
 
 def name_words(name: str) -> list[str]:
@@ -70,9 +70,9 @@ def label_columns(id2label: Mapping[int, str], label_order: Sequence[str] | None
     """Map a classifier's output columns to factscope labels, from its config's ``id2label`` or from
     ``label_order`` (one name per column, in column order); a map that cannot be right raises ConfigError."""
     names = list(label_order) if label_order else [id2label[i] for i in sorted(id2label)]
-    source = "--label-order" if label_order else "the model's config"
+    source = "`label_order`" if label_order else "the model's config"
     if label_order and len(names) != len(id2label):
-        raise ConfigError(f"--label-order names {len(names)} columns but the model has {len(id2label)} outputs")
+        raise ConfigError(f"`label_order` names {len(names)} columns but the model has {len(id2label)} outputs")
     mapping: dict[int, Label] = {}
     for column, name in enumerate(names):
         label = read_label_name(name)

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from factscope.core.error_location import parse_located
 from factscope.core.errors import InputError
-from factscope.core.io import parse_located
 from factscope.core.record_ids import RecordIds
 from factscope.core.tables import read_records
 from factscope.core.whole_file import whole_file_error

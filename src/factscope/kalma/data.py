@@ -17,9 +17,10 @@ from pydantic import (
     WrapValidator,
 )
 
+from factscope.core.error_location import parse_located
 from factscope.core.errors import InputError
 from factscope.core.fields import Identifier, NonBlank
-from factscope.core.io import parse_located, read_text
+from factscope.core.input_files import read_text
 from factscope.core.record_ids import first_of_each_id
 from factscope.core.tables import read_records
 from factscope.core.whole_file import usable_records

@@ -9,13 +9,13 @@ records; ``expect_kind`` stops a command given a file of another kind, naming th
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from factscope.core.errors import InputError
-from factscope.core.io import read_json_records, read_text
+from factscope.core.input_files import read_json_records, read_lines
+from factscope.core.json_entries import document_kind, json_entries
 from factscope.core.tables import is_table_file, read_records
 from factscope.kg.loaders import RDF_FORMATS
 
@@ -30,12 +30,12 @@ class FileKind:
 
 QUESTION_GRAPHS = FileKind(
     "KaLMA's released question-graph dataset (a JSON list of [question, [entity, ...]] pairs)",
-    "`factscope attribute generate` (as its QUESTIONS) or to the --graph option",
+    "`factscope attribute generate` (as its QUESTIONS) or to `graph`",
 )
 MINIMUM_KNOWLEDGE = FileKind(
     "a gold minimum-knowledge file ([question, [[qid, relation, value], ...]] pairs, or records with 'minimum' "
     "and no 'question')",
-    "the --minimum option of `factscope attribute score` or `factscope attribute generate`",
+    "`minimum` of `factscope attribute score` or `factscope attribute generate`",
 )
 QUESTIONS = FileKind(
     "attribution questions (records with 'question' and no 'answer')", "`factscope attribute generate`"
@@ -44,7 +44,7 @@ ANSWERS = FileKind("attributed answers (records with 'answer')", "`factscope att
 SEEDS = FileKind("seed paragraphs (records with 'paragraph')", "`factscope attribute make-questions`")
 GRAPH = FileKind(
     "a knowledge graph (entity records with 'qid', or RDF)",
-    "the --graph option of `factscope attribute generate` or `factscope attribute make-questions`",
+    "`graph` of `factscope attribute generate` or `factscope attribute make-questions`",
 )
 
 
@@ -91,15 +91,16 @@ def file_kind(path: str | Path) -> FileKind | None:
         return GRAPH
     if is_table_file(path):
         return _one_kind([record_kind(item) for _, item in read_records(path) if isinstance(item, dict)])
-    text = read_text(path)
-    if text.lstrip().startswith("["):
+    document = document_kind(path)
+    if document == "list":
         try:
-            document = json.loads(text)
-        except (json.JSONDecodeError, RecursionError):
+            items = [entry.value for entry in json_entries(path) if not isinstance(entry.value, InputError)]
+        except InputError:
             return None
-        if isinstance(document, list) and any(isinstance(item, list) for item in document):
-            return _one_kind([_pair_kind(item) for item in document])
-    if not text.strip():
+        if any(isinstance(item, list) for item in items):
+            return _one_kind([_pair_kind(item) for item in items])
+        return _one_kind([record_kind(item) for item in items if isinstance(item, dict)])
+    if document is None and not any(line.strip() for _, line in read_lines(path)):
         return None
     return _one_kind([record_kind(item) for _, item in read_json_records(path) if isinstance(item, dict)])
 

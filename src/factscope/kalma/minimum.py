@@ -23,9 +23,10 @@ from typing import Any, Protocol, Self
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
+from factscope.core.error_location import parse_located
 from factscope.core.errors import InputError
 from factscope.core.fields import Identifier, NonBlank
-from factscope.core.io import parse_located, read_json_records, read_text
+from factscope.core.input_files import read_json_records, read_text
 from factscope.core.whole_file import whole_file_error
 from factscope.kalma.data import TripleOrEntity, parse_triples
 from factscope.kg.graph import Triple

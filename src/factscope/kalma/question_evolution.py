@@ -17,8 +17,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from factscope.core.error_location import parse_located
 from factscope.core.errors import InputError
-from factscope.core.io import parse_located
 from factscope.core.prompts import load_prompt
 from factscope.core.record_ids import first_of_each_id
 from factscope.core.run import ProgressCallback, run_batches, run_manifest
@@ -97,13 +97,13 @@ def _seed(data: dict[str, Any], kg: KnowledgeGraph | None, path: Path, line: int
         graph = entity_graph(given.graph, path=path, line=line)
     elif given.qids is not None:
         if kg is None:
-            raise InputError("qids need a knowledge graph: pass --graph", path=path, line=line, field="qids")
+            raise InputError("qids need a knowledge graph: pass `graph`", path=path, line=line, field="qids")
         missing = [q for q in given.qids if q not in kg]
         if missing:
             raise InputError(f"not in the graph: {', '.join(missing)}", path=path, line=line, field="qids")
         graph = kg.subgraph(given.qids)
     else:
-        raise InputError("give 'qids' (with --graph) or 'graph'", path=path, line=line, field="graph")
+        raise InputError("give 'qids' (with `graph`) or 'graph'", path=path, line=line, field="graph")
     return EvolutionSeed(given.id if given.id is not None else str(line), given.paragraph.strip(), graph)
 
 

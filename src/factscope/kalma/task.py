@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from factscope.checkers.base import Checker
-from factscope.core.manifest import Setting
+from factscope.core.manifest import SettingValue
 from factscope.core.run import (
     Pipeline,
     RunRows,
@@ -56,7 +56,7 @@ class AttributionRun(RunResult[AttributionScore]):
 
 def attribution_pipeline(checker: Checker, *, judge: Any = None, weighted: bool = False,
                          template: str = DEFAULT_HYPOTHESIS, empty_answers: EmptyPolicy = "skip",
-                         matching: Matching = "normalized", settings: Mapping[str, Setting] | None = None
+                         matching: Matching = "normalized", settings: Mapping[str, SettingValue] | None = None
                          ) -> Pipeline[AnswerRecord, AttributionScore, AttributionTotals]:
     """KaLMA's scoring as a pipeline any engine runs: check the citations' entailment, judge text quality (with
     ``judge``) and score each batch of answers; its totals keep ``empty_answers``.

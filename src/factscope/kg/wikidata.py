@@ -109,7 +109,7 @@ class WikidataClient:
             failure = (f"{type(delivery.error).__name__}: {delivery.error}" if response is None
                        else f"HTTP {response.status_code}")
             raise BackendError(f"SPARQL endpoint {self.endpoint} failed after {delivery.attempts} attempts "
-                               f"({failure}); try again later or raise --sparql-interval")
+                               f"({failure}); try again later or raise the pause between queries (`min_interval`)")
         if response.status_code != 200:
             raise BackendError(f"SPARQL endpoint {self.endpoint} answered HTTP {response.status_code}: "
                                f"{response.text[:200]}")

@@ -45,8 +45,8 @@ class ResponseCache:
             self._db.commit()
         except (OSError, sqlite3.Error) as error:
             raise ConfigError(
-                f"cannot open the LLM cache at {self.path}: {error}; set cache_path to a writable file "
-                "(--llm-cache, FACTSCOPE_LLM_CACHE or cache_path under [llm] in the config file)"
+                f"cannot open the LLM cache at {self.path}: {error}; set `cache_path` to a writable file "
+                "(or FACTSCOPE_LLM_CACHE, or cache_path under [llm] in the config file)"
             ) from error
         self._lock = threading.Lock()
 

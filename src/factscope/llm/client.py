@@ -352,8 +352,8 @@ class LLMClient:
         if status in FATAL_STATUS:
             raise BackendError(
                 f"{self.config.base_url} answered {status} for model {self.config.model!r}: "
-                f"{_error_message(response)}; check the base URL, the model name and the API key "
-                "(--llm-base-url / --llm-model / FACTSCOPE_LLM_API_KEY)"
+                f"{_error_message(response)}; check the endpoint's base URL, "
+                "model name and API key (FACTSCOPE_LLM_API_KEY)"
             )
         if status >= 400:
             return _Attempt(error=f"HTTP {status}: {_error_message(response)}", raw=response.text)

@@ -164,12 +164,12 @@ class LLMConfig(BaseSettings):
             origins.update({key: _env_variable(key) if origin == ENVIRONMENT else origin for key in layer})
         if not values.get("base_url"):
             raise ConfigError(
-                "no LLM endpoint: pass --llm-base-url (e.g. https://api.openai.com/v1 or "
+                "no LLM endpoint: pass `base_url` (e.g. https://api.openai.com/v1 or "
                 f"http://localhost:8000/v1), set FACTSCOPE_LLM_BASE_URL, or set base_url under {where}"
             )
         if not values.get("model"):
             raise ConfigError(
-                f"no LLM model: pass --llm-model, set FACTSCOPE_LLM_MODEL, or set model under {where}"
+                f"no LLM model: pass `model`, set FACTSCOPE_LLM_MODEL, or set model under {where}"
             )
         return cls(_origins=origins, **values)
 
@@ -184,7 +184,7 @@ def read_config_file(path: Path, *, required: bool) -> dict[str, Any]:
         if required:
             raise ConfigError(
                 f"LLM config file not found: {path}; pass the path of an existing TOML file "
-                f"or leave --llm-config out to use {default_config_path()}"
+                f"or leave `config_path` out to use {default_config_path()}"
             )
         return {}
     if path.is_dir():

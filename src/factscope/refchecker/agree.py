@@ -20,14 +20,14 @@ from factscope.checkers.base import Checker, CheckTask
 from factscope.claims.base import Extractor
 from factscope.core.errors import InputError
 from factscope.core.run import ProgressCallback, report_progress, run_batches, run_manifest
-from factscope.core.schema import Claim, Label, Record, Setting, Verdict
+from factscope.core.schema import Claim, ContextSetting, Label, Record, Verdict
 from factscope.refchecker.agreement_figures import AgreementFigures, ScoredResponse, agreement_figures
 from factscope.refchecker.annotations import AnnotatedRecord, HumanResponse, join_annotations
 
 AgreeMode = Literal["checker", "pipeline"]
 """``checker`` checks the annotated triplets; ``pipeline`` extracts claims anew."""
 
-SETTINGS: tuple[Setting, ...] = get_args(Setting)
+SETTINGS: tuple[ContextSetting, ...] = get_args(ContextSetting)
 """The context settings in the paper's order: zero, noisy, accurate."""
 
 
@@ -46,7 +46,7 @@ class AgreementRow(BaseModel):
     id: str
     response_id: str
     model: str
-    setting: Setting | None = None
+    setting: ContextSetting | None = None
     triplets: list[JudgedTriplet] = Field(default_factory=list)
     excluded: int = 0
 
@@ -55,7 +55,7 @@ class ClaimPrediction(BaseModel):
     """One claim's labels: the human one (checker mode only) and the checker's (None when its check failed)."""
 
     model: str
-    setting: Setting | None = None
+    setting: ContextSetting | None = None
     id: str
     claim: str
     triplet: tuple[str, str, str] | None = None

@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from factscope.core.schema import LABELS, Label, Setting
+from factscope.core.schema import LABELS, ContextSetting, Label
 from factscope.metrics import agreement
 from factscope.metrics.hallucination import summarize_response
 from factscope.refchecker.annotations import hallucinated_share
@@ -42,7 +42,7 @@ class ScoredResponse:
     failed extraction)."""
 
     model: str
-    setting: Setting | None
+    setting: ContextSetting | None
     human: list[Label]
     ours: list[Label | None] | None
 

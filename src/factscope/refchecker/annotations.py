@@ -16,13 +16,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from factscope.core.error_location import parse_located
 from factscope.core.errors import InputError
 from factscope.core.fields import Identifier
-from factscope.core.io import parse_located
 from factscope.core.record_ids import RecordIds
-from factscope.core.schema import Label, Record, Setting
+from factscope.core.schema import ContextSetting, Label, Record
 from factscope.core.tables import read_records
-from factscope.refchecker.data import MAX_REFERENCE_CHARS, SettingName, load_check_records
+from factscope.refchecker.data import MAX_REFERENCE_CHARS, ContextSettingName, load_check_records
 from factscope.refchecker.file_names import read_file_name
 
 ModelSource = Literal["stem", "field"]
@@ -41,7 +41,7 @@ class HumanResponse(BaseModel):
 
     id: str
     model: str
-    setting: Setting | None = None
+    setting: ContextSetting | None = None
     response: str
     triplets: list[HumanTriplet] = Field(default_factory=list)
     excluded: int = 0
@@ -65,7 +65,7 @@ class HumanAnnotationInput(BaseModel):
 
     id: Identifier
     response: str | None = None
-    setting: SettingName = None
+    setting: ContextSettingName = None
     response_kg: list[Any] | None = Field(validation_alias=RESPONSE_KG)
 
     @model_validator(mode="before")
@@ -133,7 +133,7 @@ def _model_field(item: dict[str, Any], field: str, path: Path, line: int) -> str
     value = item.get(field)
     if type(value) is not str or not value.strip():
         shown = "missing" if value is None else f"expected the model's name, got {value!r}"
-        raise InputError(f"{shown} (--model-from field reads each record's model here)", path=path, line=line, field=field)
+        raise InputError(f"{shown} (`model_from='field'` reads each record's model here)", path=path, line=line, field=field)
     return value.strip()
 
 
@@ -161,7 +161,7 @@ class AnnotatedRecord(BaseModel):
     record: Record
 
     @property
-    def setting(self) -> Setting | None:
+    def setting(self) -> ContextSetting | None:
         """The annotation's setting, else the record's."""
         return self.human.setting or self.record.setting
 
@@ -186,7 +186,7 @@ def join_annotations(human: Sequence[HumanResponse], records: Sequence[Record]) 
     """Join annotated responses with records: by setting and id; a record without a setting matches by id alone,
     and so does a response without one when exactly one record has its id. A key (model, setting, id) seen again
     keeps its first response."""
-    by_key: dict[tuple[Setting | None, str], Record] = {}
+    by_key: dict[tuple[ContextSetting | None, str], Record] = {}
     by_id: dict[str, list[Record]] = {}
     for record in records:
         by_key.setdefault((record.setting, record.id), record)

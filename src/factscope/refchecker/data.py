@@ -9,11 +9,12 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, model_validator
 
+from factscope.core.error_location import parse_located
 from factscope.core.errors import InputError
 from factscope.core.fields import Identifier, Passages
-from factscope.core.io import parse_located
+from factscope.core.manifest import ItemsDigest
 from factscope.core.record_ids import RecordIds
-from factscope.core.schema import Record, Setting
+from factscope.core.schema import ContextSetting, Record
 from factscope.core.tables import read_records
 
 MAX_REFERENCE_CHARS = 2_000_000
@@ -33,7 +34,7 @@ def _setting_words(value: Any) -> Any:
     return None if value is None else str(value).strip().lower()
 
 
-SettingName = Annotated[Setting | None, BeforeValidator(_setting_words)]
+ContextSettingName = Annotated[ContextSetting | None, BeforeValidator(_setting_words)]
 """A context setting as files write it: 'zero', 'noisy' or 'accurate', in any case, spaces trimmed."""
 
 REFERENCE_FIELDS = ("references", "reference", "context")
@@ -54,7 +55,7 @@ class CheckInput(BaseModel):
     references: Passages | None = None
     reference: Passages | None = None
     context: Passages | None = None
-    setting: SettingName = None
+    setting: ContextSettingName = None
 
     @model_validator(mode="before")
     @classmethod
@@ -86,7 +87,7 @@ def parse_record(
     if given.response is None and require_response:
         hint = (
             "; RefChecker's benchmark records hold no response (its responses are in the *_answers.json files): "
-            "add a 'response' field, or give these records to `factscope agree --input`"
+            "add a 'response' field, or give these records to `factscope agree`"
             if "context" in item
             else ""
         )
@@ -96,7 +97,7 @@ def parse_record(
     if size > max_reference_chars:
         raise InputError(
             f"{size:,} characters is over the limit of {max_reference_chars:,}; "
-            "raise it with --max-reference-chars or pass the relevant passages only",
+            "raise `max_reference_chars` or pass the relevant passages only",
             path=path,
             line=line,
             field=next(name for name in REFERENCE_FIELDS if name in item),
@@ -119,7 +120,8 @@ class CheckRecords:
     Records without an id get a content hash; a record whose id repeats an earlier one's is skipped with a
     located error (``factscope.core.record_ids``), so a record without an id identical to an earlier one is
     too. After a full pass, ``problems`` holds the errors of the bad records (reported, not fatal) and ``count``
-    the good ones. ``max_reference_chars`` and ``require_response`` as in ``parse_record``.
+    the good ones, and ``digest`` their digest (``factscope.core.manifest.DigestedItems``), so a run's manifest
+    does not read the file again. ``max_reference_chars`` and ``require_response`` as in ``parse_record``.
     """
 
     def __init__(
@@ -130,10 +132,13 @@ class CheckRecords:
         self.require_response = require_response
         self.problems: list[InputError] = []
         self.count = 0
+        self.digest: ItemsDigest | None = None
 
     def __iter__(self) -> Iterator[Record]:
         problems: list[InputError] = []
         count = 0
+        self.digest = None
+        digest = ItemsDigest()
         ids = RecordIds(self.path)
         for line, item in read_records(self.path):
             if isinstance(item, InputError):
@@ -157,9 +162,11 @@ class CheckRecords:
                 problems.append(repeated)
                 continue
             count += 1
+            digest.add(record)
             yield record
         self.problems = problems
         self.count = count
+        self.digest = digest
 
 
 def load_check_records(

@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from factscope.core.schema import Setting
+from factscope.core.schema import ContextSetting
 
-SETTING_WORDS: dict[str, Setting] = {
+SETTING_WORDS: dict[str, ContextSetting] = {
     "zero_context": "zero",
     "noisy_context": "noisy",
     "accurate_context": "accurate",
@@ -36,7 +36,7 @@ class NamedFile:
     """The model and the context setting (None when the name gives none) read from a file name."""
 
     model: str
-    setting: Setting | None
+    setting: ContextSetting | None
 
 
 def read_file_name(path: str | Path) -> NamedFile:

@@ -1,8 +1,8 @@
-"""A self-contained HTML page of `factscope check` results: rates, highlighted responses, claims, evidence.
+"""The report hooks of `factscope check` results: the overview of the shared report page (rates, claims by
+label, charts), each record (highlighted response, claims, evidence) and its line in the page's contents.
 
-The page is laid out by the jinja2 templates in ``refchecker/templates`` with autoescape on, so every text
-from the results is escaped; it has inline CSS only (no scripts, nothing fetched) and can be mailed or
-archived as one file. The figures come from the run summary it is given, never recomputed here.
+The pieces are laid out by the jinja2 templates in ``refchecker/templates`` with autoescape on, so every text
+from the results is escaped. The figures are counted from the rows as a run counts them (``CheckTotals``).
 
 Highlights are drawn from character offsets: a claim's ``spans`` in the response and a verdict's
 ``evidence_span`` in reference ``evidence_reference``. Where highlights overlap (several claims from one
@@ -17,25 +17,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from itertools import pairwise
-from pathlib import Path
-from typing import Literal
 
 from jinja2 import Environment
 from markupsafe import Markup
-from pydantic import ValidationError
 
-from factscope.core.errors import InputError
-from factscope.core.io import read_json_records
-from factscope.core.schema import LABELS, Label, Span, Verdict
-from factscope.core.version import __version__
+from factscope.core.schema import LABELS, MODEL_FIELD, Label, Span, Verdict
 from factscope.metrics.hallucination import DatasetRates, dataset_rates
 from factscope.plots.bars import bar_list, grouped_bars, stacked_bars
 from factscope.plots.svg import Series, Style
 from factscope.plots.templating import environment
-from factscope.refchecker.task import CheckResult, CheckRun
-
-Only = Literal["all", "hallucinated"]
-"""Which records a report shows: all, or those with a hallucinated claim."""
+from factscope.refchecker.task import CheckResult, CheckTotals
 
 LABEL_CLASS: dict[Label, str] = {
     Label.ENTAILMENT: "entailment",
@@ -50,8 +41,6 @@ LABEL_STYLES: dict[str, Style] = {
     FAILED_CLASS: Style("#9e9e9e", "dots"),
 }
 """How each label is filled in the charts: a colour and a pattern, so that a printed page still tells them apart."""
-MODEL_FIELD = "model"
-"""A record field (kept in ``metadata``) naming the model that wrote the response: rates by model use it."""
 HIGHLIGHT_RANK: dict[str, int] = {"entailment": 0, FAILED_CLASS: 1, "neutral": 2, "contradiction": 3}
 """Which colour wins where highlights overlap: the higher rank."""
 
@@ -156,40 +145,6 @@ def is_hallucinated(result: CheckResult) -> bool:
     return any(item.verdict.label in (Label.NEUTRAL, Label.CONTRADICTION) for item in result.claims)
 
 
-def select_results(
-    results: Sequence[CheckResult], *, only: Only = "all", limit: int | None = None
-) -> list[CheckResult]:
-    """The records to show: all or only hallucinated ones, the first ``limit`` of them."""
-    if only not in ("all", "hallucinated"):
-        raise ValueError(f"only must be 'all' or 'hallucinated', got {only!r}")
-    chosen = [r for r in results if only == "all" or is_hallucinated(r)]
-    return chosen if limit is None else chosen[: max(limit, 0)]
-
-
-def load_results(path: str | Path) -> tuple[list[CheckResult], list[InputError]]:
-    """The results of a `factscope check` output file; rows that are not results come back as InputErrors."""
-    results: list[CheckResult] = []
-    problems: list[InputError] = []
-    for line, item in read_json_records(path):
-        if isinstance(item, InputError):
-            problems.append(item)
-            continue
-        try:
-            results.append(CheckResult.model_validate(item))
-        except ValidationError as error:
-            first = error.errors()[0]
-            field = ".".join(str(part) for part in first["loc"]) or None
-            problems.append(
-                InputError(
-                    f"{first['msg']}; is this a `factscope check` output file?",
-                    path=path,
-                    line=line,
-                    field=field,
-                )
-            )
-    return results, problems
-
-
 def highlight_pieces(text: str, highlights: Sequence[Highlight]) -> list[Piece]:
     """``text`` cut at every highlight boundary; each piece carries the claims covering it and its colour.
 
@@ -230,50 +185,14 @@ def label_name(verdict: Verdict) -> str:
     return verdict.label.value
 
 
-def highlight_text(text: str, highlights: Sequence[Highlight], anchor: str) -> str:
-    """``text`` as escaped HTML with each highlighted piece in a <mark>, followed by its claim numbers.
-
-    Claim numbers link to ``#{anchor}-c{number}``; the page lays out its texts the same way.
-    """
-    template = _environment().get_template("text.html.j2")
-    return template.render(pieces=highlight_pieces(text, highlights), anchor=anchor)
-
-
-def render_report(
-    run: CheckRun,
-    shown: Sequence[CheckResult],
-    *,
-    only: Only = "all",
-    title: str = "factscope check report",
-    source: str | None = None,
-) -> str:
-    """The whole HTML page: the figures of ``run`` (as ``System.summarize`` built it) and the ``shown`` records.
-
-    ``only`` says how ``shown`` was chosen, for the overview line; ``source`` names the results file.
-    """
-    template = _environment().get_template("report.html.j2")
-    return template.render(
-        title=title,
-        source=source,
-        only=only,
-        version=__version__,
-        run=run,
-        claims=run.claims,
-        rates=_rates_rows(run),
-        label_rows=_label_rows(run.results),
-        records=[_record(result, f"r{index}") for index, result in enumerate(shown, start=1)],
-        charts=[Markup(chart) for chart in charts(run)],
-    )
-
-
 def render_record(result: CheckResult, anchor: str = "r1") -> Markup:
-    """One record as the page shows it (question, highlighted response, claim table, references), for pages
+    """One record as the page shows it (question, highlighted response, claim table, references), also for pages
     that embed single results; ``anchor`` prefixes its element ids. Style it with ``stylesheet()``."""
     return Markup(_environment().get_template("record.html.j2").render(record=_record(result, anchor)))
 
 
 def stylesheet() -> str:
-    """The CSS the page and ``render_record``'s fragments are styled with."""
+    """The CSS ``overview_html`` and ``render_record``'s fragments are styled with."""
     loader = _environment().loader
     assert loader is not None
     return loader.get_source(_environment(), "report.css")[0]
@@ -285,12 +204,42 @@ def model_of(result: CheckResult) -> str | None:
     return None if value is None else str(value)
 
 
-def charts(run: CheckRun) -> list[str]:
-    """The page's charts as inline SVG: claims by label per setting, the hallucination rate per setting, and the
-    hallucination rate and label shares per model when records name one (the ``model`` field)."""
-    groups = [("all", list(run.results))]
-    for setting in run.rates_by_setting:
-        groups.append((setting, [r for r in run.results if r.setting == setting]))
+def overview_html(results: Sequence[CheckResult]) -> Markup:
+    """The figures of every record: counts, the rates per setting (RefChecker eq. 1), claims by label with their
+    copy rates, and the charts."""
+    totals = CheckTotals()
+    for result in results:
+        totals.add(result)
+    return Markup(
+        _environment()
+        .get_template("overview.html.j2")
+        .render(
+            records=len(results),
+            totals=totals,
+            rates=_rates_rows(totals),
+            label_rows=_label_rows(results),
+            charts=[Markup(chart) for chart in charts(results, totals)],
+        )
+    )
+
+
+def record_caption(result: CheckResult) -> str:
+    """The record's line in the page's contents: its setting, claims, strict label and hallucination rate."""
+    rate = result.summary.hallucination_rate if result.summary is not None else None
+    return "; ".join([
+        *([result.setting] if result.setting else []),
+        f"{len(result.claims)} claim{'' if len(result.claims) == 1 else 's'}",
+        _strict_badge(result).text,
+        *([f"hallucination rate {rate:.2f}"] if rate is not None else []),
+    ])
+
+
+def charts(results: Sequence[CheckResult], totals: CheckTotals) -> list[str]:
+    """The overview's charts as inline SVG: claims by label per setting, the hallucination rate per setting, and
+    the hallucination rate and label shares per model when records name one (the ``model`` field)."""
+    groups = [("all", list(results))]
+    for setting in sorted(totals.by_setting):
+        groups.append((setting, [r for r in results if r.setting == setting]))
     classes = [*(LABEL_CLASS[label] for label in LABELS), FAILED_CLASS]
     series = [Series(name, LABEL_STYLES[css]) for name, css in zip([*(label.value for label in LABELS), "failed"], classes)]
     drawn = [
@@ -302,14 +251,14 @@ def charts(run: CheckRun) -> list[str]:
             chart="check-labels",
         ),
         bar_list(
-            [(row.name, row.figures[len(LABELS)]) for row in _rates_rows(run)],
+            [(row.name, row.figures[len(LABELS)]) for row in _rates_rows(totals)],
             title="hallucination rate per setting (RefChecker eq. 1)",
             name="hallucination rate",
             chart="check-rate-setting",
         ),
     ]
     models: dict[str, list[CheckResult]] = {}
-    for result in run.results:
+    for result in results:
         model = model_of(result)
         if model is not None:
             models.setdefault(model, []).append(result)
@@ -344,9 +293,9 @@ def _environment() -> Environment:
     return loaded
 
 
-def _rates_rows(run: CheckRun) -> list[RatesRow]:
-    named = [("all", run.rates), *run.rates_by_setting.items()]
-    return [_rates_row(name, rates) for name, rates in named]
+def _rates_rows(totals: CheckTotals) -> list[RatesRow]:
+    named = [("all", totals.overall), *sorted(totals.by_setting.items())]
+    return [_rates_row(name, rates.rates()) for name, rates in named]
 
 
 def _rates_row(name: str, rates: DatasetRates) -> RatesRow:

@@ -27,8 +27,8 @@ class MissingReferences(InputError):
     def __init__(self, keys: Sequence[str]) -> None:
         self.keys = list(keys)
         super().__init__(
-            f"{missing_references_problem(self.keys)} Give them references, retrieve passages for them (corpus, or "
-            "retriever 'web:serper', 'web:brave' or 'wikipedia'), or set allow_missing_references=True to go on "
+            f"{missing_references_problem(self.keys)} Give them references, retrieve passages for them (`corpus`, or "
+            "`retriever` 'web:serper', 'web:brave' or 'wikipedia'), or set `allow_missing_references=True` to go on "
             "anyway"
         )
 
@@ -38,4 +38,4 @@ class MissingReferencesWarning(UserWarning):
 
     def __init__(self, keys: Sequence[str]) -> None:
         self.keys = list(keys)
-        super().__init__(f"{missing_references_problem(self.keys)} Going on (allow_missing_references).")
+        super().__init__(f"{missing_references_problem(self.keys)} Going on (`allow_missing_references=True`).")

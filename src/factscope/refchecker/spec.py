@@ -16,7 +16,7 @@ from factscope.retrieve.web_settings import WebSettings
 if TYPE_CHECKING:
     from factscope.checkers.base import Checker
     from factscope.claims.base import Extractor
-    from factscope.core.manifest import Setting
+    from factscope.core.manifest import SettingValue
     from factscope.retrieve.corpus import Retriever
     from factscope.retrieve.web_evidence import WebEvidence
     from factscope.retrieve.web_retrievers import RetrieveFor
@@ -52,4 +52,4 @@ class CheckSpec:
     query_llm: bool = False
     abstention_detection: bool = True
     allow_missing_references: bool = False
-    settings: Mapping[str, Setting] = field(default_factory=dict)
+    settings: Mapping[str, SettingValue] = field(default_factory=dict)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from factscope.checkers.base import Checker
 from factscope.claims.base import Extractor
-from factscope.core.manifest import Setting, fingerprint_file
+from factscope.core.manifest import SettingValue, fingerprint_file
 from factscope.core.run import Pipeline, RunRows
 from factscope.core.schema import Record
 from factscope.core.system import ReportHooks, RunFacts, RunOutcome
@@ -112,6 +112,8 @@ class CheckSystem(System[CheckSpec, Record, CheckResult, CheckTotals, CheckRun])
         flagged=html_report.is_hallucinated,
         flagged_means="records with a Neutral or Contradiction claim",
         record=html_report.render_record,
+        overview=html_report.overview_html,
+        caption=html_report.record_caption,
     )
 
     def __init__(self, max_reference_chars: int = MAX_REFERENCE_CHARS) -> None:
@@ -144,7 +146,7 @@ class CheckSystem(System[CheckSpec, Record, CheckResult, CheckTotals, CheckRun])
 
     def build(self, spec: CheckSpec, llm: LLMClient | None) -> Pipeline[Record, CheckResult, CheckTotals]:
         """The check pipeline with the components of ``spec`` built (``llm`` for the LLM ones)."""
-        settings: dict[str, Setting] = {**spec.settings}
+        settings: dict[str, SettingValue] = {**spec.settings}
         if spec.corpus:
             settings["corpus"] = fingerprint_file(spec.corpus).sha256
         retriever = _retriever(spec, llm)

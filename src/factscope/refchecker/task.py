@@ -12,7 +12,7 @@ from factscope.checkers.base import Checker, CheckTask
 from factscope.claims.abstention import AbstentionDetector, extract_answers
 from factscope.claims.base import Extractor
 from factscope.core.display import ShownAsHtml
-from factscope.core.manifest import Setting
+from factscope.core.manifest import SettingValue
 from factscope.core.result_tables import probability_columns
 from factscope.core.run import Pipeline, RunRows
 from factscope.core.run_result import RunResult
@@ -195,7 +195,7 @@ def check_pipeline(
     retrieve_k: int = 5,
     retrieve_for: RetrieveFor = "missing",
     abstention_detection: bool = True,
-    settings: Mapping[str, Setting] | None = None,
+    settings: Mapping[str, SettingValue] | None = None,
 ) -> Pipeline[Record, CheckResult, CheckTotals]:
     """The check task as a pipeline any engine runs: extract claims from each batch of records, check them against
     the references and aggregate. Records with no references are checked against the ``retriever``'s top

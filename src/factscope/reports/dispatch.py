@@ -1,9 +1,11 @@
 """`factscope report` on any results file: which system wrote it, its rows, and that system's page.
 
 The system comes from the manifest beside the file (``OUT.manifest.json``); without one, from the fields of its
-first record. Each ``System`` (``factscope.engines.system``) brings its row model and its report hooks: its
-overview (figures and charts), its per-record fragment and what ``only="hallucinated"`` keeps. ``render_record`` gives one result's fragment, for pages (the server's) that
-show results one at a time, styled by ``factscope.reports.page.stylesheet``.
+first record. Each ``System`` (``factscope.engines.system``) brings its row model and its report hooks
+(``ReportHooks``): its overview (figures and charts), its per-record fragment and contents line, and what
+``only="hallucinated"`` keeps. Every system's page is the shared page (``factscope.reports.page``) filled by those
+hooks alone. ``render_record`` gives one result's fragment, for pages (the server's) that show results one at a
+time, styled by ``factscope.reports.page.stylesheet``.
 """
 
 from __future__ import annotations
@@ -11,22 +13,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ValidationError
 
 from factscope.conner.system import KNOWLEDGE
+from factscope.core.error_location import parse_located
 from factscope.core.errors import InputError
-from factscope.core.io import parse_located, read_json_records
+from factscope.core.input_files import read_json_records
 from factscope.core.manifest import RunManifest, manifest_path
 from factscope.core.results import FirstRows, repeated_message
+from factscope.core.schema import MODEL_FIELD
 from factscope.engines.system import System
-from factscope.grounding import report as ground_report
 from factscope.grounding.system import GROUND
-from factscope.grounding.task import GroundResult
 from factscope.kalma.system import ATTRIBUTE
-from factscope.refchecker import html_report
-from factscope.refchecker.html_report import Only
 from factscope.refchecker.system import CHECK
 from factscope.reports.page import RecordEntry, render_page
 
@@ -35,6 +35,9 @@ ReportedSystem = System[Any, Any, Any, Any, Any]
 
 SYSTEMS: dict[str, ReportedSystem] = {system.name: system for system in (CHECK, GROUND, ATTRIBUTE, KNOWLEDGE)}
 """The systems a report can show, by short name."""
+
+Only = Literal["all", "hallucinated"]
+"""Which records a report shows: all, or those the system flags (``ReportHooks.flagged``)."""
 
 
 @dataclass
@@ -147,7 +150,7 @@ def make_report(
     if not rows:
         where = paths[0] if len(paths) == 1 else None
         raise InputError(
-            f"no {system.name} results to report; pass the JSONL that `{system.command} -o` wrote", path=where
+            f"no {system.name} results to report; pass the results file (JSONL) that `{system.command}` wrote", path=where
         )
     chosen = [row for row in rows if only == "all" or system.report.flagged(row)]
     shown = chosen if limit is None else chosen[: max(limit, 0)]
@@ -172,21 +175,15 @@ def render_rows(
     only: Only = "all",
     source: str | None = None,
     problems: Sequence[str] = (),
-    run: Any = None,
 ) -> str:
-    """The page of ``system``'s result ``rows`` (its figures cover them all) showing the ``shown`` ones; ``run``
-    is a check run's own result (without one, its figures are counted from the rows)."""
+    """The shared page of ``system``'s result ``rows`` filled by its report hooks: the overview of them all, and
+    the ``shown`` ones, each with its contents line and fragment."""
     hooks = system.report
-    if hooks.overview is None or hooks.caption is None:
-        if run is None:
-            run = system.summarize(rows)
-        return html_report.render_report(run, shown, only=only, title=title, source=source)
-    caption = hooks.caption
     return render_page(
         title=title,
         overview=hooks.overview(rows),
         records=[
-            RecordEntry(anchor=f"r{index}", id=row.id, caption=caption(row), html=hooks.record(row, f"r{index}"))
+            RecordEntry(anchor=f"r{index}", id=row.id, caption=hooks.caption(row), html=hooks.record(row, f"r{index}"))
             for index, row in enumerate(shown, start=1)
         ],
         source=source,
@@ -206,21 +203,23 @@ def render_record(
 ) -> str:
     """One result as an HTML fragment, ``system`` being a short name (check, ground, attribute, knowledge) or
     the system of a manifest; ``row`` its row model or the row as read from JSON (validated, errors located).
-    ``contexts``: a ground record's input contexts, shown under its facts (other systems' rows hold their
-    own texts)."""
+    ``contexts``: the input contexts the row was judged against, shown after it by a system whose rows do not
+    hold them (``ReportHooks.record_in_context``: a ground record's, under its facts); other systems' rows hold
+    their own texts."""
     reported = SYSTEMS.get(system) or next((s for s in SYSTEMS.values() if s.manifest == system), None)
     if reported is None:
         raise InputError(f"no report for system {system!r}; reports show {', '.join(SYSTEMS)}")
     if not isinstance(row, reported.row_type):
         data = row.model_dump() if isinstance(row, BaseModel) else row
         row = parse_located(reported.row_type, data, path=None, line=None, where=f"{reported.name} result")
-    if contexts and isinstance(row, GroundResult):
-        return str(ground_report.record_html(row, anchor, contexts))
-    return str(reported.report.record(row, anchor))
+    hooks = reported.report
+    if contexts and hooks.record_in_context is not None:
+        return str(hooks.record_in_context(row, anchor, contexts))
+    return str(hooks.record(row, anchor))
 
 
 def _name_model(rows: list[Any], name: str) -> None:
     for row in rows:
         metadata = getattr(row, "metadata", None)
         if isinstance(metadata, dict):
-            metadata.setdefault(ground_report.MODEL_FIELD, name)
+            metadata.setdefault(MODEL_FIELD, name)

@@ -34,7 +34,6 @@ def notebook_html(result: object) -> str | None:
             rows[:NOTEBOOK_RECORDS],
             title=f"{type(result).__name__}: {system.title}",
             source=str(path) if path is not None else None,
-            run=result,
         )
         return framed(page, height=640)
     if isinstance(result, Verdict):

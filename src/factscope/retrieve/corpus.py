@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 import numpy as np
 
 from factscope.core.errors import InputError
-from factscope.core.io import read_text
+from factscope.core.input_files import read_text
 from factscope.core.registry import Entry, Registry
 from factscope.core.tables import read_records
 
@@ -57,7 +57,7 @@ class Corpus:
         name)."""
         path = Path(path)
         if not path.exists():
-            raise InputError("corpus not found; pass --corpus with a JSONL file or a folder of .txt files", path=path)
+            raise InputError("corpus not found; give `corpus` a JSONL file or a folder of .txt files", path=path)
         if path.is_dir():
             files = sorted(path.rglob("*.txt"))
             if not files:

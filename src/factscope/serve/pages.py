@@ -20,7 +20,7 @@ from markupsafe import Markup, escape
 from starlette.datastructures import UploadFile
 
 from factscope.core.errors import InputError
-from factscope.core.io import read_json_records
+from factscope.core.input_files import read_json_records
 from factscope.core.version import __version__
 from factscope.reports.dispatch import render_record, render_report
 from factscope.reports.page import stylesheet

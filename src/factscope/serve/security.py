@@ -37,7 +37,7 @@ def require_key_off_loopback(host: str, api_key: str | None) -> None:
     if not is_loopback(host) and not api_key:
         raise ConfigError(
             f"binding {host} makes the server reachable from other machines, so it needs an API key: pass "
-            "--api-key KEY or set FACTSCOPE_API_KEY (clients send `Authorization: Bearer KEY` or `X-API-Key: KEY`)"
+            "`api_key` or set FACTSCOPE_API_KEY (clients send `Authorization: Bearer KEY` or `X-API-Key: KEY`)"
         )
 
 

@@ -33,7 +33,7 @@ def teacher_classes(teacher: Path) -> tuple[str, ...]:
     """The class names of the checker directory ``teacher``, read from its manifest."""
     manifest = teacher / "manifest.json"
     if not manifest.is_file():
-        raise ConfigError(f"--teacher {teacher}: no manifest.json there; give a folder written by train-checker")
+        raise ConfigError(f"`teacher` {teacher}: no manifest.json there; give a folder written by train-checker")
     return tuple(json.loads(manifest.read_text(encoding="utf-8"))["classes"])
 
 
@@ -77,7 +77,7 @@ def teacher_probabilities(
 
     manifest = json.loads((teacher / "manifest.json").read_text(encoding="utf-8"))
     if manifest.get("method") != "finetune":
-        raise ConfigError(f"--teacher {teacher}: only a fine-tuned checker (method finetune) can teach")
+        raise ConfigError(f"`teacher` {teacher}: only a fine-tuned checker (method finetune) can teach")
     columns = student_columns(tuple(manifest["classes"]), classes)
     model = CrossEncoderEnsemble(
         [

@@ -48,8 +48,8 @@ def prepare_staging(staging: Path, options: TrainOptions) -> None:
             return
         differ = sorted(key for key in set(before) | set(settings) if before.get(key) != settings.get(key))
         raise ConfigError(
-            f"the checkpoint in {staging} was written with other settings ({', '.join(differ)}); "
-            "rerun with the same options to resume, or without --resume to start over"
+            f"the checkpoint in {staging} was written with other settings ({', '.join(f'`{key}`' for key in differ)}); "
+            "rerun with the same settings to resume, or without `resume` to start over"
         )
     if staging.exists():
         shutil.rmtree(staging)

@@ -21,6 +21,7 @@ from factscope.checkers.embedded import (
     directory_digest,
 )
 from factscope.core.errors import ConfigError, InputError
+from factscope.hf.device import resolve_device
 from factscope.hf.embedded import resolve_encoder
 from factscope.training.distil import (
     TEACHER_FILE,
@@ -77,28 +78,29 @@ def inference_layout(options: TrainOptions) -> dict[str, int]:
 def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResult:
     """Train, tune biases (and test cues) on validation, report on the held-out part, write the directory."""
     started = time.perf_counter()
+    options = replace(options, device=resolve_device(options.device))
     if options.method not in ("repc", "finetune"):
-        raise ConfigError(f"unknown method {options.method!r}; use --method repc or --method finetune")
+        raise ConfigError(f"unknown method {options.method!r}; use `method='repc'` or `method='finetune'`")
     if options.cues not in ("auto", "on", "off"):
-        raise ConfigError("--cues must be auto, on or off")
+        raise ConfigError("`cues` must be auto, on or off")
     if options.class_biases not in ("auto", "on", "off"):
-        raise ConfigError("--class-biases must be auto, on or off")
+        raise ConfigError("`class_biases` must be auto, on or off")
     if options.precision not in ("auto", "fp32", "bf16"):
-        raise ConfigError("--precision must be auto, fp32 or bf16")
+        raise ConfigError("`precision` must be auto, fp32 or bf16")
     if options.weights not in ("fp16", "int8"):
-        raise ConfigError("--weights must be fp16 or int8")
+        raise ConfigError("`weights` must be fp16 or int8")
     if options.min_window_sentences is not None and not 1 <= options.min_window_sentences <= options.window_sentences:
-        raise ConfigError("--min-window-sentences must be between 1 and --window-sentences (which must be above 0)")
+        raise ConfigError("`min_window_sentences` must be between 1 and `window_sentences` (which must be above 0)")
     if options.members < 1 or (options.members > 1 and options.method != "finetune"):
-        raise ConfigError("--members must be at least 1, and more than 1 only with --method finetune")
+        raise ConfigError("`members` must be at least 1, and more than 1 only with `method='finetune'`")
     if options.lora_rank < 0 or (options.lora_rank > 0 and options.method != "finetune"):
-        raise ConfigError("lora_rank must be 0 (a full fine-tune) or a positive rank with method 'finetune'")
+        raise ConfigError("`lora_rank` must be 0 (a full fine-tune) or a positive rank with `method='finetune'`")
     if options.lora_rank > 0 and (options.weights != "fp16" or options.members != 1):
-        raise ConfigError("a LoRA delta is saved in fp16 as one member: leave weights at 'fp16' and members at 1")
+        raise ConfigError("a LoRA delta is saved in fp16 as one member: leave `weights` at 'fp16' and `members` at 1")
     if options.teacher is not None and options.method != "finetune":
-        raise ConfigError("--teacher needs --method finetune: a frozen-encoder head is not trained on probabilities")
+        raise ConfigError("`teacher` needs `method='finetune'`: a frozen-encoder head is not trained on probabilities")
     if not 0 < options.teacher_weight <= 1:
-        raise ConfigError("--teacher-weight must be above 0 and at most 1")
+        raise ConfigError("`teacher_weight` must be above 0 and at most 1")
     datasets, classes = load_training_mix(options.data, limit=options.limit)
     examples = focus_examples([e for d in datasets for e in d.examples], options.focus_words)
     skipped = [error for d in datasets for error in d.skipped]
@@ -107,7 +109,7 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
         raise InputError("too few usable pairs to split into train / validation / test", path=options.data[0])
     mixed = any(e.label == NOT_ENTAILMENT for e in examples) or len({e.source for e in examples}) > 1
     if mixed and options.cues == "on":
-        raise ConfigError("--cues on needs a single 3-way set; the cue stacker is not fitted on a mix of sets")
+        raise ConfigError("`cues='on'` needs a single 3-way set; the cue stacker is not fitted on a mix of sets")
     objective = mix_objective if mixed else macro_f1_objective
     if options.teacher is not None:
         student_columns(teacher_classes(options.teacher), classes)

@@ -1,0 +1,133 @@
+"""Library messages name parameters; the CLI shows flags. The one place that maps a parameter to its flag.
+
+The library writes a parameter in backticks, alone (`window_sentences`) or with a value (`method='finetune'`,
+`overwrite=True`), as ``factscope.core.errors`` describes. The CLI rewrites each such mention into the flag of the
+running command (--window-sentences, --method finetune, --overwrite), reading each option's flags from the command
+itself, so no flag is written twice. A parameter the running command lacks takes the flag it has everywhere else in
+the CLI; one that no command has, or that two commands spell differently, stays as the library wrote it.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import shlex
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, TypeAlias
+
+import typer
+from typer.core import TyperArgument, TyperGroup
+
+Command: TypeAlias = Any
+"""A command or group of the typer app (typer names the click classes it builds on in a private module)."""
+Parameter: TypeAlias = Any
+"""An option or argument of a ``Command``."""
+
+MENTION = re.compile(r"(?<![`\w])`([a-z][a-z0-9_]*)(?:=([^`\s]+))?`(?!`)")
+"""A parameter mention in a library message: `name` or `name=value` (value a Python literal)."""
+
+BUNDLES = {"llm": (("llm_base_url", "llm_model"), "or set FACTSCOPE_LLM_BASE_URL and FACTSCOPE_LLM_MODEL")}
+"""API parameters that take a ready object which the CLI builds from several options: those options, and where
+else the CLI reads them from."""
+
+
+def invoked(root: Command, args: Sequence[str]) -> list[Command]:
+    """The commands ``args`` run, from ``root`` down to the command that did the work (groups take only flags
+    before their subcommand, so the first word that names a subcommand is the one run)."""
+    chain = [root]
+    for word in args:
+        command = chain[-1]
+        if not isinstance(command, TyperGroup):
+            break
+        sub = command.commands.get(word)
+        if sub is not None:
+            chain.append(sub)
+    return chain
+
+
+def parameters(chain: Sequence[Command]) -> dict[str, Parameter]:
+    """Parameter name -> parameter for the running command ``chain`` (root first): the innermost command's own,
+    then its groups', then any other command's where every command that has it shows it alike."""
+    found: dict[str, Parameter] = {}
+    for command in reversed(chain):
+        for parameter in command.params:
+            for name in _names(parameter):
+                found.setdefault(name, parameter)
+    shown_as: dict[str, set[str | None]] = {}
+    elsewhere: dict[str, Parameter] = {}
+    for parameter in _every_parameter(chain[0]):
+        for name in _names(parameter):
+            shown_as.setdefault(name, set()).add(_flag(parameter, None))
+            elsewhere.setdefault(name, parameter)
+    for name, parameter in elsewhere.items():
+        if name not in found and len(shown_as[name]) == 1:
+            found[name] = parameter
+    return found
+
+
+def _names(parameter: Parameter) -> list[str]:
+    """The names a library may give ``parameter``: its own, and each long flag read as a name (--label-order:
+    label_order)."""
+    names = [parameter.name] if parameter.name else []
+    return names + [opt[2:].replace("-", "_") for opt in parameter.opts if opt.startswith("--")]
+
+
+def _every_parameter(command: Command) -> Iterator[Parameter]:
+    """Every parameter of ``command`` and of the commands under it."""
+    yield from command.params
+    if isinstance(command, TyperGroup):
+        for sub in command.commands.values():
+            yield from _every_parameter(sub)
+
+
+def with_flags(message: str, known: Mapping[str, Parameter | str]) -> str:
+    """``message`` with every parameter mention that ``known`` has (a parameter, or its flag where the command is
+    still being built), or that ``BUNDLES`` builds from it, shown as the command line writes it."""
+
+    def shown(match: re.Match[str]) -> str:
+        name, value = match.group(1), match.group(2)
+        if value is None and name in BUNDLES and all(part in known for part in BUNDLES[name][0]):
+            options, elsewhere = BUNDLES[name]
+            return f"{' and '.join(_flag(known[part], None) or part for part in options)} ({elsewhere})"
+        if name in known:
+            return _flag(known[name], value) or match.group(0)
+        return match.group(0)
+
+    return MENTION.sub(shown, message)
+
+
+def _flag(parameter: Parameter | str, value: str | None) -> str | None:
+    """How the command line writes ``parameter`` (set to ``value``, a Python literal, when given); None when the
+    value cannot be shown as a flag."""
+    if isinstance(parameter, TyperArgument):
+        return parameter.name.upper() if value is None and parameter.name else None
+    if isinstance(parameter, str):
+        long, switch, negated = [parameter], False, None
+    else:
+        long = [opt for opt in parameter.opts if opt.startswith("--")] or list(parameter.opts)
+        switch = parameter.is_flag
+        negated = parameter.secondary_opts[0] if parameter.secondary_opts else None
+    if value is None:
+        return long[0]
+    try:
+        literal = ast.literal_eval(value)
+    except (ValueError, SyntaxError):
+        literal = value
+    if isinstance(literal, bool) and (switch or isinstance(parameter, str)):
+        return long[0] if literal else negated
+    return f"{long[0]} {shlex.quote(str(literal))}"
+
+
+def in_context(message: str, context: typer.Context) -> str:
+    """``message`` with flags for the command that ``context`` runs (for notes a command prints itself)."""
+    chain: list[Command] = []
+    current: Any = context
+    while current is not None:
+        chain.insert(0, current.command)
+        current = current.parent
+    return with_flags(message, parameters(chain))
+
+
+def for_command_line(message: str, root: Command, args: Sequence[str]) -> str:
+    """``message`` with flags for the command that ``args`` ran under ``root`` (for errors that end the run)."""
+    return with_flags(message, parameters(invoked(root, args)))
