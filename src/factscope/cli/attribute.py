@@ -225,11 +225,9 @@ def score_command(
                          matching=matching)
     check_output(engine, output, overwrite=overwrite, written={"--summary": summary})
     check_template(hypothesis)
-    inputs: Any = answers
-    if minimum is not None:
-        if engine.on_ray:
-            raise ConfigError("--minimum is not taken with --engine ray: give each answer its `minimum` field instead")
-        inputs = _with_minimum(answers, minimum)
+    if minimum is not None and engine.on_ray:
+        raise ConfigError("--minimum is not taken with --engine ray: give each answer its `minimum` field instead")
+    inputs: Any = answers if engine.on_ray else _answers(answers, minimum)
 
     def loaded(count: int, problems: list[InputError]) -> None:
         for problem in problems:
@@ -242,8 +240,9 @@ def score_command(
     _report_scores(ran.result, ran.passed_over, len(ran.problems), output, client, summary)
 
 
-def _with_minimum(path: Path, minimum: Path) -> LoadedAnswers:
-    """The answers of ``path`` in memory, given the gold minimum sets of ``minimum`` (``_use_minimum``)."""
+def _answers(path: Path, minimum: Path | None) -> LoadedAnswers:
+    """The answers of ``path``, read once into memory (the file's kind is told by a pass of its own), given the
+    gold minimum sets of ``minimum`` when there is one (``_use_minimum``)."""
     from factscope.kalma.answers import load_answers
 
     answers = load_answers(path)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Sized
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Generic, Literal, TypeVar, cast
@@ -22,6 +22,7 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar, cast
 from pydantic import BaseModel
 
 from factscope.core.errors import ConfigError, InputError
+from factscope.core.manifest import DigestedItems
 from factscope.core.results import ResultRows, Totals
 from factscope.core.run import Pipeline, ProgressCallback, RunRows, report_progress, run_pipeline
 from factscope.core.run_result import RunResult
@@ -226,10 +227,9 @@ class System(ABC, Generic[SpecT, Item, Row, TotalsT, RunT]):
         items = self.items(inputs)
         if isinstance(items, Iterator):
             items = list(items)
-        if loaded is not None:
-            count = sum(1 for _ in items) + int(getattr(items, "failed_generations", 0))
-            loaded(count, list(getattr(items, "problems", [])))
         prepared = self.prepare(spec, items)
+        if loaded is not None:
+            loaded(_count(items) + int(getattr(items, "failed_generations", 0)), list(getattr(items, "problems", [])))
         client = _client(llm, self.needs_llm(prepared))
         pipeline = self.build(prepared, client)
         report_progress(progress, *pipeline.components.values())
@@ -299,6 +299,15 @@ class System(ABC, Generic[SpecT, Item, Row, TotalsT, RunT]):
         produced = RunRows(results=ResultRows(self.row_type, rows=rows), new=len(rows), resumed=0, seconds=seconds)
         facts = facts_of(pipeline) if pipeline is not None else RunFacts(names={}, settings={})
         return self.result(produced, totals, facts)
+
+
+def _count(items: Iterable[Any]) -> int:
+    """How many items there are: a list's or a sized reader's length, the count of a reader that digested itself
+    on a complete pass (``prepare``'s), else one pass over them."""
+    if isinstance(items, Sized):
+        return len(items)
+    digest = items.digest if isinstance(items, DigestedItems) else None
+    return digest.count if digest is not None else sum(1 for _ in items)
 
 
 def _client(llm: LLMSource, needed: bool) -> LLMClient | None:
