@@ -22,9 +22,14 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from factscope.conner.spec import KnowledgeSpec
 from factscope.core.display import use_html_view
 from factscope.core.off_loop import off_the_loop
 from factscope.core.version import __version__
+from factscope.grounding.spec import GroundSpec
+from factscope.kalma.spec import AttributeSpec
+from factscope.refchecker.spec import CheckSpec
+from factscope.retrieve.web_settings import WebSettings
 
 if TYPE_CHECKING:
     from factscope.checkers.base import Checker
@@ -53,8 +58,7 @@ if TYPE_CHECKING:
     from factscope.refchecker.task import CheckRun
     from factscope.retrieve.corpus import Retriever
     from factscope.retrieve.web_evidence import WebEvidence
-    from factscope.retrieve.web_retrievers import RetrieveFor
-    from factscope.retrieve.web_settings import WebSettings
+    from factscope.retrieve.web_retrievers import EvidenceRetrieverName, RetrieveFor
 
 __all__ = [
     "__version__", "aattribute", "acheck", "aground", "aknowledge", "attribute", "check", "ground", "knowledge",
@@ -64,20 +68,21 @@ __all__ = [
 def check(
     records: str | Path | Table | Iterable[Record | dict[str, Any]],
     *,
-    extractor: str | Extractor = "rules",
-    checker: str | Checker = "embedded",
+    extractor: str | Extractor = CheckSpec.extractor,
+    checker: str | Checker = CheckSpec.checker,
     llm: LLMClient | None = None,
     output: str | Path | None = None,
     progress: ProgressCallback | None = None,
     retry_failed: bool = False,
     checker_settings: CheckerSettings | None = None,
-    retriever: str | Retriever | WebEvidence | None = None,
-    corpus: str | Path | None = None,
-    retrieve_k: int = 5,
-    retrieve_for: RetrieveFor = "missing",
+    retriever: str | Retriever | WebEvidence | None = CheckSpec.retriever,
+    corpus: str | Path | None = CheckSpec.corpus,
+    retrieve_k: int = CheckSpec.retrieve_k,
+    retrieve_for: RetrieveFor = CheckSpec.retrieve_for,
     web: WebSettings | None = None,
-    query_llm: bool = False,
-    abstention_detection: bool = True,
+    query_llm: bool = CheckSpec.query_llm,
+    abstention_detection: bool = CheckSpec.abstention_detection,
+    allow_missing_references: bool = CheckSpec.allow_missing_references,
     batch_size: int = 32,
     overwrite: bool = False,
 ) -> CheckRun:
@@ -92,25 +97,14 @@ def check(
     checked against ``retrieve_k`` passages of ``retriever`` (a ready one, or 'bm25', 'dense', 'hybrid' over
     ``corpus``), or against each claim's top ``retrieve_k`` passages found on the web or in Wikipedia
     ('web:serper', 'web:brave', 'wikipedia', searched as ``web`` says; with ``query_llm`` the ``llm`` writes the
-    queries); ``retrieve_for='all'`` adds retrieved passages to records that have references. Bad records in a file are skipped; bad dicts raise InputError. A file is streamed: with
+    queries); ``retrieve_for='all'`` adds retrieved passages to records that have references. Records without
+    references stop a run that retrieves nothing for them (``MissingReferences``, an InputError), unless
+    ``allow_missing_references``: their claims could only be Neutral. Bad records in a file are skipped; bad dicts
+    raise InputError. A file is streamed: with
     ``output``, memory does not grow with its length, and the run's ``results`` read the results file lazily.
     """
-    from factscope.core.schema import Record
-    from factscope.core.tables import is_table
-    from factscope.refchecker.data import CheckRecords, parse_record
-    from factscope.refchecker.system import CHECK, CheckSpec
-    from factscope.retrieve.web_settings import WebSettings
+    from factscope.refchecker.system import CHECK
 
-    loaded: Iterable[Record]
-    if isinstance(records, (str, Path)):
-        loaded = CheckRecords(records)
-    elif is_table(records):
-        loaded = CHECK.table_items(records)
-    else:
-        loaded = [
-            item if isinstance(item, Record) else parse_record(item, path="<records>", line=index)
-            for index, item in enumerate(records, start=1)
-        ]
     spec = CheckSpec(
         extractor=extractor,
         checker=checker,
@@ -122,10 +116,11 @@ def check(
         web=web or WebSettings(),
         query_llm=query_llm,
         abstention_detection=abstention_detection,
+        allow_missing_references=allow_missing_references,
     )
     return CHECK.run(
         spec,
-        loaded,
+        records,
         llm=llm,
         output=output,
         batch_size=batch_size,
@@ -140,17 +135,21 @@ def ground(
     *,
     responses: str | Path | None = None,
     metadata: str | Path | None = None,
-    extractor: str | Extractor = "facts",
-    presence: str | PresenceModel | None = None,
+    extractor: str | Extractor = GroundSpec.extractor,
+    presence: str | PresenceModel = GroundSpec.presence,
     llm: LLMClient | None = None,
     output: str | Path | None = None,
     progress: ProgressCallback | None = None,
     retry_failed: bool = False,
     batch_size: int = 16,
-    factors: Iterable[str] | None = None,
-    no_response_facts: EmptyPolicy = "zero",
-    no_gold_facts: EmptyPolicy = "skip",
-    mode: PresenceMode = "exact",
+    factors: Iterable[str] | None = GroundSpec.factors,
+    no_response_facts: EmptyPolicy = GroundSpec.no_response_facts,
+    no_gold_facts: EmptyPolicy = GroundSpec.no_gold_facts,
+    threshold: float | None = GroundSpec.threshold,
+    window: int | None = GroundSpec.window,
+    stride: int = GroundSpec.stride,
+    min_window: int | None = GroundSpec.min_window,
+    mode: PresenceMode = GroundSpec.mode,
     overwrite: bool = False,
 ) -> GroundRun:
     """Grounding precision (response facts found in the contexts), recall (gold facts found in the response)
@@ -162,7 +161,8 @@ def ground(
     the paper's prediction files), and records without a response are left out. ``extractor`` is an extractor
     spec or object (default: offline clause facts); ``presence`` a presence spec ('bi-nli', 'bi', 'cross',
     'nli:embedded', 'llm', ...) or a ready model (default: the offline ``DEFAULT_PRESENCE`` of
-    factscope.grounding.presence). ``factors``: the metadata fields of the breakdowns (default: the paper's
+    factscope.grounding.spec); a presence spec is built with ``threshold`` (default: the model's own), ``window``
+    and ``min_window`` (sentences per window; default: the model's own), ``stride`` and ``mode``. ``factors``: the metadata fields of the breakdowns (default: the paper's
     factors the records have). ``mode`` 'fast' scores each fact only against its most relevant windows, stopping
     at the first that reaches the threshold (``factscope.grounding.presence_rounds``).
 
@@ -170,26 +170,23 @@ def ground(
     and a metadata file are single JSON documents, read whole); with ``output``, the run's ``results`` read the
     results file lazily and the summary comes from running totals.
     """
-    from factscope.core.tables import is_table
-    from factscope.grounding.data import ScoredExamples
-    from factscope.grounding.presence import DEFAULT_PRESENCE
-    from factscope.grounding.system import GROUND, GroundSpec
+    from factscope.grounding.system import GroundSystem
 
-    examples: Iterable[GroundExample] = (
-        ScoredExamples(dataset, metadata, responses) if isinstance(dataset, (str, Path))
-        else GROUND.table_items(dataset) if is_table(dataset) else list(dataset)
-    )
     spec = GroundSpec(
         extractor=extractor,
-        presence=presence if presence is not None else DEFAULT_PRESENCE,
+        presence=presence,
+        threshold=threshold,
+        window=window,
+        stride=stride,
+        min_window=min_window,
         factors=tuple(factors) if factors is not None else None,
         no_response_facts=no_response_facts,
         no_gold_facts=no_gold_facts,
         mode=mode,
     )
-    return GROUND.run(
+    return GroundSystem(metadata, responses).run(
         spec,
-        examples,
+        dataset,
         llm=llm,
         output=output,
         batch_size=batch_size,
@@ -202,7 +199,7 @@ def ground(
 def attribute(
     answers: str | Path | Table | Iterable[AnswerRecord],
     *,
-    checker: str | Checker = "embedded",
+    checker: str | Checker = AttributeSpec.checker,
     llm: LLMClient | None = None,
     judge: LLMClient | None = None,
     output: str | Path | None = None,
@@ -210,10 +207,10 @@ def attribute(
     retry_failed: bool = False,
     checker_settings: CheckerSettings | None = None,
     batch_size: int = 32,
-    template: str | None = None,
-    empty_answers: EmptyPolicy = "skip",
-    weighted: bool = False,
-    matching: Matching = "normalized",
+    template: str = AttributeSpec.template,
+    empty_answers: EmptyPolicy = AttributeSpec.empty_answers,
+    weighted: bool = AttributeSpec.weighted,
+    matching: Matching = AttributeSpec.matching,
     overwrite: bool = False,
 ) -> AttributionRun:
     """Citation correctness, precision, recall and F1 (micro and macro), text-citation alignment and [NA]
@@ -230,15 +227,8 @@ def attribute(
     ``results`` read the results file lazily.
     """
     from factscope.checkers.registry import make_checker
-    from factscope.core.tables import is_table
-    from factscope.kalma.answers import AnswerRecords
-    from factscope.kalma.hypotheses import DEFAULT_HYPOTHESIS
-    from factscope.kalma.system import ATTRIBUTE, AttributeSpec
+    from factscope.kalma.system import ATTRIBUTE
 
-    records: Iterable[AnswerRecord] = (
-        AnswerRecords(answers) if isinstance(answers, (str, Path))
-        else ATTRIBUTE.table_items(answers) if is_table(answers) else list(answers)
-    )
     if isinstance(checker, str) and judge is not None and judge is not llm:
         checker = make_checker(checker, llm=llm, **(checker_settings or {}))
     spec = AttributeSpec(
@@ -246,13 +236,13 @@ def attribute(
         checker_settings={**checker_settings} if checker_settings else {},
         geval=judge is not None,
         weighted=weighted,
-        template=template or DEFAULT_HYPOTHESIS,
+        template=template,
         empty_answers=empty_answers,
         matching=matching,
     )
     return ATTRIBUTE.run(
         spec,
-        records,
+        answers,
         llm=judge if judge is not None else llm,
         output=output,
         batch_size=batch_size,
@@ -270,21 +260,21 @@ def knowledge(
     progress: ProgressCallback | None = None,
     batch_size: int = 16,
     retry_failed: bool = False,
-    corpus: str | Path | None = None,
-    retriever: str = "bm25",
-    evidence_k: int = 5,
-    aggregate: Aggregation = "min",
-    evidence_aggregate: EvidenceAggregation = "max",
-    rank_by: SentenceRanking = "entailment",
-    hard: bool = False,
-    checker: str | Checker = "embedded",
-    relevance: str | RelevanceModel = "bi-encoder",
-    coherence: str | ParagraphCoherence = "proxy",
-    lm: str | TokenLogProbs | None = None,
-    baselines: int = 3,
-    weights: str = "0.25,0.25,0.25,0.25",
-    seed: int = 0,
-    mode: CheckMode = "exact",
+    corpus: str | Path | None = KnowledgeSpec.corpus,
+    retriever: EvidenceRetrieverName = KnowledgeSpec.retriever,
+    evidence_k: int = KnowledgeSpec.evidence_k,
+    aggregate: Aggregation = KnowledgeSpec.aggregate,
+    evidence_aggregate: EvidenceAggregation = KnowledgeSpec.evidence_aggregate,
+    rank_by: SentenceRanking = KnowledgeSpec.rank_by,
+    hard: bool = KnowledgeSpec.hard,
+    checker: str | Checker = KnowledgeSpec.checker,
+    relevance: str | RelevanceModel = KnowledgeSpec.relevance,
+    coherence: str | ParagraphCoherence = KnowledgeSpec.coherence,
+    lm: str | TokenLogProbs | None = KnowledgeSpec.lm,
+    baselines: int = KnowledgeSpec.baselines,
+    weights: str = KnowledgeSpec.weights,
+    seed: int = KnowledgeSpec.seed,
+    mode: CheckMode = KnowledgeSpec.mode,
     llm: LLMClient | None = None,
     overwrite: bool = False,
     web: WebSettings | None = None,
@@ -305,15 +295,8 @@ def knowledge(
     (``KnowledgeRecords``; bad records are skipped): with ``output``, the run's ``results`` read the results file
     lazily, and only the knowledge texts the helpfulness baselines are drawn from stay in memory (with a causal LM).
     """
-    from factscope.conner.data import KnowledgeRecords
-    from factscope.conner.system import KNOWLEDGE, KnowledgeSpec
-    from factscope.core.tables import is_table
-    from factscope.retrieve.web_settings import WebSettings
+    from factscope.conner.system import KNOWLEDGE
 
-    loaded: Iterable[KnowledgeRecord] = (
-        KnowledgeRecords(records) if isinstance(records, (str, Path))
-        else KNOWLEDGE.table_items(records) if is_table(records) else list(records)
-    )
     spec = KnowledgeSpec(
         evaluator=evaluator,
         corpus=Path(corpus) if corpus is not None and evaluator is None else None,
@@ -335,7 +318,7 @@ def knowledge(
     )
     return KNOWLEDGE.run(
         spec,
-        loaded,
+        records,
         llm=llm,
         output=output,
         batch_size=batch_size,

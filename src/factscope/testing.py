@@ -133,7 +133,7 @@ def assert_facts_grounded(
     __tracebackhide__ = True
     import factscope
     from factscope.grounding.data import GroundExample
-    from factscope.grounding.presence import DEFAULT_PRESENCE
+    from factscope.grounding.spec import DEFAULT_PRESENCE
 
     example = GroundExample(
         id="response", question="", contexts=_listed(contexts), gold_facts=list(gold_facts), response=response

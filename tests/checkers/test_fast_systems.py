@@ -16,11 +16,13 @@ from containment import ContainmentChecker, WordEncoder
 from factscope.checkers.segmented import SegmentedChecker
 from factscope.conner.data import KnowledgeRecord
 from factscope.conner.evaluator import KnowledgeEvaluator
-from factscope.conner.system import KnowledgeSpec, make_spec_evaluator
+from factscope.conner.spec import KnowledgeSpec
+from factscope.conner.system import make_spec_evaluator
 from factscope.core.manifest import manifest_path
 from factscope.grounding.presence import NLIPresence, ShortlistNLIPresence, decide, make_presence
 from factscope.grounding.presence_rounds import PresenceRounds, best_in_rounds, rank_windows
-from factscope.grounding.system import GroundSpec, make_spec_presence
+from factscope.grounding.spec import GroundSpec
+from factscope.grounding.system import make_spec_presence
 from factscope.retrieve.corpus import BM25Retriever, Corpus, Document
 from fake_scorers import KeywordScorer
 from repo_paths import DATA, EXAMPLES

@@ -223,8 +223,8 @@ def test_a_task_triplet_is_shown_in_the_paper_form_while_the_plain_text_stays_fo
 
 
 def test_the_check_task_passes_claim_triplets_to_the_checker(fake_llm, client):
+    from factscope import check
     from factscope.core.schema import Extraction, Record
-    from factscope.refchecker.task import check
 
     class OneTriplet:
         name = "one-triplet"

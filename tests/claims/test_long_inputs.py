@@ -18,7 +18,8 @@ from factscope.claims.sentences import SentenceExtractor
 from factscope.core.text import piece_ranges, sentence_spans
 from factscope.hf.embedded import load_spacy
 from factscope.refchecker.data import CheckRecords
-from factscope.refchecker.system import CHECK, CheckSpec
+from factscope.refchecker.spec import CheckSpec
+from factscope.refchecker.system import CHECK
 from fake_scorers import KeywordScorer
 
 TEXT = (

@@ -8,11 +8,10 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from repo_paths import EXAMPLES
-
 from factscope.core.manifest import fingerprint_items
 from factscope.grounding.data import ScoredExamples
 from factscope.refchecker.data import CheckRecords
+from repo_paths import EXAMPLES
 
 RECORDS = 200
 PADDING = "x" * 1500
@@ -158,3 +157,16 @@ def test_the_digest_made_while_reading_is_the_fingerprint_a_fresh_pass_makes(tmp
     examples = ScoredExamples(path)
     assert examples.digest is not None and fingerprint_items(examples) == fingerprint_items(list(examples))
     assert examples.fields == {"pop", "note"}
+
+
+def test_an_answers_file_digested_while_read_is_fingerprinted_as_a_fresh_pass(tmp_path):
+    """An answers file's records fingerprinted from the pass that counted them match a fresh pass, so results
+    files written before still resume."""
+    from factscope.kalma.answers import AnswerRecords
+
+    path, rows = examples_padded("attribute/answers.jsonl")(tmp_path)
+    write_jsonl(path, rows[:5])
+    answers = AnswerRecords(path)
+    assert answers.digest is None
+    fresh = fingerprint_items(list(AnswerRecords(path)))
+    assert len(list(answers)) == 5 and fingerprint_items(answers) == fresh

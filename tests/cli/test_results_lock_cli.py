@@ -6,7 +6,7 @@ import sys
 
 from typer.testing import CliRunner
 
-import factscope.checkers.registry as registry
+from factscope.checkers import registry
 from factscope.core.results_lock import ResultsLocked, lock_path
 from repo_paths import EXAMPLES
 

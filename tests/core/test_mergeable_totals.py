@@ -11,30 +11,30 @@ from typing import Any
 import numpy as np
 import pytest
 
+from factscope import attribute, check, ground, knowledge
 from factscope.checkers.base import CheckTask
 from factscope.claims.registry import make_extractor
 from factscope.conner.data import KnowledgeRecord
 from factscope.conner.evaluator import KnowledgeEvaluator
 from factscope.conner.scores import Factuality, KnowledgeScores, SentenceEvidence
-from factscope.conner.task import knowledge
 from factscope.conner.totals import KnowledgeTotals
 from factscope.conner.totals import summarize as summarize_knowledge
 from factscope.core.results import ResultRows
 from factscope.core.schema import LABELS, Claim, Extraction, Label, Record, Verdict
 from factscope.grounding.data import GroundExample
 from factscope.grounding.presence import WindowedPresence
-from factscope.grounding.task import DEFAULT_FACTORS, FactJudgement, GroundResult, GroundTotals, ground
+from factscope.grounding.task import DEFAULT_FACTORS, FactJudgement, GroundResult, GroundTotals
 from factscope.grounding.task import summarize as summarize_ground
 from factscope.kalma.answers import AnswerRecord
 from factscope.kalma.scores import AttributionScore, CitationIssue
-from factscope.kalma.task import score
 from factscope.kalma.totals import AttributionTotals
 from factscope.kalma.totals import summarize as summarize_attribution
 from factscope.kg.graph import KnowledgeGraph, Triple
 from factscope.metrics.attribution import AnswerCitationCounts, AnswerNACounts
 from factscope.metrics.geval import ASPECTS
 from factscope.metrics.hallucination import summarize_response
-from factscope.refchecker.task import CheckResult, CheckTotals, ClaimResult, check, summarize_run
+from factscope.refchecker.system import CHECK
+from factscope.refchecker.task import CheckResult, CheckTotals, ClaimResult
 
 ROWS = 90
 
@@ -279,9 +279,9 @@ def test_a_check_run_with_output_reads_its_results_from_the_file(tmp_path):
     run = check(records, extractor=make_extractor("sentences"), checker=_EntailsWhenContained(), output=output,
                 batch_size=3)
     _assert_lazy(run.results, output, [r.id for r in records])
-    held = summarize_run(list(run.results), new_records=run.new_records, seconds=run.seconds,
-                         extractor=run.extractor, checker=run.checker)
-    assert held.model_dump(exclude={"seconds"}) == run.model_dump(exclude={"seconds"})
+    held = CHECK.summarize(list(run.results), seconds=run.seconds)
+    unnamed = {"seconds", "extractor", "checker"}
+    assert held.model_dump(exclude=unnamed) == run.model_dump(exclude=unnamed)
     again = check(records, extractor=make_extractor("sentences"), checker=_EntailsWhenContained(), output=output)
     assert (again.new_records, again.resumed_records) == (0, len(records))
     assert again.model_dump(exclude={"seconds", "new_records", "resumed_records"}) == run.model_dump(
@@ -355,12 +355,12 @@ def test_an_attribution_run_with_output_reads_its_results_from_the_file(tmp_path
         for i, answer in enumerate(answers * 2)
     ]
     output = tmp_path / "scores.jsonl"
-    run = score(records, _ValueInSentence(), output=output, batch_size=3, empty_answers="zero")
+    run = attribute(records, checker=_ValueInSentence(), output=output, batch_size=3, empty_answers="zero")
     _assert_lazy(run.results, output, [r.id for r in records])
     assert "results" not in run.model_dump()
     assert summarize_attribution(list(run.results), empty_answers="zero") == run.summary
     assert set(run.summary) == {"removed=0", "removed=1"}
-    again = score(records, _ValueInSentence(), output=output, empty_answers="zero")
+    again = attribute(records, checker=_ValueInSentence(), output=output, empty_answers="zero")
     assert (again.new_records, again.summary) == (0, run.summary)
 
 
@@ -371,10 +371,10 @@ def test_a_knowledge_run_with_output_reads_its_results_from_the_file(tmp_path):
         for i in range(7)
     ]
     output = tmp_path / "knowledge.jsonl"
-    run = knowledge(records, KnowledgeEvaluator(checker=_EntailsWhenContained()), output=output, batch_size=3)
+    run = knowledge(records, evaluator=KnowledgeEvaluator(checker=_EntailsWhenContained()), output=output, batch_size=3)
     _assert_lazy(run.results, output, [r.id for r in records])
     assert "results" not in run.model_dump()
     assert summarize_knowledge(list(run.results)) == run.summary
     assert run.summary.means["validity"].records == sum(1 for r in records if r.gold_answer)
-    again = knowledge(records, KnowledgeEvaluator(checker=_EntailsWhenContained()), output=output)
+    again = knowledge(records, evaluator=KnowledgeEvaluator(checker=_EntailsWhenContained()), output=output)
     assert (again.new_records, again.summary) == (0, run.summary)

@@ -1,5 +1,5 @@
 """The system definitions at the library level: CHECK.run and SystemBuild on ready components, ready and
-mergeable, the server's DefinedSystem, GROUND's file reader (ScoredExamples), supplied facts and the one pass
+mergeable, the server's ServedSystem, GROUND's file reader (ScoredExamples), supplied facts and the one pass
 over a Ray run's shards (readable_items)."""
 
 import json
@@ -8,7 +8,8 @@ import pickle
 import pytest
 
 from factscope.claims.registry import make_extractor
-from factscope.conner.system import KNOWLEDGE, KnowledgeSpec
+from factscope.conner.spec import KnowledgeSpec
+from factscope.conner.system import KNOWLEDGE
 from factscope.core.errors import InputError
 from factscope.core.schema import Label, Verdict
 from factscope.core.system import SystemBuild
@@ -16,8 +17,9 @@ from factscope.engines.shards import readable_items
 from factscope.grounding.data import GroundExample, ScoredExamples
 from factscope.grounding.supplied_facts import supply_facts
 from factscope.grounding.system import GROUND, read_scored
-from factscope.refchecker.system import CHECK, CheckSpec
-from factscope.serve.systems import DefinedSystem
+from factscope.refchecker.spec import CheckSpec
+from factscope.refchecker.system import CHECK
+from factscope.serve.systems import ServedSystem
 
 RECORDS = [
     {"id": "a", "response": "Paris is in France. It is large.", "references": ["Paris is in France."]},
@@ -69,7 +71,7 @@ def test_knowledge_with_a_causal_lm_is_not_mergeable():
 
 
 def test_the_server_runs_a_definition_per_request_and_per_file(tmp_path):
-    system = DefinedSystem(CHECK, _spec())
+    system = ServedSystem(CHECK, _spec())
     items = [system.parse(item, index) for index, item in enumerate(RECORDS)]
     rows = system.process(items)
     answer = system.assemble(items, rows, seconds=1.0)
@@ -127,3 +129,41 @@ def test_supplied_facts_serve_the_file_and_count_what_they_cover(tmp_path):
     served = supplied.extractor.extract(["It is in Paris, I think.", "It opened in 1900. It closed in 1958."], ["Where?", "When?"])
     assert [c.text for c in served[0].claims] == ["It is in Paris."]
     assert [c.text for c in served[1].claims] == ["It opened in 1900.", "It closed in 1958."]
+
+
+BARE = [*RECORDS, {"id": "bare", "response": "Oslo is in Norway."}]
+
+
+def test_records_without_references_stop_an_api_run_unless_allowed(tmp_path):
+    import factscope
+    from factscope.refchecker.missing_references import MissingReferences, MissingReferencesWarning
+
+    with pytest.raises(MissingReferences, match=r"1 record\(s\) have no references \(bare\)") as stopped:
+        factscope.check(BARE, extractor="sentences", checker=Entails(), output=tmp_path / "a.jsonl")
+    assert stopped.value.keys == ["bare"] and "allow_missing_references" in str(stopped.value)
+    assert not (tmp_path / "a.jsonl").exists()
+    with pytest.warns(MissingReferencesWarning, match="bare"):
+        run = factscope.check(BARE, extractor="sentences", checker=Entails(), allow_missing_references=True)
+    assert run.new_records == 3
+
+
+def test_records_without_references_run_when_passages_are_retrieved_for_them(tmp_path):
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text(json.dumps({"id": "d1", "text": "Oslo is in Norway."}) + "\n", encoding="utf-8")
+    spec = CheckSpec(extractor=make_extractor("sentences"), checker=Entails(), retriever="bm25", corpus=corpus)
+    run = CHECK.run(spec, BARE)
+    assert {row.id: row.retrieved for row in run.results}["bare"] is True
+
+
+def test_the_server_refuses_records_without_references_as_the_api_does(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from factscope.serve.app import create_app
+    from factscope.serve.config import ServeConfig
+
+    served = {"check": ServedSystem(CHECK, _spec())}
+    with TestClient(create_app(ServeConfig(data_dir=tmp_path), systems=served)) as client:
+        refused = client.post("/v1/check", json={"records": BARE})
+        accepted = client.post("/v1/check", json={"records": RECORDS})
+    assert refused.status_code == 422 and "1 record(s) have no references (bare)" in refused.text
+    assert accepted.status_code == 200 and len(accepted.json()["results"]) == 2

@@ -33,7 +33,7 @@ from factscope.checkers.relevance import lexical_relevance
 from factscope.conner.data import KnowledgeRecord, parse_knowledge_record
 from factscope.conner.evaluator_setup import make_evaluator
 from factscope.conner.scores import KnowledgeScores, knowledge_failed
-from factscope.conner.system import KNOWLEDGE, KnowledgeParser
+from factscope.conner.system import KNOWLEDGE
 from factscope.conner.task import knowledge_pipeline
 from factscope.conner.totals import METRICS, KnowledgeTotals
 from factscope.core.errors import ConfigError
@@ -414,7 +414,7 @@ def test_knowledge_scores_of_shards_are_the_local_ones(tmp_path):
     (folder / "b.jsonl").write_text("".join(lines[3:]))
     build = KnowledgeWithOverlap(EXAMPLES / "knowledge" / "corpus.jsonl")
     sharded = run_on_ray(
-        build, KnowledgeParser(None), folder, tmp_path / "out", options=RayOptions(batch_size=2)
+        build, KNOWLEDGE.parse, folder, tmp_path / "out", options=RayOptions(batch_size=2)
     )
     records = [parse_knowledge_record(json.loads(line), path=EXAMPLE, line=1) for line in lines]
     produced, totals = run_pipeline(build(), records, batch_size=2)
@@ -486,7 +486,7 @@ def test_a_knowledge_record_that_kills_its_worker_every_time_is_written_once_as_
     exits.mkdir()
     poison = "nq-4"
     build = KillsItsWorkerOn(poison, exits, KnowledgeWithOverlap(EXAMPLES / "knowledge" / "corpus.jsonl"))
-    parse = KnowledgeParser(None)
+    parse = KNOWLEDGE.parse
     sharded = run_on_ray(build, parse, data, tmp_path / "out", options=RayOptions(**POISON_OPTIONS))
     rows, failed = poisoned_rows(tmp_path / "out", poison, exits)
     records = [parse_knowledge_record(json.loads(line), path=data, line=1) for line in data.read_text().splitlines()]

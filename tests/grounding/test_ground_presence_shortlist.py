@@ -42,7 +42,8 @@ def test_ground_defaults_to_the_shortlist_model_and_its_manifest_records_it():
 
     from factscope.cli.ground import calibrate_command, score_command
     from factscope.core.manifest import describe
-    from factscope.grounding.presence import DEFAULT_PRESENCE, make_presence
+    from factscope.grounding.presence import make_presence
+    from factscope.grounding.spec import DEFAULT_PRESENCE
 
     for command in (score_command, calibrate_command):
         assert inspect.signature(command).parameters["presence"].default == DEFAULT_PRESENCE

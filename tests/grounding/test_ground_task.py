@@ -3,12 +3,13 @@
 import numpy as np
 import pytest
 
+from factscope import ground
 from factscope.core.run import ProgressEvent
 from factscope.core.schema import Claim, Extraction
 from factscope.grounding.data import GroundExample
 from factscope.grounding.generation import generate_responses
 from factscope.grounding.presence import WindowedPresence
-from factscope.grounding.task import GroundResult, ground, summarize
+from factscope.grounding.task import GroundResult, summarize
 from factscope.llm.client import LLMClient, LLMConfig
 
 

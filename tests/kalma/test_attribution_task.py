@@ -8,6 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 import repo_paths
+from factscope import attribute
 from factscope.core.schema import Label, Verdict
 from factscope.kalma.answers import AnswerRecord
 from factscope.kalma.data import AttributionQuestion, read_questions
@@ -16,7 +17,6 @@ from factscope.kalma.graphs import prepare, removed_knowledge
 from factscope.kalma.question_evolution import EvolutionSeed, evolve, parse_generated
 from factscope.kalma.report import record_html
 from factscope.kalma.scores import AttributionScore, score_crashed, score_failed
-from factscope.kalma.task import score
 from factscope.kalma.text_quality import continuation_logprob, judge_text_quality
 from factscope.kalma.totals import AttributionTotals, summarize
 from factscope.kg.graph import Triple
@@ -106,7 +106,7 @@ def test_score_alignment_and_na_hand_computed(tmp_path):
     # removed: father (absent from the graph the model saw)
     checker = ValueInSentence()
     out = tmp_path / "scores.jsonl"
-    score([record(answer, [Triple("Q1", "father", "Lord Byron")])], checker, output=out)
+    attribute([record(answer, [Triple("Q1", "father", "Lord Byron")])], checker=checker, output=out)
     row = json.loads(out.read_text())
     # alignment pairs: (s0, London) yes, (s0, writer) no, (s1, poet) yes -> 2/3
     assert row["alignment"] == [True, False, True]
@@ -123,14 +123,14 @@ def test_score_alignment_and_na_hand_computed(tmp_path):
 
 def test_failed_checks_are_counted_not_scored(tmp_path):
     out = tmp_path / "scores.jsonl"
-    score([record("Born in London [Q1, place of birth: London, occupation: writer].")],
-          ValueInSentence(fail_on="writer"), output=out)
+    attribute([record("Born in London [Q1, place of birth: London, occupation: writer].")],
+          checker=ValueInSentence(fail_on="writer"), output=out)
     figures = summarize([AttributionScore.model_validate_json(out.read_text())])["removed=0"]
     assert (figures["alignment_value"], figures["alignment_pairs"], figures["alignment_failed"]) == (1.0, 1, 1)
 
 
 def test_an_answer_not_scored_is_counted_failed_left_out_of_the_figures_and_shown_with_its_reason():
-    (scored,) = score([record("Born in London [Q1, place of birth: London].")], ValueInSentence()).results
+    (scored,) = attribute([record("Born in London [Q1, place of birth: London].")], checker=ValueInSentence()).results
     crashed = score_crashed(record("Born in Paris [Q1, place of birth: Paris]."), "it ended its worker")
     totals = AttributionTotals()
     for row in (scored, crashed):
@@ -300,7 +300,7 @@ def test_hypothesis_template_with_entity_name(tmp_path):
             seen.extend(t.claim for t in tasks)
             return [Verdict(label=Label.NEUTRAL) for _ in tasks]
 
-    score([record("Ada's father was Lord Byron [Q1, father: Lord Byron].")], Recording(),
+    attribute([record("Ada's father was Lord Byron [Q1, father: Lord Byron].")], checker=Recording(),
           output=tmp_path / "s.jsonl", template="{name} {relation} {value}")
     assert seen == ["Ada Lovelace father Lord Byron"]
 
@@ -309,7 +309,7 @@ def test_bad_hypothesis_template_is_a_config_error(tmp_path):
     from factscope.core.errors import ConfigError
 
     with pytest.raises(ConfigError, match="subject"):
-        score([record("x [Q1, father: Lord Byron].")], ValueInSentence(), output=tmp_path / "s.jsonl",
+        attribute([record("x [Q1, father: Lord Byron].")], checker=ValueInSentence(), output=tmp_path / "s.jsonl",
               template="{subject}: {value}")
 
 
@@ -349,7 +349,7 @@ def test_alignment_through_a_real_nli_checker(tmp_path, bias, expected):
     out = tmp_path / "s.jsonl"
     answer = "Ada was born in London [Q1, place of birth: London]. She wrote notes [NA]."
     checker = make_checker(f"nli:{folder}", relevance="off", mismatch="off")
-    score([record(answer, [Triple("Q1", "father", "Lord Byron")])], checker, output=out)
+    attribute([record(answer, [Triple("Q1", "father", "Lord Byron")])], checker=checker, output=out)
     figures = summarize([AttributionScore.model_validate_json(out.read_text())])["removed=1"]
     # with the relevance filter and value checks off, a classifier fixed on Entailment (Neutral) entails every
     # pair (none)

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import repo_paths
+from factscope import attribute
 from factscope.core.errors import InputError
 from factscope.core.manifest import ResultsMismatch
 from factscope.kalma.answers import AnswerRecord, load_answers
@@ -28,7 +29,6 @@ from factscope.kalma.file_kinds import (
 )
 from factscope.kalma.minimum import apply_minimum, read_minimum
 from factscope.kalma.question_evolution import load_seeds
-from factscope.kalma.task import score
 from factscope.kg.citations import parse_answer
 from factscope.kg.graph import KnowledgeGraph, Triple
 from factscope.kg.loaders import entity_from_dict
@@ -228,11 +228,11 @@ def test_scores_against_the_gold_sets(tmp_path):
     gold = tmp_path / "gold.json"
     gold.write_text(json.dumps([["Who was Ada's father?", [["Q1", "father", "Lord Byron"]]]]))
     records = load_answers(answers).records
-    own = score(records, ValueInSentence()).summary["removed=0"]
+    own = attribute(records, checker=ValueInSentence()).summary["removed=0"]
     # own set (3 triples): 2 citations, both precise; 2 of 3 recalled
     assert (own["micro_precision"], own["micro_recall"]) == (1.0, pytest.approx(2 / 3))
     apply_minimum(records, read_minimum(gold).gold)
-    with_gold = score(records, ValueInSentence()).summary["removed=0"]
+    with_gold = attribute(records, checker=ValueInSentence()).summary["removed=0"]
     # gold set (1 triple): 1 of 2 citations precise; 1 of 1 recalled
     assert (with_gold["micro_precision"], with_gold["micro_recall"]) == (0.5, 1.0)
 
@@ -332,7 +332,7 @@ def test_normalized_and_paper_matching_side_by_side_hand_computed():
 def test_score_with_paper_matching_and_its_manifest(tmp_path):
     record = AnswerRecord("ada", "Who was Ada Lovelace?", ANSWER, GRAPH_OF_ADA, MINIMUM)
     out = tmp_path / "s.jsonl"
-    run = score([record], ValueInSentence(), output=out, matching="paper")
+    run = attribute([record], checker=ValueInSentence(), output=out, matching="paper")
     row = run.results[0]
     assert [(c.qid, c.correct, c.precise) for c in row.citations] == [
         ("Q1", True, True),
@@ -343,11 +343,11 @@ def test_score_with_paper_matching_and_its_manifest(tmp_path):
     ]
     assert run.summary["removed=0"]["micro_precision"] == pytest.approx(2 / 5)
     # alignment keeps factscope's reading of the sentences and citations in both modes
-    assert len(row.alignment) == len(score([record], ValueInSentence()).results[0].alignment)
+    assert len(row.alignment) == len(attribute([record], checker=ValueInSentence()).results[0].alignment)
     manifest = json.loads((tmp_path / "s.jsonl.manifest.json").read_text())
     assert manifest["settings"]["matching"] == "paper"
     with pytest.raises(ResultsMismatch, match='setting \'matching\': "paper" -> "normalized"'):
-        score([record], ValueInSentence(), output=out)
+        attribute([record], checker=ValueInSentence(), output=out)
 
 
 def test_cli_matching_option(cli, tmp_path):

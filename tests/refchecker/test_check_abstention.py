@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from factscope import check
 from factscope.checkers.base import CheckTask
 from factscope.claims.registry import make_extractor
 from factscope.core.manifest import manifest_path
 from factscope.core.schema import Label, Record, Verdict
 from factscope.llm.client import LLMClient, LLMConfig
-from factscope.refchecker.task import check
 
 REFERENCES = ["Alice won the 2019 city marathon in Oslo. The race was held in May."]
 

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from cli_entry import run_factscope
+from factscope import check
 from factscope.checkers.registry import make_checker
 from factscope.claims.registry import make_extractor
 from factscope.core.schema import Label
 from factscope.llm.client import LLMClient, LLMConfig
 from factscope.refchecker.data import load_check_records
-from factscope.refchecker.task import check
 from repo_paths import EXAMPLES
 
 RECORDS = [

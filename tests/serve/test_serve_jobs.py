@@ -166,7 +166,7 @@ def test_an_unexpected_error_fails_its_job_and_the_next_job_still_runs(tmp_path)
             raise RuntimeError("boom")
         return [FakeRow(id=item.id, length=len(item.text)) for item in items]
 
-    system.process = broken_once
+    system.batch = broken_once
     store = JobStore(tmp_path)
     runner = JobRunner(store, {"fake": system}, FairLock())
     first = store.create("fake", "a.jsonl", _upload(store, RECORDS[:2]))
@@ -193,11 +193,11 @@ from serve_fakes import FakeSystem
 
 
 class PacedSystem(FakeSystem):
-    def process(self, items):
+    def batch(self, items):
         with open(os.environ["BATCH_LOG"], "a", encoding="utf-8") as log:
             log.write(f"{os.getpid()} {' '.join(item.id for item in items)}\\n")
         time.sleep(0.2)
-        return super().process(items)
+        return super().batch(items)
 
 
 config = ServeConfig(data_dir=Path(sys.argv[1]), job_batch_size=2, job_lease_seconds=1.5,

@@ -1,7 +1,9 @@
 """A stand-in system for the server's tests of batching and jobs: no model, the real run loop and results file.
 
-Its items are ``{id, text}`` records; its row of an item is the text's length. ``gate`` (when set) holds every
-batch after the first ``free_batches`` until it is opened, so a test can stop or cancel a job mid-run.
+Its items are ``{id, text}`` records; its row of an item is the text's length. ``FakeSystem`` is served as the
+server serves every system (``ServedSystem``) over a real ``System`` subclass (``FakeRuns``) whose pipeline calls
+``FakeSystem.batch``. ``gate`` (when set) holds every batch after the first ``free_batches`` until it is opened, so
+a test can stop or cancel a job mid-run.
 """
 
 from __future__ import annotations
@@ -11,13 +13,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from markupsafe import Markup
 from pydantic import BaseModel
 
 from factscope.core.error_location import parse_located
 from factscope.core.errors import InputError
 from factscope.core.input_files import read_json_records
-from factscope.core.run import ProgressCallback, run_batches, run_manifest
-from factscope.serve.systems import REQUEST, LoadedCallback, System
+from factscope.core.run import Pipeline, RunRows
+from factscope.core.run_result import RunResult
+from factscope.core.system import ReportHooks, RunFacts, RunOutcome
+from factscope.engines.system import System
+from factscope.serve.systems import ServedSystem
 
 
 class FakeItem(BaseModel):
@@ -30,51 +36,86 @@ class FakeRow(BaseModel):
     length: int
 
 
-class FakeRun(BaseModel):
-    results: list[FakeRow]
+class FakeRun(RunResult[FakeRow]):
     batch_ids: list[str]
 
 
-class FakeSystem(System[FakeItem, FakeRow]):
-    name = "fake"
-    title = "Fake"
-    run_type = FakeRun
-    row_type = FakeRow
+class FakeTotals:
+    def add(self, row: FakeRow) -> None:
+        return None
 
+    def merge(self, other: FakeTotals) -> None:
+        return None
+
+
+class FakeRecords:
+    """The items of a JSONL file, read again on each pass; the bad records in ``problems``."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.problems: list[InputError] = []
+
+    def __iter__(self):
+        problems = []
+        for line, data in read_json_records(self.path):
+            try:
+                if isinstance(data, InputError):
+                    raise data
+                yield parse_located(FakeItem, data, path=self.path, line=line)
+            except InputError as error:
+                problems.append(error)
+        self.problems = problems
+
+
+class FakeRuns(System[None, FakeItem, FakeRow, FakeTotals, FakeRun]):
+    name = "fake"
+    manifest = "fake"
+    command = "fake"
+    title = "Fake"
+    row_type = FakeRow
+    run_type = FakeRun
+    report = ReportHooks(fields=("length",), flagged=lambda row: False, flagged_means="none",
+                         record=lambda row, anchor: Markup(""), overview=lambda rows: Markup(""),
+                         caption=lambda row: "")
+
+    def __init__(self, owner: FakeSystem) -> None:
+        self.owner = owner
+
+    def parse(self, item: dict[str, Any], /, *, path: Path, line: int) -> FakeItem:
+        return parse_located(FakeItem, item, path=path, line=line)
+
+    def read(self, path: Path) -> FakeRecords:
+        return FakeRecords(path)
+
+    def needs_llm(self, spec: None) -> bool:
+        return False
+
+    def ready(self, spec: None, llm: Any) -> None:
+        return spec
+
+    def build(self, spec: None, llm: Any) -> Pipeline[FakeItem, FakeRow, FakeTotals]:
+        return Pipeline(system="fake", stage_name="faking", row_type=FakeRow, key=lambda item: item.id,
+                        process=lambda batch: self.owner.batch(batch), new_totals=FakeTotals, components={},
+                        settings={}, failed=lambda row: False,
+                        crashed=lambda item, reason: FakeRow(id=item.id, length=-1))
+
+    def result(self, produced: RunRows[FakeRow], totals: FakeTotals, facts: RunFacts) -> FakeRun:
+        batch_ids = list(self.owner.batches[-1]) if self.owner.batches else []
+        return FakeRun(results=produced.results, failed=0, batch_ids=batch_ids, **produced.counts())
+
+    def summary_rows(self, run: FakeRun, outcome: RunOutcome) -> list[tuple[str, object]]:
+        return []
+
+
+class FakeSystem(ServedSystem[FakeItem, FakeRow]):
     def __init__(self, free_batches: int | None = None) -> None:
         self.batches: list[list[str]] = []
         self.free_batches = free_batches
         self.gate = threading.Event()
+        super().__init__(FakeRuns(self), spec=None)
 
-    def parse(self, item: Any, index: int) -> FakeItem:
-        return parse_located(FakeItem, item, path=REQUEST, line=index)
-
-    def process(self, items: Sequence[FakeItem]) -> list[FakeRow]:
+    def batch(self, items: Sequence[FakeItem]) -> list[FakeRow]:
         self.batches.append([item.id for item in items])
         if self.free_batches is not None and len(self.batches) > self.free_batches:
             self.gate.wait(30)
         return [FakeRow(id=item.id, length=len(item.text)) for item in items]
-
-    def assemble(self, items: Sequence[FakeItem], rows: Sequence[FakeRow], seconds: float) -> FakeRun:
-        return FakeRun(results=list(rows), batch_ids=list(self.batches[-1]))
-
-    def run_file(self, path: Path, output: Path, *, batch_size: int, progress: ProgressCallback,
-                 loaded: LoadedCallback) -> FakeRun:
-        items, problems = [], []
-        for line, data in read_json_records(path):
-            try:
-                if isinstance(data, InputError):
-                    raise data
-                items.append(parse_located(FakeItem, data, path=path, line=line))
-            except InputError as error:
-                problems.append(error)
-        loaded(len(items), problems)
-        if not items:
-            raise InputError("no usable records", path=path)
-        produced = run_batches(items, self.process, key=lambda item: item.id, row_type=FakeRow, output=output,
-                               batch_size=batch_size, progress=progress, stage_name="faking",
-                               manifest=run_manifest("fake", items, {}))
-        return FakeRun(results=list(produced.results), batch_ids=[])
-
-    def warm(self) -> None:
-        return None

@@ -15,6 +15,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from factscope.checkers.base import Checker, PairScorer
+from factscope.checkers.defaults import (
+    DEFAULT_CHECKER,
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_MISMATCH,
+    DEFAULT_RELEVANCE,
+)
 from factscope.core.errors import ConfigError
 from factscope.core.registry import Argument, Entry, Registry
 
@@ -39,12 +45,12 @@ catches every changed number, date and name of the project's counterfactual pair
 def _segmented(
     scorer: PairScorer,
     *,
-    max_tokens: int = 200,
+    max_tokens: int = DEFAULT_MAX_TOKENS,
     name: str | None = None,
-    relevance: Literal["lexical", "off"] = "lexical",
+    relevance: Literal["lexical", "off"] = DEFAULT_RELEVANCE,
     min_relevance: float | None = None,
     min_confidence: float = 0.0,
-    mismatch: MismatchSetting = "all",
+    mismatch: MismatchSetting = DEFAULT_MISMATCH,
     mode: Literal["exact", "fast"] = "exact",
     threshold: float | None = None,
     window_sentences: int | None = None,
@@ -313,18 +319,18 @@ def __getattr__(name: str) -> str:
 
 
 def make_checker(
-    spec: str = "embedded",
+    spec: str = DEFAULT_CHECKER,
     *,
     llm: Any = None,
-    max_tokens: int = 200,
+    max_tokens: int = DEFAULT_MAX_TOKENS,
     batch_size: int = 32,
     similarity_threshold: float = 0.7,
     label_order: list[str] | None = None,
     llm_mode: str = "joint",
-    relevance: str = "lexical",
+    relevance: str = DEFAULT_RELEVANCE,
     min_relevance: float | None = None,
     min_confidence: float = 0.0,
-    mismatch: MismatchSetting = "all",
+    mismatch: MismatchSetting = DEFAULT_MISMATCH,
     **options: Any,
 ) -> Checker:
     """A Checker for ``spec``; model checkers are wrapped to segment long references (``max_tokens``).

@@ -11,6 +11,7 @@ import numpy as np
 
 from factscope.checkers.base import CheckTask, PairScorer
 from factscope.checkers.decision import LabelDecision
+from factscope.checkers.defaults import DEFAULT_MAX_TOKENS, DEFAULT_RELEVANCE
 from factscope.checkers.escalation import Escalation, ScoredWindow, escalation
 from factscope.checkers.evidence import best_sentence
 from factscope.checkers.merge import merge_passage_labels
@@ -99,11 +100,11 @@ class SegmentedChecker:
         self,
         scorer: PairScorer,
         *,
-        max_tokens: int = 200,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
         window_sentences: int = 0,
         min_window_sentences: int | None = None,
         name: str | None = None,
-        relevance: RelevanceMode = "lexical",
+        relevance: RelevanceMode = DEFAULT_RELEVANCE,
         min_relevance: float = DEFAULT_MIN_RELEVANCE,
         min_confidence: float = 0.0,
         mismatch: MismatchCheck | None = None,

@@ -11,7 +11,6 @@ if TYPE_CHECKING:
     from factscope.checkers.segmented import CheckMode
     from factscope.hf.device import Device
 
-
 class CheckerSettings(TypedDict, total=False):
     """Any of ``make_checker``'s settings (see ``factscope.checkers.registry.make_checker``); a checker ignores
     the ones it has no use for, and the ones left out keep their defaults."""

@@ -10,6 +10,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
+from factscope.checkers.defaults import DEFAULT_CHECKER, DEFAULT_MAX_TOKENS
 from factscope.checkers.registry import CHECKER_SPECS, CHECKERS, make_checker
 from factscope.claims.registry import EXTRACTOR_SPECS, EXTRACTORS, make_extractor
 from factscope.cli.checking_options import (
@@ -83,9 +84,9 @@ def agree_command(
         ),
     ] = None,
     mode: Annotated[AgreeMode, typer.Option(help="checker (given triplets) or pipeline (extract anew)")] = "checker",
-    checker: Annotated[str, typer.Option(help=CHECKER_SPECS)] = "embedded",
+    checker: Annotated[str, typer.Option(help=CHECKER_SPECS)] = DEFAULT_CHECKER,
     extractor: Annotated[str, typer.Option(help=EXTRACTOR_SPECS + "; pipeline mode only")] = "rules",
-    segment_tokens: SegmentTokens = 200,
+    segment_tokens: SegmentTokens = DEFAULT_MAX_TOKENS,
     window_sentences: WindowSentences = None,
     min_window_sentences: MinWindowSentences = None,
     llm_check_mode: LLMCheckModeOption = "joint",

@@ -9,21 +9,24 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.markup import escape
 
+from factscope.checkers.defaults import DEFAULT_CHECKER
 from factscope.cli.checking_options import CheckingModeOption
 from factscope.cli.choices import RetrieveMode
 from factscope.cli.display import ProgressDisplay, console, print_skipped, print_table, summary_table
-from factscope.cli.engine_options import EngineOptions, engine_options, run_sharded
-from factscope.cli.llm_options import LLMOptions, llm_options, summed_usage, usage_rows
+from factscope.cli.engine_options import EngineOptions, check_output, engine_options, run_system
+from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
 from factscope.cli.option_ranges import finite
 from factscope.cli.option_rules import FAST_MODE_OPTIONS, RAY_OPTIONS, refuse_ignored
 from factscope.cli.output_options import Overwrite, RetryFailed
 from factscope.cli.output_paths import check_outputs
 from factscope.core.errors import ConfigError, InputError, RecordsFailed
 from factscope.core.seeds import SEED_MAX
+from factscope.kalma.spec import AttributeSpec
 from factscope.metrics.attribution import Matching
 from factscope.metrics.ratios import EmptyPolicy
 
 if TYPE_CHECKING:
+    from factscope.kalma.answers import LoadedAnswers
     from factscope.kalma.task import AttributionRun
     from factscope.llm.client import LLMClient
 
@@ -190,20 +193,22 @@ def score_command(
     output: Annotated[Path, typer.Option("--output", "-o", help="JSONL results file (resumes when it exists); with "
                                                                 "--engine ray a results folder")],
     checker: Annotated[str, typer.Option(help="NLI checker for alignment and \\[NA]: embedded, nli:MODEL, path:DIR, "
-                                              "similarity, llm")] = "embedded",
+                                              "similarity, llm")] = DEFAULT_CHECKER,
     mode: CheckingModeOption = "exact",
-    geval: Annotated[bool, typer.Option(help="also score text quality with an LLM judge (G-Eval)")] = False,
+    geval: Annotated[bool, typer.Option(help="also score text quality with an LLM judge (G-Eval)")] = (
+        AttributeSpec.geval),
     geval_weighted: Annotated[bool, typer.Option(help="also the probability-weighted G-Eval score from the "
-                                                      "completions endpoint's log-probabilities")] = False,
+                                                      "completions endpoint's log-probabilities")] = (
+        AttributeSpec.weighted),
     empty_answers: Annotated[EmptyPolicy, typer.Option(help="answers with no citations in macro precision")] = (
-        "skip"),
+        AttributeSpec.empty_answers),
     summary: Annotated[Path | None, typer.Option(help="also write the summary figures as JSON here")] = None,
     hypothesis: Annotated[str, typer.Option(help="NLI hypothesis of a citation; fields {relation} {value} {name} "
-                                                 "{qid}; the paper's form is the default")] = "{relation}: {value}",
+                                                 "{qid}; the paper's form is the default")] = AttributeSpec.template,
     matching: Annotated[Matching, typer.Option(
         help="how citations are read and compared with the graph and the minimum set: normalized (case, quotes, "
              "spaces and a qid: prefix tolerated) or paper (exact strings, as KaLMA's released scoring; a "
-             "repeated citation lowers precision)")] = "normalized",
+             "repeated citation lowers precision)")] = AttributeSpec.matching,
     minimum: MinimumFile = None,
     overwrite: Overwrite = False,
     retry_failed: RetryFailed = False,
@@ -212,41 +217,37 @@ def score_command(
     engine: EngineOptions,
 ) -> None:
     refuse_ignored(ctx, (*RAY_OPTIONS, *FAST_MODE_OPTIONS))
-    from factscope.core.system import SystemBuild
-    from factscope.kalma.answers import load_answers, read_answer
     from factscope.kalma.hypotheses import check_template
-    from factscope.kalma.system import ATTRIBUTE, AttributeSpec
+    from factscope.kalma.system import ATTRIBUTE
 
-    spec = AttributeSpec(checker=checker, checker_settings={"mode": mode}, geval=geval or geval_weighted, weighted=geval_weighted, template=hypothesis,
-                         empty_answers=empty_answers, matching=matching)
-    if engine.on_ray:
-        if minimum is not None:
-            raise ConfigError("--minimum is not taken with --engine ray: give each answer its `minimum` field instead")
-        check_outputs(written={"--summary": summary})
-        check_template(hypothesis)
-        build = SystemBuild(ATTRIBUTE, spec, endpoint.build)
-        sharded = run_sharded(engine, build, read_answer, answers, output, batch_size=32, overwrite=overwrite,
-                              retry_failed=retry_failed)
-        if not (sharded.produced.new or sharded.produced.resumed or sharded.passed_over):
-            raise InputError("no usable answers; see the messages above", path=answers)
-        run = ATTRIBUTE.result(sharded.produced, sharded.totals, sharded.facts())
-        client = summed_usage(endpoint, ATTRIBUTE.needs_llm(spec), sharded.llm_usage)
-        _report_scores(run, sharded.passed_over, len(sharded.problems), output, client, summary)
-        return
-    check_outputs(output, overwrite=overwrite, written={"--summary": summary})
+    spec = AttributeSpec(checker=checker, checker_settings={"mode": mode}, geval=geval or geval_weighted,
+                         weighted=geval_weighted, template=hypothesis, empty_answers=empty_answers,
+                         matching=matching)
+    check_output(engine, output, overwrite=overwrite, written={"--summary": summary})
     check_template(hypothesis)
-    llm = endpoint.build_if(ATTRIBUTE.needs_llm(spec))
-    loaded = load_answers(answers)
-    for problem in loaded.problems:
-        print_skipped(problem)
-    records, failed_generations = loaded.records, loaded.failed_generations
-    if not records and not failed_generations:
-        raise InputError("no usable answers; see the messages above", path=answers)
-    _use_minimum(minimum, records)
-    with ProgressDisplay() as shown:
-        run = ATTRIBUTE.run(spec, records, llm=llm, output=output, progress=shown, overwrite=overwrite,
-                            retry_failed=retry_failed)
-    _report_scores(run, failed_generations, len(loaded.problems), output, llm, summary)
+    if minimum is not None and engine.on_ray:
+        raise ConfigError("--minimum is not taken with --engine ray: give each answer its `minimum` field instead")
+    inputs: Any = answers if engine.on_ray else _answers(answers, minimum)
+
+    def loaded(count: int, problems: list[InputError]) -> None:
+        for problem in problems:
+            print_skipped(problem)
+        if not count:
+            raise InputError("no usable answers; see the messages above", path=answers)
+
+    ran, client = run_system(ATTRIBUTE, spec, inputs, output, engine=engine, endpoint=endpoint, batch_size=32,
+                             overwrite=overwrite, retry_failed=retry_failed, loaded=loaded)
+    _report_scores(ran.result, ran.passed_over, len(ran.problems), output, client, summary)
+
+
+def _answers(path: Path, minimum: Path | None) -> LoadedAnswers:
+    """The answers of ``path``, read once into memory (the file's kind is told by a pass of its own), given the
+    gold minimum sets of ``minimum`` when there is one (``_use_minimum``)."""
+    from factscope.kalma.answers import load_answers
+
+    answers = load_answers(path)
+    _use_minimum(minimum, answers.records)
+    return answers
 
 
 def _report_scores(run: AttributionRun, failed_generations: int, skipped: int, output: Path, llm: LLMClient | None,

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import json
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
+from factscope.checkers.defaults import (
+    DEFAULT_CHECKER,
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_MISMATCH,
+    DEFAULT_RELEVANCE,
+)
 from factscope.checkers.registry import CHECKER_SPECS
 from factscope.claims.registry import EXTRACTOR_SPECS
 from factscope.cli.checking_options import (
@@ -28,24 +33,23 @@ from factscope.cli.checking_options import (
     SegmentTokens,
     WindowSentences,
     label_order,
-    refuse_missing_references,
+    references_rule,
 )
 from factscope.cli.display import (
-    ProgressDisplay,
     format_value,
     print_skipped,
     print_table,
     summary_table,
 )
-from factscope.cli.engine_options import EngineOptions, engine_options, run_sharded
-from factscope.cli.llm_options import LLMOptions, llm_options, summed_usage, usage_rows
+from factscope.cli.engine_options import EngineOptions, check_output, engine_options, output_path, run_system
+from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
 from factscope.cli.option_rules import CHECK_OPTIONS, refuse_ignored
 from factscope.cli.output_options import Overwrite, RetryFailed
-from factscope.cli.output_paths import check_outputs
 from factscope.cli.web_options import WebOptions, web_options
 from factscope.core.errors import InputError, RecordsFailed
 from factscope.core.schema import LABELS
 from factscope.core.system import RunOutcome
+from factscope.refchecker.spec import DEFAULT_EXTRACTOR, CheckSpec
 from factscope.retrieve.web_retrievers import EvidenceRetrieverName, RetrieveFor
 
 if TYPE_CHECKING:
@@ -96,15 +100,15 @@ def check_command(
             help="results JSONL (default: INPUT name + .checked.jsonl here); with --engine ray a results folder",
         ),
     ] = None,
-    extractor: Annotated[str, typer.Option(help=EXTRACTOR_SPECS)] = "rules",
-    checker: Annotated[str, typer.Option(help=CHECKER_SPECS)] = "embedded",
-    segment_tokens: SegmentTokens = 200,
+    extractor: Annotated[str, typer.Option(help=EXTRACTOR_SPECS)] = DEFAULT_EXTRACTOR,
+    checker: Annotated[str, typer.Option(help=CHECKER_SPECS)] = DEFAULT_CHECKER,
+    segment_tokens: SegmentTokens = DEFAULT_MAX_TOKENS,
     window_sentences: WindowSentences = None,
     min_window_sentences: MinWindowSentences = None,
-    relevance: RelevanceOption = "lexical",
+    relevance: RelevanceOption = DEFAULT_RELEVANCE,
     min_relevance: MinRelevance = None,
     min_confidence: MinConfidence = 0.0,
-    mismatch_checks: MismatchChecks = "all",
+    mismatch_checks: MismatchChecks = DEFAULT_MISMATCH,
     mode: CheckingModeOption = "exact",
     device: DeviceOption = "auto",
     threshold: JudgeThreshold = None,
@@ -120,17 +124,17 @@ def check_command(
     ] = "bm25",
     top_k: Annotated[
         int, typer.Option(min=1, help="passages retrieved per record (--corpus) or per claim (a web retriever)")
-    ] = 5,
+    ] = CheckSpec.retrieve_k,
     retrieve_for: Annotated[
         RetrieveFor,
         typer.Option(help="records given retrieved passages: missing (those without references) or all (added "
                      "after a record's own)"),
-    ] = "missing",
+    ] = CheckSpec.retrieve_for,
     batch_size: Annotated[int, typer.Option(min=1, help="records per extraction / checking batch")] = 32,
     max_reference_chars: Annotated[int, typer.Option(min=1, help="skip records whose references are longer")] = 2_000_000,
     llm_check_mode: LLMCheckModeOption = "joint",
     llm_passages: LLMPassagesOption = "each",
-    allow_missing_references: AllowMissingReferences = False,
+    allow_missing_references: AllowMissingReferences = CheckSpec.allow_missing_references,
     abstention_detection: Annotated[
         bool,
         typer.Option(
@@ -138,7 +142,7 @@ def check_command(
             help="drop sentences that decline to answer (\"I don't know.\", \"The references do not say.\"): "
             "a response made only of them has no claims and counts as an abstention",
         ),
-    ] = True,
+    ] = CheckSpec.abstention_detection,
     summary: Annotated[Path | None, typer.Option(help="also write the run's figures as JSON here")] = None,
     overwrite: Overwrite = False,
     retry_failed: RetryFailed = False,
@@ -149,10 +153,7 @@ def check_command(
 ) -> None:
     refuse_ignored(ctx, CHECK_OPTIONS)
     from factscope.checkers.settings import CheckerSettings
-    from factscope.core.system import SystemBuild
-    from factscope.engines.shards import readable_items
-    from factscope.refchecker.data import CheckRecords, parse_record
-    from factscope.refchecker.system import CHECK, CheckSpec
+    from factscope.refchecker.system import CheckSystem
     from factscope.retrieve.web_retrievers import is_web_retriever
 
     checker_settings: CheckerSettings = {
@@ -182,51 +183,25 @@ def check_command(
         web=web.settings(),
         query_llm=is_web_retriever(retriever) and endpoint.configured(),
         abstention_detection=abstention_detection,
+        allow_missing_references=allow_missing_references,
     )
-    retrieves = corpus is not None or is_web_retriever(retriever)
-    remedy = "pass --corpus or --retriever web:serper / wikipedia to retrieve passages for them"
-    if engine.on_ray:
-        output = output or Path(f"{input.stem}.checked")
-        check_outputs(written={"--summary": summary})
-        build = SystemBuild(CHECK, spec, endpoint.build)
-        parse = partial(parse_record, max_reference_chars=max_reference_chars)
-        if not retrieves:
-            refuse_missing_references(
-                [record.id for record in readable_items(input, parse) if not record.references],
-                allowed=allow_missing_references, remedy=remedy,
-            )
-        sharded = run_sharded(engine, build, parse, input, output, batch_size=batch_size, overwrite=overwrite,
-                              retry_failed=retry_failed)
-        if not (sharded.produced.new or sharded.produced.resumed) and sharded.problems:
-            raise typer.Exit(code=2)
-        run = CHECK.result(sharded.produced, sharded.totals, sharded.facts())
-        client = summed_usage(endpoint, CHECK.needs_llm(spec), sharded.llm_usage)
-        _report(run, sharded.problems, output, client, summary)
-        return
-    output = output or Path(f"{input.stem}.checked.jsonl")
-    check_outputs(output, overwrite=overwrite, written={"--summary": summary})
-    records = CheckRecords(input, max_reference_chars=max_reference_chars)
-    without_references = [record.id for record in records if not record.references]
-    problems = records.problems
+    output = output_path(engine, input, output, ".checked")
+    check_output(engine, output, overwrite=overwrite, written={"--summary": summary})
+    with references_rule("pass --corpus or --retriever web:serper / wikipedia to retrieve passages for them"):
+        ran, client = run_system(
+            CheckSystem(max_reference_chars), spec, input, output, engine=engine, endpoint=endpoint,
+            batch_size=batch_size, overwrite=overwrite, retry_failed=retry_failed, loaded=_loaded,
+        )
+    _report(ran.result, ran.problems, output, client, summary)
+
+
+def _loaded(count: int, problems: list[InputError]) -> None:
+    """Print each skipped input record; a file with no record to check ends the command (exit code 2 when some
+    could not be read, else 0)."""
     for problem in problems:
         print_skipped(problem)
-    if not records.count:
+    if not count:
         raise typer.Exit(code=2 if problems else 0)
-    if not retrieves:
-        refuse_missing_references(without_references, allowed=allow_missing_references, remedy=remedy)
-    client = endpoint.build_if(CHECK.needs_llm(spec))
-    with ProgressDisplay() as shown:
-        run = CHECK.run(
-            spec,
-            records,
-            llm=client,
-            output=output,
-            batch_size=batch_size,
-            progress=shown,
-            overwrite=overwrite,
-            retry_failed=retry_failed,
-        )
-    _report(run, problems, output, client, summary)
 
 
 def _report(

@@ -3,8 +3,10 @@ checker's verdict is decided, the LLM checker's layout, and their rule for recor
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Annotated
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -15,9 +17,11 @@ from factscope.checkers.relevance import DEFAULT_MIN_RELEVANCE, RelevanceMode
 from factscope.checkers.segmented import CheckMode
 from factscope.cli.display import console
 from factscope.hf.device import Device
-
-SHOWN_KEYS = 5
-"""How many ids of records without references a message names."""
+from factscope.refchecker.missing_references import (
+    MissingReferences,
+    MissingReferencesWarning,
+    missing_references_problem,
+)
 
 
 def _segment_budget(value: int) -> int:
@@ -169,16 +173,34 @@ def refuse_missing_references(keys: Sequence[str], *, allowed: bool, remedy: str
     unless ``allowed``. ``remedy`` says what the user can do besides giving references."""
     if not keys:
         return
-    shown = ", ".join(keys[:SHOWN_KEYS]) + (f" and {len(keys) - SHOWN_KEYS} more" if len(keys) > SHOWN_KEYS else "")
-    problem = (
-        f"{len(keys)} record(s) have no references ({escape(shown)}): nothing can verify their claims, so every "
-        "one of them would be Neutral and the figures would measure the missing references, not the responses."
-    )
+    problem = missing_references_problem(keys)
     if allowed:
-        console.print(f"[bold yellow]warning[/] {problem} Going on (--allow-missing-references).")
+        console.print(f"[bold yellow]warning[/] {escape(problem)} Going on (--allow-missing-references).")
         return
     console.print(
-        f"[bold red]error[/] {problem} Give them references, {remedy}, or pass --allow-missing-references to "
-        "go on anyway."
+        f"[bold red]error[/] {escape(problem)} Give them references, {remedy}, or pass --allow-missing-references "
+        "to go on anyway."
     )
     raise typer.Exit(code=2)
+
+
+@contextmanager
+def references_rule(remedy: str) -> Iterator[None]:
+    """The check system's rule for records without references, told in the command's words: its
+    ``MissingReferences`` stops the command with exit code 2 and its warning is printed (``remedy`` as in
+    ``refuse_missing_references``)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", MissingReferencesWarning)
+        shown = warnings.showwarning
+
+        def show(message: Warning | str, category: type[Warning], *args: Any, **kwargs: Any) -> None:
+            if isinstance(message, MissingReferencesWarning):
+                refuse_missing_references(message.keys, allowed=True, remedy=remedy)
+            else:
+                shown(message, category, *args, **kwargs)
+
+        warnings.showwarning = show
+        try:
+            yield
+        except MissingReferences as missing:
+            refuse_missing_references(missing.keys, allowed=False, remedy=remedy)

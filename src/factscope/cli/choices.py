@@ -6,6 +6,3 @@ from typing import Literal
 
 RetrieveMode = Literal["none", "local", "wikidata"]
 """Where each KaLMA question's graph comes from: none (the gold graph), the local graph, or Wikidata."""
-
-Engine = Literal["local", "ray"]
-"""Where a run goes: this process, or a Ray cluster."""

@@ -1,23 +1,28 @@
 """The --engine options, declared once: ``@engine_options`` adds them to a command and hands it one
-``EngineOptions``; ``run_sharded`` runs a command's pipeline on Ray with the command's progress display."""
+``EngineOptions``; ``run_system`` runs a command's system on that engine (``System.execute``, which chooses it)
+with the command's progress display."""
 
 from __future__ import annotations
 
 import typing
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import typer
 
-from factscope.cli.choices import Engine
+from factscope.cli.llm_options import ClientOnce, LLMOptions, summed_usage
 from factscope.cli.option_groups import Command, add_option_group
 from factscope.cli.option_ranges import finite
+from factscope.core.run_result import RunResult
+from factscope.engines.system import Engine
 
 if typing.TYPE_CHECKING:
-    from factscope.core.run import Pipeline
-    from factscope.engines.ray import RecordParser, ShardedRun
+    from factscope.engines.system import Execution, LoadedCallback, System
+    from factscope.llm.client import LLMClient
+
+SpecT = TypeVar("SpecT")
+RunT = TypeVar("RunT", bound="RunResult[Any]")
 
 PANEL = "Engine (where the run goes)"
 
@@ -76,51 +81,51 @@ def engine_options(command: Command) -> Command:
     return add_option_group(command, EngineOptions, "engine")
 
 
-def run_sharded(
-    engine: EngineOptions,
-    build: Callable[[], Pipeline[Any, Any, Any]],
-    parse: RecordParser[Any],
-    input: Path,
+def run_system(
+    system: System[SpecT, Any, Any, Any, RunT],
+    spec: SpecT,
+    inputs: Any,
     output: Path,
     *,
+    engine: EngineOptions,
+    endpoint: LLMOptions,
     batch_size: int,
     overwrite: bool,
     retry_failed: bool,
-) -> ShardedRun[Any, Any]:
-    """Run a command's pipeline on Ray (``factscope.engines.ray``) with the progress display, printing each
-    skipped input record; a Parquet or CSV input (Ray reads JSONL shards), a missing Ray or a bad results folder
-    stops before any work."""
-    from factscope.cli.display import ProgressDisplay, print_skipped
-    from factscope.core.errors import InputError
-    from factscope.core.tables import is_table_file
-    from factscope.engines.ray import RayOptions, require_ray, run_on_ray
-    from factscope.engines.shards import check_results_folder
+    loaded: LoadedCallback | None = None,
+    client: ClientOnce | None = None,
+) -> tuple[Execution[RunT], LLMClient | None]:
+    """Run ``system`` on the command's engine (``System.execute``) with the progress display, and the LLM client
+    whose usage the summary shows: the one the run made (``client``, when the command made it already), or on
+    Ray one holding the usage its workers reported (the driver's own, made to describe the pipeline, made no
+    call)."""
+    from factscope.cli.display import ProgressDisplay
+    from factscope.engines.ray import RayOptions
 
-    if is_table_file(input):
-        raise InputError(
-            "--engine ray reads JSON / JSONL records (or a folder of *.jsonl shards); run a Parquet or CSV file "
-            "without --engine ray, or write it as JSONL first",
-            path=input,
-        )
-    require_ray()
-    check_results_folder(output, overwrite=overwrite)
-    options = RayOptions(
-        address=engine.ray_address,
-        concurrency=engine.concurrency,
-        num_gpus=engine.num_gpus,
-        batch_size=batch_size,
-    )
+    ray = RayOptions(address=engine.ray_address, concurrency=engine.concurrency, num_gpus=engine.num_gpus)
+    client = client or ClientOnce(endpoint)
     with ProgressDisplay() as shown:
-        sharded = run_on_ray(
-            build,
-            parse,
-            input,
-            output,
-            options=options,
-            overwrite=overwrite,
-            retry_failed=retry_failed,
-            progress=shown,
+        ran = system.execute(
+            spec, inputs, engine=engine.engine, llm=client, output=output, batch_size=batch_size, progress=shown,
+            overwrite=overwrite, retry_failed=retry_failed, ray=ray, loaded=loaded,
         )
-    for problem in sharded.problems:
-        print_skipped(problem)
-    return sharded
+    if engine.on_ray:
+        return ran, summed_usage(endpoint, system.needs_llm(spec), ran.llm_usage)
+    return ran, client.client
+
+
+def output_path(engine: EngineOptions, input: Path, given: Path | None, suffix: str) -> Path:
+    """The results file (or, on Ray, folder) of a command: ``given``, else INPUT's name with ``suffix`` here
+    (and ``.jsonl`` for a file)."""
+    return given or Path(f"{input.stem}{suffix}" + ("" if engine.on_ray else ".jsonl"))
+
+
+def check_output(engine: EngineOptions, output: Path, *, overwrite: bool, written: dict[str, Path | None]) -> None:
+    """Refuse, before any work, a results file that may not be written or the ``written`` files that are taken
+    (a results folder is checked by the Ray engine)."""
+    from factscope.cli.output_paths import check_outputs
+
+    if engine.on_ray:
+        check_outputs(written=written)
+    else:
+        check_outputs(output, overwrite=overwrite, written=written)

@@ -12,6 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from factscope.checkers.defaults import DEFAULT_CHECKER, DEFAULT_MAX_TOKENS
 from factscope.checkers.registry import CHECKER_SPECS, CHECKERS, make_checker
 from factscope.cli.checking_options import (
     DeviceOption,
@@ -129,7 +130,7 @@ def eval_checker_command(
         Path | None,
         typer.Option("--output", "-o", help="write the report (figures, confusion matrices) as JSON here"),
     ] = None,
-    segment_tokens: SegmentTokens = 200,
+    segment_tokens: SegmentTokens = DEFAULT_MAX_TOKENS,
     window_sentences: WindowSentences = None,
     min_window_sentences: MinWindowSentences = None,
     similarity_threshold: Annotated[
@@ -162,7 +163,7 @@ def eval_checker_command(
             "[bold yellow]warning[/] the threshold is tuned on pairs that are also evaluated: the figures are "
             "optimistic; tune on another file or part (--tune-part validation --part test)"
         )
-    specs = checker or ["embedded"]
+    specs = checker or [DEFAULT_CHECKER]
     client = endpoint.build_if(any(CHECKERS.needs_llm(spec) for spec in specs))
     settings = {
         "max_tokens": segment_tokens,

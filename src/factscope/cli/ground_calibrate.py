@@ -15,7 +15,8 @@ from factscope.cli.ground_score import PRESENCE_HELP
 from factscope.cli.llm_options import LLMOptions
 from factscope.cli.option_rules import WINDOW_OPTIONS, refuse_ignored
 from factscope.core.errors import InputError
-from factscope.grounding.presence import DEFAULT_PRESENCE, PRESENCE_MODELS, make_presence
+from factscope.grounding.presence import PRESENCE_MODELS, make_presence
+from factscope.grounding.spec import DEFAULT_PRESENCE
 from factscope.metrics.grounding import AgreementStatistic
 
 CALIBRATE_HELP = """Choose the presence threshold that agrees best with human presence labels.

@@ -4,7 +4,7 @@ locally or on Ray, with its tables."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -15,22 +15,21 @@ from rich.table import Table
 from rich.text import Text
 
 from factscope.claims.registry import EXTRACTOR_SPECS
-from factscope.cli.display import ProgressDisplay, console, format_value, print_table, summary_table
-from factscope.cli.engine_options import EngineOptions, run_sharded
-from factscope.cli.llm_options import LLMOptions, summed_usage, usage_rows
+from factscope.cli.display import console, format_value, print_table, summary_table
+from factscope.cli.engine_options import EngineOptions, check_output, output_path, run_system
+from factscope.cli.llm_options import LLMOptions, usage_rows
 from factscope.cli.option_ranges import PRESENCE_THRESHOLD_RULE, presence_for_threshold, presence_threshold
 from factscope.cli.option_rules import RAY_OPTIONS, WINDOW_OPTIONS, refuse_ignored
 from factscope.cli.output_options import Overwrite, RetryFailed
-from factscope.cli.output_paths import check_outputs
 from factscope.core.errors import ConfigError, InputError, RecordsFailed
 from factscope.core.system import RunOutcome
-from factscope.grounding.presence import DEFAULT_PRESENCE, PRESENCE_SPECS
+from factscope.grounding.presence import PRESENCE_SPECS
 from factscope.grounding.presence_rounds import PresenceMode
+from factscope.grounding.spec import DEFAULT_FACT_EXTRACTOR, DEFAULT_PRESENCE, GroundSpec
 from factscope.metrics.ratios import EmptyPolicy
 
 if TYPE_CHECKING:
     from factscope.grounding.data import GroundExample
-    from factscope.grounding.system import GroundSpec
     from factscope.grounding.task import GroundRun
     from factscope.llm.client import LLMClient
 
@@ -93,7 +92,7 @@ def score_command(
         Path | None,
         typer.Option("--output", "-o", help="results JSONL (default: INPUT name + .ground.jsonl)"),
     ] = None,
-    extractor: Annotated[str, typer.Option(help=EXTRACTOR_HELP)] = "facts",
+    extractor: Annotated[str, typer.Option(help=EXTRACTOR_HELP)] = DEFAULT_FACT_EXTRACTOR,
     presence: Annotated[
         str, typer.Option(help=PRESENCE_HELP, callback=presence_for_threshold)
     ] = DEFAULT_PRESENCE,
@@ -103,22 +102,22 @@ def score_command(
             callback=presence_threshold,
             help=f"presence threshold (default: the model's, see --presence): {PRESENCE_THRESHOLD_RULE}",
         ),
-    ] = None,
+    ] = GroundSpec.threshold,
     window: Annotated[
         int | None,
         typer.Option(
             min=0,
             help="sentences per window of a long text; 0 = whole text (default 3; LLM judge: whole)"
         ),
-    ] = None,
-    stride: Annotated[int, typer.Option(min=1, help="sentences between window starts")] = 1,
+    ] = GroundSpec.window,
+    stride: Annotated[int, typer.Option(min=1, help="sentences between window starts")] = GroundSpec.stride,
     min_window: Annotated[
         int | None,
         typer.Option(
             min=1,
             help="also score narrower windows, of every width from this to --window (default: --window only)"
         ),
-    ] = None,
+    ] = GroundSpec.min_window,
     mode: Annotated[
         PresenceMode,
         typer.Option(
@@ -127,7 +126,7 @@ def score_command(
             "relevant windows, by BM25, stopping at the first that reaches the threshold; decisions differ from "
             "exact only where an unscored window would have decided)",
         ),
-    ] = "exact",
+    ] = GroundSpec.mode,
     by: Annotated[
         str | None,
         typer.Option(
@@ -138,10 +137,10 @@ def score_command(
     ] = None,
     no_response_facts: Annotated[
         EmptyPolicy, typer.Option(help="precision of a response with no atomic facts")
-    ] = "zero",
+    ] = GroundSpec.no_response_facts,
     no_gold_facts: Annotated[
         EmptyPolicy, typer.Option(help="recall / F1 of a record with no gold facts")
-    ] = "skip",
+    ] = GroundSpec.no_gold_facts,
     batch_size: Annotated[int, typer.Option(min=1, help="records per decomposition / presence batch")] = 16,
     summary: Annotated[Path | None, typer.Option(help="also write the summary figures as JSON here")] = None,
     overwrite: Overwrite = False,
@@ -151,10 +150,8 @@ def score_command(
     engine: EngineOptions,
 ) -> None:
     refuse_ignored(ctx, (*RAY_OPTIONS, *WINDOW_OPTIONS))
-    from factscope.core.system import SystemBuild
-    from factscope.engines.shards import readable_items
-    from factscope.grounding.data import ScoredExamples
-    from factscope.grounding.system import GROUND, GroundSpec
+    from factscope.cli.llm_options import ClientOnce
+    from factscope.grounding.system import GroundSystem
 
     wanted = [f.strip() for f in by.split(",") if f.strip()] if by else None
     spec = GroundSpec(
@@ -169,55 +166,36 @@ def score_command(
         no_response_facts=no_response_facts,
         no_gold_facts=no_gold_facts,
     )
-    if engine.on_ray:
-        if metadata is not None or responses is not None or atomic_facts is not None:
+    system = GroundSystem(metadata, responses)
+    output = output_path(engine, input, output, ".ground")
+    check_output(engine, output, overwrite=overwrite, written={"--summary": summary})
+    client = ClientOnce(endpoint)
+    inputs: Any = input
+    facts_row: list[tuple[str, object]] = []
+    if metadata is not None or responses is not None or atomic_facts is not None:
+        if engine.on_ray:
             raise ConfigError(
                 "--metadata, --responses and --atomic-facts are not taken with --engine ray: give generic JSONL "
                 "records that carry their response and metadata"
             )
-        output = output or Path(f"{input.stem}.ground")
-        check_outputs(written={"--summary": summary})
-        build = SystemBuild(GROUND, GROUND.prepare(spec, readable_items(input, GROUND.parse)), endpoint.build)
-        sharded = run_sharded(engine, build, GROUND.parse, input, output, batch_size=batch_size, overwrite=overwrite,
-                              retry_failed=retry_failed)
-        if not (sharded.produced.new or sharded.produced.resumed):
-            raise InputError("no record to score: see the messages above", path=input)
-        run = GROUND.result(sharded.produced, sharded.totals, sharded.facts())
-        client = summed_usage(endpoint, GROUND.needs_llm(spec), sharded.llm_usage)
-        _report_ground(run, len(sharded.problems), [], output, client, summary)
-        return
-    output = output or Path(f"{input.stem}.ground.jsonl")
-    check_outputs(output, overwrite=overwrite, written={"--summary": summary})
-    examples = ScoredExamples(input, metadata, responses)
-    print_problems(examples.problems, examples.warnings)
-    without = examples.without_response
-    if without:
-        console.print(
-            f"[yellow]skipped[/] {len(without)} record(s) without a response (e.g. {escape(repr(without[0]))}); "
-            "pass --responses or run `factscope ground generate` first"
-        )
-    if not len(examples):
-        raise InputError(
-            "no record to score: none has a response; pass --responses FILE or run `factscope ground generate`",
-            path=input,
-        )
-    spec = GROUND.prepare(spec, examples)
-    llm = endpoint.build_if(GROUND.needs_llm(spec))
-    facts_row: list[tuple[str, object]] = []
+        inputs = system.read(input)
     if atomic_facts is not None:
-        spec, facts_row = _supplied_facts(atomic_facts, examples, spec, llm, human_facts, paper_fact_rules)
-    with ProgressDisplay() as shown:
-        run = GROUND.run(
-            spec,
-            examples,
-            llm=llm,
-            output=output,
-            batch_size=batch_size,
-            progress=shown,
-            overwrite=overwrite,
-            retry_failed=retry_failed,
+        spec, facts_row = _supplied_facts(
+            atomic_facts, inputs, system.prepare(spec, inputs), client if system.needs_llm(spec) else None,
+            human_facts, paper_fact_rules,
         )
-    _report_ground(run, len(examples.problems) + len(without), facts_row, output, llm, summary)
+
+    def loaded(count: int, problems: list[InputError]) -> None:
+        print_problems(problems, getattr(inputs, "warnings", []))
+        if not count:
+            raise InputError(
+                "no record to score: none has a response; pass --responses FILE or run `factscope ground generate`",
+                path=input,
+            )
+
+    ran, used = run_system(system, spec, inputs, output, engine=engine, endpoint=endpoint, batch_size=batch_size,
+                           overwrite=overwrite, retry_failed=retry_failed, loaded=loaded, client=client)
+    _report_ground(ran.result, len(ran.problems), facts_row, output, used, summary)
 
 
 def print_problems(problems: list[InputError], warnings: list[str]) -> None:
@@ -250,8 +228,8 @@ def _report_ground(
 
 
 def _supplied_facts(
-    path: Path, examples: Iterable[GroundExample], spec: GroundSpec, llm: LLMClient | None, human: bool,
-    paper_rules: bool,
+    path: Path, examples: Iterable[GroundExample], spec: GroundSpec, llm: Callable[[], LLMClient] | None,
+    human: bool, paper_rules: bool,
 ) -> tuple[GroundSpec, list[tuple[str, object]]]:
     """``spec`` serving the facts of an atomic-facts file (``supply_facts``), its skipped entries and unknown ids
     reported, and the run-table row counting records with supplied and with extracted facts."""
@@ -259,7 +237,8 @@ def _supplied_facts(
     from factscope.grounding.system import make_fact_extractor
 
     supplied = supply_facts(
-        path, examples, make_fact_extractor(spec.extractor, llm), human=human, paper_rules=paper_rules
+        path, examples, make_fact_extractor(spec.extractor, llm() if llm is not None else None), human=human,
+        paper_rules=paper_rules,
     )
     for error in supplied.problems:
         console.print(f"[yellow]skipped[/] {escape(str(error))}")

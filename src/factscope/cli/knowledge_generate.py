@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
+from factscope.checkers.defaults import DEFAULT_CHECKER
 from factscope.cli.display import ProgressDisplay, console, print_table, summary_table
 from factscope.cli.knowledge_options import (
     LM,
@@ -32,6 +33,7 @@ from factscope.cli.output_options import Overwrite, RetryFailed
 from factscope.cli.output_paths import check_outputs
 from factscope.conner.data import KnowledgeTask
 from factscope.conner.generation import GenerationMode
+from factscope.conner.spec import DEFAULT_Q_KNOW_WEIGHTS
 from factscope.core.errors import ConfigError, InputError, RecordsFailed
 from factscope.retrieve.corpus import RetrieverName
 
@@ -122,11 +124,11 @@ def generate_command(
     corpus: Corpus = None,
     retriever: Retriever = "bm25",
     evidence_k: EvidenceK = 5,
-    checker: CheckerSpec = "embedded",
+    checker: CheckerSpec = DEFAULT_CHECKER,
     relevance_model: Relevance = "bi-encoder",
     coherence_model: Coherence = "proxy",
     lm: LM = None,
-    weights: Weights = "0.25,0.25,0.25,0.25",
+    weights: Weights = DEFAULT_Q_KNOW_WEIGHTS,
     seed: Seed = 0,
     batch_size: BatchSize = 16,
     overwrite: Overwrite = False,
@@ -163,11 +165,11 @@ def select_command(
     corpus: Corpus = None,
     retriever: Retriever = "bm25",
     evidence_k: EvidenceK = 5,
-    checker: CheckerSpec = "embedded",
+    checker: CheckerSpec = DEFAULT_CHECKER,
     relevance_model: Relevance = "bi-encoder",
     coherence_model: Coherence = "proxy",
     lm: LM = None,
-    weights: Weights = "0.25,0.25,0.25,0.25",
+    weights: Weights = DEFAULT_Q_KNOW_WEIGHTS,
     seed: Seed = 0,
     batch_size: BatchSize = 16,
     overwrite: Overwrite = False,

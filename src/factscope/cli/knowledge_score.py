@@ -3,15 +3,15 @@ Ray, with the run's table."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 
-from factscope.cli.display import ProgressDisplay, console, print_skipped, print_table, summary_table
-from factscope.cli.engine_options import EngineOptions, run_sharded
+from factscope.checkers.defaults import DEFAULT_CHECKER
+from factscope.cli.display import console, print_skipped, print_table, summary_table
+from factscope.cli.engine_options import EngineOptions, check_output, output_path, run_system
 from factscope.cli.knowledge_options import (
     LM,
     Aggregate,
@@ -33,17 +33,17 @@ from factscope.cli.knowledge_options import (
     Task,
     Weights,
 )
-from factscope.cli.llm_options import LLMOptions, summed_usage, usage_rows
+from factscope.cli.llm_options import LLMOptions, usage_rows
 from factscope.cli.option_rules import FAST_MODE_OPTIONS, RAY_OPTIONS, WEB_OPTIONS, refuse_ignored
 from factscope.cli.output_options import Overwrite, RetryFailed
-from factscope.cli.output_paths import check_outputs
 from factscope.cli.parameter_flags import in_context
 from factscope.cli.web_options import WebOptions
-from factscope.core.errors import ConfigError, InputError, RecordsFailed
+from factscope.conner.spec import DEFAULT_COHERENCE_MODEL, DEFAULT_RELEVANCE_MODEL, KnowledgeSpec
+from factscope.core.errors import InputError, RecordsFailed
 
 if TYPE_CHECKING:
-    from factscope.conner.data import KnowledgeRecords
-    from factscope.conner.task import KnowledgeEvaluator, KnowledgeRun
+    from factscope.conner.evaluator import KnowledgeEvaluator
+    from factscope.conner.task import KnowledgeRun
     from factscope.llm.client import LLMClient
 
 SCORE_HELP = """Score knowledge records on CONNER's six dimensions (equations 1-9 of the paper).
@@ -83,9 +83,14 @@ def noted(evaluator: KnowledgeEvaluator, ctx: typer.Context) -> KnowledgeEvaluat
     """``evaluator``, each metric it cannot compute for want of a part noted (naming the flag that supplies it)."""
     from factscope.conner.evaluator_setup import missing_parts
 
-    for note in missing_parts(evaluator):
-        console.print(f"[yellow]note[/] {escape(in_context(note, ctx))}")
+    print_notes(missing_parts(evaluator), ctx)
     return evaluator
+
+
+def print_notes(notes: list[str], ctx: typer.Context) -> None:
+    """Each metric not computed for want of a part, as a note naming the flag that supplies it."""
+    for note in notes:
+        console.print(f"[yellow]note[/] {escape(in_context(note, ctx))}")
 
 
 def score_command(
@@ -95,20 +100,20 @@ def score_command(
     queries: Queries = None,
     task: Task = None,
     corpus: Corpus = None,
-    retriever: ScoringRetriever = "bm25",
-    evidence_k: EvidenceK = 5,
-    aggregate: Aggregate = "min",
-    evidence_aggregate: EvidenceAggregate = "max",
-    rank_by: RankBy = "entailment",
-    hard_factuality: Hard = False,
-    checker: CheckerSpec = "embedded",
-    mode: CheckingMode = "exact",
-    relevance_model: Relevance = "bi-encoder",
-    coherence_model: Coherence = "proxy",
+    retriever: ScoringRetriever = KnowledgeSpec.retriever,
+    evidence_k: EvidenceK = KnowledgeSpec.evidence_k,
+    aggregate: Aggregate = KnowledgeSpec.aggregate,
+    evidence_aggregate: EvidenceAggregate = KnowledgeSpec.evidence_aggregate,
+    rank_by: RankBy = KnowledgeSpec.rank_by,
+    hard_factuality: Hard = KnowledgeSpec.hard,
+    checker: CheckerSpec = DEFAULT_CHECKER,
+    mode: CheckingMode = KnowledgeSpec.mode,
+    relevance_model: Relevance = DEFAULT_RELEVANCE_MODEL,
+    coherence_model: Coherence = DEFAULT_COHERENCE_MODEL,
     lm: LM = None,
-    baselines: Baselines = 3,
-    weights: Weights = "0.25,0.25,0.25,0.25",
-    seed: Seed = 0,
+    baselines: Baselines = KnowledgeSpec.baselines,
+    weights: Weights = KnowledgeSpec.weights,
+    seed: Seed = KnowledgeSpec.seed,
     batch_size: BatchSize = 16,
     overwrite: Overwrite = False,
     retry_failed: RetryFailed = False,
@@ -118,11 +123,8 @@ def score_command(
     web: WebOptions,
 ) -> None:
     refuse_ignored(ctx, (*RAY_OPTIONS, *FAST_MODE_OPTIONS, *WEB_OPTIONS))
-    from factscope.conner.data import KnowledgeRecords
     from factscope.conner.evaluator_setup import default_lm
-    from factscope.conner.system import KNOWLEDGE, KnowledgeParser, KnowledgeSpec, make_spec_evaluator
-    from factscope.core.system import SystemBuild
-    from factscope.engines.shards import readable_items
+    from factscope.conner.system import KnowledgeSystem, spec_missing_parts
 
     spec = KnowledgeSpec(
         corpus=corpus, retriever=retriever, evidence_k=evidence_k, aggregate=aggregate,
@@ -130,30 +132,16 @@ def score_command(
         relevance=relevance_model, coherence=coherence_model, lm=default_lm(lm), baselines=baselines, weights=weights, seed=seed,
         mode=mode, web=web.settings(),
     )
-    if engine.on_ray:
-        if queries is not None:
-            raise ConfigError("--queries is not taken with --engine ray: give JSON / JSONL records with their query")
-        output = output or Path(f"{input.stem}.knowledge")
-        parse = KnowledgeParser(task)
-        build = SystemBuild(KNOWLEDGE, KNOWLEDGE.prepare(spec, readable_items(input, parse)), endpoint.build)
-        sharded = run_sharded(engine, build, parse, input, output, batch_size=batch_size, overwrite=overwrite,
-                              retry_failed=retry_failed)
-        if not (sharded.produced.new or sharded.produced.resumed):
-            raise InputError("no usable records; see the messages above", path=input)
-        run = KNOWLEDGE.result(sharded.produced, sharded.totals, sharded.facts())
-        client = summed_usage(endpoint, KNOWLEDGE.needs_llm(spec), sharded.llm_usage)
-        _report_knowledge(run, len(sharded.problems), output, client)
-        return
-    output = output or Path(f"{input.stem}.knowledge.jsonl")
-    check_outputs(output, overwrite=overwrite)
-    records = KnowledgeRecords(input, queries=queries, task=task)
-    skipped = _survey(records, input)
-    llm = endpoint.build_if(KNOWLEDGE.needs_llm(spec))
-    spec = replace(spec, evaluator=noted(make_spec_evaluator(spec, llm), ctx))
-    with ProgressDisplay() as shown:
-        run = KNOWLEDGE.run(spec, records, llm=llm, output=output, batch_size=batch_size, progress=shown,
-                            overwrite=overwrite, retry_failed=retry_failed)
-    _report_knowledge(run, skipped, output, llm)
+    output = output_path(engine, input, output, ".knowledge")
+    check_output(engine, output, overwrite=overwrite, written={})
+    print_notes(spec_missing_parts(spec), ctx)
+
+    def loaded(count: int, problems: list[InputError]) -> None:
+        _survey(input, count, problems)
+
+    ran, client = run_system(KnowledgeSystem(task, queries), spec, input, output, engine=engine, endpoint=endpoint,
+                             batch_size=batch_size, overwrite=overwrite, retry_failed=retry_failed, loaded=loaded)
+    _report_knowledge(ran.result, len(ran.problems), output, client)
 
 
 def _report_knowledge(run: KnowledgeRun, skipped: int, output: Path, llm: LLMClient | None) -> None:
@@ -169,17 +157,15 @@ def _report_knowledge(run: KnowledgeRun, skipped: int, output: Path, llm: LLMCli
         raise RecordsFailed(run.failed, "records (a checker or causal-LM call, or their worker process)", output)
 
 
-def _survey(records: KnowledgeRecords, path: Path) -> int:
-    """Read ``records`` once: each bad record reported, a file whose every record fails for one reason one error,
-    a file with none usable an error; how many were skipped."""
+def _survey(path: Path, usable: int, problems: list[InputError]) -> None:
+    """Each bad record reported; a file whose every record fails for one reason is one error, a file with none
+    usable an error."""
     from factscope.core.whole_file import whole_file_error
 
-    usable = sum(1 for _ in records)
-    whole = whole_file_error(path, records.problems, usable)
+    whole = whole_file_error(path, problems, usable)
     if whole is not None:
         raise whole
-    for problem in records.problems:
+    for problem in problems:
         print_skipped(problem)
     if not usable:
         raise InputError("no usable records; see the messages above", path=path)
-    return len(records.problems)

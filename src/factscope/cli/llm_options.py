@@ -167,6 +167,23 @@ def llm_options(command: Command) -> Command:
     return add_option_group(command, LLMOptions, "endpoint")
 
 
+@dataclass
+class ClientOnce:
+    """The command's LLM client, made on the first call and kept (its usage goes into the summary); picklable
+    without it, so that each Ray worker makes its own."""
+
+    endpoint: LLMOptions
+    client: LLMClient | None = None
+
+    def __call__(self) -> LLMClient:
+        if self.client is None:
+            self.client = self.endpoint.build()
+        return self.client
+
+    def __getstate__(self) -> dict[str, object]:
+        return {"endpoint": self.endpoint, "client": None}
+
+
 def summed_usage(endpoint: LLMOptions, needed: bool, usage: Mapping[str, int]) -> LLMClient | None:
     """A client of the run's endpoint holding the usage its workers reported (``ShardedRun.llm_usage``, summed
     over the Ray actors), for ``usage_rows``; None when the run needed no LLM."""

@@ -11,6 +11,8 @@ import math
 
 import typer
 
+from factscope.conner.spec import DEFAULT_Q_KNOW_WEIGHTS
+
 THRESHOLD_RANGES: dict[str, tuple[float, float, str]] = {
     "bi": (-1.0, 1.0, "a cosine similarity"),
     "nli": (0.0, 1.0, "an entailment probability"),
@@ -85,7 +87,7 @@ def q_know_weights(value: str) -> str:
     if len(weights) != Q_KNOW_WEIGHTS or not all(math.isfinite(w) and w >= 0 for w in weights):
         raise typer.BadParameter(
             f"{value!r}: give four comma-separated finite numbers of 0 or more "
-            "(factuality,relevance,coherence,informativeness), e.g. 0.25,0.25,0.25,0.25"
+            f"(factuality,relevance,coherence,informativeness), e.g. {DEFAULT_Q_KNOW_WEIGHTS}"
         )
     return value
 

@@ -12,6 +12,7 @@ from factscope.cli.llm_options import LLMOptions, llm_options
 from factscope.cli.web_options import WebOptions, web_options
 from factscope.core.errors import ConfigError
 from factscope.retrieve.web_retrievers import SearchServiceName
+from factscope.serve.config import Components
 
 HELP = """Serve the four systems over HTTP, with a web app to look at results.
 
@@ -44,19 +45,23 @@ def serve_command(
         ".factscope/serve"),
     api_key: Annotated[str | None, typer.Option(envvar="FACTSCOPE_API_KEY", show_envvar=True,
                                                 help="key every request must carry")] = None,
-    check_extractor: Annotated[str, typer.Option(help="claim extractor of /v1/check", rich_help_panel=PANEL)] = "rules",
-    check_checker: Annotated[str, typer.Option(help="checker of /v1/check", rich_help_panel=PANEL)] = "embedded",
+    check_extractor: Annotated[str, typer.Option(help="claim extractor of /v1/check", rich_help_panel=PANEL)] = (
+        Components.check_extractor),
+    check_checker: Annotated[str, typer.Option(help="checker of /v1/check", rich_help_panel=PANEL)] = (
+        Components.check_checker),
     check_retriever: Annotated[
         SearchServiceName | None,
         typer.Option(help="search service that finds evidence for /v1/check records without references (key "
                      "from SERPER_API_KEY or BRAVE_API_KEY; the web retrieval options apply)", rich_help_panel=PANEL),
     ] = None,
-    ground_extractor: Annotated[str, typer.Option(help="fact extractor of /v1/ground", rich_help_panel=PANEL)] = "facts",
-    ground_presence: Annotated[str, typer.Option(help="presence model of /v1/ground", rich_help_panel=PANEL)] = "bi",
+    ground_extractor: Annotated[str, typer.Option(help="fact extractor of /v1/ground", rich_help_panel=PANEL)] = (
+        Components.ground_extractor),
+    ground_presence: Annotated[str, typer.Option(help="presence model of /v1/ground", rich_help_panel=PANEL)] = (
+        Components.ground_presence),
     attribute_checker: Annotated[str, typer.Option(help="alignment / \\[NA] checker of /v1/attribute/score",
-                                                   rich_help_panel=PANEL)] = "embedded",
+                                                   rich_help_panel=PANEL)] = Components.attribute_checker,
     knowledge_checker: Annotated[str, typer.Option(help="factuality / validity checker of /v1/knowledge/score",
-                                                   rich_help_panel=PANEL)] = "embedded",
+                                                   rich_help_panel=PANEL)] = Components.knowledge_checker,
     corpus: Annotated[Path | None, typer.Option(help="evidence corpus of /v1/knowledge/score (enables factuality)",
                                                 rich_help_panel=PANEL)] = None,
     lm: Annotated[str | None, typer.Option("--lm", help="causal LM of /v1/knowledge/score (sentence coherence, "
@@ -101,7 +106,7 @@ def serve_command(
     from factscope.claims.registry import EXTRACTORS
     from factscope.conner.evaluator_setup import default_lm
     from factscope.grounding.presence import PRESENCE_MODELS
-    from factscope.serve.config import Components, Limits, ServeConfig
+    from factscope.serve.config import Limits, ServeConfig
     from factscope.serve.security import require_key_off_loopback
 
     require_key_off_loopback(host, api_key)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, get_args
 
 from factscope.checkers.segmented import CheckMode
 from factscope.conner.evaluator import KnowledgeEvaluator, KnowledgeSettings
+from factscope.conner.spec import DEFAULT_Q_KNOW_WEIGHTS
 from factscope.core.errors import ConfigError
 from factscope.hf.embedded_lm import EXTRA_HINT
 from factscope.metrics.conner import Aggregation, EvidenceAggregation, SentenceRanking
@@ -53,7 +54,7 @@ def make_evaluator(
     coherence: str | ParagraphCoherence = "proxy",
     lm: str | TokenLogProbs | None = None,
     baselines: int = 3,
-    weights: str = "0.25,0.25,0.25,0.25",
+    weights: str = DEFAULT_Q_KNOW_WEIGHTS,
     seed: int = 0,
     mode: CheckMode = "exact",
     llm: LLMClient | None = None,
@@ -121,13 +122,19 @@ def _retriever(
 
 def missing_parts(evaluator: KnowledgeEvaluator) -> list[str]:
     """What the evaluator cannot compute for want of a part, as notes that say which option supplies it."""
+    return missing_parts_of(has_retriever=evaluator.retriever is not None, has_lm=evaluator.lm is not None)
+
+
+def missing_parts_of(*, has_retriever: bool, has_lm: bool) -> list[str]:
+    """What an evaluator with or without an evidence retriever and a causal LM cannot compute, as notes that say
+    which option supplies the part."""
     notes = []
-    if evaluator.retriever is None:
+    if not has_retriever:
         notes.append(
             "no `corpus` or web retriever: open-ended validity is not computed, nor factuality but for records "
             "that carry their own 'evidence' passages"
         )
-    if evaluator.lm is None:
+    if not has_lm:
         notes.append(
             "no `lm`: sentence coherence, informativeness and helpfulness are not computed "
             f"(pass `lm='embedded'` after {EXTRA_HINT}, `lm='gpt2'`, a local folder, or `lm='endpoint'`)"

@@ -1,74 +1,28 @@
-"""CONNER's knowledge scoring, defined once (``KNOWLEDGE``): records and evaluator from a ``KnowledgeSpec``, the
-scoring pipeline, ``KnowledgeRun``, its summary rows and its report."""
+"""CONNER's knowledge scoring, defined once (``KnowledgeSystem``, its instance ``KNOWLEDGE``): records and
+evaluator from a ``KnowledgeSpec``, the scoring pipeline, ``KnowledgeRun``, its summary rows and its report."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from factscope.checkers.segmented import CheckMode
 from factscope.conner import report
 from factscope.conner.data import KnowledgeRecord, KnowledgeRecords, KnowledgeTask, parse_knowledge_record
 from factscope.conner.evaluator import KnowledgeEvaluator
 from factscope.conner.scores import KnowledgeScores
+from factscope.conner.spec import KnowledgeSpec
 from factscope.conner.task import KnowledgeRun, knowledge_pipeline, knowledge_pool, knowledge_run
 from factscope.conner.totals import KnowledgeTotals
+from factscope.core.errors import ConfigError
 from factscope.core.manifest import SettingValue, fingerprint_file
 from factscope.core.run import Pipeline, RunRows
-from factscope.core.system import ReportHooks, RunFacts, RunOutcome, SystemDefinition
-from factscope.metrics.conner import Aggregation, EvidenceAggregation, SentenceRanking
-from factscope.retrieve.web_settings import WebSettings
+from factscope.core.system import ReportHooks, RunFacts, RunOutcome
+from factscope.engines.system import System
 
 if TYPE_CHECKING:
-    from factscope.checkers.base import Checker
-    from factscope.conner.coherence import ParagraphCoherence
-    from factscope.conner.relevance import RelevanceModel
-    from factscope.hf.causal_lm import TokenLogProbs
     from factscope.llm.client import LLMClient
-
-
-@dataclass(frozen=True)
-class KnowledgeSpec:
-    """The evaluator of a knowledge-scoring run: a ready ``evaluator``, or the parts
-    ``factscope.conner.evaluator_setup.make_evaluator`` builds it from (``corpus`` enables factuality and
-    open-ended validity, and its fingerprint goes into the manifest; ``lm``, a causal LM or 'endpoint', enables
-    sentence coherence, informativeness and helpfulness; ``mode`` 'fast' has a model checker score each
-    knowledge sentence only against the most relevant segments of each evidence passage; ``checker``,
-    ``relevance``, ``coherence`` and ``lm`` are each a name or a ready object). ``pool``: the knowledge texts the
-    helpfulness baselines are drawn from (settled by ``prepare`` when a causal LM is configured). A ``retriever``
-    that searches the web or Wikipedia ('web:serper', 'web:brave', 'wikipedia') needs no corpus: it searches as
-    ``web`` says."""
-
-    evaluator: KnowledgeEvaluator | None = None
-    corpus: Path | None = None
-    retriever: str = "bm25"
-    evidence_k: int = 5
-    aggregate: Aggregation = "min"
-    evidence_aggregate: EvidenceAggregation = "max"
-    rank_by: SentenceRanking = "entailment"
-    hard: bool = False
-    checker: str | Checker = "embedded"
-    relevance: str | RelevanceModel = "bi-encoder"
-    coherence: str | ParagraphCoherence = "proxy"
-    lm: str | TokenLogProbs | None = None
-    baselines: int = 3
-    weights: str = "0.25,0.25,0.25,0.25"
-    seed: int = 0
-    mode: CheckMode = "exact"
-    pool: tuple[str, ...] | None = None
-    web: WebSettings = field(default_factory=WebSettings)
-
-
-def needs_llm(spec: KnowledgeSpec) -> bool:
-    """Whether the evaluator's parts named by ``spec`` call an LLM endpoint (an 'endpoint' LM or an LLM checker)."""
-    from factscope.checkers.registry import CHECKERS
-
-    if spec.evaluator is not None:
-        return False
-    checker_calls_llm = isinstance(spec.checker, str) and spec.checker != "none" and CHECKERS.needs_llm(spec.checker)
-    return spec.lm == "endpoint" or checker_calls_llm
 
 
 def make_spec_evaluator(spec: KnowledgeSpec, llm: LLMClient | None) -> KnowledgeEvaluator:
@@ -98,89 +52,110 @@ def make_spec_evaluator(spec: KnowledgeSpec, llm: LLMClient | None) -> Knowledge
     )
 
 
-def ready(spec: KnowledgeSpec, llm: LLMClient | None) -> KnowledgeSpec:
-    """``spec`` with its evaluator built (``llm`` for the LLM parts)."""
-    return replace(spec, evaluator=make_spec_evaluator(spec, llm))
+def spec_missing_parts(spec: KnowledgeSpec) -> list[str]:
+    """What the evaluator of ``spec`` will not compute for want of a part (``missing_parts``), told without
+    building it: no corpus nor web retriever, no causal LM."""
+    from factscope.conner.evaluator_setup import missing_parts, missing_parts_of
+    from factscope.retrieve.web_retrievers import is_web_retriever
 
-
-def build(spec: KnowledgeSpec, llm: LLMClient | None) -> Pipeline[KnowledgeRecord, KnowledgeScores, KnowledgeTotals]:
-    """The scoring pipeline of ``spec``'s evaluator, drawing helpfulness baselines from its ``pool``."""
-    settings: dict[str, SettingValue] = {"corpus": fingerprint_file(spec.corpus).sha256} if spec.corpus else {}
-    return knowledge_pipeline(
-        make_spec_evaluator(spec, llm), pool=spec.pool if spec.pool is not None else [], settings=settings
+    if spec.evaluator is not None:
+        return missing_parts(spec.evaluator)
+    return missing_parts_of(
+        has_retriever=spec.corpus is not None or is_web_retriever(spec.retriever), has_lm=uses_lm(spec)
     )
 
 
 def uses_lm(spec: KnowledgeSpec) -> bool:
     """Whether ``spec`` scores with a causal LM (whose helpfulness baselines need the pool of all records)."""
-    return spec.evaluator.lm is not None if spec.evaluator is not None else spec.lm not in (None, "none")
+    return spec.evaluator.lm is not None if spec.evaluator is not None else spec.lm not in (None, "", "none")
 
 
-def prepare(spec: KnowledgeSpec, records: Iterable[KnowledgeRecord]) -> KnowledgeSpec:
-    """``spec`` with the helpfulness pool of ``records`` (``knowledge_pool``) when it scores with a causal LM."""
-    if spec.pool is not None or not uses_lm(spec):
-        return spec
-    return replace(spec, pool=tuple(knowledge_pool(records)))
+class KnowledgeSystem(System[KnowledgeSpec, KnowledgeRecord, KnowledgeScores, KnowledgeTotals, KnowledgeRun]):
+    """CONNER's knowledge-quality metrics. Records that name no task get ``task``; a file of one knowledge text
+    per line is joined to its ``queries`` file (a Ray run takes none: its records carry their query)."""
 
+    name = "knowledge"
+    manifest = "knowledge score"
+    command = "factscope knowledge score"
+    title = "Knowledge quality (CONNER)"
+    row_type = KnowledgeScores
+    run_type = KnowledgeRun
+    totals_type = KnowledgeTotals
+    report = ReportHooks(
+        fields=("factuality", "not_computed"),
+        flagged=report.is_flagged,
+        flagged_means="records with a non-verified or inconsistent knowledge sentence",
+        record=report.record_html,
+        overview=report.overview_html,
+        caption=report.record_caption,
+    )
 
-def mergeable(spec: KnowledgeSpec) -> bool:
-    """Whether a record's scores depend on it alone: not with a causal LM, whose helpfulness baselines are
-    drawn from the knowledge of all the records run together (and depend on each record's id)."""
-    return not uses_lm(spec)
+    def __init__(self, task: KnowledgeTask | None = None, queries: str | Path | None = None) -> None:
+        self.task = task
+        self.queries = Path(queries) if queries is not None else None
 
-
-def result(produced: RunRows[KnowledgeScores], totals: KnowledgeTotals, facts: RunFacts) -> KnowledgeRun:
-    """The typed result of a knowledge-scoring run."""
-    return knowledge_run(produced, totals)
-
-
-def summary_rows(run: KnowledgeRun, outcome: RunOutcome) -> list[tuple[str, object]]:
-    """The figures of a knowledge-scoring run's summary table: counts, then each metric's mean."""
-    rows: list[tuple[str, object]] = [
-        ("records scored (new / resumed)", f"{run.new_records} / {run.resumed_records}"),
-        ("records skipped (bad input)", outcome.skipped),
-        *outcome.rows,
-    ]
-    for metric, figure in run.summary.means.items():
-        rows.append((f"{metric} (mean of {figure.records})", figure.mean))
-    return rows
-
-
-@dataclass(frozen=True)
-class KnowledgeParser:
-    """One knowledge record of a JSON / JSONL file or request, ``task`` given to the records that name none."""
-
-    task: KnowledgeTask | None = None
-
-    def __call__(self, item: dict[str, Any], /, *, path: Path, line: int) -> KnowledgeRecord:
+    def parse(self, item: dict[str, Any], /, *, path: Path, line: int) -> KnowledgeRecord:
+        """One knowledge record of a JSON / JSONL file or request, ``task`` given to the records that name none."""
         return parse_knowledge_record({"task": self.task, **item} if self.task else item, path=path, line=line)
 
+    def read(self, path: Path) -> KnowledgeRecords:
+        return KnowledgeRecords(path, queries=self.queries, task=self.task)
 
-KNOWLEDGE: SystemDefinition[KnowledgeSpec, KnowledgeRecord, KnowledgeScores, KnowledgeTotals, KnowledgeRun] = (
-    SystemDefinition(
-        name="knowledge",
-        manifest="knowledge score",
-        command="factscope knowledge score",
-        title="Knowledge quality (CONNER)",
-        row_type=KnowledgeScores,
-        run_type=KnowledgeRun,
-        parse=KnowledgeParser(),
-        read=KnowledgeRecords,
-        needs_llm=needs_llm,
-        ready=ready,
-        build=build,
-        prepare=prepare,
-        result=result,
-        summary_rows=summary_rows,
-        report=ReportHooks(
-            fields=("factuality", "not_computed"),
-            flagged=report.is_flagged,
-            flagged_means="records with a non-verified or inconsistent knowledge sentence",
-            record=report.record_html,
-            overview=report.overview_html,
-            caption=report.record_caption,
-        ),
-        mergeable=mergeable,
-    )
-)
+    def refuse_ray(self) -> None:
+        if self.queries is not None:
+            raise ConfigError("`queries` is not taken with `engine='ray'`: give JSON / JSONL records with their query")
+
+    def needs_llm(self, spec: KnowledgeSpec) -> bool:
+        """Whether the evaluator's parts named by ``spec`` call an LLM endpoint (an 'endpoint' LM or an LLM
+        checker)."""
+        from factscope.checkers.registry import CHECKERS
+
+        if spec.evaluator is not None:
+            return False
+        checker_calls_llm = (
+            isinstance(spec.checker, str) and spec.checker != "none" and CHECKERS.needs_llm(spec.checker)
+        )
+        return spec.lm == "endpoint" or checker_calls_llm
+
+    def ready(self, spec: KnowledgeSpec, llm: LLMClient | None) -> KnowledgeSpec:
+        """``spec`` with its evaluator built (``llm`` for the LLM parts)."""
+        return replace(spec, evaluator=make_spec_evaluator(spec, llm))
+
+    def build(
+        self, spec: KnowledgeSpec, llm: LLMClient | None
+    ) -> Pipeline[KnowledgeRecord, KnowledgeScores, KnowledgeTotals]:
+        """The scoring pipeline of ``spec``'s evaluator, drawing helpfulness baselines from its ``pool``."""
+        evaluator = make_spec_evaluator(spec, llm)  # first: a missing corpus is a located InputError
+        settings: dict[str, SettingValue] = {"corpus": fingerprint_file(spec.corpus).sha256} if spec.corpus else {}
+        return knowledge_pipeline(evaluator, pool=spec.pool if spec.pool is not None else [], settings=settings)
+
+    def prepare(self, spec: KnowledgeSpec, records: Iterable[KnowledgeRecord]) -> KnowledgeSpec:
+        """``spec`` with the helpfulness pool of ``records`` (``knowledge_pool``) when it scores with a causal
+        LM."""
+        if spec.pool is not None or not uses_lm(spec):
+            return spec
+        return replace(spec, pool=tuple(knowledge_pool(records)))
+
+    def mergeable(self, spec: KnowledgeSpec) -> bool:
+        """Whether a record's scores depend on it alone: not with a causal LM, whose helpfulness baselines are
+        drawn from the knowledge of all the records run together (and depend on each record's id)."""
+        return not uses_lm(spec)
+
+    def result(self, produced: RunRows[KnowledgeScores], totals: KnowledgeTotals, facts: RunFacts) -> KnowledgeRun:
+        """The typed result of a knowledge-scoring run."""
+        return knowledge_run(produced, totals)
+
+    def summary_rows(self, run: KnowledgeRun, outcome: RunOutcome) -> list[tuple[str, object]]:
+        """The figures of a knowledge-scoring run's summary table: counts, then each metric's mean."""
+        rows: list[tuple[str, object]] = [
+            ("records scored (new / resumed)", f"{run.new_records} / {run.resumed_records}"),
+            ("records skipped (bad input)", outcome.skipped),
+            *outcome.rows,
+        ]
+        for metric, figure in run.summary.means.items():
+            rows.append((f"{metric} (mean of {figure.records})", figure.mean))
+        return rows
+
+
+KNOWLEDGE = KnowledgeSystem()
 """CONNER's knowledge-quality metrics."""

@@ -6,15 +6,14 @@ come from ``KnowledgeTotals`` (``factscope.conner.totals``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from pathlib import Path
+from collections.abc import Iterable, Mapping, Sequence
 
 from factscope.conner.data import KnowledgeRecord
 from factscope.conner.evaluator import KnowledgeEvaluator
 from factscope.conner.scores import NOT_SCORED, KnowledgeScores, knowledge_failed
 from factscope.conner.totals import METRICS, KnowledgeSummary, KnowledgeTotals
 from factscope.core.manifest import SettingValue
-from factscope.core.run import Pipeline, ProgressCallback, RunRows, report_progress, run_pipeline
+from factscope.core.run import Pipeline, RunRows
 from factscope.core.run_result import RunResult
 
 
@@ -66,42 +65,7 @@ def knowledge_crashed(record: KnowledgeRecord, reason: str) -> KnowledgeScores:
     return KnowledgeScores(id=record.id, not_computed={metric: why for metric in (*METRICS, "q_know")})
 
 
-def knowledge(
-    records: Iterable[KnowledgeRecord],
-    evaluator: KnowledgeEvaluator,
-    *,
-    output: str | Path | None = None,
-    batch_size: int = 16,
-    progress: ProgressCallback | None = None,
-    settings: Mapping[str, SettingValue] | None = None,
-    overwrite: bool = False,
-    retry_failed: bool = False,
-) -> KnowledgeRun:
-    """Score ``records`` on CONNER's metrics in batches, writing each result as soon as it is done.
-
-    ``records`` is read more than once (a list, or a re-iterable reader). Helpfulness baselines are drawn from the
-    knowledge of all ``records`` (``knowledge_pool``: those texts are held in memory when a causal LM is
-    configured). With ``output``, records already in that file are skipped (resume), the summary covers the whole
-    file and ``results`` reads it lazily; with ``retry_failed``, the file's rows with a failed checker or causal-LM
-    call (``knowledge_failed``) are scored again and replaced in place.
-    """
-    if isinstance(records, Iterator):
-        records = list(records)
-    pool = knowledge_pool(records) if evaluator.lm is not None else []
-    report_progress(progress, evaluator.checker)
-    pipeline = knowledge_pipeline(evaluator, pool=pool, settings=settings)
-    produced, totals = run_pipeline(
-        pipeline,
-        records,
-        output=output,
-        batch_size=batch_size,
-        progress=progress,
-        overwrite=overwrite,
-        retry_failed=retry_failed,
-    )
-    return knowledge_run(produced, totals)
-
-
 def knowledge_run(produced: RunRows[KnowledgeScores], totals: KnowledgeTotals) -> KnowledgeRun:
     """The typed result of a knowledge run from its rows and totals."""
     return KnowledgeRun(results=produced.results, failed=totals.failed, summary=totals.summary(), **produced.counts())
+

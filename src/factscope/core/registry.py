@@ -1,6 +1,7 @@
-"""Named components of one kind (extractors, checkers, presence models, retrievers), built from spec strings.
+"""Named components of one kind (extractors, checkers, presence models, retrievers), built from component specs.
 
-A spec is ``name`` or ``name:argument``, split at the first colon: ``nli:nli:MODEL`` is the entry ``nli`` with
+A component spec is a string, ``name`` or ``name:argument``, split at the first colon (``parse_spec`` gives its
+``SpecParts``): ``nli:nli:MODEL`` is the entry ``nli`` with
 the argument ``nli:MODEL``. An entry says what it is (one line of help), whether it takes an argument and what
 the argument means, whether it needs an LLM, and how to build it.
 
@@ -33,17 +34,18 @@ T = TypeVar("T")
 LLM_SETTINGS = "pass `llm`"
 
 
-class Spec(NamedTuple):
-    """A parsed spec: the entry's name and the argument after the colon (None when absent or empty)."""
+class SpecParts(NamedTuple):
+    """A component spec string split: the entry's name and the argument after the colon (None when absent or
+    empty)."""
 
     name: str
     argument: str | None
 
 
-def parse_spec(spec: str) -> Spec:
+def parse_spec(spec: str) -> SpecParts:
     """Split ``name:argument`` at the first colon; ``name`` and ``name:`` have no argument."""
     name, _, argument = spec.strip().partition(":")
-    return Spec(name, argument or None)
+    return SpecParts(name, argument or None)
 
 
 @dataclass(frozen=True)

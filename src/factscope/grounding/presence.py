@@ -38,9 +38,6 @@ if TYPE_CHECKING:
     from factscope.hf.encoders import TextEncoder
     from factscope.llm.client import LLMClient
 
-DEFAULT_PRESENCE = "bi-nli"
-"""The presence model of `factscope ground` when none is named: the one that best told faithful from counterfactual
-facts on held-out evaluation documents (see the ground guide, "The default presence model")."""
 SHORTLIST_THRESHOLD = 0.437
 """The default threshold of ``bi-nli``: the one that maximised balanced accuracy (faithful vs counterfactual facts)
 on the validation groups of that evaluation."""

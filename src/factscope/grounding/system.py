@@ -1,23 +1,24 @@
-"""Truly Ground's grounding evaluation, defined once (``GROUND``): examples, fact extractor and presence model from
-a ``GroundSpec``, the grounding pipeline, ``GroundRun``, its summary rows and its report."""
+"""Truly Ground's grounding evaluation, defined once (``GroundSystem``, its instance ``GROUND``): examples, fact
+extractor and presence model from a ``GroundSpec``, the grounding pipeline, ``GroundRun``, its summary rows and its
+report."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from factscope.claims.base import Extractor
-from factscope.core.errors import InputError
-from factscope.core.manifest import SettingValue
+from factscope.core.errors import ConfigError, InputError
 from factscope.core.run import Pipeline, RunRows
-from factscope.core.system import ReportHooks, RunFacts, RunOutcome, SystemDefinition
+from factscope.core.system import ReportHooks, RunFacts, RunOutcome
+from factscope.engines.system import System
 from factscope.grounding import report
 from factscope.grounding.data import GroundExample, ScoredExamples, generic_example
-from factscope.grounding.presence import DEFAULT_PRESENCE, PresenceModel
-from factscope.grounding.presence_rounds import PresenceMode
+from factscope.grounding.presence import PresenceModel
+from factscope.grounding.spec import GroundSpec
 from factscope.grounding.task import (
     GroundResult,
     GroundRun,
@@ -26,7 +27,6 @@ from factscope.grounding.task import (
     ground_pipeline,
     survey_examples,
 )
-from factscope.metrics.ratios import EmptyPolicy
 
 if TYPE_CHECKING:
     from factscope.llm.client import LLMClient
@@ -35,43 +35,9 @@ FACT_EXTRACTOR_ALIASES = {"spacy": "facts", "llm": "llm-facts"}
 """Names the grounding extractor has always accepted, kept as aliases of the registry's names."""
 
 
-@dataclass(frozen=True)
-class GroundSpec:
-    """The components and settings of a grounding run.
-
-    ``extractor``: the atomic facts of the responses, an extractor spec ('facts', the offline default; 'llm-facts';
-    aliases 'spacy' and 'llm') or a ready Extractor. ``presence``: a presence spec ('bi-nli', 'bi', 'cross',
-    'nli:embedded', 'llm', ...) or a ready model; ``threshold``, ``window``, ``stride``, ``min_window`` and ``mode``
-    (exact, or fast: each fact against its most relevant windows only) go to ``make_presence`` with a spec. ``factors``: the metadata fields of the breakdowns (None: those of the paper's
-    factors that the examples have). ``settings`` are further manifest settings (a supplied-facts file's).
-    """
-
-    extractor: str | Extractor = "facts"
-    presence: str | PresenceModel = DEFAULT_PRESENCE
-    threshold: float | None = None
-    window: int | None = None
-    stride: int = 1
-    min_window: int | None = None
-    mode: PresenceMode = "exact"
-    factors: tuple[str, ...] | None = None
-    no_response_facts: EmptyPolicy = "zero"
-    no_gold_facts: EmptyPolicy = "skip"
-    settings: Mapping[str, SettingValue] = field(default_factory=dict)
-
-
 def extractor_spec(spec: str) -> str:
     """The registry's name of a grounding extractor spec (its aliases resolved)."""
     return FACT_EXTRACTOR_ALIASES.get(spec, spec)
-
-
-def needs_llm(spec: GroundSpec) -> bool:
-    """Whether the extractor or the presence model named by ``spec`` calls an LLM endpoint."""
-    from factscope.claims.registry import EXTRACTORS
-    from factscope.grounding.presence import PRESENCE_MODELS
-
-    return (isinstance(spec.extractor, str) and EXTRACTORS.needs_llm(extractor_spec(spec.extractor))) or (
-        isinstance(spec.presence, str) and PRESENCE_MODELS.needs_llm(spec.presence)
-    )
 
 
 def make_fact_extractor(spec: str | Extractor, llm: LLMClient | None) -> Extractor:
@@ -98,108 +64,35 @@ def make_spec_presence(spec: GroundSpec, llm: LLMClient | None) -> PresenceModel
     )
 
 
-def ready(spec: GroundSpec, llm: LLMClient | None) -> GroundSpec:
-    """``spec`` with its fact extractor and presence model built (``llm`` for the LLM ones)."""
-    return replace(spec, extractor=make_fact_extractor(spec.extractor, llm), presence=make_spec_presence(spec, llm))
-
-
-def build(spec: GroundSpec, llm: LLMClient | None) -> Pipeline[GroundExample, GroundResult, GroundTotals]:
-    """The grounding pipeline with the components of ``spec`` built (``llm`` for the LLM ones); ``factors`` must
-    be settled (``prepare``)."""
-    return ground_pipeline(
-        make_fact_extractor(spec.extractor, llm),
-        make_spec_presence(spec, llm),
-        factors=spec.factors or (),
-        no_response_facts=spec.no_response_facts,
-        no_gold_facts=spec.no_gold_facts,
-        settings=spec.settings,
-    )
-
-
-def prepare(spec: GroundSpec, examples: Iterable[GroundExample]) -> GroundSpec:
-    """``spec`` with its breakdown factors chosen from the examples' metadata (``choose_factors``); an example
-    without a response is an InputError."""
-    survey = survey_examples(examples)
-    missing = survey.without_response
-    if missing:
-        raise InputError(
-            f"{len(missing)} example(s) have no response, e.g. {missing[0]!r}; attach responses first "
-            "(grounding.data.attach_responses) or generate them (factscope.grounding.generation.generate)"
-        )
-    return replace(spec, factors=tuple(choose_factors(sorted(survey.fields), spec.factors)))
-
-
-def result(produced: RunRows[GroundResult], totals: GroundTotals, facts: RunFacts) -> GroundRun:
-    """The typed result of a grounding run; the presence threshold is the one the manifest records."""
-    presence = facts.settings.get("presence")
-    threshold = presence.get("threshold") if isinstance(presence, dict) else None
-    return GroundRun(
-        results=produced.results,
-        summary=totals.summary(),
-        failed=totals.failed,
-        **produced.counts(),
-        extractor=facts.names["extractor"],
-        presence=facts.names["presence"],
-        threshold=float(threshold) if isinstance(threshold, (int, float)) else math.nan,
-    )
-
-
-def summary_rows(run: GroundRun, outcome: RunOutcome) -> list[tuple[str, object]]:
-    """The figures of a grounding run's summary table."""
-    return [
-        ("records scored (new / resumed)", f"{run.new_records} / {run.resumed_records}"),
-        ("failed decompositions (left out)", run.summary.failed),
-        ("unjudged facts (left out)", run.summary.unjudged_facts),
-        ("skipped input records", outcome.skipped),
-        *outcome.rows,
-        ("extractor / presence model", f"{run.extractor} / {run.presence} >= {run.threshold:g}"),
-        ("results", str(outcome.output)),
-    ]
-
-
-def read_scored(path: Path) -> ScoredExamples:
-    """The examples of a file that can be scored; each record without a response is one of its ``problems``
-    (located by its id), as ``parse`` refuses it."""
-    examples = ScoredExamples(path)
+def read_scored(
+    path: Path, metadata: Path | None = None, responses: Path | None = None
+) -> ScoredExamples:
+    """The examples of a file that can be scored (joined to ``metadata`` and ``responses`` when given); each
+    record without a response is one of its ``problems`` (located by its id), as ``parse`` refuses it."""
+    examples = ScoredExamples(path, metadata, responses)
     examples.problems = [
         *examples.problems,
         *(
-            InputError(f"record {id!r}: missing: the response to score", path=path, field="response")
+            InputError(f"record {id!r}: missing: the response to score; pass `responses`, or run `factscope ground "
+                       "generate` first", path=path, field="response")
             for id in examples.without_response
         ),
     ]
     return examples
 
 
-def parse(item: dict[str, Any], /, *, path: Path, line: int) -> GroundExample:
-    """One generic record of a grounding file or request; a record without a response is refused, located."""
-    example = generic_example(item, path=path, line=line)
-    if example.response is None:
-        raise InputError(
-            "missing: the response to score; run `factscope ground generate` first, or add a 'response' field",
-            path=path,
-            line=line,
-            field="response",
-        )
-    return example
+class GroundSystem(System[GroundSpec, GroundExample, GroundResult, GroundTotals, GroundRun]):
+    """Grounding precision / recall / F1 (Truly Ground). A file is read with its responses and factor fields
+    joined from ``responses`` and ``metadata`` when given (a Ray run takes neither: its records carry them)."""
 
-
-GROUND: SystemDefinition[GroundSpec, GroundExample, GroundResult, GroundTotals, GroundRun] = SystemDefinition(
-    name="ground",
-    manifest="ground",
-    command="factscope ground",
-    title="Grounding (Truly Ground)",
-    row_type=GroundResult,
-    run_type=GroundRun,
-    parse=parse,
-    read=read_scored,
-    needs_llm=needs_llm,
-    ready=ready,
-    build=build,
-    prepare=prepare,
-    result=result,
-    summary_rows=summary_rows,
-    report=ReportHooks(
+    name = "ground"
+    manifest = "ground"
+    command = "factscope ground"
+    title = "Grounding (Truly Ground)"
+    row_type = GroundResult
+    run_type = GroundRun
+    totals_type = GroundTotals
+    report = ReportHooks(
         fields=("response_facts", "gold_facts"),
         flagged=report.is_flagged,
         flagged_means="records with a response fact absent from the context",
@@ -207,6 +100,99 @@ GROUND: SystemDefinition[GroundSpec, GroundExample, GroundResult, GroundTotals, 
         overview=report.overview_html,
         caption=report.record_caption,
         record_in_context=report.record_html,
-    ),
-)
+    )
+
+    def __init__(self, metadata: str | Path | None = None, responses: str | Path | None = None) -> None:
+        self.metadata = Path(metadata) if metadata is not None else None
+        self.responses = Path(responses) if responses is not None else None
+
+    def parse(self, item: dict[str, Any], /, *, path: Path, line: int) -> GroundExample:
+        """One generic record of a grounding file or request; a record without a response is refused, located."""
+        example = generic_example(item, path=path, line=line)
+        if example.response is None:
+            raise InputError(
+                "missing: the response to score; run `factscope ground generate` first, or add a 'response' field",
+                path=path,
+                line=line,
+                field="response",
+            )
+        return example
+
+    def read(self, path: Path) -> ScoredExamples:
+        return read_scored(path, self.metadata, self.responses)
+
+    def refuse_ray(self) -> None:
+        if self.metadata is not None or self.responses is not None:
+            raise ConfigError(
+                "`metadata` and `responses` are not taken with `engine='ray'`: give generic JSONL records that "
+                "carry their response and metadata"
+            )
+
+    def needs_llm(self, spec: GroundSpec) -> bool:
+        """Whether the extractor or the presence model named by ``spec`` calls an LLM endpoint."""
+        from factscope.claims.registry import EXTRACTORS
+        from factscope.grounding.presence import PRESENCE_MODELS
+
+        return (isinstance(spec.extractor, str) and EXTRACTORS.needs_llm(extractor_spec(spec.extractor))) or (
+            isinstance(spec.presence, str) and PRESENCE_MODELS.needs_llm(spec.presence)
+        )
+
+    def ready(self, spec: GroundSpec, llm: LLMClient | None) -> GroundSpec:
+        """``spec`` with its fact extractor and presence model built (``llm`` for the LLM ones)."""
+        return replace(
+            spec, extractor=make_fact_extractor(spec.extractor, llm), presence=make_spec_presence(spec, llm)
+        )
+
+    def build(self, spec: GroundSpec, llm: LLMClient | None) -> Pipeline[GroundExample, GroundResult, GroundTotals]:
+        """The grounding pipeline with the components of ``spec`` built (``llm`` for the LLM ones); ``factors``
+        must be settled (``prepare``)."""
+        return ground_pipeline(
+            make_fact_extractor(spec.extractor, llm),
+            make_spec_presence(spec, llm),
+            factors=spec.factors or (),
+            no_response_facts=spec.no_response_facts,
+            no_gold_facts=spec.no_gold_facts,
+            settings=spec.settings,
+        )
+
+    def prepare(self, spec: GroundSpec, examples: Iterable[GroundExample]) -> GroundSpec:
+        """``spec`` with its breakdown factors chosen from the examples' metadata (``choose_factors``); an
+        example without a response is an InputError."""
+        survey = survey_examples(examples)
+        missing = survey.without_response
+        if missing:
+            raise InputError(
+                f"{len(missing)} example(s) have no response, e.g. {missing[0]!r}; attach responses first "
+                "(grounding.data.attach_responses) or generate them (factscope.grounding.generation.generate)"
+            )
+        return replace(spec, factors=tuple(choose_factors(sorted(survey.fields), spec.factors)))
+
+    def result(self, produced: RunRows[GroundResult], totals: GroundTotals, facts: RunFacts) -> GroundRun:
+        """The typed result of a grounding run; the presence threshold is the one the manifest records."""
+        presence = facts.settings.get("presence")
+        threshold = presence.get("threshold") if isinstance(presence, dict) else None
+        return GroundRun(
+            results=produced.results,
+            summary=totals.summary(),
+            failed=totals.failed,
+            **produced.counts(),
+            extractor=facts.names.get("extractor", ""),
+            presence=facts.names.get("presence", ""),
+            threshold=float(threshold) if isinstance(threshold, (int, float)) else math.nan,
+        )
+
+    def summary_rows(self, run: GroundRun, outcome: RunOutcome) -> list[tuple[str, object]]:
+        """The figures of a grounding run's summary table."""
+        return [
+            ("records scored (new / resumed)", f"{run.new_records} / {run.resumed_records}"),
+            ("failed decompositions (left out)", run.summary.failed),
+            ("unjudged facts (left out)", run.summary.unjudged_facts),
+            ("skipped input records", outcome.skipped),
+            *outcome.rows,
+            ("extractor / presence model", f"{run.extractor} / {run.presence} >= {run.threshold:g}"),
+            ("results", str(outcome.output)),
+        ]
+
+
+GROUND = GroundSystem()
 """Grounding precision / recall / F1 (Truly Ground)."""

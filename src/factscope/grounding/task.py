@@ -8,18 +8,17 @@ facts against the response (recall), F1 is the grounding score; answer accuracy 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from pydantic import BaseModel, Field
 
 from factscope.core.display import ShownAsHtml
-from factscope.core.errors import ConfigError, InputError
+from factscope.core.errors import ConfigError
 from factscope.core.manifest import SettingValue
-from factscope.core.run import Pipeline, ProgressCallback, RunRows, report_progress, run_pipeline
+from factscope.core.run import Pipeline
 from factscope.core.run_result import RunResult
 from factscope.grounding.data import GroundExample, ScoredExamples
 from factscope.grounding.presence import PresenceModel, decide
@@ -286,7 +285,7 @@ def ground_pipeline(
 ) -> Pipeline[GroundExample, GroundResult, GroundTotals]:
     """The grounding task as a pipeline any engine runs: decompose, judge presence and score each batch of
     examples (each must have a response); its totals break results down by ``factors`` (chosen beforehand with
-    ``breakdown_factors``). See ``ground`` for the rest."""
+    ``breakdown_factors``). ``factscope.ground`` runs it."""
     chosen = tuple(factors)
     return Pipeline(
         system="ground",
@@ -338,82 +337,3 @@ def survey_examples(examples: Iterable[GroundExample]) -> ExampleSurvey:
         survey.fields.update(name for name, value in example.metadata.items() if value is not None)
     return survey
 
-
-def ground(
-    examples: Iterable[GroundExample],
-    *,
-    extractor: Extractor | None = None,
-    presence: PresenceModel | None = None,
-    output: str | Path | None = None,
-    batch_size: int = 16,
-    factors: Sequence[str] | None = None,
-    no_response_facts: EmptyPolicy = "zero",
-    no_gold_facts: EmptyPolicy = "skip",
-    progress: ProgressCallback | None = None,
-    settings: Mapping[str, SettingValue] | None = None,
-    overwrite: bool = False,
-    retry_failed: bool = False,
-) -> GroundRun:
-    """Score every example (each must have a response) in batches, writing each result as soon as it is done.
-
-    Defaults are the offline ones: spaCy clause facts (``ClauseFactExtractor``) and the presence model
-    ``DEFAULT_PRESENCE`` of factscope.grounding.presence (the embedded checker on the windows closest by cosine).
-    ``examples`` is read three times (a check of responses and metadata, the manifest's fingerprint, the run):
-    give a list or a re-iterable reader. With ``output``, examples already in that file are skipped (resume), the
-    summary covers the whole file and ``results`` reads it lazily; a file made by other inputs or settings is
-    refused unless ``overwrite``. ``factors`` are the metadata fields of the breakdowns (see
-    ``breakdown_factors``; default: the paper's factors the examples have). ``progress`` receives progress events.
-    With ``retry_failed``, the file's records whose fact decomposition failed are scored again and replaced in place.
-    """
-    if extractor is None:
-        from factscope.claims.clause_facts import ClauseFactExtractor
-
-        extractor = ClauseFactExtractor()
-    if presence is None:
-        from factscope.grounding.presence import DEFAULT_PRESENCE, make_presence
-
-        presence = make_presence(DEFAULT_PRESENCE)
-    if isinstance(examples, Iterator):
-        examples = list(examples)
-    survey = survey_examples(examples)
-    missing = survey.without_response
-    if missing:
-        raise InputError(
-            f"{len(missing)} example(s) have no response, e.g. {missing[0]!r}; attach responses first "
-            "(grounding.data.attach_responses) or generate them (factscope.grounding.generation.generate)"
-        )
-    chosen_factors = choose_factors(sorted(survey.fields), factors)
-    report_progress(progress, extractor, presence)
-    pipeline = ground_pipeline(
-        extractor,
-        presence,
-        factors=chosen_factors,
-        no_response_facts=no_response_facts,
-        no_gold_facts=no_gold_facts,
-        settings=settings,
-    )
-    produced, totals = run_pipeline(
-        pipeline,
-        examples,
-        output=output,
-        batch_size=batch_size,
-        progress=progress,
-        overwrite=overwrite,
-        retry_failed=retry_failed,
-    )
-    return ground_run(produced, totals, extractor=extractor.name, presence=presence)
-
-
-def ground_run(
-    produced: RunRows[GroundResult], totals: GroundTotals, *, extractor: str, presence: PresenceModel
-) -> GroundRun:
-    """The typed result of a grounding run from its rows and totals."""
-    return GroundRun(
-        results=produced.results,
-        summary=totals.summary(),
-        failed=totals.failed,
-        **produced.counts(),
-        extractor=extractor,
-        presence=presence.name,
-        threshold=presence.threshold,
-    )

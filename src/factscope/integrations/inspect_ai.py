@@ -81,7 +81,7 @@ def grounded_in_context(
         if not contexts:
             raise InputError(f"sample {state.sample_id}: no context in metadata field {context!r}")
         from factscope.grounding.data import GroundExample
-        from factscope.grounding.presence import DEFAULT_PRESENCE
+        from factscope.grounding.spec import DEFAULT_PRESENCE
 
         example = GroundExample(
             id=str(state.sample_id),

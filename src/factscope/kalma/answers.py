@@ -10,6 +10,7 @@ from typing import Any
 
 from factscope.core.error_location import parse_located
 from factscope.core.errors import InputError
+from factscope.core.manifest import ItemsDigest
 from factscope.core.record_ids import RecordIds
 from factscope.core.tables import read_records
 from factscope.core.whole_file import whole_file_error
@@ -51,6 +52,9 @@ class LoadedAnswers:
     problems: list[InputError] = field(default_factory=list)
     failed_generations: int = 0
 
+    def __iter__(self) -> Iterator[AnswerRecord]:
+        return iter(self.records)
+
 
 ANSWERS_EXPECTED = "attributed answers: the output of `attribute generate`, or records {id, answer, graph, minimum}"
 
@@ -62,8 +66,9 @@ class AnswerRecords:
     The file's kind is checked when the reader is made (see ``load_answers``). Bad records are skipped with their
     file, line and field, and so is an answer whose id repeats an earlier one's (``factscope.core.record_ids``);
     rows whose generation failed are counted, not scored. After a full pass, ``problems`` holds the skipped
-    records' errors, ``failed_generations`` the failed rows and ``count`` the answers; a pass over a file whose
-    every record fails for one reason raises that reason.
+    records' errors, ``failed_generations`` the failed rows, ``count`` the answers and ``digest`` their digest
+    (``factscope.core.manifest.DigestedItems``: a run's manifest does not read the file again); a pass over a file
+    whose every record fails for one reason raises that reason.
     """
 
     def __init__(self, path: str | Path) -> None:
@@ -72,10 +77,13 @@ class AnswerRecords:
         self.problems: list[InputError] = []
         self.failed_generations = 0
         self.count = 0
+        self.digest: ItemsDigest | None = None
 
     def __iter__(self) -> Iterator[AnswerRecord]:
         problems: list[InputError] = []
         failed = count = 0
+        self.digest = None
+        digest = ItemsDigest()
         ids = RecordIds(self.path)
         for line, data in read_records(self.path):
             try:
@@ -92,8 +100,10 @@ class AnswerRecords:
                 failed += 1
             else:
                 count += 1
+                digest.add(record)
                 yield record
         self.problems, self.failed_generations, self.count = problems, failed, count
+        self.digest = digest
         whole = whole_file_error(self.path, problems, count + failed)
         if whole is not None:
             raise whole

@@ -8,12 +8,9 @@ from collections.abc import Sequence
 from factscope.checkers.base import Checker, CheckTask
 from factscope.core.errors import ConfigError
 from factscope.core.schema import Label
+from factscope.kalma.spec import DEFAULT_HYPOTHESIS
 from factscope.kg.citations import ParsedAnswer
 from factscope.kg.graph import KnowledgeGraph, Triple
-
-DEFAULT_HYPOTHESIS = "{relation}: {value}"
-"""The NLI hypothesis of a citation or triple, as KaLMA A.3 writes it; ``{name}`` and ``{qid}`` are also
-available, e.g. ``"{name} {relation} {value}"`` for NLI models that need a full sentence."""
 
 
 def hypothesis(template: str, qid: str | None, relation: str, value: str, graph: KnowledgeGraph) -> str:

@@ -1,54 +1,25 @@
-"""KaLMA's attribution scoring, defined once (``ATTRIBUTE``): answers and checker from an ``AttributeSpec``, the
-scoring pipeline, ``AttributionRun``, its summary rows and its report."""
+"""KaLMA's attribution scoring, defined once (``AttributeSystem``, its instance ``ATTRIBUTE``): answers and checker
+from an ``AttributeSpec``, the scoring pipeline, ``AttributionRun``, its summary rows and its report."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from factscope.checkers.base import Checker
-from factscope.checkers.settings import CheckerSettings
 from factscope.core.run import Pipeline, RunRows
-from factscope.core.system import ReportHooks, RunFacts, RunOutcome, SystemDefinition
+from factscope.core.system import ReportHooks, RunFacts, RunOutcome
+from factscope.engines.system import System
 from factscope.kalma import report
 from factscope.kalma.answers import AnswerRecord, AnswerRecords, read_answer
-from factscope.kalma.hypotheses import DEFAULT_HYPOTHESIS
 from factscope.kalma.scores import AttributionScore
+from factscope.kalma.spec import AttributeSpec
 from factscope.kalma.task import AttributionRun, attribution_pipeline, attribution_run
 from factscope.kalma.totals import AttributionTotals
-from factscope.metrics.attribution import Matching
-from factscope.metrics.ratios import EmptyPolicy
 
 if TYPE_CHECKING:
     from factscope.llm.client import LLMClient
-
-
-@dataclass(frozen=True)
-class AttributeSpec:
-    """The components and settings of a scoring run.
-
-    ``checker`` decides alignment and [NA]: a spec string ('embedded', 'nli:MODEL', 'path:DIR', 'similarity',
-    'llm') or a ready Checker; ``checker_settings`` go to ``make_checker`` with a spec. With ``geval`` the LLM
-    judges text quality (G-Eval; ``weighted``: also the probability-weighted score). ``template`` shapes the NLI
-    hypothesis of a citation, ``empty_answers`` says how answers with no citations count in macro precision and
-    ``matching`` how citations are read (see ``factscope.kalma.task.score``).
-    """
-
-    checker: str | Checker = "embedded"
-    checker_settings: CheckerSettings = field(default_factory=CheckerSettings)
-    geval: bool = False
-    weighted: bool = False
-    template: str = DEFAULT_HYPOTHESIS
-    empty_answers: EmptyPolicy = "skip"
-    matching: Matching = "normalized"
-
-
-def needs_llm(spec: AttributeSpec) -> bool:
-    """Whether G-Eval or the checker named by ``spec`` calls an LLM endpoint."""
-    from factscope.checkers.registry import CHECKERS
-
-    return spec.geval or (isinstance(spec.checker, str) and CHECKERS.needs_llm(spec.checker))
 
 
 def _checker(spec: AttributeSpec, llm: LLMClient | None) -> Checker:
@@ -59,68 +30,72 @@ def _checker(spec: AttributeSpec, llm: LLMClient | None) -> Checker:
     return make_checker(spec.checker, llm=llm, **spec.checker_settings)
 
 
-def ready(spec: AttributeSpec, llm: LLMClient | None) -> AttributeSpec:
-    """``spec`` with its checker built (``llm`` for an LLM checker)."""
-    return replace(spec, checker=_checker(spec, llm))
+class AttributeSystem(System[AttributeSpec, AnswerRecord, AttributionScore, AttributionTotals, AttributionRun]):
+    """Knowledge-graph citation quality (KaLMA)."""
 
-
-def build(spec: AttributeSpec, llm: LLMClient | None) -> Pipeline[AnswerRecord, AttributionScore, AttributionTotals]:
-    """The scoring pipeline with the checker of ``spec`` built (``llm`` for an LLM checker and the G-Eval judge)."""
-    return attribution_pipeline(
-        _checker(spec, llm),
-        judge=llm if spec.geval else None,
-        weighted=spec.weighted,
-        template=spec.template,
-        empty_answers=spec.empty_answers,
-        matching=spec.matching,
+    name = "attribute"
+    manifest = "attribute score"
+    command = "factscope attribute score"
+    title = "Attribution to a knowledge graph (KaLMA)"
+    row_type = AttributionScore
+    run_type = AttributionRun
+    totals_type = AttributionTotals
+    report = ReportHooks(
+        fields=("citations", "counts"),
+        flagged=report.is_flagged,
+        flagged_means="answers citing a triple not in the graph or with an unreadable citation",
+        record=report.record_html,
+        overview=report.overview_html,
+        caption=report.record_caption,
     )
 
+    def parse(self, item: dict[str, Any], /, *, path: Path, line: int) -> AnswerRecord | None:
+        """One answer of a file or request (``read_answer``); a failed generation is passed over (None)."""
+        return read_answer(item, path=path, line=line)
 
-def prepare(spec: AttributeSpec, answers: Iterable[AnswerRecord]) -> AttributeSpec:
-    """A scoring run needs nothing of its answers beforehand."""
-    return spec
+    def read(self, path: Path) -> AnswerRecords:
+        return AnswerRecords(path)
+
+    def needs_llm(self, spec: AttributeSpec) -> bool:
+        """Whether G-Eval or the checker named by ``spec`` calls an LLM endpoint."""
+        from factscope.checkers.registry import CHECKERS
+
+        return spec.geval or (isinstance(spec.checker, str) and CHECKERS.needs_llm(spec.checker))
+
+    def ready(self, spec: AttributeSpec, llm: LLMClient | None) -> AttributeSpec:
+        """``spec`` with its checker built (``llm`` for an LLM checker)."""
+        return replace(spec, checker=_checker(spec, llm))
+
+    def build(
+        self, spec: AttributeSpec, llm: LLMClient | None
+    ) -> Pipeline[AnswerRecord, AttributionScore, AttributionTotals]:
+        """The scoring pipeline with the checker of ``spec`` built (``llm`` for an LLM checker and the G-Eval
+        judge)."""
+        return attribution_pipeline(
+            _checker(spec, llm),
+            judge=llm if spec.geval else None,
+            weighted=spec.weighted,
+            template=spec.template,
+            empty_answers=spec.empty_answers,
+            matching=spec.matching,
+        )
+
+    def result(
+        self, produced: RunRows[AttributionScore], totals: AttributionTotals, facts: RunFacts
+    ) -> AttributionRun:
+        """The typed result of a scoring run."""
+        return attribution_run(produced, totals, checker=facts.names.get("checker", ""))
+
+    def summary_rows(self, run: AttributionRun, outcome: RunOutcome) -> list[tuple[str, object]]:
+        """The counts that head a scoring run's summary table (``outcome.rows``: the failed generations passed
+        over), before the figures of its one group of answers."""
+        return [
+            ("answers scored now / resumed", f"{run.new_records} / {run.resumed_records}"),
+            *outcome.rows,
+            ("skipped input records", outcome.skipped),
+            ("results", str(outcome.output)),
+        ]
 
 
-def result(produced: RunRows[AttributionScore], totals: AttributionTotals, facts: RunFacts) -> AttributionRun:
-    """The typed result of a scoring run."""
-    return attribution_run(produced, totals, checker=facts.names["checker"])
-
-
-def summary_rows(run: AttributionRun, outcome: RunOutcome) -> list[tuple[str, object]]:
-    """The counts that head a scoring run's summary table (``outcome.rows``: the failed generations passed
-    over), before the figures of its one group of answers."""
-    return [
-        ("answers scored now / resumed", f"{run.new_records} / {run.resumed_records}"),
-        *outcome.rows,
-        ("skipped input records", outcome.skipped),
-        ("results", str(outcome.output)),
-    ]
-
-
-ATTRIBUTE: SystemDefinition[AttributeSpec, AnswerRecord, AttributionScore, AttributionTotals, AttributionRun] = (
-    SystemDefinition(
-        name="attribute",
-        manifest="attribute score",
-        command="factscope attribute score",
-        title="Attribution to a knowledge graph (KaLMA)",
-        row_type=AttributionScore,
-        run_type=AttributionRun,
-        parse=read_answer,
-        read=AnswerRecords,
-        needs_llm=needs_llm,
-        ready=ready,
-        build=build,
-        prepare=prepare,
-        result=result,
-        summary_rows=summary_rows,
-        report=ReportHooks(
-            fields=("citations", "counts"),
-            flagged=report.is_flagged,
-            flagged_means="answers citing a triple not in the graph or with an unreadable citation",
-            record=report.record_html,
-            overview=report.overview_html,
-            caption=report.record_caption,
-        ),
-    )
-)
+ATTRIBUTE = AttributeSystem()
 """Knowledge-graph citation quality (KaLMA)."""

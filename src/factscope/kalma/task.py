@@ -11,18 +11,14 @@ dataset figures.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from pathlib import Path
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from factscope.checkers.base import Checker
 from factscope.core.manifest import SettingValue
 from factscope.core.run import (
     Pipeline,
-    ProgressCallback,
     RunRows,
-    report_progress,
-    run_pipeline,
 )
 from factscope.core.run_result import RunResult
 from factscope.kalma.answers import AnswerRecord
@@ -63,7 +59,10 @@ def attribution_pipeline(checker: Checker, *, judge: Any = None, weighted: bool 
                          matching: Matching = "normalized", settings: Mapping[str, SettingValue] | None = None
                          ) -> Pipeline[AnswerRecord, AttributionScore, AttributionTotals]:
     """KaLMA's scoring as a pipeline any engine runs: check the citations' entailment, judge text quality (with
-    ``judge``) and score each batch of answers; its totals keep ``empty_answers``. See ``score`` for the rest."""
+    ``judge``) and score each batch of answers; its totals keep ``empty_answers``.
+    ``template`` shapes the NLI hypothesis of a citation (see DEFAULT_HYPOTHESIS); ``matching`` says how citations
+    are read and compared (``normalized``, factscope's, or ``paper``, KaLMA's released scoring); ``judge`` (an LLM
+    client) adds G-Eval text quality. ``factscope.attribute`` runs it."""
     check_template(template)
 
     def batch_rows(batch: Sequence[AnswerRecord]) -> list[AttributionScore]:
@@ -91,30 +90,9 @@ def attribution_pipeline(checker: Checker, *, judge: Any = None, weighted: bool 
     )
 
 
-def score(records: Iterable[AnswerRecord], checker: Checker, *, output: str | Path | None = None, judge: Any = None,
-          weighted: bool = False, batch_size: int = 32, template: str = DEFAULT_HYPOTHESIS,
-          empty_answers: EmptyPolicy = "skip", matching: Matching = "normalized",
-          progress: ProgressCallback | None = None, overwrite: bool = False, retry_failed: bool = False
-          ) -> AttributionRun:
-    """Score answers in batches, writing each row as it is done; ids already in ``output`` are skipped.
-    ``records`` is read twice (a list, or a re-iterable reader such as ``AnswerRecords``); with ``output`` the
-    summary covers the whole file and ``results`` reads it lazily.
-    ``template`` shapes the NLI hypothesis of a citation (see DEFAULT_HYPOTHESIS); ``matching`` says how citations
-    are read and compared (``normalized``, factscope's, or ``paper``, KaLMA's released scoring); ``judge`` (an
-    LLM client) adds G-Eval text quality. With ``retry_failed``, the file's rows with a failed checker or judge
-    call (``score_failed``) are scored again and replaced in place."""
-    pipeline = attribution_pipeline(checker, judge=judge, weighted=weighted, template=template,
-                                    empty_answers=empty_answers, matching=matching)
-    report_progress(progress, checker)
-    if isinstance(records, Iterator):
-        records = list(records)
-    produced, totals = run_pipeline(pipeline, records, output=output, batch_size=batch_size, progress=progress,
-                                    overwrite=overwrite, retry_failed=retry_failed)
-    return attribution_run(produced, totals, checker=getattr(checker, "name", type(checker).__name__))
-
-
 def attribution_run(produced: RunRows[AttributionScore], totals: AttributionTotals, *, checker: str
                     ) -> AttributionRun:
     """The typed result of a scoring run from its rows and totals."""
     return AttributionRun(results=produced.results, failed=totals.failed, summary=totals.summary(),
                           **produced.counts(), checker=checker)
+

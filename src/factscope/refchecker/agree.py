@@ -9,6 +9,7 @@ file as they go and resume from it. The annotations are read and joined with the
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal, get_args
@@ -95,7 +96,9 @@ def agree(
     With ``output``, each response's result is written there as it is done, and a rerun resumes (only into a
     file made by the same annotations, records and settings, unless ``overwrite``); ``progress`` receives the
     run's progress events. With ``retry_failed``, the file's responses with a failed claim check (or, in
-    pipeline mode, a failed extraction) are checked again and replaced in place.
+    pipeline mode, a failed extraction) are checked again and replaced in place. Every annotated response is
+    checked, those whose record has no references included: the caller decides on them
+    (``AnnotationJoin.without_references``; the command stops on them unless told to go on).
     """
     joined = join_annotations(human, records)
     if not joined.pairs:
@@ -226,7 +229,10 @@ def _run_pipeline(
     overwrite: bool,
     retry_failed: bool,
 ) -> tuple[list[ScoredResponse], list[ClaimPrediction], Counts]:
-    from factscope.refchecker.task import check, check_failed
+    from factscope.refchecker.missing_references import MissingReferencesWarning
+    from factscope.refchecker.spec import CheckSpec
+    from factscope.refchecker.system import CHECK
+    from factscope.refchecker.task import check_failed
 
     by_key = {pair.key: pair for pair in pairs}
     records = [
@@ -235,17 +241,15 @@ def _run_pipeline(
         )
         for pair in pairs
     ]
-    run = check(
-        records,
-        extractor=extractor,
-        checker=checker,
-        output=output,
-        batch_size=batch_size,
-        progress=progress,
-        settings={"agree_mode": "pipeline"},
-        overwrite=overwrite,
-        retry_failed=retry_failed,
+    spec = CheckSpec(
+        extractor=extractor, checker=checker, allow_missing_references=True, settings={"agree_mode": "pipeline"}
     )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MissingReferencesWarning)  # the caller decides on them (see ``agree``)
+        run = CHECK.run(
+            spec, records, output=output, batch_size=batch_size, progress=progress, overwrite=overwrite,
+            retry_failed=retry_failed,
+        )
     scored, predictions = [], []
     for result in run.results:
         pair = by_key[result.id]

@@ -1,96 +1,49 @@
-"""RefChecker's check, defined once (``CHECK``): records, extractor, checker and retriever from a ``CheckSpec``, the
-check pipeline, ``CheckRun``, its summary rows and its report."""
+"""RefChecker's check, defined once (``CheckSystem``, its instance ``CHECK``): records, extractor, checker and
+retriever from a ``CheckSpec``, the check pipeline, the rule for records without references, ``CheckRun``, its
+summary rows and its report."""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from factscope.checkers.base import Checker
-from factscope.checkers.settings import CheckerSettings
 from factscope.claims.base import Extractor
 from factscope.core.manifest import SettingValue, fingerprint_file
 from factscope.core.run import Pipeline, RunRows
 from factscope.core.schema import Record
-from factscope.core.system import ReportHooks, RunFacts, RunOutcome, SystemDefinition
+from factscope.core.system import ReportHooks, RunFacts, RunOutcome
+from factscope.engines.system import System
 from factscope.refchecker import html_report
-from factscope.refchecker.data import CheckRecords, parse_record
+from factscope.refchecker.data import MAX_REFERENCE_CHARS, CheckRecords, parse_record
+from factscope.refchecker.missing_references import MissingReferences, MissingReferencesWarning
+from factscope.refchecker.spec import CheckSpec
 from factscope.refchecker.task import (
     CheckResult,
     CheckRun,
     CheckTotals,
-    RetrieveFor,
     check_pipeline,
     check_run,
 )
 from factscope.retrieve.corpus import Retriever
 from factscope.retrieve.web_evidence import WebEvidence
 from factscope.retrieve.web_retrievers import is_web_retriever
-from factscope.retrieve.web_settings import WebSettings
 
 if TYPE_CHECKING:
     from factscope.llm.client import LLMClient
 
 
-@dataclass(frozen=True)
-class CheckSpec:
-    """The components and settings of a check run.
-
-    ``extractor`` and ``checker`` are spec strings ('rules', 'embedded', 'nli:MODEL', 'llm', ...) or ready objects;
-    ``checker_settings`` go to ``make_checker`` with a spec (``max_tokens``, ``relevance``, ``mismatch``, ...).
-    Records without references (every record with ``retrieve_for='all'``) are checked against the top
-    ``retrieve_k`` passages of ``retriever``: a ready retriever, a retriever name ('bm25', 'dense', 'hybrid') over
-    the passages of ``corpus`` (whose fingerprint the results file's manifest records; a name without a corpus
-    retrieves nothing), or a search service ('web:serper', 'web:brave', 'wikipedia') that finds each claim's
-    passages as ``web`` says; with ``query_llm`` the LLM writes its search queries (RefChecker's prompt).
-    """
-
-    extractor: str | Extractor = "rules"
-    checker: str | Checker = "embedded"
-    checker_settings: CheckerSettings = field(default_factory=CheckerSettings)
-    corpus: Path | None = None
-    retriever: str | Retriever | WebEvidence | None = None
-    retrieve_k: int = 5
-    retrieve_for: RetrieveFor = "missing"
-    web: WebSettings = field(default_factory=WebSettings)
-    query_llm: bool = False
-    abstention_detection: bool = True
-
-
-def needs_llm(spec: CheckSpec) -> bool:
-    """Whether the extractor or the checker named by ``spec`` calls an LLM endpoint."""
-    from factscope.checkers.registry import CHECKERS
-    from factscope.claims.registry import EXTRACTORS
-
-    return (
-        (isinstance(spec.extractor, str) and EXTRACTORS.needs_llm(spec.extractor))
-        or (isinstance(spec.checker, str) and CHECKERS.needs_llm(spec.checker))
-        or (spec.query_llm and isinstance(spec.retriever, str) and is_web_retriever(spec.retriever))
-    )
-
-
-def ready(spec: CheckSpec, llm: LLMClient | None) -> CheckSpec:
-    """``spec`` with its retriever, extractor and checker built (``llm`` for the LLM ones); a web retriever
-    first, so that a missing key or network stops the run before any model loads."""
-    retriever = _retriever(spec, llm)
-    return replace(spec, extractor=_extractor(spec, llm), checker=_checker(spec, llm), retriever=retriever)
-
-
-def build(spec: CheckSpec, llm: LLMClient | None) -> Pipeline[Record, CheckResult, CheckTotals]:
-    """The check pipeline with the components of ``spec`` built (``llm`` for the LLM ones)."""
-    settings: dict[str, SettingValue] = {"corpus": fingerprint_file(spec.corpus).sha256} if spec.corpus else {}
-    retriever = _retriever(spec, llm)
-    return check_pipeline(
-        _extractor(spec, llm),
-        _checker(spec, llm),
-        retriever=retriever,
-        retrieve_k=spec.retrieve_k,
-        retrieve_for=spec.retrieve_for,
-        abstention_detection=spec.abstention_detection,
-        settings=settings,
-    )
+def retrieves(spec: CheckSpec) -> bool:
+    """Whether ``spec`` retrieves passages for records without references: a ready retriever, a web retriever, or
+    a corpus retriever with its corpus."""
+    if spec.retriever is None:
+        return False
+    if not isinstance(spec.retriever, str):
+        return True
+    return is_web_retriever(spec.retriever) or spec.corpus is not None
 
 
 def _extractor(spec: CheckSpec, llm: LLMClient | None) -> Extractor:
@@ -125,38 +78,6 @@ def _retriever(spec: CheckSpec, llm: LLMClient | None) -> Retriever | WebEvidenc
     return make_retriever(spec.retriever, Corpus.from_path(spec.corpus))
 
 
-def prepare(spec: CheckSpec, records: Iterable[Record]) -> CheckSpec:
-    """A check run needs nothing of its records beforehand."""
-    return spec
-
-
-def result(produced: RunRows[CheckResult], totals: CheckTotals, facts: RunFacts) -> CheckRun:
-    """The typed result of a check run."""
-    return check_run(produced, totals, extractor=facts.names["extractor"], checker=facts.names["checker"])
-
-
-def summary_rows(run: CheckRun, outcome: RunOutcome) -> list[tuple[str, object]]:
-    """The figures of a check run's summary table."""
-    return [
-        ("records (new / resumed)", f"{run.new_records} / {run.resumed_records}"),
-        *retrieval_rows(run),
-        ("skipped input records", outcome.skipped),
-        *outcome.rows,
-        ("claims", run.claims),
-        ("abstentions / declined to answer", f"{run.rates.abstained} / {run.declined}"),
-        ("extraction failures", run.extraction_failures),
-        ("check failures", run.check_failures),
-        ("records / second (this run)", round(run.new_records / run.seconds, 2) if run.seconds else None),
-        ("extractor / checker", f"{run.extractor} / {run.checker}"),
-        *(
-            [("escalated to the second checker", f"{run.escalated} of {run.cascaded} claims ({run.escalated / run.cascaded:.0%})")]
-            if run.cascaded
-            else []
-        ),
-        ("results", str(outcome.output)),
-    ]
-
-
 def retrieval_rows(run: CheckRun) -> list[tuple[str, object]]:
     """The web retrieval's cost in the summary: searches and page reads sent (per claim) and those the cache
     answered; none when nothing was searched."""
@@ -175,33 +96,108 @@ def retrieval_rows(run: CheckRun) -> list[tuple[str, object]]:
     ]
 
 
-def parse(item: dict[str, Any], /, *, path: Path, line: int) -> Record:
-    """One check record of a file or a request (``parse_record``)."""
-    return parse_record(item, path=path, line=line)
+class CheckSystem(System[CheckSpec, Record, CheckResult, CheckTotals, CheckRun]):
+    """Claim-level hallucination checking (RefChecker). ``max_reference_chars``: a record whose references are
+    longer is refused (a located error) when a file is read."""
 
-
-CHECK: SystemDefinition[CheckSpec, Record, CheckResult, CheckTotals, CheckRun] = SystemDefinition(
-    name="check",
-    manifest="check",
-    command="factscope check",
-    title="Check claims (RefChecker)",
-    row_type=CheckResult,
-    run_type=CheckRun,
-    parse=parse,
-    read=CheckRecords,
-    needs_llm=needs_llm,
-    ready=ready,
-    build=build,
-    prepare=prepare,
-    result=result,
-    summary_rows=summary_rows,
-    report=ReportHooks(
+    name = "check"
+    manifest = "check"
+    command = "factscope check"
+    title = "Check claims (RefChecker)"
+    row_type = CheckResult
+    run_type = CheckRun
+    totals_type = CheckTotals
+    report = ReportHooks(
         fields=("claims",),
         flagged=html_report.is_hallucinated,
         flagged_means="records with a Neutral or Contradiction claim",
         record=html_report.render_record,
         overview=html_report.overview_html,
         caption=html_report.record_caption,
-    ),
-)
+    )
+
+    def __init__(self, max_reference_chars: int = MAX_REFERENCE_CHARS) -> None:
+        self.max_reference_chars = max_reference_chars
+
+    def parse(self, item: dict[str, Any], /, *, path: Path, line: int) -> Record:
+        """One check record of a file or a request (``parse_record``)."""
+        return parse_record(item, path=path, line=line, max_reference_chars=self.max_reference_chars)
+
+    def read(self, path: Path) -> CheckRecords:
+        """The check records of a file, streamed."""
+        return CheckRecords(path, max_reference_chars=self.max_reference_chars)
+
+    def needs_llm(self, spec: CheckSpec) -> bool:
+        """Whether the extractor or the checker named by ``spec`` calls an LLM endpoint."""
+        from factscope.checkers.registry import CHECKERS
+        from factscope.claims.registry import EXTRACTORS
+
+        return (
+            (isinstance(spec.extractor, str) and EXTRACTORS.needs_llm(spec.extractor))
+            or (isinstance(spec.checker, str) and CHECKERS.needs_llm(spec.checker))
+            or (spec.query_llm and isinstance(spec.retriever, str) and is_web_retriever(spec.retriever))
+        )
+
+    def ready(self, spec: CheckSpec, llm: LLMClient | None) -> CheckSpec:
+        """``spec`` with its retriever, extractor and checker built (``llm`` for the LLM ones); a web retriever
+        first, so that a missing key or network stops the run before any model loads."""
+        retriever = _retriever(spec, llm)
+        return replace(spec, extractor=_extractor(spec, llm), checker=_checker(spec, llm), retriever=retriever)
+
+    def build(self, spec: CheckSpec, llm: LLMClient | None) -> Pipeline[Record, CheckResult, CheckTotals]:
+        """The check pipeline with the components of ``spec`` built (``llm`` for the LLM ones)."""
+        settings: dict[str, SettingValue] = {**spec.settings}
+        if spec.corpus:
+            settings["corpus"] = fingerprint_file(spec.corpus).sha256
+        retriever = _retriever(spec, llm)
+        return check_pipeline(
+            _extractor(spec, llm),
+            _checker(spec, llm),
+            retriever=retriever,
+            retrieve_k=spec.retrieve_k,
+            retrieve_for=spec.retrieve_for,
+            abstention_detection=spec.abstention_detection,
+            settings=settings,
+        )
+
+    def prepare(self, spec: CheckSpec, records: Iterable[Record]) -> CheckSpec:
+        """A run that retrieves nothing for records without references stops on them (``MissingReferences``),
+        unless ``spec.allow_missing_references``, which warns (``MissingReferencesWarning``) and goes on."""
+        if retrieves(spec):
+            return spec
+        missing = [record.id for record in records if not record.references]
+        if missing and not spec.allow_missing_references:
+            raise MissingReferences(missing)
+        if missing:
+            warnings.warn(MissingReferencesWarning(missing), stacklevel=2)
+        return spec
+
+    def result(self, produced: RunRows[CheckResult], totals: CheckTotals, facts: RunFacts) -> CheckRun:
+        """The typed result of a check run."""
+        return check_run(produced, totals, extractor=facts.names.get("extractor", ""), checker=facts.names.get("checker", ""))
+
+    def summary_rows(self, run: CheckRun, outcome: RunOutcome) -> list[tuple[str, object]]:
+        """The figures of a check run's summary table."""
+        return [
+            ("records (new / resumed)", f"{run.new_records} / {run.resumed_records}"),
+            *retrieval_rows(run),
+            ("skipped input records", outcome.skipped),
+            *outcome.rows,
+            ("claims", run.claims),
+            ("abstentions / declined to answer", f"{run.rates.abstained} / {run.declined}"),
+            ("extraction failures", run.extraction_failures),
+            ("check failures", run.check_failures),
+            ("records / second (this run)", round(run.new_records / run.seconds, 2) if run.seconds else None),
+            ("extractor / checker", f"{run.extractor} / {run.checker}"),
+            *(
+                [("escalated to the second checker",
+                  f"{run.escalated} of {run.cascaded} claims ({run.escalated / run.cascaded:.0%})")]
+                if run.cascaded
+                else []
+            ),
+            ("results", str(outcome.output)),
+        ]
+
+
+CHECK = CheckSystem()
 """Claim-level hallucination checking (RefChecker)."""

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
@@ -15,8 +14,7 @@ from factscope.claims.base import Extractor
 from factscope.core.display import ShownAsHtml
 from factscope.core.manifest import SettingValue
 from factscope.core.result_tables import probability_columns
-from factscope.core.results import ResultRows
-from factscope.core.run import Pipeline, ProgressCallback, RunRows, report_progress, run_pipeline
+from factscope.core.run import Pipeline, RunRows
 from factscope.core.run_result import RunResult
 from factscope.core.schema import Claim, Record, Verdict
 from factscope.metrics.hallucination import (
@@ -199,8 +197,13 @@ def check_pipeline(
     abstention_detection: bool = True,
     settings: Mapping[str, SettingValue] | None = None,
 ) -> Pipeline[Record, CheckResult, CheckTotals]:
-    """The check task as a pipeline any engine runs: extract, check, aggregate each batch of records (see
-    ``check`` for what each part does)."""
+    """The check task as a pipeline any engine runs: extract claims from each batch of records, check them against
+    the references and aggregate. Records with no references are checked against the ``retriever``'s top
+    ``retrieve_k`` passages when one is given: a corpus retriever's for the record (query: the question, else the
+    response), a web retriever's (``WebEvidence``) for each claim; with ``retrieve_for='all'`` every record gets
+    them after its own references. With ``abstention_detection``, sentences that decline to answer give no claims
+    and a response made only of them is not extracted at all (``factscope.claims.abstention``). ``settings`` add
+    to the components' own description in the results file's manifest. ``factscope.check`` runs it."""
     detector = AbstentionDetector() if abstention_detection else None
     return Pipeline(
         system="check",
@@ -235,59 +238,6 @@ def check_crashed(record: Record, reason: str) -> CheckResult:
         extraction_error=reason,
         metadata=dict(record.metadata),
     )
-
-
-def check(
-    records: Iterable[Record],
-    *,
-    extractor: Extractor,
-    checker: Checker,
-    output: str | Path | None = None,
-    retriever: Any = None,
-    retrieve_k: int = 5,
-    retrieve_for: RetrieveFor = "missing",
-    batch_size: int = 32,
-    progress: ProgressCallback | None = None,
-    settings: Mapping[str, SettingValue] | None = None,
-    overwrite: bool = False,
-    retry_failed: bool = False,
-    abstention_detection: bool = True,
-) -> CheckRun:
-    """Run extraction and checking over ``records`` in batches, writing each result as soon as it is done.
-
-    ``records`` is read twice (a list, or a re-iterable reader such as ``CheckRecords`` that streams a file).
-    With ``output``, records already in that file are skipped (resume), the run's figures cover the whole file,
-    and ``results`` reads the file lazily, so memory does not grow with the number of records. Records with no
-    references are checked against the ``retriever``'s top ``retrieve_k`` passages when one is given: a corpus
-    retriever's for the record (query: the question, else the response), a web retriever's (``WebEvidence``)
-    for each claim; with ``retrieve_for='all'`` every record gets them after its own references. ``progress`` receives the run's progress events, and so do the extractor and
-    checker when they report their own work (LLM calls); nothing is drawn without it. The results file records
-    what made it (``settings`` adds to the components' own description); a file made otherwise is refused unless
-    ``overwrite``. With ``retry_failed``, the file's records with a failed extraction or claim check
-    (``check_failed``) are checked again and replaced in place. With ``abstention_detection`` (the default),
-    sentences that decline to answer give no claims and a response made only of them is not extracted at all
-    (see :mod:`factscope.claims.abstention`).
-    """
-    report_progress(progress, extractor, checker)
-    pipeline = check_pipeline(
-        extractor,
-        checker,
-        retriever=retriever,
-        retrieve_k=retrieve_k,
-        retrieve_for=retrieve_for,
-        abstention_detection=abstention_detection,
-        settings=settings,
-    )
-    produced, totals = run_pipeline(
-        pipeline,
-        records,
-        output=output,
-        batch_size=batch_size,
-        progress=progress,
-        overwrite=overwrite,
-        retry_failed=retry_failed,
-    )
-    return check_run(produced, totals, extractor=extractor.name, checker=checker.name)
 
 
 def check_run(produced: RunRows[CheckResult], totals: CheckTotals, *, extractor: str, checker: str) -> CheckRun:
@@ -431,18 +381,3 @@ def _evidence_for(batch: Sequence[Record], claims: Sequence[list[str]], retrieva
         )
     return evidence
 
-
-def summarize_run(
-    results: Sequence[CheckResult], *, new_records: int, seconds: float, extractor: str, checker: str
-) -> CheckRun:
-    """The run figures of result rows held in memory (a server's batch, a report's rows): the same totals as a run."""
-    totals = CheckTotals()
-    for result in results:
-        totals.add(result)
-    produced = RunRows(
-        results=ResultRows(CheckResult, rows=results),
-        new=new_records,
-        resumed=len(results) - new_records,
-        seconds=seconds,
-    )
-    return check_run(produced, totals, extractor=extractor, checker=checker)

@@ -1,7 +1,7 @@
 """`factscope report` on any results file: which system wrote it, its rows, and that system's page.
 
 The system comes from the manifest beside the file (``OUT.manifest.json``); without one, from the fields of its
-first record. Each system's definition (``SystemDefinition``) brings its row model and its report hooks
+first record. Each ``System`` (``factscope.engines.system``) brings its row model and its report hooks
 (``ReportHooks``): its overview (figures and charts), its per-record fragment and contents line, and what
 ``only="hallucinated"`` keeps. Every system's page is the shared page (``factscope.reports.page``) filled by those
 hooks alone. ``render_record`` gives one result's fragment, for pages (the server's) that show results one at a
@@ -24,14 +24,14 @@ from factscope.core.input_files import read_json_records
 from factscope.core.manifest import RunManifest, manifest_path
 from factscope.core.results import FirstRows, repeated_message
 from factscope.core.schema import MODEL_FIELD
-from factscope.core.system import SystemDefinition
+from factscope.engines.system import System
 from factscope.grounding.system import GROUND
 from factscope.kalma.system import ATTRIBUTE
 from factscope.refchecker.system import CHECK
 from factscope.reports.page import RecordEntry, render_page
 
-ReportedSystem = SystemDefinition[Any, Any, Any, Any, Any]
-"""A system as a report sees it: its definition (row type, manifest name, command and report hooks)."""
+ReportedSystem = System[Any, Any, Any, Any, Any]
+"""A system as a report sees it: its row type, manifest name, command and report hooks."""
 
 SYSTEMS: dict[str, ReportedSystem] = {system.name: system for system in (CHECK, GROUND, ATTRIBUTE, KNOWLEDGE)}
 """The systems a report can show, by short name."""

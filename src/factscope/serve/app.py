@@ -32,7 +32,7 @@ from factscope.serve.pages import add_pages
 from factscope.serve.requests import RecordsRequest, RequestProblem
 from factscope.serve.security import BodyLimit, BodyTooLarge, inside, key_matches, presented_key, safe_name
 from factscope.serve.server import Server
-from factscope.serve.systems import System
+from factscope.serve.systems import ServedSystem
 from factscope.serve.uploads import save_upload
 
 log = logging.getLogger("factscope.serve")
@@ -53,7 +53,7 @@ SYNC_PATHS = {
 
 
 def create_app(
-    config: ServeConfig, *, warm: bool = False, systems: dict[str, System[Any, Any]] | None = None
+    config: ServeConfig, *, warm: bool = False, systems: dict[str, ServedSystem[Any, Any]] | None = None
 ) -> FastAPI:
     """The application; ``warm`` builds the models at start-up rather than on the first request. ``systems``
     replaces the four systems built from ``config.components`` (another set of systems to serve)."""

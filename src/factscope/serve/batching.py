@@ -21,7 +21,7 @@ from typing import Any, Self, TypeVar
 
 from pydantic import BaseModel
 
-from factscope.serve.systems import System, timed
+from factscope.serve.systems import ServedSystem, timed
 
 Result = TypeVar("Result")
 
@@ -97,7 +97,7 @@ class BatchStats:
 class MicroBatcher:
     """Collects one system's requests into model batches (see the module docstring)."""
 
-    def __init__(self, system: System[Any, Any], worker: ModelWorker, *, max_records: int = 32,
+    def __init__(self, system: ServedSystem[Any, Any], worker: ModelWorker, *, max_records: int = 32,
                  wait: float = 0.005) -> None:
         self.system = system
         self.worker = worker
@@ -157,7 +157,7 @@ class MicroBatcher:
             self._task.cancel()
 
 
-def run_requests(system: System[Any, Any], requests: Sequence[Sequence[Any]]) -> list[BaseModel]:
+def run_requests(system: ServedSystem[Any, Any], requests: Sequence[Sequence[Any]]) -> list[BaseModel]:
     """Run the items of several requests as one batch and return each request's run result.
 
     Items are renamed by position for the batch and their rows get the request's ids back; the seconds of

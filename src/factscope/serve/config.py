@@ -6,6 +6,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from factscope.checkers.defaults import DEFAULT_CHECKER
+from factscope.grounding.spec import DEFAULT_FACT_EXTRACTOR
+from factscope.refchecker.spec import DEFAULT_EXTRACTOR
 from factscope.retrieve.web_settings import WebSettings
 
 if TYPE_CHECKING:
@@ -30,16 +33,16 @@ class Limits:
 class Components:
     """The components each system runs with, by spec (as the CLI options name them); built once, on first use."""
 
-    check_extractor: str = "rules"
-    check_checker: str = "embedded"
+    check_extractor: str = DEFAULT_EXTRACTOR
+    check_checker: str = DEFAULT_CHECKER
     check_retriever: str | None = None
     """A search service ('web:serper', 'web:brave', 'wikipedia') that finds evidence for /v1/check records without
     references, as ``web`` says (None: such records are checked against nothing)."""
     web: WebSettings = field(default_factory=WebSettings)
-    ground_extractor: str = "facts"
+    ground_extractor: str = DEFAULT_FACT_EXTRACTOR
     ground_presence: str = "bi"
-    attribute_checker: str = "embedded"
-    knowledge_checker: str = "embedded"
+    attribute_checker: str = DEFAULT_CHECKER
+    knowledge_checker: str = DEFAULT_CHECKER
     knowledge_corpus: Path | None = None
     knowledge_lm: str | None = None
     mode: CheckMode = "exact"

@@ -41,7 +41,7 @@ from factscope.core.run import ProgressEvent
 from factscope.core.storage_faults import StorageError, sqlite_fault, storage_fault
 from factscope.serve.batching import FairLock
 from factscope.serve.security import inside, safe_name
-from factscope.serve.systems import System
+from factscope.serve.systems import ServedSystem
 
 log = logging.getLogger("factscope.serve")
 
@@ -278,7 +278,7 @@ class JobRunner:
     lease (see the module's description): it takes the oldest unfinished job no live lease holds, renews the lease
     every third of ``lease_seconds`` while the job runs, and gives it up when the job ends or the server stops."""
 
-    def __init__(self, store: JobStore, systems: Mapping[str, System[Any, Any]], lock: FairLock, *,
+    def __init__(self, store: JobStore, systems: Mapping[str, ServedSystem[Any, Any]], lock: FairLock, *,
                  batch_size: int = 16, write_every: float = 0.5, lease_seconds: float = 30.0) -> None:
         self.store = store
         self.systems = systems

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 
 from factscope.core.errors import InputError
 from factscope.serve.config import Limits
-from factscope.serve.systems import System
+from factscope.serve.systems import ServedSystem
 
 
 class RecordsRequest(BaseModel):
@@ -50,9 +50,10 @@ def too_long(value: Any, limit: int, where: str) -> str | None:
     return None
 
 
-def read_records(system: System[Any, Any], records: Sequence[Any], limits: Limits) -> list[Any]:
+def read_records(system: ServedSystem[Any, Any], records: Sequence[Any], limits: Limits) -> list[Any]:
     """The request's records as the system's items; raises RequestProblem (413 too many records, 422 a text
-    over the limit, a bad record or a repeated id) naming the field and the record's index."""
+    over the limit, a bad record or a repeated id) naming the field and the record's index, and the system's
+    InputError (a 422) when it refuses the records together (``ServedSystem.admit``)."""
     if not records:
         raise RequestProblem(422, "no records; send at least one", field="records")
     if len(records) > limits.max_records:
@@ -83,4 +84,5 @@ def read_records(system: System[Any, Any], records: Sequence[Any], limits: Limit
             )
         seen[item_id] = index
         items.append(item)
+    system.admit(items)
     return items

@@ -12,15 +12,15 @@ from factscope.serve.batching import MicroBatcher, ModelWorker
 from factscope.serve.config import ServeConfig
 from factscope.serve.jobs import Job, JobRunner, JobStore
 from factscope.serve.requests import RequestProblem, read_records
-from factscope.serve.systems import System, make_systems
+from factscope.serve.systems import ServedSystem, make_systems
 
 
 class Server:
     """The state one app holds: its configuration, systems, model worker, batchers and jobs."""
 
-    def __init__(self, config: ServeConfig, systems: dict[str, System[Any, Any]] | None = None) -> None:
+    def __init__(self, config: ServeConfig, systems: dict[str, ServedSystem[Any, Any]] | None = None) -> None:
         self.config = config
-        self.systems: dict[str, System[Any, Any]] = systems if systems is not None else make_systems(
+        self.systems: dict[str, ServedSystem[Any, Any]] = systems if systems is not None else make_systems(
             config.components)
         self.worker = ModelWorker()
         self.batchers = {

@@ -1,10 +1,11 @@
-"""The four systems as the server runs them, each built from its definition (``factscope.core.system``).
+"""The four systems as the server runs them: the same ``System`` objects as the API and the CLI
+(``factscope.engines.system``), each with the server's spec.
 
-A system reads a request's records with its definition's record parser (errors name the record and the field),
-runs a batch of records through its pipeline with no results file (synchronous requests), or a whole input file
-into a results file with resume (jobs), through the definition's run. Its components are built from the server's
-specs once, on first use (the definition's ``ready``), and shared by every request and job; a pipeline is put
-together from them for the records at hand.
+A served system reads a request's records with its system's record parser (errors name the record and the
+field), runs a batch of records through its pipeline with no results file (synchronous requests), or a whole input
+file into a results file with resume (jobs), through the system's run. Its components are built from the server's
+specs once, on first use (the system's ``ready``), and shared by every request and job; a pipeline is put together
+from them for the records at hand, after the system's ``prepare`` has accepted them.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
-from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -20,24 +20,23 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel, create_model
 
 from factscope.checkers.settings import CheckerSettings
-from factscope.conner.system import KNOWLEDGE, KnowledgeSpec
+from factscope.conner.spec import KnowledgeSpec
+from factscope.conner.system import KNOWLEDGE
 from factscope.core.errors import InputError
 from factscope.core.run import Pipeline, ProgressCallback
-from factscope.core.system import SystemDefinition
-from factscope.grounding.system import GROUND, GroundSpec
-from factscope.kalma.system import ATTRIBUTE, AttributeSpec
-from factscope.refchecker.system import CHECK, CheckSpec
+from factscope.engines.system import LoadedCallback, System
+from factscope.grounding.spec import GroundSpec
+from factscope.grounding.system import GROUND
+from factscope.kalma.spec import AttributeSpec
+from factscope.kalma.system import ATTRIBUTE
+from factscope.refchecker.spec import CheckSpec
+from factscope.refchecker.system import CHECK
 from factscope.serve.config import Components
-
-REQUEST = "request"
-"""The 'file' name of a request's records in their errors."""
 
 Item = TypeVar("Item")
 Row = TypeVar("Row", bound=BaseModel)
 RunT = TypeVar("RunT", bound=BaseModel)
 
-LoadedCallback = Callable[[int, list[InputError]], None]
-"""Told, once a job's file is read, how many records it will run and the records that were skipped."""
 
 
 def answer_type(run_type: type[BaseModel], row_type: type[BaseModel]) -> type[BaseModel]:
@@ -51,19 +50,55 @@ def answer_type(run_type: type[BaseModel], row_type: type[BaseModel]) -> type[Ba
     )
 
 
-class System(ABC, Generic[Item, Row]):
-    """One system as the server runs it: what the micro-batcher, the jobs and the pages call."""
+class ServedSystem(Generic[Item, Row]):
+    """One system as the server runs it, with the components of ``spec`` (built on first use, under a lock, and
+    shared by every request and job): what the micro-batcher, the jobs and the pages call. It reads and runs
+    records through the system's own methods, so a request meets the same policies as the API and the CLI."""
 
-    name: str
-    title: str
-    run_type: type[BaseModel]
-    row_type: type[BaseModel]
-    mergeable: bool = True
-    """Whether records of several requests may share one model batch (their results do not depend on it)."""
+    def __init__(self, system: System[Any, Item, Row, Any, Any], spec: Any, llm: Any = None) -> None:
+        self.system = system
+        self.name = system.name
+        self.title = system.title
+        self.run_type = answer_type(system.run_type, system.row_type)
+        self.row_type = system.row_type
+        self.mergeable = system.mergeable(spec)
+        """Whether records of several requests may share one model batch (their results do not depend on it)."""
+        self.llm = llm
+        self._spec = spec
+        self._ready: Any = None
+        self._pipeline: Pipeline[Item, Row, Any] | None = None
+        self._lock = threading.Lock()
 
-    @abstractmethod
+    def ready(self) -> Any:
+        """The spec with its components built (the first call builds them)."""
+        with self._lock:
+            if self._ready is None:
+                self._ready = self.system.ready(self._spec, self.llm)
+            return self._ready
+
+    def warm(self) -> None:
+        """Build the system's components now (else on the first request)."""
+        self.ready()
+
+    def admit(self, items: Sequence[Item]) -> None:
+        """Raise the system's InputError when it refuses to run ``items`` together (its ``prepare``: check
+        stops on records without references), so that a request meets the policies of the API and the CLI."""
+        self.system.prepare(self._spec, items)
+
+    def pipeline(self, items: Sequence[Item]) -> Pipeline[Item, Row, Any]:
+        """The pipeline for ``items``: the one built once, unless the system settles something on them."""
+        spec = self.ready()
+        prepared = self.system.prepare(spec, items)
+        if prepared is not spec:
+            return self.system.build(prepared, self.llm)
+        with self._lock:
+            if self._pipeline is None:
+                self._pipeline = self.system.build(spec, self.llm)
+            return self._pipeline
+
     def parse(self, item: Any, index: int) -> Item:
         """One request record (``index`` from 0) as the system's input item; raises a located InputError."""
+        return self.system.parse_request(item, index)
 
     def item_id(self, item: Item) -> str:
         """The item's id."""
@@ -75,113 +110,50 @@ class System(ABC, Generic[Item, Row]):
             return item.model_copy(update={"id": new_id})
         return dataclasses.replace(item, id=new_id)  # type: ignore[type-var]
 
-    @abstractmethod
     def process(self, items: Sequence[Item]) -> list[Row]:
         """Result rows of ``items`` in their order (no results file)."""
-
-    @abstractmethod
-    def assemble(self, items: Sequence[Item], rows: Sequence[Row], seconds: float) -> BaseModel:
-        """The typed run result of one request, from its items and rows."""
-
-    @abstractmethod
-    def run_file(
-        self, path: Path, output: Path, *, batch_size: int, progress: ProgressCallback, loaded: LoadedCallback
-    ) -> BaseModel:
-        """Run a whole input file into ``output`` (resumed when it holds rows of the same run)."""
-
-    @abstractmethod
-    def warm(self) -> None:
-        """Build the system's components now (else on the first request)."""
-
-
-class DefinedSystem(System[Item, Row]):
-    """A system run from its definition with the components of ``spec`` (built on first use, under a lock)."""
-
-    def __init__(
-        self, definition: SystemDefinition[Any, Item, Row, Any, Any], spec: Any, llm: Any = None
-    ) -> None:
-        self.definition = definition
-        self.name = definition.name
-        self.title = definition.title
-        self.run_type = answer_type(definition.run_type, definition.row_type)
-        self.row_type = definition.row_type
-        self.mergeable = definition.mergeable(spec)
-        self.llm = llm
-        self._spec = spec
-        self._ready: Any = None
-        self._pipeline: Pipeline[Item, Row, Any] | None = None
-        self._lock = threading.Lock()
-
-    def ready(self) -> Any:
-        """The spec with its components built (the first call builds them)."""
-        with self._lock:
-            if self._ready is None:
-                self._ready = self.definition.ready(self._spec, self.llm)
-            return self._ready
-
-    def warm(self) -> None:
-        self.ready()
-
-    def pipeline(self, items: Sequence[Item]) -> Pipeline[Item, Row, Any]:
-        """The pipeline for ``items``: the one built once, unless the definition settles something on them."""
-        spec = self.ready()
-        prepared = self.definition.prepare(spec, items)
-        if prepared is not spec:
-            return self.definition.build(prepared, self.llm)
-        with self._lock:
-            if self._pipeline is None:
-                self._pipeline = self.definition.build(spec, self.llm)
-            return self._pipeline
-
-    def parse(self, item: Any, index: int) -> Item:
-        if not isinstance(item, dict):
-            raise InputError(f"expected an object, got {type(item).__name__}", path=REQUEST, line=index)
-        parsed = self.definition.parse(item, path=Path(REQUEST), line=index)
-        if parsed is None:
-            raise InputError("holds nothing to run (a failed generation has no answer to score)", path=REQUEST,
-                             line=index, field="failed")
-        return parsed
-
-    def process(self, items: Sequence[Item]) -> list[Row]:
         return list(self.pipeline(items).process(items))
 
     def assemble(self, items: Sequence[Item], rows: Sequence[Row], seconds: float) -> BaseModel:
-        run = self.definition.summarize(self.pipeline(items), rows, seconds=seconds)
+        """The typed run result of one request, from its items and rows."""
+        run = self.system.summarize(rows, seconds=seconds, pipeline=self.pipeline(items))
         return self.run_type.model_validate({**dict(run), "results": list(rows)})
 
     def run_file(
         self, path: Path, output: Path, *, batch_size: int, progress: ProgressCallback, loaded: LoadedCallback
     ) -> BaseModel:
-        records = self.definition.read(path)
-        count = sum(1 for _ in records)
-        loaded(count, records.problems)
-        if not count:
-            raise InputError("no usable records", path=path)
-        return self.definition.run(
-            self.ready(), records, llm=self.llm, output=output, batch_size=batch_size, progress=progress
-        )
+        """Run a whole input file into ``output`` (resumed when it holds rows of the same run); a file with no
+        usable record is an InputError."""
+
+        def counted(count: int, problems: list[InputError]) -> None:
+            loaded(count, problems)
+            if not count:
+                raise InputError("no usable records", path=path)
+
+        return self.system.run(self.ready(), path, llm=self.llm, output=output, batch_size=batch_size,
+                               progress=progress, loaded=counted)
 
 
-def make_systems(components: Components) -> dict[str, System[Any, Any]]:
+def make_systems(components: Components) -> dict[str, ServedSystem[Any, Any]]:
     """Each system, in the order pages list them, with the server's components."""
     llm = components.llm
     mode: CheckerSettings = {"mode": components.mode}
-    systems: list[System[Any, Any]] = [
-        DefinedSystem(
+    systems: list[ServedSystem[Any, Any]] = [
+        ServedSystem(
             CHECK,
             CheckSpec(extractor=components.check_extractor, checker=components.check_checker, checker_settings=mode,
                       retriever=components.check_retriever, web=components.web),
             llm,
         ),
-        DefinedSystem(
+        ServedSystem(
             GROUND,
             GroundSpec(
                 extractor=components.ground_extractor, presence=components.ground_presence, mode=components.mode
             ),
             llm,
         ),
-        DefinedSystem(ATTRIBUTE, AttributeSpec(checker=components.attribute_checker, checker_settings=mode), llm),
-        DefinedSystem(
+        ServedSystem(ATTRIBUTE, AttributeSpec(checker=components.attribute_checker, checker_settings=mode), llm),
+        ServedSystem(
             KNOWLEDGE,
             KnowledgeSpec(
                 corpus=components.knowledge_corpus,

@@ -1,0 +1,17 @@
+"""The defaults of the checkers' settings that several front-ends name: declared here once."""
+
+from __future__ import annotations
+
+from typing import Final
+
+DEFAULT_CHECKER: Final = "embedded"
+"""The checker of a run that names none: the embedded checker, offline and shipped with factscope."""
+
+DEFAULT_MAX_TOKENS: Final = 200
+"""Tokens per reference segment of the model checkers, as RefChecker segments long references."""
+
+DEFAULT_RELEVANCE: Final = "lexical"
+"""The model checkers' relevance rule: a segment counts only when it shares enough of the claim's content words."""
+
+DEFAULT_MISMATCH: Final = "all"
+"""The value mismatch checks of the model checkers: numbers, dates, quantities and named entities."""

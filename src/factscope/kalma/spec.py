@@ -1,0 +1,40 @@
+"""What a scoring run of attributed answers is made of and set to (``AttributeSpec``): the one place its options
+and their defaults are declared, which the Python API, the command line and the server take theirs from. Light to
+import: the types of ready components are named for the type checker only."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from factscope.checkers.defaults import DEFAULT_CHECKER
+from factscope.checkers.settings import CheckerSettings
+
+if TYPE_CHECKING:
+    from factscope.checkers.base import Checker
+    from factscope.metrics.attribution import Matching
+    from factscope.metrics.ratios import EmptyPolicy
+
+DEFAULT_HYPOTHESIS = "{relation}: {value}"
+"""The NLI hypothesis of a citation or triple, as KaLMA A.3 writes it; ``{name}`` and ``{qid}`` are also
+available, e.g. ``"{name} {relation} {value}"`` for NLI models that need a full sentence."""
+
+
+@dataclass(frozen=True)
+class AttributeSpec:
+    """The components and settings of a scoring run.
+
+    ``checker`` decides alignment and [NA]: a spec string ('embedded', 'nli:MODEL', 'path:DIR', 'similarity',
+    'llm') or a ready Checker; ``checker_settings`` go to ``make_checker`` with a spec. With ``geval`` the LLM
+    judges text quality (G-Eval; ``weighted``: also the probability-weighted score). ``template`` shapes the NLI
+    hypothesis of a citation, ``empty_answers`` says how answers with no citations count in macro precision and
+    ``matching`` how citations are read (see ``factscope.kalma.task.attribution_pipeline``).
+    """
+
+    checker: str | Checker = DEFAULT_CHECKER
+    checker_settings: CheckerSettings = field(default_factory=CheckerSettings)
+    geval: bool = False
+    weighted: bool = False
+    template: str = DEFAULT_HYPOTHESIS
+    empty_answers: EmptyPolicy = "skip"
+    matching: Matching = "normalized"

@@ -1,0 +1,55 @@
+"""What a check run is made of and set to (``CheckSpec``): the one place its options and their defaults are
+declared, which the Python API, the command line and the server take theirs from. Light to import: the types of
+ready components are named for the type checker only."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from factscope.checkers.defaults import DEFAULT_CHECKER
+from factscope.checkers.settings import CheckerSettings
+from factscope.retrieve.web_settings import WebSettings
+
+if TYPE_CHECKING:
+    from factscope.checkers.base import Checker
+    from factscope.claims.base import Extractor
+    from factscope.core.manifest import SettingValue
+    from factscope.retrieve.corpus import Retriever
+    from factscope.retrieve.web_evidence import WebEvidence
+    from factscope.retrieve.web_retrievers import RetrieveFor
+
+DEFAULT_EXTRACTOR = "rules"
+"""The claim extractor of a check run that names none: RefChecker-style triplets by rules, offline."""
+
+
+@dataclass(frozen=True)
+class CheckSpec:
+    """The components and settings of a check run.
+
+    ``extractor`` and ``checker`` are spec strings ('rules', 'embedded', 'nli:MODEL', 'llm', ...) or ready objects;
+    ``checker_settings`` go to ``make_checker`` with a spec (``max_tokens``, ``relevance``, ``mismatch``, ...).
+    Records without references (every record with ``retrieve_for='all'``) are checked against the top
+    ``retrieve_k`` passages of ``retriever``: a ready retriever, a retriever name ('bm25', 'dense', 'hybrid') over
+    the passages of ``corpus`` (whose fingerprint the results file's manifest records; a name without a corpus
+    retrieves nothing), or a search service ('web:serper', 'web:brave', 'wikipedia') that finds each claim's
+    passages as ``web`` says; with ``query_llm`` the LLM writes its search queries (RefChecker's prompt).
+    Records without references stop a run that retrieves nothing for them (``MissingReferences``), unless
+    ``allow_missing_references``: their claims could only be Neutral. ``settings`` are further manifest settings
+    (an agreement run's mode).
+    """
+
+    extractor: str | Extractor = DEFAULT_EXTRACTOR
+    checker: str | Checker = DEFAULT_CHECKER
+    checker_settings: CheckerSettings = field(default_factory=CheckerSettings)
+    corpus: Path | None = None
+    retriever: str | Retriever | WebEvidence | None = None
+    retrieve_k: int = 5
+    retrieve_for: RetrieveFor = "missing"
+    web: WebSettings = field(default_factory=WebSettings)
+    query_llm: bool = False
+    abstention_detection: bool = True
+    allow_missing_references: bool = False
+    settings: Mapping[str, SettingValue] = field(default_factory=dict)
