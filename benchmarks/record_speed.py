@@ -1,0 +1,121 @@
+"""Seconds a realistic record takes in fast mode, for each checker a user chooses between.
+
+A realistic record is six real claims against six pages of about 2,000 tokens (``long_page_records``: ContractNLI's
+contracts, Factcheck-GPT's web snippets, ConTRoL's passages, SummEdits' documents). For each checker spec
+(``--checkers``; by default the embedded checker, the accurate one and the cascade of the two) the checker is built
+as ``factscope check --mode fast`` builds it in a fresh process (no model, cache or scored pair carries over from
+another checker), loaded and warmed up on one short claim (the load is timed apart and not counted), then each
+record is checked and timed. The figures are the median and largest seconds a record, the
+pairs (window, claim) scored a second, and for the cascade the share of claims it escalated.
+
+``--exact-records N`` also checks the first N records with the embedded checker in exact mode in the same run, for
+the fast-mode speed-up measured under the same conditions. Run it on an otherwise idle machine: the 1-minute load
+average is recorded at the start and the end.
+
+    HF_HUB_OFFLINE=1 python benchmarks/record_speed.py --exact-records 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import statistics
+import time
+from typing import Any
+
+from exact_baseline import tasks_of
+from long_page_records import add_record_options, records_from_options
+from results_file import add_out_option, load_average, write_results
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+CHECKERS = ("embedded", "accurate", "cascade:embedded,accurate")
+SETS = ("contractnli=1", "factcheckgpt=1", "control=1", "summedits=1")
+
+
+class CountingScorer:
+    """A scorer that passes every call on and counts the (premise, hypothesis) pairs it scores."""
+
+    def __init__(self, scorer: Any) -> None:
+        self.scorer = scorer
+        self.pairs = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.scorer, name)
+
+    def score(self, premises: Any, hypotheses: Any) -> Any:
+        """The wrapped scorer's probabilities, counted."""
+        self.pairs += len(premises)
+        return self.scorer.score(premises, hypotheses)
+
+
+def counted(checker: Any) -> list[CountingScorer]:
+    """Wrap the scorer of every segmented checker inside ``checker`` (a cascade holds two) with a counter."""
+    members = [checker.first, checker.second] if hasattr(checker, "second") else [checker]
+    counters = []
+    for member in members:
+        if hasattr(member, "scorer"):
+            member.scorer = CountingScorer(member.scorer)
+            counters.append(member.scorer)
+    return counters
+
+
+def time_checker(spec: str, mode: str, records: list[dict[str, Any]]) -> dict[str, Any]:
+    """:func:`time_in_process` in a fresh process."""
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        return pool.apply(time_in_process, (spec, mode, records))
+
+
+def time_in_process(spec: str, mode: str, records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Load ``spec`` (timed apart), then check and time each record."""
+    from factscope.checkers.base import CheckTask
+    from factscope.checkers.registry import make_checker
+
+    started = time.perf_counter()
+    checker = make_checker(spec, mode=mode)
+    checker.check([CheckTask(claim="The museum opened in 1990.", references=("The museum opened in 1990.",))])
+    load_seconds = time.perf_counter() - started
+    counters = counted(checker)
+    seconds, escalated, claims = [], 0, 0
+    for record in records:
+        began = time.perf_counter()
+        verdicts = checker.check(tasks_of(record))
+        seconds.append(time.perf_counter() - began)
+        escalated += sum(bool(verdict.escalated) for verdict in verdicts)
+        claims += len(verdicts)
+        print(f"{spec} ({mode}) {record['id']}: {seconds[-1]:.2f} s", flush=True)
+    pairs = sum(counter.pairs for counter in counters)
+    return {
+        "load_seconds": load_seconds,
+        "record_seconds": dict(zip((record["id"] for record in records), seconds)),
+        "record_seconds_median": statistics.median(seconds),
+        "record_seconds_max": max(seconds),
+        "pairs_scored": pairs,
+        "pairs_per_second": pairs / sum(seconds),
+        "share_escalated": escalated / claims if spec.startswith("cascade") else None,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_record_options(parser, SETS)
+    parser.add_argument("--checkers", nargs="+", default=list(CHECKERS), help="checker specs to time")
+    parser.add_argument("--exact-records", type=int, default=0, help="records also checked in exact mode")
+    add_out_option(parser)
+    args = parser.parse_args()
+    records = records_from_options(args, claims=6)
+    figures: dict[str, Any] = {"load_average_start": load_average(), "records": [r["id"] for r in records]}
+    figures["fast"] = {spec: time_checker(spec, "fast", records) for spec in args.checkers}
+    if args.exact_records:
+        exact = time_checker("embedded", "exact", records[: args.exact_records])
+        fast = figures["fast"].get("embedded") or time_checker("embedded", "fast", records[: args.exact_records])
+        same = [fast["record_seconds"][record] for record in exact["record_seconds"]]
+        figures["exact_embedded"] = exact
+        figures["fast_speedup_same_records"] = sum(exact["record_seconds"].values()) / sum(same)
+    figures["load_average_end"] = load_average()
+    print(f"written to {write_results(__file__, args, figures)}")
+
+
+if __name__ == "__main__":
+    main()
