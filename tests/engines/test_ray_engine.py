@@ -371,6 +371,31 @@ def test_the_shipped_example_through_the_cli_gives_the_local_labels_and_summary(
     assert ray_figures["claims"] > 0
 
 
+def test_a_cascade_on_ray_decides_each_claim_with_the_local_checker(app, tmp_path):
+    from typer.testing import CliRunner
+
+    runner = CliRunner()
+    common = ["check", str(EXAMPLE), "--concurrency", "1", "--checker", "cascade:embedded,similarity,0.5,1"]
+    local = runner.invoke(app, [*common, "-o", str(tmp_path / "local.jsonl")])
+    assert local.exit_code == 0, local.output
+    on_ray = runner.invoke(app, [*common, "--engine", "ray", "-o", str(tmp_path / "ray")])
+    assert on_ray.exit_code == 0, on_ray.output
+    assert "escalated to the second checker" in on_ray.output
+
+    def decided(path: Path) -> dict[str, list[tuple[str, str, bool]]]:
+        rows = [json.loads(line) for line in path.read_text().splitlines()]
+        return {
+            row["id"]: [(c["verdict"]["label"], c["verdict"]["decided_by"], c["verdict"]["escalated"])
+                        for c in row["claims"]]
+            for row in rows
+        }
+
+    on_local = decided(tmp_path / "local.jsonl")
+    assert decided(tmp_path / "ray" / "check.jsonl") == on_local
+    escalated = [flag for claims in on_local.values() for _, _, flag in claims]
+    assert any(escalated) and not all(escalated), "the band splits the example's claims between the two checkers"
+
+
 def attribution_with_overlap() -> Pipeline[AnswerRecord, AttributionScore, AttributionTotals]:
     return attribution_pipeline(OverlapChecker())
 
