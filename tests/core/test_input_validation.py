@@ -64,7 +64,7 @@ BAD = [
     ("seeds", {"graph": None, "qids": ["Q1", {"qid": "Q2"}]}, "qids.1",
      "expected a string or a number, got an object"),
     ("seeds", {"paragraph": {"text": "P."}}, "paragraph", "expected a string, got an object"),
-    ("seeds", {"graph": None}, "graph", "give 'qids' (with --graph) or 'graph'"),
+    ("seeds", {"graph": None}, "graph", "give 'qids' (with `graph`) or 'graph'"),
     ("knowledge", {"query": None}, "query", "missing"),
     ("knowledge", {"task": "both"}, "task", "'both' is not one of 'qa' or 'dialogue'"),
     ("knowledge", {"query": " "}, "query", "empty; expected a non-empty string"),
