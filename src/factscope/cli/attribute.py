@@ -10,11 +10,12 @@ import typer
 from rich.markup import escape
 
 from factscope.checkers.defaults import DEFAULT_CHECKER
-from factscope.cli.checking_options import CheckingModeOption
+from factscope.checkers.options import CheckerOptions
 from factscope.cli.choices import RetrieveMode
 from factscope.cli.display import ProgressDisplay, console, print_skipped, print_table, summary_table
 from factscope.cli.engine_options import EngineOptions, check_output, engine_options, run_system
 from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
+from factscope.cli.option_groups import add_field_options
 from factscope.cli.option_ranges import finite
 from factscope.cli.option_rules import FAST_MODE_OPTIONS, RAY_OPTIONS, refuse_ignored
 from factscope.cli.output_options import Overwrite, RetryFailed
@@ -84,7 +85,8 @@ def register(app: typer.Typer) -> None:
     """Add the `attribute` command group."""
     attribute_app = typer.Typer(help=HELP, no_args_is_help=True)
     attribute_app.command("generate", help=GENERATE_HELP)(llm_options(generate_command))
-    attribute_app.command("score", help=SCORE_HELP)(llm_options(engine_options(score_command)))
+    score = add_field_options(score_command, CheckerOptions, "checking", names={"mode"})
+    attribute_app.command("score", help=SCORE_HELP)(llm_options(engine_options(score)))
     attribute_app.command("make-questions", help=EVOLVE_HELP)(llm_options(make_questions_command))
     app.add_typer(attribute_app, name="attribute")
 
@@ -194,7 +196,6 @@ def score_command(
                                                                 "--engine ray a results folder")],
     checker: Annotated[str, typer.Option(help="NLI checker for alignment and \\[NA]: embedded, nli:MODEL, path:DIR, "
                                               "similarity, llm")] = DEFAULT_CHECKER,
-    mode: CheckingModeOption = "exact",
     geval: Annotated[bool, typer.Option(help="also score text quality with an LLM judge (G-Eval)")] = (
         AttributeSpec.geval),
     geval_weighted: Annotated[bool, typer.Option(help="also the probability-weighted G-Eval score from the "
@@ -215,12 +216,13 @@ def score_command(
     *,
     endpoint: LLMOptions,
     engine: EngineOptions,
+    checking: CheckerOptions,
 ) -> None:
     refuse_ignored(ctx, (*RAY_OPTIONS, *FAST_MODE_OPTIONS))
     from factscope.kalma.hypotheses import check_template
     from factscope.kalma.system import ATTRIBUTE
 
-    spec = AttributeSpec(checker=checker, checker_settings={"mode": mode}, geval=geval or geval_weighted,
+    spec = AttributeSpec(checker=checker, checker_settings=checking.settings({"mode"}), geval=geval or geval_weighted,
                          weighted=geval_weighted, template=hypothesis, empty_answers=empty_answers,
                          matching=matching)
     check_output(engine, output, overwrite=overwrite, written={"--summary": summary})
