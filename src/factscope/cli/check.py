@@ -26,12 +26,13 @@ from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
 from factscope.cli.option_groups import add_field_options
 from factscope.cli.option_rules import CHECK_OPTIONS, refuse_ignored
 from factscope.cli.output_options import Overwrite, RetryFailed
-from factscope.cli.web_options import WebOptions, web_options
+from factscope.cli.web_options import web_options
 from factscope.core.errors import InputError, RecordsFailed
 from factscope.core.schema import LABELS
 from factscope.core.system import RunOutcome
 from factscope.refchecker.spec import DEFAULT_EXTRACTOR, CheckSpec
 from factscope.retrieve.web_retrievers import EvidenceRetrieverName, RetrieveFor
+from factscope.retrieve.web_settings import WebSettings
 
 if TYPE_CHECKING:
     from factscope.llm.client import LLMClient
@@ -103,7 +104,7 @@ def check_command(
     *,
     endpoint: LLMOptions,
     engine: EngineOptions,
-    web: WebOptions,
+    web: WebSettings,
     checking: CheckerOptions,
     chosen: CheckSpec,
 ) -> None:
@@ -118,7 +119,7 @@ def check_command(
         checker_settings=checking.settings(),
         retriever=retriever,
         retrieve_for=retrieve_for,
-        web=web.settings(),
+        web=web,
         query_llm=is_web_retriever(retriever) and endpoint.configured(),
     )
     output = output_path(engine, input, output, ".checked")

@@ -37,9 +37,9 @@ from factscope.cli.llm_options import LLMOptions, usage_rows
 from factscope.cli.option_rules import FAST_MODE_OPTIONS, RAY_OPTIONS, WEB_OPTIONS, refuse_ignored
 from factscope.cli.output_options import Overwrite, RetryFailed
 from factscope.cli.parameter_flags import in_context
-from factscope.cli.web_options import WebOptions
 from factscope.conner.spec import DEFAULT_COHERENCE_MODEL, DEFAULT_RELEVANCE_MODEL, KnowledgeSpec
 from factscope.core.errors import InputError, RecordsFailed
+from factscope.retrieve.web_settings import WebSettings
 
 if TYPE_CHECKING:
     from factscope.conner.evaluator import KnowledgeEvaluator
@@ -120,7 +120,7 @@ def score_command(
     *,
     endpoint: LLMOptions,
     engine: EngineOptions,
-    web: WebOptions,
+    web: WebSettings,
 ) -> None:
     refuse_ignored(ctx, (*RAY_OPTIONS, *FAST_MODE_OPTIONS, *WEB_OPTIONS))
     from factscope.conner.evaluator_setup import default_lm
@@ -130,7 +130,7 @@ def score_command(
         corpus=corpus, retriever=retriever, evidence_k=evidence_k, aggregate=aggregate,
         evidence_aggregate=evidence_aggregate, rank_by=rank_by, hard=hard_factuality, checker=checker,
         relevance=relevance_model, coherence=coherence_model, lm=default_lm(lm), baselines=baselines, weights=weights, seed=seed,
-        mode=mode, web=web.settings(),
+        mode=mode, web=web,
     )
     output = output_path(engine, input, output, ".knowledge")
     check_output(engine, output, overwrite=overwrite, written={})
