@@ -61,13 +61,15 @@ def option_flags(item: Field[Any]) -> list[str]:
 
 
 def option_type(group: type, item: Field[Any]) -> Any:
-    """The type the option of ``group``'s field ``item`` reads: its metadata's ``option_type``, else the field's."""
+    """The type the option of ``group``'s field ``item`` reads: its metadata's ``option_type``, else the field's
+    (read where the field is declared, so that a subclass's fields and its base's each resolve)."""
     if "option_type" in item.metadata:
         return item.metadata["option_type"]
     if not isinstance(item.type, str):
         return item.type
+    declared = next(cls for cls in group.__mro__ if item.name in vars(cls).get("__annotations__", {}))
     alone = type(group.__name__, (), {"__annotations__": {item.name: item.type}})
-    return typing.get_type_hints(alone, globalns=vars(sys.modules[group.__module__]))[item.name]
+    return typing.get_type_hints(alone, globalns=vars(sys.modules[declared.__module__]))[item.name]
 
 
 def _option(item: Field[Any], kind: Any, flags: Mapping[str, str], panel: str | None) -> Any:
