@@ -8,9 +8,12 @@ import typer
 from factscope.cli.engine_options import engine_options
 from factscope.cli.knowledge_agree import AGREE_HELP, agree_command
 from factscope.cli.knowledge_generate import GENERATE_HELP, SELECT_HELP, generate_command, select_command
+from factscope.cli.knowledge_options import SCORING
 from factscope.cli.knowledge_score import SCORE_HELP, score_command
 from factscope.cli.llm_options import llm_options
+from factscope.cli.option_groups import add_field_options
 from factscope.cli.web_options import web_options
+from factscope.conner.spec import KnowledgeSpec
 
 HELP = """Evaluate knowledge for a query on CONNER's six dimensions, and use the scores to pick better knowledge.
 
@@ -24,7 +27,8 @@ HELP = """Evaluate knowledge for a query on CONNER's six dimensions, and use the
 def register(app: typer.Typer) -> None:
     """Add the `knowledge` command group."""
     group = typer.Typer(help=HELP, no_args_is_help=True)
-    group.command("score", help=SCORE_HELP)(llm_options(engine_options(web_options(score_command))))
+    score = add_field_options(score_command, KnowledgeSpec, "chosen", panel=SCORING)
+    group.command("score", help=SCORE_HELP)(llm_options(engine_options(web_options(score))))
     group.command("generate", help=GENERATE_HELP)(llm_options(generate_command))
     group.command("select", help=SELECT_HELP)(llm_options(select_command))
     group.command("agree", help=AGREE_HELP)(agree_command)

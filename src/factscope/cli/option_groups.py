@@ -5,13 +5,16 @@ library dataclass that knows nothing of typer, carry their help and range in the
 
 from __future__ import annotations
 
+import ast
 import functools
+import importlib
 import inspect
 import math
 import sys
 import typing
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import MISSING, Field, fields
+from types import ModuleType
 from typing import Annotated, Any, TypeVar
 
 import typer
@@ -68,8 +71,23 @@ def option_type(group: type, item: Field[Any]) -> Any:
     if not isinstance(item.type, str):
         return item.type
     declared = next(cls for cls in group.__mro__ if item.name in vars(cls).get("__annotations__", {}))
+    module = sys.modules[declared.__module__]
     alone = type(group.__name__, (), {"__annotations__": {item.name: item.type}})
-    return typing.get_type_hints(alone, globalns=vars(sys.modules[declared.__module__]))[item.name]
+    return typing.get_type_hints(alone, globalns=vars(module), localns=_type_checking_names(module))[item.name]
+
+
+@functools.cache
+def _type_checking_names(module: ModuleType) -> dict[str, Any]:
+    """The names ``module`` imports for the type checker only (``if TYPE_CHECKING:``), imported: a light spec
+    module names the types of its fields so, and the command line, which builds options of them, needs them."""
+    names: dict[str, Any] = {}
+    for node in ast.parse(inspect.getsource(module)).body:
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
+            for statement in node.body:
+                if isinstance(statement, ast.ImportFrom) and statement.module:
+                    source = importlib.import_module(statement.module)
+                    names.update({alias.asname or alias.name: getattr(source, alias.name) for alias in statement.names})
+    return names
 
 
 def _option(item: Field[Any], kind: Any, flags: Mapping[str, str], panel: str | None) -> Any:

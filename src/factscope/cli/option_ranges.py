@@ -11,7 +11,7 @@ import math
 
 import typer
 
-from factscope.conner.spec import DEFAULT_Q_KNOW_WEIGHTS
+from factscope.conner.spec import check_weights
 
 THRESHOLD_RANGES: dict[str, tuple[float, float, str]] = {
     "bi": (-1.0, 1.0, "a cosine similarity"),
@@ -28,10 +28,6 @@ PRESENCE_THRESHOLD_RULE = (
     "cross (raw relevance scores)"
 )
 """The rule of ``ground --threshold``, for its help text."""
-
-Q_KNOW_WEIGHTS = 4
-"""How many weights Q_know takes: factuality, relevance, coherence, informativeness."""
-
 
 def finite(value: float | None) -> float | None:
     """Refuse ``nan`` and ``inf`` (None, an option left out, passes)."""
@@ -78,17 +74,9 @@ def presence_for_threshold(ctx: typer.Context, value: str) -> str:
 
 
 def q_know_weights(value: str) -> str:
-    """``--weights``: four comma-separated finite numbers of 0 or more (Q_know's gamma)."""
-    parts = [part.strip() for part in value.split(",")]
+    """``--weights``: Q_know's gamma, as ``factscope.conner.spec.check_weights`` takes it."""
     try:
-        weights = [float(part) for part in parts]
-    except ValueError:
-        weights = []
-    if len(weights) != Q_KNOW_WEIGHTS or not all(math.isfinite(w) and w >= 0 for w in weights):
-        raise typer.BadParameter(
-            f"{value!r}: give four comma-separated finite numbers of 0 or more "
-            f"(factuality,relevance,coherence,informativeness), e.g. {DEFAULT_Q_KNOW_WEIGHTS}"
-        )
+        check_weights(value)
+    except ValueError as error:
+        raise typer.BadParameter(str(error)) from None
     return value
-
-
