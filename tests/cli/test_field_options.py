@@ -1,7 +1,8 @@
 """An option declared once, in a field of a library dataclass (a system spec or a settings group), is an option
 of every command built from that dataclass: a field added to ``CheckSpec`` or ``CheckerOptions`` shows in `check
 --help` with its help and range, is among the command's parameters with its default and flag, is checked while
-the command line is parsed, and reaches the spec the command runs."""
+the command line is parsed, and reaches the spec the command runs. And every field a command offers is its option
+with the field's flag, default and help."""
 
 from __future__ import annotations
 
@@ -16,8 +17,16 @@ from typer.testing import CliRunner
 from command_line import command_line
 from factscope.checkers.options import CheckerOptions
 from factscope.cli import check
+from factscope.cli.agree import AGREE_SETTINGS
+from factscope.cli.eval_checker import EVAL_SETTINGS
+from factscope.cli.knowledge_generate import SELECTION_FIELDS
+from factscope.cli.option_groups import option_flags
+from factscope.conner.spec import KnowledgeSpec
 from factscope.core.option_metadata import about
+from factscope.grounding.spec import GroundSpec
+from factscope.kalma.spec import AttributeSpec
 from factscope.refchecker.spec import CheckSpec
+from factscope.retrieve.web_settings import WebSettings
 
 
 @dataclass(frozen=True)
@@ -82,11 +91,41 @@ def test_an_added_fields_range_is_checked_while_parsing(monkeypatch, tmp_path, o
     assert not ran
 
 
-def test_every_offered_field_of_the_checker_settings_is_a_check_option_with_its_default():
-    params = _params(command_line(check))
-    offered = [item for item in dataclasses.fields(CheckerOptions) if "help" in item.metadata]
-    assert len(offered) == len(dataclasses.fields(CheckerOptions))
+OFFERED = [
+    (CheckerOptions, ("check",), None, {}),
+    (CheckerOptions, ("agree",), AGREE_SETTINGS, {}),
+    (CheckerOptions, ("eval-checker",), EVAL_SETTINGS, {"llm_mode": "single"}),
+    (CheckerOptions, ("attribute", "score"), {"mode"}, {}),
+    (CheckSpec, ("check",), None, {}),
+    (CheckSpec, ("agree",), {"allow_missing_references"}, {}),
+    (WebSettings, ("check",), None, {}),
+    (WebSettings, ("knowledge", "score"), None, {}),
+    (WebSettings, ("serve",), None, {}),
+    (KnowledgeSpec, ("knowledge", "score"), None, {}),
+    (KnowledgeSpec, ("knowledge", "generate"), SELECTION_FIELDS, {}),
+    (KnowledgeSpec, ("knowledge", "select"), SELECTION_FIELDS, {}),
+    (GroundSpec, ("ground", "score"), None, {}),
+    (AttributeSpec, ("attribute", "score"), None, {}),
+]
+"""Each dataclass whose fields a command offers, the command, the fields it offers (None: every field with a help
+text) and the defaults it sets itself."""
+
+
+@pytest.mark.parametrize(("group", "path", "names", "defaults"), OFFERED,
+                         ids=[f"{group.__name__}-{' '.join(path)}" for group, path, _, _ in OFFERED])
+def test_every_offered_field_is_an_option_with_its_flag_default_and_help(group, path, names, defaults):
+    command = typer.main.get_command(command_line())
+    for name in path:
+        command = command.commands[name]  # type: ignore[attr-defined]
+    params = {param.name: param for param in command.params}
+    offered = [item for item in dataclasses.fields(group) if "help" in item.metadata
+               and (names is None or item.name in names)]
+    assert offered and (names is None or {item.name for item in offered} == set(names))
     for item in offered:
-        flag = item.metadata.get("flag", "--" + item.name.replace("_", "-"))
-        param = params[flag[2:].replace("-", "_")]
-        assert param.opts == [flag] and param.default == item.default, item.name
+        flag = option_flags(item)[0]
+        param = params[flag.split("/")[0][2:].replace("-", "_")]
+        assert param.opts == [flag.split("/")[0]], item.name
+        assert param.default == defaults.get(item.name, item.default), item.name
+        declared = item.metadata["help"]
+        assert param.help.startswith(declared.split("`")[0]) and param.help.endswith(declared.split("`")[-1])
+        assert "`" not in param.help, (item.name, param.help)
