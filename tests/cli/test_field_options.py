@@ -19,6 +19,7 @@ from factscope.checkers.options import CheckerOptions
 from factscope.cli import check
 from factscope.cli.agree import AGREE_SETTINGS
 from factscope.cli.eval_checker import EVAL_SETTINGS
+from factscope.cli.ground_calibrate import WINDOW_FIELDS
 from factscope.cli.knowledge_generate import SELECTION_FIELDS
 from factscope.cli.option_groups import option_flags
 from factscope.conner.spec import KnowledgeSpec
@@ -105,6 +106,7 @@ OFFERED = [
     (KnowledgeSpec, ("knowledge", "generate"), SELECTION_FIELDS, {}),
     (KnowledgeSpec, ("knowledge", "select"), SELECTION_FIELDS, {}),
     (GroundSpec, ("ground", "score"), None, {}),
+    (GroundSpec, ("ground", "calibrate"), WINDOW_FIELDS, {}),
     (AttributeSpec, ("attribute", "score"), None, {}),
 ]
 """Each dataclass whose fields a command offers, the command, the fields it offers (None: every field with a help
