@@ -1,4 +1,6 @@
-"""Checks of option values that typer's ``min=`` / ``max=`` cannot express, run as option callbacks.
+"""Checks of hand-written options' values that typer's ``min=`` / ``max=`` cannot express, run as option
+callbacks. (An option built from a spec or settings field takes its range from the field's metadata, and
+``factscope.cli.option_groups`` checks it; this module holds the rest.)
 
 Each check runs while the command line is parsed, before any file is read or model loaded; a value outside its
 range is a usage error (exit code 2) that names the option and the values it takes. typer's own range check lets
@@ -10,8 +12,6 @@ from __future__ import annotations
 import math
 
 import typer
-
-from factscope.conner.spec import check_weights
 
 THRESHOLD_RANGES: dict[str, tuple[float, float, str]] = {
     "bi": (-1.0, 1.0, "a cosine similarity"),
@@ -70,13 +70,4 @@ def presence_for_threshold(ctx: typer.Context, value: str) -> str:
     threshold = ctx.params.get("threshold")
     if isinstance(threshold, float):
         _threshold_range(value, threshold)
-    return value
-
-
-def q_know_weights(value: str) -> str:
-    """``--weights``: Q_know's gamma, as ``factscope.conner.spec.check_weights`` takes it."""
-    try:
-        check_weights(value)
-    except ValueError as error:
-        raise typer.BadParameter(str(error)) from None
     return value
