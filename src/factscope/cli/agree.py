@@ -10,20 +10,14 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from factscope.checkers.defaults import DEFAULT_CHECKER, DEFAULT_MAX_TOKENS
+from factscope.checkers.defaults import DEFAULT_CHECKER
+from factscope.checkers.options import CheckerOptions
 from factscope.checkers.registry import CHECKER_SPECS, CHECKERS, make_checker
 from factscope.claims.registry import EXTRACTOR_SPECS, EXTRACTORS, make_extractor
-from factscope.cli.checking_options import (
-    AllowMissingReferences,
-    LLMCheckModeOption,
-    LLMPassagesOption,
-    MinWindowSentences,
-    SegmentTokens,
-    WindowSentences,
-    refuse_missing_references,
-)
+from factscope.cli.checking_options import refuse_missing_references
 from factscope.cli.display import ProgressDisplay, format_value, print_skipped, print_table, summary_table
 from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
+from factscope.cli.option_groups import add_field_options
 from factscope.cli.option_rules import SEGMENT_OPTIONS, refuse_ignored
 from factscope.cli.output_options import Overwrite, RetryFailed
 from factscope.cli.output_paths import check_outputs
@@ -31,6 +25,7 @@ from factscope.core.errors import RecordsFailed
 from factscope.core.schema import LABELS
 from factscope.refchecker.agree import AgreeMode
 from factscope.refchecker.annotations import ModelSource
+from factscope.refchecker.spec import CheckSpec
 
 if TYPE_CHECKING:
     from factscope.refchecker.agree import AgreementReport
@@ -59,7 +54,13 @@ Example:
 
 def register(app: typer.Typer) -> None:
     """Add the `agree` command."""
-    app.command("agree", help=HELP)(llm_options(agree_command))
+    command = add_field_options(agree_command, CheckerOptions, "checking", names=AGREE_SETTINGS)
+    command = add_field_options(command, CheckSpec, "chosen", names={"allow_missing_references"})
+    app.command("agree", help=HELP)(llm_options(command))
+
+
+AGREE_SETTINGS = frozenset({"max_tokens", "window_sentences", "min_window_sentences", "llm_mode", "llm_passages"})
+"""The checker settings `agree` offers."""
 
 
 def agree_command(
@@ -86,12 +87,6 @@ def agree_command(
     mode: Annotated[AgreeMode, typer.Option(help="checker (given triplets) or pipeline (extract anew)")] = "checker",
     checker: Annotated[str, typer.Option(help=CHECKER_SPECS)] = DEFAULT_CHECKER,
     extractor: Annotated[str, typer.Option(help=EXTRACTOR_SPECS + "; pipeline mode only")] = "rules",
-    segment_tokens: SegmentTokens = DEFAULT_MAX_TOKENS,
-    window_sentences: WindowSentences = None,
-    min_window_sentences: MinWindowSentences = None,
-    llm_check_mode: LLMCheckModeOption = "joint",
-    llm_passages: LLMPassagesOption = "each",
-    allow_missing_references: AllowMissingReferences = False,
     batch_size: Annotated[int, typer.Option(min=1, help="responses per checking batch")] = 32,
     output: Annotated[
         Path | None,
@@ -104,6 +99,8 @@ def agree_command(
     ] = None,
     *,
     endpoint: LLMOptions,
+    checking: CheckerOptions,
+    chosen: CheckSpec,
 ) -> None:
     refuse_ignored(ctx, SEGMENT_OPTIONS)
     from factscope.refchecker.agree import agree
@@ -134,7 +131,7 @@ def agree_command(
         print_skipped(problem)
     refuse_missing_references(
         join_annotations(annotations, records).without_references(),
-        allowed=allow_missing_references,
+        allowed=chosen.allow_missing_references,
         remedy="check that --input holds the records these annotations were made on",
     )
     needs_llm = CHECKERS.needs_llm(checker) or (mode == "pipeline" and EXTRACTORS.needs_llm(extractor))
@@ -143,15 +140,7 @@ def agree_command(
         result = agree(
             annotations,
             records,
-            checker=make_checker(
-                checker,
-                llm=llm,
-                max_tokens=segment_tokens,
-                window_sentences=window_sentences,
-                min_window_sentences=min_window_sentences,
-                llm_mode=llm_check_mode,
-                llm_passages=llm_passages,
-            ),
+            checker=make_checker(checker, llm=llm, **checking.settings(AGREE_SETTINGS)),
             extractor=make_extractor(extractor, llm=llm) if mode == "pipeline" else None,
             mode=mode,
             output=output,

@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
 
-from factscope.checkers.defaults import DEFAULT_CHECKER
-from factscope.cli.checking_options import CheckingModeOption
+from factscope.checkers.options import CheckerOptions
 from factscope.cli.choices import RetrieveMode
 from factscope.cli.display import ProgressDisplay, console, print_skipped, print_table, summary_table
 from factscope.cli.engine_options import EngineOptions, check_output, engine_options, run_system
 from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
+from factscope.cli.option_groups import add_field_options
 from factscope.cli.option_ranges import finite
 from factscope.cli.option_rules import FAST_MODE_OPTIONS, RAY_OPTIONS, refuse_ignored
 from factscope.cli.output_options import Overwrite, RetryFailed
@@ -22,8 +23,6 @@ from factscope.cli.output_paths import check_outputs
 from factscope.core.errors import ConfigError, InputError, RecordsFailed
 from factscope.core.seeds import SEED_MAX
 from factscope.kalma.spec import AttributeSpec
-from factscope.metrics.attribution import Matching
-from factscope.metrics.ratios import EmptyPolicy
 
 if TYPE_CHECKING:
     from factscope.kalma.answers import LoadedAnswers
@@ -84,7 +83,9 @@ def register(app: typer.Typer) -> None:
     """Add the `attribute` command group."""
     attribute_app = typer.Typer(help=HELP, no_args_is_help=True)
     attribute_app.command("generate", help=GENERATE_HELP)(llm_options(generate_command))
-    attribute_app.command("score", help=SCORE_HELP)(llm_options(engine_options(score_command)))
+    score = add_field_options(score_command, CheckerOptions, "checking", names={"mode"})
+    score = add_field_options(score, AttributeSpec, "chosen")
+    attribute_app.command("score", help=SCORE_HELP)(llm_options(engine_options(score)))
     attribute_app.command("make-questions", help=EVOLVE_HELP)(llm_options(make_questions_command))
     app.add_typer(attribute_app, name="attribute")
 
@@ -192,39 +193,23 @@ def score_command(
                                                  "--engine ray also a folder of *.jsonl shards)")],
     output: Annotated[Path, typer.Option("--output", "-o", help="JSONL results file (resumes when it exists); with "
                                                                 "--engine ray a results folder")],
-    checker: Annotated[str, typer.Option(help="NLI checker for alignment and \\[NA]: embedded, nli:MODEL, path:DIR, "
-                                              "similarity, llm")] = DEFAULT_CHECKER,
-    mode: CheckingModeOption = "exact",
-    geval: Annotated[bool, typer.Option(help="also score text quality with an LLM judge (G-Eval)")] = (
-        AttributeSpec.geval),
-    geval_weighted: Annotated[bool, typer.Option(help="also the probability-weighted G-Eval score from the "
-                                                      "completions endpoint's log-probabilities")] = (
-        AttributeSpec.weighted),
-    empty_answers: Annotated[EmptyPolicy, typer.Option(help="answers with no citations in macro precision")] = (
-        AttributeSpec.empty_answers),
     summary: Annotated[Path | None, typer.Option(help="also write the summary figures as JSON here")] = None,
-    hypothesis: Annotated[str, typer.Option(help="NLI hypothesis of a citation; fields {relation} {value} {name} "
-                                                 "{qid}; the paper's form is the default")] = AttributeSpec.template,
-    matching: Annotated[Matching, typer.Option(
-        help="how citations are read and compared with the graph and the minimum set: normalized (case, quotes, "
-             "spaces and a qid: prefix tolerated) or paper (exact strings, as KaLMA's released scoring; a "
-             "repeated citation lowers precision)")] = AttributeSpec.matching,
     minimum: MinimumFile = None,
     overwrite: Overwrite = False,
     retry_failed: RetryFailed = False,
     *,
     endpoint: LLMOptions,
     engine: EngineOptions,
+    checking: CheckerOptions,
+    chosen: AttributeSpec,
 ) -> None:
     refuse_ignored(ctx, (*RAY_OPTIONS, *FAST_MODE_OPTIONS))
     from factscope.kalma.hypotheses import check_template
     from factscope.kalma.system import ATTRIBUTE
 
-    spec = AttributeSpec(checker=checker, checker_settings={"mode": mode}, geval=geval or geval_weighted,
-                         weighted=geval_weighted, template=hypothesis, empty_answers=empty_answers,
-                         matching=matching)
+    spec = replace(chosen, checker_settings=checking.settings({"mode"}), geval=chosen.geval or chosen.weighted)
     check_output(engine, output, overwrite=overwrite, written={"--summary": summary})
-    check_template(hypothesis)
+    check_template(spec.template)
     if minimum is not None and engine.on_ray:
         raise ConfigError("--minimum is not taken with --engine ray: give each answer its `minimum` field instead")
     inputs: Any = answers if engine.on_ray else _answers(answers, minimum)

@@ -3,38 +3,18 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
-from factscope.checkers.defaults import (
-    DEFAULT_CHECKER,
-    DEFAULT_MAX_TOKENS,
-    DEFAULT_MISMATCH,
-    DEFAULT_RELEVANCE,
-)
+from factscope.checkers.defaults import DEFAULT_CHECKER
+from factscope.checkers.options import CheckerOptions
 from factscope.checkers.registry import CHECKER_SPECS
 from factscope.claims.registry import EXTRACTOR_SPECS
-from factscope.cli.checking_options import (
-    AllowMissingReferences,
-    CheckingModeOption,
-    DeviceOption,
-    JudgeThreshold,
-    LabelOrderOption,
-    LLMCheckModeOption,
-    LLMPassagesOption,
-    MinConfidence,
-    MinRelevance,
-    MinWindowSentences,
-    MismatchChecks,
-    RelevanceOption,
-    SegmentTokens,
-    WindowSentences,
-    label_order,
-    references_rule,
-)
+from factscope.cli.checking_options import references_rule
 from factscope.cli.display import (
     format_value,
     print_skipped,
@@ -43,14 +23,16 @@ from factscope.cli.display import (
 )
 from factscope.cli.engine_options import EngineOptions, check_output, engine_options, output_path, run_system
 from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
+from factscope.cli.option_groups import add_field_options
 from factscope.cli.option_rules import CHECK_OPTIONS, refuse_ignored
 from factscope.cli.output_options import Overwrite, RetryFailed
-from factscope.cli.web_options import WebOptions, web_options
+from factscope.cli.web_options import web_options
 from factscope.core.errors import InputError, RecordsFailed
 from factscope.core.schema import LABELS
 from factscope.core.system import RunOutcome
 from factscope.refchecker.spec import DEFAULT_EXTRACTOR, CheckSpec
 from factscope.retrieve.web_retrievers import EvidenceRetrieverName, RetrieveFor
+from factscope.retrieve.web_settings import WebSettings
 
 if TYPE_CHECKING:
     from factscope.llm.client import LLMClient
@@ -84,7 +66,9 @@ Examples:
 
 def register(app: typer.Typer) -> None:
     """Add the `check` command."""
-    app.command("check", help=HELP)(llm_options(engine_options(web_options(check_command))))
+    command = add_field_options(check_command, CheckerOptions, "checking")
+    command = add_field_options(command, CheckSpec, "chosen")
+    app.command("check", help=HELP)(llm_options(engine_options(web_options(command))))
 
 
 def check_command(
@@ -102,29 +86,11 @@ def check_command(
     ] = None,
     extractor: Annotated[str, typer.Option(help=EXTRACTOR_SPECS)] = DEFAULT_EXTRACTOR,
     checker: Annotated[str, typer.Option(help=CHECKER_SPECS)] = DEFAULT_CHECKER,
-    segment_tokens: SegmentTokens = DEFAULT_MAX_TOKENS,
-    window_sentences: WindowSentences = None,
-    min_window_sentences: MinWindowSentences = None,
-    relevance: RelevanceOption = DEFAULT_RELEVANCE,
-    min_relevance: MinRelevance = None,
-    min_confidence: MinConfidence = 0.0,
-    mismatch_checks: MismatchChecks = DEFAULT_MISMATCH,
-    mode: CheckingModeOption = "exact",
-    device: DeviceOption = "auto",
-    threshold: JudgeThreshold = None,
-    label_order_names: LabelOrderOption = None,
-    similarity_threshold: Annotated[float, typer.Option(min=-1.0, max=1.0, help="cosine threshold of the similarity checker")] = 0.7,
-    corpus: Annotated[
-        Path | None, typer.Option(help="JSONL or folder of .txt: passages to retrieve for records without references")
-    ] = None,
     retriever: Annotated[
         EvidenceRetrieverName,
         typer.Option(help="passage retriever: bm25, dense or hybrid over --corpus; web:serper (key in "
                      "SERPER_API_KEY), web:brave (key in BRAVE_API_KEY) or wikipedia, searched for each record"),
     ] = "bm25",
-    top_k: Annotated[
-        int, typer.Option(min=1, help="passages retrieved per record (--corpus) or per claim (a web retriever)")
-    ] = CheckSpec.retrieve_k,
     retrieve_for: Annotated[
         RetrieveFor,
         typer.Option(help="records given retrieved passages: missing (those without references) or all (added "
@@ -132,58 +98,29 @@ def check_command(
     ] = CheckSpec.retrieve_for,
     batch_size: Annotated[int, typer.Option(min=1, help="records per extraction / checking batch")] = 32,
     max_reference_chars: Annotated[int, typer.Option(min=1, help="skip records whose references are longer")] = 2_000_000,
-    llm_check_mode: LLMCheckModeOption = "joint",
-    llm_passages: LLMPassagesOption = "each",
-    allow_missing_references: AllowMissingReferences = CheckSpec.allow_missing_references,
-    abstention_detection: Annotated[
-        bool,
-        typer.Option(
-            "--abstention-detection/--no-abstention-detection",
-            help="drop sentences that decline to answer (\"I don't know.\", \"The references do not say.\"): "
-            "a response made only of them has no claims and counts as an abstention",
-        ),
-    ] = CheckSpec.abstention_detection,
     summary: Annotated[Path | None, typer.Option(help="also write the run's figures as JSON here")] = None,
     overwrite: Overwrite = False,
     retry_failed: RetryFailed = False,
     *,
     endpoint: LLMOptions,
     engine: EngineOptions,
-    web: WebOptions,
+    web: WebSettings,
+    checking: CheckerOptions,
+    chosen: CheckSpec,
 ) -> None:
     refuse_ignored(ctx, CHECK_OPTIONS)
-    from factscope.checkers.settings import CheckerSettings
     from factscope.refchecker.system import CheckSystem
     from factscope.retrieve.web_retrievers import is_web_retriever
 
-    checker_settings: CheckerSettings = {
-        "max_tokens": segment_tokens,
-        "window_sentences": window_sentences,
-        "min_window_sentences": min_window_sentences,
-        "relevance": relevance,
-        "min_relevance": min_relevance,
-        "min_confidence": min_confidence,
-        "mismatch": mismatch_checks,
-        "mode": mode,
-        "device": device,
-        "threshold": threshold,
-        "label_order": label_order(label_order_names),
-        "similarity_threshold": similarity_threshold,
-        "llm_mode": llm_check_mode,
-        "llm_passages": llm_passages,
-    }
-    spec = CheckSpec(
+    spec = replace(
+        chosen,
         extractor=extractor,
         checker=checker,
-        checker_settings=checker_settings,
-        corpus=corpus,
+        checker_settings=checking.settings(),
         retriever=retriever,
-        retrieve_k=top_k,
         retrieve_for=retrieve_for,
-        web=web.settings(),
+        web=web,
         query_llm=is_web_retriever(retriever) and endpoint.configured(),
-        abstention_detection=abstention_detection,
-        allow_missing_references=allow_missing_references,
     )
     output = output_path(engine, input, output, ".checked")
     check_output(engine, output, overwrite=overwrite, written={"--summary": summary})

@@ -12,17 +12,9 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from factscope.checkers.defaults import DEFAULT_CHECKER, DEFAULT_MAX_TOKENS
+from factscope.checkers.defaults import DEFAULT_CHECKER
+from factscope.checkers.options import CheckerOptions
 from factscope.checkers.registry import CHECKER_SPECS, CHECKERS, make_checker
-from factscope.cli.checking_options import (
-    DeviceOption,
-    LabelOrderOption,
-    LLMCheckModeOption,
-    MinWindowSentences,
-    SegmentTokens,
-    WindowSentences,
-    label_order,
-)
 from factscope.cli.display import (
     ProgressDisplay,
     console,
@@ -32,6 +24,7 @@ from factscope.cli.display import (
     summary_table,
 )
 from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
+from factscope.cli.option_groups import add_field_options
 from factscope.cli.option_ranges import finite
 from factscope.cli.option_rules import SEGMENT_OPTIONS, refuse_ignored
 from factscope.cli.output_paths import check_outputs
@@ -83,7 +76,17 @@ Examples:
 
 def register(app: typer.Typer) -> None:
     """Add the `eval-checker` command."""
-    app.command("eval-checker", help=HELP)(llm_options(eval_checker_command))
+    command = add_field_options(
+        eval_checker_command, CheckerOptions, "checking", names=EVAL_SETTINGS, defaults={"llm_mode": "single"}
+    )
+    app.command("eval-checker", help=HELP)(llm_options(command))
+
+
+EVAL_SETTINGS = frozenset({
+    "max_tokens", "window_sentences", "min_window_sentences", "similarity_threshold", "llm_mode", "device",
+    "label_order",
+})
+"""The checker settings `eval-checker` offers (its LLM checker judges one pair a call by default)."""
 
 
 def eval_checker_command(
@@ -130,18 +133,10 @@ def eval_checker_command(
         Path | None,
         typer.Option("--output", "-o", help="write the report (figures, confusion matrices) as JSON here"),
     ] = None,
-    segment_tokens: SegmentTokens = DEFAULT_MAX_TOKENS,
-    window_sentences: WindowSentences = None,
-    min_window_sentences: MinWindowSentences = None,
-    similarity_threshold: Annotated[
-        float, typer.Option(min=-1.0, max=1.0, help="cosine threshold of the similarity checker's label")
-    ] = 0.7,
-    llm_check_mode: LLMCheckModeOption = "single",
     batch_size: Annotated[int, typer.Option(min=1, help="pairs per checking batch")] = 32,
-    device: DeviceOption = "auto",
-    label_order_names: LabelOrderOption = None,
     *,
     endpoint: LLMOptions,
+    checking: CheckerOptions,
 ) -> None:
     refuse_ignored(ctx, SEGMENT_OPTIONS)
     if threshold is not None and tune_on:
@@ -165,16 +160,7 @@ def eval_checker_command(
         )
     specs = checker or [DEFAULT_CHECKER]
     client = endpoint.build_if(any(CHECKERS.needs_llm(spec) for spec in specs))
-    settings = {
-        "max_tokens": segment_tokens,
-        "window_sentences": window_sentences,
-        "min_window_sentences": min_window_sentences,
-        "batch_size": batch_size,
-        "similarity_threshold": similarity_threshold,
-        "llm_mode": llm_check_mode,
-        "device": device,
-        "label_order": label_order(label_order_names),
-    }
+    settings = {**checking.settings(EVAL_SETTINGS), "batch_size": batch_size}
     reports = []
     for spec in specs:
         report = _evaluate(spec, client, settings, pairs, dev, threshold, batch_size)

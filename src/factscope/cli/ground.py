@@ -9,10 +9,12 @@ import typer
 from typer.core import TyperGroup
 
 from factscope.cli.engine_options import engine_options
-from factscope.cli.ground_calibrate import CALIBRATE_HELP, calibrate_command
+from factscope.cli.ground_calibrate import CALIBRATE_HELP, WINDOW_FIELDS, calibrate_command
 from factscope.cli.ground_generate import GENERATE_HELP, generate_command
 from factscope.cli.ground_score import HELP, score_command
 from factscope.cli.llm_options import llm_options
+from factscope.cli.option_groups import add_field_options
+from factscope.grounding.spec import GroundSpec
 
 if TYPE_CHECKING:
     from typer import _click  # typer vendors click: TyperGroup.parse_args takes typer's own Context
@@ -33,8 +35,9 @@ def register(app: typer.Typer) -> None:
     """Add the `ground` command group."""
     ground_app = typer.Typer(cls=_ScoreByDefault, help=HELP, no_args_is_help=True)
     ground_app.command("score", help="Score responses (the default command). " + HELP.split("\n\n", 1)[1])(
-        llm_options(engine_options(score_command))
+        llm_options(engine_options(add_field_options(score_command, GroundSpec, "chosen")))
     )
     ground_app.command("generate", help=GENERATE_HELP)(llm_options(generate_command))
-    ground_app.command("calibrate", help=CALIBRATE_HELP)(llm_options(calibrate_command))
+    calibrate = add_field_options(calibrate_command, GroundSpec, "windows", names=WINDOW_FIELDS)
+    ground_app.command("calibrate", help=CALIBRATE_HELP)(llm_options(calibrate))
     app.add_typer(ground_app, name="ground")

@@ -16,8 +16,11 @@ from factscope.cli.llm_options import LLMOptions
 from factscope.cli.option_rules import WINDOW_OPTIONS, refuse_ignored
 from factscope.core.errors import InputError
 from factscope.grounding.presence import PRESENCE_MODELS, make_presence
-from factscope.grounding.spec import DEFAULT_PRESENCE
+from factscope.grounding.spec import DEFAULT_PRESENCE, GroundSpec
 from factscope.metrics.grounding import AgreementStatistic
+
+WINDOW_FIELDS = frozenset({"window", "stride", "min_window"})
+"""The presence windows' options of `ground calibrate` (``GroundSpec``'s)."""
 
 CALIBRATE_HELP = """Choose the presence threshold that agrees best with human presence labels.
 
@@ -38,20 +41,18 @@ def calibrate_command(
     statistic: Annotated[
         AgreementStatistic, typer.Option(help="what the threshold should maximise")
     ] = "pearson",
-    window: Annotated[int | None, typer.Option(min=0, help="sentences per window; 0 = whole text")] = None,
-    stride: Annotated[int, typer.Option(min=1, help="sentences between window starts")] = 1,
-    min_window: Annotated[
-        int | None, typer.Option(min=1, help="also score narrower windows, down to this width")
-    ] = None,
     *,
     endpoint: LLMOptions,
+    windows: GroundSpec,
 ) -> None:
     refuse_ignored(ctx, WINDOW_OPTIONS)
     from factscope.grounding.calibration import calibrate_presence, read_labels
 
     read = read_labels(labels, skipped=_skipped)
     llm = endpoint.build() if PRESENCE_MODELS.needs_llm(presence) else None
-    model = make_presence(presence, window=window, stride=stride, min_window=min_window, llm=llm)
+    model = make_presence(
+        presence, window=windows.window, stride=windows.stride, min_window=windows.min_window, llm=llm
+    )
     with ProgressDisplay() as shown:
         result = calibrate_presence(model, read.labels, statistic, progress=shown, path=labels)
     print_table(

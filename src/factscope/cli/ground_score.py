@@ -24,9 +24,7 @@ from factscope.cli.output_options import Overwrite, RetryFailed
 from factscope.core.errors import ConfigError, InputError, RecordsFailed
 from factscope.core.system import RunOutcome
 from factscope.grounding.presence import PRESENCE_SPECS
-from factscope.grounding.presence_rounds import PresenceMode
 from factscope.grounding.spec import DEFAULT_FACT_EXTRACTOR, DEFAULT_PRESENCE, GroundSpec
-from factscope.metrics.ratios import EmptyPolicy
 
 if TYPE_CHECKING:
     from factscope.grounding.data import GroundExample
@@ -103,44 +101,6 @@ def score_command(
             help=f"presence threshold (default: the model's, see --presence): {PRESENCE_THRESHOLD_RULE}",
         ),
     ] = GroundSpec.threshold,
-    window: Annotated[
-        int | None,
-        typer.Option(
-            min=0,
-            help="sentences per window of a long text; 0 = whole text (default 3; LLM judge: whole)"
-        ),
-    ] = GroundSpec.window,
-    stride: Annotated[int, typer.Option(min=1, help="sentences between window starts")] = GroundSpec.stride,
-    min_window: Annotated[
-        int | None,
-        typer.Option(
-            min=1,
-            help="also score narrower windows, of every width from this to --window (default: --window only)"
-        ),
-    ] = GroundSpec.min_window,
-    mode: Annotated[
-        PresenceMode,
-        typer.Option(
-            "--mode",
-            help="exact (every window of every source is scored) or fast (each fact only against its most "
-            "relevant windows, by BM25, stopping at the first that reaches the threshold; decisions differ from "
-            "exact only where an unscored window would have decided)",
-        ),
-    ] = GroundSpec.mode,
-    by: Annotated[
-        str | None,
-        typer.Option(
-            help="comma-separated metadata fields to break results down by; a field no record has is an error "
-            "(default: those of pop, has_multi, has_answer that the records have)",
-            show_default=False,
-        ),
-    ] = None,
-    no_response_facts: Annotated[
-        EmptyPolicy, typer.Option(help="precision of a response with no atomic facts")
-    ] = GroundSpec.no_response_facts,
-    no_gold_facts: Annotated[
-        EmptyPolicy, typer.Option(help="recall / F1 of a record with no gold facts")
-    ] = GroundSpec.no_gold_facts,
     batch_size: Annotated[int, typer.Option(min=1, help="records per decomposition / presence batch")] = 16,
     summary: Annotated[Path | None, typer.Option(help="also write the summary figures as JSON here")] = None,
     overwrite: Overwrite = False,
@@ -148,24 +108,13 @@ def score_command(
     *,
     endpoint: LLMOptions,
     engine: EngineOptions,
+    chosen: GroundSpec,
 ) -> None:
     refuse_ignored(ctx, (*RAY_OPTIONS, *WINDOW_OPTIONS))
     from factscope.cli.llm_options import ClientOnce
     from factscope.grounding.system import GroundSystem
 
-    wanted = [f.strip() for f in by.split(",") if f.strip()] if by else None
-    spec = GroundSpec(
-        extractor=extractor,
-        presence=presence,
-        threshold=threshold,
-        window=window,
-        stride=stride,
-        min_window=min_window,
-        mode=mode,
-        factors=tuple(wanted) if wanted is not None else None,
-        no_response_facts=no_response_facts,
-        no_gold_facts=no_gold_facts,
-    )
+    spec = replace(chosen, extractor=extractor, presence=presence, threshold=threshold)
     system = GroundSystem(metadata, responses)
     output = output_path(engine, input, output, ".ground")
     check_output(engine, output, overwrite=overwrite, written={"--summary": summary})

@@ -8,21 +8,14 @@ from typing import Annotated, Any
 
 import typer
 
-from factscope.checkers.defaults import DEFAULT_CHECKER
 from factscope.cli.display import ProgressDisplay, console, print_table, summary_table
 from factscope.cli.knowledge_options import (
     LM,
     BatchSize,
-    CheckerSpec,
-    Coherence,
-    Corpus,
-    EvidenceK,
     Output,
-    Relevance,
     Retriever,
     Seed,
     Task,
-    Weights,
     load_records,
 )
 from factscope.cli.knowledge_score import noted
@@ -33,7 +26,7 @@ from factscope.cli.output_options import Overwrite, RetryFailed
 from factscope.cli.output_paths import check_outputs
 from factscope.conner.data import KnowledgeTask
 from factscope.conner.generation import GenerationMode
-from factscope.conner.spec import DEFAULT_Q_KNOW_WEIGHTS
+from factscope.conner.spec import KnowledgeSpec
 from factscope.core.errors import ConfigError, InputError, RecordsFailed
 from factscope.retrieve.corpus import RetrieverName
 
@@ -121,20 +114,15 @@ def generate_command(
     shots: Annotated[int, typer.Option(min=1, help="n: few-shot examples in the prompt")] = 8,
     select_from: Annotated[int | None, typer.Option(min=1, help="m: score m random --train examples, keep the best --shots")] = None,
     answer: Annotated[bool, typer.Option("--answer", help="also generate answers (Table 13 few-shot)")] = False,
-    corpus: Corpus = None,
     retriever: Retriever = "bm25",
-    evidence_k: EvidenceK = 5,
-    checker: CheckerSpec = DEFAULT_CHECKER,
-    relevance_model: Relevance = "bi-encoder",
-    coherence_model: Coherence = "proxy",
     lm: LM = None,
-    weights: Weights = DEFAULT_Q_KNOW_WEIGHTS,
     seed: Seed = 0,
     batch_size: BatchSize = 16,
     overwrite: Overwrite = False,
     retry_failed: RetryFailed = False,
     *,
     endpoint: LLMOptions,
+    scoring: KnowledgeSpec,
 ) -> None:
     refuse_ignored(ctx, FEW_SHOT_OPTIONS)
     from factscope.conner.generation import GenerationSettings
@@ -142,7 +130,7 @@ def generate_command(
     output = output or Path(f"{input.stem}.generated.jsonl")
     check_outputs(output, overwrite=overwrite)
     llm = endpoint.build()
-    options = _scoring_options(corpus, retriever, evidence_k, checker, relevance_model, coherence_model, lm, weights, seed)
+    options = _scoring_options(scoring, retriever, lm, seed)
     _generate(
         input, output, llm, GenerationSettings(mode=mode, seed=seed), train=train, shots=shots,
         select_from=select_from, evaluator_options=options if select_from else None, select=False, answer=answer,
@@ -162,20 +150,15 @@ def select_command(
     train: Annotated[Path | None, typer.Option(help="records with knowledge for few-shot examples / answers")] = None,
     shots: Annotated[int, typer.Option(min=1, help="few-shot examples")] = 8,
     answer: Annotated[bool, typer.Option("--answer", help="also answer with the selected knowledge")] = False,
-    corpus: Corpus = None,
     retriever: Retriever = "bm25",
-    evidence_k: EvidenceK = 5,
-    checker: CheckerSpec = DEFAULT_CHECKER,
-    relevance_model: Relevance = "bi-encoder",
-    coherence_model: Coherence = "proxy",
     lm: LM = None,
-    weights: Weights = DEFAULT_Q_KNOW_WEIGHTS,
     seed: Seed = 0,
     batch_size: BatchSize = 16,
     overwrite: Overwrite = False,
     retry_failed: RetryFailed = False,
     *,
     endpoint: LLMOptions,
+    scoring: KnowledgeSpec,
 ) -> None:
     refuse_ignored(ctx, FEW_SHOT_OPTIONS)
     from factscope.conner.generation import GenerationSettings
@@ -188,7 +171,7 @@ def select_command(
     settings = GenerationSettings(
         mode=mode, candidates=candidates, top_p=top_p, temperature=temperature, seed=seed
     )
-    options = _scoring_options(corpus, retriever, evidence_k, checker, relevance_model, coherence_model, lm, weights, seed)
+    options = _scoring_options(scoring, retriever, lm, seed)
     _generate(
         input, output, llm, settings, train=train, shots=shots, select_from=None, evaluator_options=options,
         select=True, answer=answer, batch_size=batch_size, overwrite=overwrite, retry_failed=retry_failed, task=task,
@@ -196,14 +179,17 @@ def select_command(
     )
 
 
-def _scoring_options(
-    corpus: Path | None, retriever: RetrieverName, evidence_k: int, checker: str, relevance: str, coherence: str,
-    lm: str | None, weights: str, seed: int,
-) -> dict[str, Any]:
+def _scoring_options(scoring: KnowledgeSpec, retriever: RetrieverName, lm: str | None, seed: int) -> dict[str, Any]:
+    """The evaluator options of Q_know selection: the ``scoring`` options given, with ``retriever``, ``lm``
+    and ``seed``."""
     from factscope.conner.evaluator_setup import default_lm
 
     return {
-        "corpus": corpus, "retriever": retriever, "evidence_k": evidence_k, "aggregate": "min", "hard": False,
-        "checker": checker, "relevance": relevance, "coherence": coherence, "lm": default_lm(lm), "baselines": 3,
-        "weights": weights, "seed": seed,
+        "corpus": scoring.corpus, "retriever": retriever, "evidence_k": scoring.evidence_k, "aggregate": "min",
+        "hard": False, "checker": scoring.checker, "relevance": scoring.relevance, "coherence": scoring.coherence,
+        "lm": default_lm(lm), "baselines": 3, "weights": scoring.weights, "seed": seed,
     }
+
+
+SELECTION_FIELDS = frozenset({"corpus", "evidence_k", "checker", "relevance", "coherence", "weights"})
+"""The scoring options of Q_know selection (`knowledge generate --select-from`, `knowledge select`)."""

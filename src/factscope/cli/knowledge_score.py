@@ -3,43 +3,30 @@ Ray, with the run's table."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 
-from factscope.checkers.defaults import DEFAULT_CHECKER
 from factscope.cli.display import console, print_skipped, print_table, summary_table
 from factscope.cli.engine_options import EngineOptions, check_output, output_path, run_system
 from factscope.cli.knowledge_options import (
     LM,
-    Aggregate,
-    Baselines,
     BatchSize,
-    CheckerSpec,
-    CheckingMode,
-    Coherence,
-    Corpus,
-    EvidenceAggregate,
-    EvidenceK,
-    Hard,
     Output,
     Queries,
-    RankBy,
-    Relevance,
-    ScoringRetriever,
     Seed,
     Task,
-    Weights,
 )
 from factscope.cli.llm_options import LLMOptions, usage_rows
 from factscope.cli.option_rules import FAST_MODE_OPTIONS, RAY_OPTIONS, WEB_OPTIONS, refuse_ignored
 from factscope.cli.output_options import Overwrite, RetryFailed
 from factscope.cli.parameter_flags import in_context
-from factscope.cli.web_options import WebOptions
-from factscope.conner.spec import DEFAULT_COHERENCE_MODEL, DEFAULT_RELEVANCE_MODEL, KnowledgeSpec
+from factscope.conner.spec import KnowledgeSpec
 from factscope.core.errors import InputError, RecordsFailed
+from factscope.retrieve.web_settings import WebSettings
 
 if TYPE_CHECKING:
     from factscope.conner.evaluator import KnowledgeEvaluator
@@ -99,20 +86,7 @@ def score_command(
     output: Output = None,
     queries: Queries = None,
     task: Task = None,
-    corpus: Corpus = None,
-    retriever: ScoringRetriever = KnowledgeSpec.retriever,
-    evidence_k: EvidenceK = KnowledgeSpec.evidence_k,
-    aggregate: Aggregate = KnowledgeSpec.aggregate,
-    evidence_aggregate: EvidenceAggregate = KnowledgeSpec.evidence_aggregate,
-    rank_by: RankBy = KnowledgeSpec.rank_by,
-    hard_factuality: Hard = KnowledgeSpec.hard,
-    checker: CheckerSpec = DEFAULT_CHECKER,
-    mode: CheckingMode = KnowledgeSpec.mode,
-    relevance_model: Relevance = DEFAULT_RELEVANCE_MODEL,
-    coherence_model: Coherence = DEFAULT_COHERENCE_MODEL,
     lm: LM = None,
-    baselines: Baselines = KnowledgeSpec.baselines,
-    weights: Weights = KnowledgeSpec.weights,
     seed: Seed = KnowledgeSpec.seed,
     batch_size: BatchSize = 16,
     overwrite: Overwrite = False,
@@ -120,18 +94,14 @@ def score_command(
     *,
     endpoint: LLMOptions,
     engine: EngineOptions,
-    web: WebOptions,
+    web: WebSettings,
+    chosen: KnowledgeSpec,
 ) -> None:
     refuse_ignored(ctx, (*RAY_OPTIONS, *FAST_MODE_OPTIONS, *WEB_OPTIONS))
     from factscope.conner.evaluator_setup import default_lm
     from factscope.conner.system import KnowledgeSystem, spec_missing_parts
 
-    spec = KnowledgeSpec(
-        corpus=corpus, retriever=retriever, evidence_k=evidence_k, aggregate=aggregate,
-        evidence_aggregate=evidence_aggregate, rank_by=rank_by, hard=hard_factuality, checker=checker,
-        relevance=relevance_model, coherence=coherence_model, lm=default_lm(lm), baselines=baselines, weights=weights, seed=seed,
-        mode=mode, web=web.settings(),
-    )
+    spec = replace(chosen, lm=default_lm(lm), seed=seed, web=web)
     output = output_path(engine, input, output, ".knowledge")
     check_output(engine, output, overwrite=overwrite, written={})
     print_notes(spec_missing_parts(spec), ctx)

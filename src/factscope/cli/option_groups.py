@@ -5,12 +5,16 @@ library dataclass that knows nothing of typer, carry their help and range in the
 
 from __future__ import annotations
 
+import ast
 import functools
+import importlib
 import inspect
 import math
+import sys
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import MISSING, Field, fields
+from types import ModuleType
 from typing import Annotated, Any, TypeVar
 
 import typer
@@ -24,63 +28,115 @@ Command = TypeVar("Command", bound=Callable[..., None])
 def add_option_group(command: Command, group: type, keyword: str) -> Command:
     """``command`` with the fields of the dataclass ``group`` as keyword-only options (typer reads the new
     signature); it is called with them gathered into one ``group`` instance under ``keyword``."""
-    return _with_group(command, group, keyword, typing.get_type_hints(group, include_extras=True))
+    hints = typing.get_type_hints(group, include_extras=True)
+    return _with_group(command, group, keyword, [(item.name, item, hints[item.name]) for item in fields(group)])
 
 
-def add_field_options(command: Command, group: type, keyword: str) -> Command:
-    """``command`` with an option ``--field-name`` for each field of the dataclass ``group``, of the field's type
-    and default, with the help text and range of its metadata (``help``; ``min``, ``max``; ``min_open``: the value
-    must exceed ``min``; ``check``: a function that raises ConfigError or ValueError on a bad value); a float
-    option also refuses nan and inf. A parameter the help names (`context_epochs`) is shown as its flag. It is
-    called with them gathered into one ``group`` instance under ``keyword``."""
-    types = typing.get_type_hints(group)
-    flags = {item.name: "--" + item.name.replace("_", "-") for item in fields(group)}
-    hints = {
-        item.name: Annotated[types[item.name], _option(item, types[item.name], flags)]
-        for item in fields(group)
-    }
-    return _with_group(command, group, keyword, hints)
+def add_field_options(
+    command: Command,
+    group: type,
+    keyword: str,
+    *,
+    names: Collection[str] | None = None,
+    defaults: Mapping[str, Any] | None = None,
+    panel: str | None = None,
+) -> Command:
+    """``command`` with an option for each field of the dataclass ``group`` whose metadata has a help text (of
+    those in ``names`` when given), of the field's type and default (or the command's own of ``defaults``), with
+    the help, range and flag of its metadata (see ``factscope.core.option_metadata.about``), under ``panel``; a
+    float option also refuses nan and inf. A parameter the help names (`max_tokens`) is shown as its flag. It is
+    called with them gathered into one ``group`` instance under ``keyword`` (fields not offered keep their
+    defaults)."""
+    offered = [item for item in fields(group) if "help" in item.metadata and (names is None or item.name in names)]
+    flags = {item.name: option_flags(item)[0].split("/")[0] for item in offered}
+    options = [
+        (flags[item.name][2:].replace("-", "_"), item,
+         Annotated[option_type(group, item), _option(item, option_type(group, item), flags, panel)])
+        for item in offered
+    ]
+    return _with_group(command, group, keyword, options, defaults or {})
 
 
-def _option(item: Field[Any], kind: Any, flags: Mapping[str, str]) -> Any:
+def option_flags(item: Field[Any]) -> list[str]:
+    """The flags of the field ``item``'s option: its metadata's ``flag``, else --field-name."""
+    flag = item.metadata.get("flag", "--" + item.name.replace("_", "-"))
+    return [flag] if isinstance(flag, str) else list(flag)
+
+
+def option_type(group: type, item: Field[Any]) -> Any:
+    """The type the option of ``group``'s field ``item`` reads: its metadata's ``option_type``, else the field's
+    (read where the field is declared, so that a subclass's fields and its base's each resolve)."""
+    if "option_type" in item.metadata:
+        return item.metadata["option_type"]
+    if not isinstance(item.type, str):
+        return item.type
+    declared = next(cls for cls in group.__mro__ if item.name in vars(cls).get("__annotations__", {}))
+    module = sys.modules[declared.__module__]
+    alone = type(group.__name__, (), {"__annotations__": {item.name: item.type}})
+    return typing.get_type_hints(alone, globalns=vars(module), localns=_type_checking_names(module))[item.name]
+
+
+@functools.cache
+def _type_checking_names(module: ModuleType) -> dict[str, Any]:
+    """The names ``module`` imports for the type checker only (``if TYPE_CHECKING:``), imported: a light spec
+    module names the types of its fields so, and the command line, which builds options of them, needs them."""
+    names: dict[str, Any] = {}
+    for node in ast.parse(inspect.getsource(module)).body:
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
+            for statement in node.body:
+                if isinstance(statement, ast.ImportFrom) and statement.module:
+                    source = importlib.import_module(statement.module)
+                    names.update({alias.asname or alias.name: getattr(source, alias.name) for alias in statement.names})
+    return names
+
+
+def _option(item: Field[Any], kind: Any, flags: Mapping[str, str], panel: str | None) -> Any:
     """The typer option of the field ``item`` (of type ``kind``)."""
     meta = item.metadata
     low = meta.get("min")
     return typer.Option(
-        flags[item.name],
+        *option_flags(item),
         help=with_flags(meta["help"], flags),
         min=None if meta.get("min_open") else low,
         max=meta.get("max"),
         callback=_checked(meta, float in (kind, *typing.get_args(kind))),
+        rich_help_panel=panel,
     )
 
 
 def _checked(meta: Mapping[str, Any], real: bool) -> Callable[[Any], Any] | None:
     """The parse-time check of an option with the metadata ``meta`` (``real``: of float values), or None."""
     check = meta.get("check")
+    parse = meta.get("parse")
     above = meta["min"] if meta.get("min_open") else None
-    if check is None and above is None and not real:
+    if check is None and above is None and parse is None and not real:
         return None
 
     def checked(value: Any) -> Any:
-        if value is None:
-            return value
-        if real and not math.isfinite(value):
-            raise typer.BadParameter(f"{value} is not a finite number")
-        if above is not None and not value > above:
-            raise typer.BadParameter(f"{value} is not above {above:g}")
-        if check is not None:
-            try:
-                check(value)
-            except (ConfigError, ValueError) as error:
-                raise typer.BadParameter(str(error)) from None
-        return value
+        if value is not None:
+            if real and not math.isfinite(value):
+                raise typer.BadParameter(f"{value} is not a finite number")
+            if above is not None and not value > above:
+                raise typer.BadParameter(f"{value} is not above {above:g}")
+            if check is not None:
+                try:
+                    check(value)
+                except (ConfigError, ValueError) as error:
+                    raise typer.BadParameter(str(error)) from None
+        return value if parse is None else parse(value)
 
     return checked
 
 
-def _with_group(command: Command, group: type, keyword: str, option_hints: Mapping[str, Any]) -> Command:
-    """``command`` with the fields of ``group`` as keyword-only options annotated by ``option_hints``."""
+def _with_group(
+    command: Command,
+    group: type,
+    keyword: str,
+    options: Sequence[tuple[str, Field[Any], Any]],
+    defaults: Mapping[str, Any] | None = None,
+) -> Command:
+    """``command`` with the ``options`` (parameter name, field of ``group``, annotation) as keyword-only
+    options, defaulting to ``defaults`` or the field's default."""
     hints = typing.get_type_hints(command, include_extras=True)
     signature = inspect.signature(command)
     kept = [
@@ -88,20 +144,21 @@ def _with_group(command: Command, group: type, keyword: str, option_hints: Mappi
         for name, parameter in signature.parameters.items()
         if name != keyword
     ]
+    chosen = defaults or {}
     added = [
         inspect.Parameter(
-            field.name,
+            name,
             inspect.Parameter.KEYWORD_ONLY,
-            default=inspect.Parameter.empty if field.default is MISSING else field.default,
-            annotation=option_hints[field.name],
+            default=chosen.get(item.name, inspect.Parameter.empty if item.default is MISSING else item.default),
+            annotation=annotation,
         )
-        for field in fields(group)
+        for name, item, annotation in options
     ]
 
     @functools.wraps(command)
     def wrapper(**kwargs: Any) -> None:
-        options = group(**{field.name: kwargs.pop(field.name) for field in fields(group)})
-        command(**kwargs, **{keyword: options})
+        gathered = group(**{item.name: kwargs.pop(name) for name, item, _ in options})
+        command(**kwargs, **{keyword: gathered})
 
     wrapper.__signature__ = signature.replace(parameters=kept + added)  # type: ignore[attr-defined]
     wrapper.__annotations__ = {**{p.name: p.annotation for p in kept + added}, "return": None}

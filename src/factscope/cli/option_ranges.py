@@ -1,4 +1,6 @@
-"""Checks of option values that typer's ``min=`` / ``max=`` cannot express, run as option callbacks.
+"""Checks of hand-written options' values that typer's ``min=`` / ``max=`` cannot express, run as option
+callbacks. (An option built from a spec or settings field takes its range from the field's metadata, and
+``factscope.cli.option_groups`` checks it; this module holds the rest.)
 
 Each check runs while the command line is parsed, before any file is read or model loaded; a value outside its
 range is a usage error (exit code 2) that names the option and the values it takes. typer's own range check lets
@@ -10,8 +12,6 @@ from __future__ import annotations
 import math
 
 import typer
-
-from factscope.conner.spec import DEFAULT_Q_KNOW_WEIGHTS
 
 THRESHOLD_RANGES: dict[str, tuple[float, float, str]] = {
     "bi": (-1.0, 1.0, "a cosine similarity"),
@@ -28,10 +28,6 @@ PRESENCE_THRESHOLD_RULE = (
     "cross (raw relevance scores)"
 )
 """The rule of ``ground --threshold``, for its help text."""
-
-Q_KNOW_WEIGHTS = 4
-"""How many weights Q_know takes: factuality, relevance, coherence, informativeness."""
-
 
 def finite(value: float | None) -> float | None:
     """Refuse ``nan`` and ``inf`` (None, an option left out, passes)."""
@@ -75,20 +71,3 @@ def presence_for_threshold(ctx: typer.Context, value: str) -> str:
     if isinstance(threshold, float):
         _threshold_range(value, threshold)
     return value
-
-
-def q_know_weights(value: str) -> str:
-    """``--weights``: four comma-separated finite numbers of 0 or more (Q_know's gamma)."""
-    parts = [part.strip() for part in value.split(",")]
-    try:
-        weights = [float(part) for part in parts]
-    except ValueError:
-        weights = []
-    if len(weights) != Q_KNOW_WEIGHTS or not all(math.isfinite(w) and w >= 0 for w in weights):
-        raise typer.BadParameter(
-            f"{value!r}: give four comma-separated finite numbers of 0 or more "
-            f"(factuality,relevance,coherence,informativeness), e.g. {DEFAULT_Q_KNOW_WEIGHTS}"
-        )
-    return value
-
-

@@ -12,7 +12,7 @@ from typing import Any
 
 import typer
 
-from factscope.cli.web_options import WEB_PARAMS
+from factscope.cli.web_options import WEB_FLAGS
 
 
 @dataclass(frozen=True)
@@ -96,9 +96,9 @@ def _retrieves(params: Mapping[str, Any]) -> bool:
 
 
 WEB_OPTIONS = tuple(
-    OptionRule(f"--{param.replace('_', '-')}", param, _web_retriever, "with --retriever web:serper, web:brave or "
+    OptionRule(flag, flag[2:].replace("-", "_"), _web_retriever, "with --retriever web:serper, web:brave or "
                "wikipedia")
-    for param in WEB_PARAMS
+    for flag in WEB_FLAGS
 )
 """The web retrieval options (check, knowledge score)."""
 

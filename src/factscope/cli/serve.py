@@ -9,9 +9,10 @@ import typer
 
 from factscope.checkers.segmented import CheckMode
 from factscope.cli.llm_options import LLMOptions, llm_options
-from factscope.cli.web_options import WebOptions, web_options
+from factscope.cli.web_options import web_options
 from factscope.core.errors import ConfigError
 from factscope.retrieve.web_retrievers import SearchServiceName
+from factscope.retrieve.web_settings import WebSettings
 from factscope.serve.config import Components
 
 HELP = """Serve the four systems over HTTP, with a web app to look at results.
@@ -93,7 +94,7 @@ def serve_command(
     ] = 30.0,
     *,
     endpoint: LLMOptions,
-    web: WebOptions,
+    web: WebSettings,
 ) -> None:
     try:
         import uvicorn
@@ -118,7 +119,7 @@ def serve_command(
     )
     components = Components(
         check_extractor=check_extractor, check_checker=check_checker, check_retriever=check_retriever,
-        web=web.settings(), ground_extractor=ground_extractor,
+        web=web, ground_extractor=ground_extractor,
         ground_presence=ground_presence, attribute_checker=attribute_checker, knowledge_checker=knowledge_checker,
         knowledge_corpus=corpus, knowledge_lm=lm, mode=mode, llm=endpoint.build_if(needs_llm),
     )

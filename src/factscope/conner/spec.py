@@ -4,11 +4,13 @@ the types of ready components are named for the type checker only."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from factscope.checkers.defaults import DEFAULT_CHECKER
+from factscope.core.option_metadata import about
 from factscope.retrieve.web_settings import WebSettings
 
 if TYPE_CHECKING:
@@ -31,6 +33,23 @@ DEFAULT_COHERENCE_MODEL = "proxy"
 """The paragraph coherence of a run that names none: the adjacent-sentence similarity proxy."""
 
 
+Q_KNOW_WEIGHTS = 4
+"""How many weights Q_know takes: factuality, relevance, coherence, informativeness."""
+
+
+def check_weights(value: str) -> None:
+    """Refuse Q_know weights that are not four comma-separated finite numbers of 0 or more."""
+    try:
+        weights = [float(part.strip()) for part in value.split(",")]
+    except ValueError:
+        weights = []
+    if len(weights) != Q_KNOW_WEIGHTS or not all(math.isfinite(w) and w >= 0 for w in weights):
+        raise ValueError(
+            f"{value!r}: give four comma-separated finite numbers of 0 or more "
+            f"(factuality,relevance,coherence,informativeness), e.g. {DEFAULT_Q_KNOW_WEIGHTS}"
+        )
+
+
 @dataclass(frozen=True)
 class KnowledgeSpec:
     """The evaluator of a knowledge-scoring run: a ready ``evaluator``, or the parts
@@ -44,20 +63,52 @@ class KnowledgeSpec:
     ``web`` says."""
 
     evaluator: KnowledgeEvaluator | None = None
-    corpus: Path | None = None
-    retriever: EvidenceRetrieverName = "bm25"
-    evidence_k: int = 5
-    aggregate: Aggregation = "min"
-    evidence_aggregate: EvidenceAggregation = "max"
-    rank_by: SentenceRanking = "entailment"
-    hard: bool = False
-    checker: str | Checker = DEFAULT_CHECKER
-    relevance: str | RelevanceModel = DEFAULT_RELEVANCE_MODEL
-    coherence: str | ParagraphCoherence = DEFAULT_COHERENCE_MODEL
+    corpus: Path | None = field(default=None, metadata=about(
+        "evidence corpus: JSONL of {id, title?, text} or a folder of .txt"
+    ))
+    retriever: EvidenceRetrieverName = field(default="bm25", metadata=about(
+        "evidence retriever: bm25, dense or hybrid over `corpus`; web:serper, web:brave or wikipedia search for "
+        "each sentence"
+    ))
+    evidence_k: int = field(default=5, metadata=about(
+        "l: evidence passages per sentence", flag="--evidence-k", min=1
+    ))
+    aggregate: Aggregation = field(default="min", metadata=about(
+        "how factuality aggregates the sentences (eq. 1: min)"
+    ))
+    evidence_aggregate: EvidenceAggregation = field(default="max", metadata=about(
+        "how factuality aggregates a sentence's evidence passages (eq. 1: max, the best-entailing one)"
+    ))
+    rank_by: SentenceRanking = field(default="entailment", metadata=about(
+        "how `aggregate` min / max rank sentences: entailment probability (eq. 1) or argmax label, contradiction "
+        "< neutral < entailment (CONNER's released scripts)"
+    ))
+    hard: bool = field(default=False, metadata=about(
+        "count each sentence by its argmax label", flag="--hard-factuality"
+    ))
+    checker: str | Checker = field(default=DEFAULT_CHECKER, metadata=about(
+        "NLI checker: embedded, nli:MODEL, path:DIR, llm, similarity", option_type=str
+    ))
+    relevance: str | RelevanceModel = field(default=DEFAULT_RELEVANCE_MODEL, metadata=about(
+        "ranking cross-encoder (name or folder); 'bi-encoder' fallback; 'none'",
+        flag="--relevance-model", option_type=str,
+    ))
+    coherence: str | ParagraphCoherence = field(default=DEFAULT_COHERENCE_MODEL, metadata=about(
+        "coherence classifier (name or folder); 'proxy' offline; 'none'", flag="--coherence-model", option_type=str
+    ))
     lm: str | TokenLogProbs | None = None
-    baselines: int = 3
-    weights: str = DEFAULT_Q_KNOW_WEIGHTS
+    baselines: int = field(default=3, metadata=about(
+        "u: random other knowledge texts for the helpfulness baseline", min=1
+    ))
+    weights: str = field(default=DEFAULT_Q_KNOW_WEIGHTS, metadata=about(
+        "gamma of Q_know: four comma-separated numbers of 0 or more, factuality,relevance,coherence,informativeness",
+        check=check_weights,
+    ))
     seed: int = 0
-    mode: CheckMode = "exact"
+    mode: CheckMode = field(default="exact", metadata=about(
+        "model checkers: exact (every segment of every evidence passage is scored) or fast (each sentence only "
+        "against the most relevant segments of each passage, stopping at a confident entailment; a sentence whose "
+        "label pruning could change is scored exactly)"
+    ))
     pool: tuple[str, ...] | None = None
     web: WebSettings = field(default_factory=WebSettings)

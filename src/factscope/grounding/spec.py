@@ -8,6 +8,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from factscope.core.option_metadata import about
+
 if TYPE_CHECKING:
     from factscope.claims.base import Extractor
     from factscope.core.manifest import SettingValue
@@ -21,6 +23,11 @@ DEFAULT_FACT_EXTRACTOR = "facts"
 DEFAULT_PRESENCE = "bi-nli"
 """The presence model of `factscope ground` when none is named: the one that best told faithful from counterfactual
 facts on held-out evaluation documents (see the ground guide, "The default presence model")."""
+
+
+def factor_names(value: str | None) -> tuple[str, ...] | None:
+    """The comma-separated metadata fields ``value`` as a tuple (None when not given)."""
+    return tuple(name.strip() for name in value.split(",") if name.strip()) if value else None
 
 
 @dataclass(frozen=True)
@@ -37,11 +44,25 @@ class GroundSpec:
     extractor: str | Extractor = DEFAULT_FACT_EXTRACTOR
     presence: str | PresenceModel = DEFAULT_PRESENCE
     threshold: float | None = None
-    window: int | None = None
-    stride: int = 1
-    min_window: int | None = None
-    mode: PresenceMode = "exact"
-    factors: tuple[str, ...] | None = None
-    no_response_facts: EmptyPolicy = "zero"
-    no_gold_facts: EmptyPolicy = "skip"
+    window: int | None = field(default=None, metadata=about(
+        "sentences per window of a long text; 0 = whole text (default 3; LLM judge: whole)", min=0
+    ))
+    stride: int = field(default=1, metadata=about("sentences between window starts", min=1))
+    min_window: int | None = field(default=None, metadata=about(
+        "also score narrower windows, of every width from this to `window` (default: `window` only)", min=1
+    ))
+    mode: PresenceMode = field(default="exact", metadata=about(
+        "exact (every window of every source is scored) or fast (each fact only against its most relevant "
+        "windows, by BM25, stopping at the first that reaches the threshold; decisions differ from exact only "
+        "where an unscored window would have decided)"
+    ))
+    factors: tuple[str, ...] | None = field(default=None, metadata=about(
+        "comma-separated metadata fields to break results down by; a field no record has is an error (default: "
+        "those of pop, has_multi, has_answer that the records have)",
+        flag="--by", option_type=str | None, parse=factor_names,
+    ))
+    no_response_facts: EmptyPolicy = field(default="zero", metadata=about(
+        "precision of a response with no atomic facts"
+    ))
+    no_gold_facts: EmptyPolicy = field(default="skip", metadata=about("recall / F1 of a record with no gold facts"))
     settings: Mapping[str, SettingValue] = field(default_factory=dict)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from factscope.checkers.defaults import DEFAULT_CHECKER
 from factscope.checkers.settings import CheckerSettings
+from factscope.core.option_metadata import about
 
 if TYPE_CHECKING:
     from factscope.checkers.base import Checker
@@ -31,10 +32,26 @@ class AttributeSpec:
     ``matching`` how citations are read (see ``factscope.kalma.task.attribution_pipeline``).
     """
 
-    checker: str | Checker = DEFAULT_CHECKER
+    checker: str | Checker = field(default=DEFAULT_CHECKER, metadata=about(
+        "NLI checker for alignment and \\[NA]: embedded, nli:MODEL, path:DIR, similarity, llm", option_type=str
+    ))
     checker_settings: CheckerSettings = field(default_factory=CheckerSettings)
-    geval: bool = False
-    weighted: bool = False
-    template: str = DEFAULT_HYPOTHESIS
-    empty_answers: EmptyPolicy = "skip"
-    matching: Matching = "normalized"
+    geval: bool = field(default=False, metadata=about(
+        "also score text quality with an LLM judge (G-Eval)", flag="--geval/--no-geval"
+    ))
+    weighted: bool = field(default=False, metadata=about(
+        "also the probability-weighted G-Eval score from the completions endpoint's log-probabilities",
+        flag="--geval-weighted/--no-geval-weighted",
+    ))
+    template: str = field(default=DEFAULT_HYPOTHESIS, metadata=about(
+        "NLI hypothesis of a citation; fields {relation} {value} {name} {qid}; the paper's form is the default",
+        flag="--hypothesis",
+    ))
+    empty_answers: EmptyPolicy = field(default="skip", metadata=about(
+        "answers with no citations in macro precision"
+    ))
+    matching: Matching = field(default="normalized", metadata=about(
+        "how citations are read and compared with the graph and the minimum set: normalized (case, quotes, spaces "
+        "and a qid: prefix tolerated) or paper (exact strings, as KaLMA's released scoring; a repeated citation "
+        "lowers precision)"
+    ))

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from factscope.checkers.defaults import DEFAULT_CHECKER
 from factscope.checkers.settings import CheckerSettings
+from factscope.core.option_metadata import about
 from factscope.retrieve.web_settings import WebSettings
 
 if TYPE_CHECKING:
@@ -44,12 +45,24 @@ class CheckSpec:
     extractor: str | Extractor = DEFAULT_EXTRACTOR
     checker: str | Checker = DEFAULT_CHECKER
     checker_settings: CheckerSettings = field(default_factory=CheckerSettings)
-    corpus: Path | None = None
+    corpus: Path | None = field(default=None, metadata=about(
+        "JSONL or folder of .txt: passages to retrieve for records without references"
+    ))
     retriever: str | Retriever | WebEvidence | None = None
-    retrieve_k: int = 5
+    retrieve_k: int = field(default=5, metadata=about(
+        "passages retrieved per record (`corpus`) or per claim (a web retriever)", flag="--top-k", min=1
+    ))
     retrieve_for: RetrieveFor = "missing"
     web: WebSettings = field(default_factory=WebSettings)
     query_llm: bool = False
-    abstention_detection: bool = True
-    allow_missing_references: bool = False
+    abstention_detection: bool = field(default=True, metadata=about(
+        "drop sentences that decline to answer (\"I don't know.\", \"The references do not say.\"): a response "
+        "made only of them has no claims and counts as an abstention",
+        flag="--abstention-detection/--no-abstention-detection",
+    ))
+    allow_missing_references: bool = field(default=False, metadata=about(
+        "go on when some records have no references (their claims can only be Neutral); without it such a run "
+        "stops with exit code 2",
+        flag="--allow-missing-references",
+    ))
     settings: Mapping[str, SettingValue] = field(default_factory=dict)

@@ -1,13 +1,15 @@
 """The settings of evidence retrieval from the web and Wikipedia: what is searched and ranked (they change the
-results, so a results file's fingerprint records them) and how politely the services are asked (they do not)."""
+results, so a results file's fingerprint records them) and how politely the services are asked (they do not).
+Each offered setting's help, range and flag are declared in its field's metadata."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from factscope.core.errors import ConfigError
+from factscope.core.option_metadata import about
 from factscope.retrieve.corpus import RetrieverName
 
 QuerySource = Literal["response", "claims"]
@@ -31,20 +33,42 @@ class WebSettings:
     while younger than ``cache_max_age_days`` (0: always ask again).
     """
 
-    queries: QuerySource = "response"
-    results_per_query: int = 3
-    language: str = "en"
-    ranker: RetrieverName = "bm25"
-    passage_words: int = 120
-    search_url: str | None = None
-    concurrency: int = 4
-    timeout: float = 10.0
-    max_retries: int = 3
+    queries: QuerySource = field(default="response", metadata=about(
+        "one search per response (RefChecker) or per claim (SAFE)", flag="--search-queries"
+    ))
+    results_per_query: int = field(default=3, metadata=about(
+        "search results (pages) read per query", flag="--search-results", min=1, max=20
+    ))
+    language: str = field(default="en", metadata=about(
+        "language of the searches and of Wikipedia's edition (en, de, fr, ...)"
+    ))
+    ranker: RetrieverName = field(default="bm25", metadata=about(
+        "ranks a record's fetched passages for each claim (its --top-k kept)", flag="--passage-ranker"
+    ))
+    passage_words: int = field(default=120, metadata=about("most words of one passage cut from a page", min=8))
+    search_url: str | None = field(default=None, metadata=about(
+        "the search service's base URL (a proxy or a local stand-in); Wikipedia's may hold {language}"
+    ))
+    concurrency: int = field(default=4, metadata=about(
+        "requests in flight at once", flag="--web-concurrency", min=1, max=64
+    ))
+    timeout: float = field(default=10.0, metadata=about(
+        "seconds to wait for one request", flag="--web-timeout", min=0.1
+    ))
+    max_retries: int = field(default=3, metadata=about(
+        "retries on 429, 5xx and timeouts (Retry-After respected)", flag="--web-retries", min=0, max=10
+    ))
     backoff_max: float = 30.0
-    max_page_bytes: int = 2_000_000
+    max_page_bytes: int = field(default=2_000_000, metadata=about(
+        "a fetched page is read up to this many bytes", min=1024
+    ))
     robots: bool = True
-    cache_path: Path | None = None
-    cache_max_age_days: float = 30.0
+    cache_path: Path | None = field(default=None, metadata=about(
+        "SQLite cache of searches and pages (default ~/.cache/factscope/web.sqlite)", flag="--web-cache"
+    ))
+    cache_max_age_days: float = field(default=30.0, metadata=about(
+        "days a cached search or page is reused; 0 asks again every time", flag="--cache-max-age", min=0.0
+    ))
 
     def __post_init__(self) -> None:
         problems = [

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from factscope.checkers.repc import RepCClassifier, RepCFeatures, check_layer_spec
+from factscope.core.option_metadata import about
 from factscope.core.seeds import SEED_MAX
 from factscope.hf.device import Device
 from factscope.hf.embedded import PACKAGED_ENCODER
@@ -24,11 +25,6 @@ Precision = Literal["auto", "fp32", "bf16"]
 """The arithmetic of fine-tuning: fp32, bf16 autocast, or bf16 where the CPU has it natively."""
 WeightFormat = Literal["fp16", "int8"]
 """How a fine-tuned checker's weights are stored."""
-
-
-def about(help: str, **limits: Any) -> dict[str, Any]:
-    """A field's metadata: its ``help`` text and its ``limits`` (min, max, min_open, check)."""
-    return {"help": help, **limits}
 
 
 @dataclass

@@ -1,0 +1,133 @@
+"""An option declared once, in a field of a library dataclass (a system spec or a settings group), is an option
+of every command built from that dataclass: a field added to ``CheckSpec`` or ``CheckerOptions`` shows in `check
+--help` with its help and range, is among the command's parameters with its default and flag, is checked while
+the command line is parsed, and reaches the spec the command runs. And every field a command offers is its option
+with the field's flag, default and help."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from command_line import command_line
+from factscope.checkers.options import CheckerOptions
+from factscope.cli import check
+from factscope.cli.agree import AGREE_SETTINGS
+from factscope.cli.eval_checker import EVAL_SETTINGS
+from factscope.cli.ground_calibrate import WINDOW_FIELDS
+from factscope.cli.knowledge_generate import SELECTION_FIELDS
+from factscope.cli.option_groups import option_flags
+from factscope.conner.spec import KnowledgeSpec
+from factscope.core.option_metadata import about
+from factscope.grounding.spec import GroundSpec
+from factscope.kalma.spec import AttributeSpec
+from factscope.refchecker.spec import CheckSpec
+from factscope.retrieve.web_settings import WebSettings
+
+
+@dataclass(frozen=True)
+class SpecWithKnob(CheckSpec):
+    claim_budget: int = field(default=7, metadata=about("at most N claims per response", min=1))
+
+
+@dataclass(frozen=True)
+class CheckerWithKnob(CheckerOptions):
+    evidence_span: float = field(default=0.5, metadata=about(
+        "share of a window the evidence covers, with `max_tokens` segments", flag="--span-share", min=0.0, max=1.0
+    ))
+
+
+def _app(monkeypatch: pytest.MonkeyPatch, ran: list[CheckSpec]) -> typer.Typer:
+    """The `check` command built from the spec and checker settings with one more field each; its run records
+    the spec it would run."""
+    monkeypatch.setattr(check, "CheckSpec", SpecWithKnob)
+    monkeypatch.setattr(check, "CheckerOptions", CheckerWithKnob)
+
+    def run_system(system: Any, spec: CheckSpec, *args: Any, **kwargs: Any) -> Any:
+        ran.append(spec)
+        raise typer.Exit(0)
+
+    monkeypatch.setattr(check, "run_system", run_system)
+    return command_line(check)
+
+
+def _params(app: typer.Typer) -> dict[str, Any]:
+    return {param.name: param for param in typer.main.get_command(app).commands["check"].params}  # type: ignore[attr-defined]
+
+
+def test_a_field_added_to_a_spec_is_in_help_and_among_the_options(monkeypatch):
+    app = _app(monkeypatch, [])
+    params = _params(app)
+    assert params["claim_budget"].opts == ["--claim-budget"] and params["claim_budget"].default == 7
+    assert params["span_share"].opts == ["--span-share"] and params["span_share"].default == 0.5
+    shown = " ".join(CliRunner().invoke(app, ["check", "--help"], env={"COLUMNS": "200"}).output.split())
+    assert "--claim-budget" in shown and "at most N claims per response" in shown
+    assert "--span-share" in shown and "share of a window the evidence covers, with --segment-tokens segments" in shown
+    assert "[0.0<=x<=1.0]" in shown
+
+
+def test_the_added_fields_reach_the_spec_the_command_runs(monkeypatch, tmp_path):
+    ran: list[CheckSpec] = []
+    app = _app(monkeypatch, ran)
+    records = tmp_path / "in.jsonl"
+    records.write_text('{"response": "a", "references": ["b"]}\n', encoding="utf-8")
+    result = CliRunner().invoke(app, ["check", str(records), "--claim-budget", "3", "--span-share", "0.25"])
+    assert result.exit_code == 0, result.output
+    assert isinstance(ran[0], SpecWithKnob) and ran[0].claim_budget == 3
+    assert ran[0].checker_settings["evidence_span"] == 0.25  # type: ignore[typeddict-item]
+    assert ran[0].checker_settings["max_tokens"] == CheckerOptions().max_tokens
+
+
+@pytest.mark.parametrize(("option", "value"), [("--claim-budget", "0"), ("--span-share", "1.5"),
+                                               ("--span-share", "nan")])
+def test_an_added_fields_range_is_checked_while_parsing(monkeypatch, tmp_path, option, value):
+    ran: list[CheckSpec] = []
+    result = CliRunner().invoke(_app(monkeypatch, ran), ["check", str(tmp_path / "in.jsonl"), option, value])
+    assert result.exit_code == 2 and f"Invalid value for '{option}'" in " ".join(result.output.split())
+    assert not ran
+
+
+OFFERED = [
+    (CheckerOptions, ("check",), None, {}),
+    (CheckerOptions, ("agree",), AGREE_SETTINGS, {}),
+    (CheckerOptions, ("eval-checker",), EVAL_SETTINGS, {"llm_mode": "single"}),
+    (CheckerOptions, ("attribute", "score"), {"mode"}, {}),
+    (CheckSpec, ("check",), None, {}),
+    (CheckSpec, ("agree",), {"allow_missing_references"}, {}),
+    (WebSettings, ("check",), None, {}),
+    (WebSettings, ("knowledge", "score"), None, {}),
+    (WebSettings, ("serve",), None, {}),
+    (KnowledgeSpec, ("knowledge", "score"), None, {}),
+    (KnowledgeSpec, ("knowledge", "generate"), SELECTION_FIELDS, {}),
+    (KnowledgeSpec, ("knowledge", "select"), SELECTION_FIELDS, {}),
+    (GroundSpec, ("ground", "score"), None, {}),
+    (GroundSpec, ("ground", "calibrate"), WINDOW_FIELDS, {}),
+    (AttributeSpec, ("attribute", "score"), None, {}),
+]
+"""Each dataclass whose fields a command offers, the command, the fields it offers (None: every field with a help
+text) and the defaults it sets itself."""
+
+
+@pytest.mark.parametrize(("group", "path", "names", "defaults"), OFFERED,
+                         ids=[f"{group.__name__}-{' '.join(path)}" for group, path, _, _ in OFFERED])
+def test_every_offered_field_is_an_option_with_its_flag_default_and_help(group, path, names, defaults):
+    command = typer.main.get_command(command_line())
+    for name in path:
+        command = command.commands[name]  # type: ignore[attr-defined]
+    params = {param.name: param for param in command.params}
+    offered = [item for item in dataclasses.fields(group) if "help" in item.metadata
+               and (names is None or item.name in names)]
+    assert offered and (names is None or {item.name for item in offered} == set(names))
+    for item in offered:
+        flag = option_flags(item)[0]
+        param = params[flag.split("/")[0][2:].replace("-", "_")]
+        assert param.opts == [flag.split("/")[0]], item.name
+        assert param.default == defaults.get(item.name, item.default), item.name
+        declared = item.metadata["help"]
+        assert param.help.startswith(declared.split("`")[0]) and param.help.endswith(declared.split("`")[-1])
+        assert "`" not in param.help, (item.name, param.help)
