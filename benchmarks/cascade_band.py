@@ -19,7 +19,9 @@ every band come from the two checkers' verdicts on each pair, scored once and ke
 them while the checker and the sample are the same).
 
 Both checkers run in ``--mode`` (fast by default: each claim against its most relevant windows, which keeps the
-accurate checker's cost per pair bounded on long references on a CPU).
+accurate checker's cost per pair bounded on long references on a CPU). ``--device cuda`` runs them on a GPU, the way
+every test pair is measured in exact mode (``cascade_band_all_pairs.json``); ``--band LOW,HIGH`` measures a given
+band, such as the shipped one, and keeps the band fitted on validation beside it in the results.
 
     python benchmarks/cascade_band.py --first embedded --second accurate --per-set 60 --unseen-per-set 120
 """
