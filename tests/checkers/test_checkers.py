@@ -86,7 +86,7 @@ def test_long_reference_is_checked_segment_by_segment_and_merged():
     filler = " ".join(f"Filler sentence {i} says nothing." for i in range(60))
     reference = f"{filler} The river is long. {filler}"
     scorer = KeywordScorer()
-    checker = SegmentedChecker(scorer, max_tokens=50)
+    checker = SegmentedChecker(scorer, max_tokens=50, exact_scoring="every")
     verdicts = checker.check([CheckTask("the river is long", (reference,)), CheckTask("the dog barked", (reference,))])
     assert verdicts[0].label == Label.ENTAILMENT
     assert verdicts[0].evidence == "The river is long."

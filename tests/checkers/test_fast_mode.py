@@ -199,7 +199,7 @@ def make_checker(scorer, mode, **settings):
     from factscope.checkers.segmented import SegmentedChecker
 
     return SegmentedChecker(
-        scorer, max_tokens=12, mode=mode, fast=FastSettings(**settings) if settings else None
+        scorer, max_tokens=12, mode=mode, fast=FastSettings(**settings) if settings else None, exact_scoring="every"
     )
 
 
@@ -314,7 +314,7 @@ def test_the_real_embedded_checker_gives_the_same_labels_in_both_modes():
     tasks = [CheckTask(claim=claim, references=references) for claim in claims]
     model = load_embedded_scorer()
     exact_scorer, fast_scorer = CountingScorer(model), CountingScorer(model)
-    exact = SegmentedChecker(exact_scorer, max_tokens=40).check(tasks)
+    exact = SegmentedChecker(exact_scorer, max_tokens=40, exact_scoring="every").check(tasks)
     fast_checker = SegmentedChecker(fast_scorer, max_tokens=40, mode="fast", fast=FastSettings(top_k=3))
     fast = fast_checker.check(tasks)
     assert [v.label for v in fast] == [v.label for v in exact]

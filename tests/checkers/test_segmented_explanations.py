@@ -80,13 +80,15 @@ def test_contradiction_and_neutral_verdicts_say_why():
 
 def test_an_unrelated_segment_does_not_decide_and_the_filter_says_so():
     task = CheckTask("the tower is in paris", ("ANYTHING about cooking pasta.", "The tower stands in Paris, France."))
-    filtered = SegmentedChecker(StandInScorer()).check([task])[0]
+    filtered = SegmentedChecker(StandInScorer(), exact_scoring="every").check([task])[0]
     assert filtered.label == N and filtered.rule == "relevance"
     assert filtered.evidence_reference == 1
     assert "reference 1, segment 1 says Entailment (P=0.70)" in filtered.reason
     assert "under the floor" in filtered.reason
     unfiltered = SegmentedChecker(StandInScorer(), relevance="off").check([task])[0]
     assert (unfiltered.label, unfiltered.rule, unfiltered.evidence_reference) == (E, "model", 0)
+    decisive = SegmentedChecker(StandInScorer()).check([task])[0]
+    assert (decisive.label, decisive.rule) == (N, "model"), "a segment under the floor is not scored, nor named"
 
 
 def test_no_relevant_segment_is_neutral_by_the_relevance_rule():

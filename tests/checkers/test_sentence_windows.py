@@ -92,7 +92,9 @@ def test_mixed_widths_give_every_window_from_the_narrowest_to_the_widest_once():
 def test_a_claim_meets_its_sentence_alone_and_with_its_neighbour():
     reference = "The tower is in Paris. It was completed in 1889."
     scorer = KeywordScorer()
-    checker = SegmentedChecker(scorer, max_tokens=50, window_sentences=2, min_window_sentences=1, relevance="off")
+    checker = SegmentedChecker(
+        scorer, max_tokens=50, window_sentences=2, min_window_sentences=1, relevance="off", exact_scoring="every"
+    )
     checker.check([CheckTask("it was completed in 1889", (reference,))])
     assert sorted(premise for premise, _ in scorer.calls[0]) == sorted(
         ["The tower is in Paris.", "It was completed in 1889.", reference]

@@ -11,7 +11,7 @@ from factscope.checkers.defaults import DEFAULT_MAX_TOKENS, DEFAULT_MISMATCH, DE
 from factscope.checkers.llm import LLMCheckMode, PassageMode
 from factscope.checkers.registry import MismatchSetting
 from factscope.checkers.relevance import DEFAULT_MIN_RELEVANCE, RelevanceMode
-from factscope.checkers.segmented import CheckMode
+from factscope.checkers.segmented import CheckMode, ExactScoring
 from factscope.checkers.settings import CheckerSettings
 from factscope.core.option_metadata import about
 from factscope.hf.device import Device
@@ -51,6 +51,13 @@ class CheckerOptions:
         "`window_sentences=2`: each sentence alone and each pair of neighbours); default: the checker's own "
         "(the shipped checker: 1, with its 2-sentence windows; other models read one width)",
         min=1,
+    ))
+    exact_scoring: ExactScoring = field(default="decisive", metadata=about(
+        "model checkers in exact mode: decisive (only the segments that can decide a label: those over the "
+        "relevance floor, and with windows of several widths each claim's narrowest windows first, the others "
+        "only where those leave its label open; the same labels as every) or every (every segment of every "
+        "reference; a verdict then also says when a segment under the relevance floor would have decided "
+        "otherwise)"
     ))
     relevance: RelevanceMode = field(default=DEFAULT_RELEVANCE, metadata=about(
         "model checkers: lexical (a segment counts for the merge only when it shares at least `min_relevance` of "

@@ -55,6 +55,7 @@ def _segmented(
     threshold: float | None = None,
     window_sentences: int | None = None,
     min_window_sentences: int | None = None,
+    exact_scoring: Literal["decisive", "every"] = "decisive",
     **_: Any,
 ) -> Checker:
     """A SegmentedChecker over ``scorer`` with the decision settings; ``mismatch`` picks the value check,
@@ -86,6 +87,7 @@ def _segmented(
         mismatch=check,
         mode=mode,
         decision=LabelDecision(threshold),
+        exact_scoring=exact_scoring,
     )
 
 

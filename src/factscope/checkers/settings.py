@@ -8,7 +8,7 @@ if TYPE_CHECKING:
     from factscope.checkers.llm import LLMCheckMode, PassageMode
     from factscope.checkers.registry import MismatchSetting
     from factscope.checkers.relevance import RelevanceMode
-    from factscope.checkers.segmented import CheckMode
+    from factscope.checkers.segmented import CheckMode, ExactScoring
     from factscope.hf.device import Device
 
 class CheckerSettings(TypedDict, total=False):
@@ -21,6 +21,8 @@ class CheckerSettings(TypedDict, total=False):
     """References read as windows of this many sentences instead of ``max_tokens`` segments."""
     min_window_sentences: int | None
     """With ``window_sentences``, windows of every width from this many sentences up (None: one width)."""
+    exact_scoring: ExactScoring
+    """Which segments exact mode scores: only those that can decide a label, or every one."""
     batch_size: int
     relevance: RelevanceMode
     min_relevance: float | None

@@ -265,25 +265,37 @@ def window_spans(
     sentences is one window of that width; a window over ``max_tokens`` tokens is cut as :func:`segment_spans`
     cuts a text; a span met twice is kept once.
     """
+    return [span for _, span in sentence_windows(text, sentences, count_tokens, max_tokens, min_sentences)]
+
+
+def sentence_windows(
+    text: str,
+    sentences: int,
+    count_tokens: Callable[[str], int],
+    max_tokens: int = 200,
+    min_sentences: int | None = None,
+) -> list[tuple[int, Span]]:
+    """The spans of :func:`window_spans`, each with the width (in sentences) of the narrowest run that gave it."""
     smallest = sentences if min_sentences is None else min_sentences
     if smallest < 1 or smallest > sentences:
         raise ValueError("sentences must be at least 1, and min_sentences between 1 and sentences")
     spans = sentence_spans(text)
-    windows: list[Span] = []
+    windows: list[tuple[int, Span]] = []
     for width in range(smallest, sentences + 1):
         if len(spans) <= width:
-            windows += [Span(start=spans[0].start, end=spans[-1].end)] if spans else []
+            windows += [(width, Span(start=spans[0].start, end=spans[-1].end))] if spans else []
         else:
             windows += [
-                Span(start=spans[i].start, end=spans[i + width - 1].end) for i in range(len(spans) - width + 1)
+                (width, Span(start=spans[i].start, end=spans[i + width - 1].end))
+                for i in range(len(spans) - width + 1)
             ]
-    fitted: dict[tuple[int, int], Span] = {}
-    for window in windows:
+    fitted: dict[tuple[int, int], tuple[int, Span]] = {}
+    for width, window in windows:
         piece = text[window.start : window.end]
         parts = [Span(start=0, end=len(piece))] if count_tokens(piece) <= max_tokens else segment_spans(
             piece, count_tokens, max_tokens
         )
         for part in parts:
             cut = Span(start=window.start + part.start, end=window.start + part.end)
-            fitted.setdefault((cut.start, cut.end), cut)
+            fitted.setdefault((cut.start, cut.end), (width, cut))
     return list(fitted.values())
