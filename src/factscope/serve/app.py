@@ -29,7 +29,8 @@ from factscope.core.version import __version__
 from factscope.serve.config import ServeConfig
 from factscope.serve.jobs import FINISHED, Job
 from factscope.serve.pages import add_pages
-from factscope.serve.requests import RecordsRequest, RequestProblem
+from factscope.serve.request_options import RecordsRequest, chosen_options
+from factscope.serve.requests import RequestProblem
 from factscope.serve.security import BodyLimit, BodyTooLarge, inside, key_matches, presented_key, safe_name
 from factscope.serve.server import Server
 from factscope.serve.systems import ServedSystem
@@ -247,12 +248,15 @@ def _sync_endpoint(app: FastAPI, server: Server, name: str, path: str) -> None:
     system = server.systems[name]
 
     async def endpoint(request: RecordsRequest) -> Any:
-        return await server.run(name, request.records)
+        return await server.run(name, request.records, chosen_options(request))
+
+    endpoint.__annotations__["request"] = system.request_type
 
     endpoint.__doc__ = (
         f"{system.title}: run the records (each in the input format of `factscope {name}`) and return the "
-        "per-record results with the summary over them, as the Python API returns them. Concurrent requests "
-        "share model batches."
+        "per-record results with the summary over them, as the Python API returns them. The request may set the "
+        "options of its body; those it leaves out keep the server's values. Concurrent requests share model "
+        "batches."
     )
     app.post(path, response_model=system.run_type, tags=["systems"], name=name)(endpoint)
 

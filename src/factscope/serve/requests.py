@@ -1,21 +1,14 @@
-"""Reading a synchronous request's records: the limits, the system's own record reader, unique ids."""
+"""Reading a synchronous request's records: the limits, the system's own record reader, unique ids, and the
+system's policies with the request's options."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
-
-from pydantic import BaseModel, Field
 
 from factscope.core.errors import InputError
 from factscope.serve.config import Limits
 from factscope.serve.systems import ServedSystem
-
-
-class RecordsRequest(BaseModel):
-    """A synchronous request: the records to run, each in the system's input format (as in its input files)."""
-
-    records: list[Any] = Field(description="records in the system's input format, as one line of its JSONL input")
 
 
 class RequestProblem(Exception):
@@ -50,10 +43,13 @@ def too_long(value: Any, limit: int, where: str) -> str | None:
     return None
 
 
-def read_records(system: ServedSystem[Any, Any], records: Sequence[Any], limits: Limits) -> list[Any]:
+def read_records(
+    system: ServedSystem[Any, Any], records: Sequence[Any], limits: Limits, options: Mapping[str, Any] | None = None
+) -> list[Any]:
     """The request's records as the system's items; raises RequestProblem (413 too many records, 422 a text
     over the limit, a bad record or a repeated id) naming the field and the record's index, and the system's
-    InputError (a 422) when it refuses the records together (``ServedSystem.admit``)."""
+    InputError (a 422) when it refuses the records together with the request's ``options``
+    (``ServedSystem.admit``)."""
     if not records:
         raise RequestProblem(422, "no records; send at least one", field="records")
     if len(records) > limits.max_records:
@@ -84,5 +80,5 @@ def read_records(system: ServedSystem[Any, Any], records: Sequence[Any], limits:
             )
         seen[item_id] = index
         items.append(item)
-    system.admit(items)
+    system.admit(items, options)
     return items

@@ -3,6 +3,7 @@ jobs."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -32,10 +33,11 @@ class Server:
         self.runner = JobRunner(self.store, self.systems, self.worker.lock, batch_size=config.job_batch_size,
                                 lease_seconds=config.job_lease_seconds)
 
-    async def run(self, system: str, records: list[Any]) -> BaseModel:
-        """The run result of a synchronous request's records (validated, then micro-batched)."""
-        items = read_records(self.systems[system], records, self.config.limits)
-        return await self.batchers[system].submit(items)
+    async def run(self, system: str, records: list[Any], options: Mapping[str, Any] | None = None) -> BaseModel:
+        """The run result of a synchronous request's records (validated, then micro-batched) with the request's
+        ``options`` (see ``factscope.serve.request_options``)."""
+        items = read_records(self.systems[system], records, self.config.limits, options)
+        return await self.batchers[system].submit(items, options)
 
     def warm(self) -> None:
         """Build every system's components now, so that the first request does not wait for them."""
