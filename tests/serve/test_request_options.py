@@ -1,7 +1,11 @@
 """A synchronous request may set the options of its system's spec that are safe per request: its body's model is
 generated from the spec (type, default, range, check, help), shows in the OpenAPI schema, refuses a bad or an
 unknown option with a located 422, and the request runs with the server's spec and its own options; requests with
-different options that share a batch each get the results of their own options."""
+different options that share a batch each get the results of their own options; a job keeps the options it was
+submitted with."""
+
+import json
+import time
 
 import pytest
 
@@ -99,3 +103,41 @@ def test_requests_with_other_options_in_one_batch_each_get_their_own_results():
     kept = [[claim.claim.text for claim in run.results[0].claims] for run in (on, off, default)]
     assert kept == [["Paris is in France."], ["The references do not say.", "Paris is in France."],
                     ["Paris is in France."]]
+
+
+def _finished(client, job_id):
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        job = client.get(f"/v1/jobs/{job_id}").json()
+        if job["status"] in ("done", "failed", "cancelled"):
+            return job
+        time.sleep(0.05)
+    raise AssertionError(f"job {job_id} never finished")
+
+
+@pytest.mark.filterwarnings("ignore:1 record")
+def test_a_job_runs_with_the_options_it_was_submitted_with(client):
+    body = (json.dumps(NO_REFERENCES) + "\n").encode()
+    plain = client.post("/v1/jobs", params={"system": "check"}, content=body).json()
+    assert plain["options"] == {}
+    failed = _finished(client, plain["id"])
+    assert failed["status"] == "failed" and "allow_missing_references" in failed["error"]
+    options = json.dumps({"allow_missing_references": True, "abstention_detection": False})
+    allowed = client.post("/v1/jobs", params={"system": "check", "options": options}, content=body).json()
+    assert allowed["options"] == {"allow_missing_references": True, "abstention_detection": False}
+    assert _finished(client, allowed["id"])["status"] == "done"
+    rows = client.get(f"/v1/jobs/{allowed['id']}/results").text.splitlines()
+    assert [json.loads(row)["id"] for row in rows] == ["n"]
+
+
+@pytest.mark.parametrize(("options", "field"), [
+    ('{"allow_missing_references": "perhaps"}', "options.allow_missing_references"),
+    ('{"checker": "llm"}', "options.checker"),
+    ("[1]", "options"),
+    ("{not json", "options"),
+])
+def test_a_jobs_bad_options_are_a_located_422_and_queue_nothing(client, options, field):
+    before = len(client.get("/v1/jobs").json())
+    reply = client.post("/v1/jobs", params={"system": "check", "options": options}, content=b"{}\n")
+    assert reply.status_code == 422 and reply.json()["error"]["field"] == field
+    assert len(client.get("/v1/jobs").json()) == before

@@ -56,10 +56,8 @@ def request_model(name: str, spec_type: type) -> type[RecordsRequest]:
 
 
 def chosen_options(request: RecordsRequest) -> dict[str, Any]:
-    """The options the request gives (those it leaves out keep the server's values), as the spec's fields hold
-    them (a list as a tuple)."""
-    chosen = {name: getattr(request, name) for name in request.model_fields_set if name != "records"}
-    return {name: tuple(value) if isinstance(value, list) else value for name, value in chosen.items()}
+    """The options the request gives (those it leaves out keep the server's values), as JSON values."""
+    return request.model_dump(mode="json", include=request.model_fields_set - {"records"})
 
 
 def _request_field(spec_type: type, item: Field[Any]) -> tuple[Any, Any]:

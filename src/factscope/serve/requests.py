@@ -3,11 +3,15 @@ system's policies with the request's options."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pydantic import ValidationError
+
 from factscope.core.errors import InputError
 from factscope.serve.config import Limits
+from factscope.serve.request_options import chosen_options
 from factscope.serve.systems import ServedSystem
 
 
@@ -82,3 +86,22 @@ def read_records(
         items.append(item)
     system.admit(items, options)
     return items
+
+
+def job_options(system: ServedSystem[Any, Any], text: str | None) -> dict[str, Any]:
+    """The spec options of a job request, given as the JSON object ``text`` (None: none), checked as a synchronous
+    request's are (``ServedSystem.request_type``); a RequestProblem (422) names the option that is wrong."""
+    if text is None:
+        return {}
+    try:
+        given = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise RequestProblem(422, f"options: not JSON ({error.msg})", field="options") from None
+    if not isinstance(given, dict) or "records" in given:
+        raise RequestProblem(422, "options: give a JSON object of the system's options", field="options")
+    try:
+        return chosen_options(system.request_type.model_validate({"records": [], **given}))
+    except ValidationError as error:
+        detail = error.errors()[0]
+        name = ".".join(str(part) for part in detail["loc"])
+        raise RequestProblem(422, f"options.{name}: {detail['msg'].lower()}", field=f"options.{name}") from None

@@ -49,14 +49,15 @@ class Server:
         if system not in self.systems:
             raise RequestProblem(422, f"system: {system!r} is not one of {', '.join(self.systems)}", field="system")
 
-    def create_job(self, system: str, name: str, upload: Path) -> Job:
-        """Queue a job of ``system`` on the saved input file ``upload`` (see ``factscope.serve.uploads``)."""
+    def create_job(self, system: str, name: str, upload: Path, options: Mapping[str, Any] | None = None) -> Job:
+        """Queue a job of ``system`` on the saved input file ``upload`` (see ``factscope.serve.uploads``) with the
+        spec ``options`` of its request (``job_options``)."""
         try:
             self.require_system(system)
         except RequestProblem:
             upload.unlink(missing_ok=True)
             raise
-        job = self.store.create(system, name, upload)
+        job = self.store.create(system, name, upload, options)
         self.runner.submit(job)
         return job
 

@@ -128,23 +128,32 @@ class ServedSystem(Generic[Item, Row]):
         return self.run_type.model_validate({**dict(run), "results": list(rows)})
 
     def run_file(
-        self, path: Path, output: Path, *, batch_size: int, progress: ProgressCallback, loaded: LoadedCallback
+        self,
+        path: Path,
+        output: Path,
+        *,
+        batch_size: int,
+        progress: ProgressCallback,
+        loaded: LoadedCallback,
+        options: Mapping[str, Any] | None = None,
     ) -> BaseModel:
-        """Run a whole input file into ``output`` (resumed when it holds rows of the same run); a file with no
-        usable record is an InputError."""
+        """Run a whole input file into ``output`` with a job's ``options`` (resumed when it holds rows of the same
+        run); a file with no usable record is an InputError."""
 
         def counted(count: int, problems: list[InputError]) -> None:
             loaded(count, problems)
             if not count:
                 raise InputError("no usable records", path=path)
 
-        return self.system.run(self.ready(), path, llm=self.llm, output=output, batch_size=batch_size,
-                               progress=progress, loaded=counted)
+        return self.system.run(_with(self.ready(), options), path, llm=self.llm, output=output,
+                               batch_size=batch_size, progress=progress, loaded=counted)
 
 
 def _with(spec: Any, options: Mapping[str, Any] | None) -> Any:
-    """``spec`` with a request's ``options`` set (``spec`` itself when there are none)."""
-    return dataclasses.replace(spec, **options) if options else spec
+    """``spec`` with a request's ``options`` set, a list as a tuple (``spec`` itself when there are none)."""
+    if not options:
+        return spec
+    return dataclasses.replace(spec, **{name: tuple(v) if isinstance(v, list) else v for name, v in options.items()})
 
 
 def make_systems(components: Components) -> dict[str, ServedSystem[Any, Any]]:
