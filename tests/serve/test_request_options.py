@@ -6,6 +6,7 @@ submitted with."""
 
 import json
 import time
+from dataclasses import dataclass, field
 
 import pytest
 
@@ -14,6 +15,8 @@ pytest.importorskip("fastapi")
 from fastapi.testclient import TestClient
 
 from factscope.claims.registry import make_extractor
+from factscope.core.errors import ConfigError
+from factscope.core.option_metadata import about
 from factscope.core.schema import Label, Verdict
 from factscope.kalma.spec import AttributeSpec
 from factscope.kalma.system import ATTRIBUTE
@@ -22,7 +25,7 @@ from factscope.refchecker.system import CHECK
 from factscope.serve.app import create_app
 from factscope.serve.batching import run_requests
 from factscope.serve.config import Components, ServeConfig
-from factscope.serve.request_options import request_options
+from factscope.serve.request_options import request_model, request_options
 from factscope.serve.systems import ServedSystem, make_systems
 
 NO_REFERENCES = {"id": "n", "response": "Paris is in France."}
@@ -141,3 +144,12 @@ def test_a_jobs_bad_options_are_a_located_422_and_queue_nothing(client, options,
     reply = client.post("/v1/jobs", params={"system": "check", "options": options}, content=b"{}\n")
     assert reply.status_code == 422 and reply.json()["error"]["field"] == field
     assert len(client.get("/v1/jobs").json()) == before
+
+
+def test_an_option_named_records_is_refused_when_the_model_is_made():
+    @dataclass(frozen=True)
+    class Shadowing(CheckSpec):
+        records: int = field(default=1, metadata=about("records per call", per_request=True))
+
+    with pytest.raises(ConfigError, match="an option named 'records' would hide a request's records"):
+        request_model("check", Shadowing)
