@@ -12,8 +12,9 @@ import pytest
 from factscope.checkers.registry import make_checker
 from factscope.claims.registry import make_extractor
 from factscope.conner.spec import KnowledgeSpec
+from factscope.conner.system import KNOWLEDGE
 from factscope.core.manifest import ResultsMismatch, manifest_path, spec_settings
-from factscope.core.option_metadata import about
+from factscope.core.option_metadata import about, option_fields
 from factscope.core.schema import Label, Verdict
 from factscope.grounding.spec import GroundSpec
 from factscope.grounding.system import GROUND
@@ -91,6 +92,18 @@ def test_the_options_specs_had_before_leave_each_manifest_as_it_was(tmp_path):
                               template="{name} {relation} {value}", empty_answers="zero", matching="paper")
     with_options, built = _unchanged(ATTRIBUTE, attribute)
     assert with_options == built and built["matching"] == "paper" and built["weighted"] is True
+
+
+def test_each_recorded_by_names_a_component_of_its_systems_pipeline():
+    built = {
+        GroundSpec: GROUND.build(GroundSpec(extractor=make_extractor("sentences"), presence=Present()), None),
+        AttributeSpec: ATTRIBUTE.build(AttributeSpec(checker=make_checker("similarity")), None),
+        KnowledgeSpec: KNOWLEDGE.build(KnowledgeSpec(checker="none", relevance="none", coherence="none", lm="none"),
+                                       None),
+    }
+    for spec, pipeline in built.items():
+        named = {item.metadata["recorded_by"] for item in option_fields(spec) if "recorded_by" in item.metadata}
+        assert named and named <= set(pipeline.components), spec.__name__
 
 
 def test_results_written_before_an_option_existed_resume_at_its_default_and_not_otherwise(tmp_path):
