@@ -18,9 +18,10 @@ worker thread, cancellable between steps (``factscope.core.off_loop``); pass the
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from dataclasses import MISSING, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from factscope.conner.spec import KnowledgeSpec
 from factscope.core.display import use_html_view
@@ -42,8 +43,10 @@ if TYPE_CHECKING:
     from factscope.conner.relevance import RelevanceModel
     from factscope.conner.task import KnowledgeRun
     from factscope.core.run import ProgressCallback
+    from factscope.core.run_result import RunResult
     from factscope.core.schema import Record
     from factscope.core.tables import Table
+    from factscope.engines.system import System
     from factscope.grounding.data import GroundExample
     from factscope.grounding.presence import PresenceModel
     from factscope.grounding.presence_rounds import PresenceMode
@@ -59,6 +62,9 @@ if TYPE_CHECKING:
     from factscope.retrieve.corpus import Retriever
     from factscope.retrieve.web_evidence import WebEvidence
     from factscope.retrieve.web_retrievers import EvidenceRetrieverName, RetrieveFor
+
+_SpecT = TypeVar("_SpecT")
+_RunT = TypeVar("_RunT", bound="RunResult[Any]")
 
 __all__ = [
     "__version__", "aattribute", "acheck", "aground", "aknowledge", "attribute", "check", "ground", "knowledge",
@@ -105,29 +111,8 @@ def check(
     """
     from factscope.refchecker.system import CHECK
 
-    spec = CheckSpec(
-        extractor=extractor,
-        checker=checker,
-        checker_settings={**checker_settings} if checker_settings else {},
-        corpus=Path(corpus) if corpus is not None else None,
-        retriever=retriever,
-        retrieve_k=retrieve_k,
-        retrieve_for=retrieve_for,
-        web=web or WebSettings(),
-        query_llm=query_llm,
-        abstention_detection=abstention_detection,
-        allow_missing_references=allow_missing_references,
-    )
-    return CHECK.run(
-        spec,
-        records,
-        llm=llm,
-        output=output,
-        batch_size=batch_size,
-        progress=progress,
-        overwrite=overwrite,
-        retry_failed=retry_failed,
-    )
+    arguments = locals()
+    return _run(CHECK, _spec(CheckSpec, arguments, corpus=_path(corpus)), records, arguments)
 
 
 def ground(
@@ -172,28 +157,9 @@ def ground(
     """
     from factscope.grounding.system import GroundSystem
 
-    spec = GroundSpec(
-        extractor=extractor,
-        presence=presence,
-        threshold=threshold,
-        window=window,
-        stride=stride,
-        min_window=min_window,
-        factors=tuple(factors) if factors is not None else None,
-        no_response_facts=no_response_facts,
-        no_gold_facts=no_gold_facts,
-        mode=mode,
-    )
-    return GroundSystem(metadata, responses).run(
-        spec,
-        dataset,
-        llm=llm,
-        output=output,
-        batch_size=batch_size,
-        progress=progress,
-        overwrite=overwrite,
-        retry_failed=retry_failed,
-    )
+    arguments = locals()
+    spec = _spec(GroundSpec, arguments, factors=tuple(factors) if factors is not None else None)
+    return _run(GroundSystem(metadata, responses), spec, dataset, arguments)
 
 
 def attribute(
@@ -229,27 +195,11 @@ def attribute(
     from factscope.checkers.registry import make_checker
     from factscope.kalma.system import ATTRIBUTE
 
+    arguments = locals()
     if isinstance(checker, str) and judge is not None and judge is not llm:
         checker = make_checker(checker, llm=llm, **(checker_settings or {}))
-    spec = AttributeSpec(
-        checker=checker,
-        checker_settings={**checker_settings} if checker_settings else {},
-        geval=judge is not None,
-        weighted=weighted,
-        template=template,
-        empty_answers=empty_answers,
-        matching=matching,
-    )
-    return ATTRIBUTE.run(
-        spec,
-        answers,
-        llm=judge if judge is not None else llm,
-        output=output,
-        batch_size=batch_size,
-        progress=progress,
-        overwrite=overwrite,
-        retry_failed=retry_failed,
-    )
+    spec = _spec(AttributeSpec, arguments, checker=checker, geval=judge is not None)
+    return _run(ATTRIBUTE, spec, answers, arguments, llm=judge if judge is not None else llm)
 
 
 def knowledge(
@@ -297,35 +247,37 @@ def knowledge(
     """
     from factscope.conner.system import KNOWLEDGE
 
-    spec = KnowledgeSpec(
-        evaluator=evaluator,
-        corpus=Path(corpus) if corpus is not None and evaluator is None else None,
-        retriever=retriever,
-        evidence_k=evidence_k,
-        aggregate=aggregate,
-        evidence_aggregate=evidence_aggregate,
-        rank_by=rank_by,
-        hard=hard,
-        checker=checker,
-        relevance=relevance,
-        coherence=coherence,
-        lm=lm,
-        baselines=baselines,
-        weights=weights,
-        seed=seed,
-        mode=mode,
-        web=web or WebSettings(),
-    )
-    return KNOWLEDGE.run(
-        spec,
-        records,
-        llm=llm,
-        output=output,
-        batch_size=batch_size,
-        progress=progress,
-        overwrite=overwrite,
-        retry_failed=retry_failed,
-    )
+    arguments = locals()
+    spec = _spec(KnowledgeSpec, arguments, corpus=_path(corpus) if evaluator is None else None)
+    return _run(KNOWLEDGE, spec, records, arguments)
+
+
+def _spec(spec_type: type[_SpecT], arguments: Mapping[str, Any], **settled: Any) -> _SpecT:
+    """The spec of an API call: each field from ``settled`` or else from the call's keyword of the same name
+    (``arguments``); a keyword left at None keeps the default of a field whose default is made afresh
+    (``checker_settings``, ``web``)."""
+    chosen = {}
+    for item in fields(spec_type):  # type: ignore[arg-type]
+        value = settled.get(item.name, arguments.get(item.name, MISSING))
+        if value is not MISSING and not (value is None and item.default_factory is not MISSING):
+            chosen[item.name] = value
+    return spec_type(**chosen)
+
+
+_RUN_ARGUMENTS = ("llm", "output", "batch_size", "progress", "overwrite", "retry_failed")
+"""The keywords of an API call that go to the system's run as they are."""
+
+
+def _run(system: System[_SpecT, Any, Any, Any, _RunT], spec: _SpecT, inputs: Any, arguments: Mapping[str, Any],
+         **settled: Any) -> _RunT:
+    """Run ``system`` with ``spec`` over ``inputs``, with the run keywords of the call (``arguments``; ``settled``
+    ones first)."""
+    return system.run(spec, inputs, **{name: arguments[name] for name in _RUN_ARGUMENTS} | settled)
+
+
+def _path(path: str | Path | None) -> Path | None:
+    """``path`` as a Path (None stays None)."""
+    return Path(path) if path is not None else None
 
 
 acheck = off_the_loop(check)

@@ -104,3 +104,9 @@ def test_every_exception_names_a_field_of_its_spec():
     fields = {system: {f.name for f in dataclasses.fields(spec)} for system, (spec, _, _) in SYSTEMS.items()}
     assert all(name in set().union(*fields.values()) for name in API_TAKES_OTHERWISE)
     assert all(name in fields[system] for system, name in [*COMMAND_TAKES_OTHERWISE, *COMMAND_NAMES])
+
+
+@pytest.mark.parametrize("system", sorted(SYSTEMS))
+def test_each_async_twin_takes_the_same_keywords_and_defaults(system):
+    _, function, _ = SYSTEMS[system]
+    assert inspect.signature(getattr(factscope, f"a{system}")).parameters == inspect.signature(function).parameters

@@ -58,7 +58,7 @@ def test_a_batch_never_exceeds_max_records():
 def test_a_failed_batch_fails_each_of_its_requests():
     system = FakeSystem()
 
-    def broken(items):
+    def broken(*args):
         raise RuntimeError("model down")
 
     system.process = broken

@@ -111,7 +111,7 @@ def test_bad_records_are_422_naming_index_and_field(limited):
 def test_an_unexpected_error_answers_500_without_a_traceback(limited):
     system = limited.app.state.server.systems["check"]
 
-    def broken(items):
+    def broken(*args):
         raise RuntimeError("/very/secret/path exploded")
 
     original = system.process

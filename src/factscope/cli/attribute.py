@@ -204,7 +204,7 @@ def score_command(
     chosen: AttributeSpec,
 ) -> None:
     refuse_ignored(ctx, (*RAY_OPTIONS, *FAST_MODE_OPTIONS))
-    from factscope.kalma.hypotheses import check_template
+    from factscope.kalma.spec import check_template
     from factscope.kalma.system import ATTRIBUTE
 
     spec = replace(chosen, checker_settings=checking.settings({"mode"}), geval=chosen.geval or chosen.weighted)

@@ -68,47 +68,49 @@ class KnowledgeSpec:
     ))
     retriever: EvidenceRetrieverName = field(default="bm25", metadata=about(
         "evidence retriever: bm25, dense or hybrid over `corpus`; web:serper, web:brave or wikipedia search for "
-        "each sentence"
+        "each sentence", recorded_by="evaluator"
     ))
     evidence_k: int = field(default=5, metadata=about(
-        "l: evidence passages per sentence", flag="--evidence-k", min=1
+        "l: evidence passages per sentence", flag="--evidence-k", min=1, recorded_by="evaluator"
     ))
     aggregate: Aggregation = field(default="min", metadata=about(
-        "how factuality aggregates the sentences (eq. 1: min)"
+        "how factuality aggregates the sentences (eq. 1: min)", recorded_by="evaluator"
     ))
     evidence_aggregate: EvidenceAggregation = field(default="max", metadata=about(
-        "how factuality aggregates a sentence's evidence passages (eq. 1: max, the best-entailing one)"
+        "how factuality aggregates a sentence's evidence passages (eq. 1: max, the best-entailing one)",
+        recorded_by="evaluator",
     ))
     rank_by: SentenceRanking = field(default="entailment", metadata=about(
         "how `aggregate` min / max rank sentences: entailment probability (eq. 1) or argmax label, contradiction "
-        "< neutral < entailment (CONNER's released scripts)"
+        "< neutral < entailment (CONNER's released scripts)", recorded_by="evaluator"
     ))
     hard: bool = field(default=False, metadata=about(
-        "count each sentence by its argmax label", flag="--hard-factuality"
+        "count each sentence by its argmax label", flag="--hard-factuality", recorded_by="evaluator"
     ))
     checker: str | Checker = field(default=DEFAULT_CHECKER, metadata=about(
-        "NLI checker: embedded, nli:MODEL, path:DIR, llm, similarity", option_type=str
+        "NLI checker: embedded, nli:MODEL, path:DIR, llm, similarity", option_type=str, recorded_by="evaluator"
     ))
     relevance: str | RelevanceModel = field(default=DEFAULT_RELEVANCE_MODEL, metadata=about(
         "ranking cross-encoder (name or folder); 'bi-encoder' fallback; 'none'",
-        flag="--relevance-model", option_type=str,
+        flag="--relevance-model", option_type=str, recorded_by="evaluator",
     ))
     coherence: str | ParagraphCoherence = field(default=DEFAULT_COHERENCE_MODEL, metadata=about(
-        "coherence classifier (name or folder); 'proxy' offline; 'none'", flag="--coherence-model", option_type=str
+        "coherence classifier (name or folder); 'proxy' offline; 'none'", flag="--coherence-model", option_type=str,
+        recorded_by="evaluator",
     ))
     lm: str | TokenLogProbs | None = None
     baselines: int = field(default=3, metadata=about(
-        "u: random other knowledge texts for the helpfulness baseline", min=1
+        "u: random other knowledge texts for the helpfulness baseline", min=1, recorded_by="evaluator"
     ))
     weights: str = field(default=DEFAULT_Q_KNOW_WEIGHTS, metadata=about(
         "gamma of Q_know: four comma-separated numbers of 0 or more, factuality,relevance,coherence,informativeness",
-        check=check_weights,
+        check=check_weights, recorded_by="evaluator",
     ))
     seed: int = 0
     mode: CheckMode = field(default="exact", metadata=about(
         "model checkers: exact (every segment of every evidence passage is scored) or fast (each sentence only "
         "against the most relevant segments of each passage, stopping at a confident entailment; a sentence whose "
-        "label pruning could change is scored exactly)"
+        "label pruning could change is scored exactly)", recorded_by="evaluator"
     ))
     pool: tuple[str, ...] | None = None
     web: WebSettings = field(default_factory=WebSettings)

@@ -20,6 +20,7 @@ from typing import Any, Protocol, runtime_checkable
 from pydantic import BaseModel, Field, ValidationError
 
 from factscope.core.errors import InputError
+from factscope.core.option_metadata import option_fields
 from factscope.core.storage_faults import storage_fault
 
 MANIFEST_SUFFIX = ".manifest.json"
@@ -154,6 +155,25 @@ def describe(component: object, depth: int = 2) -> SettingValue:
             continue
         described[key] = describe(value, depth - 1)
     return described
+
+
+def spec_settings(spec: object) -> dict[str, SettingValue]:
+    """The options of the spec dataclass ``spec`` (its fields with a help text, ``option_fields``) that are not at
+    their default, described, for its run's manifest: an option added to a spec enters the manifest of a run that
+    sets it, and a run at its default makes the manifest that files written before it existed have, which
+    therefore still resume. An option whose metadata says ``recorded_by`` (a component's description records it)
+    or ``changes_results=False`` is left out; a spec that is not a dataclass has none."""
+    chosen: dict[str, SettingValue] = {}
+    if not dataclasses.is_dataclass(spec):
+        return chosen
+    for item in option_fields(type(spec)):
+        if item.metadata.get("recorded_by") or item.metadata.get("changes_results", True) is False:
+            continue
+        default = item.default if item.default_factory is dataclasses.MISSING else item.default_factory()
+        value = getattr(spec, item.name)
+        if value != default:
+            chosen[item.name] = describe(value)
+    return chosen
 
 
 def differences(recorded: RunManifest, current: RunManifest) -> list[str]:

@@ -93,7 +93,7 @@ class BuildsPipelines(Protocol):
 
     def needs_llm(self, spec: Any, /) -> bool: ...
 
-    def build(self, spec: Any, llm: LLMClient | None, /) -> Pipeline[Any, Any, Any]: ...
+    def pipeline(self, spec: Any, llm: LLMClient | None, /) -> Pipeline[Any, Any, Any]: ...
 
 
 @dataclass(frozen=True)
@@ -112,4 +112,4 @@ class SystemBuild(Generic[SpecT]):
         """The pipeline and the LLM client it calls (None when the spec needs none), whose usage the worker
         reports."""
         client = self.llm() if self.llm is not None and self.system.needs_llm(self.spec) else None
-        return self.system.build(self.spec, client), client
+        return self.system.pipeline(self.spec, client), client

@@ -3,8 +3,8 @@ KaLMA, CONNER), and the one place where a run starts, in this process or on Ray.
 
 A subclass says how one input record is read (``parse``) and a file of them (``read``), whether its spec calls an
 LLM (``needs_llm``), how its components are built from a spec (``ready``) and put together into its ``Pipeline``
-(``build``), what one pass over all the records must settle before a run and which records stop it (``prepare``),
-the typed result of a run's rows and totals (``result``), the rows of its summary table (``summary_rows``) and its
+(``build``; ``pipeline`` adds the spec's options to its manifest), what one pass over all the records must settle
+before a run and which records stop it (``prepare``), the typed result of a run's rows and totals (``result``), the rows of its summary table (``summary_rows``) and its
 report hooks (``report``). The template methods here are the same for every system: ``run`` (and ``execute``,
 which also hands back the skipped input records and the LLM usage) chooses the engine and applies every run
 policy, so that the Python API, the CLI, the server and the Ray engine behave the same.
@@ -22,7 +22,7 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar, cast
 from pydantic import BaseModel
 
 from factscope.core.errors import ConfigError, InputError
-from factscope.core.manifest import DigestedItems
+from factscope.core.manifest import DigestedItems, spec_settings
 from factscope.core.results import ResultRows, Totals
 from factscope.core.run import Pipeline, ProgressCallback, RunRows, report_progress, run_pipeline
 from factscope.core.run_result import RunResult
@@ -115,6 +115,12 @@ class System(ABC, Generic[SpecT, Item, Row, TotalsT, RunT]):
     @abstractmethod
     def build(self, spec: SpecT, llm: LLMClient | None) -> Pipeline[Item, Row, TotalsT]:
         """The components built from the spec (``ready``), as the system's pipeline."""
+
+    def pipeline(self, spec: SpecT, llm: LLMClient | None) -> Pipeline[Item, Row, TotalsT]:
+        """The pipeline of ``spec`` (``build``), whose manifest also records every option of the spec that is not
+        at its default (``spec_settings``; the settings ``build`` gives win)."""
+        built = self.build(spec, llm)
+        return dataclasses.replace(built, settings={**spec_settings(spec), **built.settings})
 
     def prepare(self, spec: SpecT, items: Iterable[Item]) -> SpecT:
         """The spec with what a run must know of all its items settled by one pass over them; raises when the
@@ -231,7 +237,7 @@ class System(ABC, Generic[SpecT, Item, Row, TotalsT, RunT]):
         if loaded is not None:
             loaded(_count(items) + int(getattr(items, "failed_generations", 0)), list(getattr(items, "problems", [])))
         client = _client(llm, self.needs_llm(prepared))
-        pipeline = self.build(prepared, client)
+        pipeline = self.pipeline(prepared, client)
         report_progress(progress, *pipeline.components.values())
         produced, totals = run_pipeline(
             pipeline, items, output=output, batch_size=batch_size, progress=progress, overwrite=overwrite,

@@ -45,24 +45,31 @@ class GroundSpec:
     presence: str | PresenceModel = DEFAULT_PRESENCE
     threshold: float | None = None
     window: int | None = field(default=None, metadata=about(
-        "sentences per window of a long text; 0 = whole text (default 3; LLM judge: whole)", min=0
+        "sentences per window of a long text; 0 = whole text (default 3; LLM judge: whole)", min=0,
+        recorded_by="presence",
     ))
-    stride: int = field(default=1, metadata=about("sentences between window starts", min=1))
+    stride: int = field(default=1, metadata=about(
+        "sentences between window starts", min=1, recorded_by="presence"
+    ))
     min_window: int | None = field(default=None, metadata=about(
-        "also score narrower windows, of every width from this to `window` (default: `window` only)", min=1
+        "also score narrower windows, of every width from this to `window` (default: `window` only)", min=1,
+        recorded_by="presence",
     ))
     mode: PresenceMode = field(default="exact", metadata=about(
         "exact (every window of every source is scored) or fast (each fact only against its most relevant "
         "windows, by BM25, stopping at the first that reaches the threshold; decisions differ from exact only "
-        "where an unscored window would have decided)"
+        "where an unscored window would have decided)",
+        recorded_by="presence",
     ))
     factors: tuple[str, ...] | None = field(default=None, metadata=about(
         "comma-separated metadata fields to break results down by; a field no record has is an error (default: "
         "those of pop, has_multi, has_answer that the records have)",
-        flag="--by", option_type=str | None, parse=factor_names,
+        flag="--by", option_type=str | None, parse=factor_names, per_request=True, changes_results=False,
     ))
     no_response_facts: EmptyPolicy = field(default="zero", metadata=about(
-        "precision of a response with no atomic facts"
+        "precision of a response with no atomic facts", per_request=True
     ))
-    no_gold_facts: EmptyPolicy = field(default="skip", metadata=about("recall / F1 of a record with no gold facts"))
+    no_gold_facts: EmptyPolicy = field(default="skip", metadata=about(
+        "recall / F1 of a record with no gold facts", per_request=True
+    ))
     settings: Mapping[str, SettingValue] = field(default_factory=dict)

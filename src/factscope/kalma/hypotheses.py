@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from factscope.checkers.base import Checker, CheckTask
-from factscope.core.errors import ConfigError
 from factscope.core.schema import Label
 from factscope.kalma.spec import DEFAULT_HYPOTHESIS
 from factscope.kg.citations import ParsedAnswer
@@ -18,15 +17,6 @@ def hypothesis(template: str, qid: str | None, relation: str, value: str, graph:
     entity = graph.get(qid) if qid else None
     name = entity.name if entity is not None and entity.name else (qid or "")
     return template.format(qid=qid or "", name=name, relation=relation, value=value).strip()
-
-
-def check_template(template: str) -> None:
-    """Raise ConfigError when the hypothesis template uses fields other than qid, name, relation, value."""
-    try:
-        template.format(qid="Q1", name="n", relation="r", value="v")
-    except (KeyError, IndexError, ValueError) as error:
-        raise ConfigError(f"bad `hypothesis` template {template!r} ({error}); use the fields "
-                          "{qid}, {name}, {relation} and {value}") from None
 
 
 def alignment_pairs(parsed: ParsedAnswer, graph: KnowledgeGraph,

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from factscope.checkers.defaults import DEFAULT_CHECKER
 from factscope.checkers.settings import CheckerSettings
+from factscope.core.errors import ConfigError
 from factscope.core.option_metadata import about
 
 if TYPE_CHECKING:
@@ -19,6 +20,15 @@ if TYPE_CHECKING:
 DEFAULT_HYPOTHESIS = "{relation}: {value}"
 """The NLI hypothesis of a citation or triple, as KaLMA A.3 writes it; ``{name}`` and ``{qid}`` are also
 available, e.g. ``"{name} {relation} {value}"`` for NLI models that need a full sentence."""
+
+
+def check_template(template: str) -> None:
+    """Raise ConfigError when the hypothesis template uses fields other than qid, name, relation, value."""
+    try:
+        template.format(qid="Q1", name="n", relation="r", value="v")
+    except (KeyError, IndexError, ValueError) as error:
+        raise ConfigError(f"bad `hypothesis` template {template!r} ({error}); use the fields "
+                          "{qid}, {name}, {relation} and {value}") from None
 
 
 @dataclass(frozen=True)
@@ -33,11 +43,12 @@ class AttributeSpec:
     """
 
     checker: str | Checker = field(default=DEFAULT_CHECKER, metadata=about(
-        "NLI checker for alignment and \\[NA]: embedded, nli:MODEL, path:DIR, similarity, llm", option_type=str
+        "NLI checker for alignment and \\[NA]: embedded, nli:MODEL, path:DIR, similarity, llm", option_type=str,
+        recorded_by="checker",
     ))
     checker_settings: CheckerSettings = field(default_factory=CheckerSettings)
     geval: bool = field(default=False, metadata=about(
-        "also score text quality with an LLM judge (G-Eval)", flag="--geval/--no-geval"
+        "also score text quality with an LLM judge (G-Eval)", flag="--geval/--no-geval", recorded_by="judge"
     ))
     weighted: bool = field(default=False, metadata=about(
         "also the probability-weighted G-Eval score from the completions endpoint's log-probabilities",
@@ -45,13 +56,14 @@ class AttributeSpec:
     ))
     template: str = field(default=DEFAULT_HYPOTHESIS, metadata=about(
         "NLI hypothesis of a citation; fields {relation} {value} {name} {qid}; the paper's form is the default",
-        flag="--hypothesis",
+        flag="--hypothesis", check=check_template, per_request=True,
     ))
     empty_answers: EmptyPolicy = field(default="skip", metadata=about(
-        "answers with no citations in macro precision"
+        "answers with no citations in macro precision", per_request=True, changes_results=False
     ))
     matching: Matching = field(default="normalized", metadata=about(
         "how citations are read and compared with the graph and the minimum set: normalized (case, quotes, spaces "
         "and a qid: prefix tolerated) or paper (exact strings, as KaLMA's released scoring; a repeated citation "
-        "lowers precision)"
+        "lowers precision)",
+        per_request=True,
     ))

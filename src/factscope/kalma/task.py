@@ -25,11 +25,11 @@ from factscope.kalma.answers import AnswerRecord
 from factscope.kalma.hypotheses import (
     DEFAULT_HYPOTHESIS,
     alignment_pairs,
-    check_template,
     entailment_decisions,
     na_pairs,
 )
 from factscope.kalma.scores import AttributionScore, score_crashed, score_failed, score_row
+from factscope.kalma.spec import check_template
 from factscope.kalma.text_quality import judge_text_quality
 from factscope.kalma.totals import AttributionFigures, AttributionTotals
 from factscope.kg.citations import parse_answer

@@ -58,11 +58,11 @@ class CheckSpec:
     abstention_detection: bool = field(default=True, metadata=about(
         "drop sentences that decline to answer (\"I don't know.\", \"The references do not say.\"): a response "
         "made only of them has no claims and counts as an abstention",
-        flag="--abstention-detection/--no-abstention-detection",
+        flag="--abstention-detection/--no-abstention-detection", per_request=True,
     ))
     allow_missing_references: bool = field(default=False, metadata=about(
         "go on when some records have no references (their claims can only be Neutral); without it such a run "
         "stops with exit code 2",
-        flag="--allow-missing-references",
+        flag="--allow-missing-references", per_request=True, changes_results=False,
     ))
     settings: Mapping[str, SettingValue] = field(default_factory=dict)

@@ -29,7 +29,8 @@ from factscope.core.version import __version__
 from factscope.serve.config import ServeConfig
 from factscope.serve.jobs import FINISHED, Job
 from factscope.serve.pages import add_pages
-from factscope.serve.requests import RecordsRequest, RequestProblem
+from factscope.serve.request_options import RecordsRequest, chosen_options
+from factscope.serve.requests import RequestProblem, job_options
 from factscope.serve.security import BodyLimit, BodyTooLarge, inside, key_matches, presented_key, safe_name
 from factscope.serve.server import Server
 from factscope.serve.systems import ServedSystem
@@ -199,9 +200,15 @@ def _api(app: FastAPI, server: Server, config: ServeConfig) -> None:
         name: str = Query("input.jsonl", description="the input file's name (sanitised)"),
         path: str | None = Query(None, description="instead of a body: a file already in the data folder's "
                                                    "inputs/ (its name there)"),
+        options: str | None = Query(None, description="the job's options, a JSON object of the fields of the "
+                                                      "system's synchronous request other than records "
+                                                      "(CheckRequest, GroundRequest, ...)"),
     ) -> Job:
         """Submit a JSONL (or JSON) file as the raw request body, or name a file in the data folder's
-        ``inputs/``; the job is queued and its id returned. Records are in the system's input format."""
+        ``inputs/``; the job is queued and its id returned. Records are in the system's input format; the job
+        runs with the server's settings and the ``options`` given."""
+        server.require_system(system)
+        chosen = job_options(server.systems[system], options)
         if path is not None:
             try:
                 source = inside(server.store.inputs, safe_name(path))
@@ -211,10 +218,9 @@ def _api(app: FastAPI, server: Server, config: ServeConfig) -> None:
                 raise RequestProblem(422, f"path: no file {safe_name(path)!r} in the data folder's inputs/",
                                      field="path")
             upload = await save_upload(_file_chunks(source), server.store.inputs, source.stat().st_size)
-            return await asyncio.to_thread(server.create_job, system, source.name, upload)
-        server.require_system(system)
+            return await asyncio.to_thread(server.create_job, system, source.name, upload, chosen)
         upload = await save_upload(request.stream(), server.store.inputs, config.limits.max_upload_bytes)
-        return await asyncio.to_thread(server.create_job, system, name, upload)
+        return await asyncio.to_thread(server.create_job, system, name, upload, chosen)
 
     @app.get("/v1/jobs", tags=["jobs"])
     async def list_jobs() -> list[Job]:
@@ -247,12 +253,15 @@ def _sync_endpoint(app: FastAPI, server: Server, name: str, path: str) -> None:
     system = server.systems[name]
 
     async def endpoint(request: RecordsRequest) -> Any:
-        return await server.run(name, request.records)
+        return await server.run(name, request.records, chosen_options(request))
+
+    endpoint.__annotations__["request"] = system.request_type
 
     endpoint.__doc__ = (
         f"{system.title}: run the records (each in the input format of `factscope {name}`) and return the "
-        "per-record results with the summary over them, as the Python API returns them. Concurrent requests "
-        "share model batches."
+        "per-record results with the summary over them, as the Python API returns them. The request may set the "
+        "options of its body; those it leaves out keep the server's values. Concurrent requests share model "
+        "batches."
     )
     app.post(path, response_model=system.run_type, tags=["systems"], name=name)(endpoint)
 

@@ -7,14 +7,16 @@ own thread, one batch at a time (a job gives the lock up between its batches, so
 Each system has an asyncio queue. Its collector takes the first waiting request, then keeps taking requests
 for up to ``wait`` seconds or until ``max_records`` records are gathered, runs them as one batch and resolves
 each request's future with its own typed run result. Records of different requests are renamed for the batch
-(their ids may clash) and get their own ids back in their rows.
+(their ids may clash) and get their own ids back in their rows; requests that set different options run as one
+model batch per set of options.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Self, TypeVar
@@ -79,10 +81,11 @@ class ModelWorker:
 
 @dataclass
 class Pending:
-    """One request waiting in a queue: its parsed items and the future of its run result."""
+    """One request waiting in a queue: its parsed items, its options and the future of its run result."""
 
     items: Sequence[Any]
     future: asyncio.Future[BaseModel] = field(repr=False)
+    options: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -107,13 +110,14 @@ class MicroBatcher:
         self._queue: asyncio.Queue[Pending] | None = None
         self._task: asyncio.Task[None] | None = None
 
-    async def submit(self, items: Sequence[Any]) -> BaseModel:
-        """The run result of ``items`` (one request's parsed records), computed in a shared batch."""
+    async def submit(self, items: Sequence[Any], options: Mapping[str, Any] | None = None) -> BaseModel:
+        """The run result of ``items`` (one request's parsed records) with the request's ``options``, computed in a
+        shared batch."""
         if self._queue is None or self._task is None or self._task.done():
             self._queue = asyncio.Queue()
             self._task = asyncio.create_task(self._collect(self._queue))
         future: asyncio.Future[BaseModel] = asyncio.get_running_loop().create_future()
-        await self._queue.put(Pending(items, future))
+        await self._queue.put(Pending(items, future, dict(options or {})))
         return await future
 
     async def _collect(self, queue: asyncio.Queue[Pending]) -> None:
@@ -138,7 +142,9 @@ class MicroBatcher:
 
     async def _run(self, batch: list[Pending]) -> None:
         try:
-            runs = await self.worker.run(lambda: run_requests(self.system, [p.items for p in batch]))
+            runs = await self.worker.run(
+                lambda: run_requests(self.system, [p.items for p in batch], [p.options for p in batch])
+            )
         except Exception as error:  # noqa: BLE001 - every waiting request learns of the failure
             for pending in batch:
                 if not pending.future.done():
@@ -157,25 +163,39 @@ class MicroBatcher:
             self._task.cancel()
 
 
-def run_requests(system: ServedSystem[Any, Any], requests: Sequence[Sequence[Any]]) -> list[BaseModel]:
-    """Run the items of several requests as one batch and return each request's run result.
+def run_requests(
+    system: ServedSystem[Any, Any],
+    requests: Sequence[Sequence[Any]],
+    options: Sequence[Mapping[str, Any]] | None = None,
+) -> list[BaseModel]:
+    """Run the items of several requests as one batch per set of ``options`` (one per request; none by default)
+    and return each request's run result.
 
     Items are renamed by position for the batch and their rows get the request's ids back; the seconds of
-    each result are those of the whole batch.
+    each result are those of its whole batch.
     """
-    renamed = [
-        system.with_id(item, f"{number}-{index}")
-        for number, items in enumerate(requests)
-        for index, item in enumerate(items)
-    ]
-    rows, seconds = timed(lambda: system.process(renamed))
-    by_id = {row.id: row for row in rows}
-    runs = []
-    for number, items in enumerate(requests):
-        mine = [
-            by_id[f"{number}-{index}"].model_copy(update={"id": system.item_id(item)})
-            for index, item in enumerate(items)
-            if f"{number}-{index}" in by_id
+    groups: list[tuple[Mapping[str, Any], list[int]]] = []
+    for number, settings in enumerate(options if options is not None else [{} for _ in requests]):
+        group = next((numbers for chosen, numbers in groups if chosen == settings), None)
+        if group is None:
+            groups.append((settings, [number]))
+        else:
+            group.append(number)
+    runs: dict[int, BaseModel] = {}
+    for settings, numbers in groups:
+        renamed = [
+            system.with_id(item, f"{number}-{index}")
+            for number in numbers
+            for index, item in enumerate(requests[number])
         ]
-        runs.append(system.assemble(items, mine, seconds))
-    return runs
+        rows, seconds = timed(functools.partial(system.process, renamed, settings))
+        by_id = {row.id: row for row in rows}
+        for number in numbers:
+            items = requests[number]
+            mine = [
+                by_id[f"{number}-{index}"].model_copy(update={"id": system.item_id(item)})
+                for index, item in enumerate(items)
+                if f"{number}-{index}" in by_id
+            ]
+            runs[number] = system.assemble(items, mine, seconds, settings)
+    return [runs[number] for number in range(len(requests))]

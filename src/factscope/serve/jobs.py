@@ -68,12 +68,16 @@ CREATE TABLE IF NOT EXISTS jobs (
     finished REAL,
     owner TEXT,
     lease_until REAL,
-    cancel_requested INTEGER NOT NULL DEFAULT 0
+    cancel_requested INTEGER NOT NULL DEFAULT 0,
+    options TEXT NOT NULL DEFAULT '{}'
 )
 """
 
-LEASE_COLUMNS = {"owner": "TEXT", "lease_until": "REAL", "cancel_requested": "INTEGER NOT NULL DEFAULT 0"}
-"""Columns a jobs table made before leases lacks; added when the store opens it."""
+ADDED_COLUMNS = {
+    "owner": "TEXT", "lease_until": "REAL", "cancel_requested": "INTEGER NOT NULL DEFAULT 0",
+    "options": "TEXT NOT NULL DEFAULT '{}'",
+}
+"""Columns a jobs table made before leases or job options lacks; added when the store opens it."""
 
 PROBLEMS_KEPT = 20
 """Skipped-record messages kept per job (the count covers all)."""
@@ -99,6 +103,8 @@ class Job(BaseModel):
     started: float | None = None
     updated: float | None = None
     finished: float | None = None
+    options: dict[str, Any] = {}
+    """The spec options the job was submitted with (the server's settings for the rest)."""
 
     @property
     def progress(self) -> float | None:
@@ -133,7 +139,7 @@ class JobStore:
             connection.execute("PRAGMA journal_mode=WAL")
             connection.execute(SCHEMA)
             present = {row["name"] for row in connection.execute("PRAGMA table_info(jobs)")}
-            for name, kind in LEASE_COLUMNS.items():
+            for name, kind in ADDED_COLUMNS.items():
                 if name not in present:
                     connection.execute(f"ALTER TABLE jobs ADD COLUMN {name} {kind}")
 
@@ -160,9 +166,9 @@ class JobStore:
             "writable) and the server goes on"))
         return error if fault is None else fault
 
-    def create(self, system: str, input_name: str, upload: Path) -> Job:
+    def create(self, system: str, input_name: str, upload: Path, options: Mapping[str, Any] | None = None) -> Job:
         """A queued job for ``system`` whose input is the file ``upload`` (see ``factscope.serve.uploads``), moved
-        into ``inputs/`` under a sanitised ``input_name``."""
+        into ``inputs/`` under a sanitised ``input_name``, to run with the spec ``options`` given (JSON values)."""
         job_id = uuid.uuid4().hex[:16]
         name = safe_name(input_name)
         input_path = inside(self.inputs, f"{job_id}-{name}")
@@ -177,9 +183,9 @@ class JobStore:
         try:
             with self._lock, self._connect() as connection:
                 connection.execute(
-                    "INSERT INTO jobs (id, system, input_name, input_path, results_path, status, created) "
-                    "VALUES (?, ?, ?, ?, ?, 'queued', ?)",
-                    (job_id, system, name, str(input_path), str(results_path), now),
+                    "INSERT INTO jobs (id, system, input_name, input_path, results_path, status, created, options) "
+                    "VALUES (?, ?, ?, ?, ?, 'queued', ?, ?)",
+                    (job_id, system, name, str(input_path), str(results_path), now, json.dumps(dict(options or {}))),
                 )
         except BaseException:
             input_path.unlink(missing_ok=True)
@@ -260,6 +266,7 @@ class JobStore:
 def _job(row: sqlite3.Row) -> Job:
     data = dict(row)
     data["problems"] = json.loads(data["problems"])
+    data["options"] = json.loads(data["options"])
     for internal in ("input_path", "results_path", "owner", "lease_until", "cancel_requested"):
         data.pop(internal)
     return Job.model_validate(data)
@@ -387,7 +394,7 @@ class JobRunner:
         tracker.holding = True
         try:
             system.run_file(input_path, results_path, batch_size=self.batch_size, progress=tracker.event,
-                            loaded=tracker.loaded)
+                            loaded=tracker.loaded, options=job.options)
         except (JobStopped, ResultsLocked) as stopped:
             if isinstance(stopped, ResultsLocked):
                 log.warning("job %s: left to the run that holds its results file: %s", job_id, stopped)

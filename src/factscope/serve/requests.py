@@ -1,21 +1,18 @@
-"""Reading a synchronous request's records: the limits, the system's own record reader, unique ids."""
+"""Reading a synchronous request's records: the limits, the system's own record reader, unique ids, and the
+system's policies with the request's options."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import ValidationError
 
 from factscope.core.errors import InputError
 from factscope.serve.config import Limits
+from factscope.serve.request_options import chosen_options
 from factscope.serve.systems import ServedSystem
-
-
-class RecordsRequest(BaseModel):
-    """A synchronous request: the records to run, each in the system's input format (as in its input files)."""
-
-    records: list[Any] = Field(description="records in the system's input format, as one line of its JSONL input")
 
 
 class RequestProblem(Exception):
@@ -50,10 +47,13 @@ def too_long(value: Any, limit: int, where: str) -> str | None:
     return None
 
 
-def read_records(system: ServedSystem[Any, Any], records: Sequence[Any], limits: Limits) -> list[Any]:
+def read_records(
+    system: ServedSystem[Any, Any], records: Sequence[Any], limits: Limits, options: Mapping[str, Any] | None = None
+) -> list[Any]:
     """The request's records as the system's items; raises RequestProblem (413 too many records, 422 a text
     over the limit, a bad record or a repeated id) naming the field and the record's index, and the system's
-    InputError (a 422) when it refuses the records together (``ServedSystem.admit``)."""
+    InputError (a 422) when it refuses the records together with the request's ``options``
+    (``ServedSystem.admit``)."""
     if not records:
         raise RequestProblem(422, "no records; send at least one", field="records")
     if len(records) > limits.max_records:
@@ -84,5 +84,24 @@ def read_records(system: ServedSystem[Any, Any], records: Sequence[Any], limits:
             )
         seen[item_id] = index
         items.append(item)
-    system.admit(items)
+    system.admit(items, options)
     return items
+
+
+def job_options(system: ServedSystem[Any, Any], text: str | None) -> dict[str, Any]:
+    """The spec options of a job request, given as the JSON object ``text`` (None: none), checked as a synchronous
+    request's are (``ServedSystem.request_type``); a RequestProblem (422) names the option that is wrong."""
+    if text is None:
+        return {}
+    try:
+        given = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise RequestProblem(422, f"options: not JSON ({error.msg})", field="options") from None
+    if not isinstance(given, dict) or "records" in given:
+        raise RequestProblem(422, "options: give a JSON object of the system's options", field="options")
+    try:
+        return chosen_options(system.request_type.model_validate({"records": [], **given}))
+    except ValidationError as error:
+        detail = error.errors()[0]
+        name = ".".join(str(part) for part in detail["loc"])
+        raise RequestProblem(422, f"options.{name}: {detail['msg'].lower()}", field=f"options.{name}") from None

@@ -3,6 +3,7 @@ jobs."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -32,10 +33,11 @@ class Server:
         self.runner = JobRunner(self.store, self.systems, self.worker.lock, batch_size=config.job_batch_size,
                                 lease_seconds=config.job_lease_seconds)
 
-    async def run(self, system: str, records: list[Any]) -> BaseModel:
-        """The run result of a synchronous request's records (validated, then micro-batched)."""
-        items = read_records(self.systems[system], records, self.config.limits)
-        return await self.batchers[system].submit(items)
+    async def run(self, system: str, records: list[Any], options: Mapping[str, Any] | None = None) -> BaseModel:
+        """The run result of a synchronous request's records (validated, then micro-batched) with the request's
+        ``options`` (see ``factscope.serve.request_options``)."""
+        items = read_records(self.systems[system], records, self.config.limits, options)
+        return await self.batchers[system].submit(items, options)
 
     def warm(self) -> None:
         """Build every system's components now, so that the first request does not wait for them."""
@@ -47,14 +49,15 @@ class Server:
         if system not in self.systems:
             raise RequestProblem(422, f"system: {system!r} is not one of {', '.join(self.systems)}", field="system")
 
-    def create_job(self, system: str, name: str, upload: Path) -> Job:
-        """Queue a job of ``system`` on the saved input file ``upload`` (see ``factscope.serve.uploads``)."""
+    def create_job(self, system: str, name: str, upload: Path, options: Mapping[str, Any] | None = None) -> Job:
+        """Queue a job of ``system`` on the saved input file ``upload`` (see ``factscope.serve.uploads``) with the
+        spec ``options`` of its request (``job_options``)."""
         try:
             self.require_system(system)
         except RequestProblem:
             upload.unlink(missing_ok=True)
             raise
-        job = self.store.create(system, name, upload)
+        job = self.store.create(system, name, upload, options)
         self.runner.submit(job)
         return job
 

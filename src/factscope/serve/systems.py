@@ -5,7 +5,8 @@ A served system reads a request's records with its system's record parser (error
 field), runs a batch of records through its pipeline with no results file (synchronous requests), or a whole input
 file into a results file with resume (jobs), through the system's run. Its components are built from the server's
 specs once, on first use (the system's ``ready``), and shared by every request and job; a pipeline is put together
-from them for the records at hand, after the system's ``prepare`` has accepted them.
+from them for the records at hand, with the request's options (``factscope.serve.request_options``), after the
+system's ``prepare`` has accepted them.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -32,6 +33,7 @@ from factscope.kalma.system import ATTRIBUTE
 from factscope.refchecker.spec import CheckSpec
 from factscope.refchecker.system import CHECK
 from factscope.serve.config import Components
+from factscope.serve.request_options import RecordsRequest, request_model
 
 Item = TypeVar("Item")
 Row = TypeVar("Row", bound=BaseModel)
@@ -61,6 +63,8 @@ class ServedSystem(Generic[Item, Row]):
         self.title = system.title
         self.run_type = answer_type(system.run_type, system.row_type)
         self.row_type = system.row_type
+        self.request_type: type[RecordsRequest] = request_model(system.name, type(spec))
+        """The body of a synchronous request: its records and the options of the spec a request may set."""
         self.mergeable = system.mergeable(spec)
         """Whether records of several requests may share one model batch (their results do not depend on it)."""
         self.llm = llm
@@ -80,20 +84,22 @@ class ServedSystem(Generic[Item, Row]):
         """Build the system's components now (else on the first request)."""
         self.ready()
 
-    def admit(self, items: Sequence[Item]) -> None:
-        """Raise the system's InputError when it refuses to run ``items`` together (its ``prepare``: check
-        stops on records without references), so that a request meets the policies of the API and the CLI."""
-        self.system.prepare(self._spec, items)
+    def admit(self, items: Sequence[Item], options: Mapping[str, Any] | None = None) -> None:
+        """Raise the system's InputError when it refuses to run ``items`` together with a request's ``options``
+        (its ``prepare``: check stops on records without references unless ``allow_missing_references``), so
+        that a request meets the policies of the API and the CLI."""
+        self.system.prepare(_with(self._spec, options), items)
 
-    def pipeline(self, items: Sequence[Item]) -> Pipeline[Item, Row, Any]:
-        """The pipeline for ``items``: the one built once, unless the system settles something on them."""
+    def pipeline(self, items: Sequence[Item], options: Mapping[str, Any] | None = None) -> Pipeline[Item, Row, Any]:
+        """The pipeline for ``items`` with a request's ``options``: the one built once, unless the request sets
+        options or the system settles something on the items."""
         spec = self.ready()
-        prepared = self.system.prepare(spec, items)
+        prepared = self.system.prepare(_with(spec, options), items)
         if prepared is not spec:
-            return self.system.build(prepared, self.llm)
+            return self.system.pipeline(prepared, self.llm)
         with self._lock:
             if self._pipeline is None:
-                self._pipeline = self.system.build(spec, self.llm)
+                self._pipeline = self.system.pipeline(spec, self.llm)
             return self._pipeline
 
     def parse(self, item: Any, index: int) -> Item:
@@ -110,28 +116,44 @@ class ServedSystem(Generic[Item, Row]):
             return item.model_copy(update={"id": new_id})
         return dataclasses.replace(item, id=new_id)  # type: ignore[type-var]
 
-    def process(self, items: Sequence[Item]) -> list[Row]:
-        """Result rows of ``items`` in their order (no results file)."""
-        return list(self.pipeline(items).process(items))
+    def process(self, items: Sequence[Item], options: Mapping[str, Any] | None = None) -> list[Row]:
+        """Result rows of ``items`` in their order, with a request's ``options`` (no results file)."""
+        return list(self.pipeline(items, options).process(items))
 
-    def assemble(self, items: Sequence[Item], rows: Sequence[Row], seconds: float) -> BaseModel:
-        """The typed run result of one request, from its items and rows."""
-        run = self.system.summarize(rows, seconds=seconds, pipeline=self.pipeline(items))
+    def assemble(
+        self, items: Sequence[Item], rows: Sequence[Row], seconds: float, options: Mapping[str, Any] | None = None
+    ) -> BaseModel:
+        """The typed run result of one request, from its items, rows and ``options``."""
+        run = self.system.summarize(rows, seconds=seconds, pipeline=self.pipeline(items, options))
         return self.run_type.model_validate({**dict(run), "results": list(rows)})
 
     def run_file(
-        self, path: Path, output: Path, *, batch_size: int, progress: ProgressCallback, loaded: LoadedCallback
+        self,
+        path: Path,
+        output: Path,
+        *,
+        batch_size: int,
+        progress: ProgressCallback,
+        loaded: LoadedCallback,
+        options: Mapping[str, Any] | None = None,
     ) -> BaseModel:
-        """Run a whole input file into ``output`` (resumed when it holds rows of the same run); a file with no
-        usable record is an InputError."""
+        """Run a whole input file into ``output`` with a job's ``options`` (resumed when it holds rows of the same
+        run); a file with no usable record is an InputError."""
 
         def counted(count: int, problems: list[InputError]) -> None:
             loaded(count, problems)
             if not count:
                 raise InputError("no usable records", path=path)
 
-        return self.system.run(self.ready(), path, llm=self.llm, output=output, batch_size=batch_size,
-                               progress=progress, loaded=counted)
+        return self.system.run(_with(self.ready(), options), path, llm=self.llm, output=output,
+                               batch_size=batch_size, progress=progress, loaded=counted)
+
+
+def _with(spec: Any, options: Mapping[str, Any] | None) -> Any:
+    """``spec`` with a request's ``options`` set, a list as a tuple (``spec`` itself when there are none)."""
+    if not options:
+        return spec
+    return dataclasses.replace(spec, **{name: tuple(v) if isinstance(v, list) else v for name, v in options.items()})
 
 
 def make_systems(components: Components) -> dict[str, ServedSystem[Any, Any]]:

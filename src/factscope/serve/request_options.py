@@ -1,0 +1,98 @@
+"""A synchronous request's body: its records and the options of its system's spec that a request may set, generated
+from the spec's fields (their type, default, range, check and help text; see ``factscope.core.option_metadata``).
+
+A request may set the options whose metadata says ``per_request``: settings the pipeline is put together with,
+never the choice of a component, as the server builds its components once. The server runs such a request with
+its own spec and the options the request gives (``chosen_options``); an option left out keeps the server's value.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import typing
+from collections.abc import Callable
+from dataclasses import MISSING, Field
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, create_model
+from pydantic import Field as RequestField
+
+from factscope.core.errors import ConfigError
+from factscope.core.option_metadata import declared_type, option_fields
+
+
+class RecordsRequest(BaseModel):
+    """A synchronous request: the records to run, each in the system's input format (as in its input files); a
+    field that is neither the records nor an option of the request is refused."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    records: list[Any] = RequestField(
+        description="records in the system's input format, as one line of its JSONL input"
+    )
+
+
+def request_options(spec_type: type) -> list[Field[Any]]:
+    """The fields of the spec dataclass ``spec_type`` that a request may set (none for a spec that is not a
+    dataclass)."""
+    if not dataclasses.is_dataclass(spec_type):
+        return []
+    return [item for item in option_fields(spec_type) if item.metadata.get("per_request")]
+
+
+def request_model(name: str, spec_type: type) -> type[RecordsRequest]:
+    """The request body of the system ``name`` (``CheckRequest``, ...): its records and a field for each option
+    of ``request_options``, with the option's type, default, range and help; an unknown field is refused."""
+    options: dict[str, Any] = {item.name: _request_field(spec_type, item) for item in request_options(spec_type)}
+    if "records" in options:
+        raise ConfigError(f"{spec_type.__name__}: an option named 'records' would hide a request's records")
+    return create_model(
+        f"{name.capitalize()}Request",
+        __base__=RecordsRequest,
+        __doc__=f"A synchronous {name} request: its records and the options of this request ({spec_type.__name__}).",
+        **options,
+    )
+
+
+def chosen_options(request: RecordsRequest) -> dict[str, Any]:
+    """The options the request gives (those it leaves out keep the server's values), as JSON values."""
+    return request.model_dump(mode="json", include=request.model_fields_set - {"records"})
+
+
+def _request_field(spec_type: type, item: Field[Any]) -> tuple[Any, Any]:
+    """The pydantic field of the spec's field ``item``: its type (with its ``check``), default, range and help."""
+    meta = item.metadata
+    kind = declared_type(spec_type, item)
+    if float in (kind, *typing.get_args(kind)):
+        kind = Annotated[kind, AfterValidator(_finite)]
+    if "check" in meta:
+        kind = Annotated[kind, AfterValidator(_validator(meta["check"]))]
+    limits: dict[str, Any] = {}
+    if "min" in meta:
+        limits["gt" if meta.get("min_open") else "ge"] = meta["min"]
+    if "max" in meta:
+        limits["le"] = meta["max"]
+    default = item.default if item.default_factory is MISSING else item.default_factory()
+    return kind, RequestField(default=default, description=meta["help"].replace("`", ""), **limits)
+
+
+def _validator(check: Callable[[Any], None]) -> Callable[[Any], Any]:
+    """A pydantic validator that runs an option's ``check`` (its ConfigError as a ValueError, a 422)."""
+
+    def checked(value: Any) -> Any:
+        if value is not None:
+            try:
+                check(value)
+            except ConfigError as error:
+                raise ValueError(str(error)) from None
+        return value
+
+    return checked
+
+
+def _finite(value: float | None) -> float | None:
+    """Refuse nan and infinity."""
+    if value is not None and not math.isfinite(value):
+        raise ValueError(f"{value} is not a finite number")
+    return value
