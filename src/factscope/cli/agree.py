@@ -113,8 +113,10 @@ def agree_command(
     if not human and not names:
         raise typer.BadParameter("give human annotation files (or --model NAME=FILE)", param_hint="HUMAN")
     annotations, problems = load_annotation_files(human or [], names, model_from=model_from, model_field=model_field)
+    for problem in problems:
+        print_skipped(problem)
     records, missing = load_reference_records(input)
-    for problem in (*problems, *missing):
+    for problem in missing:
         print_skipped(problem)
     refuse_missing_references(
         join_annotations(annotations, records).without_references(),
