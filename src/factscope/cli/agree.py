@@ -113,11 +113,9 @@ def agree_command(
     if not human and not names:
         raise typer.BadParameter("give human annotation files (or --model NAME=FILE)", param_hint="HUMAN")
     annotations, problems = load_annotation_files(human or [], names, model_from=model_from, model_field=model_field)
-    for problem in problems:
-        print_skipped(problem)
+    print_skipped(*problems)
     records, missing = load_reference_records(input)
-    for problem in missing:
-        print_skipped(problem)
+    print_skipped(*missing)
     refuse_missing_references(
         join_annotations(annotations, records).without_references(),
         allowed=chosen.allow_missing_references,

@@ -153,8 +153,7 @@ def _usable(found: tuple[list[Item], list[InputError]], what: str, path: Path) -
     """The usable records a file's reader ``found`` and how many were skipped (each reported); a file with none
     is an InputError."""
     loaded, problems = found
-    for problem in problems:
-        print_skipped(problem)
+    print_skipped(*problems)
     if not loaded:
         raise InputError(f"no usable {what}", path=path)
     return loaded, len(problems)
@@ -167,8 +166,7 @@ def _use_minimum(path: Path | None, items: list[Any]) -> None:
     from factscope.kalma.minimum import apply_minimum, read_minimum
 
     loaded = read_minimum(path)
-    for problem in loaded.problems:
-        print_skipped(problem)
+    print_skipped(*loaded.problems)
     missing = apply_minimum(items, loaded.gold)
     where = escape(str(path))
     console.print(f"minimum knowledge {where}: {len(items) - len(missing)} of {len(items)} records use its sets")
@@ -206,8 +204,7 @@ def score_command(
     inputs: Any = answers if engine.on_ray else _answers(answers, minimum)
 
     def loaded(count: int, problems: list[InputError]) -> None:
-        for problem in problems:
-            print_skipped(problem)
+        print_skipped(*problems)
         if not count:
             raise InputError("no usable answers; see the messages above", path=answers)
 

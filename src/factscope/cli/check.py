@@ -128,8 +128,7 @@ def check_command(
 def _loaded(count: int, problems: list[InputError]) -> None:
     """Print each skipped input record; a file with no record to check ends the command (exit code 2 when some
     could not be read, else 0)."""
-    for problem in problems:
-        print_skipped(problem)
+    print_skipped(*problems)
     if not count:
         raise typer.Exit(code=2 if problems else 0)
 

@@ -30,6 +30,7 @@ def print_warning(message: str) -> None:
     console.print(f"[bold yellow]warning:[/] {escape(message)}", highlight=False)
 
 
-def print_skipped(problem: object) -> None:
-    """Report one skipped input record (its message printed literally, never read as markup)."""
-    console.print(f"[yellow]skipped[/] {escape(str(problem))}", highlight=False)
+def print_skipped(*problems: object) -> None:
+    """Report each skipped input record (its message printed literally, never read as markup)."""
+    for problem in problems:
+        console.print(f"[yellow]skipped[/] {escape(str(problem))}", highlight=False)

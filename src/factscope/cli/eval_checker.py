@@ -178,8 +178,7 @@ def _read(paths: list[Path], part: PartChoice, limit: int | None) -> tuple[list[
 
     pairs, skipped = read_pair_files(paths, part=part, limit=limit)
     for path, problems in skipped.items():
-        for problem in problems[:SHOWN_SKIPPED]:
-            print_skipped(problem)
+        print_skipped(*problems[:SHOWN_SKIPPED])
         if len(problems) > SHOWN_SKIPPED:
             console.print(f"[yellow]skipped[/] {len(problems) - SHOWN_SKIPPED} more records of {escape(str(path))}")
     return pairs, sum(len(problems) for problems in skipped.values())

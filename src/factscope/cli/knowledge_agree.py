@@ -35,11 +35,9 @@ def agree_command(
 
     check_outputs(written={"-o": output})
     rows, problems = read_scores(scores)
-    for problem in problems:
-        print_skipped(problem)
+    print_skipped(*problems)
     ratings, problems = read_human_ratings(human)
-    for problem in problems:
-        print_skipped(problem)
+    print_skipped(*problems)
     results = agreement(rows, ratings)
     if not results:
         raise InputError("no record has both a human rating and a computed score; check that the ids match", path=human)
