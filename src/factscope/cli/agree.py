@@ -121,8 +121,7 @@ def agree_command(
         allowed=chosen.allow_missing_references,
         remedy="check that --input holds the records these annotations were made on",
     )
-    needs_llm = CHECKERS.needs_llm(checker) or (mode == "pipeline" and EXTRACTORS.needs_llm(extractor))
-    llm = endpoint.build() if needs_llm else None
+    llm = endpoint.build_if(CHECKERS.needs_llm(checker) or (mode == "pipeline" and EXTRACTORS.needs_llm(extractor)))
     with ProgressDisplay() as shown:
         result = agree(
             annotations,
