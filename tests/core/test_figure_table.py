@@ -20,3 +20,9 @@ def test_the_table_shows_file_names_and_ids_as_written():
     text = console.export_text()
     assert "run [bold]x[/]" in text and "out[1].jsonl" in text
     assert "0.5000" in text and "n/a" in text
+
+
+def test_a_run_summary_line_writes_four_significant_digits():
+    assert format_value(0.246666, 4, significant=True) == "0.2467"
+    assert format_value(1234.5678, 4, significant=True) == "1235"
+    assert format_value(2.0, 2) == "2.00"

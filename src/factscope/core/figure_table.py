@@ -18,10 +18,11 @@ def summary_table(title: str, rows: list[tuple[str, object]]) -> Table:
     return table
 
 
-def format_value(value: object) -> str:
-    """A figure as the tables print it."""
+def format_value(value: object, digits: int = 4, *, significant: bool = False) -> str:
+    """A figure as the tables print it: a float with ``digits`` decimals (``significant``: significant digits),
+    None as 'n/a', anything else as its text."""
     if value is None:
         return "n/a"
     if isinstance(value, float):
-        return f"{value:.4f}"
+        return f"{value:.{digits}{'g' if significant else 'f'}}"
     return str(value)
