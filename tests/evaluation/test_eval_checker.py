@@ -297,7 +297,7 @@ def test_real_checkers_on_a_handful_of_pairs(tmp_path, spec):
 def scripted(monkeypatch):
     """Makes `eval-checker` use a ScriptedChecker, set by the test through the returned dict."""
     made = {}
-    monkeypatch.setattr("factscope.cli.eval_checker.make_checker", lambda spec, **options: made["checker"])
+    monkeypatch.setattr("factscope.evaluation.checker_comparison.make_checker", lambda spec, **options: made["checker"])
     return made
 
 

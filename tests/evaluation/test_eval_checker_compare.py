@@ -82,7 +82,7 @@ def test_several_checkers_in_one_call(tmp_path, monkeypatch, capsys):
         "embedded": ByClaim("first", {"c0": 0.1, "c1": 0.9, "c2": 0.2, "c3": 0.8}),
         "similarity": ByClaim("second", {"c0": 0.7, "c1": 0.6, "c2": 0.2, "c3": 0.4}),
     }
-    monkeypatch.setattr("factscope.cli.eval_checker.make_checker", lambda spec, **options: made[spec])
+    monkeypatch.setattr("factscope.evaluation.checker_comparison.make_checker", lambda spec, **options: made[spec])
     out = tmp_path / "compare.json"
     ran = run_factscope(monkeypatch, capsys, "eval-checker", str(path), "--checker", "embedded", "--checker", "similarity",
                         "-o", str(out))

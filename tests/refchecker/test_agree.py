@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 
 from factscope.core.schema import Label
 from factscope.refchecker.agree import agree
-from factscope.refchecker.annotations import load_human_annotations
+from factscope.refchecker.annotations import load_annotation_files, load_human_annotations
 from factscope.refchecker.data import load_check_records
 
 
@@ -154,6 +155,18 @@ def test_model_names_from_a_field_or_given(tmp_path):
     given, skipped = load_human_annotations(mixed, "gpt4")
     assert {r.model for r in given} == {"gpt4"} and [r.setting for r in given] == ["zero", None]
     assert [p.line for p in skipped] == [2] and "is already used by line 1" in skipped[0].reason
+
+
+def test_annotation_files_are_read_once_each_with_the_model_named_for_them(tmp_path):
+    rows = json.dumps(_annotation(1, ["Entailment"])) + "\n" + json.dumps(_annotation(1, [])) + "\n"
+    for name in ("gpt4_zero.jsonl", "mine.jsonl"):
+        (tmp_path / name).write_text(rows, encoding="utf-8")
+    gpt4, mine = tmp_path / "gpt4_zero.jsonl", tmp_path / "mine.jsonl"
+    responses, problems = load_annotation_files([gpt4, mine], {mine: "llama", gpt4: "gpt4"})
+    assert [(r.model, r.setting) for r in responses] == [("gpt4", "zero"), ("llama", None)]
+    assert [(Path(p.path).name, p.line) for p in problems] == [("gpt4_zero.jsonl", 2), ("mine.jsonl", 2)]
+    responses, _ = load_annotation_files([], {mine: "llama"})
+    assert [r.model for r in responses] == ["llama"]
 
 
 def test_responses_are_written_as_checked_and_a_rerun_resumes(tmp_path):

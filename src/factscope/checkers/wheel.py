@@ -14,9 +14,10 @@ import base64
 import hashlib
 import re
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
-from factscope.checkers.checker_card import checker_card
+from factscope.checkers.checker_card import UNKNOWN_TERMS, checker_card
 from factscope.checkers.embedded import MANIFEST, read_manifest
 from factscope.core.errors import ConfigError
 from factscope.core.manifest import fingerprint_file
@@ -112,6 +113,54 @@ def build_checker_wheel(
         archive.writestr(f"{info}/RECORD", "\n".join(record) + "\n")
     partial.replace(wheel)
     return wheel
+
+
+@dataclass(frozen=True)
+class PackedChecker:
+    """A checker packed as a wheel: the wheel, and the model card it carries."""
+
+    wheel: Path
+    card: str
+    card_file: Path | None
+    """The card written beside the wheel when it was made from the checker's manifest (None: a card was given)."""
+
+    @property
+    def card_names_every_licence(self) -> bool:
+        """Whether the card names the licence of every training set."""
+        return UNKNOWN_TERMS not in self.card
+
+    @property
+    def over_pypi_limit(self) -> bool:
+        """Whether the wheel is larger than PyPI takes by default (``PYPI_FILE_LIMIT``)."""
+        return self.wheel.stat().st_size > PYPI_FILE_LIMIT
+
+
+def package_checker(
+    folder: str | Path,
+    name: str,
+    out_dir: str | Path,
+    *,
+    version: str = "1.0.0",
+    description: str | None = None,
+    card: str | Path | None = None,
+) -> PackedChecker:
+    """Pack the checker in ``folder`` as ``name`` into a wheel in ``out_dir`` (``build_checker_wheel``) with the
+    Markdown model card of the file ``card``, or, without one, the card written from the checker's manifest, which
+    is then also saved beside the wheel (``MODULE-VERSION.MODEL_CARD.md``) to be completed and packed again."""
+    text = _read_card(Path(card)) if card is not None else checker_card(folder, name)
+    wheel = build_checker_wheel(folder, name, out_dir, version=version, description=description, card=text)
+    card_file = None
+    if card is None:
+        card_file = Path(out_dir) / f"{module_name(name)}-{version}.MODEL_CARD.md"
+        card_file.write_text(text, encoding="utf-8")
+    return PackedChecker(wheel, text, card_file)
+
+
+def _read_card(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"`card` {path}: cannot read it as a UTF-8 Markdown file ({error})") from error
 
 
 def _describe_folder(folder: Path) -> str:

@@ -4,31 +4,25 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
-from rich.table import Table
-from rich.text import Text
 
 from factscope.checkers.defaults import DEFAULT_CHECKER
 from factscope.checkers.options import CheckerOptions
 from factscope.checkers.registry import CHECKER_SPECS, CHECKERS, make_checker
 from factscope.claims.registry import EXTRACTOR_SPECS, EXTRACTORS, make_extractor
 from factscope.cli.checking_options import refuse_missing_references
-from factscope.cli.display import ProgressDisplay, format_value, print_skipped, print_table, summary_table
+from factscope.cli.display import ProgressDisplay, print_skipped, print_table, summary_table
 from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
 from factscope.cli.option_groups import add_field_options
 from factscope.cli.option_rules import SEGMENT_OPTIONS, refuse_ignored
 from factscope.cli.output_options import Overwrite, RetryFailed
 from factscope.cli.output_paths import check_outputs
 from factscope.core.errors import RecordsFailed
-from factscope.core.schema import LABELS
 from factscope.refchecker.agree import AgreeMode
 from factscope.refchecker.annotations import ModelSource
 from factscope.refchecker.spec import CheckSpec
-
-if TYPE_CHECKING:
-    from factscope.refchecker.agree import AgreementReport
 
 HELP = """Measure agreement with human labels (RefChecker's human annotations).
 
@@ -106,36 +100,28 @@ def agree_command(
     from factscope.refchecker.agree import agree
     from factscope.refchecker.annotations import (
         join_annotations,
-        load_human_annotations,
+        load_annotation_files,
         load_reference_records,
     )
+    from factscope.reports.check_tables import agreement_table, confusion_table, model_rates_table
 
     output = output or Path(f"agree-{mode}.jsonl")
     check_outputs(output, overwrite=overwrite, written={"--report": report})
     if not input:
         raise typer.BadParameter("give the records with the questions and references", param_hint="--input")
-    files = _annotation_files(human or [], model or [])
-    annotations = []
-    skipped = 0
-    for path, name in files:
-        responses, problems = load_human_annotations(
-            path, name, model_from=model_from, model_field=model_field
-        )
-        for problem in problems:
-            print_skipped(problem)
-        skipped += len(problems)
-        annotations.extend(responses)
-    records, problems = load_reference_records(input)
-    skipped += len(problems)
-    for problem in problems:
-        print_skipped(problem)
+    names = _model_names(model or [])
+    if not human and not names:
+        raise typer.BadParameter("give human annotation files (or --model NAME=FILE)", param_hint="HUMAN")
+    annotations, problems = load_annotation_files(human or [], names, model_from=model_from, model_field=model_field)
+    print_skipped(*problems)
+    records, missing = load_reference_records(input)
+    print_skipped(*missing)
     refuse_missing_references(
         join_annotations(annotations, records).without_references(),
         allowed=chosen.allow_missing_references,
         remedy="check that --input holds the records these annotations were made on",
     )
-    needs_llm = CHECKERS.needs_llm(checker) or (mode == "pipeline" and EXTRACTORS.needs_llm(extractor))
-    llm = endpoint.build() if needs_llm else None
+    llm = endpoint.build_if(CHECKERS.needs_llm(checker) or (mode == "pipeline" and EXTRACTORS.needs_llm(extractor)))
     with ProgressDisplay() as shown:
         result = agree(
             annotations,
@@ -149,19 +135,18 @@ def agree_command(
             overwrite=overwrite,
             retry_failed=retry_failed,
         )
-    print_table(_figures_table(result))
-    print_table(_models_table(result))
+    print_table(agreement_table(result))
+    print_table(model_rates_table(result))
     if result.mode == "checker":
-        print_table(_confusion_table(result))
+        print_table(confusion_table(result))
     rows: list[tuple[str, object]] = [
         ("mode", result.mode),
         ("responses (new / resumed)", f"{result.new_responses} / {result.resumed_responses}"),
         ("annotated ids without a record", len(result.unmatched_ids)),
-        ("skipped input records", skipped),
+        ("skipped input records", len(problems) + len(missing)),
         ("results", str(output)),
     ]
-    rows += usage_rows(llm)
-    print_table(summary_table("run", rows))
+    print_table(summary_table("run", rows + usage_rows(llm)))
     if report is not None:
         report.write_text(json.dumps(result.model_dump(mode="json"), indent=2), encoding="utf-8")
     if result.failed_responses:
@@ -172,70 +157,12 @@ def agree_command(
         )
 
 
-def _annotation_files(human: list[Path], named: list[str]) -> list[tuple[Path, str | None]]:
-    """The annotation files to read, each with the model name ``--model NAME=FILE`` gives it (None: by
-    --model-from)."""
+def _model_names(named: list[str]) -> dict[Path, str]:
+    """The model each ``--model NAME=FILE`` gives its file."""
     names: dict[Path, str] = {}
     for value in named:
         name, separator, file = value.partition("=")
         if not separator or not name.strip() or not file.strip():
             raise typer.BadParameter(f"{value!r}: expected NAME=FILE", param_hint="--model")
         names[Path(file.strip())] = name.strip()
-    files = list(dict.fromkeys([*human, *names]))
-    if not files:
-        raise typer.BadParameter("give human annotation files (or --model NAME=FILE)", param_hint="HUMAN")
-    return [(path, names.get(path)) for path in files]
-
-
-def _figures_table(result: AgreementReport) -> Table:
-    """Claim- and response-level figures, over all responses and per context setting."""
-    table = Table(title="agreement with human labels", header_style="bold")
-    table.caption = (
-        "claim figures: the checker on the annotated triplets (checker mode); Pearson / Spearman: response "
-        "hallucination rates; ranking: Spearman of the models' mean rates (3 models or more)"
-    )
-    columns = ("setting", "responses", "claims", "accuracy", "macro-F1", "F1 E", "F1 N", "F1 C", "Pearson", "Spearman")
-    for column in (*columns, "ranking"):
-        table.add_column(column, justify="left" if column == "setting" else "right")
-    for name, figures in [("all", result), *result.by_setting.items()]:
-        table.add_row(
-            name,
-            str(figures.responses),
-            str(figures.claims) if result.mode == "checker" else "n/a",
-            format_value(figures.accuracy),
-            format_value(figures.macro_f1),
-            *(format_value(figures.per_class_f1.get(label)) for label in LABELS),
-            format_value(figures.pearson[0] if figures.pearson else None),
-            format_value(figures.spearman[0] if figures.spearman else None),
-            format_value(figures.model_ranking_spearman),
-        )
-    return table
-
-
-def _models_table(result: AgreementReport) -> Table:
-    """Each model's mean hallucination rate by humans and by factscope, over all responses and per setting."""
-    table = Table(title="mean response hallucination rate per model: human / factscope", header_style="bold")
-    scopes = [("all", result), *result.by_setting.items()]
-    table.add_column("model")
-    for name, _ in scopes:
-        table.add_column(name, justify="right")
-    for model in result.model_rates:
-        cells = []
-        for _, figures in scopes:
-            rates = figures.model_rates.get(model)
-            cells.append(f"{rates[0]:.3f} / {rates[1]:.3f}" if rates else "n/a")
-        table.add_row(Text(model), *cells)
-    return table
-
-
-def _confusion_table(result: AgreementReport) -> Table:
-    """Checked claims by human label (rows) and checker label (columns), over all responses."""
-    table = Table(title="confusion matrix: human label (rows) x checker label (columns)", header_style="bold")
-    table.caption = f"{result.failed_checks} claim(s) whose check failed are left out"
-    table.add_column("human")
-    for label in LABELS:
-        table.add_column(label.value, justify="right")
-    for human in LABELS:
-        row = result.confusion.get(human, {})
-        table.add_row(human.value, *(str(row.get(label, 0)) for label in LABELS))
-    return table
+    return names

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from rich.markup import escape
@@ -23,11 +23,14 @@ from factscope.cli.output_paths import check_outputs
 from factscope.core.errors import ConfigError, InputError, RecordsFailed
 from factscope.core.seeds import SEED_MAX
 from factscope.kalma.spec import AttributeSpec
+from factscope.kg.wikidata import WIKIDATA_SPARQL
 
 if TYPE_CHECKING:
     from factscope.kalma.answers import LoadedAnswers
     from factscope.kalma.task import AttributionRun
     from factscope.llm.client import LLMClient
+
+Item = TypeVar("Item")
 
 HELP = """Knowledge-graph attribution (KaLMA / BioKaLMA): answers that cite triples of a knowledge graph as \\[Q212657, place of birth: Rome], mark what the graph lacks with \\[NA], and are scored with no reference answers.
 
@@ -108,8 +111,7 @@ def generate_command(
     remove: Annotated[int, typer.Option(min=0, help="minimum-set triples to remove from each graph (0-3 in the paper)")] = 0,
     retrieval_accuracy: Annotated[float, typer.Option(min=0.0, max=1.0, help="share of graphs kept; the rest are swapped")] = 1.0,
     seed: Annotated[int, typer.Option(min=0, max=SEED_MAX, help="seed of the removal and swap choices")] = 0,
-    sparql_endpoint: Annotated[str, typer.Option(help="SPARQL endpoint for --retrieve wikidata")] = (
-        "https://query.wikidata.org/sparql"),
+    sparql_endpoint: Annotated[str, typer.Option(help="SPARQL endpoint for --retrieve wikidata")] = WIKIDATA_SPARQL,
     sparql_cache: Annotated[Path, typer.Option(help="on-disk cache of SPARQL replies")] = Path(".factscope/sparql"),
     sparql_interval: Annotated[float, typer.Option(min=0.0, callback=finite, help="seconds between SPARQL requests")] = 1.0,
     temperature: Annotated[float | None, typer.Option(min=0.0, callback=finite, help="sampling temperature (default: the LLM config's, 0)")] = None,
@@ -119,31 +121,21 @@ def generate_command(
     *,
     endpoint: LLMOptions,
 ) -> None:
+    from factscope.kalma.data import load_questions
     from factscope.kalma.generation import generate
-    from factscope.kalma.graphs import prepare
+    from factscope.kalma.graphs import prepare, question_retrieval
 
     check_outputs(output, overwrite=overwrite)
     if not 0.0 <= retrieval_accuracy <= 1.0:
         raise ConfigError("--retrieval-accuracy must be between 0 and 1 (e.g. 0.8)")
     llm = endpoint.build()
     kg = _graph(graph)
-    loaded, skipped = _read_questions(questions)
+    loaded, skipped = _usable(load_questions(questions), "questions", questions)
     _use_minimum(minimum, loaded)
-    retriever = None
-    if retrieve != "none":
-        from factscope.retrieve.kg_retrieval import GraphSource, KGRetriever
-
-        if retrieve == "local":
-            if kg is None:
-                raise ConfigError("--retrieve local needs --graph")
-            retriever = KGRetriever(GraphSource(kg))
-        else:
-            from factscope.kg.wikidata import WikidataClient
-
-            retriever = KGRetriever(WikidataClient(sparql_endpoint, cache_dir=sparql_cache,
-                                                   min_interval=sparql_interval))
-    items, warnings = prepare(loaded, kg=kg, retrieve=retriever.retrieve_many if retriever else None,
-                              remove=remove, retrieval_accuracy=retrieval_accuracy, seed=seed)
+    retrieval = question_retrieval(retrieve, kg, sparql_endpoint=sparql_endpoint, sparql_cache=sparql_cache,
+                                   sparql_interval=sparql_interval)
+    items, warnings = prepare(loaded, kg=kg, retrieve=retrieval, remove=remove,
+                              retrieval_accuracy=retrieval_accuracy, seed=seed)
     for warning in warnings:
         console.print(f"[yellow]warning[/] {escape(warning)}")
     params: dict[str, Any] = {"temperature": temperature} if temperature is not None else {}
@@ -157,15 +149,13 @@ def generate_command(
         raise RecordsFailed(run.failed, "answer generations", output)
 
 
-def _read_questions(path: Path) -> tuple[list[Any], int]:
-    """The usable questions of a file and how many records were skipped (each reported)."""
-    from factscope.kalma.data import load_questions
-
-    loaded, problems = load_questions(path)
-    for problem in problems:
-        print_skipped(problem)
+def _usable(found: tuple[list[Item], list[InputError]], what: str, path: Path) -> tuple[list[Item], int]:
+    """The usable records a file's reader ``found`` and how many were skipped (each reported); a file with none
+    is an InputError."""
+    loaded, problems = found
+    print_skipped(*problems)
     if not loaded:
-        raise InputError("no usable questions", path=path)
+        raise InputError(f"no usable {what}", path=path)
     return loaded, len(problems)
 
 
@@ -176,8 +166,7 @@ def _use_minimum(path: Path | None, items: list[Any]) -> None:
     from factscope.kalma.minimum import apply_minimum, read_minimum
 
     loaded = read_minimum(path)
-    for problem in loaded.problems:
-        print_skipped(problem)
+    print_skipped(*loaded.problems)
     missing = apply_minimum(items, loaded.gold)
     where = escape(str(path))
     console.print(f"minimum knowledge {where}: {len(items) - len(missing)} of {len(items)} records use its sets")
@@ -215,8 +204,7 @@ def score_command(
     inputs: Any = answers if engine.on_ray else _answers(answers, minimum)
 
     def loaded(count: int, problems: list[InputError]) -> None:
-        for problem in problems:
-            print_skipped(problem)
+        print_skipped(*problems)
         if not count:
             raise InputError("no usable answers; see the messages above", path=answers)
 
@@ -269,15 +257,11 @@ def make_questions_command(
     check_outputs(output, overwrite=overwrite)
     llm = endpoint.build()
     kg = _graph(graph)
-    loaded, problems = load_seeds(seeds, kg)
-    for problem in problems:
-        print_skipped(problem)
-    if not loaded:
-        raise InputError("no usable seed paragraphs", path=seeds)
+    loaded, skipped = _usable(load_seeds(seeds, kg), "seed paragraphs", seeds)
     with ProgressDisplay() as shown:
         run = evolve(loaded, llm, output=output, rounds=rounds, seed=seed, progress=shown, overwrite=overwrite,
                      retry_failed=retry_failed)
-    rows = [("seed paragraphs", len(loaded)), ("skipped input records", len(problems)),
+    rows = [("seed paragraphs", len(loaded)), ("skipped input records", skipped),
             ("questions written", run.new_records),
             ("already in output (resumed)", run.resumed_records), ("failed (kept raw, marked)", run.failed)]
     print_table(summary_table(f"attribute make-questions -> {output}", rows + usage_rows(llm)))

@@ -8,19 +8,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table
 
 from factscope.checkers.defaults import DEFAULT_CHECKER
 from factscope.checkers.options import CheckerOptions
 from factscope.checkers.registry import CHECKER_SPECS
 from factscope.claims.registry import EXTRACTOR_SPECS
 from factscope.cli.checking_options import references_rule
-from factscope.cli.display import (
-    format_value,
-    print_skipped,
-    print_table,
-    summary_table,
-)
+from factscope.cli.display import print_skipped, print_table, summary_table
 from factscope.cli.engine_options import EngineOptions, check_output, engine_options, output_path, run_system
 from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
 from factscope.cli.option_groups import add_field_options
@@ -28,7 +22,6 @@ from factscope.cli.option_rules import CHECK_OPTIONS, refuse_ignored
 from factscope.cli.output_options import Overwrite, RetryFailed
 from factscope.cli.web_options import web_options
 from factscope.core.errors import InputError, RecordsFailed
-from factscope.core.schema import LABELS
 from factscope.core.system import RunOutcome
 from factscope.refchecker.spec import DEFAULT_EXTRACTOR, CheckSpec
 from factscope.retrieve.web_retrievers import EvidenceRetrieverName, RetrieveFor
@@ -135,8 +128,7 @@ def check_command(
 def _loaded(count: int, problems: list[InputError]) -> None:
     """Print each skipped input record; a file with no record to check ends the command (exit code 2 when some
     could not be read, else 0)."""
-    for problem in problems:
-        print_skipped(problem)
+    print_skipped(*problems)
     if not count:
         raise typer.Exit(code=2 if problems else 0)
 
@@ -146,8 +138,9 @@ def _report(
 ) -> None:
     """Print the run's tables, write ``--summary``, and raise RecordsFailed when extractions or checks failed."""
     from factscope.refchecker.system import CHECK
+    from factscope.reports.check_tables import rates_table
 
-    print_table(_rates_table(run))
+    print_table(rates_table(run))
     rows = CHECK.summary_rows(run, RunOutcome(skipped=len(problems), output=output))
     rows.extend(usage_rows(client))
     print_table(summary_table("run", rows))
@@ -163,25 +156,3 @@ def _report(
             output,
         )
 
-
-def _rates_table(run: CheckRun) -> Table:
-    """Label rates (RefChecker eq. 1), abstain and hallucination rates, overall and per context setting."""
-    table = Table(title="hallucination rates (share of claims, averaged over responses)", header_style="bold")
-    table.caption = (
-        "E / N / C: Entailment, Neutral, Contradiction, averaged over answering responses; halluc.: N + C; "
-        "abstained: responses with no claims, abstain: their share"
-    )
-    for column in ("setting", "responses", "E", "N", "C", "halluc.", "abstained", "abstain"):
-        table.add_column(column, justify="left" if column == "setting" else "right")
-    groups = [("all", run.rates), *run.rates_by_setting.items()]
-    for name, rates in groups:
-        values = [rates.rates[label] if rates.rates else None for label in LABELS]
-        table.add_row(
-            name,
-            str(rates.responses),
-            *(format_value(v) for v in values),
-            format_value(rates.hallucination_rate),
-            str(rates.abstained),
-            format_value(rates.abstain_rate),
-        )
-    return table

@@ -3,26 +3,16 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
-from rich.table import Table
-from rich.text import Text
 
 from factscope.checkers.defaults import DEFAULT_CHECKER
 from factscope.checkers.options import CheckerOptions
-from factscope.checkers.registry import CHECKER_SPECS, CHECKERS, make_checker
-from factscope.cli.display import (
-    ProgressDisplay,
-    console,
-    format_value,
-    print_skipped,
-    print_table,
-    summary_table,
-)
+from factscope.checkers.registry import CHECKER_SPECS, CHECKERS
+from factscope.cli.display import ProgressDisplay, console, print_skipped, print_table, summary_table
 from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
 from factscope.cli.option_groups import add_field_options
 from factscope.cli.option_ranges import finite
@@ -35,10 +25,7 @@ SHOWN_SKIPPED = 20
 """How many skipped records of one file are printed one by one (a set with an extra label has many)."""
 
 if TYPE_CHECKING:
-    from factscope.core.errors import InputError
-    from factscope.evaluation.checker_eval import EvalReport
     from factscope.evaluation.pairs import LabelledPair
-    from factscope.llm.client import LLMClient
 
 HELP = """Measure how well a checker decides labelled (premise, hypothesis) pairs.
 
@@ -139,6 +126,10 @@ def eval_checker_command(
     checking: CheckerOptions,
 ) -> None:
     refuse_ignored(ctx, SEGMENT_OPTIONS)
+    from factscope.evaluation.checker_comparison import evaluate_checkers, shares_pairs
+    from factscope.evaluation.checker_eval import CheckerComparison
+    from factscope.evaluation.checker_tables import checker_rows, comparison_table, datasets_table
+
     if threshold is not None and tune_on:
         raise typer.BadParameter(
             "give either a threshold or dev files to tune one on, not both", param_hint="--tune-on"
@@ -153,7 +144,7 @@ def eval_checker_command(
     if not pairs:
         console.print(f"[bold red]error[/] no usable pair in part '{part}' of the files")
         raise typer.Exit(code=2)
-    if tune_on and _overlap(files, part, tune_on, tune_part):
+    if tune_on and shares_pairs(files, part, tune_on, tune_part):
         console.print(
             "[bold yellow]warning[/] the threshold is tuned on pairs that are also evaluated: the figures are "
             "optimistic; tune on another file or part (--tune-part validation --part test)"
@@ -161,38 +152,16 @@ def eval_checker_command(
     specs = checker or [DEFAULT_CHECKER]
     client = endpoint.build_if(any(CHECKERS.needs_llm(spec) for spec in specs))
     settings = {**checking.settings(EVAL_SETTINGS), "batch_size": batch_size}
-    reports = []
-    for spec in specs:
-        report = _evaluate(spec, client, settings, pairs, dev, threshold, batch_size)
-        reports.append(
-            report.model_copy(
-                update={
-                    "tuned_on": [str(path) for path in tune_on] if tune_on else None,
-                    "inputs": [str(path) for path in files],
-                    "part": part,
-                    "limit": limit,
-                    "skipped": len(skipped),
-                }
-            )
-        )
-    if len(reports) == 1:
-        print_table(_datasets_table(reports[0]))
-    else:
-        print_table(_comparison_table(reports))
-    rows: list[tuple[str, object]] = []
-    for report in reports:
-        rows += [
-            ("checker", report.checker),
-            ("entailed when", _decision(report)),
-            ("pairs (failed)", f"{report.pairs} ({report.failed})"),
-            ("pairs / second (model loading left out)", _speed(report.pairs_per_second)),
-            ("model loading seconds", f"{report.load_seconds or 0.0:.1f}"),
-        ]
-    rows.append(("skipped input records", len(skipped)))
-    rows.extend(usage_rows(client))
+    with ProgressDisplay() as shown:
+        evaluated = evaluate_checkers(specs, pairs, dev=dev, threshold=threshold, llm=client, settings=settings,
+                                      batch_size=batch_size, progress=shown)
+    inputs = {"tuned_on": [str(path) for path in tune_on] if tune_on else None,
+              "inputs": [str(path) for path in files], "part": part, "limit": limit, "skipped": skipped}
+    reports = [report.model_copy(update=inputs) for report in evaluated]
+    print_table(datasets_table(reports[0]) if len(reports) == 1 else comparison_table(reports))
+    rows = [row for report in reports for row in checker_rows(report)]
+    rows += [("skipped input records", skipped), *usage_rows(client)]
     if output is not None:
-        from factscope.evaluation.checker_eval import CheckerComparison
-
         written = reports[0] if len(reports) == 1 else CheckerComparison(reports=reports)
         output.write_text(json.dumps(written.model_dump(mode="json"), indent=2), encoding="utf-8")
         rows.append(("report", str(output)))
@@ -202,125 +171,14 @@ def eval_checker_command(
         raise RecordsFailed(failed, "pair checks", output or "the report", kept=False)
 
 
-def _evaluate(
-    spec: str,
-    client: LLMClient | None,
-    settings: dict[str, Any],
-    pairs: list[LabelledPair],
-    dev: list[LabelledPair],
-    threshold: float | None,
-    batch_size: int,
-) -> EvalReport:
-    """Build one checker (timed apart), tune its threshold on ``dev`` when given, and evaluate it on ``pairs``."""
-    from factscope.evaluation.checker_eval import evaluate_checker, tune_threshold
+def _read(paths: list[Path], part: PartChoice, limit: int | None) -> tuple[list[LabelledPair], int]:
+    """The pairs of every file in ``part`` (at most ``limit`` per dataset) and how many records were skipped; the
+    first skipped records of each file are printed, and how many more there are."""
+    from factscope.evaluation.checker_comparison import read_pair_files
 
-    began = time.perf_counter()
-    built = make_checker(spec, llm=client, **settings)
-    load_seconds = time.perf_counter() - began
-    with ProgressDisplay() as shown:
-        if dev:
-            threshold = tune_threshold(built, dev, batch_size=batch_size, progress=shown)
-        report = evaluate_checker(built, pairs, threshold=threshold, batch_size=batch_size, progress=shown)
-    return report.model_copy(update={"load_seconds": load_seconds})
-
-
-def _read(
-    paths: list[Path], part: PartChoice, limit: int | None
-) -> tuple[list[LabelledPair], list[InputError]]:
-    """The pairs of every file in ``part`` (at most ``limit`` per dataset); the first skipped records of each file
-    are printed, and how many more there are."""
-    from factscope.evaluation.pairs import read_pairs, sample_pairs
-
-    pairs: list[LabelledPair] = []
-    skipped: list[InputError] = []
-    for path in paths:
-        found, problems = read_pairs(path, part=part)
-        for problem in problems[:SHOWN_SKIPPED]:
-            print_skipped(problem)
+    pairs, skipped = read_pair_files(paths, part=part, limit=limit)
+    for path, problems in skipped.items():
+        print_skipped(*problems[:SHOWN_SKIPPED])
         if len(problems) > SHOWN_SKIPPED:
-            console.print(
-                f"[yellow]skipped[/] {len(problems) - SHOWN_SKIPPED} more records of {escape(str(path))}"
-            )
-        pairs.extend(found)
-        skipped.extend(problems)
-    return (sample_pairs(pairs, limit) if limit is not None else pairs), skipped
-
-
-def _overlap(files: list[Path], part: PartChoice, dev: list[Path], dev_part: PartChoice) -> bool:
-    """Whether a dev file is also evaluated, in parts that share pairs."""
-    same_file = {path.resolve() for path in files} & {path.resolve() for path in dev}
-    return bool(same_file) and (part == dev_part or "all" in (part, dev_part))
-
-
-def _decision(report: EvalReport) -> str:
-    if report.threshold is None:
-        return "the label is Entailment"
-    tuned = f" (tuned on {', '.join(report.tuned_on)})" if report.tuned_on else ""
-    return f"{' / '.join(report.decided_by)} >= {report.threshold:.4f}{tuned}"
-
-
-def _speed(pairs_per_second: float | None) -> str:
-    return "n/a" if pairs_per_second is None else f"{pairs_per_second:.1f}"
-
-
-def _datasets_table(report: EvalReport) -> Table:
-    """One row per dataset and the mean: balanced accuracy, 3-way macro-F1, speed."""
-    table = Table(title="checker figures per dataset", header_style="bold")
-    table.caption = (
-        "balanced acc.: mean recall of entailment and of not-entailment; AUROC: of P(Entailment), where the checker "
-        "gives one; macro-F1 3-way: where the gold labels are 3-way; failed checks are counted and left out; mean: "
-        "over datasets"
-    )
-    for column in ("dataset", "n", "failed", "entailed", "balanced acc.", "AUROC", "macro-F1 3-way", "pairs/s"):
-        table.add_column(column, justify="left" if column == "dataset" else "right")
-    for figures in report.datasets:
-        table.add_row(
-            Text(figures.dataset),
-            str(figures.n),
-            str(figures.failed),
-            str(figures.entailed),
-            format_value(figures.balanced_accuracy),
-            format_value(figures.auroc),
-            format_value(figures.macro_f1_3way),
-            _speed(figures.pairs_per_second),
-        )
-    table.add_row(
-        "mean",
-        str(sum(f.n for f in report.datasets)),
-        str(report.failed),
-        str(sum(f.entailed for f in report.datasets)),
-        format_value(report.mean_balanced_accuracy),
-        format_value(report.mean_auroc),
-        format_value(report.mean_macro_f1_3way),
-        _speed(report.pairs_per_second),
-        style="bold",
-    )
-    return table
-
-
-def _comparison_table(reports: list[EvalReport]) -> Table:
-    """One row per dataset, the mean and the speed; one column per checker: balanced accuracy / AUROC."""
-    table = Table(title="checkers compared per dataset", header_style="bold")
-    table.caption = (
-        "each cell: balanced accuracy / AUROC of P(Entailment) (n/a: the checker gives no probability); mean: over "
-        "datasets; pairs/s: model loading left out"
-    )
-    table.add_column("dataset")
-    for report in reports:
-        table.add_column(Text(report.checker), justify="right")
-    datasets = list(dict.fromkeys(figures.dataset for report in reports for figures in report.datasets))
-    for dataset in datasets:
-        cells = []
-        for report in reports:
-            figures = next((f for f in report.datasets if f.dataset == dataset), None)
-            cells.append(_pair(figures.balanced_accuracy, figures.auroc) if figures else "")
-        table.add_row(Text(dataset), *cells)
-    table.add_row(
-        "mean", *(_pair(r.mean_balanced_accuracy, r.mean_auroc) for r in reports), style="bold"
-    )
-    table.add_row("pairs/s", *(_speed(r.pairs_per_second) for r in reports))
-    return table
-
-
-def _pair(balanced: float | None, area: float | None) -> str:
-    return f"{format_value(balanced)} / {format_value(area)}"
+            console.print(f"[yellow]skipped[/] {len(problems) - SHOWN_SKIPPED} more records of {escape(str(path))}")
+    return pairs, sum(len(problems) for problems in skipped.values())

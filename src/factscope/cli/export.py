@@ -76,8 +76,7 @@ def export_command(
     rows, problems, repeated = read_rows(results, system)
     if repeated:
         print_warning(repeated_message(results, repeated))
-    for problem in problems:
-        print_skipped(problem)
+    print_skipped(*problems)
     written = write_table(table_rows(rows, system.row_type, level), output)
     print_table(
         summary_table(

@@ -57,46 +57,20 @@ def package_checker_command(
         ),
     ] = None,
 ) -> None:
-    from factscope.checkers.checker_card import UNKNOWN_TERMS, checker_card
-    from factscope.checkers.wheel import PYPI_FILE_LIMIT, build_checker_wheel, distribution_name, module_name
+    from factscope.checkers.wheel import distribution_name, package_checker
 
-    card_text = _read_card(card) if card is not None else checker_card(folder, name)
-    wheel = build_checker_wheel(folder, name, out, version=version, description=description, card=card_text)
-    if card is None:
-        card_file = out / f"{module_name(name)}-{version}.MODEL_CARD.md"
-        card_file.write_text(card_text, encoding="utf-8")
-        console.print(
-            f"the model card it carries was written from the manifest; it is saved as {card_file}: complete it and "
-            "pack again with --card",
-            markup=False,
-            highlight=False,
-        )
-    if UNKNOWN_TERMS in card_text:
-        console.print(
-            "note: the card does not name the licence of every training set; fill them in before you publish",
-            markup=False,
-            highlight=False,
-        )
-    size = wheel.stat().st_size
-    console.print(
-        f"wrote {wheel} ({size / 1e6:.1f} MB), the distribution {distribution_name(name)}; "
-        f"after `pip install {wheel}`, use --checker {name}",
-        markup=False,
-        highlight=False,
-    )
-    if size > PYPI_FILE_LIMIT:
-        console.print(
-            "note: above PyPI's default limit of 100 MB a file; install it from a file share or ask PyPI for a "
-            "larger limit",
-            markup=False,
-            highlight=False,
-        )
-
-
-def _read_card(path: Path) -> str:
-    from factscope.core.errors import ConfigError
-
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise ConfigError(f"--card {path}: cannot read it as a UTF-8 Markdown file ({error})") from error
+    packed = package_checker(folder, name, out, version=version, description=description, card=card)
+    notes = []
+    if packed.card_file is not None:
+        notes.append(f"the model card it carries was written from the manifest; it is saved as {packed.card_file}: "
+                     "complete it and pack again with --card")
+    if not packed.card_names_every_licence:
+        notes.append("note: the card does not name the licence of every training set; fill them in before you "
+                     "publish")
+    notes.append(f"wrote {packed.wheel} ({packed.wheel.stat().st_size / 1e6:.1f} MB), the distribution "
+                 f"{distribution_name(name)}; after `pip install {packed.wheel}`, use --checker {name}")
+    if packed.over_pypi_limit:
+        notes.append("note: above PyPI's default limit of 100 MB a file; install it from a file share or ask PyPI "
+                     "for a larger limit")
+    for note in notes:
+        console.print(note, markup=False, highlight=False)

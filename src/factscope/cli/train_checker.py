@@ -38,6 +38,7 @@ def train_checker(options: TrainOptions) -> None:
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from factscope.cli.display import console, print_table, progress, summary_table
+    from factscope.training.summary import summary_rows
     from factscope.training.train import train_checker as run
 
     result = run(options, progress)
@@ -45,44 +46,7 @@ def train_checker(options: TrainOptions) -> None:
         console.print(f"[yellow]skipped:[/] {escape(str(error))}")
     if len(result.skipped) > 20:
         console.print(f"[yellow]... and {len(result.skipped) - 20} more skipped records[/]")
-    training = result.manifest["training"]
-    rows: list[tuple[str, object]] = [
-        ("method", result.manifest["method"]),
-    ]
-    if "finetune" in result.manifest:
-        seeds = [member["seed"] for member in result.manifest["finetune"]["members"]]
-        rows.append(("members (training seeds)", f"{len(seeds)} ({', '.join(map(str, seeds))})"))
-    if "teacher" in training:
-        rows.append(("teacher (share of the loss)", f"{training['teacher']['path']} ({training['teacher']['weight']})"))
-    rows += [
-        ("train / validation / test pairs", f"{training['n_train']} / {training['n_validation']} / {training['n_test']}"),
-        ("held-out accuracy", result.test.accuracy),
-        ("held-out macro-F1", result.test.macro_f1),
-    ]
-    rows += [(f"held-out F1 {name}", value) for name, value in result.test.per_class_f1.items()]
-    rows.append(("held-out macro-F1, premise inside a segment", result.manifest["held_out_in_context"]["macro_f1"]))
-    rows.append(("held-out hypotheses against unrelated segments: Neutral share", _neutral_share(result.manifest)))
-    rows.append(("validation macro-F1", result.validation.macro_f1))
-    for name, figures in result.manifest["held_out_by_set"].items():
-        rows.append((f"held-out {name}: balanced accuracy", figures["balanced_accuracy"]))
-        if "macro_f1" in figures:
-            rows.append((f"held-out {name}: 3-way macro-F1", figures["macro_f1"]))
-    check = result.manifest.get("class_bias_check")
-    if check is not None:
-        rows.append(("class biases: validation macro-F1 without / with (5-fold)",
-                     f"{check['score_without']:.4f} / {check['score_with']:.4f}"))
-        rows.append(("class biases kept", check["kept"]))
-    if result.cue_figures is not None:
-        rows.append(("held-out macro-F1 without cues", result.cue_figures["held_out_without_cues"]["macro_f1"]))
-        rows.append(("held-out macro-F1 with cues", result.cue_figures["held_out_with_cues"]["macro_f1"]))
-        rows.append(("cues kept", result.cue_figures["kept"]))
-    rows.append(("training seconds", training["seconds"]))
-    print_table(summary_table(f"checker written to {options.out}", rows))
-
-
-def _neutral_share(manifest: dict) -> float:
-    shares = manifest["held_out_unrelated_labels"]
-    return shares.get("neutral", shares.get("not_entailment", 0.0))
+    print_table(summary_table(f"checker written to {options.out}", summary_rows(result)))
 
 
 def register(app: typer.Typer) -> None:

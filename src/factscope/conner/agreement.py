@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from factscope.core.errors import InputError
+from factscope.core.input_files import read_json_records
 from factscope.core.tables import read_records
 from factscope.metrics.agreement import pearson, somers_d, spearman
 
@@ -44,6 +45,19 @@ def metric_value(row: dict[str, Any], metric: str) -> float | None:
         return float(fact["consistent"]) if isinstance(fact, dict) and fact.get("consistent") is not None else None
     value = row.get(metric)
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def read_scores(path: str | Path) -> tuple[dict[str, dict[str, Any]], list[InputError]]:
+    """The rows of a ``knowledge score`` results file by id (a row without one is passed over), and the lines
+    that could not be read."""
+    rows: dict[str, dict[str, Any]] = {}
+    problems: list[InputError] = []
+    for _, item in read_json_records(Path(path)):
+        if isinstance(item, InputError):
+            problems.append(item)
+        elif "id" in item:
+            rows[str(item["id"])] = item
+    return rows, problems
 
 
 def read_human_ratings(path: str | Path) -> tuple[dict[str, dict[str, float]], list[InputError]]:

@@ -39,11 +39,13 @@ class RunResult(ShownAsHtml, BaseModel, Generic[Row]):
         return []
 
     def __repr__(self) -> str:
+        from factscope.core.figure_table import format_value
+
         counts = (
             f"{self.new_records + self.resumed_records} records ({self.new_records} new, {self.resumed_records} "
             f"resumed), {self.failed} failed, {self.seconds:.1f} s"
         )
-        figures = "".join(f"; {name} {_figure(value)}" for name, value in self.headline())
+        figures = "".join(f"; {name} {format_value(value, 4, significant=True)}" for name, value in self.headline())
         return f"{type(self).__name__}: {counts}{figures}"
 
     __str__ = __repr__
@@ -57,11 +59,3 @@ class RunResult(ShownAsHtml, BaseModel, Generic[Row]):
 
         return data_frame(table_rows(self.results, self.results.row_type, level))
 
-
-def _figure(value: object) -> str:
-    """A figure as the summary line writes it: 4 significant digits, None as n/a."""
-    if value is None:
-        return "n/a"
-    if isinstance(value, float):
-        return f"{value:.4g}"
-    return str(value)

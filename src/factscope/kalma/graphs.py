@@ -6,10 +6,13 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from factscope.core.errors import ConfigError
 from factscope.kalma.data import AttributionQuestion
 from factscope.kg.graph import KnowledgeGraph, Triple
+from factscope.kg.wikidata import WIKIDATA_SPARQL
 
 
 @dataclass
@@ -38,6 +41,34 @@ def removed_knowledge(question: AttributionQuestion, count: int, seed: int) -> l
     order = list(dict.fromkeys(question.minimum))
     random.Random(f"{seed}:{question.id}").shuffle(order)
     return order[:count]
+
+
+def question_retrieval(
+    source: str,
+    kg: KnowledgeGraph | None = None,
+    *,
+    sparql_endpoint: str = WIKIDATA_SPARQL,
+    sparql_cache: str | Path | None = None,
+    sparql_interval: float = 1.0,
+) -> Callable[[list[str]], list[Any]] | None:
+    """The retrieval that gives each question its graph (``prepare``'s ``retrieve``), by ``source``: 'none' (the
+    gold graph: no retrieval), 'local' (NER, look-up, type filter and re-ranking over ``kg``) or 'wikidata' (the
+    same over live Wikidata at ``sparql_endpoint``, its replies cached in ``sparql_cache``, at most one request
+    every ``sparql_interval`` seconds)."""
+    if source == "none":
+        return None
+    from factscope.retrieve.kg_retrieval import GraphSource, KGRetriever
+
+    if source == "local":
+        if kg is None:
+            raise ConfigError("`retrieve='local'` needs `graph`")
+        return KGRetriever(GraphSource(kg)).retrieve_many
+    if source == "wikidata":
+        from factscope.kg.wikidata import WikidataClient
+
+        client = WikidataClient(sparql_endpoint, cache_dir=sparql_cache, min_interval=sparql_interval)
+        return KGRetriever(client).retrieve_many
+    raise ConfigError(f"`retrieve` must be 'none', 'local' or 'wikidata', got {source!r}")
 
 
 def prepare(

@@ -10,7 +10,7 @@ or RefChecker's benchmark records).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -135,6 +135,26 @@ def _model_field(item: dict[str, Any], field: str, path: Path, line: int) -> str
         shown = "missing" if value is None else f"expected the model's name, got {value!r}"
         raise InputError(f"{shown} (`model_from='field'` reads each record's model here)", path=path, line=line, field=field)
     return value.strip()
+
+
+def load_annotation_files(
+    files: Sequence[Path],
+    models: Mapping[Path, str] | None = None,
+    *,
+    model_from: ModelSource = "stem",
+    model_field: str = "model",
+) -> tuple[list[HumanResponse], list[InputError]]:
+    """The annotated responses of each of ``files`` and of the files ``models`` names (each file read once, in
+    that order), and the records skipped. A file ``models`` names holds the responses of that model; any other's
+    model is read as ``load_human_annotations`` says for ``model_from`` and ``model_field``."""
+    named = models or {}
+    responses: list[HumanResponse] = []
+    problems: list[InputError] = []
+    for path in dict.fromkeys([*files, *named]):
+        found, skipped = load_human_annotations(path, named.get(path), model_from=model_from, model_field=model_field)
+        responses += found
+        problems += skipped
+    return responses, problems
 
 
 def load_reference_records(

@@ -53,7 +53,7 @@ from factscope.training.options import TrainOptions
 from factscope.training.resume import cap_per_set, finish_staging, prepare_staging, staging_folder
 
 ProgressFactory = Callable[[str, int], Any]
-"""``progress(description, total)`` -> a context manager whose value has ``advance(n)`` (factscope.cli.display.progress)."""
+"""``progress(description, total)`` -> a context manager whose value has ``advance(n)`` (factscope.core.progress_display.progress)."""
 
 
 @dataclass

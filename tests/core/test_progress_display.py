@@ -2,7 +2,7 @@
 
 import pytest
 
-from factscope.cli import display as report
+from factscope.core import progress_display as report
 
 
 class FakeClock:

@@ -1,0 +1,93 @@
+"""RefChecker's figures as the terminal shows them: a check run's label rates, and the agreement of a run with
+human labels (its figures, each model's rates and the confusion matrix)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.table import Table
+from rich.text import Text
+
+from factscope.core.figure_table import format_value
+from factscope.core.schema import LABELS
+
+if TYPE_CHECKING:
+    from factscope.refchecker.agree import AgreementReport
+    from factscope.refchecker.task import CheckRun
+
+
+def rates_table(run: CheckRun) -> Table:
+    """Label rates (RefChecker eq. 1), abstain and hallucination rates, overall and per context setting."""
+    table = Table(title="hallucination rates (share of claims, averaged over responses)", header_style="bold")
+    table.caption = (
+        "E / N / C: Entailment, Neutral, Contradiction, averaged over answering responses; halluc.: N + C; "
+        "abstained: responses with no claims, abstain: their share"
+    )
+    for column in ("setting", "responses", "E", "N", "C", "halluc.", "abstained", "abstain"):
+        table.add_column(column, justify="left" if column == "setting" else "right")
+    groups = [("all", run.rates), *run.rates_by_setting.items()]
+    for name, rates in groups:
+        values = [rates.rates[label] if rates.rates else None for label in LABELS]
+        table.add_row(
+            name,
+            str(rates.responses),
+            *(format_value(v) for v in values),
+            format_value(rates.hallucination_rate),
+            str(rates.abstained),
+            format_value(rates.abstain_rate),
+        )
+    return table
+
+
+def agreement_table(result: AgreementReport) -> Table:
+    """Claim- and response-level figures, over all responses and per context setting."""
+    table = Table(title="agreement with human labels", header_style="bold")
+    table.caption = (
+        "claim figures: the checker on the annotated triplets (checker mode); Pearson / Spearman: response "
+        "hallucination rates; ranking: Spearman of the models' mean rates (3 models or more)"
+    )
+    columns = ("setting", "responses", "claims", "accuracy", "macro-F1", "F1 E", "F1 N", "F1 C", "Pearson", "Spearman")
+    for column in (*columns, "ranking"):
+        table.add_column(column, justify="left" if column == "setting" else "right")
+    for name, figures in [("all", result), *result.by_setting.items()]:
+        table.add_row(
+            name,
+            str(figures.responses),
+            str(figures.claims) if result.mode == "checker" else "n/a",
+            format_value(figures.accuracy),
+            format_value(figures.macro_f1),
+            *(format_value(figures.per_class_f1.get(label)) for label in LABELS),
+            format_value(figures.pearson[0] if figures.pearson else None),
+            format_value(figures.spearman[0] if figures.spearman else None),
+            format_value(figures.model_ranking_spearman),
+        )
+    return table
+
+
+def model_rates_table(result: AgreementReport) -> Table:
+    """Each model's mean hallucination rate by humans and by factscope, over all responses and per setting."""
+    table = Table(title="mean response hallucination rate per model: human / factscope", header_style="bold")
+    scopes = [("all", result), *result.by_setting.items()]
+    table.add_column("model")
+    for name, _ in scopes:
+        table.add_column(name, justify="right")
+    for model in result.model_rates:
+        cells = []
+        for _, figures in scopes:
+            rates = figures.model_rates.get(model)
+            cells.append(f"{rates[0]:.3f} / {rates[1]:.3f}" if rates else "n/a")
+        table.add_row(Text(model), *cells)
+    return table
+
+
+def confusion_table(result: AgreementReport) -> Table:
+    """Checked claims by human label (rows) and checker label (columns), over all responses."""
+    table = Table(title="confusion matrix: human label (rows) x checker label (columns)", header_style="bold")
+    table.caption = f"{result.failed_checks} claim(s) whose check failed are left out"
+    table.add_column("human")
+    for label in LABELS:
+        table.add_column(label.value, justify="right")
+    for human in LABELS:
+        row = result.confusion.get(human, {})
+        table.add_row(human.value, *(str(row.get(label, 0)) for label in LABELS))
+    return table
