@@ -12,10 +12,10 @@ from factscope.metrics.attribution import (
     alignment,
     citation_counts,
     citation_quality,
-    f1,
     na_counts,
     na_quality,
 )
+from factscope.metrics.ratios import f1
 
 DATA = repo_paths.DATA / "attribute"
 GRAPH = load_graph(DATA / "graph.jsonl")

@@ -12,17 +12,8 @@ from typing import Literal
 
 from factscope.kg.citations import Citation
 from factscope.kg.graph import Triple
-from factscope.metrics.ratios import EmptyPolicy
+from factscope.metrics.ratios import EmptyPolicy, f1
 from factscope.metrics.running import RunningMean
-
-
-def f1(precision: float | None, recall: float | None) -> float | None:
-    """Harmonic mean; 0 when both are 0; None when either is undefined."""
-    if precision is None or recall is None:
-        return None
-    if precision + recall == 0:
-        return 0.0
-    return 2 * precision * recall / (precision + recall)
 
 
 def _ratio(part: int, whole: int) -> float | None:
