@@ -17,7 +17,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Sized
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Generic, Literal, TypeVar, cast
+from typing import Any, ClassVar, Generic, Literal, TypedDict, TypeVar, Unpack, cast
 
 from pydantic import BaseModel
 
@@ -62,6 +62,20 @@ REQUEST = "request"
 
 RECORDS = "<records>"
 """The 'file' name of records given in memory in their errors."""
+
+
+class RunOptions(TypedDict, total=False):
+    """The keyword arguments of ``System.run``, each as ``System.execute`` takes it (its default is there)."""
+
+    engine: Engine
+    llm: LLMSource
+    output: str | Path | None
+    batch_size: int
+    progress: ProgressCallback | None
+    overwrite: bool
+    retry_failed: bool
+    ray: RayOptions | None
+    loaded: LoadedCallback | None
 
 
 @dataclass(frozen=True)
@@ -173,25 +187,11 @@ class System(ABC, Generic[SpecT, Item, Row, TotalsT, RunT]):
         return parsed
 
     def run(
-        self,
-        spec: SpecT,
-        inputs: str | Path | Table | Iterable[Item | dict[str, Any]],
-        *,
-        engine: Engine = "local",
-        llm: LLMSource = None,
-        output: str | Path | None = None,
-        batch_size: int = 32,
-        progress: ProgressCallback | None = None,
-        overwrite: bool = False,
-        retry_failed: bool = False,
-        ray: RayOptions | None = None,
-        loaded: LoadedCallback | None = None,
+        self, spec: SpecT, inputs: str | Path | Table | Iterable[Item | dict[str, Any]], **options: Unpack[RunOptions]
     ) -> RunT:
-        """Run the system over ``inputs`` and return its typed result (``execute``)."""
-        return self.execute(
-            spec, inputs, engine=engine, llm=llm, output=output, batch_size=batch_size, progress=progress,
-            overwrite=overwrite, retry_failed=retry_failed, ray=ray, loaded=loaded,
-        ).result
+        """Run the system over ``inputs`` and return its typed result: ``execute`` with the same keyword arguments
+        and defaults (``RunOptions``)."""
+        return self.execute(spec, inputs, **options).result
 
     def execute(
         self,
