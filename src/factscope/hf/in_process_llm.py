@@ -4,7 +4,7 @@
 of an endpoint, so everything else is the client's own: the SQLite cache keyed by model, messages and settings;
 the usage counts (prompt and completion tokens) and the summary rows; failed calls kept with their error; and the
 roles' strict parsers reading each reply (an unparseable one is kept raw and marked failed, as an endpoint's
-is). ``chat_many`` decodes the calls it is given in batches before handing them over. A role's ``reply_format``
+is). ``chat_many`` has the calls it is given decoded in batches first (``prepare_chats``). A role's ``reply_format``
 enters the request (and so the cache key) and constrains the decoding, unless ``constrained=False``.
 """
 
