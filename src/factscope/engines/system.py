@@ -17,7 +17,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Sized
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Generic, Literal, TypedDict, TypeVar, Unpack, cast
+from typing import Any, ClassVar, Generic, Literal, TypedDict, TypeVar, Unpack, cast, get_args, get_origin
 
 from pydantic import BaseModel
 
@@ -103,10 +103,21 @@ class System(ABC, Generic[SpecT, Item, Row, TotalsT, RunT]):
     command: ClassVar[str]
     title: ClassVar[str]
     row_type: type[Row]
+    """The type of its result rows; this and the next two are the types its ``System[...]`` base names."""
     run_type: type[RunT]
     totals_type: type[TotalsT]
     """The running totals of its summary; a report counts rows held in memory into an empty one."""
     report: ClassVar[ReportHooks[Any]]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A subclass's ``row_type``, ``totals_type`` and ``run_type``: the types its ``System[...]`` base names."""
+        super().__init_subclass__(**kwargs)
+        for base in getattr(cls, "__orig_bases__", ()):
+            if get_origin(base) is System:
+                _, _, row, totals, run = get_args(base)
+                for attribute, named in (("row_type", row), ("totals_type", totals), ("run_type", run)):
+                    if isinstance(named, type):
+                        setattr(cls, attribute, named)
 
     @abstractmethod
     def parse(self, item: dict[str, Any], /, *, path: Path, line: int) -> Item | None:
