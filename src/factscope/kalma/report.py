@@ -120,24 +120,16 @@ def overview_html(rows: Sequence[AttributionScore]) -> Markup:
             )
         )
     else:
-        charts.append(
-            histogram(
-                [p for p in precisions if p is not None],
-                title="citation precision per answer",
-                x_label="precision",
-                style=PRECISION_STYLE,
-                chart="attribute-precision",
+        for figure, values, style in (("precision", precisions, PRECISION_STYLE), ("recall", recalls, RECALL_STYLE)):
+            charts.append(
+                histogram(
+                    [value for value in values if value is not None],
+                    title=f"citation {figure} per answer",
+                    x_label=figure,
+                    style=style,
+                    chart=f"attribute-{figure}",
+                )
             )
-        )
-        charts.append(
-            histogram(
-                [r for r in recalls if r is not None],
-                title="citation recall per answer",
-                x_label="recall",
-                style=RECALL_STYLE,
-                chart="attribute-recall",
-            )
-        )
     return Markup(
         environment("factscope.kalma")
         .get_template("overview.html.j2")
