@@ -16,7 +16,7 @@ from factscope.conner.scores import KnowledgeScores, SentenceEvidence
 from factscope.conner.totals import SUMMARY_METRICS, summarize
 from factscope.plots.histogram import histogram
 from factscope.plots.svg import DEFAULT_STYLES
-from factscope.plots.templating import environment
+from factscope.plots.templating import render_html
 
 DIMENSIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("factuality", "factuality", ("factual_consistent", "non_verified", "factual_inconsistent")),
@@ -103,26 +103,20 @@ def overview_html(rows: Sequence[KnowledgeScores]) -> Markup:
                 )
             )
         )
-    return Markup(
-        environment("factscope.conner")
-        .get_template("overview.html.j2")
-        .render(summary=summary, charts=charts)
-    )
+    return render_html("factscope.conner", "overview.html.j2", summary=summary, charts=charts)
 
 
 def record_html(row: KnowledgeScores, anchor: str) -> Markup:
     """One record: its six dimensions as figures with bars, and its knowledge sentences coloured by what their
     best evidence says, the evidence passage beside each."""
-    return Markup(
-        environment("factscope.conner")
-        .get_template("record.html.j2")
-        .render(
-            row=row,
-            anchor=anchor,
-            dimensions=dimensions_of(row),
-            evidence_class=evidence_class,
-            evidence_title=evidence_title,
-        )
+    return render_html(
+        "factscope.conner",
+        "record.html.j2",
+        row=row,
+        anchor=anchor,
+        dimensions=dimensions_of(row),
+        evidence_class=evidence_class,
+        evidence_title=evidence_title,
     )
 
 

@@ -18,7 +18,7 @@ from factscope.kalma.totals import summarize
 from factscope.plots.bars import grouped_bars
 from factscope.plots.histogram import histogram
 from factscope.plots.svg import Series, Style
-from factscope.plots.templating import environment
+from factscope.plots.templating import render_html
 
 GROUP_FIGURES = (
     ("correctness", "correctness"),
@@ -130,15 +130,13 @@ def overview_html(rows: Sequence[AttributionScore]) -> Markup:
                     chart=f"attribute-{figure}",
                 )
             )
-    return Markup(
-        environment("factscope.kalma")
-        .get_template("overview.html.j2")
-        .render(
-            summary=summary,
-            names=list(dict.fromkeys(name for figures in summary.values() for name in figures)),
-            answers=len(rows),
-            charts=[Markup(chart) for chart in charts],
-        )
+    return render_html(
+        "factscope.kalma",
+        "overview.html.j2",
+        summary=summary,
+        names=list(dict.fromkeys(name for figures in summary.values() for name in figures)),
+        answers=len(rows),
+        charts=[Markup(chart) for chart in charts],
     )
 
 
@@ -149,18 +147,16 @@ def _as_float(value: float | None) -> float | None:
 def record_html(row: AttributionScore, anchor: str) -> Markup:
     """One answer: its sentences with coloured citations and [NA] marks, unreadable citations, its counts,
     [NA] counts and G-Eval scores."""
-    return Markup(
-        environment("factscope.kalma")
-        .get_template("record.html.j2")
-        .render(
-            row=row,
-            anchor=anchor,
-            sentences=sentences_of(row),
-            precision=answer_precision(row),
-            recall=answer_recall(row),
-            citation_class=citation_class,
-            citation_title=citation_title,
-        )
+    return render_html(
+        "factscope.kalma",
+        "record.html.j2",
+        row=row,
+        anchor=anchor,
+        sentences=sentences_of(row),
+        precision=answer_precision(row),
+        recall=answer_recall(row),
+        citation_class=citation_class,
+        citation_title=citation_title,
     )
 
 
