@@ -99,6 +99,13 @@ def test_alignment_skips_failed_checks():
     assert alignment([]).value is None
 
 
+def test_counts_add_field_by_field():
+    # (2, 1, 2, 1, 0) + (0, 0, 1, 0, 2) = (2, 1, 3, 1, 2); the sum keeps its type
+    total = AnswerNACounts(2, 1, 2, 1, 0) + AnswerNACounts(0, 0, 1, 0, 2)
+    assert total == AnswerNACounts(na_sentences=2, na_precise=1, absent=3, absent_recalled=1, undecided=2)
+    assert type(total) is AnswerNACounts
+
+
 def test_na_precision_and_recall():
     # answer 1: two [NA] sentences x two absent triples; sentence 0 entails triple 0 only
     first = na_counts([[True, False], [False, False]], absent=2)
