@@ -64,6 +64,13 @@ def evidence_title(sentence: SentenceEvidence) -> str:
     )
 
 
+RESULT_FIELDS = ("factuality", "not_computed")
+"""Row fields only knowledge scores have (any one tells the system of a results file without a manifest)."""
+
+FLAGGED_MEANS = "records with a non-verified or inconsistent knowledge sentence"
+"""What ``is_flagged`` keeps, in words."""
+
+
 def is_flagged(row: KnowledgeScores) -> bool:
     """True when a knowledge sentence is not supported by its best evidence (non-verified or inconsistent)."""
     return any(evidence_class(sentence) in ("non-verified", "inconsistent") for sentence in row.sentences)

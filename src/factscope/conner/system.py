@@ -78,11 +78,7 @@ class KnowledgeSystem(System[KnowledgeSpec, KnowledgeRecord, KnowledgeScores, Kn
     manifest = "knowledge score"
     command = "factscope knowledge score"
     title = "Knowledge quality (CONNER)"
-    report = ReportHooks.of(
-        report,
-        fields=("factuality", "not_computed"),
-        flagged_means="records with a non-verified or inconsistent knowledge sentence",
-    )
+    report = ReportHooks.of(report)
 
     def __init__(self, task: KnowledgeTask | None = None, queries: str | Path | None = None) -> None:
         self.task = task

@@ -66,7 +66,14 @@ class RunOutcome:
 
 
 class SystemReport(Protocol[Row_contra]):
-    """A system's report module, as ``ReportHooks.of`` reads it: its functions of one row or of all the rows."""
+    """A system's report module, as ``ReportHooks.of`` reads it: the fields that mark its result rows, what its
+    flag means, and its functions of one row or of all the rows."""
+
+    @property
+    def RESULT_FIELDS(self) -> tuple[str, ...]: ...
+
+    @property
+    def FLAGGED_MEANS(self) -> str: ...
 
     def is_flagged(self, row: Row_contra, /) -> bool: ...
 
@@ -101,19 +108,14 @@ class ReportHooks(Generic[Row]):
         cls,
         report: SystemReport[Row],
         *,
-        fields: tuple[str, ...],
-        flagged_means: str,
         record_in_context: Callable[[Row, str, Sequence[str]], Markup] | None = None,
     ) -> ReportHooks[Row]:
-        """The hooks of a system's report module: ``flagged`` is its ``is_flagged``, ``record`` its
-        ``record_html``, ``overview`` its ``overview_html`` and ``caption`` its ``record_caption``."""
+        """The hooks of a system's report module: ``fields`` are its ``RESULT_FIELDS``, ``flagged`` its
+        ``is_flagged``, ``flagged_means`` its ``FLAGGED_MEANS``, ``record`` its ``record_html``, ``overview`` its
+        ``overview_html`` and ``caption`` its ``record_caption``."""
         return cls(
-            fields=fields,
-            flagged=report.is_flagged,
-            flagged_means=flagged_means,
-            record=report.record_html,
-            overview=report.overview_html,
-            caption=report.record_caption,
+            fields=report.RESULT_FIELDS, flagged=report.is_flagged, flagged_means=report.FLAGGED_MEANS,
+            record=report.record_html, overview=report.overview_html, caption=report.record_caption,
             record_in_context=record_in_context,
         )
 

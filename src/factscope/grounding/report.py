@@ -44,6 +44,13 @@ def report_factors(results: Sequence[GroundResult]) -> list[str]:
     return [name for name in (*DEFAULT_FACTORS, MODEL_FIELD) if name in present]
 
 
+RESULT_FIELDS = ("response_facts", "gold_facts")
+"""Row fields only grounding results have (any one tells the system of a results file without a manifest)."""
+
+FLAGGED_MEANS = "records with a response fact absent from the context"
+"""What ``is_flagged`` keeps, in words."""
+
+
 def is_flagged(result: GroundResult) -> bool:
     """True when the response states a fact judged absent from the context (an ungrounded fact)."""
     return any(fact.present is False for fact in result.response_facts)

@@ -58,6 +58,13 @@ def answer_recall(row: AttributionScore) -> float | None:
     return row.counts.recalled / row.counts.knowledge if row.counts.knowledge else None
 
 
+RESULT_FIELDS = ("citations", "counts")
+"""Row fields only attribution scores have (any one tells the system of a results file without a manifest)."""
+
+FLAGGED_MEANS = "answers citing a triple not in the graph or with an unreadable citation"
+"""What ``is_flagged`` keeps, in words."""
+
+
 def is_flagged(row: AttributionScore) -> bool:
     """True when an answer cites a triple that is not in the graph, or has a citation that cannot be read."""
     return bool(row.issues) or any(not citation.correct for citation in row.citations)

@@ -37,11 +37,7 @@ class AttributeSystem(System[AttributeSpec, AnswerRecord, AttributionScore, Attr
     manifest = "attribute score"
     command = "factscope attribute score"
     title = "Attribution to a knowledge graph (KaLMA)"
-    report = ReportHooks.of(
-        report,
-        fields=("citations", "counts"),
-        flagged_means="answers citing a triple not in the graph or with an unreadable citation",
-    )
+    report = ReportHooks.of(report)
 
     def parse(self, item: dict[str, Any], /, *, path: Path, line: int) -> AnswerRecord | None:
         """One answer of a file or request (``read_answer``); a failed generation is passed over (None)."""
