@@ -59,6 +59,13 @@ def test_run_takes_each_keyword_argument_of_execute_with_its_type():
     assert keywords == {name: hint.__forward_arg__ for name, hint in RunOptions.__annotations__.items()}
 
 
+def test_a_system_reads_its_row_totals_and_run_types_from_its_base():
+    from factscope.grounding.task import GroundResult, GroundRun, GroundTotals
+
+    assert (GROUND.row_type, GROUND.totals_type, GROUND.run_type) == (GroundResult, GroundTotals, GroundRun)
+    assert CHECK.row_type.__name__ == "CheckResult" and KNOWLEDGE.run_type.__name__ == "KnowledgeRun"
+
+
 def test_ready_builds_the_named_components_and_keeps_ready_ones():
     checker = Entails()
     ready = CHECK.ready(CheckSpec(extractor="sentences", checker=checker), None)

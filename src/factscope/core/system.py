@@ -1,9 +1,9 @@
 """The parts of a system that the layers below the systems share: how a file's records are read
 (``RecordParser``, ``RecordSource``), what a run result says of its pipeline (``RunFacts``), what a front-end adds
 to a summary table (``RunOutcome``), what a report needs of a system's rows (``ReportHooks``, read from its report
-module, a ``SystemReport``), and the picklable
-factory an engine sends to its workers (``SystemBuild``). The ``System`` base class that each system subclasses,
-and whose ``run`` chooses the engine, is ``factscope.engines.system.System``.
+module, a ``SystemReport``), and the picklable factory an engine sends to its workers (``SystemBuild``). The
+``System`` base class that each system subclasses, and whose ``run`` chooses the engine, is
+``factscope.engines.system.System``.
 """
 
 from __future__ import annotations
