@@ -2,6 +2,7 @@
 mergeable, the server's ServedSystem, GROUND's file reader (ScoredExamples), supplied facts and the one pass
 over a Ray run's shards (readable_items)."""
 
+import inspect
 import json
 import pickle
 
@@ -14,6 +15,7 @@ from factscope.core.errors import InputError
 from factscope.core.schema import Label, Verdict
 from factscope.core.system import SystemBuild
 from factscope.engines.shards import readable_items
+from factscope.engines.system import RunOptions, System
 from factscope.grounding.data import GroundExample, ScoredExamples
 from factscope.grounding.supplied_facts import supply_facts
 from factscope.grounding.system import GROUND, read_scored
@@ -49,6 +51,19 @@ def test_check_run_on_ready_components_writes_and_resumes(tmp_path):
     assert (run.extractor, run.checker) == ("sentences", "entails")
     again = CHECK.run(_spec(), records, output=output)
     assert (again.new_records, again.resumed_records) == (0, 2)
+
+
+def test_run_takes_each_keyword_argument_of_execute_with_its_type():
+    execute = inspect.signature(System.execute).parameters
+    keywords = {name: str(p.annotation) for name, p in execute.items() if p.kind is p.KEYWORD_ONLY}
+    assert keywords == {name: hint.__forward_arg__ for name, hint in RunOptions.__annotations__.items()}
+
+
+def test_a_system_reads_its_row_totals_and_run_types_from_its_base():
+    from factscope.grounding.task import GroundResult, GroundRun, GroundTotals
+
+    assert (GROUND.row_type, GROUND.totals_type, GROUND.run_type) == (GroundResult, GroundTotals, GroundRun)
+    assert CHECK.row_type.__name__ == "CheckResult" and KNOWLEDGE.run_type.__name__ == "KnowledgeRun"
 
 
 def test_ready_builds_the_named_components_and_keeps_ready_ones():

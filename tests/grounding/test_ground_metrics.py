@@ -9,10 +9,10 @@ from factscope.metrics.grounding import (
     breakdown,
     contains_answer,
     count_present,
-    f1_score,
     grounding_score,
     normalize_answer,
 )
+from factscope.metrics.ratios import f1
 
 
 def test_precision_recall_f1_by_hand():
@@ -45,8 +45,8 @@ def test_empty_policies():
     # no gold facts: recall and F1 undefined by default; "zero" makes them 0
     assert grounding_score([True], []).recall is None
     assert grounding_score([True], [], no_gold_facts="zero").f1 == 0.0
-    assert f1_score(0.0, 0.0) == 0.0
-    assert f1_score(None, 1.0) is None
+    assert f1(0.0, 0.0) == 0.0
+    assert f1(None, 1.0) is None
 
 
 def test_answer_matching_normalises_and_takes_alternatives():

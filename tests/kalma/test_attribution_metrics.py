@@ -12,10 +12,10 @@ from factscope.metrics.attribution import (
     alignment,
     citation_counts,
     citation_quality,
-    f1,
     na_counts,
     na_quality,
 )
+from factscope.metrics.ratios import f1
 
 DATA = repo_paths.DATA / "attribute"
 GRAPH = load_graph(DATA / "graph.jsonl")
@@ -97,6 +97,13 @@ def test_alignment_skips_failed_checks():
     assert result.value == pytest.approx(2 / 3)
     assert (result.pairs, result.entailed, result.failed) == (3, 2, 1)
     assert alignment([]).value is None
+
+
+def test_counts_add_field_by_field():
+    # (2, 1, 2, 1, 0) + (0, 0, 1, 0, 2) = (2, 1, 3, 1, 2); the sum keeps its type
+    total = AnswerNACounts(2, 1, 2, 1, 0) + AnswerNACounts(0, 0, 1, 0, 2)
+    assert total == AnswerNACounts(na_sentences=2, na_precise=1, absent=3, absent_recalled=1, undecided=2)
+    assert type(total) is AnswerNACounts
 
 
 def test_na_precision_and_recall():

@@ -102,6 +102,17 @@ def parse_joint_labels(reply: str, count: int) -> list[Label]:
     return [labels[number] for number in range(1, count + 1)]
 
 
+@dataclass(frozen=True)
+class _Batch:
+    """One ``check`` call's tasks, the reference texts of each (``_passage_groups``), the answers of its units so
+    far and its progress bar."""
+
+    tasks: Sequence[CheckTask]
+    groups: list[list[str]]
+    answers: dict[Unit, _Answer]
+    bar: StageProgress
+
+
 @dataclass
 class _Answer:
     """One passage group's answer for one claim: a label, or a failure with its reason."""
@@ -146,13 +157,14 @@ class LLMChecker:
         """One verdict per task, in order; model calls for the whole batch run concurrently."""
         groups = [self._passage_groups(task.references) for task in tasks]
         units = [(t, g) for t, task_groups in enumerate(groups) for g in range(len(task_groups))]
-        answers: dict[Unit, _Answer] = {}
         with stage(self.progress, "LLM checker calls", None) as bar:
+            batch = _Batch(tasks, groups, {}, bar)
             pending, joint_calls = units, 0
             if self.mode == "joint":
-                pending, joint_calls = self._check_joint(tasks, groups, units, answers, bar)
+                pending, joint_calls = self._check_joint(batch, units)
             bar.set_total(joint_calls + len(pending))
-            self._check_single(tasks, groups, pending, answers, bar)
+            self._check_single(batch, pending)
+        answers = batch.answers
         return [self._verdict([answers[(t, g)] for g in range(len(groups[t]))]) for t in range(len(tasks))]
 
     def _passage_groups(self, references: Sequence[str]) -> list[str]:
@@ -166,34 +178,23 @@ class LLMChecker:
     def _params(self) -> dict[str, int]:
         return {"max_tokens": self.max_tokens} if self.max_tokens else {}
 
-    def _check_single(
-        self,
-        tasks: Sequence[CheckTask],
-        groups: list[list[str]],
-        units: list[Unit],
-        answers: dict[Unit, _Answer],
-        bar: StageProgress,
-    ) -> None:
+    def _check_single(self, batch: _Batch, units: list[Unit]) -> None:
         conversations = [
-            [{"role": "user", "content": self._single_prompt(tasks[t], groups[t][g])}] for t, g in units
+            [{"role": "user", "content": self._single_prompt(batch.tasks[t], batch.groups[t][g])}] for t, g in units
         ]
         replies = (
-            self.client.chat_many(conversations, on_done=bar.advance, reply_format=LABEL_FORMAT, **self._params())
+            self.client.chat_many(
+                conversations, on_done=batch.bar.advance, reply_format=LABEL_FORMAT, **self._params()
+            )
             if units else []
         )
         for unit, reply in zip(units, replies, strict=True):
-            answers[unit] = _single_answer(reply)
+            batch.answers[unit] = _single_answer(reply)
 
-    def _check_joint(
-        self,
-        tasks: Sequence[CheckTask],
-        groups: list[list[str]],
-        units: list[Unit],
-        answers: dict[Unit, _Answer],
-        bar: StageProgress,
-    ) -> tuple[list[Unit], int]:
+    def _check_joint(self, batch: _Batch, units: list[Unit]) -> tuple[list[Unit], int]:
         """Ask the joint questions; returns the units whose joint reply did not parse (for single calls) and
         the number of joint calls."""
+        tasks, groups, answers, bar = batch.tasks, batch.groups, batch.answers, batch.bar
         batches: dict[tuple[str, str | None], list[Unit]] = {}
         for t, g in units:
             batches.setdefault((groups[t][g], tasks[t].question), []).append((t, g))

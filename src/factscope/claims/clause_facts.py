@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Unpack
 
 from factscope.claims.dependency import BE_FORMS, Proposition, PropositionReader, is_negated
-from factscope.claims.parsing import ParsedExtractor, is_statement, sentence_claim, sentences
+from factscope.claims.parsing import Sentence
+from factscope.claims.proposition_claims import PropositionExtractor, PropositionReading
 from factscope.core.schema import Claim
 
 
@@ -35,7 +36,7 @@ def proposition_facts(proposition: Proposition, *, core_facts: bool = True) -> l
     return facts
 
 
-class ClauseFactExtractor(ParsedExtractor):
+class ClauseFactExtractor(PropositionExtractor):
     """Atomic facts (``kind="fact"``) from the dependency parse, for the grounding task of Truly Ground.
 
     A sentence is split by clauses, coordinated subjects / verbs / objects, appositives ("Paris, the capital of
@@ -53,43 +54,30 @@ class ClauseFactExtractor(ParsedExtractor):
     """
 
     name = "facts"
+    fallback_kind = "fact"
 
     def __init__(
         self,
         nlp: Any = None,
         *,
-        batch_size: int = 32,
         core_facts: bool = True,
         split_nationality: bool = True,
-        resolve_pronouns: bool = True,
-        sentence_fallback: bool = True,
+        **reading: Unpack[PropositionReading],
     ) -> None:
-        super().__init__(nlp, batch_size=batch_size)
+        super().__init__(nlp, **reading)
         self.core_facts = core_facts
         self.split_nationality = split_nationality
-        self.resolve_pronouns = resolve_pronouns
-        self.sentence_fallback = sentence_fallback
 
-    def doc_claims(self, doc: Any) -> list[Claim]:
-        """The atomic facts of one parsed text, sentence by sentence, without duplicates."""
-        reader = PropositionReader(
+    def reader(self, doc: Any) -> PropositionReader:
+        """The proposition reader of one parsed text, nationalities split with ``split_nationality``."""
+        return PropositionReader(
             doc, resolve_pronouns=self.resolve_pronouns, split_nationality=self.split_nationality
         )
-        claims: list[Claim] = []
-        seen: set[str] = set()
-        for sentence in sentences(doc):
-            facts = [
-                f for p in reader.read(sentence) for f in proposition_facts(p, core_facts=self.core_facts)
-            ]
-            if not facts:
-                if self.sentence_fallback and is_statement(sentence):
-                    claims.append(sentence_claim(sentence, "fact"))
-                continue
-            for fact in facts:
-                if fact in seen:
-                    continue
-                seen.add(fact)
-                claims.append(
-                    Claim(text=fact, kind="fact", sentence_ids=[sentence.index], spans=[sentence.span])
-                )
-        return claims
+
+    def sentence_claims(self, reader: PropositionReader, sentence: Sentence) -> list[Claim]:
+        """The atomic facts of one sentence's propositions, as claims."""
+        return [
+            Claim(text=fact, kind="fact", sentence_ids=[sentence.index], spans=[sentence.span])
+            for p in reader.read(sentence)
+            for fact in proposition_facts(p, core_facts=self.core_facts)
+        ]

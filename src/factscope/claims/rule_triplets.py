@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from factscope.claims.dependency import Proposition, PropositionReader, is_negated
-from factscope.claims.parsing import ParsedExtractor, is_statement, sentence_claim, sentences
+from factscope.claims.parsing import Sentence
+from factscope.claims.proposition_claims import PropositionExtractor
 from factscope.core.schema import Claim
 
 
@@ -36,7 +35,7 @@ def triplet_text(triplet: tuple[str, str, str]) -> str:
     return " ".join(part for part in triplet if part) + "."
 
 
-class RuleTripletExtractor(ParsedExtractor):
+class RuleTripletExtractor(PropositionExtractor):
     """Claim-triplets from dependency rules, with no model beyond spaCy.
 
     Covers subject-verb-object clauses (negation and particles kept in the predicate), passive voice kept as
@@ -53,41 +52,18 @@ class RuleTripletExtractor(ParsedExtractor):
     """
 
     name = "rules"
+    fallback_kind = "sentence"
 
-    def __init__(
-        self,
-        nlp: Any = None,
-        *,
-        batch_size: int = 32,
-        resolve_pronouns: bool = True,
-        sentence_fallback: bool = True,
-    ) -> None:
-        super().__init__(nlp, batch_size=batch_size)
-        self.resolve_pronouns = resolve_pronouns
-        self.sentence_fallback = sentence_fallback
-
-    def doc_claims(self, doc: Any) -> list[Claim]:
-        """The claims of one parsed text, sentence by sentence, without duplicate triplets."""
-        reader = PropositionReader(doc, resolve_pronouns=self.resolve_pronouns)
-        claims: list[Claim] = []
-        seen: set[tuple[str, str, str]] = set()
-        for sentence in sentences(doc):
-            triplets = [t for p in reader.read(sentence) for t in proposition_triplets(p)]
-            if not triplets:
-                if self.sentence_fallback and is_statement(sentence):
-                    claims.append(sentence_claim(sentence, "sentence"))
-                continue
-            for triplet in triplets:
-                if triplet in seen:
-                    continue
-                seen.add(triplet)
-                claims.append(
-                    Claim(
-                        text=triplet_text(triplet),
-                        kind="triplet",
-                        triplet=triplet,
-                        sentence_ids=[sentence.index],
-                        spans=[sentence.span],
-                    )
-                )
-        return claims
+    def sentence_claims(self, reader: PropositionReader, sentence: Sentence) -> list[Claim]:
+        """The triplets of one sentence's propositions, as claims."""
+        return [
+            Claim(
+                text=triplet_text(triplet),
+                kind="triplet",
+                triplet=triplet,
+                sentence_ids=[sentence.index],
+                spans=[sentence.span],
+            )
+            for p in reader.read(sentence)
+            for triplet in proposition_triplets(p)
+        ]

@@ -16,7 +16,7 @@ from factscope.conner.scores import KnowledgeScores, SentenceEvidence
 from factscope.conner.totals import SUMMARY_METRICS, summarize
 from factscope.plots.histogram import histogram
 from factscope.plots.svg import DEFAULT_STYLES
-from factscope.plots.templating import environment
+from factscope.plots.templating import render_html
 
 DIMENSIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("factuality", "factuality", ("factual_consistent", "non_verified", "factual_inconsistent")),
@@ -64,6 +64,13 @@ def evidence_title(sentence: SentenceEvidence) -> str:
     )
 
 
+RESULT_FIELDS = ("factuality", "not_computed")
+"""Row fields only knowledge scores have (any one tells the system of a results file without a manifest)."""
+
+FLAGGED_MEANS = "records with a non-verified or inconsistent knowledge sentence"
+"""What ``is_flagged`` keeps, in words."""
+
+
 def is_flagged(row: KnowledgeScores) -> bool:
     """True when a knowledge sentence is not supported by its best evidence (non-verified or inconsistent)."""
     return any(evidence_class(sentence) in ("non-verified", "inconsistent") for sentence in row.sentences)
@@ -103,26 +110,20 @@ def overview_html(rows: Sequence[KnowledgeScores]) -> Markup:
                 )
             )
         )
-    return Markup(
-        environment("factscope.conner")
-        .get_template("overview.html.j2")
-        .render(summary=summary, charts=charts)
-    )
+    return render_html("factscope.conner", "overview.html.j2", summary=summary, charts=charts)
 
 
 def record_html(row: KnowledgeScores, anchor: str) -> Markup:
     """One record: its six dimensions as figures with bars, and its knowledge sentences coloured by what their
     best evidence says, the evidence passage beside each."""
-    return Markup(
-        environment("factscope.conner")
-        .get_template("record.html.j2")
-        .render(
-            row=row,
-            anchor=anchor,
-            dimensions=dimensions_of(row),
-            evidence_class=evidence_class,
-            evidence_title=evidence_title,
-        )
+    return render_html(
+        "factscope.conner",
+        "record.html.j2",
+        row=row,
+        anchor=anchor,
+        dimensions=dimensions_of(row),
+        evidence_class=evidence_class,
+        evidence_title=evidence_title,
     )
 
 

@@ -78,17 +78,7 @@ class KnowledgeSystem(System[KnowledgeSpec, KnowledgeRecord, KnowledgeScores, Kn
     manifest = "knowledge score"
     command = "factscope knowledge score"
     title = "Knowledge quality (CONNER)"
-    row_type = KnowledgeScores
-    run_type = KnowledgeRun
-    totals_type = KnowledgeTotals
-    report = ReportHooks(
-        fields=("factuality", "not_computed"),
-        flagged=report.is_flagged,
-        flagged_means="records with a non-verified or inconsistent knowledge sentence",
-        record=report.record_html,
-        overview=report.overview_html,
-        caption=report.record_caption,
-    )
+    report = ReportHooks.of(report)
 
     def __init__(self, task: KnowledgeTask | None = None, queries: str | Path | None = None) -> None:
         self.task = task

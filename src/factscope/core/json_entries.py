@@ -140,12 +140,9 @@ class _Text:
         expected = [_CLOSERS[first]]
         at = start + 1
         while True:
-            found = _STRUCTURE.search(self.text, at)
+            found = self.search(_STRUCTURE, at)
             if found is None:
-                at = len(self.text)
-                if not self.fill():
-                    return None
-                continue
+                return None
             char, at = found.group(), found.end()
             if char == '"':
                 end = self.string_end(at)
@@ -160,12 +157,9 @@ class _Text:
     def string_end(self, at: int) -> int | None:
         """The position just past the closing quote of the string whose text starts at ``at``."""
         while True:
-            found = _STRING_STOP.search(self.text, at)
+            found = self.search(_STRING_STOP, at)
             if found is None:
-                at = len(self.text)
-                if not self.fill():
-                    return None
-                continue
+                return None
             if found.group() == '"':
                 return found.end()
             if found.end() >= len(self.text):  # a backslash whose escaped character is not read yet
@@ -173,6 +167,15 @@ class _Text:
                     return None
                 continue
             at = found.end() + 1
+
+    def search(self, pattern: re.Pattern[str], at: int) -> re.Match[str] | None:
+        """The first match of ``pattern`` from ``at``, more of the file read until there is one; None when the
+        file ends first."""
+        while (found := pattern.search(self.text, at)) is None:
+            at = len(self.text)
+            if not self.fill():
+                return None
+        return found
 
     def _scalar_end(self, start: int) -> int:
         """The end of a number, ``true``, ``false`` or ``null`` (or of whatever else stands there)."""

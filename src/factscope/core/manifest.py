@@ -272,15 +272,7 @@ def prepare_results(output: str | Path, manifest: RunManifest, *, overwrite: boo
         sidecar.unlink(missing_ok=True)
     has_rows = output.exists() and output.stat().st_size > 0
     if has_rows:
-        recorded = _read_manifest(output, sidecar)
-        found = differences(recorded, manifest)
-        if found:
-            raise ResultsMismatch(
-                "holds results of another run, so resuming into it would mix them: "
-                + "; ".join(found)
-                + ". Rerun with `overwrite=True` to start this file again, or name another `output`",
-                path=output,
-            )
+        refuse_another_run(output, _read_manifest(output, sidecar), manifest, "file")
         return
     try:
         output.parent.mkdir(parents=True, exist_ok=True)
@@ -291,18 +283,39 @@ def prepare_results(output: str | Path, manifest: RunManifest, *, overwrite: boo
 
 
 def _read_manifest(output: Path, sidecar: Path) -> RunManifest:
+    return read_manifest(
+        output,
+        sidecar,
+        missing=f"exists but has no {sidecar.name}, so it is not a factscope results file (or was made before "
+        "results files recorded their settings); rerun with `overwrite=True` to replace it, or name another "
+        "`output`",
+        named=f"manifest {sidecar.name}",
+    )
+
+
+def read_manifest(output: Path, sidecar: Path, *, missing: str, named: str) -> RunManifest:
+    """The manifest ``sidecar`` of the results ``output`` (a file or a folder); a ResultsMismatch naming ``output``
+    when there is none (``missing`` says what that means) or it cannot be read (``named``: what it is called)."""
     if not sidecar.is_file():
-        raise ResultsMismatch(
-            f"exists but has no {sidecar.name}, so it is not a factscope results file (or was made before "
-            "results files recorded their settings); rerun with `overwrite=True` to replace it, or name another "
-            "`output`",
-            path=output,
-        )
+        raise ResultsMismatch(missing, path=output)
     try:
         return RunManifest.model_validate_json(sidecar.read_text(encoding="utf-8"))
     except (ValidationError, UnicodeDecodeError) as error:
         raise ResultsMismatch(
-            f"its manifest {sidecar.name} cannot be read ({type(error).__name__}); rerun with `overwrite=True` to "
-            "start again, or name another `output`",
+            f"its {named} cannot be read ({type(error).__name__}); rerun with `overwrite=True` to start again, or "
+            "name another `output`",
             path=output,
         ) from None
+
+
+def refuse_another_run(output: Path, recorded: RunManifest, manifest: RunManifest, kind: str) -> None:
+    """A ResultsMismatch naming what differs when the results ``output`` (a ``kind``: file or folder) were written
+    by a run with another manifest than ``manifest``."""
+    found = differences(recorded, manifest)
+    if found:
+        raise ResultsMismatch(
+            "holds results of another run, so resuming into it would mix them: "
+            + "; ".join(found)
+            + f". Rerun with `overwrite=True` to start this {kind} again, or name another `output`",
+            path=output,
+        )

@@ -97,8 +97,7 @@ def acquire(output: str | Path) -> None:
     another run (another process, or another thread of this one) holds it. Each ``acquire`` needs a ``release``."""
     if fcntl is None:
         return
-    path = lock_path(output)
-    key = os.path.realpath(path)
+    path, key = _lock_file(output)
     with _guard:
         held = _held.get(key)
         if held is not None:
@@ -114,8 +113,7 @@ def release(output: str | Path) -> None:
     """Give back one ``acquire`` of ``output``'s lock; the last removes the lock file and drops the lock."""
     if fcntl is None:
         return
-    path = lock_path(output)
-    key = os.path.realpath(path)
+    path, key = _lock_file(output)
     with _guard:
         held = _held.get(key)
         if held is None:
@@ -130,6 +128,12 @@ def release(output: str | Path) -> None:
         except OSError:
             pass
         os.close(held.descriptor)
+
+
+def _lock_file(output: str | Path) -> tuple[Path, str]:
+    """The lock file of ``output`` and its real path, the key of the locks this process holds."""
+    path = lock_path(output)
+    return path, os.path.realpath(path)
 
 
 def _take(path: Path, output: str | Path) -> int:

@@ -1,8 +1,9 @@
 """The parts of a system that the layers below the systems share: how a file's records are read
 (``RecordParser``, ``RecordSource``), what a run result says of its pipeline (``RunFacts``), what a front-end adds
-to a summary table (``RunOutcome``), what a report needs of a system's rows (``ReportHooks``), and the picklable
-factory an engine sends to its workers (``SystemBuild``). The ``System`` base class that each system subclasses,
-and whose ``run`` chooses the engine, is ``factscope.engines.system.System``.
+to a summary table (``RunOutcome``), what a report needs of a system's rows (``ReportHooks``, read from its report
+module, a ``SystemReport``), and the picklable factory an engine sends to its workers (``SystemBuild``). The
+``System`` base class that each system subclasses, and whose ``run`` chooses the engine, is
+``factscope.engines.system.System``.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ SpecT = TypeVar("SpecT")
 Item = TypeVar("Item")
 Item_co = TypeVar("Item_co", covariant=True)
 Row = TypeVar("Row", bound=BaseModel)
+Row_contra = TypeVar("Row_contra", bound=BaseModel, contravariant=True)
 
 
 class RecordParser(Protocol[Item_co]):
@@ -63,6 +65,25 @@ class RunOutcome:
     rows: Sequence[tuple[str, object]] = ()
 
 
+class SystemReport(Protocol[Row_contra]):
+    """A system's report module, as ``ReportHooks.of`` reads it: the fields that mark its result rows, what its
+    flag means, and its functions of one row or of all the rows."""
+
+    @property
+    def RESULT_FIELDS(self) -> tuple[str, ...]: ...
+
+    @property
+    def FLAGGED_MEANS(self) -> str: ...
+
+    def is_flagged(self, row: Row_contra, /) -> bool: ...
+
+    def record_html(self, row: Row_contra, anchor: str, /) -> Markup: ...
+
+    def overview_html(self, rows: Sequence[Row_contra], /) -> Markup: ...
+
+    def record_caption(self, row: Row_contra, /) -> str: ...
+
+
 @dataclass(frozen=True)
 class ReportHooks(Generic[Row]):
     """What ``factscope report`` and the server's pages need of a system's result rows."""
@@ -81,6 +102,22 @@ class ReportHooks(Generic[Row]):
     record_in_context: Callable[[Row, str, Sequence[str]], Markup] | None = None
     """One row as ``record`` shows it followed by the input contexts it was judged against, for a system whose rows
     do not hold them (None: its rows hold their own texts)."""
+
+    @classmethod
+    def of(
+        cls,
+        report: SystemReport[Row],
+        *,
+        record_in_context: Callable[[Row, str, Sequence[str]], Markup] | None = None,
+    ) -> ReportHooks[Row]:
+        """The hooks of a system's report module: ``fields`` are its ``RESULT_FIELDS``, ``flagged`` its
+        ``is_flagged``, ``flagged_means`` its ``FLAGGED_MEANS``, ``record`` its ``record_html``, ``overview`` its
+        ``overview_html`` and ``caption`` its ``record_caption``."""
+        return cls(
+            fields=report.RESULT_FIELDS, flagged=report.is_flagged, flagged_means=report.FLAGGED_MEANS,
+            record=report.record_html, overview=report.overview_html, caption=report.record_caption,
+            record_in_context=record_in_context,
+        )
 
 
 def facts_of(pipeline: Pipeline[Any, Any, Any]) -> RunFacts:

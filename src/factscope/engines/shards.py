@@ -15,17 +15,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import ValidationError
-
 from factscope.core.errors import InputError
 from factscope.core.input_files import read_json_records, read_jsonl_range
 from factscope.core.manifest import (
     InputFingerprint,
-    ResultsMismatch,
     RunManifest,
-    differences,
     fingerprint_file,
     nearest_existing_folder,
+    read_manifest,
+    refuse_another_run,
 )
 from factscope.core.record_limits import require_file
 from factscope.core.system import RecordParser
@@ -156,14 +154,7 @@ def prepare_results_folder(output: Path, manifest: RunManifest, *, overwrite: bo
             shard.unlink()
         sidecar.unlink(missing_ok=True)
     if _holds_rows(output):
-        found = differences(_recorded_manifest(output), manifest)
-        if found:
-            raise ResultsMismatch(
-                "holds results of another run, so resuming into it would mix them: "
-                + "; ".join(found)
-                + ". Rerun with `overwrite=True` to start this folder again, or name another `output`",
-                path=output,
-            )
+        refuse_another_run(output, _recorded_manifest(output), manifest, "folder")
         return
     output.mkdir(parents=True, exist_ok=True)
     sidecar.write_text(manifest.model_dump_json(indent=2) + "\n", encoding="utf-8")
@@ -174,21 +165,13 @@ def _holds_rows(output: Path) -> bool:
 
 
 def _recorded_manifest(output: Path) -> RunManifest:
-    sidecar = output / FOLDER_MANIFEST
-    if not sidecar.is_file():
-        raise ResultsMismatch(
-            f"holds results shards but no {FOLDER_MANIFEST}, so it is not a factscope results folder; rerun with "
-            "`overwrite=True` to replace its shards, or name another `output`",
-            path=output,
-        )
-    try:
-        return RunManifest.model_validate_json(sidecar.read_text(encoding="utf-8"))
-    except (ValidationError, UnicodeDecodeError) as error:
-        raise ResultsMismatch(
-            f"its {FOLDER_MANIFEST} cannot be read ({type(error).__name__}); rerun with `overwrite=True` to start "
-            "again, or name another `output`",
-            path=output,
-        ) from None
+    return read_manifest(
+        output,
+        output / FOLDER_MANIFEST,
+        missing=f"holds results shards but no {FOLDER_MANIFEST}, so it is not a factscope results folder; rerun "
+        "with `overwrite=True` to replace its shards, or name another `output`",
+        named=FOLDER_MANIFEST,
+    )
 
 
 def readable_items(input: Path, parse: RecordParser[Item]) -> Iterator[Item]:

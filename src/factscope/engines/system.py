@@ -17,7 +17,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Sized
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Generic, Literal, TypeVar, cast
+from typing import Any, ClassVar, Generic, Literal, TypedDict, TypeVar, Unpack, cast, get_args, get_origin
 
 from pydantic import BaseModel
 
@@ -64,6 +64,20 @@ RECORDS = "<records>"
 """The 'file' name of records given in memory in their errors."""
 
 
+class RunOptions(TypedDict, total=False):
+    """The keyword arguments of ``System.run``, each as ``System.execute`` takes it (its default is there)."""
+
+    engine: Engine
+    llm: LLMSource
+    output: str | Path | None
+    batch_size: int
+    progress: ProgressCallback | None
+    overwrite: bool
+    retry_failed: bool
+    ray: RayOptions | None
+    loaded: LoadedCallback | None
+
+
 @dataclass(frozen=True)
 class Execution(Generic[RunT]):
     """What a run hands back: its typed result, the input records that could not be read (located errors), the
@@ -89,10 +103,21 @@ class System(ABC, Generic[SpecT, Item, Row, TotalsT, RunT]):
     command: ClassVar[str]
     title: ClassVar[str]
     row_type: type[Row]
+    """The type of its result rows; this and the next two are the types its ``System[...]`` base names."""
     run_type: type[RunT]
     totals_type: type[TotalsT]
     """The running totals of its summary; a report counts rows held in memory into an empty one."""
     report: ClassVar[ReportHooks[Any]]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A subclass's ``row_type``, ``totals_type`` and ``run_type``: the types its ``System[...]`` base names."""
+        super().__init_subclass__(**kwargs)
+        for base in getattr(cls, "__orig_bases__", ()):
+            if get_origin(base) is System:
+                _, _, row, totals, run = get_args(base)
+                for attribute, named in (("row_type", row), ("totals_type", totals), ("run_type", run)):
+                    if isinstance(named, type):
+                        setattr(cls, attribute, named)
 
     @abstractmethod
     def parse(self, item: dict[str, Any], /, *, path: Path, line: int) -> Item | None:
@@ -179,25 +204,11 @@ class System(ABC, Generic[SpecT, Item, Row, TotalsT, RunT]):
         return parsed
 
     def run(
-        self,
-        spec: SpecT,
-        inputs: str | Path | Table | Iterable[Item | dict[str, Any]],
-        *,
-        engine: Engine = "local",
-        llm: LLMSource = None,
-        output: str | Path | None = None,
-        batch_size: int = 32,
-        progress: ProgressCallback | None = None,
-        overwrite: bool = False,
-        retry_failed: bool = False,
-        ray: RayOptions | None = None,
-        loaded: LoadedCallback | None = None,
+        self, spec: SpecT, inputs: str | Path | Table | Iterable[Item | dict[str, Any]], **options: Unpack[RunOptions]
     ) -> RunT:
-        """Run the system over ``inputs`` and return its typed result (``execute``)."""
-        return self.execute(
-            spec, inputs, engine=engine, llm=llm, output=output, batch_size=batch_size, progress=progress,
-            overwrite=overwrite, retry_failed=retry_failed, ray=ray, loaded=loaded,
-        ).result
+        """Run the system over ``inputs`` and return its typed result: ``execute`` with the same keyword arguments
+        and defaults (``RunOptions``)."""
+        return self.execute(spec, inputs, **options).result
 
     def execute(
         self,

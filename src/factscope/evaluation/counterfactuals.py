@@ -29,10 +29,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel
-
 from factscope.core.text import split_sentences
-from factscope.evaluation.pairs import PairLabel
+from factscope.evaluation.pairs import PairFields, PairLabel
 from factscope.hf.embedded import load_spacy
 
 Kind = Literal["faithful", "number", "date", "entity", "negation", "role", "unrelated", "long-premise"]
@@ -119,15 +117,9 @@ class Source:
     group: str = ""
 
 
-class GeneratedPair(BaseModel):
+class GeneratedPair(PairFields):
     """One labelled pair in the shape the evaluation reader takes, with the edit that made it."""
 
-    id: str
-    premise: str
-    hypothesis: str
-    label: PairLabel
-    dataset: str
-    group: str
     kind: Kind
     edit: str
 

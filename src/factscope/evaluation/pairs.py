@@ -95,7 +95,19 @@ class _AggreFactRecord(BaseModel):
     group: Identifier | None = None
 
 
-class LabelledPair(BaseModel):
+class PairFields(BaseModel):
+    """What every gold-labelled (premise, hypothesis) pair holds: its id, texts and label, its dataset and the
+    group a split by group (``part_of``) keeps in one part."""
+
+    id: str
+    premise: str
+    hypothesis: str
+    label: PairLabel
+    dataset: str
+    group: str
+
+
+class LabelledPair(PairFields):
     """One gold-labelled (premise, hypothesis) pair and where it came from.
 
     ``dataset`` is the record's ``dataset`` field, else the file's stem; ``group`` is the record's ``group``,
@@ -104,12 +116,6 @@ class LabelledPair(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    id: str
-    premise: str
-    hypothesis: str
-    label: PairLabel
-    dataset: str
-    group: str
     line: int
 
     @property

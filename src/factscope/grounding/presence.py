@@ -24,7 +24,7 @@ import math
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict, Unpack
 
 import numpy as np
 
@@ -88,8 +88,22 @@ def decide(scores: np.ndarray, threshold: float) -> list[bool | None]:
     return [None if math.isnan(value) else bool(value >= threshold) for value in scores.tolist()]
 
 
+class Windowing(TypedDict, total=False):
+    """How a presence model windows its sources: the keyword arguments of ``WindowedPresence`` (their defaults are
+    there) that its subclasses pass on."""
+
+    window: int | None
+    stride: int
+    min_window: int | None
+    mode: PresenceMode
+
+
 class WindowedPresence(ABC):
-    """Base of the presence models: windows the sources, scores unique pairs, keeps each fact's best window."""
+    """Base of the presence models: windows the sources, scores unique pairs, keeps each fact's best window.
+
+    ``window``: sentences per window (None: each source whole), moved ``stride`` sentences at a time; ``min_window``:
+    the narrowest window also scored (None: only ``window``-wide ones); ``mode`` 'fast' scores each fact against its
+    most relevant windows in ``rounds``, stopping at the first that reaches the threshold."""
 
     name = "windowed"
     threshold = 0.0
@@ -174,13 +188,10 @@ class BiEncoderPresence(WindowedPresence):
         model: str | None = None,
         threshold: float = 0.4,
         *,
-        window: int | None = 3,
-        stride: int = 1,
-        min_window: int | None = None,
-        mode: PresenceMode = "exact",
         encoder: TextEncoder | None = None,
+        **windowing: Unpack[Windowing],
     ) -> None:
-        super().__init__(window, stride, min_window, mode)
+        super().__init__(**windowing)
         from factscope.hf.encoders import BiEncoder
 
         self.encoder = encoder if encoder is not None else BiEncoder(model)
@@ -201,13 +212,10 @@ class CrossEncoderPresence(WindowedPresence):
         model: str = CROSS_ENCODER_MODEL,
         threshold: float = 6.0,
         *,
-        window: int | None = 3,
-        stride: int = 1,
-        min_window: int | None = None,
-        mode: PresenceMode = "exact",
         batch_size: int = 32,
+        **windowing: Unpack[Windowing],
     ) -> None:
-        super().__init__(window, stride, min_window, mode)
+        super().__init__(**windowing)
         from factscope.hf.encoders import CrossEncoderScorer
 
         self.scorer = CrossEncoderScorer(model, batch_size=batch_size)
@@ -229,13 +237,9 @@ class NLIPresence(WindowedPresence):
         self,
         checker: Checker,
         threshold: float = 0.5,
-        *,
-        window: int | None = 3,
-        stride: int = 1,
-        min_window: int | None = None,
-        mode: PresenceMode = "exact",
+        **windowing: Unpack[Windowing],
     ) -> None:
-        super().__init__(window, stride, min_window, mode)
+        super().__init__(**windowing)
         self.checker = checker
         self.name = f"nli:{getattr(checker, 'name', type(checker).__name__)}"
         self.threshold = threshold
@@ -271,16 +275,15 @@ class ShortlistNLIPresence(WindowedPresence):
         threshold: float = SHORTLIST_THRESHOLD,
         *,
         shortlist: int = 3,
-        window: int | None = 3,
-        stride: int = 1,
-        min_window: int | None = None,
-        mode: PresenceMode = "exact",
         encoder: TextEncoder | None = None,
+        **windowing: Unpack[Windowing],
     ) -> None:
-        super().__init__(window, stride, min_window, mode)
+        super().__init__(**windowing)
         if shortlist < 1:
             raise ValueError("the shortlist holds at least one window")
-        self.ranker = BiEncoderPresence(window=window, stride=stride, min_window=min_window, encoder=encoder)
+        self.ranker = BiEncoderPresence(
+            window=self.window, stride=self.stride, min_window=self.min_window, encoder=encoder
+        )
         self.judge = NLIPresence(checker, window=None)
         self.shortlist = shortlist
         self.name = f"bi-top{shortlist}+{self.judge.name}"

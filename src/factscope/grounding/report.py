@@ -18,7 +18,7 @@ from factscope.metrics.grounding import GroundingAverages
 from factscope.plots.bars import grouped_bars
 from factscope.plots.histogram import histogram
 from factscope.plots.svg import Series
-from factscope.plots.templating import environment
+from factscope.plots.templating import render_html
 
 FIGURES = (
     ("precision", "precision"),
@@ -42,6 +42,13 @@ def report_factors(results: Sequence[GroundResult]) -> list[str]:
     ``model`` when records name one."""
     present = {name for r in results for name, value in r.metadata.items() if value is not None}
     return [name for name in (*DEFAULT_FACTORS, MODEL_FIELD) if name in present]
+
+
+RESULT_FIELDS = ("response_facts", "gold_facts")
+"""Row fields only grounding results have (any one tells the system of a results file without a manifest)."""
+
+FLAGGED_MEANS = "records with a response fact absent from the context"
+"""What ``is_flagged`` keeps, in words."""
 
 
 def is_flagged(result: GroundResult) -> bool:
@@ -74,10 +81,9 @@ def overview_html(results: Sequence[GroundResult]) -> Markup:
     )
     f1s = [r.f1 for r in results if not r.failed and r.f1 is not None]
     spread = histogram(f1s, title="grounding F1 per record", x_label="F1", chart="ground-f1")
-    return Markup(
-        environment("factscope.grounding")
-        .get_template("overview.html.j2")
-        .render(summary=summary, rows=rows, figures=FIGURES, charts=[Markup(chart), Markup(spread)])
+    return render_html(
+        "factscope.grounding", "overview.html.j2", summary=summary, rows=rows, figures=FIGURES,
+        charts=[Markup(chart), Markup(spread)],
     )
 
 
@@ -85,10 +91,9 @@ def record_html(result: GroundResult, anchor: str, contexts: Sequence[str] = ())
     """One record: question, response, answer check, and its response and gold facts present or absent.
     ``contexts`` (the example's input contexts, which results rows do not hold) are shown after the facts when
     given, so a reader can see what the response facts were judged against."""
-    return Markup(
-        environment("factscope.grounding")
-        .get_template("record.html.j2")
-        .render(result=result, anchor=anchor, fact_class=fact_class, contexts=list(contexts))
+    return render_html(
+        "factscope.grounding", "record.html.j2", result=result, anchor=anchor, fact_class=fact_class,
+        contexts=list(contexts),
     )
 
 

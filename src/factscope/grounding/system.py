@@ -89,18 +89,7 @@ class GroundSystem(System[GroundSpec, GroundExample, GroundResult, GroundTotals,
     manifest = "ground"
     command = "factscope ground"
     title = "Grounding (Truly Ground)"
-    row_type = GroundResult
-    run_type = GroundRun
-    totals_type = GroundTotals
-    report = ReportHooks(
-        fields=("response_facts", "gold_facts"),
-        flagged=report.is_flagged,
-        flagged_means="records with a response fact absent from the context",
-        record=report.record_html,
-        overview=report.overview_html,
-        caption=report.record_caption,
-        record_in_context=report.record_html,
-    )
+    report = ReportHooks.of(report, record_in_context=report.record_html)
 
     def __init__(self, metadata: str | Path | None = None, responses: str | Path | None = None) -> None:
         self.metadata = Path(metadata) if metadata is not None else None

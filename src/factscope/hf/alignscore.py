@@ -31,12 +31,12 @@ from typing import Any
 import numpy as np
 from scipy.special import softmax
 
-from factscope.core.bounded_cache import BoundedCache
 from factscope.core.errors import ConfigError
 from factscope.core.text import split_sentences
 from factscope.hf.loading import load_pretrained
-from factscope.hf.nli import CACHED_TOKEN_COUNTS
+from factscope.hf.sorted_batches import padded_batches
 from factscope.hf.state_dict import load_exactly
+from factscope.hf.token_counts import TokenCounts
 
 CHUNK_WORDS = 350
 """The authors' chunk size, in whitespace words of the context."""
@@ -87,7 +87,7 @@ class AlignScoreScorer:
         self.model.to(device).eval()
         self.tokenizer = load_pretrained(AutoTokenizer, source, "AlignScore tokenizer")
         self.max_length = min(512, self.tokenizer.model_max_length or 512)
-        self._token_counts: BoundedCache[str, int] = BoundedCache(CACHED_TOKEN_COUNTS)
+        self._token_counts = TokenCounts(self.tokenizer)
 
     def model_inputs(self, premise: str, hypothesis: str) -> list[tuple[str, str]]:
         """The (chunk, claim sentence) pairs the model is given for one (context, claim), chunk by chunk."""
@@ -95,11 +95,7 @@ class AlignScoreScorer:
 
     def count_tokens(self, text: str) -> int:
         """Number of tokens of ``text`` without special tokens."""
-        count = self._token_counts.get(text)
-        if count is None:
-            count = len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
-            self._token_counts.put(text, count)
-        return count
+        return self._token_counts(text)
 
     def pair_probs(self, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], np.ndarray]:
         """The 3-way head's probabilities of each distinct (chunk, sentence) pair, in batches of similar length."""
@@ -113,12 +109,7 @@ class AlignScoreScorer:
             [chunk for chunk, _ in unique], [sentence for _, sentence in unique],
             truncation="only_first", max_length=self.max_length,
         )
-        order = sorted(range(len(unique)), key=lambda i: len(encoded["input_ids"][i]))
-        for offset in range(0, len(order), self.batch_size):
-            batch = order[offset : offset + self.batch_size]
-            inputs = self.tokenizer.pad(
-                {key: [values[i] for i in batch] for key, values in encoded.items()}, return_tensors="pt"
-            ).to(self.device)
+        for batch, inputs in padded_batches(self.tokenizer, encoded, self.batch_size, self.device):
             with torch.inference_mode():
                 logits = self.model(inputs["input_ids"], inputs["attention_mask"]).float().cpu().numpy()
             found.update(zip((unique[i] for i in batch), softmax(logits.astype(np.float64), axis=1)))

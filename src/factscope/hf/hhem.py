@@ -25,11 +25,11 @@ from typing import Any, cast
 import numpy as np
 from scipy.special import softmax
 
-from factscope.core.bounded_cache import BoundedCache
 from factscope.core.errors import ConfigError
 from factscope.hf.loading import load_pretrained, model_file
-from factscope.hf.nli import CACHED_TOKEN_COUNTS
+from factscope.hf.sorted_batches import padded_batches
 from factscope.hf.state_dict import load_exactly, read_safetensors
+from factscope.hf.token_counts import TokenCounts
 from factscope.hf.two_way import two_way_probs
 
 HHEM_PROMPT = "<pad> Determine if the hypothesis is true given the premise?\n\nPremise: {text1}\n\nHypothesis: {text2}"
@@ -63,7 +63,7 @@ class HHEMScorer:
         load_exactly(self.model, weights, f"HHEM '{name_or_path}'", tied=TIED)
         self.model.to(device).eval()
         self.tokenizer = load_pretrained(AutoTokenizer, _tokenizer_source(name_or_path, foundation), "HHEM tokenizer")
-        self._token_counts: BoundedCache[str, int] = BoundedCache(CACHED_TOKEN_COUNTS)
+        self._token_counts = TokenCounts(self.tokenizer)
 
     def model_input(self, premise: str, hypothesis: str) -> str:
         """The text the model is given for one pair: the prompt template filled in."""
@@ -71,11 +71,7 @@ class HHEMScorer:
 
     def count_tokens(self, text: str) -> int:
         """Number of tokens of ``text`` without special tokens."""
-        count = self._token_counts.get(text)
-        if count is None:
-            count = len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
-            self._token_counts.put(text, count)
-        return count
+        return self._token_counts(text)
 
     def support(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
         """P(consistent) for each (premise, hypothesis) pair, in batches of similar length."""
@@ -85,13 +81,8 @@ class HHEMScorer:
             raise ValueError("premises and hypotheses differ in length")
         texts = list(dict.fromkeys(self.model_input(p, h) for p, h in zip(premises, hypotheses)))
         encoded = self.tokenizer(texts)
-        order = sorted(range(len(texts)), key=lambda i: len(encoded["input_ids"][i]))
         found: dict[str, float] = {}
-        for offset in range(0, len(order), self.batch_size):
-            batch = order[offset : offset + self.batch_size]
-            inputs = self.tokenizer.pad(
-                {key: [values[i] for i in batch] for key, values in encoded.items()}, return_tensors="pt"
-            ).to(self.device)
+        for batch, inputs in padded_batches(self.tokenizer, encoded, self.batch_size, self.device):
             with torch.inference_mode():
                 logits = self.model(**inputs).logits[:, 0, :].float().cpu().numpy()
             found.update(zip((texts[i] for i in batch), softmax(logits.astype(np.float64), axis=1)[:, 1]))

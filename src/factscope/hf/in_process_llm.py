@@ -4,14 +4,14 @@
 of an endpoint, so everything else is the client's own: the SQLite cache keyed by model, messages and settings;
 the usage counts (prompt and completion tokens) and the summary rows; failed calls kept with their error; and the
 roles' strict parsers reading each reply (an unparseable one is kept raw and marked failed, as an endpoint's
-is). ``chat_many`` decodes the calls it is given in batches before handing them over. A role's ``reply_format``
+is). ``chat_many`` has the calls it is given decoded in batches first (``prepare_chats``). A role's ``reply_format``
 enters the request (and so the cache key) and constrains the decoding, unless ``constrained=False``.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import httpx
@@ -19,7 +19,7 @@ import httpx
 from factscope.core.errors import BackendError, ConfigError
 from factscope.hf.chat_model import ChatModel, Decoding, Generated, shared_chat_model
 from factscope.llm.cache import cache_key
-from factscope.llm.client import CHAT_ROUTE, ChatReply, CompletionReply, LLMClient, Message
+from factscope.llm.client import CompletionReply, LLMClient, Message
 from factscope.llm.config import LLMConfig
 from factscope.llm.reply_format import ReplyFormat
 
@@ -88,24 +88,14 @@ class InProcessLLMClient(LLMClient):
         return [("LLM generations" if name == "LLM HTTP requests" else name, value)
                 for name, value in super().usage_rows()]
 
-    def chat_many(
-        self,
-        conversations: Sequence[Sequence[Message]],
-        *,
-        on_done: Callable[[], None] | None = None,
-        reply_format: ReplyFormat | None = None,
-        **params: Any,
-    ) -> list[ChatReply]:
-        """``LLMClient.chat_many``, with the calls not in the cache decoded together in batches first."""
-        requests = {}
-        for conversation in conversations:
-            request = self._chat_request(conversation, params, reply_format)
-            key = cache_key(CHAT_ROUTE, self.config.model, request)
-            if key not in self._ready and (self.cache is None or self.cache.get(key) is None):
-                requests[key] = request
-        for (key, request), answer in zip(requests.items(), self._answer(list(requests.values()))):
+    def prepare_chats(self, requests: dict[str, dict[str, Any]]) -> None:
+        """The requests of a ``chat_many`` not in the cache, decoded together in batches before it sends them."""
+        waiting = {
+            key: request for key, request in requests.items()
+            if key not in self._ready and (self.cache is None or self.cache.get(key) is None)
+        }
+        for key, answer in zip(waiting, self._answer(list(waiting.values()))):
             self._ready[key] = answer
-        return super().chat_many(conversations, on_done=on_done, reply_format=reply_format, **params)
 
     def complete(
         self, prompt: str, max_tokens: int = 0, echo: bool = True, logprobs: int = 0, **params: Any

@@ -26,13 +26,12 @@ from typing import Any
 import numpy as np
 from scipy.special import softmax
 
-from factscope.core.bounded_cache import BoundedCache
 from factscope.core.errors import ConfigError
 from factscope.hf.loading import load_pretrained
-from factscope.hf.nli import CACHED_TOKEN_COUNTS
 from factscope.hf.seq2seq import first_token_logits
 from factscope.hf.sorted_batches import classifier_logits
 from factscope.hf.state_dict import refuse_partial_weights
+from factscope.hf.token_counts import TokenCounts
 from factscope.hf.two_way import two_way_probs
 
 CLASSIFIER_CHUNK_TOKENS = 400
@@ -67,7 +66,7 @@ class MiniCheckScorer:
         self.max_length = MAX_INPUT_TOKENS[self.model_type]
         self.model = self._load_model(name_or_path).to(device).eval()
         self.chunk_tokens = T5_CHUNK_WORDS if self.seq2seq else CLASSIFIER_CHUNK_TOKENS
-        self._token_counts: BoundedCache[str, int] = BoundedCache(CACHED_TOKEN_COUNTS)
+        self._token_counts = TokenCounts(self.tokenizer)
 
     @property
     def seq2seq(self) -> bool:
@@ -93,11 +92,7 @@ class MiniCheckScorer:
         """What the authors' chunking counts: whitespace words (Flan-T5) or tokens without special tokens."""
         if self.seq2seq:
             return len(text.split())
-        count = self._token_counts.get(text)
-        if count is None:
-            count = len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
-            self._token_counts.put(text, count)
-        return count
+        return self._token_counts(text)
 
     def support(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
         """P(supported) for each (chunk, claim) pair."""

@@ -7,14 +7,11 @@ from collections.abc import Sequence
 import numpy as np
 from scipy.special import softmax
 
-from factscope.core.bounded_cache import BoundedCache
 from factscope.core.schema import LABELS, Label
 from factscope.hf.label_map import label_columns
 from factscope.hf.loading import load_pretrained
 from factscope.hf.sorted_batches import classifier_logits
-
-CACHED_TOKEN_COUNTS = 8_192
-"""Texts whose token counts an NLI scorer keeps (segmenting a reference counts its pieces again and again)."""
+from factscope.hf.token_counts import TokenCounts
 
 
 def to_label_order(probs: np.ndarray, columns: dict[int, Label]) -> np.ndarray:
@@ -52,16 +49,12 @@ class HFNLIScorer:
         self.model = load_pretrained(AutoModelForSequenceClassification, name_or_path, "NLI model").to(device).eval()
         self.max_length = min(max_length, getattr(self.tokenizer, "model_max_length", max_length) or max_length)
         self.columns = label_columns(self.model.config.id2label, label_order)
-        self._token_counts: BoundedCache[str, int] = BoundedCache(CACHED_TOKEN_COUNTS)
+        self._token_counts = TokenCounts(self.tokenizer)
 
     def count_tokens(self, text: str) -> int:
         """Number of tokens of ``text`` without special tokens (the ``CACHED_TOKEN_COUNTS`` most recent texts'
-        are memoised)."""
-        count = self._token_counts.get(text)
-        if count is None:
-            count = len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
-            self._token_counts.put(text, count)
-        return count
+        are memoised: ``factscope.hf.token_counts``)."""
+        return self._token_counts(text)
 
     def score(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
         """Probabilities (n, 3) in LABELS order for each (premise, hypothesis) pair."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -41,13 +41,20 @@ def classifier_logits(
             truncation=True,
             max_length=max_length,
         )
-        order = sorted(range(len(chunk)), key=lambda i: len(encoded["input_ids"][i]))
-        for offset in range(0, len(order), batch_size):
-            batch = order[offset : offset + batch_size]
-            inputs = tokenizer.pad(
-                {key: [values[i] for i in batch] for key, values in encoded.items()}, return_tensors="pt"
-            ).to(device)
+        for batch, inputs in padded_batches(tokenizer, encoded, batch_size, device):
             with torch.inference_mode():
                 logits = model(**inputs).logits.float().cpu().numpy()
             rows.update(zip((chunk[i] for i in batch), logits))
     return np.stack([rows[item] for item in items]).astype(np.float64)
+
+
+def padded_batches(tokenizer: Any, encoded: Any, batch_size: int, device: str) -> Iterator[tuple[list[int], Any]]:
+    """The items of ``encoded`` (a tokenizer's output) in batches of ``batch_size`` sorted by token count, each
+    padded to its own longest item as tensors on ``device``, with the indices of its items."""
+    order = sorted(range(len(encoded["input_ids"])), key=lambda i: len(encoded["input_ids"][i]))
+    for offset in range(0, len(order), batch_size):
+        batch = order[offset : offset + batch_size]
+        inputs = tokenizer.pad(
+            {key: [values[i] for i in batch] for key, values in encoded.items()}, return_tensors="pt"
+        ).to(device)
+        yield batch, inputs

@@ -18,7 +18,7 @@ from factscope.kalma.totals import summarize
 from factscope.plots.bars import grouped_bars
 from factscope.plots.histogram import histogram
 from factscope.plots.svg import Series, Style
-from factscope.plots.templating import environment
+from factscope.plots.templating import render_html
 
 GROUP_FIGURES = (
     ("correctness", "correctness"),
@@ -56,6 +56,13 @@ def answer_precision(row: AttributionScore) -> float | None:
 def answer_recall(row: AttributionScore) -> float | None:
     """Citation recall of one answer: minimum-set triples cited over the minimum set (None when it is empty)."""
     return row.counts.recalled / row.counts.knowledge if row.counts.knowledge else None
+
+
+RESULT_FIELDS = ("citations", "counts")
+"""Row fields only attribution scores have (any one tells the system of a results file without a manifest)."""
+
+FLAGGED_MEANS = "answers citing a triple not in the graph or with an unreadable citation"
+"""What ``is_flagged`` keeps, in words."""
 
 
 def is_flagged(row: AttributionScore) -> bool:
@@ -120,33 +127,23 @@ def overview_html(rows: Sequence[AttributionScore]) -> Markup:
             )
         )
     else:
-        charts.append(
-            histogram(
-                [p for p in precisions if p is not None],
-                title="citation precision per answer",
-                x_label="precision",
-                style=PRECISION_STYLE,
-                chart="attribute-precision",
+        for figure, values, style in (("precision", precisions, PRECISION_STYLE), ("recall", recalls, RECALL_STYLE)):
+            charts.append(
+                histogram(
+                    [value for value in values if value is not None],
+                    title=f"citation {figure} per answer",
+                    x_label=figure,
+                    style=style,
+                    chart=f"attribute-{figure}",
+                )
             )
-        )
-        charts.append(
-            histogram(
-                [r for r in recalls if r is not None],
-                title="citation recall per answer",
-                x_label="recall",
-                style=RECALL_STYLE,
-                chart="attribute-recall",
-            )
-        )
-    return Markup(
-        environment("factscope.kalma")
-        .get_template("overview.html.j2")
-        .render(
-            summary=summary,
-            names=list(dict.fromkeys(name for figures in summary.values() for name in figures)),
-            answers=len(rows),
-            charts=[Markup(chart) for chart in charts],
-        )
+    return render_html(
+        "factscope.kalma",
+        "overview.html.j2",
+        summary=summary,
+        names=list(dict.fromkeys(name for figures in summary.values() for name in figures)),
+        answers=len(rows),
+        charts=[Markup(chart) for chart in charts],
     )
 
 
@@ -157,18 +154,16 @@ def _as_float(value: float | None) -> float | None:
 def record_html(row: AttributionScore, anchor: str) -> Markup:
     """One answer: its sentences with coloured citations and [NA] marks, unreadable citations, its counts,
     [NA] counts and G-Eval scores."""
-    return Markup(
-        environment("factscope.kalma")
-        .get_template("record.html.j2")
-        .render(
-            row=row,
-            anchor=anchor,
-            sentences=sentences_of(row),
-            precision=answer_precision(row),
-            recall=answer_recall(row),
-            citation_class=citation_class,
-            citation_title=citation_title,
-        )
+    return render_html(
+        "factscope.kalma",
+        "record.html.j2",
+        row=row,
+        anchor=anchor,
+        sentences=sentences_of(row),
+        precision=answer_precision(row),
+        recall=answer_recall(row),
+        citation_class=citation_class,
+        citation_title=citation_title,
     )
 
 

@@ -37,17 +37,7 @@ class AttributeSystem(System[AttributeSpec, AnswerRecord, AttributionScore, Attr
     manifest = "attribute score"
     command = "factscope attribute score"
     title = "Attribution to a knowledge graph (KaLMA)"
-    row_type = AttributionScore
-    run_type = AttributionRun
-    totals_type = AttributionTotals
-    report = ReportHooks(
-        fields=("citations", "counts"),
-        flagged=report.is_flagged,
-        flagged_means="answers citing a triple not in the graph or with an unreadable citation",
-        record=report.record_html,
-        overview=report.overview_html,
-        caption=report.record_caption,
-    )
+    report = ReportHooks.of(report)
 
     def parse(self, item: dict[str, Any], /, *, path: Path, line: int) -> AnswerRecord | None:
         """One answer of a file or request (``read_answer``); a failed generation is passed over (None)."""

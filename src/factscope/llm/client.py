@@ -28,7 +28,7 @@ from factscope.llm.config import LLMConfig
 from factscope.llm.reply_format import ReplyFormat
 from factscope.llm.retry import Delivery, RetryPolicy
 
-__all__ = ["ChatReply", "CompletionReply", "LLMClient", "LLMConfig", "LLMUsage", "Message"]
+__all__ = ["ChatReply", "CompletionReply", "LLMClient", "LLMConfig", "LLMReply", "LLMUsage", "Message"]
 
 Message = dict[str, str]
 
@@ -40,8 +40,9 @@ FATAL_STATUS = frozenset({401, 403, 404})
 
 
 @dataclass
-class ChatReply:
-    """One chat call's outcome: the assistant text, or ``failed=True`` with the error (and raw body if any)."""
+class LLMReply:
+    """One call's outcome: the text, or ``failed=True`` with the error (and raw body if any); whether the cache
+    gave it, the server's token usage and the attempts it took."""
 
     text: str | None
     failed: bool = False
@@ -50,6 +51,12 @@ class ChatReply:
     usage: dict[str, int] = field(default_factory=dict)
     raw: str | None = None
     attempts: int = 0
+
+
+@dataclass
+class ChatReply(LLMReply):
+    """One chat call's outcome (``LLMReply``): the assistant text, and why the server stopped."""
+
     finish_reason: str | None = None
 
     @property
@@ -59,19 +66,13 @@ class ChatReply:
 
 
 @dataclass
-class CompletionReply:
-    """One /completions call's outcome; with ``echo=True`` the prompt's tokens and their log-probabilities."""
+class CompletionReply(LLMReply):
+    """One /completions call's outcome (``LLMReply``); with ``echo=True`` the prompt's tokens and their
+    log-probabilities."""
 
-    text: str | None
     tokens: list[str] = field(default_factory=list)
     token_logprobs: list[float | None] = field(default_factory=list)
     text_offset: list[int] = field(default_factory=list)
-    failed: bool = False
-    error: str | None = None
-    cached: bool = False
-    usage: dict[str, int] = field(default_factory=dict)
-    raw: str | None = None
-    attempts: int = 0
 
 
 @dataclass
@@ -193,10 +194,9 @@ class LLMClient:
         ``on_done`` is called once per conversation as its reply arrives (e.g. to advance a progress bar);
         ``reply_format`` is as for ``chat``.
         """
-        keys = [
-            cache_key(CHAT_ROUTE, self.config.model, self._chat_request(c, params, reply_format))
-            for c in conversations
-        ]
+        requests = [self._chat_request(c, params, reply_format) for c in conversations]
+        keys = [cache_key(CHAT_ROUTE, self.config.model, request) for request in requests]
+        self.prepare_chats(dict(zip(keys, requests)))
         first_index: dict[str, int] = {}
         for index, key in enumerate(keys):
             first_index.setdefault(key, index)
@@ -220,6 +220,10 @@ class LLMClient:
                 pool.shutdown(wait=True, cancel_futures=True)  # a fatal error: send no more requests
                 raise
         return [results[key] for key in keys]
+
+    def prepare_chats(self, requests: dict[str, dict[str, Any]]) -> None:
+        """What ``chat_many`` does with its distinct requests (by cache key) before it sends them one by one;
+        nothing for an endpoint."""
 
     def complete(
         self, prompt: str, max_tokens: int = 0, echo: bool = True, logprobs: int = 0, **params: Any

@@ -7,22 +7,13 @@ which is skipped and counted, never read as 0 or 1.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Literal
+from dataclasses import asdict, dataclass, field, fields, replace
+from typing import Literal, Self
 
 from factscope.kg.citations import Citation
 from factscope.kg.graph import Triple
-from factscope.metrics.ratios import EmptyPolicy
+from factscope.metrics.ratios import EmptyPolicy, f1
 from factscope.metrics.running import RunningMean
-
-
-def f1(precision: float | None, recall: float | None) -> float | None:
-    """Harmonic mean; 0 when both are 0; None when either is undefined."""
-    if precision is None or recall is None:
-        return None
-    if precision + recall == 0:
-        return 0.0
-    return 2 * precision * recall / (precision + recall)
 
 
 def _ratio(part: int, whole: int) -> float | None:
@@ -30,7 +21,15 @@ def _ratio(part: int, whole: int) -> float | None:
 
 
 @dataclass(frozen=True)
-class AnswerCitationCounts:
+class Counts:
+    """Counts of one answer, summed over answers with ``+`` field by field."""
+
+    def __add__(self, other: Self) -> Self:
+        return replace(self, **{f.name: getattr(self, f.name) + getattr(other, f.name) for f in fields(self)})
+
+
+@dataclass(frozen=True)
+class AnswerCitationCounts(Counts):
     """Per-answer counts behind the citation metrics."""
 
     citations: int
@@ -135,11 +134,8 @@ class CitationTotals:
 
     empty_answers: EmptyPolicy = "skip"
     answers: int = 0
-    citations: int = 0
-    correct: int = 0
-    precise: int = 0
-    knowledge: int = 0
-    recalled: int = 0
+    summed: AnswerCitationCounts = field(default_factory=lambda: AnswerCitationCounts(0, 0, 0, 0, 0))
+    """The per-answer counts summed."""
     without_citations: int = 0
     precision: RunningMean = field(default_factory=RunningMean)
     recall: RunningMean = field(default_factory=RunningMean)
@@ -147,11 +143,7 @@ class CitationTotals:
     def add(self, counts: AnswerCitationCounts) -> None:
         """Count one answer."""
         self.answers += 1
-        self.citations += counts.citations
-        self.correct += counts.correct
-        self.precise += counts.precise
-        self.knowledge += counts.knowledge
-        self.recalled += counts.recalled
+        self.summed += counts
         if counts.citations:
             self.precision.add(counts.precise / counts.citations)
         else:
@@ -166,23 +158,20 @@ class CitationTotals:
         if other.empty_answers != self.empty_answers:
             raise ValueError("cannot merge citation totals kept under different empty_answers policies")
         self.answers += other.answers
-        self.citations += other.citations
-        self.correct += other.correct
-        self.precise += other.precise
-        self.knowledge += other.knowledge
-        self.recalled += other.recalled
+        self.summed += other.summed
         self.without_citations += other.without_citations
         self.precision.merge(other.precision)
         self.recall.merge(other.recall)
 
     def quality(self) -> CitationQuality:
         """The citation quality of the answers counted (see ``citation_quality``)."""
-        micro_p = _ratio(self.precise, self.citations)
-        micro_r = _ratio(self.recalled, self.knowledge)
+        summed = self.summed
+        micro_p = _ratio(summed.precise, summed.citations)
+        micro_r = _ratio(summed.recalled, summed.knowledge)
         macro_p, macro_r = self.precision.mean, self.recall.mean
         return CitationQuality(
-            answers=self.answers, citations=self.citations, knowledge=self.knowledge,
-            correctness=_ratio(self.correct, self.citations),
+            answers=self.answers, citations=summed.citations, knowledge=summed.knowledge,
+            correctness=_ratio(summed.correct, summed.citations),
             micro_precision=micro_p, micro_recall=micro_r, micro_f1=f1(micro_p, micro_r),
             macro_precision=macro_p, macro_recall=macro_r, macro_f1=f1(macro_p, macro_r),
             answers_without_citations=self.without_citations,
@@ -253,7 +242,7 @@ def alignment(entailed: Iterable[bool | None]) -> Alignment:
 
 
 @dataclass(frozen=True)
-class AnswerNACounts:
+class AnswerNACounts(Counts):
     """Per-answer counts behind [NA] precision and recall."""
 
     na_sentences: int
@@ -316,35 +305,27 @@ class NATotals:
     """The running sums behind ``NAQuality``, fed one answer's [NA] counts at a time."""
 
     answers: int = 0
-    na_sentences: int = 0
-    na_precise: int = 0
-    absent: int = 0
-    absent_recalled: int = 0
-    undecided: int = 0
+    summed: AnswerNACounts = field(default_factory=lambda: AnswerNACounts(0, 0, 0, 0, 0))
+    """The per-answer counts summed."""
 
     def add(self, counts: AnswerNACounts) -> None:
         """Count one answer."""
         self.answers += 1
-        self.na_sentences += counts.na_sentences
-        self.na_precise += counts.na_precise
-        self.absent += counts.absent
-        self.absent_recalled += counts.absent_recalled
-        self.undecided += counts.undecided
+        self.summed += counts
 
     def merge(self, other: NATotals) -> None:
         """Count every answer ``other`` counted."""
         self.answers += other.answers
-        self.na_sentences += other.na_sentences
-        self.na_precise += other.na_precise
-        self.absent += other.absent
-        self.absent_recalled += other.absent_recalled
-        self.undecided += other.undecided
+        self.summed += other.summed
 
     def quality(self) -> NAQuality:
         """The [NA] quality of the answers counted."""
-        precision = _ratio(self.na_precise, self.na_sentences)
-        recall = _ratio(self.absent_recalled, self.absent)
-        return NAQuality(precision, recall, f1(precision, recall), self.na_sentences, self.absent, self.undecided)
+        summed = self.summed
+        precision = _ratio(summed.na_precise, summed.na_sentences)
+        recall = _ratio(summed.absent_recalled, summed.absent)
+        return NAQuality(
+            precision, recall, f1(precision, recall), summed.na_sentences, summed.absent, summed.undecided
+        )
 
 
 def na_quality(counts: Iterable[AnswerNACounts]) -> NAQuality:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any, Literal
 
-from factscope.metrics.ratios import EmptyPolicy
+from factscope.metrics.ratios import EmptyPolicy, f1
 from factscope.metrics.running import RunningMean
 
 
@@ -62,15 +62,6 @@ def share(counts: FactShare, empty: EmptyPolicy) -> float | None:
     return counts.present / counts.judged
 
 
-def f1_score(precision: float | None, recall: float | None) -> float | None:
-    """Harmonic mean of precision and recall; 0.0 when both are 0; None when either is undefined."""
-    if precision is None or recall is None:
-        return None
-    if precision + recall == 0:
-        return 0.0
-    return 2 * precision * recall / (precision + recall)
-
-
 def grounding_score(
     response_present: Sequence[bool | None],
     gold_present: Sequence[bool | None],
@@ -89,7 +80,7 @@ def grounding_score(
     gold = count_present(gold_present)
     precision = share(response, no_response_facts)
     recall = share(gold, no_gold_facts)
-    return GroundingScore(precision, recall, f1_score(precision, recall), response, gold)
+    return GroundingScore(precision, recall, f1(precision, recall), response, gold)
 
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")

@@ -31,6 +31,11 @@ def _label_column(categories: Sequence[str]) -> float:
     return min(max(text_width("x" * longest) + 18, 60.0), WIDTH * 0.4)
 
 
+def _category_label(category: str, label_width: float, middle: float) -> str:
+    """A category's name, shortened, right-aligned in the label column at the height ``middle`` of its bars."""
+    return text(label_width - 6, middle + 4, shorten(category, LABEL_CHARACTERS), anchor="end", tooltip=category)
+
+
 def _value_text(value: float | None, digits: int) -> str:
     return "n/a" if value is None else f"{value:.{digits}f}"
 
@@ -58,15 +63,7 @@ def grouped_bars(
     y = TOP
     for category, row in zip(categories, values):
         block = len(series) * BAR
-        parts.append(
-            text(
-                label_width - 6,
-                y + block / 2 + 4,
-                shorten(category, LABEL_CHARACTERS),
-                anchor="end",
-                tooltip=category,
-            )
-        )
+        parts.append(_category_label(category, label_width, y + block / 2))
         for index, (item, value) in enumerate(zip(series, row)):
             top = y + index * BAR
             length = max(min(value or 0.0, maximum), 0.0) * scale
@@ -133,15 +130,7 @@ def stacked_bars(
     height = BAR + 6
     for category, row in zip(categories, counts):
         total = sum(row)
-        parts.append(
-            text(
-                label_width - 6,
-                y + height / 2 + 4,
-                shorten(category, LABEL_CHARACTERS),
-                anchor="end",
-                tooltip=category,
-            )
-        )
+        parts.append(_category_label(category, label_width, y + height / 2))
         x = label_width
         for index, (item, value) in enumerate(zip(series, row)):
             if value <= 0 or total <= 0:

@@ -4,8 +4,10 @@ escaped, plus the filters all report templates print figures with."""
 from __future__ import annotations
 
 from functools import cache
+from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup
 
 
 def format_figure(value: float | None) -> str:
@@ -44,3 +46,9 @@ def environment(package: str) -> Environment:
     loaded.filters["counted"] = counted
     loaded.filters["percent"] = percent
     return loaded
+
+
+def render_html(package: str, template: str, **context: Any) -> Markup:
+    """The template ``template`` of ``package``'s ``templates`` folder (``environment``) rendered with ``context``,
+    as markup to place in a page."""
+    return Markup(environment(package).get_template(template).render(**context))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, get_args
 
@@ -103,16 +104,13 @@ def agree(
     joined = join_annotations(human, records)
     if not joined.pairs:
         raise InputError("no annotated id matches a record id of the input file; check that both files use the same ids")
+    writing = _Writing(output, batch_size, progress, overwrite, retry_failed)
     if mode == "checker":
-        scored, predictions, counts = _check_given_triplets(
-            joined.pairs, checker, output, batch_size, progress, overwrite, retry_failed
-        )
+        scored, predictions, counts = _check_given_triplets(joined.pairs, checker, writing)
     elif mode == "pipeline":
         if extractor is None:
             raise ValueError("pipeline mode needs an extractor")
-        scored, predictions, counts = _run_pipeline(
-            joined.pairs, checker, extractor, output, batch_size, progress, overwrite, retry_failed
-        )
+        scored, predictions, counts = _run_pipeline(joined.pairs, checker, extractor, writing)
     else:
         raise ValueError(f"unknown mode {mode!r}; use 'checker' or 'pipeline'")
     aligned = mode == "checker"
@@ -143,29 +141,34 @@ def agreement_failed(row: AgreementRow) -> bool:
     return any(t.verdict.failed for t in row.triplets)
 
 
+@dataclass(frozen=True)
+class _Writing:
+    """How an agreement run writes its results and reports its progress (see ``agree``)."""
+
+    output: str | Path | None
+    batch_size: int
+    progress: ProgressCallback | None
+    overwrite: bool
+    retry_failed: bool
+
+
 def _check_given_triplets(
-    pairs: Sequence[AnnotatedRecord],
-    checker: Checker,
-    output: str | Path | None,
-    batch_size: int,
-    progress: ProgressCallback | None,
-    overwrite: bool,
-    retry_failed: bool,
+    pairs: Sequence[AnnotatedRecord], checker: Checker, writing: _Writing
 ) -> tuple[list[ScoredResponse], list[ClaimPrediction], Counts]:
-    report_progress(progress, checker)
+    report_progress(writing.progress, checker)
     produced = run_batches(
         pairs,
         lambda batch: _check_batch(batch, checker),
         key=lambda pair: pair.key,
         row_type=AgreementRow,
-        output=output,
-        batch_size=batch_size,
-        progress=progress,
+        output=writing.output,
+        batch_size=writing.batch_size,
+        progress=writing.progress,
         stage_name="checking annotated claims",
         manifest=run_manifest("agree", pairs, {"checker": checker}, {"mode": "checker"}),
-        overwrite=overwrite,
+        overwrite=writing.overwrite,
         failed=agreement_failed,
-        retry_failed=retry_failed,
+        retry_failed=writing.retry_failed,
     )
     scored, predictions = [], []
     for row in produced.results:
@@ -220,14 +223,7 @@ def _claim_text(triplet: tuple[str, str, str]) -> str:
 
 
 def _run_pipeline(
-    pairs: Sequence[AnnotatedRecord],
-    checker: Checker,
-    extractor: Extractor,
-    output: str | Path | None,
-    batch_size: int,
-    progress: ProgressCallback | None,
-    overwrite: bool,
-    retry_failed: bool,
+    pairs: Sequence[AnnotatedRecord], checker: Checker, extractor: Extractor, writing: _Writing
 ) -> tuple[list[ScoredResponse], list[ClaimPrediction], Counts]:
     from factscope.refchecker.missing_references import MissingReferencesWarning
     from factscope.refchecker.spec import CheckSpec
@@ -247,8 +243,8 @@ def _run_pipeline(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", MissingReferencesWarning)  # the caller decides on them (see ``agree``)
         run = CHECK.run(
-            spec, records, output=output, batch_size=batch_size, progress=progress, overwrite=overwrite,
-            retry_failed=retry_failed,
+            spec, records, output=writing.output, batch_size=writing.batch_size, progress=writing.progress,
+            overwrite=writing.overwrite, retry_failed=writing.retry_failed,
         )
     scored, predictions = [], []
     for result in run.results:

@@ -104,9 +104,6 @@ class CheckSystem(System[CheckSpec, Record, CheckResult, CheckTotals, CheckRun])
     manifest = "check"
     command = "factscope check"
     title = "Check claims (RefChecker)"
-    row_type = CheckResult
-    run_type = CheckRun
-    totals_type = CheckTotals
     report = ReportHooks(
         fields=("claims",),
         flagged=html_report.is_hallucinated,

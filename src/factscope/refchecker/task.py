@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypedDict
 
 from pydantic import BaseModel, Field
 
@@ -225,14 +225,24 @@ def check_pipeline(
     )
 
 
+class _RecordEcho(TypedDict):
+    """The fields of a record that its result row repeats."""
+
+    id: str
+    question: str | None
+    response: str
+    setting: str | None
+
+
+def _echo(record: Record) -> _RecordEcho:
+    return {"id": record.id, "question": record.question, "response": record.response, "setting": record.setting}
+
+
 def check_crashed(record: Record, reason: str) -> CheckResult:
     """The failed row of a record whose checking ended its worker process (``Pipeline.crashed``): its
     extraction marked failed with ``reason``, so ``retry_failed`` runs it again."""
     return CheckResult(
-        id=record.id,
-        question=record.question,
-        response=record.response,
-        setting=record.setting,
+        **_echo(record),
         references=list(record.references),
         extraction_failed=True,
         extraction_error=reason,
@@ -334,10 +344,7 @@ def _check_batch(
         summary = None if extraction.failed else summarize_response([c.verdict.label for c in claims])
         results.append(
             CheckResult(
-                id=record.id,
-                question=record.question,
-                response=record.response,
-                setting=record.setting,
+                **_echo(record),
                 references=found.references,
                 retrieved=len(found.references) > len(record.references),
                 sources=found.sources,

@@ -3,15 +3,10 @@ Google's: a second, independent view of the web beside Serper."""
 
 from __future__ import annotations
 
-from factscope.retrieve.web_client import WebClient
-from factscope.retrieve.web_search import (
-    SearchAnswer,
-    SearchHit,
-    WebSearchAPI,
-    api_key,
-    items_at,
-    rejected,
-)
+from typing import Any
+
+from factscope.retrieve.web_client import JSONReply, WebClient
+from factscope.retrieve.web_search import SearchAnswer, SearchHit, WebSearchAPI, items_at
 
 BRAVE_URL = "https://api.search.brave.com"
 KEY_VARIABLE = "BRAVE_API_KEY"
@@ -22,23 +17,22 @@ class BraveSearch(WebSearchAPI):
     X-Subscription-Token header."""
 
     name = "web:brave"
-    key_variable: str | None = KEY_VARIABLE
-
+    key_variable = KEY_VARIABLE
     default_url = BRAVE_URL
+    service = "Brave Search"
 
-    def search(self, client: WebClient, query: str, count: int) -> SearchAnswer:
-        """The first ``count`` web results."""
-        headers = {"X-Subscription-Token": api_key(KEY_VARIABLE, "web:brave"), "Accept": "application/json"}
-        reply = client.request_json(
+    def request(self, client: WebClient, query: str, count: int, key: str) -> JSONReply:
+        """GET the web search with the key in the X-Subscription-Token header."""
+        return client.request_json(
             "GET",
             f"{self.base_url}/res/v1/web/search",
             params={"q": query, "count": count, "search_lang": self.language},
-            headers=headers,
+            headers={"X-Subscription-Token": key, "Accept": "application/json"},
         )
-        rejected(reply, "Brave Search", KEY_VARIABLE)
-        if reply.error is not None:
-            return SearchAnswer(error=reply.error)
-        results = items_at(reply.body, "web", "results")
+
+    def answer(self, body: Any, count: int) -> SearchAnswer:
+        """The first ``count`` web results."""
+        results = items_at(body, "web", "results")
         if results is None:
             return SearchAnswer(error="Brave's answer has no list of web results")
         return SearchAnswer(tuple(

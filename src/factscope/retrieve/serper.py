@@ -3,15 +3,10 @@ organic results are fetched and read; an answer box is a passage of its own (Ref
 
 from __future__ import annotations
 
-from factscope.retrieve.web_client import WebClient
-from factscope.retrieve.web_search import (
-    SearchAnswer,
-    SearchHit,
-    WebSearchAPI,
-    api_key,
-    items_at,
-    rejected,
-)
+from typing import Any
+
+from factscope.retrieve.web_client import JSONReply, WebClient
+from factscope.retrieve.web_search import SearchAnswer, SearchHit, WebSearchAPI, items_at
 
 SERPER_URL = "https://google.serper.dev"
 KEY_VARIABLE = "SERPER_API_KEY"
@@ -21,27 +16,27 @@ class SerperSearch(WebSearchAPI):
     """``web:serper``: POST {base_url}/search with the key from SERPER_API_KEY in the X-API-KEY header."""
 
     name = "web:serper"
-    key_variable: str | None = KEY_VARIABLE
-
+    key_variable = KEY_VARIABLE
     default_url = SERPER_URL
+    service = "Serper"
 
-    def search(self, client: WebClient, query: str, count: int) -> SearchAnswer:
-        """The answer box (when there is one) and the first ``count`` organic results."""
-        headers = {"X-API-KEY": api_key(KEY_VARIABLE, "web:serper"), "Content-Type": "application/json"}
-        reply = client.request_json(
-            "POST", f"{self.base_url}/search", json={"q": query, "num": count, "hl": self.language}, headers=headers
+    def request(self, client: WebClient, query: str, count: int, key: str) -> JSONReply:
+        """POST the search with the key in the X-API-KEY header."""
+        return client.request_json(
+            "POST", f"{self.base_url}/search", json={"q": query, "num": count, "hl": self.language},
+            headers={"X-API-KEY": key, "Content-Type": "application/json"},
         )
-        rejected(reply, "Serper", KEY_VARIABLE)
-        if reply.error is not None:
-            return SearchAnswer(error=reply.error)
-        organic = items_at(reply.body, "organic")
+
+    def answer(self, body: Any, count: int) -> SearchAnswer:
+        """The answer box (when there is one) and the first ``count`` organic results."""
+        organic = items_at(body, "organic")
         if organic is None:
             return SearchAnswer(error="Serper's answer has no list of organic results")
         hits = [
             SearchHit(str(item["link"]), str(item.get("title", "")))
             for item in organic if isinstance(item.get("link"), str)
         ][:count]
-        box = reply.body.get("answerBox")
+        box = body.get("answerBox")
         if isinstance(box, dict):
             text = box.get("answer") or box.get("snippet") or box.get("snippetHighlighted")
             if isinstance(text, list):

@@ -4,6 +4,7 @@ itself) and reads a hit's text; the web services share ``read_web_page``, Wikipe
 from __future__ import annotations
 
 import os
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -46,8 +47,12 @@ class SearchService(Protocol):
     """A search API: its spec name, the environment variable of its key (None: it needs none) and its base URL."""
 
     name: str
-    key_variable: str | None
     base_url: str
+
+    @property
+    def key_variable(self) -> str | None:
+        """The environment variable of the service's key; None when it needs none."""
+        ...
 
     def search(self, client: WebClient, query: str, count: int) -> SearchAnswer:
         """The first ``count`` hits for ``query``."""
@@ -58,17 +63,37 @@ class SearchService(Protocol):
         ...
 
 
-class WebSearchAPI:
+class WebSearchAPI(ABC):
     """What a keyed web search API shares: its base URL (``default_url`` unless given), the language it asks for,
-    and reading a hit's page from the web (:func:`read_web_page`)."""
+    a search (the request with its key, then its answer read) and reading a hit's page from the web
+    (:func:`read_web_page`)."""
 
     name: str
-    key_variable: str | None
+    key_variable: str
     default_url: str
+    service: str
+    """The API's name in messages."""
 
     def __init__(self, base_url: str | None = None, *, language: str = "en") -> None:
         self.base_url = (base_url or self.default_url).rstrip("/")
         self.language = language
+
+    def search(self, client: WebClient, query: str, count: int) -> SearchAnswer:
+        """The first ``count`` hits for ``query`` (``answer``); a ConfigError when the API refuses the key, the
+        reply's error when it fails."""
+        reply = self.request(client, query, count, api_key(self.key_variable, self.name))
+        rejected(reply, self.service, self.key_variable)
+        if reply.error is not None:
+            return SearchAnswer(error=reply.error)
+        return self.answer(reply.body, count)
+
+    @abstractmethod
+    def request(self, client: WebClient, query: str, count: int, key: str) -> JSONReply:
+        """The API's reply to ``query`` asking for ``count`` results, sent with ``key``."""
+
+    @abstractmethod
+    def answer(self, body: Any, count: int) -> SearchAnswer:
+        """The first ``count`` hits of a reply's JSON body, or the reason it holds none."""
 
     def read(self, client: WebClient, hit: SearchHit) -> PageRead:
         """The hit's page, fetched and extracted."""
