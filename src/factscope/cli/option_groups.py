@@ -1,7 +1,6 @@
-"""A set of options declared once, as a dataclass, and added to any command that wants it: the command receives
-the whole set as one keyword argument. The dataclass's fields are typer-annotated (``add_option_group``) or, for a
-library dataclass that knows nothing of typer, carry their help and range in their metadata (``add_field_options``).
-"""
+"""A set of options declared once, as a dataclass whose fields carry their help, range and flag in their metadata
+(``factscope.core.option_metadata.about``), added to any command that wants it: the command receives the whole set
+as one keyword argument (``add_field_options``)."""
 
 from __future__ import annotations
 
@@ -23,13 +22,6 @@ from factscope.cli.parameter_flags import with_flags
 from factscope.core.errors import ConfigError
 
 Command = TypeVar("Command", bound=Callable[..., None])
-
-
-def add_option_group(command: Command, group: type, keyword: str) -> Command:
-    """``command`` with the fields of the dataclass ``group`` as keyword-only options (typer reads the new
-    signature); it is called with them gathered into one ``group`` instance under ``keyword``."""
-    hints = typing.get_type_hints(group, include_extras=True)
-    return _with_group(command, group, keyword, [(item.name, item, hints[item.name]) for item in fields(group)])
 
 
 def add_field_options(
