@@ -14,6 +14,7 @@ from factscope.cli.ground_generate import GENERATE_HELP, generate_command
 from factscope.cli.ground_score import HELP, score_command
 from factscope.cli.llm_options import llm_options
 from factscope.cli.option_groups import add_field_options
+from factscope.grounding.distractors import DistractorSettings
 from factscope.grounding.spec import GroundSpec
 
 if TYPE_CHECKING:
@@ -37,7 +38,8 @@ def register(app: typer.Typer) -> None:
     ground_app.command("score", help="Score responses (the default command). " + HELP.split("\n\n", 1)[1])(
         llm_options(engine_options(add_field_options(score_command, GroundSpec, "chosen")))
     )
-    ground_app.command("generate", help=GENERATE_HELP)(llm_options(generate_command))
+    generate = add_field_options(generate_command, DistractorSettings, "distractors", after="corpus")
+    ground_app.command("generate", help=GENERATE_HELP)(llm_options(generate))
     calibrate = add_field_options(calibrate_command, GroundSpec, "windows", names=WINDOW_FIELDS)
     ground_app.command("calibrate", help=CALIBRATE_HELP)(llm_options(calibrate))
     app.add_typer(ground_app, name="ground")

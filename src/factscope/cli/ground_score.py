@@ -18,12 +18,13 @@ from factscope.claims.registry import EXTRACTOR_SPECS
 from factscope.cli.display import console, format_value, print_table, summary_table
 from factscope.cli.engine_options import EngineOptions, check_output, output_path, run_system
 from factscope.cli.llm_options import LLMOptions, usage_rows
-from factscope.cli.option_ranges import PRESENCE_THRESHOLD_RULE, presence_for_threshold, presence_threshold
+from factscope.cli.option_ranges import presence_for_threshold, presence_threshold
 from factscope.cli.option_rules import RAY_OPTIONS, WINDOW_OPTIONS, refuse_ignored
 from factscope.cli.output_options import Overwrite, RetryFailed
+from factscope.cli.parameter_flags import with_flags
 from factscope.core.errors import ConfigError, InputError, RecordsFailed
 from factscope.core.system import RunOutcome
-from factscope.grounding.presence import PRESENCE_SPECS
+from factscope.grounding.presence import PRESENCE_SPECS, THRESHOLD_RULE
 from factscope.grounding.spec import DEFAULT_FACT_EXTRACTOR, DEFAULT_PRESENCE, GroundSpec
 
 if TYPE_CHECKING:
@@ -98,7 +99,8 @@ def score_command(
         float | None,
         typer.Option(
             callback=presence_threshold,
-            help=f"presence threshold (default: the model's, see --presence): {PRESENCE_THRESHOLD_RULE}",
+            help="presence threshold (default: the model's, see --presence): "
+            + with_flags(THRESHOLD_RULE, {"presence": "--presence"}),
         ),
     ] = GroundSpec.threshold,
     batch_size: Annotated[int, typer.Option(min=1, help="records per decomposition / presence batch")] = 16,

@@ -11,7 +11,7 @@ import inspect
 import math
 import sys
 import typing
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import MISSING, Field, fields
 from types import ModuleType
 from typing import Annotated, Any, TypeVar
@@ -32,21 +32,46 @@ def add_field_options(
     names: Collection[str] | None = None,
     defaults: Mapping[str, Any] | None = None,
     panel: str | None = None,
+    after: str | None = None,
 ) -> Command:
     """``command`` with an option for each field of the dataclass ``group`` whose metadata has a help text (of
     those in ``names`` when given), of the field's type and default (or the command's own of ``defaults``), with
-    the help, range and flag of its metadata (see ``factscope.core.option_metadata.about``), under ``panel``; a
-    float option also refuses nan and inf. A parameter the help names (`max_tokens`) is shown as its flag. It is
-    called with them gathered into one ``group`` instance under ``keyword`` (fields not offered keep their
-    defaults)."""
+    the help, range and flag of its metadata (see ``factscope.core.option_metadata.about``), under ``panel``,
+    listed after the command's parameter ``after`` (else after all of them); a float option also refuses nan and
+    inf. A parameter the help names (`max_tokens`) is shown as its flag. It is called with them gathered into one
+    ``group`` instance under ``keyword`` (fields not offered keep their defaults)."""
     offered = [item for item in fields(group) if "help" in item.metadata and (names is None or item.name in names)]
     flags = {item.name: option_flags(item)[0].split("/")[0] for item in offered}
-    options = [
-        (flags[item.name][2:].replace("-", "_"), item,
-         Annotated[option_type(group, item), _option(item, option_type(group, item), flags, panel)])
+    chosen = defaults or {}
+    added = {
+        flags[item.name][2:].replace("-", "_"): (item, inspect.Parameter(
+            flags[item.name][2:].replace("-", "_"),
+            inspect.Parameter.KEYWORD_ONLY,
+            default=chosen.get(item.name, inspect.Parameter.empty if item.default is MISSING else item.default),
+            annotation=Annotated[option_type(group, item), _option(item, option_type(group, item), flags, panel)],
+        ))
         for item in offered
-    ]
-    return _with_group(command, group, keyword, options, defaults or {})
+    }
+    hints = typing.get_type_hints(command, include_extras=True)
+    signature = inspect.signature(command)
+    parameters: list[inspect.Parameter] = []
+    for name, parameter in signature.parameters.items():
+        if name != keyword:
+            kind = inspect.Parameter.KEYWORD_ONLY if after is not None else parameter.kind
+            parameters.append(parameter.replace(annotation=hints.get(name, parameter.annotation), kind=kind))
+        if name == after:
+            parameters.extend(parameter for _, parameter in added.values())
+    if after is None:
+        parameters.extend(parameter for _, parameter in added.values())
+
+    @functools.wraps(command)
+    def wrapper(**kwargs: Any) -> None:
+        gathered = group(**{item.name: kwargs.pop(name) for name, (item, _) in added.items()})
+        command(**kwargs, **{keyword: gathered})
+
+    wrapper.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+    wrapper.__annotations__ = {**{p.name: p.annotation for p in parameters}, "return": None}
+    return typing.cast(Command, wrapper)
 
 
 def option_flags(item: Field[Any]) -> list[str]:
@@ -118,40 +143,3 @@ def _checked(meta: Mapping[str, Any], real: bool) -> Callable[[Any], Any] | None
         return value if parse is None else parse(value)
 
     return checked
-
-
-def _with_group(
-    command: Command,
-    group: type,
-    keyword: str,
-    options: Sequence[tuple[str, Field[Any], Any]],
-    defaults: Mapping[str, Any] | None = None,
-) -> Command:
-    """``command`` with the ``options`` (parameter name, field of ``group``, annotation) as keyword-only
-    options, defaulting to ``defaults`` or the field's default."""
-    hints = typing.get_type_hints(command, include_extras=True)
-    signature = inspect.signature(command)
-    kept = [
-        parameter.replace(annotation=hints.get(name, parameter.annotation))
-        for name, parameter in signature.parameters.items()
-        if name != keyword
-    ]
-    chosen = defaults or {}
-    added = [
-        inspect.Parameter(
-            name,
-            inspect.Parameter.KEYWORD_ONLY,
-            default=chosen.get(item.name, inspect.Parameter.empty if item.default is MISSING else item.default),
-            annotation=annotation,
-        )
-        for name, item, annotation in options
-    ]
-
-    @functools.wraps(command)
-    def wrapper(**kwargs: Any) -> None:
-        gathered = group(**{item.name: kwargs.pop(name) for name, item, _ in options})
-        command(**kwargs, **{keyword: gathered})
-
-    wrapper.__signature__ = signature.replace(parameters=kept + added)  # type: ignore[attr-defined]
-    wrapper.__annotations__ = {**{p.name: p.annotation for p in kept + added}, "return": None}
-    return typing.cast(Command, wrapper)
