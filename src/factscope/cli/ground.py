@@ -16,6 +16,7 @@ from factscope.cli.llm_options import llm_options
 from factscope.cli.option_groups import add_field_options
 from factscope.grounding.distractors import DistractorSettings
 from factscope.grounding.spec import GroundSpec
+from factscope.grounding.supplied_facts import AtomicFactsFile
 
 if TYPE_CHECKING:
     from typer import _click  # typer vendors click: TyperGroup.parse_args takes typer's own Context
@@ -36,7 +37,9 @@ def register(app: typer.Typer) -> None:
     """Add the `ground` command group."""
     ground_app = typer.Typer(cls=_ScoreByDefault, help=HELP, no_args_is_help=True)
     ground_app.command("score", help="Score responses (the default command). " + HELP.split("\n\n", 1)[1])(
-        llm_options(engine_options(add_field_options(score_command, GroundSpec, "chosen")))
+        llm_options(engine_options(add_field_options(
+            add_field_options(score_command, GroundSpec, "chosen"), AtomicFactsFile, "facts", after="responses"
+        )))
     )
     generate = add_field_options(generate_command, DistractorSettings, "distractors", after="corpus")
     ground_app.command("generate", help=GENERATE_HELP)(llm_options(generate))

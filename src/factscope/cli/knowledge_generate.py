@@ -10,15 +10,7 @@ from typing import Annotated
 import typer
 
 from factscope.cli.display import ProgressDisplay, console, print_skipped, print_table, summary_table
-from factscope.cli.knowledge_options import (
-    LM,
-    BatchSize,
-    Output,
-    Retriever,
-    Seed,
-    Task,
-    load_records,
-)
+from factscope.cli.knowledge_options import BatchSize, Output, Retriever, Seed, Task, load_records
 from factscope.cli.knowledge_score import noted
 from factscope.cli.llm_options import LLMOptions, usage_rows
 from factscope.cli.option_ranges import above_zero, finite
@@ -115,7 +107,6 @@ def generate_command(
     select_from: Annotated[int | None, typer.Option(min=1, help="m: score m random --train examples, keep the best --shots")] = None,
     answer: Annotated[bool, typer.Option("--answer", help="also generate answers (Table 13 few-shot)")] = False,
     retriever: Retriever = "bm25",
-    lm: LM = None,
     seed: Seed = 0,
     batch_size: BatchSize = 16,
     overwrite: Overwrite = False,
@@ -126,7 +117,7 @@ def generate_command(
 ) -> None:
     _generate(
         ctx, input, output, endpoint, GenerationSettings(mode=mode, seed=seed),
-        _scoring(scoring, retriever, lm, seed) if select_from else None, train=train, shots=shots,
+        _scoring(scoring, retriever, seed) if select_from else None, train=train, shots=shots,
         select_from=select_from, answer=answer, batch_size=batch_size, overwrite=overwrite, retry_failed=retry_failed,
         task=task,
     )
@@ -145,7 +136,6 @@ def select_command(
     shots: Annotated[int, typer.Option(min=1, help="few-shot examples")] = 8,
     answer: Annotated[bool, typer.Option("--answer", help="also answer with the selected knowledge")] = False,
     retriever: Retriever = "bm25",
-    lm: LM = None,
     seed: Seed = 0,
     batch_size: BatchSize = 16,
     overwrite: Overwrite = False,
@@ -156,19 +146,19 @@ def select_command(
 ) -> None:
     settings = GenerationSettings(mode=mode, candidates=candidates, top_p=top_p, temperature=temperature, seed=seed)
     _generate(
-        ctx, input, output, endpoint, settings, _scoring(scoring, retriever, lm, seed), train=train, shots=shots,
+        ctx, input, output, endpoint, settings, _scoring(scoring, retriever, seed), train=train, shots=shots,
         select_from=None, answer=answer, batch_size=batch_size, overwrite=overwrite, retry_failed=retry_failed,
         task=task,
     )
 
 
-def _scoring(scoring: KnowledgeSpec, retriever: RetrieverName, lm: str | None, seed: int) -> KnowledgeSpec:
-    """The evaluator spec of Q_know selection: the ``scoring`` options given, with ``retriever``, ``lm`` and
-    ``seed``."""
+def _scoring(scoring: KnowledgeSpec, retriever: RetrieverName, seed: int) -> KnowledgeSpec:
+    """The evaluator spec of Q_know selection: the ``scoring`` options given (its causal LM the default one when
+    none is named), with ``retriever`` and ``seed``."""
     from factscope.conner.evaluator_setup import default_lm
 
-    return replace(scoring, retriever=retriever, lm=default_lm(lm), seed=seed)
+    return replace(scoring, retriever=retriever, lm=default_lm(scoring.lm), seed=seed)
 
 
-SELECTION_FIELDS = frozenset({"corpus", "evidence_k", "checker", "relevance", "coherence", "weights"})
+SELECTION_FIELDS = frozenset({"corpus", "evidence_k", "checker", "relevance", "coherence", "lm", "weights"})
 """The scoring options of Q_know selection (`knowledge generate --select-from`, `knowledge select`)."""

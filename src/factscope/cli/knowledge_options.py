@@ -1,5 +1,5 @@
-"""The options the `factscope knowledge` commands share (the input, the output, the causal LM; the scoring parts
-are ``KnowledgeSpec``'s fields), and reading a knowledge file whole for the commands that need its records at
+"""The options the `factscope knowledge` commands share (the input, the output; the scoring parts, the causal LM
+among them, are ``KnowledgeSpec``'s fields), and reading a knowledge file whole for the commands that need its records at
 once."""
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from factscope.retrieve.corpus import RetrieverName
 
 SCORING = "Scoring (CONNER metrics)"
 Retriever = Annotated[RetrieverName, typer.Option(help="evidence retriever", rich_help_panel=SCORING)]
-LM = Annotated[str | None, typer.Option("--lm", help="causal LM: 'embedded' (SmolLM2-135M via llama.cpp, the default when factscope\\[lm] is installed), a hub name or folder, a .gguf file, 'endpoint' for the --llm-* completions endpoint, or 'none'", show_default=False, rich_help_panel=SCORING)]
 Seed = Annotated[int, typer.Option(min=0, max=SEED_MAX, help="random seed (baselines, demonstrations, sampling)")]
 BatchSize = Annotated[int, typer.Option(min=1, help="records per batch")]
 Output = Annotated[Path | None, typer.Option("--output", "-o", help="results JSONL (resumable)")]

@@ -12,14 +12,7 @@ from rich.markup import escape
 
 from factscope.cli.display import console, print_skipped, print_table, summary_table
 from factscope.cli.engine_options import EngineOptions, check_output, output_path, run_system
-from factscope.cli.knowledge_options import (
-    LM,
-    BatchSize,
-    Output,
-    Queries,
-    Seed,
-    Task,
-)
+from factscope.cli.knowledge_options import BatchSize, Output, Queries, Task
 from factscope.cli.llm_options import LLMOptions, usage_rows
 from factscope.cli.option_rules import FAST_MODE_OPTIONS, RAY_OPTIONS, WEB_OPTIONS, refuse_ignored
 from factscope.cli.output_options import Overwrite, RetryFailed
@@ -86,8 +79,6 @@ def score_command(
     output: Output = None,
     queries: Queries = None,
     task: Task = None,
-    lm: LM = None,
-    seed: Seed = KnowledgeSpec.seed,
     batch_size: BatchSize = 16,
     overwrite: Overwrite = False,
     retry_failed: RetryFailed = False,
@@ -101,7 +92,7 @@ def score_command(
     from factscope.conner.evaluator_setup import default_lm
     from factscope.conner.system import KnowledgeSystem, spec_missing_parts
 
-    spec = replace(chosen, lm=default_lm(lm), seed=seed, web=web)
+    spec = replace(chosen, lm=default_lm(chosen.lm), web=web)
     output = output_path(engine, input, output, ".knowledge")
     check_output(engine, output, overwrite=overwrite, written={})
     print_notes(spec_missing_parts(spec), ctx)

@@ -18,7 +18,7 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
-from factscope.cli.parameter_flags import with_flags
+from factscope.cli.parameter_flags import MENTION, with_flags
 from factscope.core.errors import ConfigError
 
 Command = TypeVar("Command", bound=Callable[..., None])
@@ -113,12 +113,18 @@ def _option(item: Field[Any], kind: Any, flags: Mapping[str, str], panel: str | 
     low = meta.get("min")
     return typer.Option(
         *option_flags(item),
-        help=with_flags(meta["help"], flags),
+        help=with_flags(meta["help"], {**_default_flags(meta["help"]), **flags}),
         min=None if meta.get("min_open") else low,
         max=meta.get("max"),
         callback=_checked(meta, float in (kind, *typing.get_args(kind))),
         rich_help_panel=panel,
     )
+
+
+def _default_flags(help: str) -> dict[str, str]:
+    """The flag of each parameter ``help`` names, as the command line spells a parameter it offers under its own
+    name (`extractor`: --extractor)."""
+    return {name: "--" + name.replace("_", "-") for name, _ in MENTION.findall(help)}
 
 
 def _checked(meta: Mapping[str, Any], real: bool) -> Callable[[Any], Any] | None:

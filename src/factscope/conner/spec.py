@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from factscope.checkers.defaults import DEFAULT_CHECKER
 from factscope.core.option_metadata import about
+from factscope.core.seeds import SEED_MAX
 from factscope.retrieve.web_settings import WebSettings
 
 if TYPE_CHECKING:
@@ -96,7 +97,11 @@ class KnowledgeSpec:
     coherence: str | ParagraphCoherence = field(default=DEFAULT_COHERENCE_MODEL, metadata=about(
         "coherence classifier (name or folder); 'proxy' offline; 'none'", flag="--coherence-model", option_type=str
     ))
-    lm: str | TokenLogProbs | None = None
+    lm: str | TokenLogProbs | None = field(default=None, metadata=about(
+        "causal LM: 'embedded' (SmolLM2-135M via llama.cpp, the default when factscope\\[lm] is installed), a hub "
+        "name or folder, a .gguf file, 'endpoint' for the --llm-* completions endpoint, or 'none'",
+        flag="--lm", option_type=str | None,
+    ))
     baselines: int = field(default=3, metadata=about(
         "u: random other knowledge texts for the helpfulness baseline", min=1
     ))
@@ -104,7 +109,9 @@ class KnowledgeSpec:
         "gamma of Q_know: four comma-separated numbers of 0 or more, factuality,relevance,coherence,informativeness",
         check=check_weights,
     ))
-    seed: int = 0
+    seed: int = field(default=0, metadata=about(
+        "random seed (baselines, demonstrations, sampling)", min=0, max=SEED_MAX
+    ))
     mode: CheckMode = field(default="exact", metadata=about(
         "model checkers: exact (every segment of every evidence passage is scored) or fast (each sentence only "
         "against the most relevant segments of each passage, stopping at a confident entailment; a sentence whose "
