@@ -4,6 +4,7 @@ Ray, with the run's table."""
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -97,11 +98,9 @@ def score_command(
     check_output(engine, output, overwrite=overwrite, written={})
     print_notes(spec_missing_parts(spec), ctx)
 
-    def loaded(count: int, problems: list[InputError]) -> None:
-        _survey(input, count, problems)
-
     ran, client = run_system(KnowledgeSystem(task, queries), spec, input, output, engine=engine, endpoint=endpoint,
-                             batch_size=batch_size, overwrite=overwrite, retry_failed=retry_failed, loaded=loaded)
+                             batch_size=batch_size, overwrite=overwrite, retry_failed=retry_failed,
+                             loaded=partial(_survey, input))
     _report_knowledge(ran.result, len(ran.problems), output, client)
 
 
