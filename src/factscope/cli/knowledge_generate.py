@@ -11,7 +11,7 @@ import typer
 
 from factscope.cli.display import ProgressDisplay, console, print_skipped, print_table, summary_table
 from factscope.cli.knowledge_options import BatchSize, Output, Retriever, Seed, Task, load_records
-from factscope.cli.knowledge_score import noted
+from factscope.cli.knowledge_score import print_notes
 from factscope.cli.llm_options import LLMOptions, usage_rows
 from factscope.cli.option_ranges import above_zero, finite
 from factscope.cli.option_rules import FEW_SHOT_OPTIONS, refuse_ignored
@@ -61,7 +61,7 @@ def _generate(
     demonstrations are chosen by Q_know when ``select_from`` is given, and the best of several candidates kept."""
     from factscope.conner.demonstrations import run_demonstrations
     from factscope.conner.generation import KnowledgeGenerator, generate_knowledge
-    from factscope.conner.system import make_spec_evaluator
+    from factscope.conner.system import make_spec_evaluator, spec_missing_parts
 
     refuse_ignored(ctx, FEW_SHOT_OPTIONS)
     output = output or Path(f"{input.stem}.generated.jsonl")
@@ -70,7 +70,10 @@ def _generate(
     records, skipped = load_records(input, need_knowledge=False, task=task)
     if not records:
         raise InputError("no usable records; see the messages above", path=input)
-    evaluator = noted(make_spec_evaluator(scoring, llm), ctx) if scoring is not None else None
+    evaluator = None
+    if scoring is not None:
+        print_notes(spec_missing_parts(scoring), ctx)
+        evaluator = make_spec_evaluator(scoring, llm)
     chosen = run_demonstrations(
         (record.task for record in records), train, mode=settings.mode, answer=answer, shots=shots,
         seed=settings.seed, select_from=select_from, evaluator=evaluator, task=task, skipped=print_skipped,

@@ -23,7 +23,6 @@ from factscope.core.errors import InputError, RecordsFailed
 from factscope.retrieve.web_settings import WebSettings
 
 if TYPE_CHECKING:
-    from factscope.conner.evaluator import KnowledgeEvaluator
     from factscope.conner.task import KnowledgeRun
     from factscope.llm.client import LLMClient
 
@@ -58,14 +57,6 @@ Examples:
   factscope knowledge score nq_knowledge --queries nq_test_random_testset.txt --corpus wiki.jsonl \\
       --aggregate max --rank-by label --hard-factuality
 """
-
-
-def noted(evaluator: KnowledgeEvaluator, ctx: typer.Context) -> KnowledgeEvaluator:
-    """``evaluator``, each metric it cannot compute for want of a part noted (naming the flag that supplies it)."""
-    from factscope.conner.evaluator_setup import missing_parts
-
-    print_notes(missing_parts(evaluator), ctx)
-    return evaluator
 
 
 def print_notes(notes: list[str], ctx: typer.Context) -> None:
