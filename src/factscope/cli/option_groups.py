@@ -82,7 +82,8 @@ def option_flags(item: Field[Any]) -> list[str]:
 
 def option_type(group: type, item: Field[Any]) -> Any:
     """The type the option of ``group``'s field ``item`` reads: its metadata's ``option_type``, else the field's
-    (read where the field is declared, so that a subclass's fields and its base's each resolve)."""
+    (read where the field is declared, so that a subclass's fields and its base's each resolve; the names the
+    module imports for the type checker only are imported when the type needs them)."""
     if "option_type" in item.metadata:
         return item.metadata["option_type"]
     if not isinstance(item.type, str):
@@ -90,7 +91,10 @@ def option_type(group: type, item: Field[Any]) -> Any:
     declared = next(cls for cls in group.__mro__ if item.name in vars(cls).get("__annotations__", {}))
     module = sys.modules[declared.__module__]
     alone = type(group.__name__, (), {"__annotations__": {item.name: item.type}})
-    return typing.get_type_hints(alone, globalns=vars(module), localns=_type_checking_names(module))[item.name]
+    try:
+        return typing.get_type_hints(alone, globalns=vars(module))[item.name]
+    except NameError:
+        return typing.get_type_hints(alone, globalns=vars(module), localns=_type_checking_names(module))[item.name]
 
 
 @functools.cache
