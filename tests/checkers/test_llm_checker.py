@@ -253,7 +253,8 @@ def test_price_flags_reach_the_cost_line_of_check(fake_llm, tmp_path):
 
     def options(config=None, **prices):
         return LLMOptions(
-            base_url=fake_llm.base_url, model="fake", config_path=config, concurrency=2, cache_path="off", **prices,
+            base_url=fake_llm.base_url, model="fake", config_path=config, concurrency=2, cache_path="off",
+            **prices,
         )
 
     fake_llm.script(["Entailment"])

@@ -44,10 +44,13 @@ def test_a_run_reads_its_demonstrations_from_the_train_file_only_when_it_needs_t
     rows = [record.model_dump_json() for record in POOL] + ['{"id": "bad"}']
     train.write_text("\n".join(rows) + "\n", encoding="utf-8")
     skipped = []
-    chosen = run_demonstrations(["qa"], train, mode="few", answer=False, shots=2, seed=3, skipped=skipped.append)
+    chosen = run_demonstrations(
+        ["qa"], train, mode="few", answer=False, shots=2, seed=3, skipped=skipped.append
+    )
     assert chosen == choose_demonstrations(["qa"], POOL, shots=2, seed=3)
     assert len(skipped) == 1 and "train.jsonl:9: field 'query': missing" in str(skipped[0])
-    assert run_demonstrations(["qa"], tmp_path / "absent.jsonl", mode="zero", answer=False, shots=2).examples == []
+    absent = tmp_path / "absent.jsonl"
+    assert run_demonstrations(["qa"], absent, mode="zero", answer=False, shots=2).examples == []
     assert run_demonstrations(["qa"], None, mode="zero", answer=True, shots=2).examples == []
 
 

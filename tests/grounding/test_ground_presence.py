@@ -195,15 +195,19 @@ def test_nli_presence_through_a_check_task_checker_spec(tmp_path):
     assert model.present(["the cat sat."], [["the cat sat on the mat."]]) == [True]
 
 
-@pytest.mark.parametrize(("presence", "threshold"), [("bi", -1.0), ("bi:some/model", 1.0), ("nli:embedded", 0.0),
-                                                    ("bi-nli", 0.437), ("llm", 1.0), ("cross", -50.0), ("mine", 9.0)])
+@pytest.mark.parametrize(
+    ("presence", "threshold"),
+    [("bi", -1.0), ("bi:some/model", 1.0), ("nli:embedded", 0.0), ("bi-nli", 0.437), ("llm", 1.0),
+     ("cross", -50.0), ("mine", 9.0)],
+)
 def test_a_threshold_within_the_models_score_range_is_taken(presence, threshold):
     check_threshold(presence, threshold)
 
 
 @pytest.mark.parametrize(("presence", "threshold", "message"), [
     ("bi", 1.5, "1.5 is outside -1 to 1, the range of `presence` bi's scores (a cosine similarity)"),
-    ("nli:embedded", -0.1, "-0.1 is outside 0 to 1, the range of `presence` nli's scores (an entailment probability)"),
+    ("nli:embedded", -0.1,
+     "-0.1 is outside 0 to 1, the range of `presence` nli's scores (an entailment probability)"),
     ("llm", 2.0, "2 is outside 0 to 1, the range of `presence` llm's scores (a judgement scored 0 or 1)"),
 ])
 def test_a_threshold_outside_the_models_score_range_is_refused(presence, threshold, message):

@@ -30,8 +30,8 @@ class EngineOptions:
     """The engine settings given on the command line."""
 
     engine: Engine = field(default="local", metadata=about(
-        "local: this process; ray: a Ray cluster (pip install 'factscope\\[ray]'), where INPUT may be a folder of "
-        "*.jsonl shards and -o names a results folder with one results shard per input shard"
+        "local: this process; ray: a Ray cluster (pip install 'factscope\\[ray]'), where INPUT may be a "
+        "folder of *.jsonl shards and -o names a results folder with one results shard per input shard"
     ))
     ray_address: str | None = field(default=None, metadata=about(
         "the Ray cluster to run on (ray://HEAD:10001, or auto on a cluster node); default: start a local one "
@@ -41,8 +41,8 @@ class EngineOptions:
         "Ray actors, each loading the models once (with --engine ray)", min=1
     ))
     num_gpus: float = field(default=0.0, metadata=about(
-        "GPUs per Ray actor; a fraction such as 0.25 puts four actors on one GPU (with --engine ray; add --device "
-        "cuda)", min=0.0
+        "GPUs per Ray actor; a fraction such as 0.25 puts four actors on one GPU (with --engine ray; add "
+        "--device cuda)", min=0.0
     ))
 
     @property

@@ -38,7 +38,8 @@ def register(app: typer.Typer) -> None:
     ground_app = typer.Typer(cls=_ScoreByDefault, help=HELP, no_args_is_help=True)
     ground_app.command("score", help="Score responses (the default command). " + HELP.split("\n\n", 1)[1])(
         llm_options(engine_options(add_field_options(
-            add_field_options(score_command, GroundSpec, "chosen"), AtomicFactsFile, "facts", after="responses"
+            add_field_options(score_command, GroundSpec, "chosen"), AtomicFactsFile, "facts",
+            after="responses",
         )))
     )
     generate = add_field_options(generate_command, DistractorSettings, "distractors", after="corpus")

@@ -163,7 +163,10 @@ def _report_ground(
 
 
 def _supplied_facts(
-    facts: AtomicFactsFile, examples: Iterable[GroundExample], spec: GroundSpec, llm: Callable[[], LLMClient] | None
+    facts: AtomicFactsFile,
+    examples: Iterable[GroundExample],
+    spec: GroundSpec,
+    llm: Callable[[], LLMClient] | None,
 ) -> tuple[GroundSpec, list[tuple[str, object]]]:
     """``spec`` serving the facts of the atomic-facts file ``facts``, its skipped entries and unknown ids
     reported, and the run-table row counting records with supplied and with extracted facts."""

@@ -10,14 +10,14 @@ from typing import Annotated
 import typer
 
 from factscope.cli.display import ProgressDisplay, console, print_skipped, print_table, summary_table
-from factscope.cli.knowledge_options import BatchSize, Output, Retriever, Seed, Task, load_records
+from factscope.cli.knowledge_options import BatchSize, Output, Retriever, Task
 from factscope.cli.knowledge_score import print_notes
 from factscope.cli.llm_options import LLMOptions, usage_rows
 from factscope.cli.option_ranges import above_zero, finite
 from factscope.cli.option_rules import FEW_SHOT_OPTIONS, refuse_ignored
 from factscope.cli.output_options import Overwrite, RetryFailed
 from factscope.cli.output_paths import check_outputs
-from factscope.conner.data import KnowledgeTask
+from factscope.conner.data import KnowledgeTask, usable_knowledge_records
 from factscope.conner.generation import GenerationMode, GenerationSettings
 from factscope.conner.spec import KnowledgeSpec
 from factscope.core.errors import InputError, RecordsFailed
@@ -57,8 +57,9 @@ def _generate(
     scoring: KnowledgeSpec | None, *, train: Path | None, shots: int, select_from: int | None, answer: bool,
     batch_size: int, overwrite: bool, retry_failed: bool, task: KnowledgeTask | None,
 ) -> None:
-    """Generate knowledge for the queries of ``input`` into ``output``: with ``scoring`` (the evaluator's spec),
-    demonstrations are chosen by Q_know when ``select_from`` is given, and the best of several candidates kept."""
+    """Generate knowledge for the queries of ``input`` into ``output``: with ``scoring`` (the evaluator's
+    spec), demonstrations are chosen by Q_know when ``select_from`` is given, and the best of several
+    candidates kept."""
     from factscope.conner.demonstrations import run_demonstrations
     from factscope.conner.generation import KnowledgeGenerator, generate_knowledge
     from factscope.conner.system import make_spec_evaluator, spec_missing_parts
@@ -67,7 +68,7 @@ def _generate(
     output = output or Path(f"{input.stem}.generated.jsonl")
     check_outputs(output, overwrite=overwrite)
     llm = endpoint.build()
-    records, skipped = load_records(input, need_knowledge=False, task=task)
+    records, skipped = usable_knowledge_records(input, need_knowledge=False, task=task, skipped=print_skipped)
     if not records:
         raise InputError("no usable records; see the messages above", path=input)
     evaluator = None
@@ -79,7 +80,8 @@ def _generate(
         seed=settings.seed, select_from=select_from, evaluator=evaluator, task=task, skipped=print_skipped,
     )
     for name, choice in chosen.choices.items():
-        console.print(f"{name} demonstrations chosen by Q_know: {', '.join(choice.selected) or 'none'}", markup=False)
+        shown = ", ".join(choice.selected) or "none"
+        console.print(f"{name} demonstrations chosen by Q_know: {shown}", markup=False)
     with ProgressDisplay() as shown:
         run = generate_knowledge(
             records, KnowledgeGenerator(llm, settings), demonstrations=chosen.examples,
@@ -110,7 +112,6 @@ def generate_command(
     select_from: Annotated[int | None, typer.Option(min=1, help="m: score m random --train examples, keep the best --shots")] = None,
     answer: Annotated[bool, typer.Option("--answer", help="also generate answers (Table 13 few-shot)")] = False,
     retriever: Retriever = "bm25",
-    seed: Seed = 0,
     batch_size: BatchSize = 16,
     overwrite: Overwrite = False,
     retry_failed: RetryFailed = False,
@@ -119,10 +120,10 @@ def generate_command(
     scoring: KnowledgeSpec,
 ) -> None:
     _generate(
-        ctx, input, output, endpoint, GenerationSettings(mode=mode, seed=seed),
-        _scoring(scoring, retriever, seed) if select_from else None, train=train, shots=shots,
-        select_from=select_from, answer=answer, batch_size=batch_size, overwrite=overwrite, retry_failed=retry_failed,
-        task=task,
+        ctx, input, output, endpoint, GenerationSettings(mode=mode, seed=scoring.seed),
+        _scoring(scoring, retriever) if select_from else None, train=train, shots=shots,
+        select_from=select_from, answer=answer, batch_size=batch_size, overwrite=overwrite,
+        retry_failed=retry_failed, task=task,
     )
 
 
@@ -139,7 +140,6 @@ def select_command(
     shots: Annotated[int, typer.Option(min=1, help="few-shot examples")] = 8,
     answer: Annotated[bool, typer.Option("--answer", help="also answer with the selected knowledge")] = False,
     retriever: Retriever = "bm25",
-    seed: Seed = 0,
     batch_size: BatchSize = 16,
     overwrite: Overwrite = False,
     retry_failed: RetryFailed = False,
@@ -147,21 +147,25 @@ def select_command(
     endpoint: LLMOptions,
     scoring: KnowledgeSpec,
 ) -> None:
-    settings = GenerationSettings(mode=mode, candidates=candidates, top_p=top_p, temperature=temperature, seed=seed)
+    settings = GenerationSettings(
+        mode=mode, candidates=candidates, top_p=top_p, temperature=temperature, seed=scoring.seed
+    )
     _generate(
-        ctx, input, output, endpoint, settings, _scoring(scoring, retriever, seed), train=train, shots=shots,
-        select_from=None, answer=answer, batch_size=batch_size, overwrite=overwrite, retry_failed=retry_failed,
-        task=task,
+        ctx, input, output, endpoint, settings, _scoring(scoring, retriever), train=train, shots=shots,
+        select_from=None, answer=answer, batch_size=batch_size, overwrite=overwrite,
+        retry_failed=retry_failed, task=task,
     )
 
 
-def _scoring(scoring: KnowledgeSpec, retriever: RetrieverName, seed: int) -> KnowledgeSpec:
-    """The evaluator spec of Q_know selection: the ``scoring`` options given (its causal LM the default one when
-    none is named), with ``retriever`` and ``seed``."""
+def _scoring(scoring: KnowledgeSpec, retriever: RetrieverName) -> KnowledgeSpec:
+    """The evaluator spec of Q_know selection: the ``scoring`` options given (its causal LM the default one
+    when none is named), with ``retriever``."""
     from factscope.conner.evaluator_setup import default_lm
 
-    return replace(scoring, retriever=retriever, lm=default_lm(scoring.lm), seed=seed)
+    return replace(scoring, retriever=retriever, lm=default_lm(scoring.lm))
 
 
-SELECTION_FIELDS = frozenset({"corpus", "evidence_k", "checker", "relevance", "coherence", "lm", "weights"})
+SELECTION_FIELDS = frozenset(
+    {"corpus", "evidence_k", "checker", "relevance", "coherence", "lm", "weights", "seed"}
+)
 """The scoring options of Q_know selection (`knowledge generate --select-from`, `knowledge select`)."""

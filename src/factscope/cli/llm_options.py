@@ -1,5 +1,5 @@
-"""The --llm-* options, declared once in the fields of ``LLMEndpoint``: ``@llm_options`` adds them to a command and
-hands it one ``LLMOptions``."""
+"""The --llm-* options, declared once in the fields of ``LLMEndpoint``: ``@llm_options`` adds them to a
+command and hands it one ``LLMOptions``."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""A set of options declared once, as a dataclass whose fields carry their help, range and flag in their metadata
-(``factscope.core.option_metadata.about``), added to any command that wants it: the command receives the whole set
-as one keyword argument (``add_field_options``)."""
+"""A set of options declared once, as a dataclass whose fields carry their help, range and flag in their
+metadata (``factscope.core.option_metadata.about``), added to any command that wants it: the command receives
+the whole set as one keyword argument (``add_field_options``)."""
 
 from __future__ import annotations
 
@@ -37,28 +37,28 @@ def add_field_options(
     """``command`` with an option for each field of the dataclass ``group`` whose metadata has a help text (of
     those in ``names`` when given), of the field's type and default (or the command's own of ``defaults``), with
     the help, range and flag of its metadata (see ``factscope.core.option_metadata.about``), under ``panel``,
-    listed after the command's parameter ``after`` (else after all of them); a float option also refuses nan and
-    inf. A parameter the help names (`max_tokens`) is shown as its flag. It is called with them gathered into one
-    ``group`` instance under ``keyword`` (fields not offered keep their defaults)."""
+    listed after the command's parameter ``after`` (else after all of them); a float option also refuses nan
+    and inf. A parameter the help names (`max_tokens`) is shown as its flag. It is called with them gathered
+    into one ``group`` instance under ``keyword`` (fields not offered keep their defaults)."""
     offered = [item for item in fields(group) if "help" in item.metadata and (names is None or item.name in names)]
     flags = {item.name: option_flags(item)[0].split("/")[0] for item in offered}
     chosen = defaults or {}
-    added = {
-        flags[item.name][2:].replace("-", "_"): (item, inspect.Parameter(
-            flags[item.name][2:].replace("-", "_"),
-            inspect.Parameter.KEYWORD_ONLY,
-            default=chosen.get(item.name, inspect.Parameter.empty if item.default is MISSING else item.default),
-            annotation=Annotated[option_type(group, item), _option(item, option_type(group, item), flags, panel)],
-        ))
-        for item in offered
-    }
+    added: dict[str, tuple[Field[Any], inspect.Parameter]] = {}
+    for item in offered:
+        name = flags[item.name][2:].replace("-", "_")
+        kind = option_type(group, item)
+        default = chosen.get(item.name, inspect.Parameter.empty if item.default is MISSING else item.default)
+        annotation = Annotated[kind, _option(item, kind, flags, panel)]
+        added[name] = (item, inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default,
+                                               annotation=annotation))
     hints = typing.get_type_hints(command, include_extras=True)
     signature = inspect.signature(command)
     parameters: list[inspect.Parameter] = []
     for name, parameter in signature.parameters.items():
         if name != keyword:
-            kind = inspect.Parameter.KEYWORD_ONLY if after is not None else parameter.kind
-            parameters.append(parameter.replace(annotation=hints.get(name, parameter.annotation), kind=kind))
+            position = inspect.Parameter.KEYWORD_ONLY if after is not None else parameter.kind
+            annotated = hints.get(name, parameter.annotation)
+            parameters.append(parameter.replace(annotation=annotated, kind=position))
         if name == after:
             parameters.extend(parameter for _, parameter in added.values())
     if after is None:
@@ -92,9 +92,10 @@ def option_type(group: type, item: Field[Any]) -> Any:
     module = sys.modules[declared.__module__]
     alone = type(group.__name__, (), {"__annotations__": {item.name: item.type}})
     try:
-        return typing.get_type_hints(alone, globalns=vars(module))[item.name]
+        hints = typing.get_type_hints(alone, globalns=vars(module))
     except NameError:
-        return typing.get_type_hints(alone, globalns=vars(module), localns=_type_checking_names(module))[item.name]
+        hints = typing.get_type_hints(alone, globalns=vars(module), localns=_type_checking_names(module))
+    return hints[item.name]
 
 
 @functools.cache
@@ -126,8 +127,8 @@ def _option(item: Field[Any], kind: Any, flags: Mapping[str, str], panel: str | 
 
 
 def _default_flags(help: str) -> dict[str, str]:
-    """The flag of each parameter ``help`` names, as the command line spells a parameter it offers under its own
-    name (`extractor`: --extractor)."""
+    """The flag of each parameter ``help`` names, as the command line spells a parameter it offers under its
+    own name (`extractor`: --extractor)."""
     return {name: "--" + name.replace("_", "-") for name, _ in MENTION.findall(help)}
 
 

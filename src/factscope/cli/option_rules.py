@@ -103,7 +103,8 @@ def _retrieves(params: Mapping[str, Any]) -> bool:
 
 
 WEB_OPTIONS = tuple(
-    OptionRule(flag, _web_retriever, "with --retriever web:serper, web:brave or wikipedia") for flag in WEB_FLAGS
+    OptionRule(flag, _web_retriever, "with --retriever web:serper, web:brave or wikipedia")
+    for flag in WEB_FLAGS
 )
 """The web retrieval options (check, knowledge score)."""
 

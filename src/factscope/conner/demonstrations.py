@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from factscope.conner.data import KnowledgeRecord, KnowledgeTask, read_knowledge_records
+from factscope.conner.data import KnowledgeRecord, KnowledgeTask, usable_knowledge_records
 from factscope.conner.evaluator import KnowledgeEvaluator
 from factscope.conner.generation import (
     DemonstrationChoice,
@@ -16,7 +16,6 @@ from factscope.conner.generation import (
     select_demonstrations,
 )
 from factscope.core.errors import ConfigError, InputError
-from factscope.core.whole_file import usable_records
 
 
 @dataclass
@@ -64,17 +63,14 @@ def run_demonstrations(
     task: KnowledgeTask | None = None,
     skipped: Callable[[InputError], None] | None = None,
 ) -> Demonstrations:
-    """The demonstrations of a generation run for ``tasks``: none for zero-shot knowledge without answers; else
-    those ``choose_demonstrations`` picks from the records of the file ``train`` (``task`` for those that name
-    none; each bad record passed to ``skipped``), which few-shot knowledge needs."""
+    """The demonstrations of a generation run for ``tasks``: none for zero-shot knowledge without answers;
+    else those ``choose_demonstrations`` picks from the records of the file ``train`` (``task`` for those that
+    name none; each bad record passed to ``skipped``), which few-shot knowledge needs."""
     if mode != "few" and not answer:
         return Demonstrations()
     if train is None and mode == "few":
         raise ConfigError("`mode='few'` needs `train`: records with query and knowledge to use as examples")
-    pool: list[KnowledgeRecord] = []
-    if train is not None:
-        pool, problems = usable_records(train, read_knowledge_records(train, task=task))
-        for problem in problems:
-            if skipped is not None:
-                skipped(problem)
-    return choose_demonstrations(tasks, pool, shots=shots, seed=seed, select_from=select_from, evaluator=evaluator)
+    pool = usable_knowledge_records(train, task=task, skipped=skipped)[0] if train is not None else []
+    return choose_demonstrations(
+        tasks, pool, shots=shots, seed=seed, select_from=select_from, evaluator=evaluator
+    )

@@ -98,8 +98,8 @@ class KnowledgeSpec:
         "coherence classifier (name or folder); 'proxy' offline; 'none'", flag="--coherence-model", option_type=str
     ))
     lm: str | TokenLogProbs | None = field(default=None, metadata=about(
-        "causal LM: 'embedded' (SmolLM2-135M via llama.cpp, the default when factscope\\[lm] is installed), a hub "
-        "name or folder, a .gguf file, 'endpoint' for the --llm-* completions endpoint, or 'none'",
+        "causal LM: 'embedded' (SmolLM2-135M via llama.cpp, the default when factscope\\[lm] is installed), "
+        "a hub name or folder, a .gguf file, 'endpoint' for the --llm-* completions endpoint, or 'none'",
         flag="--lm", option_type=str | None,
     ))
     baselines: int = field(default=3, metadata=about(

@@ -95,8 +95,8 @@ def place_gold(
 @dataclass(frozen=True)
 class DistractorSettings:
     """How distractors are drawn from a corpus (the paper's Dist setting): the ``retriever`` finds ``depth``
-    passages per question, those that are not gold fill ``budget`` whitespace tokens, and the gold contexts go at
-    ``gold_position`` (``seed`` draws a random one)."""
+    passages per question, those that are not gold fill ``budget`` whitespace tokens, and the gold contexts go
+    at ``gold_position`` (``seed`` draws a random one)."""
 
     retriever: RetrieverName = field(default="dense", metadata=about("distractor retriever"))
     budget: int = field(default=1000, metadata=about("distractor budget in whitespace tokens", min=0))
@@ -114,8 +114,8 @@ class DistractorSettings:
 def add_corpus_distractors(
     examples: Sequence[GroundExample], corpus: str | Path, settings: DistractorSettings
 ) -> list[GroundExample]:
-    """``add_distractors`` with the passages of ``corpus`` (JSONL {id, title, text} or a folder of .txt) found by
-    ``settings``' retriever."""
+    """``add_distractors`` with the passages of ``corpus`` (JSONL {id, title, text} or a folder of .txt) found
+    by ``settings``' retriever."""
     found = make_retriever(settings.retriever, Corpus.from_path(corpus))
     return add_distractors(
         examples, found, budget=settings.budget, gold_position=settings.gold_position, depth=settings.depth,

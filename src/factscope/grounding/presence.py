@@ -443,13 +443,13 @@ SCORE_RANGES: dict[str, tuple[float, float, str]] = {
     "bi-nli": (0.0, 1.0, "an entailment probability"),
     "llm": (0.0, 1.0, "a judgement scored 0 or 1"),
 }
-"""The presence models (by registry name) whose scores have a fixed range, with what the score is; the scores
-of the others (``cross``: a cross-encoder's raw relevance; plugins) are unbounded, so any finite threshold fits
-them."""
+"""The presence models (by registry name) whose scores have a fixed range, with what the score is; the
+scores of the others (``cross``: a cross-encoder's raw relevance; plugins) are unbounded, so any finite
+threshold fits them."""
 
 THRESHOLD_RULE = (
-    "a finite number; -1 to 1 with `presence` bi (cosine), 0 to 1 with nli, bi-nli and llm (probabilities), any "
-    "with cross (raw relevance scores)"
+    "a finite number; -1 to 1 with `presence` bi (cosine), 0 to 1 with nli, bi-nli and llm (probabilities), "
+    "any with cross (raw relevance scores)"
 )
 """Which thresholds ``check_threshold`` takes, for a help text."""
 

@@ -129,21 +129,24 @@ def supply_facts(
 
 @dataclass(frozen=True)
 class AtomicFactsFile:
-    """The atomic facts of the responses, read from a file (``path``; None: extract them all) instead of extracted:
-    ``human`` reads FActScore's human annotations, ``paper_rules`` applies the Truly Ground scoring script's
-    rules (see ``load_atomic_facts``)."""
+    """The atomic facts of the responses, read from a file (``path``; None: extract them all) instead of
+    extracted: ``human`` reads FActScore's human annotations, ``paper_rules`` applies the Truly Ground scoring
+    script's rules (see ``load_atomic_facts``)."""
 
     path: Path | None = field(default=None, metadata=about(
-        "atomic facts of the responses, instead of extracting them: JSONL {id, atomic_facts}, FActScore records "
-        "with annotations, or a JSON object keyed by question id; ids without an entry use `extractor`",
+        "atomic facts of the responses, instead of extracting them: JSONL {id, atomic_facts}, FActScore "
+        "records with annotations, or a JSON object keyed by question id; ids without an entry use "
+        "`extractor`",
         flag="--atomic-facts",
     ))
     human: bool = field(default=False, metadata=about(
-        "read FActScore's human-atomic-facts from `path`, not model-atomic-facts", flag="--human-facts/--no-human-facts"
+        "read FActScore's human-atomic-facts from `path`, not model-atomic-facts",
+        flag="--human-facts/--no-human-facts",
     ))
     paper_rules: bool = field(default=True, metadata=about(
-        "apply the Truly Ground scoring script's rules to `path`: drop one-word sentences, replace a fact longer "
-        "than its sentence by the sentence, drop duplicates", flag="--paper-fact-rules/--no-paper-fact-rules",
+        "apply the Truly Ground scoring script's rules to `path`: drop one-word sentences, replace a fact "
+        "longer than its sentence by the sentence, drop duplicates",
+        flag="--paper-fact-rules/--no-paper-fact-rules",
     ))
 
     def supply(self, examples: Iterable[GroundExample], fallback: Extractor) -> SuppliedFacts:

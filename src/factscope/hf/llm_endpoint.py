@@ -1,8 +1,9 @@
-"""Where a front-end's LLM calls go (``LLMEndpoint``): an OpenAI-compatible endpoint or a model run in-process,
-each setting declared once with its help, range and flag (the command line's --llm-* options are built from it).
+"""Where a front-end's LLM calls go (``LLMEndpoint``): an OpenAI-compatible endpoint or a model run
+in-process, each setting declared once with its help, range and flag (the command line's --llm-* options are
+built from it).
 
-A setting left None comes from the environment, the config file or the default (``LLMConfig.resolve``). Light to
-import: the client classes load when a client is built.
+A setting left None comes from the environment, the config file or the default (``LLMConfig.resolve``). Light
+to import: the client classes load when a client is built.
 """
 
 from __future__ import annotations
@@ -35,8 +36,8 @@ class LLMEndpoint:
     1,000 tokens go to ``LLMConfig.resolve``."""
 
     local: str | None = field(default=None, metadata=about(
-        "run a local model in-process instead of calling an endpoint: local:PATH_OR_NAME (a Hugging Face folder, "
-        "a .gguf file, a hub name in the local cache; local:embedded for SmolLM2-135M)", flag="--llm",
+        "run a local model in-process instead of calling an endpoint: local:PATH_OR_NAME (a Hugging Face "
+        "folder, a .gguf file, a hub name in the local cache; local:embedded for SmolLM2-135M)", flag="--llm",
     ))
     base_url: str | None = field(default=None, metadata=about(
         "e.g. http://localhost:8000/v1 \\[env FACTSCOPE_LLM_BASE_URL]", flag="--llm-base-url"
@@ -71,15 +72,16 @@ class LLMEndpoint:
         return InProcessLLMClient.load(name, self._config(IN_PROCESS_URL, name))
 
     def _config(self, base_url: str | None, model: str | None, **more: object) -> LLMConfig:
-        """The resolved settings of an endpoint at ``base_url`` serving ``model`` (the in-process model's cache,
-        reply limit, temperature and prices come from these settings, the environment and the config file as for
-        an endpoint)."""
+        """The resolved settings of an endpoint at ``base_url`` serving ``model`` (the in-process model's
+        cache, reply limit, temperature and prices come from these settings, the environment and the config
+        file as for an endpoint)."""
         from factscope.llm.config import LLMConfig
 
         api_key = self.api_key if self.local is None else None
         return LLMConfig.resolve(
             base_url, model, api_key, config_path=self.config_path, cache_path=self.cache_path,
-            price_prompt_per_1k=self.price_prompt_per_1k, price_completion_per_1k=self.price_completion_per_1k,
+            price_prompt_per_1k=self.price_prompt_per_1k,
+            price_completion_per_1k=self.price_completion_per_1k,
             **more,
         )
 
@@ -88,7 +90,8 @@ class LLMEndpoint:
         return self.build() if needed else None
 
     def configured(self) -> bool:
-        """True when the settings, the environment or a config file name an endpoint (for optional LLM parts)."""
+        """True when the settings, the environment or a config file name an endpoint (for optional LLM
+        parts)."""
         from factscope.llm.config import LLMConfig
 
         if self.local is not None:
