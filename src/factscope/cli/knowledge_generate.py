@@ -80,8 +80,8 @@ def _generate(
         seed=settings.seed, select_from=select_from, evaluator=evaluator, task=task, skipped=print_skipped,
     )
     for name, choice in chosen.choices.items():
-        shown = ", ".join(choice.selected) or "none"
-        console.print(f"{name} demonstrations chosen by Q_know: {shown}", markup=False)
+        selected = ", ".join(choice.selected) or "none"
+        console.print(f"{name} demonstrations chosen by Q_know: {selected}", markup=False)
     with ProgressDisplay() as shown:
         run = generate_knowledge(
             records, KnowledgeGenerator(llm, settings), demonstrations=chosen.examples,

@@ -46,11 +46,12 @@ def add_field_options(
     added: dict[str, tuple[Field[Any], inspect.Parameter]] = {}
     for item in offered:
         name = flags[item.name][2:].replace("-", "_")
-        kind = option_type(group, item)
+        read = option_type(group, item)
         default = chosen.get(item.name, inspect.Parameter.empty if item.default is MISSING else item.default)
-        annotation = Annotated[kind, _option(item, kind, flags, panel)]
-        added[name] = (item, inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default,
-                                               annotation=annotation))
+        added[name] = (item, inspect.Parameter(
+            name, inspect.Parameter.KEYWORD_ONLY, default=default,
+            annotation=Annotated[read, _option(item, read, flags, panel)],
+        ))
     hints = typing.get_type_hints(command, include_extras=True)
     signature = inspect.signature(command)
     parameters: list[inspect.Parameter] = []
