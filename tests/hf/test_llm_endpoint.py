@@ -1,5 +1,5 @@
 """``LLMEndpoint``: an endpoint's client from its settings (the environment and config file filling the rest),
-the errors naming the setting to give, and the command line's errors naming its flags."""
+the errors naming the setting to give, and the command line's errors naming its options."""
 
 import pytest
 
@@ -38,7 +38,7 @@ def test_a_missing_endpoint_names_the_setting_and_the_command_line_its_flag():
     assert not LLMEndpoint().configured()
     with pytest.raises(ConfigError, match="no LLM endpoint: pass `base_url`"):
         LLMEndpoint().build()
-    with pytest.raises(ConfigError, match="no LLM model: pass --llm-model"):
+    with pytest.raises(ConfigError, match="no LLM model: pass `llm_model`"):
         LLMOptions(base_url="http://127.0.0.1:9/v1").build()
 
 
@@ -47,7 +47,7 @@ def test_an_in_process_model_and_an_endpoint_together_are_refused():
     in_library = "^`local` runs a model in-process: leave `base_url` out, or leave `local` out$"
     with pytest.raises(ConfigError, match=in_library):
         LLMEndpoint(**both).build()
-    on_the_command_line = "^--llm runs a model in-process: leave --llm-base-url out, or leave --llm out$"
+    on_the_command_line = "^--llm runs a model in-process: leave `llm_base_url` out, or leave --llm out$"
     with pytest.raises(ConfigError, match=on_the_command_line):
         LLMOptions(**both).build()
     assert LLMEndpoint(local="local:embedded").configured()

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
 from factscope.cli.option_groups import Command, add_field_options, option_flags
+from factscope.cli.parameter_flags import BUNDLES
 from factscope.core.errors import ConfigError
 from factscope.hf.llm_endpoint import LLMEndpoint
 
@@ -16,16 +17,17 @@ if typing.TYPE_CHECKING:
 
 PANEL = "LLM endpoint (OpenAI-compatible: OpenAI, vLLM, Ollama, llama.cpp, TGI, LiteLLM)"
 
-SETTING_FLAGS = {item.name: option_flags(item)[0] for item in fields(LLMEndpoint)}
-"""Each setting of ``LLMEndpoint`` (which its errors name, as ``LLMConfig.resolve``'s do) -> its flag."""
+SETTING_OPTIONS = {item.name: option_flags(item)[0][2:].replace("-", "_") for item in fields(LLMEndpoint)}
+"""Each setting of ``LLMEndpoint`` (which its errors name, as ``LLMConfig.resolve``'s do) -> its option's
+parameter (`base_url` -> `llm_base_url`)."""
 
 
 @dataclass(frozen=True)
 class LLMOptions(LLMEndpoint):
-    """The endpoint settings given on the command line; its errors name the flags that give them."""
+    """The endpoint settings given on the command line; its errors name the options that give them."""
 
     def build(self) -> LLMClient:
-        """An LLM client from these settings; raises ConfigError naming the flag that is missing or bad."""
+        """An LLM client from these settings; raises ConfigError naming the option that is missing or bad."""
         try:
             return super().build()
         except ConfigError as error:
@@ -33,10 +35,12 @@ class LLMOptions(LLMEndpoint):
 
 
 def as_options(message: str) -> str:
-    """An LLM settings error's ``message`` with each setting it names (`base_url`) shown as its flag
-    (--llm-base-url)."""
-    for setting, flag in SETTING_FLAGS.items():
-        message = message.replace(f"`{setting}`", flag)
+    """An LLM settings error's ``message`` with each setting it names (`base_url`) named as its option
+    (`llm_base_url`), which the CLI then shows as a flag; the option `llm` is shown as its flag --llm at once,
+    since the CLI reads a mention of `llm` as the LLM client that its endpoint options build."""
+    for setting, option in SETTING_OPTIONS.items():
+        shown = "--" + option.replace("_", "-") if option in BUNDLES else f"`{option}`"
+        message = message.replace(f"`{setting}`", shown)
     return message
 
 
