@@ -253,19 +253,19 @@ def test_price_flags_reach_the_cost_line_of_check(fake_llm, tmp_path):
 
     def options(config=None, **prices):
         return LLMOptions(
-            llm_base_url=fake_llm.base_url, llm_model="fake", llm_config=config, llm_concurrency=2, llm_cache="off",
+            base_url=fake_llm.base_url, model="fake", config_path=config, concurrency=2, cache_path="off",
             **prices,
         )
 
     fake_llm.script(["Entailment"])
-    llm = options(llm_price_prompt=0.5, llm_price_completion=2.0).build()
+    llm = options(price_prompt_per_1k=0.5, price_completion_per_1k=2.0).build()
     reply = llm.chat([{"role": "user", "content": "one two three four"}])
     # the fake server counts words: 4 prompt tokens, 1 completion token -> 4/1000*0.5 + 1/1000*2.0 = 0.004
     assert (reply.usage["prompt_tokens"], reply.usage["completion_tokens"]) == (4, 1)
     assert dict(llm.usage_rows())["LLM cost"] == pytest.approx(0.004)
     config = tmp_path / "config.toml"
     config.write_text("[llm]\nprice_prompt_per_1k = 1.5\n", encoding="utf-8")
-    kept = options(config, llm_price_completion=3.0).build()
+    kept = options(config, price_completion_per_1k=3.0).build()
     assert (kept.config.price_prompt_per_1k, kept.config.price_completion_per_1k) == (1.5, 3.0)
     assert options().build().config.price_prompt_per_1k is None
     built = typer.main.get_command(command_line()).commands

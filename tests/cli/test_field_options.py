@@ -24,7 +24,9 @@ from factscope.cli.knowledge_generate import SELECTION_FIELDS
 from factscope.cli.option_groups import option_flags
 from factscope.conner.spec import KnowledgeSpec
 from factscope.core.option_metadata import about
+from factscope.grounding.distractors import DistractorSettings
 from factscope.grounding.spec import GroundSpec
+from factscope.grounding.supplied_facts import AtomicFactsFile
 from factscope.kalma.spec import AttributeSpec
 from factscope.refchecker.spec import CheckSpec
 from factscope.retrieve.web_settings import WebSettings
@@ -107,6 +109,8 @@ OFFERED = [
     (KnowledgeSpec, ("knowledge", "select"), SELECTION_FIELDS, {}),
     (GroundSpec, ("ground", "score"), None, {}),
     (GroundSpec, ("ground", "calibrate"), WINDOW_FIELDS, {}),
+    (DistractorSettings, ("ground", "generate"), None, {}),
+    (AtomicFactsFile, ("ground", "score"), None, {}),
     (AttributeSpec, ("attribute", "score"), None, {}),
 ]
 """Each dataclass whose fields a command offers, the command, the fields it offers (None: every field with a help

@@ -189,7 +189,7 @@ def test_select_keeps_argmax_q_know(app, fake_llm, models, monkeypatch, tmp_path
 
 def test_generate_few_shot_needs_train_and_uses_its_examples(app, fake_llm, monkeypatch, tmp_path):
     monkeypatch.setenv("FACTSCOPE_LLM_BASE_URL", fake_llm.base_url)
-    with pytest.raises(ConfigError, match="--train"):
+    with pytest.raises(ConfigError, match="needs `train`"):
         _run(app, "knowledge", "generate", EXAMPLES / "records.jsonl", "--mode", "few", "-o", tmp_path / "x.jsonl", *LLM)
     fake_llm.responder = lambda request: "Some knowledge."
     out = tmp_path / "few.jsonl"

@@ -1,9 +1,12 @@
 """The few-shot demonstrations of knowledge generation, per task (conner.demonstrations): random ones, or the best
 by Q_know of a sample, each task drawing only on its own examples."""
 
+import pytest
+
 from factscope.conner.data import KnowledgeRecord
-from factscope.conner.demonstrations import choose_demonstrations
+from factscope.conner.demonstrations import choose_demonstrations, run_demonstrations
 from factscope.conner.scores import KnowledgeScores
+from factscope.core.errors import ConfigError
 
 POOL = [
     *(KnowledgeRecord(id=f"q{i}", query=f"question {i}", knowledge="k" * (i + 1), task="qa") for i in range(5)),
@@ -34,3 +37,23 @@ def test_demonstrations_chosen_by_q_know_are_the_best_of_the_sample_and_say_so()
 
 def test_a_task_without_examples_gets_none():
     assert choose_demonstrations(["qa"], POOL[5:], shots=2).examples == []
+
+
+def test_a_run_reads_its_demonstrations_from_the_train_file_only_when_it_needs_them(tmp_path):
+    train = tmp_path / "train.jsonl"
+    rows = [record.model_dump_json() for record in POOL] + ['{"id": "bad"}']
+    train.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    skipped = []
+    chosen = run_demonstrations(
+        ["qa"], train, mode="few", answer=False, shots=2, seed=3, skipped=skipped.append
+    )
+    assert chosen == choose_demonstrations(["qa"], POOL, shots=2, seed=3)
+    assert len(skipped) == 1 and "train.jsonl:9: field 'query': missing" in str(skipped[0])
+    absent = tmp_path / "absent.jsonl"
+    assert run_demonstrations(["qa"], absent, mode="zero", answer=False, shots=2).examples == []
+    assert run_demonstrations(["qa"], None, mode="zero", answer=True, shots=2).examples == []
+
+
+def test_few_shot_knowledge_without_a_train_file_is_refused_naming_the_parameters():
+    with pytest.raises(ConfigError, match=r"^`mode='few'` needs `train`"):
+        run_demonstrations(["qa"], None, mode="few", answer=False, shots=2)

@@ -3,7 +3,14 @@
 import random
 
 from factscope.grounding.data import GroundExample
-from factscope.grounding.distractors import add_distractors, is_gold, place_gold, select_distractors
+from factscope.grounding.distractors import (
+    DistractorSettings,
+    add_corpus_distractors,
+    add_distractors,
+    is_gold,
+    place_gold,
+    select_distractors,
+)
 from factscope.retrieve.corpus import BM25Retriever, Corpus, Document, Hit
 
 GOLD = ["Title: Corvel \n\n Corvel is a market town. The Lenne flows through Corvel."]
@@ -56,3 +63,18 @@ def test_add_distractors_with_bm25_over_a_corpus():
     assert all("Title: Corvel" not in c for c in updated.contexts[1:])
     assert updated.metadata["distractors"] == len(updated.contexts) - 1
     assert example.contexts == GOLD
+
+
+def test_distractors_from_a_corpus_file_as_the_settings_say(tmp_path):
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text(
+        '{"id": "astry", "title": "Astry", "text": "Astry is a village on the Lenne river with a bridge."}\n'
+        '{"id": "owl", "title": "Marsh owl", "text": "The marsh owl hunts at dusk."}\n',
+        encoding="utf-8",
+    )
+    example = GroundExample("q3", "Which river flows through Corvel?", list(GOLD), [])
+    settings = DistractorSettings(retriever="bm25", budget=100, gold_position="beginning", depth=1)
+    [updated] = add_corpus_distractors([example], corpus, settings)
+    assert updated.contexts[0] == GOLD[0] and updated.contexts[1].startswith("Title: Astry")
+    assert updated.metadata == {"distractors": 1, "gold_position": "beginning"}
+    assert settings.describe() == "bm25, 100 tokens, gold at beginning"

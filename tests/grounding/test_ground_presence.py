@@ -1,16 +1,19 @@
 """Presence models of Truly Ground: windows, best window, thresholds; the real packaged MiniLM bi-encoder."""
 
 import math
+import re
 
 import numpy as np
 import pytest
 
+from factscope.core.errors import ConfigError
 from factscope.core.schema import Label, Verdict
 from factscope.grounding.presence import (
     BiEncoderPresence,
     LLMJudgePresence,
     NLIPresence,
     WindowedPresence,
+    check_threshold,
     decide,
     make_presence,
     parse_judgement,
@@ -135,8 +138,6 @@ def test_llm_judge_parses_true_false_and_marks_unparsable(fake_llm):
 
 
 def test_make_presence_specs(bi_presence):
-    from factscope.core.errors import ConfigError
-
     with pytest.raises(ConfigError, match="unknown presence model"):
         make_presence("nope")
     with pytest.raises(ConfigError, match="needs a chat model: pass `llm`"):
@@ -192,3 +193,23 @@ def test_nli_presence_through_a_check_task_checker_spec(tmp_path):
     [score] = model.score(["the cat sat."], [["the cat sat on the mat."]])
     assert score == pytest.approx(np.exp(2) / (np.exp(2) + 2), abs=1e-4)
     assert model.present(["the cat sat."], [["the cat sat on the mat."]]) == [True]
+
+
+@pytest.mark.parametrize(
+    ("presence", "threshold"),
+    [("bi", -1.0), ("bi:some/model", 1.0), ("nli:embedded", 0.0), ("bi-nli", 0.437), ("llm", 1.0),
+     ("cross", -50.0), ("mine", 9.0)],
+)
+def test_a_threshold_within_the_models_score_range_is_taken(presence, threshold):
+    check_threshold(presence, threshold)
+
+
+@pytest.mark.parametrize(("presence", "threshold", "message"), [
+    ("bi", 1.5, "1.5 is outside -1 to 1, the range of `presence` bi's scores (a cosine similarity)"),
+    ("nli:embedded", -0.1,
+     "-0.1 is outside 0 to 1, the range of `presence` nli's scores (an entailment probability)"),
+    ("llm", 2.0, "2 is outside 0 to 1, the range of `presence` llm's scores (a judgement scored 0 or 1)"),
+])
+def test_a_threshold_outside_the_models_score_range_is_refused(presence, threshold, message):
+    with pytest.raises(ConfigError, match=f"^{re.escape(message)}$"):
+        check_threshold(presence, threshold)

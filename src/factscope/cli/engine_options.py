@@ -5,15 +5,13 @@ with the command's progress display."""
 from __future__ import annotations
 
 import typing
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
-
-import typer
+from typing import Any, TypeVar
 
 from factscope.cli.llm_options import ClientOnce, LLMOptions, summed_usage
-from factscope.cli.option_groups import Command, add_option_group
-from factscope.cli.option_ranges import finite
+from factscope.cli.option_groups import Command, add_field_options
+from factscope.core.option_metadata import about
 from factscope.core.run_result import RunResult
 from factscope.engines.system import Engine
 
@@ -31,44 +29,21 @@ PANEL = "Engine (where the run goes)"
 class EngineOptions:
     """The engine settings given on the command line."""
 
-    engine: Annotated[
-        Engine,
-        typer.Option(
-            "--engine",
-            help="local: this process; ray: a Ray cluster (pip install 'factscope\\[ray]'), where INPUT may be a "
-            "folder of *.jsonl shards and -o names a results folder with one results shard per input shard",
-            rich_help_panel=PANEL,
-        ),
-    ] = "local"
-    ray_address: Annotated[
-        str | None,
-        typer.Option(
-            "--ray-address",
-            help="the Ray cluster to run on (ray://HEAD:10001, or auto on a cluster node); default: start a local "
-            "one \\[env RAY_ADDRESS]",
-            rich_help_panel=PANEL,
-        ),
-    ] = None
-    concurrency: Annotated[
-        int,
-        typer.Option(
-            "--concurrency",
-            min=1,
-            help="Ray actors, each loading the models once (with --engine ray)",
-            rich_help_panel=PANEL,
-        ),
-    ] = 2
-    num_gpus: Annotated[
-        float,
-        typer.Option(
-            "--num-gpus",
-            min=0.0,
-            callback=finite,
-            help="GPUs per Ray actor; a fraction such as 0.25 puts four actors on one GPU (with --engine ray; add "
-            "--device cuda)",
-            rich_help_panel=PANEL,
-        ),
-    ] = 0.0
+    engine: Engine = field(default="local", metadata=about(
+        "local: this process; ray: a Ray cluster (pip install 'factscope\\[ray]'), where INPUT may be a "
+        "folder of *.jsonl shards and -o names a results folder with one results shard per input shard"
+    ))
+    ray_address: str | None = field(default=None, metadata=about(
+        "the Ray cluster to run on (ray://HEAD:10001, or auto on a cluster node); default: start a local one "
+        "\\[env RAY_ADDRESS]"
+    ))
+    concurrency: int = field(default=2, metadata=about(
+        "Ray actors, each loading the models once (with --engine ray)", min=1
+    ))
+    num_gpus: float = field(default=0.0, metadata=about(
+        "GPUs per Ray actor; a fraction such as 0.25 puts four actors on one GPU (with --engine ray; add "
+        "--device cuda)", min=0.0
+    ))
 
     @property
     def on_ray(self) -> bool:
@@ -78,7 +53,7 @@ class EngineOptions:
 
 def engine_options(command: Command) -> Command:
     """Give ``command`` the engine options; it receives them as one keyword argument ``engine: EngineOptions``."""
-    return add_option_group(command, EngineOptions, "engine")
+    return add_field_options(command, EngineOptions, "engine", panel=PANEL)
 
 
 def run_system(

@@ -14,7 +14,9 @@ from factscope.cli.ground_generate import GENERATE_HELP, generate_command
 from factscope.cli.ground_score import HELP, score_command
 from factscope.cli.llm_options import llm_options
 from factscope.cli.option_groups import add_field_options
+from factscope.grounding.distractors import DistractorSettings
 from factscope.grounding.spec import GroundSpec
+from factscope.grounding.supplied_facts import AtomicFactsFile
 
 if TYPE_CHECKING:
     from typer import _click  # typer vendors click: TyperGroup.parse_args takes typer's own Context
@@ -35,9 +37,13 @@ def register(app: typer.Typer) -> None:
     """Add the `ground` command group."""
     ground_app = typer.Typer(cls=_ScoreByDefault, help=HELP, no_args_is_help=True)
     ground_app.command("score", help="Score responses (the default command). " + HELP.split("\n\n", 1)[1])(
-        llm_options(engine_options(add_field_options(score_command, GroundSpec, "chosen")))
+        llm_options(engine_options(add_field_options(
+            add_field_options(score_command, GroundSpec, "chosen"), AtomicFactsFile, "facts",
+            after="responses",
+        )))
     )
-    ground_app.command("generate", help=GENERATE_HELP)(llm_options(generate_command))
+    generate = add_field_options(generate_command, DistractorSettings, "distractors", after="corpus")
+    ground_app.command("generate", help=GENERATE_HELP)(llm_options(generate))
     calibrate = add_field_options(calibrate_command, GroundSpec, "windows", names=WINDOW_FIELDS)
     ground_app.command("calibrate", help=CALIBRATE_HELP)(llm_options(calibrate))
     app.add_typer(ground_app, name="ground")

@@ -4,18 +4,17 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 
-from factscope.cli.display import ProgressDisplay, console, print_table, summary_table
+from factscope.cli.display import ProgressDisplay, print_skipped, print_table, summary_table
 from factscope.cli.ground_score import PRESENCE_HELP
 from factscope.cli.llm_options import LLMOptions
 from factscope.cli.option_rules import WINDOW_OPTIONS, refuse_ignored
-from factscope.core.errors import InputError
-from factscope.grounding.presence import PRESENCE_MODELS, make_presence
+from factscope.grounding.presence import PRESENCE_MODELS
 from factscope.grounding.spec import DEFAULT_PRESENCE, GroundSpec
 from factscope.metrics.grounding import AgreementStatistic
 
@@ -47,12 +46,11 @@ def calibrate_command(
 ) -> None:
     refuse_ignored(ctx, WINDOW_OPTIONS)
     from factscope.grounding.calibration import calibrate_presence, read_labels
+    from factscope.grounding.system import make_spec_presence
 
-    read = read_labels(labels, skipped=_skipped)
-    llm = endpoint.build() if PRESENCE_MODELS.needs_llm(presence) else None
-    model = make_presence(
-        presence, window=windows.window, stride=windows.stride, min_window=windows.min_window, llm=llm
-    )
+    read = read_labels(labels, skipped=print_skipped)
+    llm = endpoint.build_if(PRESENCE_MODELS.needs_llm(presence))
+    model = make_spec_presence(replace(windows, presence=presence), llm)
     with ProgressDisplay() as shown:
         result = calibrate_presence(model, read.labels, statistic, progress=shown, path=labels)
     print_table(
@@ -70,6 +68,3 @@ def calibrate_command(
     )
     typer.echo(json.dumps({"threshold": result.threshold, statistic: result.value, "model": result.model}))
 
-
-def _skipped(error: InputError) -> None:
-    console.print(f"[yellow]skipped[/] {escape(str(error))}")

@@ -18,13 +18,15 @@ from factscope.claims.registry import EXTRACTOR_SPECS
 from factscope.cli.display import console, format_value, print_table, summary_table
 from factscope.cli.engine_options import EngineOptions, check_output, output_path, run_system
 from factscope.cli.llm_options import LLMOptions, usage_rows
-from factscope.cli.option_ranges import PRESENCE_THRESHOLD_RULE, presence_for_threshold, presence_threshold
+from factscope.cli.option_ranges import presence_for_threshold, presence_threshold
 from factscope.cli.option_rules import RAY_OPTIONS, WINDOW_OPTIONS, refuse_ignored
 from factscope.cli.output_options import Overwrite, RetryFailed
+from factscope.cli.parameter_flags import with_flags
 from factscope.core.errors import ConfigError, InputError, RecordsFailed
 from factscope.core.system import RunOutcome
-from factscope.grounding.presence import PRESENCE_SPECS
+from factscope.grounding.presence import PRESENCE_SPECS, THRESHOLD_RULE
 from factscope.grounding.spec import DEFAULT_FACT_EXTRACTOR, DEFAULT_PRESENCE, GroundSpec
+from factscope.grounding.supplied_facts import AtomicFactsFile
 
 if TYPE_CHECKING:
     from factscope.grounding.data import GroundExample
@@ -69,23 +71,6 @@ def score_command(
             "file {qId: {input, output}}"
         ),
     ] = None,
-    atomic_facts: Annotated[
-        Path | None,
-        typer.Option(
-            help="atomic facts of the responses, instead of extracting them: JSONL {id, atomic_facts}, FActScore "
-            "records with annotations, or a JSON object keyed by question id; ids without an entry use --extractor"
-        ),
-    ] = None,
-    human_facts: Annotated[
-        bool, typer.Option(help="read FActScore's human-atomic-facts from --atomic-facts, not model-atomic-facts")
-    ] = False,
-    paper_fact_rules: Annotated[
-        bool,
-        typer.Option(
-            help="apply the Truly Ground scoring script's rules to --atomic-facts: drop one-word sentences, "
-            "replace a fact longer than its sentence by the sentence, drop duplicates"
-        ),
-    ] = True,
     output: Annotated[
         Path | None,
         typer.Option("--output", "-o", help="results JSONL (default: INPUT name + .ground.jsonl)"),
@@ -98,7 +83,8 @@ def score_command(
         float | None,
         typer.Option(
             callback=presence_threshold,
-            help=f"presence threshold (default: the model's, see --presence): {PRESENCE_THRESHOLD_RULE}",
+            help="presence threshold (default: the model's, see --presence): "
+            + with_flags(THRESHOLD_RULE, {"presence": "--presence"}),
         ),
     ] = GroundSpec.threshold,
     batch_size: Annotated[int, typer.Option(min=1, help="records per decomposition / presence batch")] = 16,
@@ -108,6 +94,7 @@ def score_command(
     *,
     endpoint: LLMOptions,
     engine: EngineOptions,
+    facts: AtomicFactsFile,
     chosen: GroundSpec,
 ) -> None:
     refuse_ignored(ctx, (*RAY_OPTIONS, *WINDOW_OPTIONS))
@@ -121,17 +108,16 @@ def score_command(
     client = ClientOnce(endpoint)
     inputs: Any = input
     facts_row: list[tuple[str, object]] = []
-    if metadata is not None or responses is not None or atomic_facts is not None:
+    if metadata is not None or responses is not None or facts.path is not None:
         if engine.on_ray:
             raise ConfigError(
                 "--metadata, --responses and --atomic-facts are not taken with --engine ray: give generic JSONL "
                 "records that carry their response and metadata"
             )
         inputs = system.read(input)
-    if atomic_facts is not None:
+    if facts.path is not None:
         spec, facts_row = _supplied_facts(
-            atomic_facts, inputs, system.prepare(spec, inputs), client if system.needs_llm(spec) else None,
-            human_facts, paper_fact_rules,
+            facts, inputs, system.prepare(spec, inputs), client if system.needs_llm(spec) else None
         )
 
     def loaded(count: int, problems: list[InputError]) -> None:
@@ -177,24 +163,20 @@ def _report_ground(
 
 
 def _supplied_facts(
-    path: Path, examples: Iterable[GroundExample], spec: GroundSpec, llm: Callable[[], LLMClient] | None,
-    human: bool, paper_rules: bool,
+    facts: AtomicFactsFile,
+    examples: Iterable[GroundExample],
+    spec: GroundSpec,
+    llm: Callable[[], LLMClient] | None,
 ) -> tuple[GroundSpec, list[tuple[str, object]]]:
-    """``spec`` serving the facts of an atomic-facts file (``supply_facts``), its skipped entries and unknown ids
+    """``spec`` serving the facts of the atomic-facts file ``facts``, its skipped entries and unknown ids
     reported, and the run-table row counting records with supplied and with extracted facts."""
-    from factscope.grounding.supplied_facts import supply_facts
     from factscope.grounding.system import make_fact_extractor
 
-    supplied = supply_facts(
-        path, examples, make_fact_extractor(spec.extractor, llm() if llm is not None else None), human=human,
-        paper_rules=paper_rules,
-    )
-    for error in supplied.problems:
-        console.print(f"[yellow]skipped[/] {escape(str(error))}")
+    supplied = facts.supply(examples, make_fact_extractor(spec.extractor, llm() if llm is not None else None))
     unknown = supplied.unknown
-    if unknown:
-        shown = ", ".join(unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
-        console.print(f"[yellow]warning[/] {escape(f'{path}: {len(unknown)} id(s) match no scored record: {shown}')}")
+    shown = ", ".join(unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
+    print_problems(supplied.problems, [f"{facts.path}: {len(unknown)} id(s) match no scored record: {shown}"]
+                   if unknown else [])
     spec = replace(spec, extractor=supplied.extractor, settings=supplied.settings)
     return spec, [("response facts: supplied / extracted", f"{supplied.supplied} / {supplied.extracted}")]
 

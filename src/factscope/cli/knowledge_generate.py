@@ -3,31 +3,24 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
-from factscope.cli.display import ProgressDisplay, console, print_table, summary_table
-from factscope.cli.knowledge_options import (
-    LM,
-    BatchSize,
-    Output,
-    Retriever,
-    Seed,
-    Task,
-    load_records,
-)
-from factscope.cli.knowledge_score import noted
+from factscope.cli.display import ProgressDisplay, console, print_skipped, print_table, summary_table
+from factscope.cli.knowledge_options import BatchSize, Output, Retriever, Task
+from factscope.cli.knowledge_score import print_notes
 from factscope.cli.llm_options import LLMOptions, usage_rows
 from factscope.cli.option_ranges import above_zero, finite
 from factscope.cli.option_rules import FEW_SHOT_OPTIONS, refuse_ignored
 from factscope.cli.output_options import Overwrite, RetryFailed
 from factscope.cli.output_paths import check_outputs
-from factscope.conner.data import KnowledgeTask
-from factscope.conner.generation import GenerationMode
+from factscope.conner.data import KnowledgeTask, usable_knowledge_records
+from factscope.conner.generation import GenerationMode, GenerationSettings
 from factscope.conner.spec import KnowledgeSpec
-from factscope.core.errors import ConfigError, InputError, RecordsFailed
+from factscope.core.errors import InputError, RecordsFailed
 from factscope.retrieve.corpus import RetrieverName
 
 GENERATE_HELP = """Generate knowledge for each query through an LLM, with the paper's prompts (Appendix F, Tables 11-12).
@@ -60,36 +53,40 @@ Example:
 
 
 def _generate(
-    input: Path, output: Path, llm: Any, settings: Any, *, train: Path | None, shots: int,
-    select_from: int | None, evaluator_options: dict[str, Any] | None, select: bool, answer: bool, batch_size: int,
-    overwrite: bool, retry_failed: bool, task: KnowledgeTask | None, ctx: typer.Context,
+    ctx: typer.Context, input: Path, output: Path | None, endpoint: LLMOptions, settings: GenerationSettings,
+    scoring: KnowledgeSpec | None, *, train: Path | None, shots: int, select_from: int | None, answer: bool,
+    batch_size: int, overwrite: bool, retry_failed: bool, task: KnowledgeTask | None,
 ) -> None:
-    from factscope.conner.demonstrations import choose_demonstrations
-    from factscope.conner.evaluator_setup import make_evaluator
+    """Generate knowledge for the queries of ``input`` into ``output``: with ``scoring`` (the evaluator's
+    spec), demonstrations are chosen by Q_know when ``select_from`` is given, and the best of several
+    candidates kept."""
+    from factscope.conner.demonstrations import run_demonstrations
     from factscope.conner.generation import KnowledgeGenerator, generate_knowledge
+    from factscope.conner.system import make_spec_evaluator, spec_missing_parts
 
-    records, skipped = load_records(input, need_knowledge=False, task=task)
+    refuse_ignored(ctx, FEW_SHOT_OPTIONS)
+    output = output or Path(f"{input.stem}.generated.jsonl")
+    check_outputs(output, overwrite=overwrite)
+    llm = endpoint.build()
+    records, skipped = usable_knowledge_records(input, need_knowledge=False, task=task, skipped=print_skipped)
     if not records:
         raise InputError("no usable records; see the messages above", path=input)
-    evaluator = noted(make_evaluator(**evaluator_options, llm=llm), ctx) if evaluator_options is not None else None
-    demonstrations: list[Any] = []
-    if settings.mode == "few" or answer:
-        if train is None and settings.mode == "few":
-            raise ConfigError("--mode few needs --train: records with query and knowledge to use as examples")
-        pool, _ = load_records(train, task=task) if train else ([], 0)
-        chosen = choose_demonstrations(
-            (record.task for record in records), pool, shots=shots, seed=settings.seed, select_from=select_from,
-            evaluator=evaluator,
-        )
-        for name, choice in chosen.choices.items():
-            console.print(f"{name} demonstrations chosen by Q_know: {', '.join(choice.selected) or 'none'}", markup=False)
-        demonstrations = chosen.examples
-    generator = KnowledgeGenerator(llm, settings)
+    evaluator = None
+    if scoring is not None:
+        print_notes(spec_missing_parts(scoring), ctx)
+        evaluator = make_spec_evaluator(scoring, llm)
+    chosen = run_demonstrations(
+        (record.task for record in records), train, mode=settings.mode, answer=answer, shots=shots,
+        seed=settings.seed, select_from=select_from, evaluator=evaluator, task=task, skipped=print_skipped,
+    )
+    for name, choice in chosen.choices.items():
+        selected = ", ".join(choice.selected) or "none"
+        console.print(f"{name} demonstrations chosen by Q_know: {selected}", markup=False)
     with ProgressDisplay() as shown:
         run = generate_knowledge(
-            records, generator, demonstrations=demonstrations, evaluator=evaluator if select else None,
-            answer=answer, output=output, batch_size=batch_size, progress=shown, overwrite=overwrite,
-            retry_failed=retry_failed,
+            records, KnowledgeGenerator(llm, settings), demonstrations=chosen.examples,
+            evaluator=evaluator if settings.candidates > 1 else None, answer=answer, output=output,
+            batch_size=batch_size, progress=shown, overwrite=overwrite, retry_failed=retry_failed,
         )
     rows = [
         ("records", len(records)),
@@ -115,8 +112,6 @@ def generate_command(
     select_from: Annotated[int | None, typer.Option(min=1, help="m: score m random --train examples, keep the best --shots")] = None,
     answer: Annotated[bool, typer.Option("--answer", help="also generate answers (Table 13 few-shot)")] = False,
     retriever: Retriever = "bm25",
-    lm: LM = None,
-    seed: Seed = 0,
     batch_size: BatchSize = 16,
     overwrite: Overwrite = False,
     retry_failed: RetryFailed = False,
@@ -124,17 +119,11 @@ def generate_command(
     endpoint: LLMOptions,
     scoring: KnowledgeSpec,
 ) -> None:
-    refuse_ignored(ctx, FEW_SHOT_OPTIONS)
-    from factscope.conner.generation import GenerationSettings
-
-    output = output or Path(f"{input.stem}.generated.jsonl")
-    check_outputs(output, overwrite=overwrite)
-    llm = endpoint.build()
-    options = _scoring_options(scoring, retriever, lm, seed)
     _generate(
-        input, output, llm, GenerationSettings(mode=mode, seed=seed), train=train, shots=shots,
-        select_from=select_from, evaluator_options=options if select_from else None, select=False, answer=answer,
-        batch_size=batch_size, overwrite=overwrite, retry_failed=retry_failed, task=task, ctx=ctx,
+        ctx, input, output, endpoint, GenerationSettings(mode=mode, seed=scoring.seed),
+        _scoring(scoring, retriever) if select_from else None, train=train, shots=shots,
+        select_from=select_from, answer=answer, batch_size=batch_size, overwrite=overwrite,
+        retry_failed=retry_failed, task=task,
     )
 
 
@@ -151,8 +140,6 @@ def select_command(
     shots: Annotated[int, typer.Option(min=1, help="few-shot examples")] = 8,
     answer: Annotated[bool, typer.Option("--answer", help="also answer with the selected knowledge")] = False,
     retriever: Retriever = "bm25",
-    lm: LM = None,
-    seed: Seed = 0,
     batch_size: BatchSize = 16,
     overwrite: Overwrite = False,
     retry_failed: RetryFailed = False,
@@ -160,36 +147,25 @@ def select_command(
     endpoint: LLMOptions,
     scoring: KnowledgeSpec,
 ) -> None:
-    refuse_ignored(ctx, FEW_SHOT_OPTIONS)
-    from factscope.conner.generation import GenerationSettings
-
-    output = output or Path(f"{input.stem}.generated.jsonl")
-    check_outputs(output, overwrite=overwrite)
-    if candidates < 2:
-        raise ConfigError("--candidates must be at least 2 to select among them")
-    llm = endpoint.build()
     settings = GenerationSettings(
-        mode=mode, candidates=candidates, top_p=top_p, temperature=temperature, seed=seed
+        mode=mode, candidates=candidates, top_p=top_p, temperature=temperature, seed=scoring.seed
     )
-    options = _scoring_options(scoring, retriever, lm, seed)
     _generate(
-        input, output, llm, settings, train=train, shots=shots, select_from=None, evaluator_options=options,
-        select=True, answer=answer, batch_size=batch_size, overwrite=overwrite, retry_failed=retry_failed, task=task,
-        ctx=ctx,
+        ctx, input, output, endpoint, settings, _scoring(scoring, retriever), train=train, shots=shots,
+        select_from=None, answer=answer, batch_size=batch_size, overwrite=overwrite,
+        retry_failed=retry_failed, task=task,
     )
 
 
-def _scoring_options(scoring: KnowledgeSpec, retriever: RetrieverName, lm: str | None, seed: int) -> dict[str, Any]:
-    """The evaluator options of Q_know selection: the ``scoring`` options given, with ``retriever``, ``lm``
-    and ``seed``."""
+def _scoring(scoring: KnowledgeSpec, retriever: RetrieverName) -> KnowledgeSpec:
+    """The evaluator spec of Q_know selection: the ``scoring`` options given (its causal LM the default one
+    when none is named), with ``retriever``."""
     from factscope.conner.evaluator_setup import default_lm
 
-    return {
-        "corpus": scoring.corpus, "retriever": retriever, "evidence_k": scoring.evidence_k, "aggregate": "min",
-        "hard": False, "checker": scoring.checker, "relevance": scoring.relevance, "coherence": scoring.coherence,
-        "lm": default_lm(lm), "baselines": 3, "weights": scoring.weights, "seed": seed,
-    }
+    return replace(scoring, retriever=retriever, lm=default_lm(scoring.lm))
 
 
-SELECTION_FIELDS = frozenset({"corpus", "evidence_k", "checker", "relevance", "coherence", "weights"})
+SELECTION_FIELDS = frozenset(
+    {"corpus", "evidence_k", "checker", "relevance", "coherence", "lm", "weights", "seed"}
+)
 """The scoring options of Q_know selection (`knowledge generate --select-from`, `knowledge select`)."""

@@ -4,6 +4,7 @@ Ray, with the run's table."""
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -12,14 +13,7 @@ from rich.markup import escape
 
 from factscope.cli.display import console, print_skipped, print_table, summary_table
 from factscope.cli.engine_options import EngineOptions, check_output, output_path, run_system
-from factscope.cli.knowledge_options import (
-    LM,
-    BatchSize,
-    Output,
-    Queries,
-    Seed,
-    Task,
-)
+from factscope.cli.knowledge_options import BatchSize, Output, Queries, Task
 from factscope.cli.llm_options import LLMOptions, usage_rows
 from factscope.cli.option_rules import FAST_MODE_OPTIONS, RAY_OPTIONS, WEB_OPTIONS, refuse_ignored
 from factscope.cli.output_options import Overwrite, RetryFailed
@@ -29,7 +23,6 @@ from factscope.core.errors import InputError, RecordsFailed
 from factscope.retrieve.web_settings import WebSettings
 
 if TYPE_CHECKING:
-    from factscope.conner.evaluator import KnowledgeEvaluator
     from factscope.conner.task import KnowledgeRun
     from factscope.llm.client import LLMClient
 
@@ -66,14 +59,6 @@ Examples:
 """
 
 
-def noted(evaluator: KnowledgeEvaluator, ctx: typer.Context) -> KnowledgeEvaluator:
-    """``evaluator``, each metric it cannot compute for want of a part noted (naming the flag that supplies it)."""
-    from factscope.conner.evaluator_setup import missing_parts
-
-    print_notes(missing_parts(evaluator), ctx)
-    return evaluator
-
-
 def print_notes(notes: list[str], ctx: typer.Context) -> None:
     """Each metric not computed for want of a part, as a note naming the flag that supplies it."""
     for note in notes:
@@ -86,8 +71,6 @@ def score_command(
     output: Output = None,
     queries: Queries = None,
     task: Task = None,
-    lm: LM = None,
-    seed: Seed = KnowledgeSpec.seed,
     batch_size: BatchSize = 16,
     overwrite: Overwrite = False,
     retry_failed: RetryFailed = False,
@@ -101,16 +84,14 @@ def score_command(
     from factscope.conner.evaluator_setup import default_lm
     from factscope.conner.system import KnowledgeSystem, spec_missing_parts
 
-    spec = replace(chosen, lm=default_lm(lm), seed=seed, web=web)
+    spec = replace(chosen, lm=default_lm(chosen.lm), web=web)
     output = output_path(engine, input, output, ".knowledge")
     check_output(engine, output, overwrite=overwrite, written={})
     print_notes(spec_missing_parts(spec), ctx)
 
-    def loaded(count: int, problems: list[InputError]) -> None:
-        _survey(input, count, problems)
-
     ran, client = run_system(KnowledgeSystem(task, queries), spec, input, output, engine=engine, endpoint=endpoint,
-                             batch_size=batch_size, overwrite=overwrite, retry_failed=retry_failed, loaded=loaded)
+                             batch_size=batch_size, overwrite=overwrite, retry_failed=retry_failed,
+                             loaded=partial(_survey, input))
     _report_knowledge(ran.result, len(ran.problems), output, client)
 
 

@@ -1,7 +1,6 @@
-"""A set of options declared once, as a dataclass, and added to any command that wants it: the command receives
-the whole set as one keyword argument. The dataclass's fields are typer-annotated (``add_option_group``) or, for a
-library dataclass that knows nothing of typer, carry their help and range in their metadata (``add_field_options``).
-"""
+"""A set of options declared once, as a dataclass whose fields carry their help, range and flag in their
+metadata (``factscope.core.option_metadata.about``), added to any command that wants it: the command receives
+the whole set as one keyword argument (``add_field_options``)."""
 
 from __future__ import annotations
 
@@ -12,24 +11,17 @@ import inspect
 import math
 import sys
 import typing
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import MISSING, Field, fields
 from types import ModuleType
 from typing import Annotated, Any, TypeVar
 
 import typer
 
-from factscope.cli.parameter_flags import with_flags
+from factscope.cli.parameter_flags import MENTION, with_flags
 from factscope.core.errors import ConfigError
 
 Command = TypeVar("Command", bound=Callable[..., None])
-
-
-def add_option_group(command: Command, group: type, keyword: str) -> Command:
-    """``command`` with the fields of the dataclass ``group`` as keyword-only options (typer reads the new
-    signature); it is called with them gathered into one ``group`` instance under ``keyword``."""
-    hints = typing.get_type_hints(group, include_extras=True)
-    return _with_group(command, group, keyword, [(item.name, item, hints[item.name]) for item in fields(group)])
 
 
 def add_field_options(
@@ -40,21 +32,47 @@ def add_field_options(
     names: Collection[str] | None = None,
     defaults: Mapping[str, Any] | None = None,
     panel: str | None = None,
+    after: str | None = None,
 ) -> Command:
     """``command`` with an option for each field of the dataclass ``group`` whose metadata has a help text (of
     those in ``names`` when given), of the field's type and default (or the command's own of ``defaults``), with
-    the help, range and flag of its metadata (see ``factscope.core.option_metadata.about``), under ``panel``; a
-    float option also refuses nan and inf. A parameter the help names (`max_tokens`) is shown as its flag. It is
-    called with them gathered into one ``group`` instance under ``keyword`` (fields not offered keep their
-    defaults)."""
+    the help, range and flag of its metadata (see ``factscope.core.option_metadata.about``), under ``panel``,
+    listed after the command's parameter ``after`` (else after all of them); a float option also refuses nan
+    and inf. A parameter the help names (`max_tokens`) is shown as its flag. It is called with them gathered
+    into one ``group`` instance under ``keyword`` (fields not offered keep their defaults)."""
     offered = [item for item in fields(group) if "help" in item.metadata and (names is None or item.name in names)]
     flags = {item.name: option_flags(item)[0].split("/")[0] for item in offered}
-    options = [
-        (flags[item.name][2:].replace("-", "_"), item,
-         Annotated[option_type(group, item), _option(item, option_type(group, item), flags, panel)])
-        for item in offered
-    ]
-    return _with_group(command, group, keyword, options, defaults or {})
+    chosen = defaults or {}
+    added: dict[str, tuple[Field[Any], inspect.Parameter]] = {}
+    for item in offered:
+        name = flags[item.name][2:].replace("-", "_")
+        read = option_type(group, item)
+        default = chosen.get(item.name, inspect.Parameter.empty if item.default is MISSING else item.default)
+        added[name] = (item, inspect.Parameter(
+            name, inspect.Parameter.KEYWORD_ONLY, default=default,
+            annotation=Annotated[read, _option(item, read, flags, panel)],
+        ))
+    hints = typing.get_type_hints(command, include_extras=True)
+    signature = inspect.signature(command)
+    parameters: list[inspect.Parameter] = []
+    for name, parameter in signature.parameters.items():
+        if name != keyword:
+            position = inspect.Parameter.KEYWORD_ONLY if after is not None else parameter.kind
+            annotated = hints.get(name, parameter.annotation)
+            parameters.append(parameter.replace(annotation=annotated, kind=position))
+        if name == after:
+            parameters.extend(parameter for _, parameter in added.values())
+    if after is None:
+        parameters.extend(parameter for _, parameter in added.values())
+
+    @functools.wraps(command)
+    def wrapper(**kwargs: Any) -> None:
+        gathered = group(**{item.name: kwargs.pop(name) for name, (item, _) in added.items()})
+        command(**kwargs, **{keyword: gathered})
+
+    wrapper.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+    wrapper.__annotations__ = {**{p.name: p.annotation for p in parameters}, "return": None}
+    return typing.cast(Command, wrapper)
 
 
 def option_flags(item: Field[Any]) -> list[str]:
@@ -65,7 +83,8 @@ def option_flags(item: Field[Any]) -> list[str]:
 
 def option_type(group: type, item: Field[Any]) -> Any:
     """The type the option of ``group``'s field ``item`` reads: its metadata's ``option_type``, else the field's
-    (read where the field is declared, so that a subclass's fields and its base's each resolve)."""
+    (read where the field is declared, so that a subclass's fields and its base's each resolve; the names the
+    module imports for the type checker only are imported when the type needs them)."""
     if "option_type" in item.metadata:
         return item.metadata["option_type"]
     if not isinstance(item.type, str):
@@ -73,7 +92,11 @@ def option_type(group: type, item: Field[Any]) -> Any:
     declared = next(cls for cls in group.__mro__ if item.name in vars(cls).get("__annotations__", {}))
     module = sys.modules[declared.__module__]
     alone = type(group.__name__, (), {"__annotations__": {item.name: item.type}})
-    return typing.get_type_hints(alone, globalns=vars(module), localns=_type_checking_names(module))[item.name]
+    try:
+        hints = typing.get_type_hints(alone, globalns=vars(module))
+    except NameError:
+        hints = typing.get_type_hints(alone, globalns=vars(module), localns=_type_checking_names(module))
+    return hints[item.name]
 
 
 @functools.cache
@@ -96,12 +119,18 @@ def _option(item: Field[Any], kind: Any, flags: Mapping[str, str], panel: str | 
     low = meta.get("min")
     return typer.Option(
         *option_flags(item),
-        help=with_flags(meta["help"], flags),
+        help=with_flags(meta["help"], {**_default_flags(meta["help"]), **flags}),
         min=None if meta.get("min_open") else low,
         max=meta.get("max"),
         callback=_checked(meta, float in (kind, *typing.get_args(kind))),
         rich_help_panel=panel,
     )
+
+
+def _default_flags(help: str) -> dict[str, str]:
+    """The flag of each parameter ``help`` names, as the command line spells a parameter it offers under its
+    own name (`extractor`: --extractor)."""
+    return {name: "--" + name.replace("_", "-") for name, _ in MENTION.findall(help)}
 
 
 def _checked(meta: Mapping[str, Any], real: bool) -> Callable[[Any], Any] | None:
@@ -126,40 +155,3 @@ def _checked(meta: Mapping[str, Any], real: bool) -> Callable[[Any], Any] | None
         return value if parse is None else parse(value)
 
     return checked
-
-
-def _with_group(
-    command: Command,
-    group: type,
-    keyword: str,
-    options: Sequence[tuple[str, Field[Any], Any]],
-    defaults: Mapping[str, Any] | None = None,
-) -> Command:
-    """``command`` with the ``options`` (parameter name, field of ``group``, annotation) as keyword-only
-    options, defaulting to ``defaults`` or the field's default."""
-    hints = typing.get_type_hints(command, include_extras=True)
-    signature = inspect.signature(command)
-    kept = [
-        parameter.replace(annotation=hints.get(name, parameter.annotation))
-        for name, parameter in signature.parameters.items()
-        if name != keyword
-    ]
-    chosen = defaults or {}
-    added = [
-        inspect.Parameter(
-            name,
-            inspect.Parameter.KEYWORD_ONLY,
-            default=chosen.get(item.name, inspect.Parameter.empty if item.default is MISSING else item.default),
-            annotation=annotation,
-        )
-        for name, item, annotation in options
-    ]
-
-    @functools.wraps(command)
-    def wrapper(**kwargs: Any) -> None:
-        gathered = group(**{item.name: kwargs.pop(name) for name, item, _ in options})
-        command(**kwargs, **{keyword: gathered})
-
-    wrapper.__signature__ = signature.replace(parameters=kept + added)  # type: ignore[attr-defined]
-    wrapper.__annotations__ = {**{p.name: p.annotation for p in kept + added}, "return": None}
-    return typing.cast(Command, wrapper)

@@ -13,21 +13,8 @@ import math
 
 import typer
 
-THRESHOLD_RANGES: dict[str, tuple[float, float, str]] = {
-    "bi": (-1.0, 1.0, "a cosine similarity"),
-    "nli": (0.0, 1.0, "an entailment probability"),
-    "bi-nli": (0.0, 1.0, "an entailment probability"),
-    "llm": (0.0, 1.0, "a judgement scored 0 or 1"),
-}
-"""The presence models (by registry name) whose scores have a fixed range, with what the score is; the scores
-of the others (``cross``: a cross-encoder's raw relevance; plugins) are unbounded, so any finite threshold fits
-them."""
+from factscope.core.errors import ConfigError
 
-PRESENCE_THRESHOLD_RULE = (
-    "a finite number; -1 to 1 with --presence bi (cosine), 0 to 1 with nli, bi-nli and llm (probabilities), any with "
-    "cross (raw relevance scores)"
-)
-"""The rule of ``ground --threshold``, for its help text."""
 
 def finite(value: float | None) -> float | None:
     """Refuse ``nan`` and ``inf`` (None, an option left out, passes)."""
@@ -43,17 +30,15 @@ def above_zero(value: float) -> float:
     return value
 
 
-def _threshold_range(presence: str, threshold: float) -> None:
+def _threshold_range(ctx: typer.Context, presence: str, threshold: float) -> None:
     """Refuse a presence threshold outside the range of the scores of the presence model ``presence`` names."""
-    name = presence.split(":", 1)[0]
-    if name not in THRESHOLD_RANGES:
-        return
-    low, high, score = THRESHOLD_RANGES[name]
-    if not low <= threshold <= high:
-        raise typer.BadParameter(
-            f"{threshold:g} is outside {low:g} to {high:g}, the range of --presence {name}'s scores ({score})",
-            param_hint="'--threshold'",
-        )
+    from factscope.cli.parameter_flags import in_context
+    from factscope.grounding.presence import check_threshold
+
+    try:
+        check_threshold(presence, threshold)
+    except ConfigError as error:
+        raise typer.BadParameter(in_context(str(error), ctx), param_hint="'--threshold'") from None
 
 
 def presence_threshold(ctx: typer.Context, value: float | None) -> float | None:
@@ -61,7 +46,7 @@ def presence_threshold(ctx: typer.Context, value: float | None) -> float | None:
     finite(value)
     presence = ctx.params.get("presence")
     if value is not None and isinstance(presence, str):
-        _threshold_range(presence, value)
+        _threshold_range(ctx, presence, value)
     return value
 
 
@@ -69,5 +54,5 @@ def presence_for_threshold(ctx: typer.Context, value: str) -> str:
     """``ground --presence``: when --threshold was parsed first, check it against this model's score range."""
     threshold = ctx.params.get("threshold")
     if isinstance(threshold, float):
-        _threshold_range(value, threshold)
+        _threshold_range(ctx, value, threshold)
     return value

@@ -17,15 +17,19 @@ from factscope.cli.web_options import WEB_FLAGS
 
 @dataclass(frozen=True)
 class OptionRule:
-    """``option`` (the parameter ``param``) counts only when ``holds`` is true of the parsed parameters;
-    ``needs`` says when, for the message."""
+    """``option`` counts only when ``holds`` is true of the parsed parameters; ``needs`` says when, for the
+    message."""
 
     option: str
-    param: str
     holds: Callable[[Mapping[str, Any]], bool]
     needs: str
     refuse: bool = True
     """False: a warning, and the run goes on without the option."""
+
+    @property
+    def param(self) -> str:
+        """The parameter of ``option`` (--top-k: top_k)."""
+        return self.option[2:].replace("-", "_")
 
 
 def refuse_ignored(context: typer.Context, rules: Sequence[OptionRule]) -> None:
@@ -47,28 +51,29 @@ def _checker_name(params: Mapping[str, Any]) -> str:
     return str(params.get("checker") or "").split(":", 1)[0]
 
 
+def _on_ray(params: Mapping[str, Any]) -> bool:
+    return params.get("engine") == "ray"
+
+
 RAY_OPTIONS = (
-    OptionRule("--concurrency", "concurrency", lambda p: p.get("engine") == "ray", "with --engine ray", refuse=False),
-    OptionRule("--num-gpus", "num_gpus", lambda p: p.get("engine") == "ray", "with --engine ray", refuse=False),
+    OptionRule("--concurrency", _on_ray, "with --engine ray", refuse=False),
+    OptionRule("--num-gpus", _on_ray, "with --engine ray", refuse=False),
 )
 """The Ray engine's options (every command with --engine)."""
 
 SEGMENT_OPTIONS = (
     OptionRule(
         "--window-sentences",
-        "window_sentences",
         lambda p: not p.get("window_sentences") or p.get("segment_tokens") != 0,
         "with segments (--segment-tokens above 0): windows are cut within --segment-tokens",
     ),
     OptionRule(
         "--min-window-sentences",
-        "min_window_sentences",
         lambda p: p.get("segment_tokens") != 0 and p.get("window_sentences") != 0,
         "with sentence windows (--segment-tokens above 0, --window-sentences not 0)",
     ),
     OptionRule(
         "--min-window-sentences",
-        "min_window_sentences",
         lambda p: p.get("min_window_sentences") is None
         or not p.get("window_sentences")
         or p["min_window_sentences"] <= p["window_sentences"],
@@ -79,6 +84,8 @@ SEGMENT_OPTIONS = (
 
 UNSEGMENTED_CHECKERS = frozenset({"similarity", "llm"})
 """Checkers that read each reference whole, with no segments, relevance floor or label decision of their own."""
+
+MODEL_CHECKER = "with a model checker, not similarity or llm"
 
 
 def _model_checker(params: Mapping[str, Any]) -> bool:
@@ -96,8 +103,7 @@ def _retrieves(params: Mapping[str, Any]) -> bool:
 
 
 WEB_OPTIONS = tuple(
-    OptionRule(flag, flag[2:].replace("-", "_"), _web_retriever, "with --retriever web:serper, web:brave or "
-               "wikipedia")
+    OptionRule(flag, _web_retriever, "with --retriever web:serper, web:brave or wikipedia")
     for flag in WEB_FLAGS
 )
 """The web retrieval options (check, knowledge score)."""
@@ -105,7 +111,6 @@ WEB_OPTIONS = tuple(
 FAST_MODE_OPTIONS = (
     OptionRule(
         "--mode",
-        "mode",
         lambda p: p.get("mode") != "fast" or _model_checker(p),
         "with a model checker (embedded, nli, path, minicheck, hhem, alignscore), not similarity or llm",
     ),
@@ -116,30 +121,26 @@ CHECK_OPTIONS = (
     *RAY_OPTIONS,
     *SEGMENT_OPTIONS,
     *FAST_MODE_OPTIONS,
-    OptionRule("--min-confidence", "min_confidence", _model_checker, "with a model checker, not similarity or llm"),
-    OptionRule("--threshold", "threshold", _model_checker, "with a model checker, not similarity or llm"),
-    OptionRule(
-        "--min-relevance", "min_relevance", lambda p: p.get("relevance") == "lexical", "with --relevance lexical"
-    ),
-    OptionRule("--top-k", "top_k", _retrieves, "with --corpus or a web retriever (passages retrieved)"),
-    OptionRule("--retriever", "retriever", _retrieves, "with --corpus, or as web:serper, web:brave or wikipedia"),
-    OptionRule("--retrieve-for", "retrieve_for", _retrieves, "with --corpus or a web retriever"),
+    OptionRule("--min-confidence", _model_checker, MODEL_CHECKER),
+    OptionRule("--threshold", _model_checker, MODEL_CHECKER),
+    OptionRule("--min-relevance", lambda p: p.get("relevance") == "lexical", "with --relevance lexical"),
+    OptionRule("--top-k", _retrieves, "with --corpus or a web retriever (passages retrieved)"),
+    OptionRule("--retriever", _retrieves, "with --corpus, or as web:serper, web:brave or wikipedia"),
+    OptionRule("--retrieve-for", _retrieves, "with --corpus or a web retriever"),
     *WEB_OPTIONS,
     OptionRule(
-        "--similarity-threshold",
-        "similarity_threshold",
-        lambda p: _checker_name(p) == "similarity",
-        "with --checker similarity",
+        "--similarity-threshold", lambda p: _checker_name(p) == "similarity", "with --checker similarity"
     ),
 )
 """`factscope check`."""
 
+WINDOW = "with sentence windows (--window not 0)"
+
 WINDOW_OPTIONS = (
-    OptionRule("--stride", "stride", lambda p: p.get("window") != 0, "with sentence windows (--window not 0)"),
-    OptionRule("--min-window", "min_window", lambda p: p.get("window") != 0, "with sentence windows (--window not 0)"),
+    OptionRule("--stride", lambda p: p.get("window") != 0, WINDOW),
+    OptionRule("--min-window", lambda p: p.get("window") != 0, WINDOW),
     OptionRule(
         "--min-window",
-        "min_window",
         lambda p: p.get("min_window") is None or p.get("window") is None or p["min_window"] <= p["window"],
         "up to --window (the widest window)",
     ),
@@ -147,7 +148,7 @@ WINDOW_OPTIONS = (
 """Ground's presence windows (ground score, ground calibrate)."""
 
 FEW_SHOT_OPTIONS = (
-    OptionRule("--shots", "shots", lambda p: p.get("mode") == "few", "with --mode few"),
-    OptionRule("--select-from", "select_from", lambda p: p.get("mode") == "few", "with --mode few"),
+    OptionRule("--shots", lambda p: p.get("mode") == "few", "with --mode few"),
+    OptionRule("--select-from", lambda p: p.get("mode") == "few", "with --mode few"),
 )
 """Knowledge generation's demonstrations (knowledge generate, knowledge select)."""

@@ -13,7 +13,7 @@ from factscope.cli.web_options import web_options
 from factscope.core.errors import ConfigError
 from factscope.retrieve.web_retrievers import SearchServiceName
 from factscope.retrieve.web_settings import WebSettings
-from factscope.serve.config import Components
+from factscope.serve.config import Components, Limits, ServeConfig
 
 HELP = """Serve the four systems over HTTP, with a web app to look at results.
 
@@ -72,26 +72,32 @@ def serve_command(
     mode: Annotated[CheckMode, typer.Option("--mode", help="exact, or fast: every system's model checks read each "
                                                          "claim or fact against its most relevant segments or "
                                                          "windows only (see `check --mode`)",
-                                            rich_help_panel=PANEL)] = "exact",
+                                            rich_help_panel=PANEL)] = Components.mode,
     warm: Annotated[bool, typer.Option(help="build every component before serving (else on first use)")] = True,
-    max_body_bytes: Annotated[int, typer.Option(min=1, help="body of a JSON request", rich_help_panel=LIMITS)] = 2_000_000,
-    max_upload_bytes: Annotated[int, typer.Option(min=1, help="body of a job's upload", rich_help_panel=LIMITS)] = 64_000_000,
+    max_body_bytes: Annotated[
+        int, typer.Option(min=1, help="body of a JSON request", rich_help_panel=LIMITS)
+    ] = Limits.max_body_bytes,
+    max_upload_bytes: Annotated[
+        int, typer.Option(min=1, help="body of a job's upload", rich_help_panel=LIMITS)
+    ] = Limits.max_upload_bytes,
     max_records: Annotated[int, typer.Option(min=1, help="records per synchronous request",
-                                             rich_help_panel=LIMITS)] = 64,
+                                             rich_help_panel=LIMITS)] = Limits.max_records,
     max_field_chars: Annotated[int, typer.Option(min=1, help="characters of any one text of a record",
-                                                 rich_help_panel=LIMITS)] = 100_000,
+                                                 rich_help_panel=LIMITS)] = Limits.max_field_chars,
     batch_wait_ms: Annotated[
         float,
         typer.Option(min=0.0, max=10000.0, help="milliseconds (0 to 10,000) that concurrent requests are gathered "
                      "into one model batch"),
-    ] = 5.0,
-    batch_records: Annotated[int, typer.Option(min=1, help="most records of one model batch")] = 32,
-    job_batch_size: Annotated[int, typer.Option(min=1, help="records per batch of a job")] = 16,
+    ] = ServeConfig.batch_wait_ms,
+    batch_records: Annotated[int, typer.Option(min=1, help="most records of one model batch")] = (
+        ServeConfig.batch_records),
+    job_batch_size: Annotated[int, typer.Option(min=1, help="records per batch of a job")] = (
+        ServeConfig.job_batch_size),
     job_lease_seconds: Annotated[
         float,
         typer.Option(min=1.0, max=3600.0, help="seconds (1 to 3,600) a server's lease on a running job lasts "
                      "unrenewed; servers sharing --data-dir take over a crashed one's jobs after it"),
-    ] = 30.0,
+    ] = ServeConfig.job_lease_seconds,
     *,
     endpoint: LLMOptions,
     web: WebSettings,
@@ -107,7 +113,6 @@ def serve_command(
     from factscope.claims.registry import EXTRACTORS
     from factscope.conner.evaluator_setup import default_lm
     from factscope.grounding.presence import PRESENCE_MODELS
-    from factscope.serve.config import Limits, ServeConfig
     from factscope.serve.security import require_key_off_loopback
 
     require_key_off_loopback(host, api_key)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -16,6 +16,7 @@ from factscope.core.input_files import read_lines
 from factscope.core.manifest import ItemsDigest
 from factscope.core.record_ids import first_of_each_id
 from factscope.core.tables import read_records
+from factscope.core.whole_file import usable_records
 
 KnowledgeTask = Literal["qa", "dialogue"]
 
@@ -102,6 +103,24 @@ def read_knowledge_records(
     items = read_records(path) if layout == "records" else read_query_table(path, need_knowledge=need_knowledge)
     parsed = _parsed(path, items, need_knowledge=need_knowledge, task=task)
     yield from first_of_each_id(path, parsed, lambda record: record.id)
+
+
+def usable_knowledge_records(
+    path: str | Path,
+    *,
+    need_knowledge: bool = True,
+    task: KnowledgeTask | None = None,
+    skipped: Callable[[InputError], None] | None = None,
+) -> tuple[list[KnowledgeRecord], int]:
+    """The usable records of a knowledge file, held in memory (options as ``read_knowledge_records``), and how
+    many were skipped, each passed to ``skipped``; a file whose every record fails for one reason is one error
+    (``factscope.core.whole_file``)."""
+    read = read_knowledge_records(path, need_knowledge=need_knowledge, task=task)
+    records, problems = usable_records(path, read)
+    for problem in problems:
+        if skipped is not None:
+            skipped(problem)
+    return [record for record in records if isinstance(record, KnowledgeRecord)], len(problems)
 
 
 class KnowledgeRecords:

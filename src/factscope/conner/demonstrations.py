@@ -3,12 +3,19 @@ baseline), or the best by Q_know of a random sample (CONNER-guided demonstration
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from factscope.conner.data import KnowledgeRecord
+from factscope.conner.data import KnowledgeRecord, KnowledgeTask, usable_knowledge_records
 from factscope.conner.evaluator import KnowledgeEvaluator
-from factscope.conner.generation import DemonstrationChoice, sample_demonstrations, select_demonstrations
+from factscope.conner.generation import (
+    DemonstrationChoice,
+    GenerationMode,
+    sample_demonstrations,
+    select_demonstrations,
+)
+from factscope.core.errors import ConfigError, InputError
 
 
 @dataclass
@@ -41,3 +48,29 @@ def choose_demonstrations(
             examples = sample_demonstrations(same_task, shots, seed)
         chosen.examples.extend(examples)
     return chosen
+
+
+def run_demonstrations(
+    tasks: Iterable[str],
+    train: Path | None,
+    *,
+    mode: GenerationMode,
+    answer: bool,
+    shots: int,
+    seed: int = 0,
+    select_from: int | None = None,
+    evaluator: KnowledgeEvaluator | None = None,
+    task: KnowledgeTask | None = None,
+    skipped: Callable[[InputError], None] | None = None,
+) -> Demonstrations:
+    """The demonstrations of a generation run for ``tasks``: none for zero-shot knowledge without answers;
+    else those ``choose_demonstrations`` picks from the records of the file ``train`` (``task`` for those that
+    name none; each bad record passed to ``skipped``), which few-shot knowledge needs."""
+    if mode != "few" and not answer:
+        return Demonstrations()
+    if train is None and mode == "few":
+        raise ConfigError("`mode='few'` needs `train`: records with query and knowledge to use as examples")
+    pool = usable_knowledge_records(train, task=task, skipped=skipped)[0] if train is not None else []
+    return choose_demonstrations(
+        tasks, pool, shots=shots, seed=seed, select_from=select_from, evaluator=evaluator
+    )

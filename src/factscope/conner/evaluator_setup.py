@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, get_args
+from typing import TYPE_CHECKING, TypeVar, get_args
 
 from factscope.checkers.segmented import CheckMode
 from factscope.conner.evaluator import KnowledgeEvaluator, KnowledgeSettings
@@ -11,6 +11,9 @@ from factscope.conner.spec import DEFAULT_Q_KNOW_WEIGHTS
 from factscope.core.errors import ConfigError
 from factscope.hf.embedded_lm import EXTRA_HINT
 from factscope.metrics.conner import Aggregation, EvidenceAggregation, SentenceRanking
+
+GivenLM = TypeVar("GivenLM")
+"""A causal LM as a run is given it: a name, or a ready model."""
 
 LLAMACPP_PREFIX = "llamacpp:"
 """``lm`` names starting with it run a GGUF file with llama.cpp."""
@@ -142,9 +145,9 @@ def missing_parts_of(*, has_retriever: bool, has_lm: bool) -> list[str]:
     return notes
 
 
-def default_lm(spec: str | None) -> str | None:
-    """The causal LM a command uses: the one named, else the embedded LM when the ``lm`` extra is installed
-    (``--lm none`` turns the LM off)."""
+def default_lm(spec: GivenLM | None) -> GivenLM | str | None:
+    """The causal LM a run uses: the one given (a name or a ready model), else the embedded LM when the ``lm``
+    extra is installed (`lm='none'` turns the LM off)."""
     from factscope.hf.embedded_lm import embedded_lm_available
 
     if spec is None:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from factscope.checkers.defaults import DEFAULT_CHECKER
 from factscope.core.option_metadata import about
+from factscope.core.seeds import SEED_MAX
 from factscope.retrieve.web_settings import WebSettings
 
 if TYPE_CHECKING:
@@ -98,7 +99,11 @@ class KnowledgeSpec:
         "coherence classifier (name or folder); 'proxy' offline; 'none'", flag="--coherence-model", option_type=str,
         recorded_by="evaluator",
     ))
-    lm: str | TokenLogProbs | None = None
+    lm: str | TokenLogProbs | None = field(default=None, metadata=about(
+        "causal LM: 'embedded' (SmolLM2-135M via llama.cpp, the default when factscope\\[lm] is installed), "
+        "a hub name or folder, a .gguf file, 'endpoint' for the --llm-* completions endpoint, or 'none'",
+        flag="--lm", option_type=str | None,
+    ))
     baselines: int = field(default=3, metadata=about(
         "u: random other knowledge texts for the helpfulness baseline", min=1, recorded_by="evaluator"
     ))
@@ -106,7 +111,9 @@ class KnowledgeSpec:
         "gamma of Q_know: four comma-separated numbers of 0 or more, factuality,relevance,coherence,informativeness",
         check=check_weights, recorded_by="evaluator",
     ))
-    seed: int = 0
+    seed: int = field(default=0, metadata=about(
+        "random seed (baselines, demonstrations, sampling)", min=0, max=SEED_MAX
+    ))
     mode: CheckMode = field(default="exact", metadata=about(
         "model checkers: exact (every segment of every evidence passage is scored) or fast (each sentence only "
         "against the most relevant segments of each passage, stopping at a confident entailment; a sentence whose "

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Literal, get_args
 
+from factscope.core.option_metadata import about
+from factscope.core.seeds import SEED_MAX
 from factscope.grounding.data import GroundExample, context_title
-from factscope.retrieve.corpus import Hit, Retriever
+from factscope.retrieve.corpus import Corpus, Hit, Retriever, RetrieverName, make_retriever
 
 GoldPosition = Literal["end", "beginning", "middle", "random"]
 GOLD_POSITIONS: tuple[GoldPosition, ...] = get_args(GoldPosition)
@@ -87,6 +90,37 @@ def place_gold(
             contexts.insert(rng.randint(0, len(contexts)), context)
         return contexts
     raise ValueError(f"unknown gold position {position!r}; use one of {', '.join(GOLD_POSITIONS)}")
+
+
+@dataclass(frozen=True)
+class DistractorSettings:
+    """How distractors are drawn from a corpus (the paper's Dist setting): the ``retriever`` finds ``depth``
+    passages per question, those that are not gold fill ``budget`` whitespace tokens, and the gold contexts go
+    at ``gold_position`` (``seed`` draws a random one)."""
+
+    retriever: RetrieverName = field(default="dense", metadata=about("distractor retriever"))
+    budget: int = field(default=1000, metadata=about("distractor budget in whitespace tokens", min=0))
+    gold_position: GoldPosition = field(default="end", metadata=about("where the gold contexts go"))
+    depth: int = field(default=40, metadata=about(
+        "passages retrieved per question before filtering (the paper: 40)", min=1
+    ))
+    seed: int = field(default=0, metadata=about("seed of the random gold position", min=0, max=SEED_MAX))
+
+    def describe(self) -> str:
+        """The settings in a few words, for a summary."""
+        return f"{self.retriever}, {self.budget} tokens, gold at {self.gold_position}"
+
+
+def add_corpus_distractors(
+    examples: Sequence[GroundExample], corpus: str | Path, settings: DistractorSettings
+) -> list[GroundExample]:
+    """``add_distractors`` with the passages of ``corpus`` (JSONL {id, title, text} or a folder of .txt) found
+    by ``settings``' retriever."""
+    found = make_retriever(settings.retriever, Corpus.from_path(corpus))
+    return add_distractors(
+        examples, found, budget=settings.budget, gold_position=settings.gold_position, depth=settings.depth,
+        seed=settings.seed,
+    )
 
 
 def add_distractors(

@@ -8,12 +8,13 @@ the other responses to a fallback extractor, so the run loop, results and summar
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from factscope.claims.base import Extractor, check_questions
 from factscope.core.errors import InputError
 from factscope.core.manifest import SettingValue, describe
+from factscope.core.option_metadata import about
 from factscope.core.schema import Claim, Extraction
 from factscope.grounding.data import GroundExample
 
@@ -124,3 +125,32 @@ def supply_facts(
         problems=list(loaded.errors),
         unknown=sorted(set(loaded.facts) - {example.id for example in examples}),
     )
+
+
+@dataclass(frozen=True)
+class AtomicFactsFile:
+    """The atomic facts of the responses, read from a file (``path``; None: extract them all) instead of
+    extracted: ``human`` reads FActScore's human annotations, ``paper_rules`` applies the Truly Ground scoring
+    script's rules (see ``load_atomic_facts``)."""
+
+    path: Path | None = field(default=None, metadata=about(
+        "atomic facts of the responses, instead of extracting them: JSONL {id, atomic_facts}, FActScore "
+        "records with annotations, or a JSON object keyed by question id; ids without an entry use "
+        "`extractor`",
+        flag="--atomic-facts",
+    ))
+    human: bool = field(default=False, metadata=about(
+        "read FActScore's human-atomic-facts from `path`, not model-atomic-facts",
+        flag="--human-facts/--no-human-facts",
+    ))
+    paper_rules: bool = field(default=True, metadata=about(
+        "apply the Truly Ground scoring script's rules to `path`: drop one-word sentences, replace a fact "
+        "longer than its sentence by the sentence, drop duplicates",
+        flag="--paper-fact-rules/--no-paper-fact-rules",
+    ))
+
+    def supply(self, examples: Iterable[GroundExample], fallback: Extractor) -> SuppliedFacts:
+        """``supply_facts`` of this file for ``examples``, ``fallback`` extracting the facts it lacks."""
+        if self.path is None:
+            raise ValueError("no atomic-facts file to supply: give `path`")
+        return supply_facts(self.path, examples, fallback, human=self.human, paper_rules=self.paper_rules)

@@ -1,0 +1,103 @@
+"""Where a front-end's LLM calls go (``LLMEndpoint``): an OpenAI-compatible endpoint or a model run
+in-process, each setting declared once with its help, range and flag (the command line's --llm-* options are
+built from it).
+
+A setting left None comes from the environment, the config file or the default (``LLMConfig.resolve``). Light
+to import: the client classes load when a client is built.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from factscope.core.errors import ConfigError
+from factscope.core.option_metadata import about
+
+if TYPE_CHECKING:
+    from factscope.llm.client import LLMClient
+    from factscope.llm.config import LLMConfig
+
+
+def _price(kind: str, example: str) -> dict[str, object]:
+    """The metadata of the price per 1,000 ``kind`` tokens."""
+    return about(
+        f"price per 1,000 {kind} tokens, for the cost line of the summary (e.g. {example})",
+        flag=f"--llm-price-{kind}", min=0.0,
+    )
+
+
+@dataclass(frozen=True)
+class LLMEndpoint:
+    """The LLM settings of a run: ``local`` names an in-process model (``local:PATH_OR_NAME``) instead of an
+    endpoint at ``base_url``; ``model``, ``api_key``, ``config_path`` (a TOML file with an ``[llm]`` table),
+    ``concurrency`` (parallel requests), ``cache_path`` (SQLite response cache, or 'off') and the prices per
+    1,000 tokens go to ``LLMConfig.resolve``."""
+
+    local: str | None = field(default=None, metadata=about(
+        "run a local model in-process instead of calling an endpoint: local:PATH_OR_NAME (a Hugging Face "
+        "folder, a .gguf file, a hub name in the local cache; local:embedded for SmolLM2-135M)", flag="--llm",
+    ))
+    base_url: str | None = field(default=None, metadata=about(
+        "e.g. http://localhost:8000/v1 \\[env FACTSCOPE_LLM_BASE_URL]", flag="--llm-base-url"
+    ))
+    model: str | None = field(default=None, metadata=about(
+        "model name \\[env FACTSCOPE_LLM_MODEL]", flag="--llm-model"
+    ))
+    api_key: str | None = field(default=None, metadata=about(
+        "\\[env FACTSCOPE_LLM_API_KEY or OPENAI_API_KEY]", flag="--llm-api-key"
+    ))
+    config_path: Path | None = field(default=None, metadata=about(
+        "TOML file with an \\[llm] table (default ~/.config/factscope/config.toml)", flag="--llm-config"
+    ))
+    concurrency: int = field(default=8, metadata=about("parallel requests", flag="--llm-concurrency", min=1))
+    cache_path: str | None = field(default=None, metadata=about(
+        "SQLite response cache file, or 'off' \\[env FACTSCOPE_LLM_CACHE]", flag="--llm-cache"
+    ))
+    price_prompt_per_1k: float | None = field(default=None, metadata=_price("prompt", "0.00015"))
+    price_completion_per_1k: float | None = field(default=None, metadata=_price("completion", "0.0006"))
+
+    def build(self) -> LLMClient:
+        """An LLM client from these settings; raises ConfigError naming the setting that is missing or bad."""
+        from factscope.llm.client import LLMClient
+
+        if self.local is None:
+            return LLMClient(self._config(self.base_url, self.model, concurrency=self.concurrency))
+        from factscope.hf.in_process_llm import IN_PROCESS_URL, InProcessLLMClient, local_model_name
+
+        if self.base_url is not None:
+            raise ConfigError("`local` runs a model in-process: leave `base_url` out, or leave `local` out")
+        name = local_model_name(self.local)
+        return InProcessLLMClient.load(name, self._config(IN_PROCESS_URL, name))
+
+    def _config(self, base_url: str | None, model: str | None, **more: object) -> LLMConfig:
+        """The resolved settings of an endpoint at ``base_url`` serving ``model`` (the in-process model's
+        cache, reply limit, temperature and prices come from these settings, the environment and the config
+        file as for an endpoint)."""
+        from factscope.llm.config import LLMConfig
+
+        api_key = self.api_key if self.local is None else None
+        return LLMConfig.resolve(
+            base_url, model, api_key, config_path=self.config_path, cache_path=self.cache_path,
+            price_prompt_per_1k=self.price_prompt_per_1k,
+            price_completion_per_1k=self.price_completion_per_1k,
+            **more,
+        )
+
+    def build_if(self, needed: bool) -> LLMClient | None:
+        """``build()`` when an LLM is ``needed``, else None."""
+        return self.build() if needed else None
+
+    def configured(self) -> bool:
+        """True when the settings, the environment or a config file name an endpoint (for optional LLM
+        parts)."""
+        from factscope.llm.config import LLMConfig
+
+        if self.local is not None:
+            return True
+        try:
+            LLMConfig.resolve(self.base_url, self.model, config_path=self.config_path, cache_path="off")
+        except ConfigError:
+            return False
+        return True
