@@ -9,7 +9,8 @@ record is checked and timed. The figures are the median and largest seconds a re
 pairs (window, claim) scored a second, and for the cascade the share of claims it escalated.
 
 ``--exact-records N`` also checks the first N records with the embedded checker in exact mode in the same run, for
-the fast-mode speed-up measured under the same conditions. Run it on an otherwise idle machine: the 1-minute load
+the fast-mode speed-up measured under the same conditions: with ``--exact-scoring decisive`` (the default, only the
+windows that can decide a label) and ``every`` (every window), each in its own process. Run it on an otherwise idle machine: the 1-minute load
 average is recorded at the start and the end.
 
     HF_HUB_OFFLINE=1 python benchmarks/record_speed.py --exact-records 2
@@ -61,29 +62,30 @@ def counted(checker: Any) -> list[CountingScorer]:
     return counters
 
 
-def time_checker(spec: str, mode: str, records: list[dict[str, Any]]) -> dict[str, Any]:
+def time_checker(spec: str, mode: str, records: list[dict[str, Any]], exact_scoring: str = "decisive") -> dict[str, Any]:
     """:func:`time_in_process` in a fresh process."""
     with multiprocessing.get_context("spawn").Pool(1) as pool:
-        return pool.apply(time_in_process, (spec, mode, records))
+        return pool.apply(time_in_process, (spec, mode, records, exact_scoring))
 
 
-def time_in_process(spec: str, mode: str, records: list[dict[str, Any]]) -> dict[str, Any]:
+def time_in_process(spec: str, mode: str, records: list[dict[str, Any]], exact_scoring: str) -> dict[str, Any]:
     """Load ``spec`` (timed apart), then check and time each record."""
     from factscope.checkers.base import CheckTask
     from factscope.checkers.registry import make_checker
 
     started = time.perf_counter()
-    checker = make_checker(spec, mode=mode)
+    checker = make_checker(spec, mode=mode, exact_scoring=exact_scoring)
     checker.check([CheckTask(claim="The museum opened in 1990.", references=("The museum opened in 1990.",))])
     load_seconds = time.perf_counter() - started
     counters = counted(checker)
-    seconds, escalated, claims = [], 0, 0
+    seconds, escalated, claims, labels = [], 0, 0, []
     for record in records:
         began = time.perf_counter()
         verdicts = checker.check(tasks_of(record))
         seconds.append(time.perf_counter() - began)
         escalated += sum(bool(verdict.escalated) for verdict in verdicts)
         claims += len(verdicts)
+        labels += [verdict.label.value for verdict in verdicts]
         print(f"{spec} ({mode}) {record['id']}: {seconds[-1]:.2f} s", flush=True)
     pairs = sum(counter.pairs for counter in counters)
     return {
@@ -94,6 +96,7 @@ def time_in_process(spec: str, mode: str, records: list[dict[str, Any]]) -> dict
         "pairs_scored": pairs,
         "pairs_per_second": pairs / sum(seconds),
         "share_escalated": escalated / claims if spec.startswith("cascade") else None,
+        "labels": labels,
     }
 
 
@@ -102,17 +105,28 @@ def main() -> None:
     add_record_options(parser, SETS)
     parser.add_argument("--checkers", nargs="+", default=list(CHECKERS), help="checker specs to time")
     parser.add_argument("--exact-records", type=int, default=0, help="records also checked in exact mode")
+    parser.add_argument(
+        "--exact-scoring",
+        nargs="+",
+        choices=("decisive", "every"),
+        default=["decisive", "every"],
+        help="exact mode's scorings to time (default both)",
+    )
     add_out_option(parser)
     args = parser.parse_args()
     records = records_from_options(args, claims=6)
     figures: dict[str, Any] = {"load_average_start": load_average(), "records": [r["id"] for r in records]}
     figures["fast"] = {spec: time_checker(spec, "fast", records) for spec in args.checkers}
     if args.exact_records:
-        exact = time_checker("embedded", "exact", records[: args.exact_records])
         fast = figures["fast"].get("embedded") or time_checker("embedded", "fast", records[: args.exact_records])
-        same = [fast["record_seconds"][record] for record in exact["record_seconds"]]
-        figures["exact_embedded"] = exact
-        figures["fast_speedup_same_records"] = sum(exact["record_seconds"].values()) / sum(same)
+        for scoring in args.exact_scoring:
+            exact = time_checker("embedded", "exact", records[: args.exact_records], scoring)
+            same = [fast["record_seconds"][record] for record in exact["record_seconds"]]
+            figures[f"exact_embedded_{scoring}"] = exact
+            figures[f"fast_speedup_over_{scoring}"] = sum(exact["record_seconds"].values()) / sum(same)
+            figures[f"fast_labels_same_as_{scoring}"] = sum(
+                a == b for a, b in zip(exact["labels"], fast["labels"][: len(exact["labels"])])
+            )
     figures["load_average_end"] = load_average()
     print(f"written to {write_results(__file__, args, figures)}")
 

@@ -249,25 +249,6 @@ def _window(words: list[Span], first: int, width: int) -> Span:
     return Span(start=words[first].start, end=words[min(first + width, len(words)) - 1].end)
 
 
-def window_spans(
-    text: str,
-    sentences: int,
-    count_tokens: Callable[[str], int],
-    max_tokens: int = 200,
-    min_sentences: int | None = None,
-) -> list[Span]:
-    """Spans of every run of ``sentences`` consecutive sentences of ``text`` (stride one sentence), and with
-    ``min_sentences`` of every width from ``min_sentences`` to ``sentences``, narrowest first.
-
-    Sentence windows are what SummaC-ZS and AlignScore score a claim against: a model that reads a short window
-    finds the evidence that a 200-token segment buries. Mixed widths give a claim its evidence sentence alone
-    (undiluted) and with a neighbour (where a pronoun's antecedent often is). A text of at most a width's
-    sentences is one window of that width; a window over ``max_tokens`` tokens is cut as :func:`segment_spans`
-    cuts a text; a span met twice is kept once.
-    """
-    return [span for _, span in sentence_windows(text, sentences, count_tokens, max_tokens, min_sentences)]
-
-
 def sentence_windows(
     text: str,
     sentences: int,
@@ -275,7 +256,16 @@ def sentence_windows(
     max_tokens: int = 200,
     min_sentences: int | None = None,
 ) -> list[tuple[int, Span]]:
-    """The spans of :func:`window_spans`, each with the width (in sentences) of the narrowest run that gave it."""
+    """Spans of every run of ``sentences`` consecutive sentences of ``text`` (stride one sentence), and with
+    ``min_sentences`` of every width from ``min_sentences`` to ``sentences``, narrowest first, each with the width
+    (in sentences) of the narrowest run that gave it.
+
+    Sentence windows are what SummaC-ZS and AlignScore score a claim against: a model that reads a short window
+    finds the evidence that a 200-token segment buries. Mixed widths give a claim its evidence sentence alone
+    (undiluted) and with a neighbour (where a pronoun's antecedent often is). A text of at most a width's
+    sentences is one window of that width; a window over ``max_tokens`` tokens is cut as :func:`segment_spans`
+    cuts a text; a span met twice is kept once.
+    """
     smallest = sentences if min_sentences is None else min_sentences
     if smallest < 1 or smallest > sentences:
         raise ValueError("sentences must be at least 1, and min_sentences between 1 and sentences")
