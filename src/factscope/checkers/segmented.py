@@ -227,8 +227,9 @@ class SegmentedChecker:
         first = [self.first_scored(candidates, found) for candidates, found in zip(selected, counted)]
         judged = self._judged(tasks, first)
         contest = {number: self.contesting(task, judged[number], counted[number]) for number, task in enumerate(tasks)}
-        contested = [number for number, found in contest.items() if found]
-        for number, extra in zip(contested, self._judged([tasks[n] for n in contested], [contest[n] for n in contested])):
+        contested = {number: found for number, found in contest.items() if found}
+        more = self._judged([tasks[number] for number in contested], list(contested.values()))
+        for number, extra in zip(contested, more):
             judged[number] = _in_order(judged[number] + extra, selected[number])
         settled = {
             number for number, found in contest.items() if found is not None and self._deciding_among(judged[number], first[number])
