@@ -9,6 +9,7 @@ from typer.testing import CliRunner
 
 import repo_paths
 from factscope import attribute
+from factscope.core.errors import ConfigError
 from factscope.core.schema import Label, Verdict
 from factscope.kalma.answers import AnswerRecord
 from factscope.kalma.data import AttributionQuestion, read_questions
@@ -68,6 +69,13 @@ def test_retrieval_accuracy_swaps_a_nested_share_for_unrelated_graphs(tmp_path):
     for item in forty:
         if item.replaced_with:
             assert f"Q{item.question.id[1:]}" not in item.graph
+
+
+@pytest.mark.parametrize("share", [-0.1, 1.5, math.nan])
+def test_a_retrieval_accuracy_outside_0_to_1_is_refused_by_its_name(share):
+    questions = [AttributionQuestion("q1", "?", [Triple("Q1", "r", "v")])]
+    with pytest.raises(ConfigError, match="`retrieval_accuracy` must be between 0 and 1"):
+        prepare(questions, retrieval_accuracy=share)
 
 
 def test_generation_prompt_has_demonstration_graph_and_question():
