@@ -321,6 +321,14 @@ def test_bad_hypothesis_template_is_a_config_error(tmp_path):
               template="{subject}: {value}")
 
 
+def test_cli_refuses_a_bad_hypothesis_template_while_parsing(cli, tmp_path):
+    scores = tmp_path / "s.jsonl"
+    result = cli(["attribute", "score", str(EXAMPLES / "answers.jsonl"), "-o", str(scores), "--hypothesis",
+                  "{subject}: {value}"])
+    assert result.exit_code == 2 and "Invalid value for '--hypothesis'" in " ".join(result.output.split())
+    assert not scores.exists()
+
+
 def test_cli_score_with_geval_judge(cli, fake_llm, tmp_path):
     fake_llm.responder = lambda request: "5" if "Fluency (1-5)" in request["messages"][0]["content"] else "Score: 3"
     summary = tmp_path / "summary.json"

@@ -195,12 +195,10 @@ def score_command(
     chosen: AttributeSpec,
 ) -> None:
     refuse_ignored(ctx, (*RAY_OPTIONS, *FAST_MODE_OPTIONS))
-    from factscope.kalma.spec import check_template
     from factscope.kalma.system import ATTRIBUTE
 
     spec = replace(chosen, checker_settings=checking.settings({"mode"}), geval=chosen.geval or chosen.weighted)
     check_output(engine, output, overwrite=overwrite, written={"--summary": summary})
-    check_template(spec.template)
     if minimum is not None and engine.on_ray:
         raise ConfigError("--minimum is not taken with --engine ray: give each answer its `minimum` field instead")
     inputs: Any = answers if engine.on_ray else _answers(answers, minimum)
