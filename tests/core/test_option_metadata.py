@@ -2,6 +2,8 @@
 front-end reads the help, and only then, so that asking whether a field is an option, or reading its other
 metadata, imports no plugin."""
 
+import subprocess
+import sys
 from dataclasses import dataclass, field, fields
 
 from factscope.core.option_metadata import about, option_fields
@@ -35,3 +37,13 @@ def test_the_check_specs_extractor_and_checker_list_their_registries():
     named = {item.name: item.metadata["help"] for item in fields(CheckSpec) if item.name in {"extractor", "checker"}}
     assert named["extractor"] == "claim extractor: " + extractor_catalogue() and "llm-facts (" in named["extractor"]
     assert named["checker"] == "claim checker: " + checker_catalogue() and "nli:MODEL (" in named["checker"]
+
+
+def test_importing_factscope_loads_no_registry_nor_search_service():
+    """The check spec names its choices and catalogues without importing the registries or the search services."""
+    code = (
+        "import sys, factscope; print(sorted(m for m in ('factscope.retrieve.web_retrievers', "
+        "'factscope.checkers.registry', 'factscope.claims.registry') if m in sys.modules))"
+    )
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert shown.stdout.strip() == "[]"
