@@ -53,7 +53,8 @@ def main() -> None:
     from factscope.claims.clause_facts import ClauseFactExtractor
     from factscope.claims.rule_triplets import RuleTripletExtractor
     from factscope.claims.sentences import SentenceExtractor
-    from factscope.cli.display import print_table, summary_table
+    from factscope.cli.display import print_table
+    from factscope.core.figure_table import summary_table
 
     responses = load_responses(args.data, args.count, args.join)
     words = sum(len(r.split()) for r in responses)

@@ -2,7 +2,7 @@
 of every command built from that dataclass: a field added to ``CheckSpec`` or ``CheckerOptions`` shows in `check
 --help` with its help and range, is among the command's parameters with its default and flag, is checked while
 the command line is parsed, and reaches the spec the command runs. And every field a command offers is its option
-with the field's flag, default and help."""
+with the field's flag, default and help, each parameter it mentions shown as its flag."""
 
 from __future__ import annotations
 
@@ -17,11 +17,12 @@ from typer.testing import CliRunner
 from command_line import command_line
 from factscope.checkers.options import CheckerOptions
 from factscope.cli import check
-from factscope.cli.agree import AGREE_SETTINGS
+from factscope.cli.agree import AGREE_SETTINGS, AGREE_SPEC_FIELDS
 from factscope.cli.eval_checker import EVAL_SETTINGS
 from factscope.cli.ground_calibrate import WINDOW_FIELDS
 from factscope.cli.knowledge_generate import SELECTION_FIELDS
 from factscope.cli.option_groups import option_flags
+from factscope.cli.parameter_flags import MENTION
 from factscope.conner.spec import KnowledgeSpec
 from factscope.core.option_metadata import about
 from factscope.grounding.distractors import DistractorSettings
@@ -99,8 +100,8 @@ OFFERED = [
     (CheckerOptions, ("agree",), AGREE_SETTINGS, {}),
     (CheckerOptions, ("eval-checker",), EVAL_SETTINGS, {"llm_mode": "single"}),
     (CheckerOptions, ("attribute", "score"), {"mode"}, {}),
-    (CheckSpec, ("check",), None, {}),
-    (CheckSpec, ("agree",), {"allow_missing_references"}, {}),
+    (CheckSpec, ("check",), None, check.CORPUS_RETRIEVER),
+    (CheckSpec, ("agree",), AGREE_SPEC_FIELDS, {}),
     (WebSettings, ("check",), None, {}),
     (WebSettings, ("knowledge", "score"), None, {}),
     (WebSettings, ("serve",), None, {}),
@@ -134,4 +135,4 @@ def test_every_offered_field_is_an_option_with_its_flag_default_and_help(group, 
         assert param.default == defaults.get(item.name, item.default), item.name
         declared = item.metadata["help"]
         assert param.help.startswith(declared.split("`")[0]) and param.help.endswith(declared.split("`")[-1])
-        assert "`" not in param.help, (item.name, param.help)
+        assert not [name for name, _ in MENTION.findall(param.help) if name in params], (item.name, param.help)

@@ -66,6 +66,8 @@ def test_an_option_enters_when_it_is_not_at_its_default():
 def test_an_option_recorded_by_a_component_or_that_changes_no_row_stays_out():
     assert spec_settings(GroundSpec(window=4, stride=2, min_window=1, mode="fast")) == {}
     assert spec_settings(CheckSpec(allow_missing_references=True)) == {}
+    assert spec_settings(CheckSpec(extractor="sentences", checker="similarity", retriever="bm25",
+                                   retrieve_for="all")) == {}
     assert spec_settings(GroundSpec(factors=("pop",))) == {}
     assert spec_settings(KnowledgeSpec(weights="1,0,0,0", evidence_k=2, checker="none")) == {}
     assert spec_settings(AttributeSpec(checker="similarity", geval=True, empty_answers="zero")) == {}
@@ -96,6 +98,7 @@ def test_the_options_specs_had_before_leave_each_manifest_as_it_was(tmp_path):
 
 def test_each_recorded_by_names_a_component_of_its_systems_pipeline():
     built = {
+        CheckSpec: CHECK.build(_spec(retriever="bm25"), None),
         GroundSpec: GROUND.build(GroundSpec(extractor=make_extractor("sentences"), presence=Present()), None),
         AttributeSpec: ATTRIBUTE.build(AttributeSpec(checker=make_checker("similarity")), None),
         KnowledgeSpec: KNOWLEDGE.build(KnowledgeSpec(checker="none", relevance="none", coherence="none", lm="none"),

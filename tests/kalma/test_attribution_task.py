@@ -9,6 +9,7 @@ from typer.testing import CliRunner
 
 import repo_paths
 from factscope import attribute
+from factscope.core.errors import ConfigError
 from factscope.core.schema import Label, Verdict
 from factscope.kalma.answers import AnswerRecord
 from factscope.kalma.data import AttributionQuestion, read_questions
@@ -68,6 +69,13 @@ def test_retrieval_accuracy_swaps_a_nested_share_for_unrelated_graphs(tmp_path):
     for item in forty:
         if item.replaced_with:
             assert f"Q{item.question.id[1:]}" not in item.graph
+
+
+@pytest.mark.parametrize("share", [-0.1, 1.5, math.nan])
+def test_a_retrieval_accuracy_outside_0_to_1_is_refused_by_its_name(share):
+    questions = [AttributionQuestion("q1", "?", [Triple("Q1", "r", "v")])]
+    with pytest.raises(ConfigError, match="`retrieval_accuracy` must be between 0 and 1"):
+        prepare(questions, retrieval_accuracy=share)
 
 
 def test_generation_prompt_has_demonstration_graph_and_question():
@@ -311,6 +319,14 @@ def test_bad_hypothesis_template_is_a_config_error(tmp_path):
     with pytest.raises(ConfigError, match="subject"):
         attribute([record("x [Q1, father: Lord Byron].")], checker=ValueInSentence(), output=tmp_path / "s.jsonl",
               template="{subject}: {value}")
+
+
+def test_cli_refuses_a_bad_hypothesis_template_while_parsing(cli, tmp_path):
+    scores = tmp_path / "s.jsonl"
+    result = cli(["attribute", "score", str(EXAMPLES / "answers.jsonl"), "-o", str(scores), "--hypothesis",
+                  "{subject}: {value}"])
+    assert result.exit_code == 2 and "Invalid value for '--hypothesis'" in " ".join(result.output.split())
+    assert not scores.exists()
 
 
 def test_cli_score_with_geval_judge(cli, fake_llm, tmp_path):

@@ -8,18 +8,19 @@ from typing import Annotated
 
 import typer
 
-from factscope.checkers.defaults import DEFAULT_CHECKER
 from factscope.checkers.options import CheckerOptions
-from factscope.checkers.registry import CHECKER_SPECS, CHECKERS, make_checker
-from factscope.claims.registry import EXTRACTOR_SPECS, EXTRACTORS, make_extractor
+from factscope.checkers.registry import CHECKERS, make_checker
+from factscope.claims.registry import EXTRACTORS, make_extractor
 from factscope.cli.checking_options import refuse_missing_references
-from factscope.cli.display import ProgressDisplay, print_skipped, print_table, summary_table
+from factscope.cli.display import print_skipped, print_table
 from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
 from factscope.cli.option_groups import add_field_options
 from factscope.cli.option_rules import SEGMENT_OPTIONS, refuse_ignored
 from factscope.cli.output_options import Overwrite, RetryFailed
 from factscope.cli.output_paths import check_outputs
 from factscope.core.errors import RecordsFailed
+from factscope.core.figure_table import summary_table
+from factscope.core.progress_display import ProgressDisplay
 from factscope.refchecker.agree import AgreeMode
 from factscope.refchecker.annotations import ModelSource
 from factscope.refchecker.spec import CheckSpec
@@ -48,13 +49,16 @@ Example:
 
 def register(app: typer.Typer) -> None:
     """Add the `agree` command."""
-    command = add_field_options(agree_command, CheckerOptions, "checking", names=AGREE_SETTINGS)
-    command = add_field_options(command, CheckSpec, "chosen", names={"allow_missing_references"})
+    command = add_field_options(agree_command, CheckSpec, "chosen", names=AGREE_SPEC_FIELDS)
+    command = add_field_options(command, CheckerOptions, "checking", names=AGREE_SETTINGS)
     app.command("agree", help=HELP)(llm_options(command))
 
 
 AGREE_SETTINGS = frozenset({"max_tokens", "window_sentences", "min_window_sentences", "llm_mode", "llm_passages"})
 """The checker settings `agree` offers."""
+
+AGREE_SPEC_FIELDS = frozenset({"extractor", "checker", "allow_missing_references"})
+"""The check spec's options `agree` offers (the extractor counts in pipeline mode only)."""
 
 
 def agree_command(
@@ -78,9 +82,9 @@ def agree_command(
             help="NAME=FILE: the responses of FILE are model NAME (repeatable; FILE need not be listed as HUMAN too)",
         ),
     ] = None,
-    mode: Annotated[AgreeMode, typer.Option(help="checker (given triplets) or pipeline (extract anew)")] = "checker",
-    checker: Annotated[str, typer.Option(help=CHECKER_SPECS)] = DEFAULT_CHECKER,
-    extractor: Annotated[str, typer.Option(help=EXTRACTOR_SPECS + "; pipeline mode only")] = "rules",
+    mode: Annotated[
+        AgreeMode, typer.Option(help="checker (given triplets) or pipeline (extract anew with --extractor)")
+    ] = "checker",
     batch_size: Annotated[int, typer.Option(min=1, help="responses per checking batch")] = 32,
     output: Annotated[
         Path | None,
@@ -121,6 +125,7 @@ def agree_command(
         allowed=chosen.allow_missing_references,
         remedy="check that --input holds the records these annotations were made on",
     )
+    checker, extractor = str(chosen.checker), str(chosen.extractor)  # spec strings, as the command line gives
     llm = endpoint.build_if(CHECKERS.needs_llm(checker) or (mode == "pipeline" and EXTRACTORS.needs_llm(extractor)))
     with ProgressDisplay() as shown:
         result = agree(

@@ -12,7 +12,7 @@ from rich.markup import escape
 
 from factscope.checkers.options import CheckerOptions
 from factscope.cli.choices import RetrieveMode
-from factscope.cli.display import ProgressDisplay, console, print_skipped, print_table, summary_table
+from factscope.cli.display import print_skipped, print_table
 from factscope.cli.engine_options import EngineOptions, check_output, engine_options, run_system
 from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
 from factscope.cli.option_groups import add_field_options
@@ -21,6 +21,8 @@ from factscope.cli.option_rules import FAST_MODE_OPTIONS, RAY_OPTIONS, refuse_ig
 from factscope.cli.output_options import Overwrite, RetryFailed
 from factscope.cli.output_paths import check_outputs
 from factscope.core.errors import ConfigError, InputError, RecordsFailed
+from factscope.core.figure_table import summary_table
+from factscope.core.progress_display import ProgressDisplay, console
 from factscope.core.seeds import SEED_MAX
 from factscope.kalma.spec import AttributeSpec
 from factscope.kg.wikidata import WIKIDATA_SPARQL
@@ -109,7 +111,9 @@ def generate_command(
     graph: GraphFile = None,
     retrieve: Annotated[RetrieveMode, typer.Option(help="where each question's graph comes from")] = "none",
     remove: Annotated[int, typer.Option(min=0, help="minimum-set triples to remove from each graph (0-3 in the paper)")] = 0,
-    retrieval_accuracy: Annotated[float, typer.Option(min=0.0, max=1.0, help="share of graphs kept; the rest are swapped")] = 1.0,
+    retrieval_accuracy: Annotated[
+        float, typer.Option(min=0.0, max=1.0, callback=finite, help="share of graphs kept; the rest are swapped")
+    ] = 1.0,
     seed: Annotated[int, typer.Option(min=0, max=SEED_MAX, help="seed of the removal and swap choices")] = 0,
     sparql_endpoint: Annotated[str, typer.Option(help="SPARQL endpoint for --retrieve wikidata")] = WIKIDATA_SPARQL,
     sparql_cache: Annotated[Path, typer.Option(help="on-disk cache of SPARQL replies")] = Path(".factscope/sparql"),
@@ -126,8 +130,6 @@ def generate_command(
     from factscope.kalma.graphs import prepare, question_retrieval
 
     check_outputs(output, overwrite=overwrite)
-    if not 0.0 <= retrieval_accuracy <= 1.0:
-        raise ConfigError("--retrieval-accuracy must be between 0 and 1 (e.g. 0.8)")
     llm = endpoint.build()
     kg = _graph(graph)
     loaded, skipped = _usable(load_questions(questions), "questions", questions)
@@ -193,12 +195,10 @@ def score_command(
     chosen: AttributeSpec,
 ) -> None:
     refuse_ignored(ctx, (*RAY_OPTIONS, *FAST_MODE_OPTIONS))
-    from factscope.kalma.spec import check_template
     from factscope.kalma.system import ATTRIBUTE
 
     spec = replace(chosen, checker_settings=checking.settings({"mode"}), geval=chosen.geval or chosen.weighted)
     check_output(engine, output, overwrite=overwrite, written={"--summary": summary})
-    check_template(spec.template)
     if minimum is not None and engine.on_ray:
         raise ConfigError("--minimum is not taken with --engine ray: give each answer its `minimum` field instead")
     inputs: Any = answers if engine.on_ray else _answers(answers, minimum)

@@ -9,12 +9,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from factscope.checkers.defaults import DEFAULT_CHECKER
 from factscope.checkers.options import CheckerOptions
-from factscope.checkers.registry import CHECKER_SPECS
-from factscope.claims.registry import EXTRACTOR_SPECS
 from factscope.cli.checking_options import references_rule
-from factscope.cli.display import print_skipped, print_table, summary_table
+from factscope.cli.display import print_skipped, print_table
 from factscope.cli.engine_options import EngineOptions, check_output, engine_options, output_path, run_system
 from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
 from factscope.cli.option_groups import add_field_options
@@ -22,9 +19,9 @@ from factscope.cli.option_rules import CHECK_OPTIONS, refuse_ignored
 from factscope.cli.output_options import Overwrite, RetryFailed
 from factscope.cli.web_options import web_options
 from factscope.core.errors import InputError, RecordsFailed
+from factscope.core.figure_table import summary_table
 from factscope.core.system import RunOutcome
-from factscope.refchecker.spec import DEFAULT_EXTRACTOR, CheckSpec
-from factscope.retrieve.web_retrievers import EvidenceRetrieverName, RetrieveFor
+from factscope.refchecker.spec import CheckSpec
 from factscope.retrieve.web_settings import WebSettings
 
 if TYPE_CHECKING:
@@ -59,9 +56,14 @@ Examples:
 
 def register(app: typer.Typer) -> None:
     """Add the `check` command."""
-    command = add_field_options(check_command, CheckerOptions, "checking")
-    command = add_field_options(command, CheckSpec, "chosen")
+    command = add_field_options(check_command, CheckSpec, "chosen", defaults=CORPUS_RETRIEVER)
+    command = add_field_options(command, CheckerOptions, "checking")
     app.command("check", help=HELP)(llm_options(engine_options(web_options(command))))
+
+
+CORPUS_RETRIEVER = {"retriever": "bm25"}
+"""`--retriever` shows the retriever that `--corpus` gets: bm25 (a corpus retriever retrieves nothing without a
+corpus, as the spec's None)."""
 
 
 def check_command(
@@ -77,18 +79,6 @@ def check_command(
             help="results JSONL (default: INPUT name + .checked.jsonl here); with --engine ray a results folder",
         ),
     ] = None,
-    extractor: Annotated[str, typer.Option(help=EXTRACTOR_SPECS)] = DEFAULT_EXTRACTOR,
-    checker: Annotated[str, typer.Option(help=CHECKER_SPECS)] = DEFAULT_CHECKER,
-    retriever: Annotated[
-        EvidenceRetrieverName,
-        typer.Option(help="passage retriever: bm25, dense or hybrid over --corpus; web:serper (key in "
-                     "SERPER_API_KEY), web:brave (key in BRAVE_API_KEY) or wikipedia, searched for each record"),
-    ] = "bm25",
-    retrieve_for: Annotated[
-        RetrieveFor,
-        typer.Option(help="records given retrieved passages: missing (those without references) or all (added "
-                     "after a record's own)"),
-    ] = CheckSpec.retrieve_for,
     batch_size: Annotated[int, typer.Option(min=1, help="records per extraction / checking batch")] = 32,
     max_reference_chars: Annotated[int, typer.Option(min=1, help="skip records whose references are longer")] = 2_000_000,
     summary: Annotated[Path | None, typer.Option(help="also write the run's figures as JSON here")] = None,
@@ -105,15 +95,9 @@ def check_command(
     from factscope.refchecker.system import CheckSystem
     from factscope.retrieve.web_retrievers import is_web_retriever
 
+    web_search = isinstance(chosen.retriever, str) and is_web_retriever(chosen.retriever)
     spec = replace(
-        chosen,
-        extractor=extractor,
-        checker=checker,
-        checker_settings=checking.settings(),
-        retriever=retriever,
-        retrieve_for=retrieve_for,
-        web=web,
-        query_llm=is_web_retriever(retriever) and endpoint.configured(),
+        chosen, checker_settings=checking.settings(), web=web, query_llm=web_search and endpoint.configured()
     )
     output = output_path(engine, input, output, ".checked")
     check_output(engine, output, overwrite=overwrite, written={"--summary": summary})

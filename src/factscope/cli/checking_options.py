@@ -11,7 +11,7 @@ from typing import Any
 import typer
 from rich.markup import escape
 
-from factscope.cli.display import console
+from factscope.core.progress_display import console
 from factscope.refchecker.missing_references import (
     MissingReferences,
     MissingReferencesWarning,

@@ -1,6 +1,7 @@
 """What the user sees: notes and skipped records on stderr (the progress bars' console), summary tables on
 stdout. The bars and the tables are the library's (``factscope.core.progress_display``,
-``factscope.core.figure_table``); the commands take them from here with the printing."""
+``factscope.core.figure_table``); a command imports them from there, and this module re-exports the names that
+commands still take from here."""
 
 from __future__ import annotations
 
@@ -9,11 +10,11 @@ from rich.markup import escape
 from rich.table import Table
 
 from factscope.core.figure_table import format_value, summary_table
-from factscope.core.progress_display import ProgressDisplay, console, progress
+from factscope.core.progress_display import ProgressDisplay, console
 
 __all__ = [
-    "ProgressDisplay", "console", "format_value", "print_skipped", "print_table", "print_warning", "progress",
-    "results_console", "summary_table",
+    "ProgressDisplay", "console", "format_value", "print_skipped", "print_table", "print_warning", "results_console",
+    "summary_table",
 ]
 
 results_console = Console()

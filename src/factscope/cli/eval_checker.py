@@ -12,13 +12,15 @@ from rich.markup import escape
 from factscope.checkers.defaults import DEFAULT_CHECKER
 from factscope.checkers.options import CheckerOptions
 from factscope.checkers.registry import CHECKER_SPECS, CHECKERS
-from factscope.cli.display import ProgressDisplay, console, print_skipped, print_table, summary_table
+from factscope.cli.display import print_skipped, print_table
 from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
 from factscope.cli.option_groups import add_field_options
 from factscope.cli.option_ranges import finite
 from factscope.cli.option_rules import SEGMENT_OPTIONS, refuse_ignored
 from factscope.cli.output_paths import check_outputs
 from factscope.core.errors import RecordsFailed
+from factscope.core.figure_table import summary_table
+from factscope.core.progress_display import ProgressDisplay, console
 from factscope.evaluation.pairs import PartChoice
 
 SHOWN_SKIPPED = 20

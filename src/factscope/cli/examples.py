@@ -9,8 +9,8 @@ from typing import Annotated
 
 import typer
 
-from factscope.cli.display import console
 from factscope.core.errors import InputError
+from factscope.core.progress_display import console
 
 HELP = """Copy the example inputs that ship with factscope into DEST (default: ./examples), so that the quick starts run after a plain `pip install`.
 

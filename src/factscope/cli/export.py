@@ -8,8 +8,9 @@ from typing import Annotated
 
 import typer
 
-from factscope.cli.display import print_skipped, print_table, print_warning, summary_table
+from factscope.cli.display import print_skipped, print_table, print_warning
 from factscope.cli.output_paths import check_outputs
+from factscope.core.figure_table import summary_table
 
 HELP = """Convert a results file into a table for pandas, DuckDB, Spark or a spreadsheet.
 

@@ -9,9 +9,10 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from factscope.cli.display import console, print_skipped, print_table
+from factscope.cli.display import print_skipped, print_table
 from factscope.cli.output_paths import check_outputs
 from factscope.core.errors import InputError
+from factscope.core.progress_display import console
 
 AGREE_HELP = """Correlate `knowledge score` results with human ratings (CONNER Tables 9-10).
 

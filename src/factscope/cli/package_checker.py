@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from factscope.cli.display import console
+from factscope.core.progress_display import console
 
 HELP = """Pack a checker folder into a wheel, so that `--checker NAME` uses it wherever the wheel is installed.
 

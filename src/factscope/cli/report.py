@@ -7,8 +7,9 @@ from typing import Annotated, Literal
 
 import typer
 
-from factscope.cli.display import print_skipped, print_table, print_warning, summary_table
+from factscope.cli.display import print_skipped, print_table, print_warning
 from factscope.cli.output_paths import check_outputs
+from factscope.core.figure_table import summary_table
 
 HELP = """Write the results of any factscope command as one HTML page you can open in any browser.
 

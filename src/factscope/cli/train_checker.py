@@ -37,7 +37,9 @@ def train_checker(options: TrainOptions) -> None:
     import os
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from factscope.cli.display import console, print_table, progress, summary_table
+    from factscope.cli.display import print_table
+    from factscope.core.figure_table import summary_table
+    from factscope.core.progress_display import console, progress
     from factscope.training.summary import summary_rows
     from factscope.training.train import train_checker as run
 

@@ -13,14 +13,17 @@ import functools
 import importlib
 import inspect
 import sys
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import Field, fields
 from types import ModuleType
 from typing import Any
 
 
-def about(help: str, **limits: Any) -> dict[str, Any]:
-    """A field's metadata: its ``help`` text (a parameter written in backticks, `name`, is shown as its flag) and
-    its ``limits``: ``min`` and ``max``; ``min_open``, the value must exceed ``min``; ``check``, a function that
+def about(help: str, *, catalogue: Callable[[], str] | None = None, **limits: Any) -> Mapping[str, Any]:
+    """A field's metadata: its ``help`` text (a parameter written in backticks, `name`, is shown as its flag),
+    followed by the text ``catalogue`` gives where there is one (a registry's list of components, plugins
+    included, made only when a front-end reads the help, so that plugins are imported only then), and its
+    ``limits``: ``min`` and ``max``; ``min_open``, the value must exceed ``min``; ``check``, a function that
     raises ConfigError or ValueError on a bad value; ``flag``, the option's flags where they are not the field's
     name ('--segment-tokens', '--abstention-detection/--no-abstention-detection'); ``option_type`` and
     ``parse``, the type the option reads where it is not the field's and the function that turns it into the
@@ -32,7 +35,32 @@ def about(help: str, **limits: Any) -> dict[str, Any]:
     description: 'presence', 'evaluator'), and ``changes_results=False``, a field that never changes a result row:
     both keep the field itself out of the results file's manifest, which otherwise records it whenever it is not
     at its default."""
-    return {"help": help, **limits}
+    if catalogue is None:
+        return {"help": help, **limits}
+    return CataloguedMetadata(help, catalogue, limits)
+
+
+class CataloguedMetadata(Mapping[str, Any]):
+    """A field's metadata whose help text ends with a catalogue, made when the help is first read (``about``)."""
+
+    def __init__(self, help: str, catalogue: Callable[[], str], limits: Mapping[str, Any]) -> None:
+        self._help = help
+        self._catalogue = catalogue
+        self._limits = dict(limits)
+
+    def __getitem__(self, key: str) -> Any:
+        if key == "help":
+            return self._help + self._catalogue()
+        return self._limits[key]
+
+    def __contains__(self, key: object) -> bool:
+        return key == "help" or key in self._limits
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(["help", *self._limits])
+
+    def __len__(self) -> int:
+        return 1 + len(self._limits)
 
 
 def option_fields(group: type) -> list[Field[Any]]:

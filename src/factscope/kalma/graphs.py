@@ -87,6 +87,8 @@ def prepare(
     ``retrieval_accuracy`` < 1 swaps that share of graphs, picked by a permutation seeded with ``seed``
     (so 60 swaps the graphs 80 swapped plus more), for the graph of another question that shares no
     entity with it (KaLMA 5.3)."""
+    if not 0.0 <= retrieval_accuracy <= 1.0:
+        raise ConfigError(f"`retrieval_accuracy` must be between 0 and 1 (e.g. 0.8), not {retrieval_accuracy}")
     warnings: list[str] = []
     items: list[GenerationItem] = []
     retrieved = retrieve([q.question for q in questions]) if retrieve is not None else None

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from factscope.checkers.defaults import DEFAULT_CHECKER
 from factscope.checkers.settings import CheckerSettings
 from factscope.core.option_metadata import about
+from factscope.retrieve.retriever_names import EvidenceRetrieverName
 from factscope.retrieve.web_settings import WebSettings
 
 if TYPE_CHECKING:
@@ -19,11 +20,25 @@ if TYPE_CHECKING:
     from factscope.claims.base import Extractor
     from factscope.core.manifest import SettingValue
     from factscope.retrieve.corpus import Retriever
+    from factscope.retrieve.retriever_names import RetrieveFor
     from factscope.retrieve.web_evidence import WebEvidence
-    from factscope.retrieve.web_retrievers import RetrieveFor
 
 DEFAULT_EXTRACTOR = "rules"
 """The claim extractor of a check run that names none: RefChecker-style triplets by rules, offline."""
+
+
+def extractor_catalogue() -> str:
+    """The claim extractors a spec string may name, plugins included (``EXTRACTORS``' help text)."""
+    from factscope.claims.registry import EXTRACTORS
+
+    return EXTRACTORS.help_text()
+
+
+def checker_catalogue() -> str:
+    """The checkers a spec string may name, plugins included (``CHECKERS``' help text)."""
+    from factscope.checkers.registry import CHECKERS
+
+    return CHECKERS.help_text()
 
 
 @dataclass(frozen=True)
@@ -42,17 +57,29 @@ class CheckSpec:
     (an agreement run's mode).
     """
 
-    extractor: str | Extractor = DEFAULT_EXTRACTOR
-    checker: str | Checker = DEFAULT_CHECKER
+    extractor: str | Extractor = field(default=DEFAULT_EXTRACTOR, metadata=about(
+        "claim extractor: ", catalogue=extractor_catalogue, option_type=str, recorded_by="extractor"
+    ))
+    checker: str | Checker = field(default=DEFAULT_CHECKER, metadata=about(
+        "claim checker: ", catalogue=checker_catalogue, option_type=str, recorded_by="checker"
+    ))
     checker_settings: CheckerSettings = field(default_factory=CheckerSettings)
     corpus: Path | None = field(default=None, metadata=about(
         "JSONL or folder of .txt: passages to retrieve for records without references"
     ))
-    retriever: str | Retriever | WebEvidence | None = None
+    retriever: str | Retriever | WebEvidence | None = field(default=None, metadata=about(
+        "passage retriever: bm25, dense or hybrid over `corpus`; web:serper (key in SERPER_API_KEY), web:brave "
+        "(key in BRAVE_API_KEY) or wikipedia, searched for each record",
+        option_type=EvidenceRetrieverName, recorded_by="retriever",
+    ))
     retrieve_k: int = field(default=5, metadata=about(
         "passages retrieved per record (`corpus`) or per claim (a web retriever)", flag="--top-k", min=1
     ))
-    retrieve_for: RetrieveFor = "missing"
+    retrieve_for: RetrieveFor = field(default="missing", metadata=about(
+        "records given retrieved passages: missing (those without references) or all (added after a record's "
+        "own)",
+        recorded_by="retriever",
+    ))
     web: WebSettings = field(default_factory=WebSettings)
     query_llm: bool = False
     abstention_detection: bool = field(default=True, metadata=about(

@@ -25,8 +25,8 @@ from factscope.metrics.hallucination import (
     summarize_response,
 )
 from factscope.retrieve.passage_source import PassageSource, RetrievalCost
+from factscope.retrieve.retriever_names import RetrieveFor
 from factscope.retrieve.web_evidence import EvidenceRequest, RecordEvidence
-from factscope.retrieve.web_retrievers import RetrieveFor
 
 
 class ClaimResult(BaseModel):

@@ -1,15 +1,16 @@
 """The retrievers that find evidence outside the user's files, by name: ``web:serper``, ``web:brave`` and
-``wikipedia`` (a plugin may add search services to the entry-point group ``factscope.search_services``)."""
+``wikipedia`` (a plugin may add search services to the entry-point group ``factscope.search_services``). Their
+names are declared in ``factscope.retrieve.retriever_names``, which is light to import."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from factscope.core.errors import ConfigError
 from factscope.core.registry import Argument, Entry, Registry, parse_spec
 from factscope.retrieve.brave import BraveSearch
-from factscope.retrieve.corpus import RetrieverName
+from factscope.retrieve.retriever_names import EvidenceRetrieverName, RetrieveFor, SearchServiceName
 from factscope.retrieve.serper import SerperSearch
 from factscope.retrieve.web_evidence import WebEvidence
 from factscope.retrieve.web_search import SearchService
@@ -19,6 +20,11 @@ from factscope.retrieve.wikipedia import WikipediaSearch
 if TYPE_CHECKING:
     from factscope.hf.encoders import TextEncoder
     from factscope.llm.client import LLMClient
+
+__all__ = [
+    "SEARCH_SERVICES", "WEB_APIS", "EvidenceRetrieverName", "RetrieveFor", "SearchServiceName", "is_web_retriever",
+    "make_web_evidence",
+]
 
 WEB_APIS: dict[str, Callable[..., SearchService]] = {"serper": SerperSearch, "brave": BraveSearch}
 """The web search APIs of ``web:API``."""
@@ -44,16 +50,6 @@ SEARCH_SERVICES: Registry[SearchService] = Registry(
         Entry("wikipedia", "Wikipedia pages through the MediaWiki API, no key", _wikipedia),
     ],
 )
-
-SearchServiceName = Literal["web:serper", "web:brave", "wikipedia"]
-"""The built-in search services."""
-
-EvidenceRetrieverName = Literal[RetrieverName, SearchServiceName]
-"""Every built-in retriever of a check: the corpus retrievers, then the search services."""
-
-RetrieveFor = Literal["missing", "all"]
-"""Which records get retrieved passages: those without references, or every record (added to its own)."""
-
 
 def is_web_retriever(spec: str) -> bool:
     """Whether ``spec`` names a search service rather than a corpus retriever."""

@@ -1,0 +1,17 @@
+"""The names of the retrievers a check can choose and of the records they serve, light to import: a spec's option
+takes its choices from them (``factscope.refchecker.spec``) without loading the search services."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from factscope.retrieve.corpus import RetrieverName
+
+SearchServiceName = Literal["web:serper", "web:brave", "wikipedia"]
+"""The built-in search services (``factscope.retrieve.web_retrievers.SEARCH_SERVICES``)."""
+
+EvidenceRetrieverName = Literal[RetrieverName, SearchServiceName]
+"""Every built-in retriever of a check: the corpus retrievers, then the search services."""
+
+RetrieveFor = Literal["missing", "all"]
+"""Which records get retrieved passages: those without references, or every record (added to its own)."""
