@@ -232,15 +232,17 @@ class SegmentedChecker:
         for number, extra in zip(contested, more):
             judged[number] = _in_order(judged[number] + extra, selected[number])
         settled = {
-            number for number, found in contest.items() if found is not None and self._deciding_among(judged[number], first[number])
+            number
+            for number, found in contest.items()
+            if found is not None and self._deciding_among(judged[number], first[number])
         }
-        rest = {
-            number: [c for c in counted[number] if all(j.candidate is not c for j in judged[number])]
-            for number in range(len(tasks))
-            if number not in settled
-        }
-        open_ = [number for number, found in rest.items() if found]
-        for number, extra in zip(open_, self._judged([tasks[n] for n in open_], [rest[n] for n in open_])):
+        rest = {}
+        for number in (n for n in range(len(tasks)) if n not in settled):
+            scored = {id(j.candidate) for j in judged[number]}
+            unscored = [c for c in counted[number] if id(c) not in scored]
+            if unscored:
+                rest[number] = unscored
+        for number, extra in zip(rest, self._judged([tasks[n] for n in rest], list(rest.values()))):
             judged[number] = _in_order(judged[number] + extra, selected[number])
         return [self.decide(task, found) for task, found in zip(tasks, judged)]
 
