@@ -80,9 +80,9 @@ class CheckerOptions:
         flag="--mismatch-checks",
     ))
     mode: CheckMode = field(default="exact", metadata=about(
-        "model checkers: exact (every segment of every reference is scored) or fast (each claim only against its "
-        "most relevant segments, stopping at a confident entailment; a claim whose label pruning could change is "
-        "scored exactly, and each verdict's fast_path says which)"
+        "model checkers: exact (every segment that can decide a label is scored, see `exact_scoring`) or fast "
+        "(each claim only against its most relevant segments, stopping at a confident entailment; a claim whose "
+        "label pruning could change is scored exactly, and each verdict's fast_path says which)"
     ))
     device: Device = field(default="auto", metadata=about(
         "where the embedded checker and the minicheck, hhem and alignscore judges run: auto (a CUDA GPU when "
