@@ -21,11 +21,11 @@ class OutputOptions:
     summary: Path | None = field(default=None, metadata=about("also write the run's figures as JSON here"))
     overwrite: bool = field(default=False, metadata=about(
         "start the results file again; without it a rerun resumes, and only into a file made by the same input "
-        "and settings (a file made otherwise is refused, saying what differs)", flag="--overwrite",
+        "and settings (a file made otherwise is refused, saying what differs)",
     ))
     retry_failed: bool = field(default=False, metadata=about(
         "on a rerun, process again the records the results file marks failed and replace their rows in place "
-        "(each record keeps one row; the summary covers the new rows)", flag="--retry-failed",
+        "(each record keeps one row; the summary covers the new rows)",
     ))
 
     def write_summary(self, figures: object) -> None:
