@@ -8,9 +8,10 @@ to import: the client classes load when a client is built.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from factscope.core.errors import ConfigError
 from factscope.core.option_metadata import about
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
     from factscope.llm.config import LLMConfig
 
 
-def _price(kind: str, example: str) -> dict[str, object]:
+def _price(kind: str, example: str) -> Mapping[str, Any]:
     """The metadata of the price per 1,000 ``kind`` tokens."""
     return about(
         f"price per 1,000 {kind} tokens, for the cost line of the summary (e.g. {example})",
