@@ -22,6 +22,7 @@ from factscope.cli.eval_checker import EVAL_SETTINGS
 from factscope.cli.ground_calibrate import WINDOW_FIELDS
 from factscope.cli.knowledge_generate import SELECTION_FIELDS
 from factscope.cli.option_groups import option_flags
+from factscope.cli.output_options import RERUN_FIELDS, OutputOptions
 from factscope.cli.parameter_flags import MENTION
 from factscope.conner.spec import KnowledgeSpec
 from factscope.core.option_metadata import about
@@ -113,6 +114,11 @@ OFFERED = [
     (DistractorSettings, ("ground", "generate"), None, {}),
     (AtomicFactsFile, ("ground", "score"), None, {}),
     (AttributeSpec, ("attribute", "score"), None, {}),
+    *[(OutputOptions, path, None, {}) for path in (("check",), ("ground", "score"), ("attribute", "score"))],
+    *[(OutputOptions, path, RERUN_FIELDS, {}) for path in (
+        ("knowledge", "score"), ("knowledge", "generate"), ("knowledge", "select"), ("ground", "generate"),
+        ("attribute", "generate"), ("attribute", "make-questions"), ("agree",),
+    )],
 ]
 """Each dataclass whose fields a command offers, the command, the fields it offers (None: every field with a help
 text) and the defaults it sets itself."""

@@ -224,6 +224,16 @@ def test_every_user_string_is_escaped_on_every_page(client, payload):
     assert_inert(refused.text)
 
 
+def test_a_job_page_of_an_unknown_job_is_no_such_job_and_cancel_goes_back_to_the_job(client):
+    for method, path in (("GET", "/jobs/nope"), ("GET", "/jobs/nope/report"), ("POST", "/jobs/nope/cancel")):
+        page = client.request(method, path)
+        assert page.status_code == 404 and "No such job" in page.text and "no job &#39;nope&#39;" in page.text, path
+    created = client.post("/v1/jobs?system=check&name=one.jsonl", content=json.dumps(CHECK) + "\n")
+    job_id = created.json()["id"]
+    cancelled = client.post(f"/jobs/{job_id}/cancel", follow_redirects=False)
+    assert cancelled.status_code == 303 and cancelled.headers["location"] == f"/jobs/{job_id}"
+
+
 def test_job_pages_escape_file_names_and_skipped_record_messages(client):
     payload = PAYLOADS[1]
     body = json.dumps({"id": payload, "response": 7}) + "\n" + json.dumps({**CHECK, "id": payload}) + "\n"

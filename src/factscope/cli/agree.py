@@ -16,7 +16,7 @@ from factscope.cli.display import print_skipped, print_table
 from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
 from factscope.cli.option_groups import add_field_options
 from factscope.cli.option_rules import SEGMENT_OPTIONS, refuse_ignored
-from factscope.cli.output_options import Overwrite, RetryFailed
+from factscope.cli.output_options import OutputOptions, output_options
 from factscope.cli.output_paths import check_outputs
 from factscope.core.errors import RecordsFailed
 from factscope.core.figure_table import summary_table
@@ -49,7 +49,8 @@ Example:
 
 def register(app: typer.Typer) -> None:
     """Add the `agree` command."""
-    command = add_field_options(agree_command, CheckSpec, "chosen", names=AGREE_SPEC_FIELDS)
+    command = output_options(agree_command, summary=False, after="output")
+    command = add_field_options(command, CheckSpec, "chosen", names=AGREE_SPEC_FIELDS)
     command = add_field_options(command, CheckerOptions, "checking", names=AGREE_SETTINGS)
     app.command("agree", help=HELP)(llm_options(command))
 
@@ -90,13 +91,12 @@ def agree_command(
         Path | None,
         typer.Option("--output", "-o", help="results JSONL, one line per response (default: agree-MODE.jsonl here)"),
     ] = None,
-    overwrite: Overwrite = False,
-    retry_failed: RetryFailed = False,
     report: Annotated[
         Path | None, typer.Option(help="write the figures, the confusion matrix and every claim's labels as JSON here")
     ] = None,
     *,
     endpoint: LLMOptions,
+    outputs: OutputOptions,
     checking: CheckerOptions,
     chosen: CheckSpec,
 ) -> None:
@@ -110,7 +110,7 @@ def agree_command(
     from factscope.reports.check_tables import agreement_table, confusion_table, model_rates_table
 
     output = output or Path(f"agree-{mode}.jsonl")
-    check_outputs(output, overwrite=overwrite, written={"--report": report})
+    check_outputs(output, overwrite=outputs.overwrite, written={"--report": report})
     if not input:
         raise typer.BadParameter("give the records with the questions and references", param_hint="--input")
     names = _model_names(model or [])
@@ -137,8 +137,8 @@ def agree_command(
             output=output,
             batch_size=batch_size,
             progress=shown,
-            overwrite=overwrite,
-            retry_failed=retry_failed,
+            overwrite=outputs.overwrite,
+            retry_failed=outputs.retry_failed,
         )
     print_table(agreement_table(result))
     print_table(model_rates_table(result))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
@@ -18,7 +17,7 @@ from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
 from factscope.cli.option_groups import add_field_options
 from factscope.cli.option_ranges import finite
 from factscope.cli.option_rules import FAST_MODE_OPTIONS, RAY_OPTIONS, refuse_ignored
-from factscope.cli.output_options import Overwrite, RetryFailed
+from factscope.cli.output_options import OutputOptions, output_options
 from factscope.cli.output_paths import check_outputs
 from factscope.core.errors import ConfigError, InputError, RecordsFailed
 from factscope.core.figure_table import summary_table
@@ -87,22 +86,28 @@ MinimumFile = Annotated[Path | None, typer.Option(
 def register(app: typer.Typer) -> None:
     """Add the `attribute` command group."""
     attribute_app = typer.Typer(help=HELP, no_args_is_help=True)
-    attribute_app.command("generate", help=GENERATE_HELP)(llm_options(generate_command))
-    score = add_field_options(score_command, CheckerOptions, "checking", names={"mode"})
+    attribute_app.command("generate", help=GENERATE_HELP)(llm_options(output_options(generate_command, summary=False)))
+    score = add_field_options(output_options(score_command, after="output"), CheckerOptions, "checking", names={"mode"})
     score = add_field_options(score, AttributeSpec, "chosen")
     attribute_app.command("score", help=SCORE_HELP)(llm_options(engine_options(score)))
-    attribute_app.command("make-questions", help=EVOLVE_HELP)(llm_options(make_questions_command))
+    attribute_app.command("make-questions", help=EVOLVE_HELP)(
+        llm_options(output_options(make_questions_command, summary=False))
+    )
     app.add_typer(attribute_app, name="attribute")
 
 
-def _graph(path: Path | None) -> Any:
+def _start(output: Path, outputs: OutputOptions, endpoint: LLMOptions, path: Path | None) -> tuple[LLMClient, Any]:
+    """The start of a command that writes with an LLM from a graph: its results file checked, its LLM client, and
+    the graph of ``path`` (None without one)."""
+    check_outputs(output, overwrite=outputs.overwrite)
+    llm = endpoint.build()
     if path is None:
-        return None
+        return llm, None
     from factscope.kg.loaders import load_graph
 
     graph = load_graph(path)
     console.print(f"graph {path}: {len(graph)} entities, {len(graph.triples())} triples", markup=False)
-    return graph
+    return llm, graph
 
 
 def generate_command(
@@ -120,18 +125,15 @@ def generate_command(
     sparql_interval: Annotated[float, typer.Option(min=0.0, callback=finite, help="seconds between SPARQL requests")] = 1.0,
     temperature: Annotated[float | None, typer.Option(min=0.0, callback=finite, help="sampling temperature (default: the LLM config's, 0)")] = None,
     minimum: MinimumFile = None,
-    overwrite: Overwrite = False,
-    retry_failed: RetryFailed = False,
     *,
     endpoint: LLMOptions,
+    outputs: OutputOptions,
 ) -> None:
     from factscope.kalma.data import load_questions
     from factscope.kalma.generation import generate
     from factscope.kalma.graphs import prepare, question_retrieval
 
-    check_outputs(output, overwrite=overwrite)
-    llm = endpoint.build()
-    kg = _graph(graph)
+    llm, kg = _start(output, outputs, endpoint, graph)
     loaded, skipped = _usable(load_questions(questions), "questions", questions)
     _use_minimum(minimum, loaded)
     retrieval = question_retrieval(retrieve, kg, sparql_endpoint=sparql_endpoint, sparql_cache=sparql_cache,
@@ -142,8 +144,8 @@ def generate_command(
         console.print(f"[yellow]warning[/] {escape(warning)}")
     params: dict[str, Any] = {"temperature": temperature} if temperature is not None else {}
     with ProgressDisplay() as shown:
-        run = generate(items, llm, output=output, progress=shown, overwrite=overwrite, retry_failed=retry_failed,
-                       **params)
+        run = generate(items, llm, output=output, progress=shown, overwrite=outputs.overwrite,
+                       retry_failed=outputs.retry_failed, **params)
     rows = [("questions", len(loaded)), ("skipped input records", skipped), ("answers written", run.new_records),
             ("already in output (resumed)", run.resumed_records), ("generation failures (in the file)", run.failed)]
     print_table(summary_table(f"attribute generate -> {output}", rows + usage_rows(llm)))
@@ -184,13 +186,11 @@ def score_command(
                                                  "--engine ray also a folder of *.jsonl shards)")],
     output: Annotated[Path, typer.Option("--output", "-o", help="JSONL results file (resumes when it exists); with "
                                                                 "--engine ray a results folder")],
-    summary: Annotated[Path | None, typer.Option(help="also write the summary figures as JSON here")] = None,
     minimum: MinimumFile = None,
-    overwrite: Overwrite = False,
-    retry_failed: RetryFailed = False,
     *,
     endpoint: LLMOptions,
     engine: EngineOptions,
+    outputs: OutputOptions,
     checking: CheckerOptions,
     chosen: AttributeSpec,
 ) -> None:
@@ -198,7 +198,7 @@ def score_command(
     from factscope.kalma.system import ATTRIBUTE
 
     spec = replace(chosen, checker_settings=checking.settings({"mode"}), geval=chosen.geval or chosen.weighted)
-    check_output(engine, output, overwrite=overwrite, written={"--summary": summary})
+    check_output(engine, output, outputs)
     if minimum is not None and engine.on_ray:
         raise ConfigError("--minimum is not taken with --engine ray: give each answer its `minimum` field instead")
     inputs: Any = answers if engine.on_ray else _answers(answers, minimum)
@@ -209,8 +209,8 @@ def score_command(
             raise InputError("no usable answers; see the messages above", path=answers)
 
     ran, client = run_system(ATTRIBUTE, spec, inputs, output, engine=engine, endpoint=endpoint, batch_size=32,
-                             overwrite=overwrite, retry_failed=retry_failed, loaded=loaded)
-    _report_scores(ran.result, ran.passed_over, len(ran.problems), output, client, summary)
+                             outputs=outputs, loaded=loaded)
+    _report_scores(ran.result, ran.passed_over, len(ran.problems), output, client, outputs)
 
 
 def _answers(path: Path, minimum: Path | None) -> LoadedAnswers:
@@ -224,7 +224,7 @@ def _answers(path: Path, minimum: Path | None) -> LoadedAnswers:
 
 
 def _report_scores(run: AttributionRun, failed_generations: int, skipped: int, output: Path, llm: LLMClient | None,
-                   summary: Path | None) -> None:
+                   outputs: OutputOptions) -> None:
     """Print a scoring run's tables, write ``--summary``, and raise RecordsFailed when calls failed."""
     from factscope.core.system import RunOutcome
     from factscope.kalma.system import ATTRIBUTE
@@ -235,8 +235,7 @@ def _report_scores(run: AttributionRun, failed_generations: int, skipped: int, o
             outcome = RunOutcome(skipped, output, [("failed generations (not scored)", failed_generations)])
             rows = [*ATTRIBUTE.summary_rows(run, outcome), *rows]
         print_table(summary_table(f"attribute score ({group})", rows + usage_rows(llm)))
-    if summary is not None:
-        summary.write_text(json.dumps(run.summary, indent=2), encoding="utf-8")
+    outputs.write_summary(run.summary)
     if run.failed:
         raise RecordsFailed(run.failed, "answers (a checker or G-Eval call, or their worker process)", output)
 
@@ -247,20 +246,17 @@ def make_questions_command(
     graph: GraphFile = None,
     rounds: Annotated[int, typer.Option(min=1, help="evolution rounds (the paper uses 6)")] = 6,
     seed: Annotated[int, typer.Option(min=0, max=SEED_MAX, help="seed of the knowledge choices")] = 0,
-    overwrite: Overwrite = False,
-    retry_failed: RetryFailed = False,
     *,
     endpoint: LLMOptions,
+    outputs: OutputOptions,
 ) -> None:
     from factscope.kalma.question_evolution import evolve, load_seeds
 
-    check_outputs(output, overwrite=overwrite)
-    llm = endpoint.build()
-    kg = _graph(graph)
+    llm, kg = _start(output, outputs, endpoint, graph)
     loaded, skipped = _usable(load_seeds(seeds, kg), "seed paragraphs", seeds)
     with ProgressDisplay() as shown:
-        run = evolve(loaded, llm, output=output, rounds=rounds, seed=seed, progress=shown, overwrite=overwrite,
-                     retry_failed=retry_failed)
+        run = evolve(loaded, llm, output=output, rounds=rounds, seed=seed, progress=shown,
+                     overwrite=outputs.overwrite, retry_failed=outputs.retry_failed)
     rows = [("seed paragraphs", len(loaded)), ("skipped input records", skipped),
             ("questions written", run.new_records),
             ("already in output (resumed)", run.resumed_records), ("failed (kept raw, marked)", run.failed)]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -16,7 +15,7 @@ from factscope.cli.engine_options import EngineOptions, check_output, engine_opt
 from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
 from factscope.cli.option_groups import add_field_options
 from factscope.cli.option_rules import CHECK_OPTIONS, refuse_ignored
-from factscope.cli.output_options import Overwrite, RetryFailed
+from factscope.cli.output_options import OutputOptions, output_options
 from factscope.cli.web_options import web_options
 from factscope.core.errors import InputError, RecordsFailed
 from factscope.core.figure_table import summary_table
@@ -56,7 +55,7 @@ Examples:
 
 def register(app: typer.Typer) -> None:
     """Add the `check` command."""
-    command = add_field_options(check_command, CheckSpec, "chosen", defaults=CORPUS_RETRIEVER)
+    command = add_field_options(output_options(check_command), CheckSpec, "chosen", defaults=CORPUS_RETRIEVER)
     command = add_field_options(command, CheckerOptions, "checking")
     app.command("check", help=HELP)(llm_options(engine_options(web_options(command))))
 
@@ -81,12 +80,10 @@ def check_command(
     ] = None,
     batch_size: Annotated[int, typer.Option(min=1, help="records per extraction / checking batch")] = 32,
     max_reference_chars: Annotated[int, typer.Option(min=1, help="skip records whose references are longer")] = 2_000_000,
-    summary: Annotated[Path | None, typer.Option(help="also write the run's figures as JSON here")] = None,
-    overwrite: Overwrite = False,
-    retry_failed: RetryFailed = False,
     *,
     endpoint: LLMOptions,
     engine: EngineOptions,
+    outputs: OutputOptions,
     web: WebSettings,
     checking: CheckerOptions,
     chosen: CheckSpec,
@@ -100,13 +97,13 @@ def check_command(
         chosen, checker_settings=checking.settings(), web=web, query_llm=web_search and endpoint.configured()
     )
     output = output_path(engine, input, output, ".checked")
-    check_output(engine, output, overwrite=overwrite, written={"--summary": summary})
+    check_output(engine, output, outputs)
     with references_rule("pass --corpus or --retriever web:serper / wikipedia to retrieve passages for them"):
         ran, client = run_system(
             CheckSystem(max_reference_chars), spec, input, output, engine=engine, endpoint=endpoint,
-            batch_size=batch_size, overwrite=overwrite, retry_failed=retry_failed, loaded=_loaded,
+            batch_size=batch_size, outputs=outputs, loaded=_loaded,
         )
-    _report(ran.result, ran.problems, output, client, summary)
+    _report(ran.result, ran.problems, output, client, outputs)
 
 
 def _loaded(count: int, problems: list[InputError]) -> None:
@@ -118,7 +115,7 @@ def _loaded(count: int, problems: list[InputError]) -> None:
 
 
 def _report(
-    run: CheckRun, problems: list[InputError], output: Path, client: LLMClient | None, summary: Path | None
+    run: CheckRun, problems: list[InputError], output: Path, client: LLMClient | None, outputs: OutputOptions
 ) -> None:
     """Print the run's tables, write ``--summary``, and raise RecordsFailed when extractions or checks failed."""
     from factscope.refchecker.system import CHECK
@@ -128,10 +125,7 @@ def _report(
     rows = CHECK.summary_rows(run, RunOutcome(skipped=len(problems), output=output))
     rows.extend(usage_rows(client))
     print_table(summary_table("run", rows))
-    if summary is not None:
-        figures = run.model_dump(mode="json")
-        figures["skipped"] = [str(p) for p in problems]
-        summary.write_text(json.dumps(figures, indent=2), encoding="utf-8")
+    outputs.write_summary({**run.model_dump(mode="json"), "skipped": [str(p) for p in problems]})
     if run.extraction_failures or run.check_failures:
         raise RecordsFailed(
             run.extraction_failures + run.check_failures,

@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 from factscope.cli.llm_options import ClientOnce, LLMOptions, summed_usage
 from factscope.cli.option_groups import Command, add_field_options
+from factscope.cli.output_options import OutputOptions
 from factscope.core.option_metadata import about
 from factscope.core.run_result import RunResult
 from factscope.engines.system import Engine
@@ -65,8 +66,7 @@ def run_system(
     engine: EngineOptions,
     endpoint: LLMOptions,
     batch_size: int,
-    overwrite: bool,
-    retry_failed: bool,
+    outputs: OutputOptions,
     loaded: LoadedCallback | None = None,
     client: ClientOnce | None = None,
 ) -> tuple[Execution[RunT], LLMClient | None]:
@@ -82,7 +82,7 @@ def run_system(
     with ProgressDisplay() as shown:
         ran = system.execute(
             spec, inputs, engine=engine.engine, llm=client, output=output, batch_size=batch_size, progress=shown,
-            overwrite=overwrite, retry_failed=retry_failed, ray=ray, loaded=loaded,
+            overwrite=outputs.overwrite, retry_failed=outputs.retry_failed, ray=ray, loaded=loaded,
         )
     if engine.on_ray:
         return ran, summed_usage(endpoint, system.needs_llm(spec), ran.llm_usage)
@@ -95,12 +95,13 @@ def output_path(engine: EngineOptions, input: Path, given: Path | None, suffix: 
     return given or Path(f"{input.stem}{suffix}" + ("" if engine.on_ray else ".jsonl"))
 
 
-def check_output(engine: EngineOptions, output: Path, *, overwrite: bool, written: dict[str, Path | None]) -> None:
-    """Refuse, before any work, a results file that may not be written or the ``written`` files that are taken
-    (a results folder is checked by the Ray engine)."""
+def check_output(engine: EngineOptions, output: Path, outputs: OutputOptions) -> None:
+    """Refuse, before any work, a results file that may not be written or a summary file that is taken (a
+    results folder is checked by the Ray engine)."""
     from factscope.cli.output_paths import check_outputs
 
+    written = {"--summary": outputs.summary}
     if engine.on_ray:
         check_outputs(written=written)
     else:
-        check_outputs(output, overwrite=overwrite, written=written)
+        check_outputs(output, overwrite=outputs.overwrite, written=written)

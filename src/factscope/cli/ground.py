@@ -14,6 +14,7 @@ from factscope.cli.ground_generate import GENERATE_HELP, generate_command
 from factscope.cli.ground_score import HELP, score_command
 from factscope.cli.llm_options import llm_options
 from factscope.cli.option_groups import add_field_options
+from factscope.cli.output_options import output_options
 from factscope.grounding.distractors import DistractorSettings
 from factscope.grounding.spec import GroundSpec
 from factscope.grounding.supplied_facts import AtomicFactsFile
@@ -38,11 +39,12 @@ def register(app: typer.Typer) -> None:
     ground_app = typer.Typer(cls=_ScoreByDefault, help=HELP, no_args_is_help=True)
     ground_app.command("score", help="Score responses (the default command). " + HELP.split("\n\n", 1)[1])(
         llm_options(engine_options(add_field_options(
-            add_field_options(score_command, GroundSpec, "chosen"), AtomicFactsFile, "facts",
+            add_field_options(output_options(score_command), GroundSpec, "chosen"), AtomicFactsFile, "facts",
             after="responses",
         )))
     )
-    generate = add_field_options(generate_command, DistractorSettings, "distractors", after="corpus")
+    generate = output_options(generate_command, summary=False)
+    generate = add_field_options(generate, DistractorSettings, "distractors", after="corpus")
     ground_app.command("generate", help=GENERATE_HELP)(llm_options(generate))
     calibrate = add_field_options(calibrate_command, GroundSpec, "windows", names=WINDOW_FIELDS)
     ground_app.command("calibrate", help=CALIBRATE_HELP)(llm_options(calibrate))

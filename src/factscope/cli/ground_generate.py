@@ -11,7 +11,7 @@ from rich.markup import escape
 from factscope.cli.display import ProgressDisplay, console, print_table, summary_table
 from factscope.cli.ground_score import print_problems
 from factscope.cli.llm_options import LLMOptions, usage_rows
-from factscope.cli.output_options import Overwrite, RetryFailed
+from factscope.cli.output_options import OutputOptions
 from factscope.cli.output_paths import check_outputs
 from factscope.core.errors import RecordsFailed
 from factscope.grounding.distractors import DistractorSettings
@@ -39,16 +39,15 @@ def generate_command(
     batch_size: Annotated[
         int, typer.Option(min=1, help="questions sent (in parallel) before results are written")
     ] = 32,
-    overwrite: Overwrite = False,
-    retry_failed: RetryFailed = False,
     *,
     endpoint: LLMOptions,
+    outputs: OutputOptions,
     distractors: DistractorSettings,
 ) -> None:
     from factscope.grounding.data import load_dataset
     from factscope.grounding.generation import generate
 
-    check_outputs(output, overwrite=overwrite)
+    check_outputs(output, overwrite=outputs.overwrite)
     dataset = load_dataset(input, metadata)
     print_problems(dataset.errors, dataset.warnings)
     llm = endpoint.build()
@@ -60,7 +59,7 @@ def generate_command(
     with ProgressDisplay() as shown:
         run = generate(
             examples, llm, output=output, max_tokens=max_tokens, batch_size=batch_size, progress=shown,
-            overwrite=overwrite, retry_failed=retry_failed,
+            overwrite=outputs.overwrite, retry_failed=outputs.retry_failed,
         )
     for failure in run.failed_calls:
         console.print(f"[yellow]failed[/] {escape(f'{failure.id}: {failure.error}')}")

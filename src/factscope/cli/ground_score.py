@@ -3,7 +3,6 @@ locally or on Ray, with its tables."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
@@ -20,7 +19,7 @@ from factscope.cli.engine_options import EngineOptions, check_output, output_pat
 from factscope.cli.llm_options import LLMOptions, usage_rows
 from factscope.cli.option_ranges import presence_for_threshold, presence_threshold
 from factscope.cli.option_rules import RAY_OPTIONS, WINDOW_OPTIONS, refuse_ignored
-from factscope.cli.output_options import Overwrite, RetryFailed
+from factscope.cli.output_options import OutputOptions
 from factscope.cli.parameter_flags import with_flags
 from factscope.core.errors import ConfigError, InputError, RecordsFailed
 from factscope.core.system import RunOutcome
@@ -88,12 +87,10 @@ def score_command(
         ),
     ] = GroundSpec.threshold,
     batch_size: Annotated[int, typer.Option(min=1, help="records per decomposition / presence batch")] = 16,
-    summary: Annotated[Path | None, typer.Option(help="also write the summary figures as JSON here")] = None,
-    overwrite: Overwrite = False,
-    retry_failed: RetryFailed = False,
     *,
     endpoint: LLMOptions,
     engine: EngineOptions,
+    outputs: OutputOptions,
     facts: AtomicFactsFile,
     chosen: GroundSpec,
 ) -> None:
@@ -104,7 +101,7 @@ def score_command(
     spec = replace(chosen, extractor=extractor, presence=presence, threshold=threshold)
     system = GroundSystem(metadata, responses)
     output = output_path(engine, input, output, ".ground")
-    check_output(engine, output, overwrite=overwrite, written={"--summary": summary})
+    check_output(engine, output, outputs)
     client = ClientOnce(endpoint)
     inputs: Any = input
     facts_row: list[tuple[str, object]] = []
@@ -129,8 +126,8 @@ def score_command(
             )
 
     ran, used = run_system(system, spec, inputs, output, engine=engine, endpoint=endpoint, batch_size=batch_size,
-                           overwrite=overwrite, retry_failed=retry_failed, loaded=loaded, client=client)
-    _report_ground(ran.result, len(ran.problems), facts_row, output, used, summary)
+                           outputs=outputs, loaded=loaded, client=client)
+    _report_ground(ran.result, len(ran.problems), facts_row, output, used, outputs)
 
 
 def print_problems(problems: list[InputError], warnings: list[str]) -> None:
@@ -146,7 +143,7 @@ def _report_ground(
     facts_row: list[tuple[str, object]],
     output: Path,
     llm: LLMClient | None,
-    summary: Path | None,
+    outputs: OutputOptions,
 ) -> None:
     """Print a grounding run's tables, write ``--summary``, and raise RecordsFailed when decompositions failed."""
     report = run.summary
@@ -156,8 +153,7 @@ def _report_ground(
     rows = GROUND.summary_rows(run, RunOutcome(skipped=skipped, output=output, rows=facts_row))
     rows.extend(usage_rows(llm))
     print_table(summary_table("run", rows))
-    if summary is not None:
-        summary.write_text(json.dumps(report.model_dump(mode="json"), indent=2), encoding="utf-8")
+    outputs.write_summary(report.model_dump(mode="json"))
     if report.failed:
         raise RecordsFailed(report.failed, "records' fact decompositions", output)
 

@@ -18,6 +18,7 @@ from factscope.cli.knowledge_options import SCORING
 from factscope.cli.knowledge_score import SCORE_HELP, score_command
 from factscope.cli.llm_options import llm_options
 from factscope.cli.option_groups import add_field_options
+from factscope.cli.output_options import output_options
 from factscope.cli.web_options import web_options
 from factscope.conner.spec import KnowledgeSpec
 
@@ -33,10 +34,12 @@ HELP = """Evaluate knowledge for a query on CONNER's six dimensions, and use the
 def register(app: typer.Typer) -> None:
     """Add the `knowledge` command group."""
     group = typer.Typer(help=HELP, no_args_is_help=True)
-    score = add_field_options(score_command, KnowledgeSpec, "chosen", panel=SCORING)
+    score = add_field_options(output_options(score_command, summary=False), KnowledgeSpec, "chosen", panel=SCORING)
     group.command("score", help=SCORE_HELP)(llm_options(engine_options(web_options(score))))
     for name, command, help in (("generate", generate_command, GENERATE_HELP), ("select", select_command, SELECT_HELP)):
-        scored = add_field_options(command, KnowledgeSpec, "scoring", names=SELECTION_FIELDS, panel=SCORING)
+        scored = add_field_options(
+            output_options(command, summary=False), KnowledgeSpec, "scoring", names=SELECTION_FIELDS, panel=SCORING
+        )
         group.command(name, help=help)(llm_options(scored))
     group.command("agree", help=AGREE_HELP)(agree_command)
     app.add_typer(group, name="knowledge")

@@ -15,7 +15,7 @@ from factscope.cli.knowledge_score import print_notes
 from factscope.cli.llm_options import LLMOptions, usage_rows
 from factscope.cli.option_ranges import above_zero, finite
 from factscope.cli.option_rules import FEW_SHOT_OPTIONS, refuse_ignored
-from factscope.cli.output_options import Overwrite, RetryFailed
+from factscope.cli.output_options import OutputOptions
 from factscope.cli.output_paths import check_outputs
 from factscope.conner.data import KnowledgeTask, usable_knowledge_records
 from factscope.conner.generation import GenerationMode, GenerationSettings
@@ -55,7 +55,7 @@ Example:
 def _generate(
     ctx: typer.Context, input: Path, output: Path | None, endpoint: LLMOptions, settings: GenerationSettings,
     scoring: KnowledgeSpec | None, *, train: Path | None, shots: int, select_from: int | None, answer: bool,
-    batch_size: int, overwrite: bool, retry_failed: bool, task: KnowledgeTask | None,
+    batch_size: int, outputs: OutputOptions, task: KnowledgeTask | None,
 ) -> None:
     """Generate knowledge for the queries of ``input`` into ``output``: with ``scoring`` (the evaluator's
     spec), demonstrations are chosen by Q_know when ``select_from`` is given, and the best of several
@@ -66,7 +66,7 @@ def _generate(
 
     refuse_ignored(ctx, FEW_SHOT_OPTIONS)
     output = output or Path(f"{input.stem}.generated.jsonl")
-    check_outputs(output, overwrite=overwrite)
+    check_outputs(output, overwrite=outputs.overwrite)
     llm = endpoint.build()
     records, skipped = usable_knowledge_records(input, need_knowledge=False, task=task, skipped=print_skipped)
     if not records:
@@ -86,7 +86,7 @@ def _generate(
         run = generate_knowledge(
             records, KnowledgeGenerator(llm, settings), demonstrations=chosen.examples,
             evaluator=evaluator if settings.candidates > 1 else None, answer=answer, output=output,
-            batch_size=batch_size, progress=shown, overwrite=overwrite, retry_failed=retry_failed,
+            batch_size=batch_size, progress=shown, overwrite=outputs.overwrite, retry_failed=outputs.retry_failed,
         )
     rows = [
         ("records", len(records)),
@@ -113,17 +113,16 @@ def generate_command(
     answer: Annotated[bool, typer.Option("--answer", help="also generate answers (Table 13 few-shot)")] = False,
     retriever: Retriever = "bm25",
     batch_size: BatchSize = 16,
-    overwrite: Overwrite = False,
-    retry_failed: RetryFailed = False,
     *,
     endpoint: LLMOptions,
+    outputs: OutputOptions,
     scoring: KnowledgeSpec,
 ) -> None:
     _generate(
         ctx, input, output, endpoint, GenerationSettings(mode=mode, seed=scoring.seed),
         _scoring(scoring, retriever) if select_from else None, train=train, shots=shots,
-        select_from=select_from, answer=answer, batch_size=batch_size, overwrite=overwrite,
-        retry_failed=retry_failed, task=task,
+        select_from=select_from, answer=answer, batch_size=batch_size, outputs=outputs,
+        task=task,
     )
 
 
@@ -141,10 +140,9 @@ def select_command(
     answer: Annotated[bool, typer.Option("--answer", help="also answer with the selected knowledge")] = False,
     retriever: Retriever = "bm25",
     batch_size: BatchSize = 16,
-    overwrite: Overwrite = False,
-    retry_failed: RetryFailed = False,
     *,
     endpoint: LLMOptions,
+    outputs: OutputOptions,
     scoring: KnowledgeSpec,
 ) -> None:
     settings = GenerationSettings(
@@ -152,8 +150,8 @@ def select_command(
     )
     _generate(
         ctx, input, output, endpoint, settings, _scoring(scoring, retriever), train=train, shots=shots,
-        select_from=None, answer=answer, batch_size=batch_size, overwrite=overwrite,
-        retry_failed=retry_failed, task=task,
+        select_from=None, answer=answer, batch_size=batch_size, outputs=outputs,
+        task=task,
     )
 
 

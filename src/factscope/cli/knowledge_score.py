@@ -16,7 +16,7 @@ from factscope.cli.engine_options import EngineOptions, check_output, output_pat
 from factscope.cli.knowledge_options import BatchSize, Output, Queries, Task
 from factscope.cli.llm_options import LLMOptions, usage_rows
 from factscope.cli.option_rules import FAST_MODE_OPTIONS, RAY_OPTIONS, WEB_OPTIONS, refuse_ignored
-from factscope.cli.output_options import Overwrite, RetryFailed
+from factscope.cli.output_options import OutputOptions
 from factscope.cli.parameter_flags import in_context
 from factscope.conner.spec import KnowledgeSpec
 from factscope.core.errors import InputError, RecordsFailed
@@ -72,11 +72,10 @@ def score_command(
     queries: Queries = None,
     task: Task = None,
     batch_size: BatchSize = 16,
-    overwrite: Overwrite = False,
-    retry_failed: RetryFailed = False,
     *,
     endpoint: LLMOptions,
     engine: EngineOptions,
+    outputs: OutputOptions,
     web: WebSettings,
     chosen: KnowledgeSpec,
 ) -> None:
@@ -86,12 +85,11 @@ def score_command(
 
     spec = replace(chosen, lm=default_lm(chosen.lm), web=web)
     output = output_path(engine, input, output, ".knowledge")
-    check_output(engine, output, overwrite=overwrite, written={})
+    check_output(engine, output, outputs)
     print_notes(spec_missing_parts(spec), ctx)
 
     ran, client = run_system(KnowledgeSystem(task, queries), spec, input, output, engine=engine, endpoint=endpoint,
-                             batch_size=batch_size, overwrite=overwrite, retry_failed=retry_failed,
-                             loaded=partial(_survey, input))
+                             batch_size=batch_size, outputs=outputs, loaded=partial(_survey, input))
     _report_knowledge(ran.result, len(ran.problems), output, client)
 
 

@@ -1,25 +1,40 @@
-"""Options every command that writes a results file shares."""
+"""The options of a command's results file, declared once: ``@output_options`` adds them to every command that
+writes a results file and hands it one ``OutputOptions``."""
 
 from __future__ import annotations
 
-from typing import Annotated
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
 
-import typer
+from factscope.cli.option_groups import Command, add_field_options
+from factscope.core.option_metadata import about
 
-Overwrite = Annotated[
-    bool,
-    typer.Option(
-        "--overwrite",
-        help="start the results file again; without it a rerun resumes, and only into a file made by the same "
-        "input and settings (a file made otherwise is refused, saying what differs)",
-    ),
-]
+RERUN_FIELDS = frozenset({"overwrite", "retry_failed"})
+"""The fields of a command that writes no summary file."""
 
-RetryFailed = Annotated[
-    bool,
-    typer.Option(
-        "--retry-failed",
-        help="on a rerun, process again the records the results file marks failed and replace their rows in "
-        "place (each record keeps one row; the summary covers the new rows)",
-    ),
-]
+
+@dataclass(frozen=True)
+class OutputOptions:
+    """How a command treats its results file, and where it writes its summary figures."""
+
+    summary: Path | None = field(default=None, metadata=about("also write the run's figures as JSON here"))
+    overwrite: bool = field(default=False, metadata=about(
+        "start the results file again; without it a rerun resumes, and only into a file made by the same input "
+        "and settings (a file made otherwise is refused, saying what differs)",
+    ))
+    retry_failed: bool = field(default=False, metadata=about(
+        "on a rerun, process again the records the results file marks failed and replace their rows in place "
+        "(each record keeps one row; the summary covers the new rows)",
+    ))
+
+    def write_summary(self, figures: object) -> None:
+        """Write ``figures`` as indented JSON to the summary file, when one was given."""
+        if self.summary is not None:
+            self.summary.write_text(json.dumps(figures, indent=2), encoding="utf-8")
+
+
+def output_options(command: Command, *, summary: bool = True, after: str | None = None) -> Command:
+    """Give ``command`` the results-file options (--summary only when ``summary``), listed after its parameter
+    ``after`` (else after all of them); it receives them as one keyword argument ``outputs: OutputOptions``."""
+    return add_field_options(command, OutputOptions, "outputs", names=None if summary else RERUN_FIELDS, after=after)

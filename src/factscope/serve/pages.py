@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -29,6 +29,7 @@ from factscope.serve.security import KEY_COOKIE, key_matches
 from factscope.serve.uploads import save_upload
 
 if TYPE_CHECKING:
+    from factscope.serve.jobs import Job
     from factscope.serve.server import Server
 
 REPORT_ROWS = 200
@@ -275,30 +276,34 @@ def add_pages(app: FastAPI, server: Server) -> None:
         listed = await asyncio.to_thread(server.store.recent)
         return page(render("jobs.html.j2", title="Jobs", current="jobs", jobs=listed))
 
+    def of_job(handler: Callable[[Job], Awaitable[Response]]) -> Callable[[str], Awaitable[Response]]:
+        """The page of the path's ``job_id`` that ``handler`` makes from its job, or the "No such job" page (404)
+        where there is none."""
+
+        async def respond(job_id: str) -> Response:
+            try:
+                found = server.job(job_id)
+            except RequestProblem as problem:
+                return page(render("problem.html.j2", title="No such job", message=problem.message), 404)
+            return await handler(found)
+
+        return respond
+
     @app.get("/jobs/{job_id}", response_class=HTMLResponse, include_in_schema=False)
-    async def job(job_id: str) -> HTMLResponse:
-        try:
-            found = server.job(job_id)
-        except RequestProblem as problem:
-            return page(render("problem.html.j2", title="No such job", message=problem.message), 404)
+    @of_job
+    async def job(found: Job) -> Response:
         return page(render("job.html.j2", title=f"Job {found.id}", current="jobs", job=found))
 
     @app.post("/jobs/{job_id}/cancel", include_in_schema=False)
-    async def cancel(job_id: str) -> Response:
-        try:
-            server.job(job_id)
-        except RequestProblem as problem:
-            return page(render("problem.html.j2", title="No such job", message=problem.message), 404)
-        await asyncio.to_thread(server.runner.cancel, job_id)
-        return RedirectResponse(f"/jobs/{job_id}", status_code=303)
+    @of_job
+    async def cancel(found: Job) -> Response:
+        await asyncio.to_thread(server.runner.cancel, found.id)
+        return RedirectResponse(f"/jobs/{found.id}", status_code=303)
 
     @app.get("/jobs/{job_id}/report", response_class=HTMLResponse, include_in_schema=False)
-    async def report(job_id: str) -> HTMLResponse:
-        try:
-            found = server.job(job_id)
-        except RequestProblem as problem:
-            return page(render("problem.html.j2", title="No such job", message=problem.message), 404)
-        _, results = server.store.paths(job_id)
+    @of_job
+    async def report(found: Job) -> Response:
+        _, results = server.store.paths(found.id)
         title = f"Report of job {found.id} ({found.input_name})"
         try:
             html = await asyncio.to_thread(render_report, results, limit=REPORT_ROWS, title=title)
