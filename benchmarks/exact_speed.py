@@ -9,8 +9,7 @@ Each path checks every claim of every record in one batch, its model loaded befo
 run in turn, ``--repeats`` times, and the median is kept:
 
 - ``decisive``: the shipped checker in exact mode with its default layout (1- and 2-sentence windows), scoring only
-  the windows that can decide a label (the default ``exact_scoring``): those over the relevance floor, each claim's
-  1-sentence windows first and the others only where those leave its label open;
+  the windows that can decide a label, those over the relevance floor (the default ``exact_scoring``);
 - ``every``: the same, every claim scored against every window;
 - ``segments``: the same checker on 200-token segments (RefChecker's layout), ``decisive``;
 - ``refchecker``: RefChecker's default checker (NLIChecker: RoBERTa-large, 24 layers, hidden 1024) with random

@@ -27,7 +27,7 @@ from claim_families import PAIR_SETS, default_data_dir
 from results_file import add_out_option, write_results
 
 from factscope.checkers.embedded import load_embedded_scorer
-from factscope.core.text import sentence_windows
+from factscope.core.text import window_spans
 from factscope.evaluation.pairs import LabelledPair, read_pairs, sample_pairs
 from factscope.metrics.classification import auroc, balanced_accuracy
 
@@ -36,7 +36,7 @@ def best_window(scorer, pairs: list[LabelledPair]) -> np.ndarray:
     """Each pair's highest P(Entailment) over its premise's 1- and 2-sentence windows."""
     premises, hypotheses, owner = [], [], []
     for index, pair in enumerate(pairs):
-        spans = [span for _, span in sentence_windows(pair.premise, 2, scorer.count_tokens, 200, min_sentences=1)]
+        spans = window_spans(pair.premise, 2, scorer.count_tokens, 200, min_sentences=1) or []
         windows = [pair.premise[s.start : s.end] for s in spans] or [pair.premise]
         premises += windows
         hypotheses += [pair.hypothesis] * len(windows)

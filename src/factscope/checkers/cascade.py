@@ -2,9 +2,7 @@
 
 Each claim is checked by the first checker. When the first verdict's deciding P(Entailment) falls inside the
 uncertainty band [low, high], the claim goes to the second checker, whose verdict replaces it. Every verdict
-records which checker decided it (``decided_by``) and whether it was escalated. A first checker that scores its
-narrowest sentence windows first settles a claim there only above the band, so the same claims go on as when it
-scores every window. Verdicts without probabilities
+records which checker decided it (``decided_by``) and whether it was escalated. Verdicts without probabilities
 (decided by a rule before any model, or failed) stay with the first checker.
 
 The band of the shipped checker is fitted on validation groups of the shippable development sets, never on a set
@@ -20,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from factscope.checkers.base import Checker, CheckTask
-from factscope.checkers.segmented import SegmentedChecker
 from factscope.core.errors import ConfigError
 from factscope.core.manifest import describe
 from factscope.core.schema import Label, Verdict
@@ -36,7 +33,7 @@ class CascadeChecker:
         low, high = band
         if not 0.0 <= low < high <= 1.0:
             raise ConfigError(f"a cascade's band needs 0 <= low < high <= 1, not [{low}, {high}]")
-        self.first = first.settling_above(high) if isinstance(first, SegmentedChecker) else first
+        self.first = first
         self.second = second
         self.band = (float(low), float(high))
         self.name = f"cascade:{first.name},{second.name}"

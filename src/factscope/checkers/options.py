@@ -53,11 +53,9 @@ class CheckerOptions:
         min=1,
     ))
     exact_scoring: ExactScoring = field(default="decisive", metadata=about(
-        "model checkers in exact mode: decisive (only the segments that can decide a label: those over the "
-        "relevance floor, and with windows of several widths each claim's narrowest windows first, the others "
-        "only where those leave its label open; the same labels as every) or every (every segment of every "
-        "reference; a verdict then also says when a segment under the relevance floor would have decided "
-        "otherwise)"
+        "model checkers in exact mode: decisive (only the segments that can decide a label, those over the "
+        "relevance floor; the same verdicts) or every (every segment of every reference, so that a verdict can "
+        "also say when a segment under the floor would have decided otherwise)"
     ))
     relevance: RelevanceMode = field(default=DEFAULT_RELEVANCE, metadata=about(
         "model checkers: lexical (a segment counts for the merge only when it shares at least `min_relevance` of "

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from copy import copy
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import Literal, Protocol
@@ -20,15 +19,16 @@ from factscope.checkers.pruning import FastSettings, RoundScorer, SegmentRanker
 from factscope.checkers.relevance import DEFAULT_MIN_RELEVANCE, RelevanceMode, content_stems, stem_overlap
 from factscope.core.bounded_cache import BoundedCache
 from factscope.core.schema import LABELS, Label, Mismatch, Rule, Span, Verdict
-from factscope.core.text import segment_spans, sentence_windows
+from factscope.core.text import segment_spans, window_spans
 from factscope.hf.encoders import TextEncoder
 
 CheckMode = Literal["exact", "fast"]
 """exact: every segment of every reference is scored; fast: only the most relevant ones (see checkers.pruning)."""
 
 ExactScoring = Literal["decisive", "every"]
-"""Which segments exact mode scores: decisive, only those that can decide a label (the same labels as every, see
-``SegmentedChecker``); every, every segment of every reference."""
+"""Which segments exact mode scores: decisive, only those that can decide a label, the ones over the relevance
+floor (the same verdicts as every but for the relevance rule's note, see ``SegmentedChecker``); every, every
+segment of every reference."""
 
 CACHED_REFERENCES = 4_096
 """References whose segments a checker keeps, and segments whose content stems it keeps."""
@@ -50,8 +50,6 @@ class Candidate:
     span: Span
     text: str
     relevance: float | None
-    width: int = 0
-    """The sentences of the window it was cut from (0: a token segment or a whole reference)."""
 
     def where(self) -> str:
         """'reference R, segment S', numbered from 1."""
@@ -95,12 +93,10 @@ class SegmentedChecker:
        Neutral.
 
     Exact mode scores, by default (``exact_scoring="decisive"``), only the segments that can decide a label: those
-    over the relevance floor; with windows of several widths, each claim's narrowest windows first, and the wider
-    ones only where those leave its label open (any counted Entailment wins the merge, so more windows can change
-    an Entailment only through the value check of the window that ends up deciding: :meth:`contesting`). The
-    labels are those of ``exact_scoring="every"``, which scores every segment; a verdict settled by its narrowest
-    windows keeps their probabilities and evidence, and a segment under the floor is never named by the
-    relevance rule as overruled.
+    over the relevance floor (a claim with none meets its most relevant segment alone, whose probabilities its
+    Neutral verdict keeps). Its verdicts are those of ``exact_scoring="every"``, which scores every segment:
+    label, probabilities, deciding segment and evidence; only the relevance rule's note that a segment under the
+    floor would have decided otherwise (rule ``relevance`` over a model label) needs ``every``.
 
     With ``mode="fast"`` each claim is scored only against its most relevant counted segments, in rounds that stop
     at a confident entailment (``fast``: :class:`~factscope.checkers.pruning.FastSettings`; ``encoder`` ranks by
@@ -148,14 +144,13 @@ class SegmentedChecker:
         self.window_sentences = window_sentences
         self.min_window_sentences = min_window_sentences
         self.exact_scoring = exact_scoring
-        self._settle_probability = 0.0
         self.name = name or scorer.name
         self.relevance = relevance
         self.min_relevance = min_relevance
         self.min_confidence = min_confidence
         self.mismatch_check = _qualified_name(mismatch) if mismatch is not None else None
         self._mismatch = mismatch
-        self._segments: BoundedCache[str, list[tuple[str, Span, int]]] = BoundedCache(CACHED_REFERENCES)
+        self._segments: BoundedCache[str, list[tuple[str, Span]]] = BoundedCache(CACHED_REFERENCES)
         self._stems: BoundedCache[str, frozenset[str]] = BoundedCache(CACHED_REFERENCES)
         if mode not in ("exact", "fast"):
             raise ValueError(f"mode must be 'exact' or 'fast', not {mode!r}")
@@ -166,138 +161,50 @@ class SegmentedChecker:
     def segments(self, reference: str) -> list[tuple[str, Span]]:
         """The segments of one reference with their character spans in it (the ``CACHED_REFERENCES`` most recent
         references' are kept)."""
-        return [(text, span) for text, span, _ in self._layout(reference)]
-
-    def settling_above(self, probability: float) -> SegmentedChecker:
-        """This checker, whose narrowest windows settle a claim only at a deciding P(Entailment) above
-        ``probability``: a cascade whose band ends there then sends the same claims on as when every window is
-        scored."""
-        settling = copy(self)
-        settling._settle_probability = probability
-        return settling
-
-    def _layout(self, reference: str) -> list[tuple[str, Span, int]]:
-        """The segments of one reference: text, span and the width of their sentence window (0 for none)."""
         cached = self._segments.get(reference)
         if cached is None:
-            cached = [(reference[span.start : span.end], span, width) for width, span in self._spans(reference)]
+            cached = [(reference[span.start : span.end], span) for span in self._spans(reference)]
             self._segments.put(reference, cached)
         return cached
 
-    def _spans(self, reference: str) -> list[tuple[int, Span]]:
+    def _spans(self, reference: str) -> list[Span]:
         if self.window_sentences:
-            return sentence_windows(
+            return window_spans(
                 reference, self.window_sentences, self.scorer.count_tokens, self.max_tokens, self.min_window_sentences
             )
         if self.max_tokens:
-            return [(0, span) for span in segment_spans(reference, self.scorer.count_tokens, self.max_tokens)]
+            return segment_spans(reference, self.scorer.count_tokens, self.max_tokens)
         if not reference.strip():
             return []
-        return [(0, Span(start=len(reference) - len(reference.lstrip()), end=len(reference.rstrip())))]
+        return [Span(start=len(reference) - len(reference.lstrip()), end=len(reference.rstrip()))]
 
     def check(self, tasks: Sequence[CheckTask]) -> list[Verdict]:
         """One verdict per task, all pairs scored together."""
         selected = [self.candidates(task) for task in tasks]
         if self.mode == "fast":
             return self._check_fast(tasks, selected)
-        if self.exact_scoring == "decisive":
-            return self._check_decisive(tasks, selected)
-        return [self.decide(task, judged) for task, judged in zip(tasks, self._judged(tasks, selected))]
-
-    def _judged(self, tasks: Sequence[CheckTask], selected: Sequence[Sequence[Candidate]]) -> list[list[Judgement]]:
-        """Each task's candidates judged, every pair scored in one call."""
-        premises = [candidate.text for candidates in selected for candidate in candidates]
-        hypotheses = [task.claim for task, candidates in zip(tasks, selected) for _ in candidates]
+        scored = [self._scored(candidates) for candidates in selected]
+        premises = [candidate.text for candidates in scored for candidate in candidates]
+        hypotheses = [task.claim for task, candidates in zip(tasks, scored) for _ in candidates]
         probs = self.scorer.score(premises, hypotheses) if premises else np.zeros((0, len(LABELS)))
-        judged = []
+        verdicts = []
         row = 0
-        for candidates in selected:
-            judged.append([self._judge(candidate, probs[row + i]) for i, candidate in enumerate(candidates)])
+        for task, candidates in zip(tasks, scored):
+            judged = [self._judge(candidate, probs[row + i]) for i, candidate in enumerate(candidates)]
             row += len(candidates)
-        return judged
+            verdicts.append(self.decide(task, judged))
+        return verdicts
 
-    def _check_decisive(self, tasks: Sequence[CheckTask], selected: list[list[Candidate]]) -> list[Verdict]:
-        """Exact mode scoring only the segments that can decide a label, in up to three calls of the model: every
-        claim against its first segments (:meth:`first_scored`); a claim whose narrowest windows decide
-        Entailment, against the counted windows that could still change its value check (:meth:`contesting`);
-        every claim not settled by then, against all its other counted segments. Segments under the relevance
-        floor never decide a label, so they are not scored (a claim with none over it meets its most relevant
-        segment alone, whose probabilities its Neutral verdict keeps)."""
-        counted = [[c for c in candidates if self._counts(c)] for candidates in selected]
-        first = [self.first_scored(candidates, found) for candidates, found in zip(selected, counted)]
-        judged = self._judged(tasks, first)
-        contest = {number: self.contesting(task, judged[number], counted[number]) for number, task in enumerate(tasks)}
-        contested = {number: found for number, found in contest.items() if found}
-        more = self._judged([tasks[number] for number in contested], list(contested.values()))
-        for number, extra in zip(contested, more):
-            judged[number] = _in_order(judged[number] + extra, selected[number])
-        settled = {
-            number
-            for number, found in contest.items()
-            if found is not None and self._deciding_among(judged[number], first[number])
-        }
-        rest = {}
-        for number in (n for n in range(len(tasks)) if n not in settled):
-            scored = {id(j.candidate) for j in judged[number]}
-            unscored = [c for c in counted[number] if id(c) not in scored]
-            if unscored:
-                rest[number] = unscored
-        for number, extra in zip(rest, self._judged([tasks[n] for n in rest], list(rest.values()))):
-            judged[number] = _in_order(judged[number] + extra, selected[number])
-        return [self.decide(task, found) for task, found in zip(tasks, judged)]
-
-    def first_scored(self, candidates: Sequence[Candidate], counted: Sequence[Candidate]) -> list[Candidate]:
-        """The segments a claim is scored against first: its counted ones (with windows of several widths, its
-        counted narrowest windows), or with none counted its most relevant segment."""
-        if not counted:
-            return [candidates[_closest(candidates, [False] * len(candidates))]] if candidates else []
-        narrowest = self.min_window_sentences
-        if narrowest is None or narrowest == self.window_sentences:
-            return list(counted)
-        return [c for c in counted if c.width == narrowest]
-
-    def contesting(
-        self, task: CheckTask, judged: Sequence[Judgement], counted: Sequence[Candidate]
-    ) -> list[Candidate] | None:
-        """The unscored ``counted`` candidates that could give the claim another label than its narrowest
-        windows' ``judged`` do, or None when those do not settle it.
-
-        Any counted Entailment wins the merge, so more windows cannot take an Entailment away, nor lower the
-        deciding P(Entailment) under ``min_confidence`` (or a cascade's band: :meth:`settling_above`): only the
-        value check of the window that ends up deciding can still change the label. So the claim's narrowest
-        counted windows settle it when they merge to Entailment with enough probability, and the windows left to
-        score are the counted ones whose evidence sentence the value check labels otherwise than the deciding
-        one's. When, with those scored, the deciding window is still a narrowest one, any window left unscored
-        would give the same label (uncounted windows never change an Entailment, nor its rule)."""
-        if not judged or not all(j.relevant for j in judged):
-            return None
-        if merge_passage_labels(j.label for j in judged) is not Label.ENTAILMENT:
-            return None
-        deciding = _strongest(judged, Label.ENTAILMENT)
-        p = deciding.prob(Label.ENTAILMENT)
-        if p < self.min_confidence or p <= self._settle_probability:
-            return None
-        scored = {id(j.candidate) for j in judged}
-        unscored = [c for c in counted if id(c) not in scored]
-        if self._mismatch is None:
-            return []
-        label = self._value_label(task, deciding.candidate)
-        return [c for c in unscored if self._value_label(task, c) is not label]
-
-    @staticmethod
-    def _deciding_among(judged: Sequence[Judgement], first: Sequence[Candidate]) -> bool:
-        """Whether the strongest counted Entailment of ``judged`` is one of the ``first`` candidates."""
-        deciding = _strongest([j for j in judged if j.relevant], Label.ENTAILMENT)
-        return any(deciding.candidate is c for c in first)
-
-    def _value_label(self, task: CheckTask, candidate: Candidate) -> Label:
-        """The label the value check leaves to an Entailment that ``candidate`` decides."""
-        assert self._mismatch is not None
-        reference = task.references[candidate.reference]
-        sentence = best_sentence(task.claim, reference, within=candidate.span)
-        if sentence is None:
-            return Label.ENTAILMENT
-        return _mismatch_label(self._mismatch(task.claim, reference[sentence.start : sentence.end], context=reference))
+    def _scored(self, candidates: Sequence[Candidate]) -> list[Candidate]:
+        """The candidates of one claim that exact mode scores: every one with ``exact_scoring="every"``, else those
+        over the relevance floor, or with none over it the most relevant one alone (its probabilities are the
+        Neutral verdict's, as with every)."""
+        if self.exact_scoring == "every":
+            return list(candidates)
+        counted = [candidate for candidate in candidates if self._counts(candidate)]
+        if counted or not candidates:
+            return counted
+        return [candidates[_closest(candidates, [False] * len(candidates))]]
 
     def _check_fast(self, tasks: Sequence[CheckTask], selected: list[list[Candidate]]) -> list[Verdict]:
         """Fast mode: each claim's counted candidates are ranked by relevance, pruned to the top k and scored in
@@ -393,9 +300,9 @@ class SegmentedChecker:
         claim_stems = content_stems(task.claim) if self.relevance == "lexical" else frozenset()
         found = []
         for index, reference in enumerate(task.references):
-            for number, (text, span, width) in enumerate(self._layout(reference)):
+            for number, (text, span) in enumerate(self.segments(reference)):
                 relevance = stem_overlap(claim_stems, self._segment_stems(text)) if self.relevance == "lexical" else None
-                found.append(Candidate(index, number, span, text, relevance, width))
+                found.append(Candidate(index, number, span, text, relevance))
         return found
 
     def _segment_stems(self, text: str) -> frozenset[str]:
@@ -480,26 +387,13 @@ class SegmentedChecker:
             shift = verdict.evidence_span.start
             moved = Span(start=found.evidence_span.start + shift, end=found.evidence_span.end + shift)
             found = found.model_copy(update={"evidence_span": moved})
-        label = _mismatch_label(found)
-        if label is Label.CONTRADICTION:
-            reason = f"{found.kind} {found.claim_value} in the claim, {found.evidence_value} in the evidence"
+        if found.evidence_value is not None:
+            label, reason = Label.CONTRADICTION, (
+                f"{found.kind} {found.claim_value} in the claim, {found.evidence_value} in the evidence"
+            )
         else:
-            reason = f"{found.kind} {found.claim_value} in the claim is not in the evidence"
+            label, reason = Label.NEUTRAL, f"{found.kind} {found.claim_value} in the claim is not in the evidence"
         return verdict.model_copy(update={"label": label, "rule": "mismatch", "reason": reason, "mismatch": found})
-
-
-def _in_order(judged: Sequence[Judgement], candidates: Sequence[Candidate]) -> list[Judgement]:
-    """``judged`` in the order of their ``candidates`` (the order that breaks ties as scoring every window does)."""
-    order = {id(candidate): index for index, candidate in enumerate(candidates)}
-    return sorted(judged, key=lambda j: order[id(j.candidate)])
-
-
-def _mismatch_label(found: Mismatch | None) -> Label:
-    """An Entailment's label after the value check: kept without a mismatch, Contradiction when the evidence
-    states another value, else Neutral."""
-    if found is None:
-        return Label.ENTAILMENT
-    return Label.CONTRADICTION if found.evidence_value is not None else Label.NEUTRAL
 
 
 def _strongest(judged: Sequence[Judgement], label: Label) -> Judgement:

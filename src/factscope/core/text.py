@@ -249,16 +249,15 @@ def _window(words: list[Span], first: int, width: int) -> Span:
     return Span(start=words[first].start, end=words[min(first + width, len(words)) - 1].end)
 
 
-def sentence_windows(
+def window_spans(
     text: str,
     sentences: int,
     count_tokens: Callable[[str], int],
     max_tokens: int = 200,
     min_sentences: int | None = None,
-) -> list[tuple[int, Span]]:
+) -> list[Span]:
     """Spans of every run of ``sentences`` consecutive sentences of ``text`` (stride one sentence), and with
-    ``min_sentences`` of every width from ``min_sentences`` to ``sentences``, narrowest first, each with the width
-    (in sentences) of the narrowest run that gave it.
+    ``min_sentences`` of every width from ``min_sentences`` to ``sentences``, narrowest first.
 
     Sentence windows are what SummaC-ZS and AlignScore score a claim against: a model that reads a short window
     finds the evidence that a 200-token segment buries. Mixed widths give a claim its evidence sentence alone
@@ -270,22 +269,21 @@ def sentence_windows(
     if smallest < 1 or smallest > sentences:
         raise ValueError("sentences must be at least 1, and min_sentences between 1 and sentences")
     spans = sentence_spans(text)
-    windows: list[tuple[int, Span]] = []
+    windows: list[Span] = []
     for width in range(smallest, sentences + 1):
         if len(spans) <= width:
-            windows += [(width, Span(start=spans[0].start, end=spans[-1].end))] if spans else []
+            windows += [Span(start=spans[0].start, end=spans[-1].end)] if spans else []
         else:
             windows += [
-                (width, Span(start=spans[i].start, end=spans[i + width - 1].end))
-                for i in range(len(spans) - width + 1)
+                Span(start=spans[i].start, end=spans[i + width - 1].end) for i in range(len(spans) - width + 1)
             ]
-    fitted: dict[tuple[int, int], tuple[int, Span]] = {}
-    for width, window in windows:
+    fitted: dict[tuple[int, int], Span] = {}
+    for window in windows:
         piece = text[window.start : window.end]
         parts = [Span(start=0, end=len(piece))] if count_tokens(piece) <= max_tokens else segment_spans(
             piece, count_tokens, max_tokens
         )
         for part in parts:
             cut = Span(start=window.start + part.start, end=window.start + part.end)
-            fitted.setdefault((cut.start, cut.end), (width, cut))
+            fitted.setdefault((cut.start, cut.end), cut)
     return list(fitted.values())
