@@ -15,27 +15,18 @@ from factscope.conner.spec import KnowledgeSpec
 from factscope.conner.system import KNOWLEDGE
 from factscope.core.manifest import ResultsMismatch, manifest_path, spec_settings
 from factscope.core.option_metadata import about, option_fields
-from factscope.core.schema import Label, Verdict
 from factscope.grounding.spec import GroundSpec
 from factscope.grounding.system import GROUND
 from factscope.kalma.spec import AttributeSpec
 from factscope.kalma.system import ATTRIBUTE
 from factscope.refchecker.spec import CheckSpec
 from factscope.refchecker.system import CHECK
+from fake_scorers import Entails
 
 RECORDS = [
     {"id": "a", "response": "Paris is in France. It is large.", "references": ["Paris is in France."]},
     {"id": "b", "response": "Rome is in Italy.", "references": ["Rome is in Italy."]},
 ]
-
-
-class Entails:
-    """A checker that finds every claim supported."""
-
-    name = "entails"
-
-    def check(self, tasks):
-        return [Verdict(label=Label.ENTAILMENT) for _ in tasks]
 
 
 class Present:

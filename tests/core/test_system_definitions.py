@@ -12,7 +12,6 @@ from factscope.claims.registry import make_extractor
 from factscope.conner.spec import KnowledgeSpec
 from factscope.conner.system import KNOWLEDGE
 from factscope.core.errors import InputError
-from factscope.core.schema import Label, Verdict
 from factscope.core.system import SystemBuild
 from factscope.engines.shards import readable_items
 from factscope.engines.system import RunOptions, System
@@ -22,20 +21,12 @@ from factscope.grounding.system import GROUND, read_scored
 from factscope.refchecker.spec import CheckSpec
 from factscope.refchecker.system import CHECK
 from factscope.serve.systems import ServedSystem
+from fake_scorers import Entails
 
 RECORDS = [
     {"id": "a", "response": "Paris is in France. It is large.", "references": ["Paris is in France."]},
     {"id": "b", "response": "Rome is in Italy.", "references": ["Rome is in Italy."]},
 ]
-
-
-class Entails:
-    """A checker that finds every claim supported."""
-
-    name = "entails"
-
-    def check(self, tasks):
-        return [Verdict(label=Label.ENTAILMENT) for _ in tasks]
 
 
 def _spec() -> CheckSpec:

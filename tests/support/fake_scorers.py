@@ -85,3 +85,12 @@ class WordChecker:
                 probs = (0.2, 0.7, 0.1)
             verdicts.append(Verdict(label=LABELS[int(np.argmax(probs))], probs=probs))
         return verdicts
+
+
+class Entails:
+    """A checker that finds every claim supported."""
+
+    name = "entails"
+
+    def check(self, tasks):
+        return [Verdict(label=Label.ENTAILMENT) for _ in tasks]
