@@ -207,25 +207,39 @@ uvicorn.run(create_app(config, systems={"fake": PacedSystem()}), host="127.0.0.1
 """
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+def _free_ports(count: int) -> list[int]:
+    """``count`` distinct free ports (the probes stay bound until all are chosen, so none is handed out twice)."""
+    probes = [socket.socket() for _ in range(count)]
+    try:
+        for probe in probes:
+            probe.bind(("127.0.0.1", 0))
+        return [int(probe.getsockname()[1]) for probe in probes]
+    finally:
+        for probe in probes:
+            probe.close()
 
 
-def _serve(data: Path, log: Path) -> tuple[subprocess.Popen, str]:
-    port = _free_port()
+def _serve(data: Path, log: Path, port: int) -> tuple[subprocess.Popen, str]:
     env = {**os.environ, "BATCH_LOG": str(log),
            "PYTHONPATH": os.pathsep.join([str(SUPPORT), os.environ.get("PYTHONPATH", "")])}
-    process = subprocess.Popen([sys.executable, "-c", PACED_SERVER, str(data), str(port)], env=env,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    errors = log.with_name(f"server-{port}.log")
+    with open(errors, "w", encoding="utf-8") as written:
+        process = subprocess.Popen([sys.executable, "-c", PACED_SERVER, str(data), str(port)], env=env,
+                                   stdout=subprocess.DEVNULL, stderr=written)
+    process.error_log = errors  # type: ignore[attr-defined]
     return process, f"http://127.0.0.1:{port}"
+
+
+def _server_log(process: subprocess.Popen) -> str:
+    """The end of the error log of the server ``process`` (none for a server started without one)."""
+    errors = getattr(process, "error_log", None)
+    return errors.read_text(encoding="utf-8")[-2000:] if errors else "(no log)"
 
 
 def _up(process: subprocess.Popen, url: str) -> None:
     deadline = time.time() + 120
     while time.time() < deadline:
-        assert process.poll() is None, "the server exited"
+        assert process.poll() is None, "the server exited: " + _server_log(process)
         try:
             if httpx.get(f"{url}/v1/health", timeout=2).status_code == 200:
                 return
@@ -244,7 +258,7 @@ def test_two_servers_on_one_folder_never_run_one_job_together_and_a_killed_ones_
     tmp_path,
 ):
     data, log = tmp_path / "data", tmp_path / "batches.log"
-    servers = [_serve(data, log) for _ in range(2)]
+    servers = [_serve(data, log, port) for port in _free_ports(2)]
     try:
         for process, url in servers:
             _up(process, url)
