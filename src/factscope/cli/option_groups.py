@@ -4,22 +4,19 @@ the whole set as one keyword argument (``add_field_options``)."""
 
 from __future__ import annotations
 
-import ast
 import functools
-import importlib
 import inspect
 import math
-import sys
 import typing
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import MISSING, Field, fields
-from types import ModuleType
 from typing import Annotated, Any, TypeVar
 
 import typer
 
 from factscope.cli.parameter_flags import MENTION, with_flags
 from factscope.core.errors import ConfigError
+from factscope.core.option_metadata import declared_type
 
 Command = TypeVar("Command", bound=Callable[..., None])
 
@@ -83,34 +80,10 @@ def option_flags(item: Field[Any]) -> list[str]:
 
 def option_type(group: type, item: Field[Any]) -> Any:
     """The type the option of ``group``'s field ``item`` reads: its metadata's ``option_type``, else the field's
-    (read where the field is declared, so that a subclass's fields and its base's each resolve; the names the
-    module imports for the type checker only are imported when the type needs them)."""
+    declared type (``core.option_metadata.declared_type``)."""
     if "option_type" in item.metadata:
         return item.metadata["option_type"]
-    if not isinstance(item.type, str):
-        return item.type
-    declared = next(cls for cls in group.__mro__ if item.name in vars(cls).get("__annotations__", {}))
-    module = sys.modules[declared.__module__]
-    alone = type(group.__name__, (), {"__annotations__": {item.name: item.type}})
-    try:
-        hints = typing.get_type_hints(alone, globalns=vars(module))
-    except NameError:
-        hints = typing.get_type_hints(alone, globalns=vars(module), localns=_type_checking_names(module))
-    return hints[item.name]
-
-
-@functools.cache
-def _type_checking_names(module: ModuleType) -> dict[str, Any]:
-    """The names ``module`` imports for the type checker only (``if TYPE_CHECKING:``), imported: a light spec
-    module names the types of its fields so, and the command line, which builds options of them, needs them."""
-    names: dict[str, Any] = {}
-    for node in ast.parse(inspect.getsource(module)).body:
-        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
-            for statement in node.body:
-                if isinstance(statement, ast.ImportFrom) and statement.module:
-                    source = importlib.import_module(statement.module)
-                    names.update({alias.asname or alias.name: getattr(source, alias.name) for alias in statement.names})
-    return names
+    return declared_type(group, item)
 
 
 def _option(item: Field[Any], kind: Any, flags: Mapping[str, str], panel: str | None) -> Any:

@@ -13,6 +13,7 @@ import functools
 import importlib
 import inspect
 import sys
+import typing
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import Field, fields
 from types import ModuleType
@@ -70,13 +71,18 @@ def option_fields(group: type) -> list[Field[Any]]:
 
 def declared_type(group: type, item: Field[Any]) -> Any:
     """The type of ``group``'s field ``item``, resolved where the field is declared (a subclass's fields and its
-    base's each resolve), with the names that module imports for the type checker only."""
+    base's each resolve); the names that module imports for the type checker only are imported when the type
+    needs them."""
     if not isinstance(item.type, str):
         return item.type
     declared = next(cls for cls in group.__mro__ if item.name in vars(cls).get("__annotations__", {}))
     module = sys.modules[declared.__module__]
-    namespace = {**vars(module), **_type_checking_names(module)}
-    return eval(item.type, namespace)
+    alone = type(group.__name__, (), {"__annotations__": {item.name: item.type}})
+    try:
+        hints = typing.get_type_hints(alone, globalns=vars(module))
+    except NameError:
+        hints = typing.get_type_hints(alone, globalns=vars(module), localns=_type_checking_names(module))
+    return hints[item.name]
 
 
 @functools.cache
