@@ -4,28 +4,29 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
 from factscope.checkers.options import CheckerOptions
 from factscope.cli.checking_options import references_rule
-from factscope.cli.display import print_skipped, print_table
-from factscope.cli.engine_options import EngineOptions, check_output, engine_options, output_path, run_system
-from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
+from factscope.cli.display import print_skipped
+from factscope.cli.engine_options import (
+    EngineOptions,
+    check_output,
+    engine_options,
+    output_path,
+    report_run,
+    run_system,
+)
+from factscope.cli.llm_options import LLMOptions, llm_options
 from factscope.cli.option_groups import add_field_options
 from factscope.cli.option_rules import CHECK_OPTIONS, refuse_ignored
 from factscope.cli.output_options import OutputOptions, output_options
 from factscope.cli.web_options import web_options
-from factscope.core.errors import InputError, RecordsFailed
-from factscope.core.figure_table import summary_table
-from factscope.core.system import RunOutcome
+from factscope.core.errors import InputError
 from factscope.refchecker.spec import CheckSpec
 from factscope.retrieve.web_settings import WebSettings
-
-if TYPE_CHECKING:
-    from factscope.llm.client import LLMClient
-    from factscope.refchecker.task import CheckRun
 
 HELP = """Extract claims from LLM responses and check each against the references.
 
@@ -98,12 +99,13 @@ def check_command(
     )
     output = output_path(engine, input, output, ".checked")
     check_output(engine, output, outputs)
+    system = CheckSystem(max_reference_chars)
     with references_rule("pass --corpus or --retriever web:serper / wikipedia to retrieve passages for them"):
         ran, client = run_system(
-            CheckSystem(max_reference_chars), spec, input, output, engine=engine, endpoint=endpoint,
+            system, spec, input, output, engine=engine, endpoint=endpoint,
             batch_size=batch_size, outputs=outputs, loaded=_loaded,
         )
-    _report(ran.result, ran.problems, output, client, outputs)
+    report_run(system, ran, output, client, outputs)
 
 
 def _loaded(count: int, problems: list[InputError]) -> None:
@@ -112,25 +114,4 @@ def _loaded(count: int, problems: list[InputError]) -> None:
     print_skipped(*problems)
     if not count:
         raise typer.Exit(code=2 if problems else 0)
-
-
-def _report(
-    run: CheckRun, problems: list[InputError], output: Path, client: LLMClient | None, outputs: OutputOptions
-) -> None:
-    """Print the run's tables, write ``--summary``, and raise RecordsFailed when extractions or checks failed."""
-    from factscope.refchecker.system import CHECK
-    from factscope.reports.check_tables import rates_table
-
-    print_table(rates_table(run))
-    rows = CHECK.summary_rows(run, RunOutcome(skipped=len(problems), output=output))
-    rows.extend(usage_rows(client))
-    print_table(summary_table("run", rows))
-    outputs.write_summary({**run.model_dump(mode="json"), "skipped": [str(p) for p in problems]})
-    if run.extraction_failures or run.check_failures:
-        raise RecordsFailed(
-            run.extraction_failures + run.check_failures,
-            f"of the file's extractions and claim checks ({run.extraction_failures} extractions, "
-            f"{run.check_failures} claims)",
-            output,
-        )
 

@@ -89,6 +89,40 @@ def run_system(
     return ran, client.client
 
 
+def report_run(
+    system: System[Any, Any, Any, Any, RunT],
+    ran: Execution[RunT],
+    output: Path,
+    client: LLMClient | None,
+    outputs: OutputOptions,
+    *,
+    title: str = "run",
+    rows: list[tuple[str, object]] | None = None,
+) -> None:
+    """Print a run's figure tables, its summary table under ``title`` (with the command's own ``rows`` after the
+    skipped count, and the LLM usage) and its notes; write ``--summary``; raise RecordsFailed when records
+    failed (the system's hooks say what each shows: ``System.figure_tables``, ``summary_rows``, ``notes``,
+    ``summary_figures``, ``failures``)."""
+    from rich.markup import escape
+
+    from factscope.cli.display import console, print_table, summary_table
+    from factscope.cli.llm_options import usage_rows
+    from factscope.core.errors import RecordsFailed
+    from factscope.core.system import RunOutcome
+
+    run = ran.result
+    for table in system.figure_tables(run):
+        print_table(table)
+    outcome = RunOutcome(skipped=len(ran.problems), output=output, rows=rows or [])
+    print_table(summary_table(title, system.summary_rows(run, outcome) + usage_rows(client)))
+    for note in system.notes(run):
+        console.print(f"[yellow]note[/] {escape(note)}")
+    outputs.write_summary(system.summary_figures(run, ran.problems))
+    failed, what = system.failures(run)
+    if failed:
+        raise RecordsFailed(failed, what, output)
+
+
 def output_path(engine: EngineOptions, input: Path, given: Path | None, suffix: str) -> Path:
     """The results file (or, on Ray, folder) of a command: ``given``, else INPUT's name with ``suffix`` here
     (and ``.jsonl`` for a file)."""

@@ -4,10 +4,12 @@ KaLMA, CONNER), and the one place where a run starts, in this process or on Ray.
 A subclass says how one input record is read (``parse``) and a file of them (``read``), whether its spec calls an
 LLM (``needs_llm``), how its components are built from a spec (``ready``) and put together into its ``Pipeline``
 (``build``; ``pipeline`` adds the spec's options to its manifest), what one pass over all the records must settle
-before a run and which records stop it (``prepare``), the typed result of a run's rows and totals (``result``), the rows of its summary table (``summary_rows``) and its
-report hooks (``report``). The template methods here are the same for every system: ``run`` (and ``execute``,
-which also hands back the skipped input records and the LLM usage) chooses the engine and applies every run
-policy, so that the Python API, the CLI, the server and the Ray engine behave the same.
+before a run and which records stop it (``prepare``), the typed result of a run's rows and totals (``result``),
+the rows of its summary table (``summary_rows``), what a terminal shows around that table (``figure_tables``,
+``notes``), the figures of its summary file (``summary_figures``), what its failed records failed at
+(``failures``) and its report hooks (``report``). The template methods here are the same for every system:
+``run`` (and ``execute``, which also hands back the skipped input records and the LLM usage) chooses the engine
+and applies every run policy, so that the Python API, the CLI, the server and the Ray engine behave the same.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Generic, Literal, TypedDict, TypeVar, Unpack, cast, get_args, get_origin
 
 from pydantic import BaseModel
+from rich.table import Table as RichTable
 
 from factscope.core.errors import ConfigError, InputError
 from factscope.core.manifest import DigestedItems, spec_settings
@@ -159,6 +162,23 @@ class System(ABC, Generic[SpecT, Item, Row, TotalsT, RunT]):
     @abstractmethod
     def summary_rows(self, run: RunT, outcome: RunOutcome) -> list[tuple[str, object]]:
         """The rows of the run's summary table (label, value)."""
+
+    def figure_tables(self, run: RunT) -> list[RichTable]:
+        """The tables of the run's figures that a terminal shows above its summary table; none by default."""
+        return []
+
+    def notes(self, run: RunT) -> list[str]:
+        """Lines a terminal shows below the summary table (what was not computed, and why); none by default."""
+        return []
+
+    def summary_figures(self, run: RunT, problems: Sequence[InputError]) -> object:
+        """The run's figures as JSON values, as a summary file holds them: its ``model_dump`` by default."""
+        return run.model_dump(mode="json")
+
+    def failures(self, run: RunT) -> tuple[int, str]:
+        """How many records of the run failed, and what failed in them, in words (for the message that ends a
+        run with failures): ``run.failed`` records by default."""
+        return run.failed, "records"
 
     def mergeable(self, spec: SpecT) -> bool:
         """Whether a record's row depends on it alone, so that records of several requests may share a batch."""

@@ -5,13 +5,14 @@ summary rows and its report."""
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from factscope.checkers.base import Checker
 from factscope.claims.base import Extractor
+from factscope.core.errors import InputError
 from factscope.core.manifest import SettingValue, fingerprint_file
 from factscope.core.run import Pipeline, RunRows
 from factscope.core.schema import Record
@@ -33,6 +34,8 @@ from factscope.retrieve.web_evidence import WebEvidence
 from factscope.retrieve.web_retrievers import is_web_retriever
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from factscope.llm.client import LLMClient
 
 
@@ -194,6 +197,24 @@ class CheckSystem(System[CheckSpec, Record, CheckResult, CheckTotals, CheckRun])
             ),
             ("results", str(outcome.output)),
         ]
+
+    def figure_tables(self, run: CheckRun) -> list[Table]:
+        """The label rates, overall and per context setting."""
+        from factscope.refchecker.rates_table import rates_table
+
+        return [rates_table(run)]
+
+    def summary_figures(self, run: CheckRun, problems: Sequence[InputError]) -> object:
+        """The run's figures and the skipped input records' messages."""
+        return {**run.model_dump(mode="json"), "skipped": [str(problem) for problem in problems]}
+
+    def failures(self, run: CheckRun) -> tuple[int, str]:
+        """The failed extractions and claim checks."""
+        return (
+            run.extraction_failures + run.check_failures,
+            (f"of the file's extractions and claim checks ({run.extraction_failures} extractions, "
+             f"{run.check_failures} claims)"),
+        )
 
 
 CHECK = CheckSystem()

@@ -1,5 +1,5 @@
-"""RefChecker's figures as the terminal shows them: a check run's label rates, and the agreement of a run with
-human labels (its figures, each model's rates and the confusion matrix)."""
+"""The agreement of a check run with human labels as the terminal shows it: its figures, each model's rates and
+the confusion matrix (a check run's own label rates are ``factscope.refchecker.rates_table``)."""
 
 from __future__ import annotations
 
@@ -13,30 +13,6 @@ from factscope.core.schema import LABELS
 
 if TYPE_CHECKING:
     from factscope.refchecker.agree import AgreementReport
-    from factscope.refchecker.task import CheckRun
-
-
-def rates_table(run: CheckRun) -> Table:
-    """Label rates (RefChecker eq. 1), abstain and hallucination rates, overall and per context setting."""
-    table = Table(title="hallucination rates (share of claims, averaged over responses)", header_style="bold")
-    table.caption = (
-        "E / N / C: Entailment, Neutral, Contradiction, averaged over answering responses; halluc.: N + C; "
-        "abstained: responses with no claims, abstain: their share"
-    )
-    for column in ("setting", "responses", "E", "N", "C", "halluc.", "abstained", "abstain"):
-        table.add_column(column, justify="left" if column == "setting" else "right")
-    groups = [("all", run.rates), *run.rates_by_setting.items()]
-    for name, rates in groups:
-        values = [rates.rates[label] if rates.rates else None for label in LABELS]
-        table.add_row(
-            name,
-            str(rates.responses),
-            *(format_value(v) for v in values),
-            format_value(rates.hallucination_rate),
-            str(rates.abstained),
-            format_value(rates.abstain_rate),
-        )
-    return table
 
 
 def agreement_table(result: AgreementReport) -> Table:
