@@ -9,6 +9,7 @@ import re
 import pytest
 from typer.testing import CliRunner
 
+from cli_entry import run_factscope
 from factscope.refchecker.annotations import load_reference_records
 from factscope.refchecker.data import load_check_records
 from factscope.refchecker.file_names import read_file_name
@@ -91,19 +92,19 @@ def _flat(text: str) -> str:
     return re.sub(r"\s+", " ", text)
 
 
-def test_check_stops_on_records_without_references_unless_allowed_or_retrieved(app, tmp_path):
+def test_check_stops_on_records_without_references_unless_allowed_or_retrieved(app, tmp_path, monkeypatch, capsys):
     rows = [{"id": "with", "response": "Ada wrote code.", "references": ["Ada wrote code."]},
             {"id": "bare", "response": "Ada wrote code."}]
     records = tmp_path / "in.jsonl"
     records.write_text("\n".join(json.dumps(row) for row in rows), encoding="utf-8")
     base = ["check", str(records), "--checker", "similarity"]
     runner = CliRunner()
-    stopped = runner.invoke(app, [*base, "-o", str(tmp_path / "a.jsonl")])
-    assert stopped.exit_code == 2 and not (tmp_path / "a.jsonl").exists()
-    assert "1 record(s) have no references (bare)" in _flat(stopped.output)
-    assert "--allow-missing-references" in stopped.output and "--corpus" in stopped.output
-    allowed = runner.invoke(app, [*base, "-o", str(tmp_path / "b.jsonl"), "--allow-missing-references"])
-    assert allowed.exit_code == 0 and "warning" in allowed.output
+    stopped = run_factscope(monkeypatch, capsys, *base, "-o", str(tmp_path / "a.jsonl"))
+    assert stopped.code == 2 and not (tmp_path / "a.jsonl").exists()
+    assert "1 record(s) have no references (bare)" in stopped.text
+    assert "--allow-missing-references" in stopped.text and "--corpus" in stopped.text
+    allowed = run_factscope(monkeypatch, capsys, *base, "-o", str(tmp_path / "b.jsonl"), "--allow-missing-references")
+    assert allowed.code == 0 and "warning" in allowed.text
     labels = {json.loads(line)["id"]: json.loads(line)["claims"] for line in (tmp_path / "b.jsonl").open()}
     assert {c["verdict"]["label"] for c in labels["bare"]} == {"Neutral"}
     corpus = tmp_path / "corpus.jsonl"

@@ -9,7 +9,6 @@ from typing import Annotated
 import typer
 
 from factscope.checkers.options import CheckerOptions
-from factscope.cli.checking_options import references_rule
 from factscope.cli.display import print_skipped
 from factscope.cli.engine_options import (
     EngineOptions,
@@ -100,11 +99,8 @@ def check_command(
     output = output_path(engine, input, output, ".checked")
     check_output(engine, output, outputs)
     system = CheckSystem(max_reference_chars)
-    with references_rule("pass --corpus or --retriever web:serper / wikipedia to retrieve passages for them"):
-        ran, client = run_system(
-            system, spec, input, output, engine=engine, endpoint=endpoint,
-            batch_size=batch_size, outputs=outputs, loaded=_loaded,
-        )
+    ran, client = run_system(system, spec, input, output, engine=engine, endpoint=endpoint, batch_size=batch_size,
+                             outputs=outputs, loaded=_loaded)
     report_run(system, ran, output, client, outputs)
 
 

@@ -12,8 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from factscope.cli.parameter_flags import for_command_line
-from factscope.core.errors import FactscopeError, RecordsFailed
-from factscope.core.results import RepeatedRecords
+from factscope.core.errors import FactscopeError, FactscopeWarning, RecordsFailed
 from factscope.core.storage_faults import STORAGE_ERRNOS, storage_fault
 from factscope.core.version import __version__
 
@@ -96,7 +95,7 @@ def main() -> None:
 
     def show(message: Warning | str, category: type[Warning], filename: str, lineno: int,
              file: TextIO | None = None, line: str | None = None) -> None:
-        if issubclass(category, RepeatedRecords):
+        if issubclass(category, FactscopeWarning):
             errors.print(f"[bold yellow]warning:[/] {escape(flags(message))}", highlight=False)
         else:
             shown(message, category, filename, lineno, file, line)

@@ -10,6 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 
 
+class FactscopeWarning(UserWarning):
+    """Base class of the warnings factscope gives a run's user (the CLI shows each as one line, with flags for the
+    parameters it names)."""
+
+
 class FactscopeError(Exception):
     """Base class of factscope's own errors; the CLI prints these without a traceback."""
 

@@ -23,6 +23,8 @@ from typing import Any, Generic, Protocol, Self, TypeVar
 
 from pydantic import BaseModel
 
+from factscope.core.errors import FactscopeWarning
+
 Row = TypeVar("Row", bound=BaseModel)
 RowT_contra = TypeVar("RowT_contra", bound=BaseModel, contravariant=True)
 
@@ -74,7 +76,7 @@ class FirstRows:
         return True
 
 
-class RepeatedRecords(UserWarning):
+class RepeatedRecords(FactscopeWarning):
     """A results file holds more than one row for some record ids; its readers keep the first row of each."""
 
 

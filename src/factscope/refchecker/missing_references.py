@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from factscope.core.errors import InputError
+from factscope.core.errors import FactscopeWarning, InputError
 
 SHOWN_KEYS = 5
 """How many ids of records without references a message names."""
@@ -28,12 +28,12 @@ class MissingReferences(InputError):
         self.keys = list(keys)
         super().__init__(
             f"{missing_references_problem(self.keys)} Give them references, retrieve passages for them (`corpus`, or "
-            "`retriever` 'web:serper', 'web:brave' or 'wikipedia'), or set `allow_missing_references=True` to go on "
+            "`retriever` 'web:serper', 'web:brave' or 'wikipedia'), or pass `allow_missing_references=True` to go on "
             "anyway"
         )
 
 
-class MissingReferencesWarning(UserWarning):
+class MissingReferencesWarning(FactscopeWarning):
     """Records without references were run, as ``allow_missing_references`` asked; ``keys`` are their ids."""
 
     def __init__(self, keys: Sequence[str]) -> None:
