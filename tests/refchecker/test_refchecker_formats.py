@@ -4,7 +4,6 @@ without references in `factscope check`."""
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
 from typer.testing import CliRunner
@@ -86,10 +85,6 @@ def test_file_names_give_model_and_setting(path, model, setting):
     named = read_file_name(path)
     assert (named.model, named.setting) == (model, setting)
 
-
-
-def _flat(text: str) -> str:
-    return re.sub(r"\s+", " ", text)
 
 
 def test_check_stops_on_records_without_references_unless_allowed_or_retrieved(app, tmp_path, monkeypatch, capsys):
