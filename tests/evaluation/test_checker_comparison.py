@@ -1,17 +1,27 @@
 """Several checkers on the same pairs, in Python: the pairs of several files, a dev file that shares pairs with
-the evaluated ones, each checker built, tuned and timed, and the rows and cells the tables show."""
+the evaluated ones, each checker built, tuned and timed, the evaluation as its settings declare it (read, refused
+when it has no usable pair, reported), and the rows and cells the tables show."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from factscope.checkers.base import CheckTask
+from factscope.core.errors import ConfigError, InputError
 from factscope.core.schema import Label, Verdict
-from factscope.evaluation.checker_comparison import evaluate_checkers, read_pair_files, shares_pairs
+from factscope.evaluation.checker_comparison import (
+    EvaluationSettings,
+    evaluate_checkers,
+    evaluate_pair_files,
+    read_evaluation_pairs,
+    read_pair_files,
+    shares_pairs,
+)
 from factscope.evaluation.checker_eval import EvalReport
-from factscope.evaluation.checker_tables import checker_rows, decision, speed
+from factscope.evaluation.checker_tables import checker_rows, decision, evaluation_rows, speed
 
 
 def _write(path, labels, extra=()):
@@ -93,3 +103,71 @@ def test_the_summary_rows_say_when_a_pair_was_judged_entailed():
         ("model loading seconds", "1.3"),
     ]
 
+
+
+def test_evaluation_rows_are_each_checkers_then_the_skipped_records():
+    first, second = _report(skipped=3), _report(checker="similarity", skipped=3)
+    rows = evaluation_rows([first, second])
+    assert rows == [*checker_rows(first), *checker_rows(second), ("skipped input records", 3)]
+
+
+def test_settings_refuse_a_threshold_together_with_dev_files():
+    with pytest.raises(ConfigError, match="`threshold` or dev files to tune one on .`tune_on`., not both"):
+        EvaluationSettings(threshold=0.5, tune_on=[Path("dev.jsonl")])
+    assert EvaluationSettings().specs == ["embedded"] and not EvaluationSettings().needs_llm()
+    assert EvaluationSettings(checker=["similarity", "llm"]).needs_llm()
+
+
+def test_the_pairs_read_keep_each_files_skipped_records_and_warn_when_dev_pairs_are_evaluated(tmp_path):
+    data = _write(tmp_path / "data.jsonl", ["entailment", "neutral"] * 40, ["{broken"])
+    dev = _write(tmp_path / "dev.jsonl", ["entailment", "neutral"], ['{"premise": "P"}', "{broken"])
+    read = read_evaluation_pairs([data], EvaluationSettings(tune_on=[dev]))
+    assert (len(read.pairs), len(read.dev), read.warning, read.files) == (80, 2, None, [data])
+    assert [p.line for p in read.skipped[data]] == [81] and [p.line for p in read.dev_skipped[dev]] == [3, 4]
+    shared = read_evaluation_pairs([data], EvaluationSettings(tune_on=[data], tune_part="validation"))
+    assert shared.warning is not None and "`tune_part='validation'` `part='test'`" in shared.warning
+    apart = read_evaluation_pairs([data], EvaluationSettings(tune_on=[data], tune_part="validation", part="test"))
+    assert apart.warning is None and apart.pairs and apart.dev
+    assert read_evaluation_pairs([data], EvaluationSettings()).dev_skipped == {}
+
+
+def test_an_evaluation_is_reported_with_its_inputs_and_written(tmp_path, monkeypatch):
+    built = []
+
+    def make(spec, **options):
+        built.append((spec, options))
+        return Scripted()
+
+    monkeypatch.setattr("factscope.evaluation.checker_comparison.make_checker", make)
+    data = _write(tmp_path / "set.jsonl", ["entailment", "entailment", "neutral", "neutral"], ["{broken"])
+    asked = []
+
+    def client():
+        asked.append(True)
+        return "client"
+
+    out = tmp_path / "report.json"
+    settings = EvaluationSettings(checker=["embedded"], limit=3, output=out, batch_size=2)
+    reports = evaluate_pair_files(read_evaluation_pairs([data], settings), settings,
+                                  checker_settings={"max_tokens": 64}, llm=client)
+    assert built == [("embedded", {"llm": None, "max_tokens": 64, "batch_size": 2})] and asked == []
+    (report,) = reports
+    assert (report.inputs, report.part, report.limit, report.skipped, report.tuned_on) == ([str(data)], "all", 3, 1, None)
+    assert report.pairs == 3 and json.loads(out.read_text())["inputs"] == [str(data)]
+    # two checkers, one of them the LLM's: the client is made once it is needed, and both reports are written
+    settings = EvaluationSettings(checker=["embedded", "llm"], output=out)
+    reports = evaluate_pair_files(read_evaluation_pairs([data], settings), settings, llm=client)
+    assert asked == [True] and [spec for spec, _ in built[1:]] == ["embedded", "llm"]
+    assert built[-1][1]["llm"] == "client"
+    assert [r["pairs"] for r in json.loads(out.read_text())["reports"]] == [4, 4]
+
+
+def test_an_evaluation_without_usable_pairs_is_refused_before_any_checker_is_built(tmp_path, monkeypatch):
+    monkeypatch.setattr("factscope.evaluation.checker_comparison.make_checker", lambda spec, **options: 1 / 0)
+    data = _write(tmp_path / "set.jsonl", ["entailment", "neutral"])  # groups set0, set1: train and test
+    settings = EvaluationSettings(tune_on=[data], tune_part="validation")
+    with pytest.raises(InputError, match="the `tune_on` files hold no usable pair in part 'validation'"):
+        evaluate_pair_files(read_evaluation_pairs([data], settings), settings)
+    settings = EvaluationSettings(part="validation")
+    with pytest.raises(InputError, match="no usable pair in part 'validation' of the files"):
+        evaluate_pair_files(read_evaluation_pairs([data], settings), settings)

@@ -444,3 +444,24 @@ def test_many_skipped_records_are_summed_up(tmp_path, monkeypatch, capsys, scrip
     assert ran.code == 0, ran.text
     assert ran.text.count("'generic' is not a pair label") == 20 and "5 more records" in ran.text
     assert json.loads(out.read_text())["skipped"] == 25
+
+
+def test_every_evaluation_setting_is_an_option_with_its_flags_and_default(app):
+    import dataclasses
+
+    import typer
+
+    from factscope.cli.option_groups import option_flags
+    from factscope.evaluation.checker_comparison import EvaluationSettings
+
+    params = {param.name: param for param in typer.main.get_command(app).commands["eval-checker"].params}
+    for item in dataclasses.fields(EvaluationSettings):
+        assert params[item.name].opts == option_flags(item) and params[item.name].default == item.default
+
+
+def test_the_dev_files_without_a_usable_pair_are_named_by_their_flag(tmp_path, monkeypatch, capsys, scripted):
+    path = write_lines(tmp_path / "pairs.jsonl", [{"premise": "P", "hypothesis": "H", "label": 0, "group": "g"}])
+    part = part_of("g")
+    other = next(name for name in ("train", "validation", "test") if name != part)
+    ran = run_factscope(monkeypatch, capsys, "eval-checker", str(path), "--tune-on", str(path), "--tune-part", other)
+    assert ran.code == 2 and f"the --tune-on files hold no usable pair in part '{other}'" in ran.text

@@ -1,4 +1,5 @@
-"""Agreement with human labels: the RefChecker annotation loader and the figures, hand-computed."""
+"""Agreement with human labels: the RefChecker annotation loader, the figures, hand-computed, and a run as its
+settings declare it (its inputs read, records without references refused, the report written)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from factscope.core.errors import ConfigError
 from factscope.core.schema import Label
-from factscope.refchecker.agree import agree
-from factscope.refchecker.annotations import load_annotation_files, load_human_annotations
+from factscope.refchecker.agree import AgreeSettings, agree, read_agreement_inputs, run_agreement
+from factscope.refchecker.annotations import load_annotation_files, load_human_annotations, model_names
+from factscope.refchecker.missing_references import MissingReferences, MissingReferencesWarning
+from factscope.refchecker.spec import CheckSpec
 from factscope.refchecker.data import load_check_records
 
 
@@ -263,3 +267,79 @@ def test_cli_stops_on_records_without_references(app, tmp_path):
     assert stopped.exit_code == 2 and "no references (gpt4/zero/1)" in " ".join(stopped.output.split())
     allowed = CliRunner().invoke(app, [*base, "-o", str(tmp_path / "b.jsonl"), "--allow-missing-references"])
     assert allowed.exit_code == 0, allowed.output
+
+
+def test_model_names_read_name_equals_file():
+    assert model_names(["gpt4 = a/gpt.json", "m=b.json"]) == {Path("a/gpt.json"): "gpt4", Path("b.json"): "m"}
+    assert model_names(None) == {}
+    for bad in ("gpt4", "=a.json", "gpt4= "):
+        with pytest.raises(ValueError, match=f"{bad!r}: expected NAME=FILE"):
+            model_names([bad])
+
+
+def test_settings_name_the_results_file_and_say_when_an_llm_is_needed():
+    assert AgreeSettings().results_file == Path("agree-checker.jsonl")
+    assert AgreeSettings(mode="pipeline").results_file == Path("agree-pipeline.jsonl")
+    assert AgreeSettings(output=Path("out.jsonl")).results_file == Path("out.jsonl")
+    assert AgreeSettings().needs_llm(CheckSpec(checker="llm")) and not AgreeSettings().needs_llm(CheckSpec())
+    assert not AgreeSettings().needs_llm(CheckSpec(extractor="llm"))
+    assert AgreeSettings(mode="pipeline").needs_llm(CheckSpec(extractor="llm"))
+
+
+def test_inputs_are_read_from_the_files_the_settings_name(tmp_path):
+    files, inputs = _seven_models(tmp_path)
+    with pytest.raises(ConfigError, match="`input`"):
+        read_agreement_inputs(files, AgreeSettings())
+    with pytest.raises(ConfigError, match="`human`.*`model`"):
+        read_agreement_inputs([], AgreeSettings(input=inputs))
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text("{broken\n", encoding="utf-8")
+    read = read_agreement_inputs(files[:1], AgreeSettings(input=[*inputs, broken], model=[f"m9={files[1]}"]))
+    assert [(r.model, r.setting) for r in read.annotations] == [("m1", "zero"), ("m9", "noisy")]
+    assert len(read.records) == 2 and [(Path(p.path).name, p.line) for p in read.skipped] == [("broken.jsonl", 1)]
+
+
+def test_a_run_refuses_records_without_references_unless_allowed_and_writes_its_report(tmp_path):
+    (tmp_path / "gpt4_zero.json").write_text(json.dumps([_annotation(1, ["Entailment"])]), encoding="utf-8")
+    refs = tmp_path / "refs.jsonl"
+    refs.write_text(json.dumps({"id": "1", "question": "q", "references": []}) + "\n", encoding="utf-8")
+    settings = AgreeSettings(input=[refs], output=tmp_path / "out.jsonl", report=tmp_path / "report.json")
+    inputs = read_agreement_inputs([tmp_path / "gpt4_zero.json"], settings)
+    made = []
+
+    def client():
+        made.append(True)
+        return "client"
+
+    with pytest.raises(MissingReferences) as stopped:
+        run_agreement(inputs, settings, CheckSpec(checker="llm"), llm=client)
+    assert stopped.value.keys == ["gpt4/zero/1"] and made == [] and not settings.results_file.exists()
+    allowed = CheckSpec(checker=LookupChecker({"m1 says 0 Entailment": N}), allow_missing_references=True)
+    with pytest.warns(MissingReferencesWarning, match="gpt4/zero/1"):
+        report = run_agreement(inputs, settings, allowed, llm=client)
+    assert made == [] and report.accuracy == 0.0 and len(settings.results_file.read_text().splitlines()) == 1
+    assert json.loads(settings.report.read_text())["confusion"]["Entailment"]["Neutral"] == 1
+
+
+def test_every_agree_setting_is_an_option_with_its_flags_and_default(app):
+    import dataclasses
+
+    import typer
+
+    from factscope.cli.option_groups import option_flags
+
+    params = {param.name: param for param in typer.main.get_command(app).commands["agree"].params}
+    for item in dataclasses.fields(AgreeSettings):
+        assert params[item.name].opts == option_flags(item) and params[item.name].default == item.default
+
+
+def test_cli_refuses_a_model_without_a_file_and_names_the_missing_inputs_by_their_flags(monkeypatch, capsys, tmp_path):
+    from cli_entry import run_factscope
+
+    refs, out = str(tmp_path / "refs.jsonl"), str(tmp_path / "out.jsonl")
+    ran = run_factscope(monkeypatch, capsys, "agree", "-i", refs, "--model", "gpt4", "-o", out)
+    assert ran.code == 2 and "Invalid value for '--model': 'gpt4': expected NAME=FILE" in " ".join(ran.text.split())
+    ran = run_factscope(monkeypatch, capsys, "agree", "-i", refs, "-o", out)
+    assert ran.code == 2 and "give human annotation files (HUMAN), or name each file's model (--model)" in ran.text
+    ran = run_factscope(monkeypatch, capsys, "agree", refs, "-o", out)
+    assert ran.code == 2 and "give the records with the questions and references (--input)" in ran.text

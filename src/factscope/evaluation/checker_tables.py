@@ -1,5 +1,5 @@
 """A checker evaluation as the terminal shows it: figures per dataset for one checker, the checkers compared per
-dataset for several, and each checker's summary rows."""
+dataset for several, and the summary rows of each checker and of the evaluation."""
 
 from __future__ import annotations
 
@@ -80,6 +80,13 @@ def checker_rows(report: EvalReport) -> list[tuple[str, object]]:
         ("pairs / second (model loading left out)", speed(report.pairs_per_second)),
         ("model loading seconds", f"{report.load_seconds or 0.0:.1f}"),
     ]
+
+
+def evaluation_rows(reports: Sequence[EvalReport]) -> list[tuple[str, object]]:
+    """The summary rows of an evaluation of the same files by ``reports``' checkers: each checker's
+    (``checker_rows``), then the records of the files that were skipped."""
+    rows = [row for report in reports for row in checker_rows(report)]
+    return [*rows, ("skipped input records", reports[0].skipped if reports else 0)]
 
 
 def decision(report: EvalReport) -> str:

@@ -5,31 +5,95 @@ Two modes: ``checker`` checks the annotated triplets themselves (claim-level agr
 all responses and per context setting (``factscope.refchecker.agreement_figures``); both modes write a results
 file as they go and resume from it. The annotations are read and joined with their records by
 ``factscope.refchecker.annotations``.
+
+``AgreeSettings`` declares what a run of annotation files takes (`factscope agree` builds its options from its
+fields, and from ``CheckSpec``'s for the checker and extractor): ``read_agreement_inputs`` reads the files and
+``run_agreement`` runs ``agree`` on them.
 """
 
 from __future__ import annotations
 
+import json
 import warnings
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, get_args
+from typing import TYPE_CHECKING, Literal, get_args
 
 from pydantic import BaseModel, Field
 
 from factscope.checkers.base import Checker, CheckTask
 from factscope.claims.base import Extractor
-from factscope.core.errors import InputError
+from factscope.core.errors import ConfigError, InputError
+from factscope.core.option_metadata import about
 from factscope.core.run import ProgressCallback, report_progress, run_batches, run_manifest
 from factscope.core.schema import Claim, ContextSetting, Label, Record, Verdict
 from factscope.refchecker.agreement_figures import AgreementFigures, ScoredResponse, agreement_figures
-from factscope.refchecker.annotations import AnnotatedRecord, HumanResponse, join_annotations
+from factscope.refchecker.annotations import (
+    AnnotatedRecord,
+    HumanResponse,
+    ModelSource,
+    join_annotations,
+    load_annotation_files,
+    load_reference_records,
+    model_names,
+)
+
+if TYPE_CHECKING:
+    from factscope.llm.client import LLMClient
+    from factscope.refchecker.spec import CheckSpec
 
 AgreeMode = Literal["checker", "pipeline"]
 """``checker`` checks the annotated triplets; ``pipeline`` extracts claims anew."""
 
 SETTINGS: tuple[ContextSetting, ...] = get_args(ContextSetting)
 """The context settings in the paper's order: zero, noisy, accurate."""
+
+
+@dataclass(frozen=True)
+class AgreeSettings:
+    """Where an agreement run finds the records that supply questions and references and each annotation file's
+    model, what it checks (``mode``), and where it writes its results and report."""
+
+    input: list[Path] | None = field(default=None, metadata=about(
+        "records with question and references, by id (repeatable; required)", flag=("--input", "-i")
+    ))
+    model_from: ModelSource = field(default="stem", metadata=about(
+        "where a file's model name comes from: its file name, or `model_field`"
+    ))
+    model_field: str = field(default="model", metadata=about(
+        "the record field that names the model (`model_from='field'`)"
+    ))
+    model: list[str] | None = field(default=None, metadata=about(
+        "NAME=FILE: the responses of FILE are model NAME (repeatable; FILE need not be among the annotation files "
+        "too)",
+        check=model_names,
+    ))
+    mode: AgreeMode = field(default="checker", metadata=about(
+        "checker (given triplets) or pipeline (extract anew with `extractor`)"
+    ))
+    batch_size: int = field(default=32, metadata=about("responses per checking batch", min=1))
+    output: Path | None = field(default=None, metadata=about(
+        "results JSONL, one line per response (default: agree-MODE.jsonl here)", flag=("--output", "-o")
+    ))
+    report: Path | None = field(default=None, metadata=about(
+        "write the figures, the confusion matrix and every claim's labels as JSON here"
+    ))
+
+    @property
+    def results_file(self) -> Path:
+        """The results file: ``output``, else agree-MODE.jsonl in the current folder."""
+        return self.output or Path(f"agree-{self.mode}.jsonl")
+
+    def needs_llm(self, spec: CheckSpec) -> bool:
+        """Whether the checker of ``spec``, or in pipeline mode its extractor, calls an LLM endpoint."""
+        from factscope.checkers.registry import CHECKERS
+        from factscope.claims.registry import EXTRACTORS
+
+        checker, extractor = spec.checker, spec.extractor
+        return (isinstance(checker, str) and CHECKERS.needs_llm(checker)) or (
+            self.mode == "pipeline" and isinstance(extractor, str) and EXTRACTORS.needs_llm(extractor)
+        )
 
 
 class JudgedTriplet(BaseModel):
@@ -99,7 +163,7 @@ def agree(
     run's progress events. With ``retry_failed``, the file's responses with a failed claim check (or, in
     pipeline mode, a failed extraction) are checked again and replaced in place. Every annotated response is
     checked, those whose record has no references included: the caller decides on them
-    (``AnnotationJoin.without_references``; the command stops on them unless told to go on).
+    (``AnnotationJoin.without_references``; ``run_agreement`` stops on them unless told to go on).
     """
     joined = join_annotations(human, records)
     if not joined.pairs:
@@ -130,6 +194,75 @@ def agree(
         seconds=counts[2],
         failed_responses=counts[3],
     )
+
+
+@dataclass(frozen=True)
+class AgreementInputs:
+    """What an agreement run reads: the annotated responses, the records that supply their questions and
+    references, and the records of either kind that were skipped."""
+
+    annotations: list[HumanResponse]
+    records: list[Record]
+    skipped: list[InputError]
+
+
+def read_agreement_inputs(human: Sequence[Path], settings: AgreeSettings) -> AgreementInputs:
+    """The annotated responses of the ``human`` files and of the files ``settings.model`` names (each file's model
+    as ``load_annotation_files`` reads it), and the records of ``settings.input``. Without records, or without
+    any annotation file, raises ConfigError; a ``model`` value that is not NAME=FILE, ValueError."""
+    if not settings.input:
+        raise ConfigError("give the records with the questions and references (`input`)")
+    if not human and not settings.model:
+        raise ConfigError("give human annotation files (`human`), or name each file's model (`model`)")
+    annotations, problems = load_annotation_files(
+        human, model_names(settings.model), model_from=settings.model_from, model_field=settings.model_field
+    )
+    records, missing = load_reference_records(settings.input)
+    return AgreementInputs(annotations, records, [*problems, *missing])
+
+
+def run_agreement(
+    inputs: AgreementInputs,
+    settings: AgreeSettings,
+    spec: CheckSpec,
+    *,
+    llm: LLMClient | Callable[[], LLMClient] | None = None,
+    progress: ProgressCallback | None = None,
+    overwrite: bool = False,
+    retry_failed: bool = False,
+) -> AgreementReport:
+    """``agree`` on ``inputs`` in ``settings.mode``, with the checker of ``spec`` (and in pipeline mode its
+    extractor), each built with its settings where it is a spec string; ``llm`` is a client, or a function that
+    makes one, called only when a component needs it. The results go to ``settings.results_file`` and, with
+    ``settings.report``, the report to that file as JSON.
+
+    Annotated responses whose record has no references stop the run before any work (``MissingReferences``)
+    unless ``spec.allow_missing_references``; then a ``MissingReferencesWarning`` names them.
+    """
+    from factscope.checkers.registry import make_checker
+    from factscope.claims.registry import make_extractor
+    from factscope.refchecker.missing_references import MissingReferences, MissingReferencesWarning
+
+    keys = join_annotations(inputs.annotations, inputs.records).without_references()
+    if keys and not spec.allow_missing_references:
+        raise MissingReferences(keys)
+    if keys:
+        warnings.warn(MissingReferencesWarning(keys), stacklevel=2)
+    client = (llm() if settings.needs_llm(spec) else None) if callable(llm) else llm
+    checker = spec.checker
+    if isinstance(checker, str):
+        checker = make_checker(checker, llm=client, **spec.checker_settings)
+    extractor = None
+    if settings.mode == "pipeline":
+        extractor = make_extractor(spec.extractor, llm=client) if isinstance(spec.extractor, str) else spec.extractor
+    result = agree(
+        inputs.annotations, inputs.records, checker=checker, extractor=extractor, mode=settings.mode,
+        output=settings.results_file, batch_size=settings.batch_size, progress=progress, overwrite=overwrite,
+        retry_failed=retry_failed,
+    )
+    if settings.report is not None:
+        settings.report.write_text(json.dumps(result.model_dump(mode="json"), indent=2), encoding="utf-8")
+    return result
 
 
 Counts = tuple[int, int, float, int]

@@ -137,6 +137,18 @@ def _model_field(item: dict[str, Any], field: str, path: Path, line: int) -> str
     return value.strip()
 
 
+def model_names(named: Sequence[str] | None) -> dict[Path, str]:
+    """The model each ``NAME=FILE`` of ``named`` gives its file; a value without a name or a file raises
+    ValueError."""
+    names: dict[Path, str] = {}
+    for value in named or []:
+        name, separator, file = value.partition("=")
+        if not separator or not name.strip() or not file.strip():
+            raise ValueError(f"{value!r}: expected NAME=FILE")
+        names[Path(file.strip())] = name.strip()
+    return names
+
+
 def load_annotation_files(
     files: Sequence[Path],
     models: Mapping[Path, str] | None = None,

@@ -1,8 +1,9 @@
-"""The agreement of a check run with human labels as the terminal shows it: its figures, each model's rates and
-the confusion matrix (a check run's own label rates are ``factscope.refchecker.rates_table``)."""
+"""The agreement of a check run with human labels as the terminal shows it: its figures, each model's rates, the
+confusion matrix and the run's summary rows (a check run's own label rates are ``factscope.refchecker.rates_table``)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.table import Table
@@ -67,3 +68,22 @@ def confusion_table(result: AgreementReport) -> Table:
         row = result.confusion.get(human, {})
         table.add_row(human.value, *(str(row.get(label, 0)) for label in LABELS))
     return table
+
+
+def agreement_tables(result: AgreementReport) -> list[Table]:
+    """The tables of an agreement run: its figures, each model's rates and, in checker mode, the confusion
+    matrix."""
+    tables = [agreement_table(result), model_rates_table(result)]
+    return [*tables, confusion_table(result)] if result.mode == "checker" else tables
+
+
+def agreement_rows(result: AgreementReport, skipped: int, output: Path) -> list[tuple[str, object]]:
+    """The summary rows of an agreement run: its mode, the responses it checked and resumed, the annotated ids
+    without a record, the ``skipped`` input records and the results file ``output``."""
+    return [
+        ("mode", result.mode),
+        ("responses (new / resumed)", f"{result.new_responses} / {result.resumed_responses}"),
+        ("annotated ids without a record", len(result.unmatched_ids)),
+        ("skipped input records", skipped),
+        ("results", str(output)),
+    ]
