@@ -256,17 +256,18 @@ def test_cli_reports_settings_confusion_and_claims_and_resumes(app, tmp_path):
     assert len(output.read_text().splitlines()) == 14
 
 
-def test_cli_stops_on_records_without_references(app, tmp_path):
-    from typer.testing import CliRunner
+def test_cli_stops_on_records_without_references(tmp_path, monkeypatch, capsys):
+    from cli_entry import run_factscope
 
     (tmp_path / "gpt4_zero.json").write_text(json.dumps([_annotation(1, ["Entailment"])]), encoding="utf-8")
     refs = tmp_path / "refs.jsonl"
     refs.write_text(json.dumps({"id": "1", "question": "q", "references": []}) + "\n", encoding="utf-8")
     base = ["agree", str(tmp_path / "gpt4_zero.json"), "-i", str(refs), "--checker", "similarity"]
-    stopped = CliRunner().invoke(app, [*base, "-o", str(tmp_path / "a.jsonl")])
-    assert stopped.exit_code == 2 and "no references (gpt4/zero/1)" in " ".join(stopped.output.split())
-    allowed = CliRunner().invoke(app, [*base, "-o", str(tmp_path / "b.jsonl"), "--allow-missing-references"])
-    assert allowed.exit_code == 0, allowed.output
+    stopped = run_factscope(monkeypatch, capsys, *base, "-o", str(tmp_path / "a.jsonl"))
+    assert stopped.code == 2 and "no references (gpt4/zero/1)" in stopped.text
+    assert "check that --input holds the records" in stopped.text and "--allow-missing-references" in stopped.text
+    allowed = run_factscope(monkeypatch, capsys, *base, "-o", str(tmp_path / "b.jsonl"), "--allow-missing-references")
+    assert allowed.code == 0 and "Going on (--allow-missing-references)" in allowed.text, allowed.text
 
 
 def test_model_names_read_name_equals_file():

@@ -9,7 +9,6 @@ from typing import Annotated
 import typer
 
 from factscope.checkers.options import CheckerOptions
-from factscope.cli.checking_options import references_rule
 from factscope.cli.display import print_skipped, print_table
 from factscope.cli.llm_options import ClientOnce, LLMOptions, llm_options, usage_rows
 from factscope.cli.option_groups import add_field_options
@@ -80,10 +79,7 @@ def agree_command(
     inputs = read_agreement_inputs(human or [], settings)
     print_skipped(*inputs.skipped)
     client = ClientOnce(endpoint)
-    with (
-        references_rule("check that --input holds the records these annotations were made on"),
-        ProgressDisplay() as shown,
-    ):
+    with ProgressDisplay() as shown:
         result = run_agreement(
             inputs, settings, replace(chosen, checker_settings=checking.settings(AGREE_SETTINGS)), llm=client,
             progress=shown, overwrite=outputs.overwrite, retry_failed=outputs.retry_failed,

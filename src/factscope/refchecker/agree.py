@@ -245,7 +245,7 @@ def run_agreement(
 
     keys = join_annotations(inputs.annotations, inputs.records).without_references()
     if keys and not spec.allow_missing_references:
-        raise MissingReferences(keys)
+        raise MissingReferences(keys, "check that `input` holds the records these annotations were made on")
     if keys:
         warnings.warn(MissingReferencesWarning(keys), stacklevel=2)
     client = (llm() if settings.needs_llm(spec) else None) if callable(llm) else llm

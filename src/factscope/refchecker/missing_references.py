@@ -21,15 +21,19 @@ def missing_references_problem(keys: Sequence[str]) -> str:
     )
 
 
-class MissingReferences(InputError):
-    """Records without references stopped a run; ``keys`` are their ids."""
+RETRIEVE = "retrieve passages for them (`corpus`, or `retriever` 'web:serper', 'web:brave' or 'wikipedia')"
+"""What a check run can do for records without references besides being given them."""
 
-    def __init__(self, keys: Sequence[str]) -> None:
+
+class MissingReferences(InputError):
+    """Records without references stopped a run; ``keys`` are their ids and ``remedy`` what else the caller can
+    do about them, besides giving them references or going on anyway."""
+
+    def __init__(self, keys: Sequence[str], remedy: str = RETRIEVE) -> None:
         self.keys = list(keys)
         super().__init__(
-            f"{missing_references_problem(self.keys)} Give them references, retrieve passages for them (`corpus`, or "
-            "`retriever` 'web:serper', 'web:brave' or 'wikipedia'), or pass `allow_missing_references=True` to go on "
-            "anyway"
+            f"{missing_references_problem(self.keys)} Give them references, {remedy}, or pass "
+            "`allow_missing_references=True` to go on anyway"
         )
 
 

@@ -1,5 +1,6 @@
 """The agreement of a check run with human labels as the terminal shows it: its figures, each model's rates, the
-confusion matrix and the run's summary rows (a check run's own label rates are ``factscope.refchecker.rates_table``)."""
+confusion matrix and the run's summary rows (a check run's own label rates are
+``factscope.refchecker.rates_table``)."""
 
 from __future__ import annotations
 
