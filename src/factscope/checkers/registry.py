@@ -245,7 +245,7 @@ CHECKERS: Registry[Checker] = Registry(
         Entry("embedded", "default: the offline checker shipped with factscope", _embedded),
         Entry(
             "accurate",
-            "the larger offline checker (all-mpnet-base-v2 with a shipped LoRA delta; extra `accurate`)",
+            "the larger offline checker (all-mpnet-base-v2 with a shipped LoRA delta; the accurate extra)",
             _accurate,
         ),
         Entry(
