@@ -47,4 +47,4 @@ def calibrate_command(
     with ProgressDisplay() as shown:
         result = calibrate_presence(model, read.labels, settings.statistic, progress=shown, path=labels)
     print_table(summary_table(f"presence threshold for {result.model}", result.summary_rows()))
-    typer.echo(json.dumps(result.headline()))
+    typer.echo(json.dumps(result.json_figures()))

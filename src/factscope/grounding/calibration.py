@@ -71,7 +71,7 @@ class PresenceCalibration:
             ("thresholds tried", self.candidates),
         ]
 
-    def headline(self) -> dict[str, object]:
+    def json_figures(self) -> dict[str, object]:
         """The chosen threshold, the statistic there and the model, as JSON values."""
         return {"threshold": self.threshold, self.statistic: self.value, "model": self.model}
 
