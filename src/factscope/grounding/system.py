@@ -1,6 +1,6 @@
 """Truly Ground's grounding evaluation, defined once (``GroundSystem``, its instance ``GROUND``): examples, fact
-extractor and presence model from a ``GroundSpec``, the grounding pipeline, ``GroundRun``, its summary rows and its
-report."""
+extractor and presence model from a ``GroundSpec``, the grounding pipeline, ``GroundRun``, its summary rows, what a
+terminal shows of a run and its report."""
 
 from __future__ import annotations
 
