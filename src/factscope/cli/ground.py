@@ -39,12 +39,10 @@ class _ScoreByDefault(TyperGroup):
 def register(app: typer.Typer) -> None:
     """Add the `ground` command group."""
     ground_app = typer.Typer(cls=_ScoreByDefault, help=HELP, no_args_is_help=True)
+    score = add_field_options(output_options(score_command), GroundSpec, "spec", after="output")
+    score = add_field_options(score, AtomicFactsFile, "facts", after="responses")
     ground_app.command("score", help="Score responses (the default command). " + HELP.split("\n\n", 1)[1])(
-        llm_options(engine_options(add_field_options(
-            add_field_options(output_options(score_command), GroundSpec, "spec", after="output"), AtomicFactsFile,
-            "facts",
-            after="responses",
-        )))
+        llm_options(engine_options(score))
     )
     generate = add_field_options(output_options(generate_command, summary=False), GenerationSettings, "calls",
                                  after="corpus")
