@@ -19,14 +19,16 @@ from factscope.checkers.options import CheckerOptions
 from factscope.cli import check
 from factscope.cli.agree import AGREE_SETTINGS, AGREE_SPEC_FIELDS
 from factscope.cli.eval_checker import EVAL_SETTINGS
-from factscope.cli.ground_calibrate import WINDOW_FIELDS
+from factscope.cli.ground_calibrate import PRESENCE_FIELDS
 from factscope.cli.knowledge_generate import SELECTION_FIELDS
 from factscope.cli.option_groups import option_flags
 from factscope.cli.output_options import RERUN_FIELDS, OutputOptions
 from factscope.cli.parameter_flags import MENTION
 from factscope.conner.spec import KnowledgeSpec
 from factscope.core.option_metadata import about
+from factscope.grounding.calibration import CalibrationSettings
 from factscope.grounding.distractors import DistractorSettings
+from factscope.grounding.generation import GenerationSettings
 from factscope.grounding.spec import GroundSpec
 from factscope.grounding.supplied_facts import AtomicFactsFile
 from factscope.kalma.spec import AttributeSpec
@@ -110,8 +112,10 @@ OFFERED = [
     (KnowledgeSpec, ("knowledge", "generate"), SELECTION_FIELDS, {}),
     (KnowledgeSpec, ("knowledge", "select"), SELECTION_FIELDS, {}),
     (GroundSpec, ("ground", "score"), None, {}),
-    (GroundSpec, ("ground", "calibrate"), WINDOW_FIELDS, {}),
+    (GroundSpec, ("ground", "calibrate"), PRESENCE_FIELDS, {}),
     (DistractorSettings, ("ground", "generate"), None, {}),
+    (GenerationSettings, ("ground", "generate"), None, {}),
+    (CalibrationSettings, ("ground", "calibrate"), None, {}),
     (AtomicFactsFile, ("ground", "score"), None, {}),
     (AttributeSpec, ("attribute", "score"), None, {}),
     *[(OutputOptions, path, None, {}) for path in (("check",), ("ground", "score"), ("attribute", "score"))],

@@ -1,6 +1,7 @@
 """Calibrating a presence model at the library level (grounding.calibration): reading labels, leaving out the
 pairs the model cannot judge, the best threshold by hand, and the clear errors."""
 
+import inspect
 import json
 import math
 from collections.abc import Sequence
@@ -11,7 +12,7 @@ import pytest
 
 from factscope.core.errors import InputError
 from factscope.core.run import ProgressEvent
-from factscope.grounding.calibration import calibrate_presence, read_labels
+from factscope.grounding.calibration import CalibrationSettings, calibrate_presence, read_labels
 from factscope.grounding.data import PresenceLabelInput
 
 
@@ -75,3 +76,23 @@ def test_calibration_errors_name_the_file():
     constant = ScoresByFact({"a": 0.1, "b": 0.2})
     with pytest.raises(InputError):
         calibrate_presence(constant, [_label("a", True), _label("b", True)], "pearson")
+
+
+def test_a_calibration_gives_its_summary_rows_and_json_figures():
+    model = ScoresByFact({"p1": 0.9, "p2": 0.7, "a1": 0.3, "a2": 0.6, "x": math.nan})
+    labels = [_label("p1", True), _label("p2", True), _label("a1", False), _label("a2", False), _label("x", True)]
+    result = calibrate_presence(model, labels, "accuracy")
+    assert result.summary_rows() == [
+        ("labelled pairs (judged / unjudged)", "4 / 1"),
+        ("human: present", 2),
+        ("best threshold (accuracy)", 0.65),
+        ("accuracy at best threshold", 1.0),
+        ("accuracy at default threshold 0.5", 0.75),
+        ("thresholds tried", 5),
+    ]
+    assert result.json_figures() == {"threshold": pytest.approx(0.65), "accuracy": 1.0, "model": "table"}
+
+
+def test_the_statistic_default_is_the_settings_default():
+    assert CalibrationSettings().statistic == "pearson"
+    assert inspect.signature(calibrate_presence).parameters["statistic"].default == "pearson"

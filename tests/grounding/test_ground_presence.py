@@ -213,3 +213,15 @@ def test_a_threshold_within_the_models_score_range_is_taken(presence, threshold)
 def test_a_threshold_outside_the_models_score_range_is_refused(presence, threshold, message):
     with pytest.raises(ConfigError, match=f"^{re.escape(message)}$"):
         check_threshold(presence, threshold)
+
+
+def test_the_threshold_help_states_the_range_of_each_model_with_a_fixed_one():
+    from dataclasses import fields
+
+    from factscope.grounding.presence import SCORE_RANGES
+    from factscope.grounding.spec import GroundSpec
+
+    help = next(item for item in fields(GroundSpec) if item.name == "threshold").metadata["help"]
+    for name, (low, high, _) in SCORE_RANGES.items():
+        stated = help.split(f"{low:g} to {high:g} with ", 1)[1].split(" (", 1)[0]
+        assert name in stated.replace("`presence` ", "").replace(" and", ",").split(", "), (name, stated)

@@ -38,15 +38,17 @@ def test_registry_names_the_shortlist_model():
 
 
 def test_ground_defaults_to_the_shortlist_model_and_its_manifest_records_it():
-    import inspect
+    import typer.main
 
-    from factscope.cli.ground import calibrate_command, score_command
+    from command_line import command_line
     from factscope.core.manifest import describe
     from factscope.grounding.presence import make_presence
     from factscope.grounding.spec import DEFAULT_PRESENCE
 
-    for command in (score_command, calibrate_command):
-        assert inspect.signature(command).parameters["presence"].default == DEFAULT_PRESENCE
+    ground = typer.main.get_command(command_line()).commands["ground"]  # type: ignore[attr-defined]
+    for name in ("score", "calibrate"):
+        params = {param.name: param.default for param in ground.commands[name].params}
+        assert params["presence"] == DEFAULT_PRESENCE
     model = make_presence(DEFAULT_PRESENCE)
     assert isinstance(model, ShortlistNLIPresence)
     described = describe(model)

@@ -1,13 +1,23 @@
 """The grounding task: batching, per-record scores by hand, failures left out, summary by factor, generation."""
 
+import inspect
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from factscope import ground
+from factscope.core.results import ResultRows
 from factscope.core.run import ProgressEvent
 from factscope.core.schema import Claim, Extraction
 from factscope.grounding.data import GroundExample
-from factscope.grounding.generation import generate_responses
+from factscope.grounding.generation import (
+    GeneratedResponse,
+    GenerationRun,
+    GenerationSettings,
+    generate,
+    generate_responses,
+)
 from factscope.grounding.presence import WindowedPresence
 from factscope.grounding.task import GroundResult, summarize
 from factscope.llm.client import LLMClient, LLMConfig
@@ -154,6 +164,29 @@ def test_generate_builds_the_prompt_from_contexts_and_question(fake_llm):
         "Answer:"
     )
     assert "Question: Q?" in prompt and request["max_tokens"] == 64
+
+
+def test_a_generation_run_gives_its_summary_rows():
+    row = GeneratedResponse(id="a", question="Q?", response="R.", model="gen")
+    run = GenerationRun(
+        results=ResultRows(GeneratedResponse, rows=[row]), new_records=1, resumed_records=2, seconds=0.0, failed=3,
+        failed_calls=[],
+    )
+    assert run.summary_rows(skipped=4, distractors="none (gold only)", output=Path("out.jsonl")) == [
+        ("responses written (new)", 1),
+        ("skipped input records", 4),
+        ("already there (resumed)", 2),
+        ("failed calls (rerun to retry)", 3),
+        ("distractors", "none (gold only)"),
+        ("responses", "out.jsonl"),
+    ]
+
+
+def test_generation_defaults_are_the_settings_defaults():
+    settings = GenerationSettings()
+    for function in (generate, generate_responses):
+        assert inspect.signature(function).parameters["max_tokens"].default == settings.max_tokens == 512
+    assert inspect.signature(generate).parameters["batch_size"].default == settings.batch_size == 32
 
 
 def test_an_empty_response_scores_zero_by_default_and_can_be_skipped():

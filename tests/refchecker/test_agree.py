@@ -13,9 +13,9 @@ from factscope.core.errors import ConfigError
 from factscope.core.schema import Label
 from factscope.refchecker.agree import AgreeSettings, agree, read_agreement_inputs, run_agreement
 from factscope.refchecker.annotations import load_annotation_files, load_human_annotations, model_names
+from factscope.refchecker.data import load_check_records
 from factscope.refchecker.missing_references import MissingReferences, MissingReferencesWarning
 from factscope.refchecker.spec import CheckSpec
-from factscope.refchecker.data import load_check_records
 
 
 class LookupChecker:

@@ -9,13 +9,15 @@ import typer
 from typer.core import TyperGroup
 
 from factscope.cli.engine_options import engine_options
-from factscope.cli.ground_calibrate import CALIBRATE_HELP, WINDOW_FIELDS, calibrate_command
+from factscope.cli.ground_calibrate import CALIBRATE_HELP, PRESENCE_FIELDS, calibrate_command
 from factscope.cli.ground_generate import GENERATE_HELP, generate_command
 from factscope.cli.ground_score import HELP, score_command
 from factscope.cli.llm_options import llm_options
 from factscope.cli.option_groups import add_field_options
 from factscope.cli.output_options import output_options
+from factscope.grounding.calibration import CalibrationSettings
 from factscope.grounding.distractors import DistractorSettings
+from factscope.grounding.generation import GenerationSettings
 from factscope.grounding.spec import GroundSpec
 from factscope.grounding.supplied_facts import AtomicFactsFile
 
@@ -37,15 +39,16 @@ class _ScoreByDefault(TyperGroup):
 def register(app: typer.Typer) -> None:
     """Add the `ground` command group."""
     ground_app = typer.Typer(cls=_ScoreByDefault, help=HELP, no_args_is_help=True)
+    score = add_field_options(output_options(score_command), GroundSpec, "spec", after="output")
+    score = add_field_options(score, AtomicFactsFile, "facts", after="responses")
     ground_app.command("score", help="Score responses (the default command). " + HELP.split("\n\n", 1)[1])(
-        llm_options(engine_options(add_field_options(
-            add_field_options(output_options(score_command), GroundSpec, "chosen"), AtomicFactsFile, "facts",
-            after="responses",
-        )))
+        llm_options(engine_options(score))
     )
-    generate = output_options(generate_command, summary=False)
+    generate = add_field_options(output_options(generate_command, summary=False), GenerationSettings, "calls",
+                                 after="corpus")
     generate = add_field_options(generate, DistractorSettings, "distractors", after="corpus")
     ground_app.command("generate", help=GENERATE_HELP)(llm_options(generate))
-    calibrate = add_field_options(calibrate_command, GroundSpec, "windows", names=WINDOW_FIELDS)
+    calibrate = add_field_options(calibrate_command, GroundSpec, "spec", names=PRESENCE_FIELDS)
+    calibrate = add_field_options(calibrate, CalibrationSettings, "settings", after="presence")
     ground_app.command("calibrate", help=CALIBRATE_HELP)(llm_options(calibrate))
     app.add_typer(ground_app, name="ground")

@@ -15,6 +15,7 @@ from factscope.cli.output_options import OutputOptions
 from factscope.cli.output_paths import check_outputs
 from factscope.core.errors import RecordsFailed
 from factscope.grounding.distractors import DistractorSettings
+from factscope.grounding.generation import GenerationSettings
 
 GENERATE_HELP = """Produce a response per question with an LLM (prompt `ground_generate`), resumably.
 
@@ -35,14 +36,11 @@ def generate_command(
     corpus: Annotated[
         Path | None, typer.Option(help="JSONL {id, title, text} or folder of .txt to draw distractors from")
     ] = None,
-    max_tokens: Annotated[int, typer.Option(min=1, help="response length limit")] = 512,
-    batch_size: Annotated[
-        int, typer.Option(min=1, help="questions sent (in parallel) before results are written")
-    ] = 32,
     *,
     endpoint: LLMOptions,
     outputs: OutputOptions,
     distractors: DistractorSettings,
+    calls: GenerationSettings,
 ) -> None:
     from factscope.grounding.data import load_dataset
     from factscope.grounding.generation import generate
@@ -58,20 +56,13 @@ def generate_command(
         examples = add_corpus_distractors(examples, corpus, distractors)
     with ProgressDisplay() as shown:
         run = generate(
-            examples, llm, output=output, max_tokens=max_tokens, batch_size=batch_size, progress=shown,
+            examples, llm, output=output, max_tokens=calls.max_tokens, batch_size=calls.batch_size, progress=shown,
             overwrite=outputs.overwrite, retry_failed=outputs.retry_failed,
         )
     for failure in run.failed_calls:
         console.print(f"[yellow]failed[/] {escape(f'{failure.id}: {failure.error}')}")
-    rows: list[tuple[str, object]] = [
-        ("responses written (new)", run.new_records),
-        ("skipped input records", len(dataset.errors)),
-        ("already there (resumed)", run.resumed_records),
-        ("failed calls (rerun to retry)", run.failed),
-        ("distractors", distractors.describe() if corpus else "none (gold only)"),
-        ("responses", str(output)),
-    ]
-    rows.extend(usage_rows(llm))
-    print_table(summary_table("generation", rows))
+    described = distractors.describe() if corpus else "none (gold only)"
+    rows = run.summary_rows(skipped=len(dataset.errors), distractors=described, output=output)
+    print_table(summary_table("generation", rows + usage_rows(llm)))
     if run.failed:
         raise RecordsFailed(run.failed, "generation calls", output, kept=False)

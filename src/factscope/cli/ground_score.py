@@ -3,34 +3,21 @@ locally or on Ray, with its tables."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
-from rich.table import Table
-from rich.text import Text
 
-from factscope.claims.registry import EXTRACTOR_SPECS
-from factscope.cli.display import console, format_value, print_table, summary_table
-from factscope.cli.engine_options import EngineOptions, check_output, output_path, run_system
-from factscope.cli.llm_options import LLMOptions, usage_rows
-from factscope.cli.option_ranges import presence_for_threshold, presence_threshold
+from factscope.cli.display import console, print_skipped
+from factscope.cli.engine_options import EngineOptions, check_output, output_path, report_run, run_system
+from factscope.cli.llm_options import LLMOptions
 from factscope.cli.option_rules import RAY_OPTIONS, WINDOW_OPTIONS, refuse_ignored
 from factscope.cli.output_options import OutputOptions
-from factscope.cli.parameter_flags import with_flags
-from factscope.core.errors import ConfigError, InputError, RecordsFailed
-from factscope.core.system import RunOutcome
-from factscope.grounding.presence import PRESENCE_SPECS, THRESHOLD_RULE
-from factscope.grounding.spec import DEFAULT_FACT_EXTRACTOR, DEFAULT_PRESENCE, GroundSpec
+from factscope.cli.parameter_flags import in_context
+from factscope.core.errors import ConfigError, InputError
+from factscope.grounding.spec import GroundSpec
 from factscope.grounding.supplied_facts import AtomicFactsFile
-
-if TYPE_CHECKING:
-    from factscope.grounding.data import GroundExample
-    from factscope.grounding.task import GroundRun
-    from factscope.llm.client import LLMClient
 
 HELP = """Grounding evaluation: does a response use all the needed knowledge of its contexts, and only that?
 
@@ -46,13 +33,6 @@ Examples (offline: spaCy facts, the embedded checker as presence model; then the
 
   factscope ground calibrate examples/ground/labels.jsonl --presence bi --statistic pearson
 """
-
-PRESENCE_HELP = "presence model M: " + PRESENCE_SPECS
-EXTRACTOR_HELP = (
-    "atomic facts of the responses: facts (offline clause facts, the default; alias spacy), llm-facts (an LLM, "
-    "Truly Ground style; alias llm), or any other extractor: " + EXTRACTOR_SPECS
-)
-
 
 
 def score_command(
@@ -74,37 +54,30 @@ def score_command(
         Path | None,
         typer.Option("--output", "-o", help="results JSONL (default: INPUT name + .ground.jsonl)"),
     ] = None,
-    extractor: Annotated[str, typer.Option(help=EXTRACTOR_HELP)] = DEFAULT_FACT_EXTRACTOR,
-    presence: Annotated[
-        str, typer.Option(help=PRESENCE_HELP, callback=presence_for_threshold)
-    ] = DEFAULT_PRESENCE,
-    threshold: Annotated[
-        float | None,
-        typer.Option(
-            callback=presence_threshold,
-            help="presence threshold (default: the model's, see --presence): "
-            + with_flags(THRESHOLD_RULE, {"presence": "--presence"}),
-        ),
-    ] = GroundSpec.threshold,
     batch_size: Annotated[int, typer.Option(min=1, help="records per decomposition / presence batch")] = 16,
     *,
     endpoint: LLMOptions,
     engine: EngineOptions,
     outputs: OutputOptions,
     facts: AtomicFactsFile,
-    chosen: GroundSpec,
+    spec: GroundSpec,
 ) -> None:
     refuse_ignored(ctx, (*RAY_OPTIONS, *WINDOW_OPTIONS))
     from factscope.cli.llm_options import ClientOnce
+    from factscope.grounding.presence import check_threshold
     from factscope.grounding.system import GroundSystem
 
-    spec = replace(chosen, extractor=extractor, presence=presence, threshold=threshold)
+    if isinstance(spec.presence, str) and spec.threshold is not None:
+        try:
+            check_threshold(spec.presence, spec.threshold)
+        except ConfigError as error:
+            raise typer.BadParameter(in_context(str(error), ctx), param_hint="'--threshold'") from None
     system = GroundSystem(metadata, responses)
     output = output_path(engine, input, output, ".ground")
     check_output(engine, output, outputs)
     client = ClientOnce(endpoint)
     inputs: Any = input
-    facts_row: list[tuple[str, object]] = []
+    rows: list[tuple[str, object]] = []
     if metadata is not None or responses is not None or facts.path is not None:
         if engine.on_ray:
             raise ConfigError(
@@ -113,9 +86,10 @@ def score_command(
             )
         inputs = system.read(input)
     if facts.path is not None:
-        spec, facts_row = _supplied_facts(
-            facts, inputs, system.prepare(spec, inputs), client if system.needs_llm(spec) else None
-        )
+        llm = client() if system.needs_llm(spec) else None
+        spec, supplied = facts.serve(system.prepare(spec, inputs), inputs, llm)
+        print_problems(supplied.problems, supplied.warnings)
+        rows = supplied.summary_rows()
 
     def loaded(count: int, problems: list[InputError]) -> None:
         print_problems(problems, getattr(inputs, "warnings", []))
@@ -127,77 +101,11 @@ def score_command(
 
     ran, used = run_system(system, spec, inputs, output, engine=engine, endpoint=endpoint, batch_size=batch_size,
                            outputs=outputs, loaded=loaded, client=client)
-    _report_ground(ran.result, len(ran.problems), facts_row, output, used, outputs)
+    report_run(system, ran, output, used, outputs, rows=rows)
 
 
 def print_problems(problems: list[InputError], warnings: list[str]) -> None:
-    for error in problems:
-        console.print(f"[yellow]skipped[/] {escape(str(error))}")
+    """Report each skipped input record, then each warning about the input."""
+    print_skipped(*problems)
     for warning in warnings:
         console.print(f"[yellow]warning[/] {escape(warning)}")
-
-
-def _report_ground(
-    run: GroundRun,
-    skipped: int,
-    facts_row: list[tuple[str, object]],
-    output: Path,
-    llm: LLMClient | None,
-    outputs: OutputOptions,
-) -> None:
-    """Print a grounding run's tables, write ``--summary``, and raise RecordsFailed when decompositions failed."""
-    report = run.summary
-    print_table(_factor_table(report))
-    from factscope.grounding.system import GROUND
-
-    rows = GROUND.summary_rows(run, RunOutcome(skipped=skipped, output=output, rows=facts_row))
-    rows.extend(usage_rows(llm))
-    print_table(summary_table("run", rows))
-    outputs.write_summary(report.model_dump(mode="json"))
-    if report.failed:
-        raise RecordsFailed(report.failed, "records' fact decompositions", output)
-
-
-def _supplied_facts(
-    facts: AtomicFactsFile,
-    examples: Iterable[GroundExample],
-    spec: GroundSpec,
-    llm: Callable[[], LLMClient] | None,
-) -> tuple[GroundSpec, list[tuple[str, object]]]:
-    """``spec`` serving the facts of the atomic-facts file ``facts``, its skipped entries and unknown ids
-    reported, and the run-table row counting records with supplied and with extracted facts."""
-    from factscope.grounding.system import make_fact_extractor
-
-    supplied = facts.supply(examples, make_fact_extractor(spec.extractor, llm() if llm is not None else None))
-    unknown = supplied.unknown
-    shown = ", ".join(unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
-    print_problems(supplied.problems, [f"{facts.path}: {len(unknown)} id(s) match no scored record: {shown}"]
-                   if unknown else [])
-    spec = replace(spec, extractor=supplied.extractor, settings=supplied.settings)
-    return spec, [("response facts: supplied / extracted", f"{supplied.supplied} / {supplied.extracted}")]
-
-
-def _factor_table(report: Any) -> Table:
-    """Precision, recall, F1 and answer accuracy overall and per factor group."""
-    table = Table(title="grounding (macro average over records)", header_style="bold")
-    for column in ("factor", "group", "records", "precision", "recall", "F1", "answer acc."):
-        table.add_column(column, justify="left" if column in {"factor", "group"} else "right")
-
-    def add(factor: str, group: str, averages: Any) -> None:
-        table.add_row(
-            Text(factor),
-            Text(group),
-            str(averages.records),
-            format_value(averages.precision),
-            format_value(averages.recall),
-            format_value(averages.f1),
-            format_value(averages.answer_accuracy),
-        )
-
-    add("all", "", report.overall)
-    for item in report.by_factor:
-        for group, averages in item.groups.items():
-            add(item.factor, group, averages)
-        if item.missing:
-            table.add_row(Text(item.factor), "(no value)", str(item.missing), "", "", "", "")
-    return table

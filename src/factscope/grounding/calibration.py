@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from factscope.core.errors import InputError
+from factscope.core.option_metadata import about
 from factscope.core.run import ProgressCallback, stage
 from factscope.grounding.data import PresenceLabelInput, read_presence_labels
 from factscope.grounding.presence import PresenceModel
@@ -25,6 +26,17 @@ class PresenceLabels:
 
     labels: list[PresenceLabelInput] = field(default_factory=list)
     problems: list[InputError] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class CalibrationSettings:
+    """How ``calibrate_presence`` chooses a threshold: the ``statistic`` of agreement with the human labels that
+    it maximises."""
+
+    statistic: AgreementStatistic = field(default="pearson", metadata=about(
+        "what the threshold should maximise: pearson (the correlation with the human labels, as the paper chose "
+        "its thresholds), accuracy, macro-f1 or kappa"
+    ))
 
 
 @dataclass(frozen=True)
@@ -47,6 +59,22 @@ class PresenceCalibration:
     candidates: int
     """Thresholds tried."""
 
+    def summary_rows(self) -> list[tuple[str, object]]:
+        """The calibration's figures as a summary table's rows."""
+        statistic = self.statistic
+        return [
+            ("labelled pairs (judged / unjudged)", f"{self.judged} / {self.unjudged}"),
+            ("human: present", self.present),
+            (f"best threshold ({statistic})", round(self.threshold, 4)),
+            (f"{statistic} at best threshold", self.value),
+            (f"{statistic} at default threshold {self.default_threshold:g}", self.at_default),
+            ("thresholds tried", self.candidates),
+        ]
+
+    def json_figures(self) -> dict[str, object]:
+        """The chosen threshold, the statistic there and the model, as JSON values."""
+        return {"threshold": self.threshold, self.statistic: self.value, "model": self.model}
+
 
 def read_labels(path: Path, *, skipped: Callable[[InputError], None] | None = None) -> PresenceLabels:
     """The labels of a JSON / JSONL file of {fact, text | contexts, present}, each bad record also told to
@@ -67,7 +95,7 @@ def read_labels(path: Path, *, skipped: Callable[[InputError], None] | None = No
 def calibrate_presence(
     model: PresenceModel,
     labels: Sequence[PresenceLabelInput],
-    statistic: AgreementStatistic = "pearson",
+    statistic: AgreementStatistic = CalibrationSettings.statistic,
     *,
     progress: ProgressCallback | None = None,
     path: Path | None = None,

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
+from factscope.core.option_metadata import about
 from factscope.core.prompts import load_prompt
 from factscope.core.run import ProgressCallback, run_batches, run_manifest
 from factscope.core.run_result import RunResult
@@ -15,6 +17,16 @@ from factscope.grounding.data import GroundExample
 
 if TYPE_CHECKING:
     from factscope.llm.client import ChatReply, LLMClient
+
+
+@dataclass(frozen=True)
+class GenerationSettings:
+    """How ``generate`` calls the LLM: ``max_tokens`` per response, ``batch_size`` questions at a time."""
+
+    max_tokens: int = field(default=512, metadata=about("response length limit", min=1))
+    batch_size: int = field(default=32, metadata=about(
+        "questions sent (in parallel) before results are written", min=1
+    ))
 
 
 class GeneratedResponse(BaseModel):
@@ -40,6 +52,18 @@ class GenerationRun(RunResult[GeneratedResponse]):
 
     failed_calls: list[GenerationFailure]
 
+    def summary_rows(self, *, skipped: int, distractors: str, output: Path) -> list[tuple[str, object]]:
+        """The run's figures as a summary table's rows, with the ``skipped`` input records, the ``distractors``
+        setting in words and the responses file ``output``."""
+        return [
+            ("responses written (new)", self.new_records),
+            ("skipped input records", skipped),
+            ("already there (resumed)", self.resumed_records),
+            ("failed calls (rerun to retry)", self.failed),
+            ("distractors", distractors),
+            ("responses", str(output)),
+        ]
+
 
 def generation_prompt(example: GroundExample, template: str) -> str:
     """The generation prompt of one example: its contexts (blank-line separated) and question."""
@@ -53,7 +77,7 @@ def generate_responses(
     client: LLMClient,
     *,
     prompt: str = "ground_generate",
-    max_tokens: int | None = 512,
+    max_tokens: int | None = GenerationSettings.max_tokens,
     on_done: Callable[[], None] | None = None,
 ) -> list[ChatReply]:
     """One LLM reply per example with the ``ground_generate`` template (temperature from the client config)."""
@@ -68,8 +92,8 @@ def generate(
     client: LLMClient,
     *,
     output: str | Path | None = None,
-    max_tokens: int | None = 512,
-    batch_size: int = 32,
+    max_tokens: int | None = GenerationSettings.max_tokens,
+    batch_size: int = GenerationSettings.batch_size,
     progress: ProgressCallback | None = None,
     overwrite: bool = False,
     retry_failed: bool = False,

@@ -448,13 +448,7 @@ SCORE_RANGES: dict[str, tuple[float, float, str]] = {
 }
 """The presence models (by registry name) whose scores have a fixed range, with what the score is; the
 scores of the others (``cross``: a cross-encoder's raw relevance; plugins) are unbounded, so any finite
-threshold fits them."""
-
-THRESHOLD_RULE = (
-    "a finite number; -1 to 1 with `presence` bi (cosine), 0 to 1 with nli, bi-nli and llm (probabilities), "
-    "any with cross (raw relevance scores)"
-)
-"""Which thresholds ``check_threshold`` takes, for a help text."""
+threshold fits them. The help text of ``GroundSpec.threshold`` states these ranges."""
 
 
 def check_threshold(presence: str, threshold: float) -> None:

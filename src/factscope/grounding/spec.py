@@ -25,6 +25,20 @@ DEFAULT_PRESENCE = "bi-nli"
 facts on held-out evaluation documents (see the ground guide, "The default presence model")."""
 
 
+def extractor_catalogue() -> str:
+    """The fact extractors a spec string may name, plugins included (``EXTRACTORS``' help text)."""
+    from factscope.claims.registry import EXTRACTORS
+
+    return EXTRACTORS.help_text()
+
+
+def presence_catalogue() -> str:
+    """The presence models a spec string may name, plugins included (``PRESENCE_MODELS``' help text)."""
+    from factscope.grounding.presence import PRESENCE_MODELS
+
+    return PRESENCE_MODELS.help_text()
+
+
 def factor_names(value: str | None) -> tuple[str, ...] | None:
     """The comma-separated metadata fields ``value`` as a tuple (None when not given)."""
     return tuple(name.strip() for name in value.split(",") if name.strip()) if value else None
@@ -41,9 +55,19 @@ class GroundSpec:
     factors that the examples have). ``settings`` are further manifest settings (a supplied-facts file's).
     """
 
-    extractor: str | Extractor = DEFAULT_FACT_EXTRACTOR
-    presence: str | PresenceModel = DEFAULT_PRESENCE
-    threshold: float | None = None
+    extractor: str | Extractor = field(default=DEFAULT_FACT_EXTRACTOR, metadata=about(
+        "atomic facts of the responses: facts (offline clause facts, the default; alias spacy), llm-facts (an LLM, "
+        "Truly Ground style; alias llm), or any other extractor: ",
+        catalogue=extractor_catalogue, option_type=str, recorded_by="extractor",
+    ))
+    presence: str | PresenceModel = field(default=DEFAULT_PRESENCE, metadata=about(
+        "presence model M: ", catalogue=presence_catalogue, option_type=str, recorded_by="presence"
+    ))
+    threshold: float | None = field(default=None, metadata=about(
+        "presence threshold (default: the model's, see `presence`): a finite number; -1 to 1 with `presence` bi "
+        "(cosine), 0 to 1 with nli, bi-nli and llm (probabilities), any with cross (raw relevance scores)",
+        recorded_by="presence",
+    ))
     window: int | None = field(default=None, metadata=about(
         "sentences per window of a long text; 0 = whole text (default 3; LLM judge: whole)", min=0,
         recorded_by="presence",

@@ -8,8 +8,9 @@ the other responses to a fallback extractor, so the run loop, results and summar
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from factscope.claims.base import Extractor, check_questions
 from factscope.core.errors import InputError
@@ -17,6 +18,10 @@ from factscope.core.manifest import SettingValue, describe
 from factscope.core.option_metadata import about
 from factscope.core.schema import Claim, Extraction
 from factscope.grounding.data import GroundExample
+from factscope.grounding.spec import GroundSpec
+
+if TYPE_CHECKING:
+    from factscope.llm.client import LLMClient
 
 
 class SuppliedFactExtractor:
@@ -81,7 +86,7 @@ class SuppliedFactExtractor:
 class SuppliedFacts:
     """An atomic-facts file made ready for a run: the extractor serving its facts, the manifest settings that
     record the file, how many of the examples get supplied facts, the file's records that could not be read, and
-    the ids it has facts for that match no example."""
+    the ids it has facts for that match no example, with a warning naming the first five of them."""
 
     extractor: SuppliedFactExtractor
     settings: dict[str, SettingValue]
@@ -89,6 +94,11 @@ class SuppliedFacts:
     extracted: int
     problems: list[InputError]
     unknown: list[str]
+    warnings: list[str] = field(default_factory=list)
+
+    def summary_rows(self) -> list[tuple[str, object]]:
+        """The run summary's row counting the examples with supplied and with extracted facts."""
+        return [("response facts: supplied / extracted", f"{self.supplied} / {self.extracted}")]
 
 
 def supply_facts(
@@ -117,13 +127,16 @@ def supply_facts(
             "paper_fact_rules": paper_rules,
         }
     }
+    unknown = sorted(set(loaded.facts) - {example.id for example in examples})
+    shown = ", ".join(unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
     return SuppliedFacts(
         extractor=served,
         settings=settings,
         supplied=supplied,
         extracted=extracted,
         problems=list(loaded.errors),
-        unknown=sorted(set(loaded.facts) - {example.id for example in examples}),
+        unknown=unknown,
+        warnings=[f"{path}: {len(unknown)} id(s) match no scored record: {shown}"] if unknown else [],
     )
 
 
@@ -154,3 +167,14 @@ class AtomicFactsFile:
         if self.path is None:
             raise ValueError("no atomic-facts file to supply: give `path`")
         return supply_facts(self.path, examples, fallback, human=self.human, paper_rules=self.paper_rules)
+
+    def serve(
+        self, spec: GroundSpec, examples: Iterable[GroundExample], llm: LLMClient | None
+    ) -> tuple[GroundSpec, SuppliedFacts]:
+        """``spec`` with this file's facts served for ``examples`` (its own extractor, with ``llm`` where it
+        needs one, extracting the facts the file lacks) and recorded in its manifest settings, and what the file
+        supplied."""
+        from factscope.grounding.system import make_fact_extractor
+
+        supplied = self.supply(examples, make_fact_extractor(spec.extractor, llm))
+        return replace(spec, extractor=supplied.extractor, settings=supplied.settings), supplied

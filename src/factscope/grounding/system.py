@@ -1,11 +1,11 @@
 """Truly Ground's grounding evaluation, defined once (``GroundSystem``, its instance ``GROUND``): examples, fact
-extractor and presence model from a ``GroundSpec``, the grounding pipeline, ``GroundRun``, its summary rows and its
-report."""
+extractor and presence model from a ``GroundSpec``, the grounding pipeline, ``GroundRun``, its summary rows, what a
+terminal shows of a run and its report."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,6 +29,8 @@ from factscope.grounding.task import (
 )
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from factscope.llm.client import LLMClient
 
 FACT_EXTRACTOR_ALIASES = {"spacy": "facts", "llm": "llm-facts"}
@@ -181,6 +183,20 @@ class GroundSystem(System[GroundSpec, GroundExample, GroundResult, GroundTotals,
             ("extractor / presence model", f"{run.extractor} / {run.presence} >= {run.threshold:g}"),
             ("results", str(outcome.output)),
         ]
+
+    def figure_tables(self, run: GroundRun) -> list[Table]:
+        """Precision, recall, F1 and answer accuracy, overall and per factor group."""
+        from factscope.grounding.factor_table import factor_table
+
+        return [factor_table(run.summary)]
+
+    def summary_figures(self, run: GroundRun, problems: Sequence[InputError]) -> object:
+        """The run's summary: macro averages, breakdowns and what was left out."""
+        return run.summary.model_dump(mode="json")
+
+    def failures(self, run: GroundRun) -> tuple[int, str]:
+        """The records whose fact decomposition failed."""
+        return run.summary.failed, "records' fact decompositions"
 
 
 GROUND = GroundSystem()
