@@ -32,6 +32,7 @@ from factscope.grounding.supplied_facts import AtomicFactsFile
 from factscope.kalma.spec import AttributeSpec
 from factscope.refchecker.spec import CheckSpec
 from factscope.retrieve.web_settings import WebSettings
+from factscope.serve.config import Components, Limits, ServeConfig, Startup
 
 
 @dataclass(frozen=True)
@@ -106,6 +107,7 @@ OFFERED = [
     (WebSettings, ("check",), None, {}),
     (WebSettings, ("knowledge", "score"), None, {}),
     (WebSettings, ("serve",), None, {}),
+    *[(group, ("serve",), None, {}) for group in (Startup, ServeConfig, Components, Limits)],
     (KnowledgeSpec, ("knowledge", "score"), None, {}),
     (KnowledgeSpec, ("knowledge", "generate"), SELECTION_FIELDS, {}),
     (KnowledgeSpec, ("knowledge", "select"), SELECTION_FIELDS, {}),
