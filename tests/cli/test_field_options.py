@@ -32,6 +32,7 @@ from factscope.grounding.spec import GroundSpec
 from factscope.grounding.supplied_facts import AtomicFactsFile
 from factscope.kalma.spec import AttributeSpec
 from factscope.refchecker.spec import CheckSpec
+from factscope.reports.report_options import ReportOptions
 from factscope.retrieve.web_settings import WebSettings
 from factscope.serve.config import Components, Limits, ServeConfig, Startup
 
@@ -110,6 +111,7 @@ OFFERED = [
     (WebSettings, ("serve",), None, {}),
     *[(group, ("serve",), None, {}) for group in (Startup, ServeConfig, Components, Limits)],
     (CheckerPackage, ("package-checker",), None, {}),
+    (ReportOptions, ("report",), None, {}),
     (KnowledgeSpec, ("knowledge", "score"), None, {}),
     (KnowledgeSpec, ("knowledge", "generate"), SELECTION_FIELDS, {}),
     (KnowledgeSpec, ("knowledge", "select"), SELECTION_FIELDS, {}),
