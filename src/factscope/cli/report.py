@@ -45,12 +45,8 @@ def register(app: typer.Typer) -> None:
 
 def report_command(
     inputs: Annotated[
-        list[Path],
-        typer.Argument(
-            help="results JSONL written by `factscope check`, `ground`, `attribute score` or `knowledge score` "
-            "(several files of one system make one page).",
-            show_default=False,
-        ),
+        list[Path], typer.Argument(help="results JSONL of a factscope command; several of one system make one page",
+                                   show_default=False)
     ],
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="HTML file (default: the first INPUT's name + .html here)")
