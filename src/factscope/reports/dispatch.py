@@ -37,6 +37,7 @@ ReportedSystem = System[Any, Any, Any, Any, Any]
 SYSTEMS: dict[str, ReportedSystem] = {system.name: system for system in (CHECK, GROUND, ATTRIBUTE, KNOWLEDGE)}
 """The systems a report can show, by short name."""
 
+
 @dataclass
 class Report:
     """A rendered report: the page, the system, every row read (one per record id), the skipped rows, the rows

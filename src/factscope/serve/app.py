@@ -1,7 +1,8 @@
 """The FastAPI application of ``factscope serve``: synchronous endpoints, the jobs API, the web pages.
 
-``create_app(config)`` builds everything from a ``ServeConfig`` (``serve`` runs it at an address): the four systems (components built once, on
-first use or by ``warm``), one model worker with a micro-batcher per system, the jobs store and its runner.
+``create_app(config)`` builds everything from a ``ServeConfig`` (``serve`` runs it at an address): the four
+systems (components built once, on first use or by ``warm``), one model worker with a micro-batcher per system,
+the jobs store and its runner.
 Errors come back as ``{"error": {"message", "field", "record"}}`` with a status that says whose problem it is;
 no response carries a traceback.
 """
