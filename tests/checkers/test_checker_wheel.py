@@ -194,6 +194,22 @@ def test_packing_saves_the_card_it_wrote_and_refuses_a_card_it_cannot_read(tmp_p
         package_checker(folder, CheckerPackage("mine", tmp_path / "dist", card=given))
 
 
+def test_the_notes_say_what_to_do_next_naming_parameters(tmp_path):
+    folder, dist = _trained_folder(tmp_path), tmp_path / "dist"
+    written = package_checker(folder, CheckerPackage("mine", dist))
+    wheel = dist / "factscope_checker_mine-1.0.0-py3-none-any.whl"
+    size = f"{wheel.stat().st_size / 1e6:.1f} MB"
+    last = (f"wrote {wheel} ({size}), the distribution factscope-checker-mine; after `pip install {wheel}`, "
+            "use `checker='mine'`")
+    saved = (f"the model card it carries was written from the manifest; it is saved as {written.card_file}: "
+             "complete it and pack again with `card`")
+    licences = "note: the card does not name the licence of every training set; fill them in before you publish"
+    assert written.notes() == [saved, licences, last]
+    given = tmp_path / "card.md"
+    given.write_text("# mine\n\nTrained on fm2 (Apache-2.0).\n")
+    assert package_checker(folder, CheckerPackage("mine", dist, card=given)).notes() == [last]
+
+
 @pytest.fixture
 def installed_checker(tmp_path, monkeypatch):
     """The shipped checker packed by the command line as 'packed-test' and installed by pip into a folder on

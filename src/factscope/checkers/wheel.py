@@ -118,8 +118,9 @@ def build_checker_wheel(
 
 @dataclass(frozen=True)
 class PackedChecker:
-    """A checker packed as a wheel: the wheel, and the model card it carries."""
+    """A checker packed as a wheel: the checker's name, the wheel, and the model card it carries."""
 
+    name: str
     wheel: Path
     card: str
     card_file: Path | None
@@ -134,6 +135,23 @@ class PackedChecker:
     def over_pypi_limit(self) -> bool:
         """Whether the wheel is larger than PyPI takes by default (``PYPI_FILE_LIMIT``)."""
         return self.wheel.stat().st_size > PYPI_FILE_LIMIT
+
+    def notes(self) -> list[str]:
+        """What to do next: complete a card written from the manifest, name every training set's licence,
+        install the wheel and use the checker, and where to share a wheel larger than PyPI takes."""
+        notes = []
+        if self.card_file is not None:
+            notes.append(f"the model card it carries was written from the manifest; it is saved as {self.card_file}: "
+                         "complete it and pack again with `card`")
+        if not self.card_names_every_licence:
+            notes.append("note: the card does not name the licence of every training set; fill them in before you "
+                         "publish")
+        notes.append(f"wrote {self.wheel} ({self.wheel.stat().st_size / 1e6:.1f} MB), the distribution "
+                     f"{distribution_name(self.name)}; after `pip install {self.wheel}`, use `checker={self.name!r}`")
+        if self.over_pypi_limit:
+            notes.append("note: above PyPI's default limit of 100 MB a file; install it from a file share or ask "
+                         "PyPI for a larger limit")
+        return notes
 
 
 def _existing_file(path: Path) -> None:
@@ -175,7 +193,7 @@ def package_checker(folder: str | Path, package: CheckerPackage) -> PackedChecke
     if package.card is None:
         card_file = Path(package.out) / f"{module_name(package.name)}-{package.version}.MODEL_CARD.md"
         card_file.write_text(text, encoding="utf-8")
-    return PackedChecker(wheel, text, card_file)
+    return PackedChecker(package.name, wheel, text, card_file)
 
 
 def _read_card(path: Path) -> str:

@@ -10,6 +10,7 @@ import typer
 
 from factscope.checkers.wheel import CheckerPackage
 from factscope.cli.option_groups import add_field_options
+from factscope.cli.parameter_flags import in_context, with_flags
 from factscope.core.progress_display import console
 
 HELP = """Pack a checker folder into a wheel, so that `--checker NAME` uses it wherever the wheel is installed.
@@ -39,25 +40,14 @@ def register(app: typer.Typer) -> None:
 
 
 def package_checker_command(
+    context: typer.Context,
     folder: Annotated[Path, typer.Argument(metavar="DIR", help="the checker folder", show_default=False)],
     *,
     package: CheckerPackage,
 ) -> None:
     """Pack a checker folder into a wheel (see `factscope package-checker --help`)."""
-    from factscope.checkers.wheel import distribution_name, package_checker
+    from factscope.checkers.wheel import package_checker
 
-    packed = package_checker(folder, package)
-    notes = []
-    if packed.card_file is not None:
-        notes.append(f"the model card it carries was written from the manifest; it is saved as {packed.card_file}: "
-                     "complete it and pack again with --card")
-    if not packed.card_names_every_licence:
-        notes.append("note: the card does not name the licence of every training set; fill them in before you "
-                     "publish")
-    notes.append(f"wrote {packed.wheel} ({packed.wheel.stat().st_size / 1e6:.1f} MB), the distribution "
-                 f"{distribution_name(package.name)}; after `pip install {packed.wheel}`, use --checker {package.name}")
-    if packed.over_pypi_limit:
-        notes.append("note: above PyPI's default limit of 100 MB a file; install it from a file share or ask PyPI "
-                     "for a larger limit")
-    for note in notes:
-        console.print(note, markup=False, highlight=False)
+    for note in package_checker(folder, package).notes():
+        shown = in_context(with_flags(note, {"checker": "--checker"}), context)
+        console.print(shown, markup=False, highlight=False)
