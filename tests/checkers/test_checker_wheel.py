@@ -17,7 +17,7 @@ from factscope.checkers.base import CheckTask
 from factscope.checkers.checker_card import UNKNOWN_TERMS, checker_card
 from factscope.checkers.embedded import directory_digest, shipped_checker_dir
 from factscope.checkers.registry import CHECKERS, make_checker
-from factscope.checkers.wheel import build_checker_wheel, package_checker
+from factscope.checkers.wheel import CheckerPackage, build_checker_wheel, package_checker
 from factscope.core.errors import ConfigError
 from factscope.core.manifest import describe
 from plugin_path import plugins_from
@@ -180,18 +180,34 @@ def test_the_command_saves_the_card_it_wrote_and_packs_the_one_you_give(tmp_path
 
 def test_packing_saves_the_card_it_wrote_and_refuses_a_card_it_cannot_read(tmp_path):
     folder = _trained_folder(tmp_path)
-    packed = package_checker(folder, "mine", tmp_path / "dist", version="2.0")
+    packed = package_checker(folder, CheckerPackage("mine", tmp_path / "dist", version="2.0"))
     assert packed.wheel == tmp_path / "dist" / "factscope_checker_mine-2.0-py3-none-any.whl"
     assert packed.card_file == tmp_path / "dist" / "factscope_checker_mine-2.0.MODEL_CARD.md"
     assert packed.card_file.read_text() == packed.card == checker_card(folder, "mine")
     assert not packed.card_names_every_licence and not packed.over_pypi_limit
     given = tmp_path / "card.md"
     given.write_text("# mine\n\nTrained on fm2 (Apache-2.0).\n")
-    packed = package_checker(folder, "mine", tmp_path / "dist", version="2.1", card=given)
+    packed = package_checker(folder, CheckerPackage("mine", tmp_path / "dist", version="2.1", card=given))
     assert packed.card_file is None and packed.card == given.read_text() and packed.card_names_every_licence
     given.write_bytes(b"\xff\xfe not UTF-8")
     with pytest.raises(ConfigError, match="`card` .*card.md: cannot read it as a UTF-8 Markdown file"):
-        package_checker(folder, "mine", tmp_path / "dist", card=given)
+        package_checker(folder, CheckerPackage("mine", tmp_path / "dist", card=given))
+
+
+def test_the_notes_say_what_to_do_next_naming_parameters(tmp_path):
+    folder, dist = _trained_folder(tmp_path), tmp_path / "dist"
+    written = package_checker(folder, CheckerPackage("mine", dist))
+    wheel = dist / "factscope_checker_mine-1.0.0-py3-none-any.whl"
+    size = f"{wheel.stat().st_size / 1e6:.1f} MB"
+    last = (f"wrote {wheel} ({size}), the distribution factscope-checker-mine; after `pip install {wheel}`, "
+            "use `checker='mine'`")
+    saved = (f"the model card it carries was written from the manifest; it is saved as {written.card_file}: "
+             "complete it and pack again with `card`")
+    licences = "note: the card does not name the licence of every training set; fill them in before you publish"
+    assert written.notes() == [saved, licences, last]
+    given = tmp_path / "card.md"
+    given.write_text("# mine\n\nTrained on fm2 (Apache-2.0).\n")
+    assert package_checker(folder, CheckerPackage("mine", dist, card=given)).notes() == [last]
 
 
 @pytest.fixture

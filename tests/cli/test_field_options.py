@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 
 from command_line import command_line
 from factscope.checkers.options import CheckerOptions
+from factscope.checkers.wheel import CheckerPackage
 from factscope.cli import check
 from factscope.cli.agree import AGREE_SETTINGS, AGREE_SPEC_FIELDS
 from factscope.cli.eval_checker import EVAL_SETTINGS
@@ -33,7 +34,9 @@ from factscope.grounding.spec import GroundSpec
 from factscope.grounding.supplied_facts import AtomicFactsFile
 from factscope.kalma.spec import AttributeSpec
 from factscope.refchecker.spec import CheckSpec
+from factscope.reports.report_options import ReportOptions
 from factscope.retrieve.web_settings import WebSettings
+from factscope.serve.config import Components, Limits, ServeConfig, Startup
 
 
 @dataclass(frozen=True)
@@ -108,6 +111,9 @@ OFFERED = [
     (WebSettings, ("check",), None, {}),
     (WebSettings, ("knowledge", "score"), None, {}),
     (WebSettings, ("serve",), None, {}),
+    *[(group, ("serve",), None, {}) for group in (Startup, ServeConfig, Components, Limits)],
+    (CheckerPackage, ("package-checker",), None, {}),
+    (ReportOptions, ("report",), None, {}),
     (KnowledgeSpec, ("knowledge", "score"), None, {}),
     (KnowledgeSpec, ("knowledge", "generate"), SELECTION_FIELDS, {}),
     (KnowledgeSpec, ("knowledge", "select"), SELECTION_FIELDS, {}),
@@ -141,8 +147,10 @@ def test_every_offered_field_is_an_option_with_its_flag_default_and_help(group, 
     for item in offered:
         flag = option_flags(item)[0]
         param = params[flag.split("/")[0][2:].replace("-", "_")]
-        assert param.opts == [flag.split("/")[0]], item.name
-        assert param.default == defaults.get(item.name, item.default), item.name
+        assert param.opts == [given.split("/")[0] for given in option_flags(item)], item.name
+        required = item.default is dataclasses.MISSING and item.name not in defaults
+        default = None if required else defaults.get(item.name, item.default)
+        assert param.required == required and param.default == default, item.name
         declared = item.metadata["help"]
         assert param.help.startswith(declared.split("`")[0]) and param.help.endswith(declared.split("`")[-1])
         assert not [name for name, _ in MENTION.findall(param.help) if name in params], (item.name, param.help)

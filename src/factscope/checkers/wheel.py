@@ -14,13 +14,14 @@ import base64
 import hashlib
 import re
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from factscope.checkers.checker_card import UNKNOWN_TERMS, checker_card
 from factscope.checkers.embedded import MANIFEST, read_manifest
 from factscope.core.errors import ConfigError
 from factscope.core.manifest import fingerprint_file
+from factscope.core.option_metadata import about
 from factscope.core.version import __version__
 
 CHECKER_NAME = re.compile(r"^[a-z][a-z0-9-]*[a-z0-9]$")
@@ -117,8 +118,9 @@ def build_checker_wheel(
 
 @dataclass(frozen=True)
 class PackedChecker:
-    """A checker packed as a wheel: the wheel, and the model card it carries."""
+    """A checker packed as a wheel: the checker's name, the wheel, and the model card it carries."""
 
+    name: str
     wheel: Path
     card: str
     card_file: Path | None
@@ -134,26 +136,64 @@ class PackedChecker:
         """Whether the wheel is larger than PyPI takes by default (``PYPI_FILE_LIMIT``)."""
         return self.wheel.stat().st_size > PYPI_FILE_LIMIT
 
+    def notes(self) -> list[str]:
+        """What to do next: complete a card written from the manifest, name every training set's licence,
+        install the wheel and use the checker, and where to share a wheel larger than PyPI takes."""
+        notes = []
+        if self.card_file is not None:
+            notes.append(f"the model card it carries was written from the manifest; it is saved as {self.card_file}: "
+                         "complete it and pack again with `card`")
+        if not self.card_names_every_licence:
+            notes.append("note: the card does not name the licence of every training set; fill them in before you "
+                         "publish")
+        notes.append(f"wrote {self.wheel} ({self.wheel.stat().st_size / 1e6:.1f} MB), the distribution "
+                     f"{distribution_name(self.name)}; after `pip install {self.wheel}`, use `checker={self.name!r}`")
+        if self.over_pypi_limit:
+            notes.append("note: above PyPI's default limit of 100 MB a file; install it from a file share or ask "
+                         "PyPI for a larger limit")
+        return notes
 
-def package_checker(
-    folder: str | Path,
-    name: str,
-    out_dir: str | Path,
-    *,
-    version: str = "1.0.0",
-    description: str | None = None,
-    card: str | Path | None = None,
-) -> PackedChecker:
-    """Pack the checker in ``folder`` as ``name`` into a wheel in ``out_dir`` (``build_checker_wheel``) with the
-    Markdown model card of the file ``card``, or, without one, the card written from the checker's manifest, which
-    is then also saved beside the wheel (``MODULE-VERSION.MODEL_CARD.md``) to be completed and packed again."""
-    text = _read_card(Path(card)) if card is not None else checker_card(folder, name)
-    wheel = build_checker_wheel(folder, name, out_dir, version=version, description=description, card=text)
+
+def _existing_file(path: Path) -> None:
+    """Refuse a model card that is not a file."""
+    if not path.is_file():
+        raise ValueError(f"'{path}' is not a file")
+
+
+@dataclass(frozen=True)
+class CheckerPackage:
+    """The package a checker folder is packed as (``package_checker``): the checker's name, the folder the wheel
+    is written into, the package's release number, the checker's one-line description and the model card."""
+
+    name: str = field(metadata=about(
+        "the checker's name for `checker`: lower-case letters, digits, hyphens", flag="--name"
+    ))
+    out: Path = field(default=Path("dist"), metadata=about(
+        "folder to write the wheel into", flag=("--out", "-o")
+    ))
+    version: str = field(default="1.0.0", metadata=about("the package's release number"))
+    description: str | None = field(default=None, metadata=about(
+        "the one line the checker's help shows (default: from its manifest)"
+    ))
+    card: Path | None = field(default=None, metadata=about(
+        "a Markdown model card for the package (default: one written from the checker's manifest)",
+        check=_existing_file,
+    ))
+
+
+def package_checker(folder: str | Path, package: CheckerPackage) -> PackedChecker:
+    """Pack the checker in ``folder`` as ``package`` says (``build_checker_wheel``), with the Markdown model card
+    of the file ``package.card``, or, without one, the card written from the checker's manifest, which is then
+    also saved beside the wheel (``MODULE-VERSION.MODEL_CARD.md``) to be completed and packed again."""
+    text = _read_card(Path(package.card)) if package.card is not None else checker_card(folder, package.name)
+    wheel = build_checker_wheel(
+        folder, package.name, package.out, version=package.version, description=package.description, card=text
+    )
     card_file = None
-    if card is None:
-        card_file = Path(out_dir) / f"{module_name(name)}-{version}.MODEL_CARD.md"
+    if package.card is None:
+        card_file = Path(package.out) / f"{module_name(package.name)}-{package.version}.MODEL_CARD.md"
         card_file.write_text(text, encoding="utf-8")
-    return PackedChecker(wheel, text, card_file)
+    return PackedChecker(package.name, wheel, text, card_file)
 
 
 def _read_card(path: Path) -> str:

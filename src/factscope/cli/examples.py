@@ -1,15 +1,14 @@
-"""`factscope examples`: copy the shipped example files into a folder, for the quick starts."""
+"""`factscope examples`: copy the shipped example files into a folder, for the quick starts
+(``factscope.core.example_files``)."""
 
 from __future__ import annotations
 
-import shutil
-from importlib import resources
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from factscope.core.errors import InputError
+from factscope.core.example_files import EXAMPLES_FOLDER, copy_examples
 from factscope.core.progress_display import console
 
 HELP = """Copy the example inputs that ship with factscope into DEST (default: ./examples), so that the quick starts run after a plain `pip install`.
@@ -26,19 +25,8 @@ def register(app: typer.Typer) -> None:
 
 
 def examples_command(
-    dest: Annotated[Path, typer.Argument(help="folder to copy the examples into")] = Path("examples"),
+    dest: Annotated[Path, typer.Argument(help="folder to copy the examples into")] = EXAMPLES_FOLDER,
 ) -> None:
-    source = resources.files("factscope") / "examples"
-    if dest.exists() and not dest.is_dir():
-        raise InputError("exists and is not a folder; name a new or existing folder", path=dest)
-    with resources.as_file(source) as folder:
-        copied = [path for path in Path(folder).rglob("*") if path.is_file()]
-        clashes = [path for path in copied if (dest / path.relative_to(folder)).exists()]
-        if clashes:
-            raise InputError(
-                f"{len(clashes)} file(s) would be overwritten, e.g. {dest / clashes[0].relative_to(folder)}; "
-                "remove them or name another folder",
-                path=dest,
-            )
-        shutil.copytree(folder, dest, dirs_exist_ok=True)
+    """Copy the shipped examples (see `factscope examples --help`)."""
+    copied = copy_examples(dest)
     console.print(f"copied {len(copied)} example files to {dest}", markup=False, highlight=False)

@@ -96,6 +96,7 @@ def _option(item: Field[Any], kind: Any, flags: Mapping[str, str], panel: str | 
         min=None if meta.get("min_open") else low,
         max=meta.get("max"),
         callback=_checked(meta, float in (kind, *typing.get_args(kind))),
+        envvar=meta.get("envvar"),
         rich_help_panel=panel,
     )
 

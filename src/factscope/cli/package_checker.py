@@ -1,4 +1,5 @@
-"""`factscope package-checker`: a checker folder as a wheel that adds `--checker NAME` where it is installed."""
+"""`factscope package-checker`: a checker folder as a wheel that adds `--checker NAME` where it is installed; its
+options are the fields of ``factscope.checkers.wheel.CheckerPackage``."""
 
 from __future__ import annotations
 
@@ -7,6 +8,9 @@ from typing import Annotated
 
 import typer
 
+from factscope.checkers.wheel import CheckerPackage
+from factscope.cli.option_groups import add_field_options
+from factscope.cli.parameter_flags import in_context, with_flags
 from factscope.core.progress_display import console
 
 HELP = """Pack a checker folder into a wheel, so that `--checker NAME` uses it wherever the wheel is installed.
@@ -23,54 +27,27 @@ Example:
   pip install dist/factscope_checker_support_desk-1.0.0-py3-none-any.whl
   factscope check records.jsonl --checker support-desk
 
-The package carries a model card, shown as its description on a package index: the Markdown file --card names,
-or one written from the checker's manifest (what it is, each training set with its pairs, licence and digest, the
-recipe, the held-out figures), saved beside the wheel so that you can complete it and pack again with --card. A
-training set's licence is read from NAME.meta.json beside its file; a set without one is marked in the card.
-
-The wheel is about the size of the folder (weights compress little); PyPI refuses files above 100 MB unless the
-project asks for a larger limit.
+The package carries a model card: the Markdown file --card names, or one written from the checker's manifest and
+saved beside the wheel, to complete (licences, intended use) and pack again with --card. See the guide's "Share a
+checker as a package" for the card's contents and size limits.
 """
 
 
 def register(app: typer.Typer) -> None:
     """Add the `package-checker` command."""
-    app.command("package-checker", help=HELP)(package_checker_command)
+    command = add_field_options(package_checker_command, CheckerPackage, "package")
+    app.command("package-checker", help=HELP)(command)
 
 
 def package_checker_command(
+    context: typer.Context,
     folder: Annotated[Path, typer.Argument(metavar="DIR", help="the checker folder", show_default=False)],
-    name: Annotated[
-        str, typer.Option("--name", help="the checker's name for --checker: lower-case letters, digits, hyphens")
-    ],
-    out: Annotated[Path, typer.Option("--out", "-o", help="folder to write the wheel into")] = Path("dist"),
-    version: Annotated[str, typer.Option(help="the package's release number")] = "1.0.0",
-    description: Annotated[
-        str | None, typer.Option(help="the one line `--help` shows for the checker (default: from its manifest)")
-    ] = None,
-    card: Annotated[
-        Path | None,
-        typer.Option(
-            exists=True,
-            dir_okay=False,
-            help="a Markdown model card for the package (default: one written from the checker's manifest)",
-        ),
-    ] = None,
+    *,
+    package: CheckerPackage,
 ) -> None:
-    from factscope.checkers.wheel import distribution_name, package_checker
+    """Pack a checker folder into a wheel (see `factscope package-checker --help`)."""
+    from factscope.checkers.wheel import package_checker
 
-    packed = package_checker(folder, name, out, version=version, description=description, card=card)
-    notes = []
-    if packed.card_file is not None:
-        notes.append(f"the model card it carries was written from the manifest; it is saved as {packed.card_file}: "
-                     "complete it and pack again with --card")
-    if not packed.card_names_every_licence:
-        notes.append("note: the card does not name the licence of every training set; fill them in before you "
-                     "publish")
-    notes.append(f"wrote {packed.wheel} ({packed.wheel.stat().st_size / 1e6:.1f} MB), the distribution "
-                 f"{distribution_name(name)}; after `pip install {packed.wheel}`, use --checker {name}")
-    if packed.over_pypi_limit:
-        notes.append("note: above PyPI's default limit of 100 MB a file; install it from a file share or ask PyPI "
-                     "for a larger limit")
-    for note in notes:
-        console.print(note, markup=False, highlight=False)
+    for note in package_checker(folder, package).notes():
+        shown = in_context(with_flags(note, {"checker": "--checker"}), context)
+        console.print(shown, markup=False, highlight=False)

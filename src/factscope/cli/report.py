@@ -1,33 +1,26 @@
-"""`factscope report`: a readable, self-contained HTML page of `factscope check` results."""
+"""`factscope report`: a readable, self-contained HTML page of any factscope command's results; its options
+besides the files are the fields of ``factscope.reports.report_options.ReportOptions``."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated
 
 import typer
 
 from factscope.cli.display import print_skipped, print_table, print_warning
+from factscope.cli.option_groups import add_field_options
 from factscope.cli.output_paths import check_outputs
 from factscope.core.figure_table import summary_table
+from factscope.reports.report_options import ReportOptions
 
 HELP = """Write the results of any factscope command as one HTML page you can open in any browser.
 
 The page fits the command that wrote the file (its OUT.manifest.json says which; without one, the fields of
-the first record): figures and charts first, then the records.
-
-- `factscope check`: rates overall and per setting, claims by label per setting, hallucination rate per
-  setting and per model; each response with its claims coloured by label (Entailment green, Neutral amber,
-  Contradiction red, failed check grey), the claim table and the references with the evidence highlighted.
-
-- `factscope ground`: precision, recall and F1 by factor (popularity, single / multi context, ...), the F1
-  distribution; each record's response and gold facts marked present or absent with their scores.
-
-- `factscope attribute score`: citation quality, alignment and \\[NA] figures per number of removed
-  triples, citation precision and recall per answer; each answer's citations coloured correct / wrong / \\[NA].
-
-- `factscope knowledge score`: the mean and distribution of every CONNER metric; each record's six
-  dimensions and its knowledge sentences coloured by their evidence.
+the first record): figures and charts first (rates per setting and model for check; precision, recall and F1 by
+factor for ground; citation quality for attribute score; every CONNER metric for knowledge score), then each
+record with its claims, facts, citations or sentences coloured by their verdict.
 
 Several files of one system make one page; check and ground pages then compare them by model (a record's
 `model` field, else its file's name). The page is self-contained: inline CSS and SVG, no scripts, nothing
@@ -42,64 +35,33 @@ Examples:
   factscope report gpt.checked.jsonl llama.checked.jsonl -o models.html
 
   factscope report original.ground.jsonl -o grounding.html
-
-  factscope report scores.jsonl -o attribution.html --only hallucinated
-
-  factscope report scored.jsonl -o knowledge.html --limit 100
 """
 
 
 def register(app: typer.Typer) -> None:
     """Add the `report` command."""
-    app.command("report", help=HELP)(report_command)
+    app.command("report", help=HELP)(add_field_options(report_command, ReportOptions, "options"))
 
 
 def report_command(
     inputs: Annotated[
-        list[Path],
-        typer.Argument(
-            help="results JSONL written by `factscope check`, `ground`, `attribute score` or `knowledge score` "
-            "(several files of one system make one page).",
-            show_default=False,
-        ),
+        list[Path], typer.Argument(help="results JSONL of a factscope command; several of one system make one page",
+                                   show_default=False)
     ],
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="HTML file (default: the first INPUT's name + .html here)")
     ] = None,
-    only: Annotated[
-        Literal["all", "hallucinated"],
-        typer.Option(
-            help="'all' records, or 'hallucinated': check: a Neutral or Contradiction claim; ground: a response "
-            "fact absent from the context; attribute: a citation not in the graph or unreadable; knowledge: a "
-            "non-verified or inconsistent sentence"
-        ),
-    ] = "all",
-    limit: Annotated[
-        int | None, typer.Option(min=0, help="show at most this many records (figures still cover all)")
-    ] = None,
-    title: Annotated[
-        str | None, typer.Option(help="page title (default: 'factscope SYSTEM report')", show_default=False)
-    ] = None,
+    *,
+    options: ReportOptions,
 ) -> None:
+    """Write results as an HTML page (see `factscope report --help`)."""
     from factscope.reports.dispatch import make_report
 
     output = output or Path(f"{inputs[0].stem}.html")
     check_outputs(written={"-o": output})
-    report = make_report(inputs, only=only, limit=limit, title=title)
+    report = make_report(inputs, **asdict(options))
     for said in report.repeated:
         print_warning(said)
     print_skipped(*report.problems)
     output.write_text(report.html, encoding="utf-8")
-    print_table(
-        summary_table(
-            "report",
-            [
-                ("results of", report.system.command),
-                ("records read", len(report.rows)),
-                ("skipped rows", len(report.problems)),
-                ("records shown", len(report.shown)),
-                ("page", str(output)),
-                ("page size", f"{len(report.html.encode('utf-8')) / 1024:.1f} KiB"),
-            ],
-        )
-    )
+    print_table(summary_table("report", report.summary_rows(output)))

@@ -10,19 +10,16 @@ from factscope.training.options import TrainOptions
 
 HELP = """Train an offline checker from {premise, hypothesis, label} pairs and write it to a directory.
 
-Labels are entailment / neutral / contradiction (or 0 / 1 / 2), or entailment / not_entailment for a 2-way checker; repeat --data to train on a mix (a 2-way set's not_entailment pairs are then trained as P(neutral) + P(contradiction)). Each pair's group (its group field, else its id) goes by a SHA-256 to train (75%), validation (10%: kept epoch when several are candidates, class biases, cue stacker) or a held-out test part (15%: only reported), the same parts as `factscope eval-checker --part`. Use the result with `--checker path:DIR`.
+Labels are entailment / neutral / contradiction (or 0 / 1 / 2), or entailment / not_entailment for a 2-way checker; repeat --data to train on a mix (a 2-way set's not_entailment pairs are then trained as P(neutral) + P(contradiction)). Each pair's group (its group field, else its id) goes by a SHA-256 to train (75%), validation (10%: kept epoch when several are candidates, class biases, cue stacker) or a held-out test part (15%: only reported), the same parts as `factscope eval-checker --part`. Use the result with `--checker path:DIR`; the train-checker guide gives each recipe's time and held-out figures.
 
 Examples:
 
   # one member of the default recipe (3 epochs at lr 1e-4, the last also on
-  # long-context and unrelated-segment copies, bf16 where the CPU has it);
-  # 27 min on 2 AVX2-only cores, held-out macro-F1 0.64-0.66 (five runs)
+  # long-context and unrelated-segment copies, bf16 where the CPU has it)
 
   factscope train-checker --data mnli_dev_matched.jsonl --out my_checker
 
-  # the shipped checker's recipe: two members (seeds 13, 14), int8 weights;
-  # 25.5 min on 2 cores with AVX512-BF16, 60 min on 2 AVX2-only cores;
-  # held-out macro-F1 0.654 (shipped) and 0.654 (a rerun)
+  # the shipped checker's recipe: two members (seeds 13, 14), int8 weights
 
   factscope train-checker --data mnli_dev_matched.jsonl --members 2 --weights int8 --out my_checker
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, NamedTuple
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ValidationError
 
@@ -29,15 +29,13 @@ from factscope.grounding.system import GROUND
 from factscope.kalma.system import ATTRIBUTE
 from factscope.refchecker.system import CHECK
 from factscope.reports.page import RecordEntry, render_page
+from factscope.reports.report_options import Only, ReportOptions
 
 ReportedSystem = System[Any, Any, Any, Any, Any]
 """A system as a report sees it: its row type, manifest name, command and report hooks."""
 
 SYSTEMS: dict[str, ReportedSystem] = {system.name: system for system in (CHECK, GROUND, ATTRIBUTE, KNOWLEDGE)}
 """The systems a report can show, by short name."""
-
-Only = Literal["all", "hallucinated"]
-"""Which records a report shows: all, or those the system flags (``ReportHooks.flagged``)."""
 
 
 @dataclass
@@ -51,6 +49,17 @@ class Report:
     problems: list[InputError] = field(default_factory=list)
     shown: list[Any] = field(default_factory=list)
     repeated: list[str] = field(default_factory=list)
+
+    def summary_rows(self, page: Path) -> list[tuple[str, object]]:
+        """The figures of the report written to ``page``, as summary-table rows."""
+        return [
+            ("results of", self.system.command),
+            ("records read", len(self.rows)),
+            ("skipped rows", len(self.problems)),
+            ("records shown", len(self.shown)),
+            ("page", str(page)),
+            ("page size", f"{len(self.html.encode('utf-8')) / 1024:.1f} KiB"),
+        ]
 
 
 def _recognised() -> str:
@@ -117,9 +126,9 @@ def read_rows(path: Path, system: ReportedSystem) -> ReadRows:
 def make_report(
     paths: Path | Sequence[Path],
     *,
-    only: Only = "all",
-    limit: int | None = None,
-    title: str | None = None,
+    only: Only = ReportOptions.only,
+    limit: int | None = ReportOptions.limit,
+    title: str | None = ReportOptions.title,
 ) -> Report:
     """Read one or more results files of one system and render its page. With several files, a record with no
     ``model`` field of its own is named by its file's name, so check and ground pages compare them by model.

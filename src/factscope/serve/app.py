@@ -1,7 +1,8 @@
 """The FastAPI application of ``factscope serve``: synchronous endpoints, the jobs API, the web pages.
 
-``create_app(config)`` builds everything from a ``ServeConfig``: the four systems (components built once, on
-first use or by ``warm``), one model worker with a micro-batcher per system, the jobs store and its runner.
+``create_app(config)`` builds everything from a ``ServeConfig`` (``serve`` runs it at an address): the four
+systems (components built once, on first use or by ``warm``), one model worker with a micro-batcher per system,
+the jobs store and its runner.
 Errors come back as ``{"error": {"message", "field", "record"}}`` with a status that says whose problem it is;
 no response carries a traceback.
 """
@@ -26,12 +27,20 @@ from factscope.core.errors import FactscopeError, InputError
 from factscope.core.results import FirstRows, repeated_message
 from factscope.core.storage_faults import StorageError
 from factscope.core.version import __version__
-from factscope.serve.config import ServeConfig
+from factscope.serve.config import ServeConfig, Startup
 from factscope.serve.jobs import FINISHED, Job
 from factscope.serve.pages import add_pages
 from factscope.serve.request_options import RecordsRequest, chosen_options
 from factscope.serve.requests import RequestProblem, job_options
-from factscope.serve.security import BodyLimit, BodyTooLarge, inside, key_matches, presented_key, safe_name
+from factscope.serve.security import (
+    BodyLimit,
+    BodyTooLarge,
+    inside,
+    key_matches,
+    presented_key,
+    require_key_off_loopback,
+    safe_name,
+)
 from factscope.serve.server import Server
 from factscope.serve.systems import ServedSystem
 from factscope.serve.uploads import save_upload
@@ -95,6 +104,17 @@ def create_app(
         limit_for=lambda path: limits.max_upload_bytes if path in UPLOAD_PATHS else limits.max_body_bytes,
     )
     return app
+
+
+def serve(config: ServeConfig, startup: Startup | None = None) -> None:
+    """Serve ``create_app(config)`` at ``startup``'s address (default: ``Startup()``, 127.0.0.1:8000, warm) until
+    interrupted; raises ConfigError for an address other than loopback without ``config.api_key``."""
+    import uvicorn
+
+    startup = startup or Startup()
+    require_key_off_loopback(startup.host, config.api_key)
+    app = create_app(config, warm=startup.warm)
+    uvicorn.run(app, host=startup.host, port=startup.port, log_level="info", server_header=False)
 
 
 def _docs(app: FastAPI) -> None:
