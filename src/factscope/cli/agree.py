@@ -15,7 +15,6 @@ from factscope.cli.checking_options import refuse_missing_references
 from factscope.cli.display import print_skipped, print_table
 from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
 from factscope.cli.option_groups import add_field_options
-from factscope.cli.option_rules import SEGMENT_OPTIONS, refuse_ignored
 from factscope.cli.output_options import OutputOptions, output_options
 from factscope.cli.output_paths import check_outputs
 from factscope.core.errors import RecordsFailed
@@ -100,7 +99,6 @@ def agree_command(
     checking: CheckerOptions,
     chosen: CheckSpec,
 ) -> None:
-    refuse_ignored(ctx, SEGMENT_OPTIONS)
     from factscope.refchecker.agree import agree
     from factscope.refchecker.annotations import (
         join_annotations,

@@ -16,7 +16,6 @@ from factscope.cli.display import print_skipped, print_table
 from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
 from factscope.cli.option_groups import add_field_options
 from factscope.cli.option_ranges import finite
-from factscope.cli.option_rules import SEGMENT_OPTIONS, refuse_ignored
 from factscope.cli.output_paths import check_outputs
 from factscope.core.errors import RecordsFailed
 from factscope.core.figure_table import summary_table
@@ -127,7 +126,6 @@ def eval_checker_command(
     endpoint: LLMOptions,
     checking: CheckerOptions,
 ) -> None:
-    refuse_ignored(ctx, SEGMENT_OPTIONS)
     from factscope.evaluation.checker_comparison import evaluate_checkers, shares_pairs
     from factscope.evaluation.checker_eval import CheckerComparison
     from factscope.evaluation.checker_tables import checker_rows, comparison_table, datasets_table

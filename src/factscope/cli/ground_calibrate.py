@@ -13,7 +13,6 @@ import typer
 from factscope.cli.display import ProgressDisplay, print_skipped, print_table, summary_table
 from factscope.cli.ground_score import PRESENCE_HELP
 from factscope.cli.llm_options import LLMOptions
-from factscope.cli.option_rules import WINDOW_OPTIONS, refuse_ignored
 from factscope.grounding.presence import PRESENCE_MODELS
 from factscope.grounding.spec import DEFAULT_PRESENCE, GroundSpec
 from factscope.metrics.grounding import AgreementStatistic
@@ -44,7 +43,6 @@ def calibrate_command(
     endpoint: LLMOptions,
     windows: GroundSpec,
 ) -> None:
-    refuse_ignored(ctx, WINDOW_OPTIONS)
     from factscope.grounding.calibration import calibrate_presence, read_labels
     from factscope.grounding.system import make_spec_presence
 

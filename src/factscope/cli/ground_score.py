@@ -18,7 +18,6 @@ from factscope.cli.display import console, format_value, print_table, summary_ta
 from factscope.cli.engine_options import EngineOptions, check_output, output_path, run_system
 from factscope.cli.llm_options import LLMOptions, usage_rows
 from factscope.cli.option_ranges import presence_for_threshold, presence_threshold
-from factscope.cli.option_rules import RAY_OPTIONS, WINDOW_OPTIONS, refuse_ignored
 from factscope.cli.output_options import OutputOptions
 from factscope.cli.parameter_flags import with_flags
 from factscope.core.errors import ConfigError, InputError, RecordsFailed
@@ -94,7 +93,6 @@ def score_command(
     facts: AtomicFactsFile,
     chosen: GroundSpec,
 ) -> None:
-    refuse_ignored(ctx, (*RAY_OPTIONS, *WINDOW_OPTIONS))
     from factscope.cli.llm_options import ClientOnce
     from factscope.grounding.system import GroundSystem
 
