@@ -187,8 +187,8 @@ def _crawl(ran: list[Crawl], *, source_first: bool = True, sources: set[str] | N
     (["--corpus", "c.jsonl", "--depth", "3", "--width", "4"], None),
     (["--depth", "3"], "Invalid value for '--depth': it counts only with --corpus"),
     (["--depth", "1"], "Invalid value for '--depth': it counts only with --corpus"),
-    (["--corpus", "c.jsonl", "--depth", "0", "--width", "4"], "Invalid value for '--width': it counts only with "
-     "--depth above 0"),
+    (["--corpus", "c.jsonl", "--depth", "0", "--width", "4"],
+     "Invalid value for '--width': it counts only with --depth above 0"),
 ])
 def test_a_rule_declared_on_a_field_is_enforced_by_the_generated_command(arguments, refused, source_first):
     """Given on the command line where its rule does not hold (at its default value too), an option is a usage

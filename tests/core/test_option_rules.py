@@ -9,7 +9,12 @@ from dataclasses import dataclass, field, fields
 import pytest
 
 from factscope.checkers.checker_rules import FAST_MODE, MODEL_CHECKER, SIMILARITY_CHECKER, checker_name
-from factscope.checkers.options import LEXICAL_RELEVANCE, NARROWER_WINDOWS, WINDOWS_IN_SEGMENTS, CheckerOptions
+from factscope.checkers.options import (
+    LEXICAL_RELEVANCE,
+    NARROWER_WINDOWS,
+    WINDOWS_IN_SEGMENTS,
+    CheckerOptions,
+)
 from factscope.conner.spec import KnowledgeSpec
 from factscope.core.option_metadata import about
 from factscope.core.option_rules import CountsWhen, broken_rule, field_rules
