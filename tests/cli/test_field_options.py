@@ -2,7 +2,8 @@
 of every command built from that dataclass: a field added to ``CheckSpec`` or ``CheckerOptions`` shows in `check
 --help` with its help and range, is among the command's parameters with its default and flag, is checked while
 the command line is parsed, and reaches the spec the command runs. And every field a command offers is its option
-with the field's flag, default and help, each parameter it mentions shown as its flag."""
+with the field's flag, default and help, each parameter it mentions shown as its flag. A rule declared on a field
+(``counts_when``) is enforced by every command built from it."""
 
 from __future__ import annotations
 
@@ -22,11 +23,12 @@ from factscope.cli.agree import AGREE_SETTINGS, AGREE_SPEC_FIELDS
 from factscope.cli.eval_checker import EVAL_SETTINGS
 from factscope.cli.ground_calibrate import PRESENCE_FIELDS
 from factscope.cli.knowledge_generate import SELECTION_FIELDS
-from factscope.cli.option_groups import option_flags
+from factscope.cli.option_groups import add_field_options, option_flags
 from factscope.cli.output_options import RERUN_FIELDS, OutputOptions
 from factscope.cli.parameter_flags import MENTION
 from factscope.conner.spec import KnowledgeSpec
 from factscope.core.option_metadata import about
+from factscope.core.option_rules import CountsWhen
 from factscope.grounding.calibration import CalibrationSettings
 from factscope.grounding.distractors import DistractorSettings
 from factscope.grounding.generation import GenerationSettings
@@ -154,3 +156,74 @@ def test_every_offered_field_is_an_option_with_its_flag_default_and_help(group, 
         declared = item.metadata["help"]
         assert param.help.startswith(declared.split("`")[0]) and param.help.endswith(declared.split("`")[-1])
         assert not [name for name, _ in MENTION.findall(param.help) if name in params], (item.name, param.help)
+
+
+@dataclass(frozen=True)
+class Source:
+    corpus: str | None = field(default=None, metadata=about("passages to crawl from"))
+    engine: str = field(default="local", metadata=about("where the crawl runs"))
+
+
+@dataclass(frozen=True)
+class Crawl:
+    depth: int = field(default=1, metadata=about("links followed", min=0, counts_when=CountsWhen(
+        lambda values: values["corpus"] is not None, "with `corpus`"
+    )))
+    width: int = field(default=2, metadata=about("pages per link", min=1, counts_when=CountsWhen(
+        lambda values: values["depth"] > 0, "with `depth` above 0"
+    )))
+    workers: int = field(default=1, metadata=about("fetches at once", flag="--crawl-workers", counts_when=CountsWhen(
+        lambda values: values["engine"] == "ray", "with `engine='ray'`", warn=True
+    )))
+
+
+def _crawl(ran: list[Crawl], *, source_first: bool = True, sources: set[str] | None = None) -> typer.Typer:
+    """A command built from ``Source`` (its fields of ``sources``) and ``Crawl``, in either order, that records
+    the crawl settings it is called with."""
+
+    def crawl(*, source: Source, settings: Crawl) -> None:
+        ran.append(settings)
+
+    if source_first:
+        command = add_field_options(add_field_options(crawl, Source, "source", names=sources), Crawl, "settings")
+    else:
+        command = add_field_options(add_field_options(crawl, Crawl, "settings"), Source, "source", names=sources)
+    app = typer.Typer()
+    app.command()(command)
+    return app
+
+
+@pytest.mark.parametrize("source_first", [True, False])
+@pytest.mark.parametrize(("arguments", "refused"), [
+    ([], None),
+    (["--corpus", "c.jsonl", "--depth", "3", "--width", "4"], None),
+    (["--depth", "3"], "Invalid value for '--depth': it counts only with --corpus"),
+    (["--depth", "1"], "Invalid value for '--depth': it counts only with --corpus"),
+    (["--corpus", "c.jsonl", "--depth", "0", "--width", "4"],
+     "Invalid value for '--width': it counts only with --depth above 0"),
+])
+def test_a_rule_declared_on_a_field_is_enforced_by_the_generated_command(arguments, refused, source_first):
+    """Given on the command line where its rule does not hold (at its default value too), an option is a usage
+    error naming it, whichever group of options the rule reads; left out, it is never refused."""
+    ran: list[Crawl] = []
+    result = CliRunner().invoke(_crawl(ran, source_first=source_first), arguments)
+    if refused is None:
+        assert result.exit_code == 0 and len(ran) == 1, result.output
+    else:
+        assert result.exit_code == 2 and refused in " ".join(result.output.replace("│", " ").split())
+        assert ran == []
+
+
+def test_a_rule_that_warns_lets_the_command_run_without_the_option():
+    ran: list[Crawl] = []
+    result = CliRunner().invoke(_crawl(ran), ["--crawl-workers", "4"])
+    assert result.exit_code == 0 and ran == [Crawl(workers=4)]
+    assert "warning --crawl-workers counts only with --engine ray; this run ignores it" in result.output
+    result = CliRunner().invoke(_crawl(ran), ["--engine", "ray", "--crawl-workers", "4"])
+    assert result.exit_code == 0 and "counts only" not in result.output
+
+
+def test_a_rule_reading_a_field_the_command_does_not_offer_is_not_enforced():
+    ran: list[Crawl] = []
+    result = CliRunner().invoke(_crawl(ran, sources={"engine"}), ["--depth", "3"])
+    assert result.exit_code == 0 and ran == [Crawl(depth=3)], result.output

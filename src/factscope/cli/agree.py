@@ -12,7 +12,6 @@ from factscope.checkers.options import CheckerOptions
 from factscope.cli.display import print_skipped, print_table
 from factscope.cli.llm_options import ClientOnce, LLMOptions, llm_options, usage_rows
 from factscope.cli.option_groups import add_field_options
-from factscope.cli.option_rules import SEGMENT_OPTIONS, refuse_ignored
 from factscope.cli.output_options import OutputOptions, output_options
 from factscope.cli.output_paths import check_outputs
 from factscope.core.errors import RecordsFailed
@@ -70,7 +69,6 @@ def agree_command(
     checking: CheckerOptions,
     chosen: CheckSpec,
 ) -> None:
-    refuse_ignored(ctx, SEGMENT_OPTIONS)
     from factscope.refchecker.agree import read_agreement_inputs, run_agreement
     from factscope.reports.check_tables import agreement_rows, agreement_tables
 

@@ -16,7 +16,6 @@ from factscope.cli.engine_options import EngineOptions, check_output, engine_opt
 from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
 from factscope.cli.option_groups import add_field_options
 from factscope.cli.option_ranges import finite
-from factscope.cli.option_rules import FAST_MODE_OPTIONS, RAY_OPTIONS, refuse_ignored
 from factscope.cli.output_options import OutputOptions, output_options
 from factscope.cli.output_paths import check_outputs
 from factscope.core.errors import ConfigError, InputError, RecordsFailed
@@ -194,7 +193,6 @@ def score_command(
     checking: CheckerOptions,
     chosen: AttributeSpec,
 ) -> None:
-    refuse_ignored(ctx, (*RAY_OPTIONS, *FAST_MODE_OPTIONS))
     from factscope.kalma.system import ATTRIBUTE
 
     spec = replace(chosen, checker_settings=checking.settings({"mode"}), geval=chosen.geval or chosen.weighted)

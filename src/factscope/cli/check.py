@@ -20,7 +20,6 @@ from factscope.cli.engine_options import (
 )
 from factscope.cli.llm_options import LLMOptions, llm_options
 from factscope.cli.option_groups import add_field_options
-from factscope.cli.option_rules import CHECK_OPTIONS, refuse_ignored
 from factscope.cli.output_options import OutputOptions, output_options
 from factscope.cli.web_options import web_options
 from factscope.core.errors import InputError
@@ -88,7 +87,6 @@ def check_command(
     checking: CheckerOptions,
     chosen: CheckSpec,
 ) -> None:
-    refuse_ignored(ctx, CHECK_OPTIONS)
     from factscope.refchecker.system import CheckSystem
     from factscope.retrieve.web_retrievers import is_web_retriever
 

@@ -13,6 +13,7 @@ from factscope.cli.llm_options import ClientOnce, LLMOptions, summed_usage
 from factscope.cli.option_groups import Command, add_field_options
 from factscope.cli.output_options import OutputOptions
 from factscope.core.option_metadata import about
+from factscope.core.option_rules import CountsWhen
 from factscope.core.run_result import RunResult
 from factscope.engines.system import Engine
 
@@ -24,6 +25,9 @@ SpecT = TypeVar("SpecT")
 RunT = TypeVar("RunT", bound="RunResult[Any]")
 
 PANEL = "Engine (where the run goes)"
+
+ON_RAY = CountsWhen(lambda values: values["engine"] == "ray", "with `engine='ray'`", warn=True)
+"""The rule of the Ray engine's settings: warned about on the local engine (scripts pass them for either)."""
 
 
 @dataclass(frozen=True)
@@ -39,11 +43,11 @@ class EngineOptions:
         "\\[env RAY_ADDRESS]"
     ))
     concurrency: int = field(default=2, metadata=about(
-        "Ray actors, each loading the models once (with --engine ray)", min=1
+        "Ray actors, each loading the models once (with --engine ray)", min=1, counts_when=ON_RAY
     ))
     num_gpus: float = field(default=0.0, metadata=about(
         "GPUs per Ray actor; a fraction such as 0.25 puts four actors on one GPU (with --engine ray; add "
-        "--device cuda)", min=0.0
+        "--device cuda)", min=0.0, counts_when=ON_RAY
     ))
 
     @property

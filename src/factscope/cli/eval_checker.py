@@ -12,7 +12,6 @@ from factscope.checkers.options import CheckerOptions
 from factscope.cli.display import print_skipped, print_table
 from factscope.cli.llm_options import ClientOnce, LLMOptions, llm_options, usage_rows
 from factscope.cli.option_groups import add_field_options
-from factscope.cli.option_rules import SEGMENT_OPTIONS, refuse_ignored
 from factscope.cli.output_paths import check_outputs
 from factscope.cli.parameter_flags import in_context
 from factscope.core.errors import InputError, RecordsFailed
@@ -80,7 +79,6 @@ def eval_checker_command(
     endpoint: LLMOptions,
     checking: CheckerOptions,
 ) -> None:
-    refuse_ignored(ctx, SEGMENT_OPTIONS)
     from factscope.evaluation.checker_comparison import evaluate_pair_files, read_evaluation_pairs
     from factscope.evaluation.checker_tables import comparison_table, datasets_table, evaluation_rows
 

@@ -11,7 +11,6 @@ import typer
 
 from factscope.cli.display import ProgressDisplay, print_skipped, print_table, summary_table
 from factscope.cli.llm_options import LLMOptions
-from factscope.cli.option_rules import WINDOW_OPTIONS, refuse_ignored
 from factscope.grounding.calibration import CalibrationSettings
 from factscope.grounding.spec import GroundSpec
 
@@ -38,7 +37,6 @@ def calibrate_command(
     spec: GroundSpec,
     settings: CalibrationSettings,
 ) -> None:
-    refuse_ignored(ctx, WINDOW_OPTIONS)
     from factscope.grounding.calibration import calibrate_presence, read_labels
     from factscope.grounding.system import GROUND, make_spec_presence
 

@@ -12,7 +12,6 @@ from rich.markup import escape
 from factscope.cli.display import console, print_skipped
 from factscope.cli.engine_options import EngineOptions, check_output, output_path, report_run, run_system
 from factscope.cli.llm_options import LLMOptions
-from factscope.cli.option_rules import RAY_OPTIONS, WINDOW_OPTIONS, refuse_ignored
 from factscope.cli.output_options import OutputOptions
 from factscope.cli.parameter_flags import in_context
 from factscope.core.errors import ConfigError, InputError
@@ -62,7 +61,6 @@ def score_command(
     facts: AtomicFactsFile,
     spec: GroundSpec,
 ) -> None:
-    refuse_ignored(ctx, (*RAY_OPTIONS, *WINDOW_OPTIONS))
     from factscope.cli.llm_options import ClientOnce
     from factscope.grounding.presence import check_threshold
     from factscope.grounding.system import GroundSystem

@@ -15,7 +15,6 @@ from factscope.cli.display import console, print_skipped, print_table, summary_t
 from factscope.cli.engine_options import EngineOptions, check_output, output_path, run_system
 from factscope.cli.knowledge_options import BatchSize, Output, Queries, Task
 from factscope.cli.llm_options import LLMOptions, usage_rows
-from factscope.cli.option_rules import FAST_MODE_OPTIONS, RAY_OPTIONS, WEB_OPTIONS, refuse_ignored
 from factscope.cli.output_options import OutputOptions
 from factscope.cli.parameter_flags import in_context
 from factscope.conner.spec import KnowledgeSpec
@@ -79,7 +78,6 @@ def score_command(
     web: WebSettings,
     chosen: KnowledgeSpec,
 ) -> None:
-    refuse_ignored(ctx, (*RAY_OPTIONS, *FAST_MODE_OPTIONS, *WEB_OPTIONS))
     from factscope.conner.evaluator_setup import default_lm
     from factscope.conner.system import KnowledgeSystem, spec_missing_parts
 

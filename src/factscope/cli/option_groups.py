@@ -1,4 +1,4 @@
-"""A set of options declared once, as a dataclass whose fields carry their help, range and flag in their
+"""A set of options declared once, as a dataclass whose fields carry their help, range, flag and rule in their
 metadata (``factscope.core.option_metadata.about``), added to any command that wants it: the command receives
 the whole set as one keyword argument (``add_field_options``)."""
 
@@ -9,16 +9,22 @@ import inspect
 import math
 import typing
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import MISSING, Field, fields
+from dataclasses import MISSING, Field, fields, replace
 from typing import Annotated, Any, TypeVar
 
 import typer
 
+from factscope.cli.option_rules import RuledOption, enforce_field_rules
 from factscope.cli.parameter_flags import MENTION, with_flags
 from factscope.core.errors import ConfigError
 from factscope.core.option_metadata import declared_type
+from factscope.core.option_rules import CountsWhen, field_rules
 
 Command = TypeVar("Command", bound=Callable[..., None])
+
+FIELD_GROUPS = "factscope_field_groups"
+"""The attribute of a command built by ``add_field_options`` that holds the options of every group of fields it
+offers, each by field name (``RuledOption``); a command wrapped again carries it on (``functools.wraps``)."""
 
 
 def add_field_options(
@@ -36,7 +42,9 @@ def add_field_options(
     the help, range and flag of its metadata (see ``factscope.core.option_metadata.about``), under ``panel``,
     listed after the command's parameter ``after`` (else after all of them); a float option also refuses nan
     and inf. A parameter the help names (`max_tokens`) is shown as its flag. It is called with them gathered
-    into one ``group`` instance under ``keyword`` (fields not offered keep their defaults)."""
+    into one ``group`` instance under ``keyword`` (fields not offered keep their defaults), after each option
+    given on the command line whose rule (``counts_when``) does not hold is refused or warned about
+    (``factscope.cli.option_rules``); a rule reads the fields of every group the command offers."""
     offered = [item for item in fields(group) if "help" in item.metadata and (names is None or item.name in names)]
     flags = {item.name: option_flags(item)[0].split("/")[0] for item in offered}
     chosen = defaults or {}
@@ -61,12 +69,17 @@ def add_field_options(
             parameters.extend(parameter for _, parameter in added.values())
     if after is None:
         parameters.extend(parameter for _, parameter in added.values())
+    ruled = {item.name: RuledOption(name, flags[item.name], _shown(field_rules(item), flags))
+             for name, (item, _) in added.items()}
+    groups = (*getattr(command, FIELD_GROUPS, ()), ruled)
 
     @functools.wraps(command)
     def wrapper(**kwargs: Any) -> None:
+        enforce_field_rules(groups, kwargs)
         gathered = group(**{item.name: kwargs.pop(name) for name, (item, _) in added.items()})
         command(**kwargs, **{keyword: gathered})
 
+    setattr(wrapper, FIELD_GROUPS, groups)
     wrapper.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
     wrapper.__annotations__ = {**{p.name: p.annotation for p in parameters}, "return": None}
     return typing.cast(Command, wrapper)
@@ -99,6 +112,12 @@ def _option(item: Field[Any], kind: Any, flags: Mapping[str, str], panel: str | 
         envvar=meta.get("envvar"),
         rich_help_panel=panel,
     )
+
+
+def _shown(rules: tuple[CountsWhen, ...], flags: Mapping[str, str]) -> tuple[CountsWhen, ...]:
+    """``rules`` with each condition's parameters shown as flags (those of ``flags``, else their own names)."""
+    return tuple(replace(rule, condition=with_flags(rule.condition, {**_default_flags(rule.condition), **flags}))
+                 for rule in rules)
 
 
 def _default_flags(help: str) -> dict[str, str]:

@@ -3,15 +3,10 @@
 
 from __future__ import annotations
 
-from dataclasses import fields
-
-from factscope.cli.option_groups import Command, add_field_options, option_flags
+from factscope.cli.option_groups import Command, add_field_options
 from factscope.retrieve.web_settings import WebSettings
 
 PANEL = "Web and Wikipedia retrieval (--retriever web:serper, web:brave or wikipedia)"
-
-WEB_FLAGS = tuple(option_flags(item)[0] for item in fields(WebSettings) if "help" in item.metadata)
-"""The flags of the web options (they count only with a web retriever)."""
 
 
 def web_options(command: Command) -> Command:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from factscope.checkers.checker_rules import FAST_MODE
 from factscope.checkers.defaults import DEFAULT_CHECKER
 from factscope.core.option_metadata import about
 from factscope.core.seeds import SEED_MAX
@@ -117,7 +118,7 @@ class KnowledgeSpec:
     mode: CheckMode = field(default="exact", metadata=about(
         "model checkers: exact (every segment of every evidence passage is scored) or fast (each sentence only "
         "against the most relevant segments of each passage, stopping at a confident entailment; a sentence whose "
-        "label pruning could change is scored exactly)", recorded_by="evaluator"
+        "label pruning could change is scored exactly)", recorded_by="evaluator", counts_when=FAST_MODE
     ))
     pool: tuple[str, ...] | None = None
     web: WebSettings = field(default_factory=WebSettings)

@@ -28,7 +28,9 @@ def about(help: str, *, catalogue: Callable[[], str] | None = None, **limits: An
     raises ConfigError or ValueError on a bad value; ``flag``, the option's flags where they are not the field's
     name ('--segment-tokens', '--abstention-detection/--no-abstention-detection'); ``option_type`` and
     ``parse``, the type the option reads where it is not the field's and the function that turns it into the
-    field's value; ``envvar``, an environment variable the option is read from when it is not given.
+    field's value; ``envvar``, an environment variable the option is read from when it is not given;
+    ``counts_when``, the option's rule (``factscope.core.option_rules.CountsWhen``, or a tuple of
+    them): the other parameters' values it needs to count, without which a front-end refuses it.
 
     And where the option stands: ``per_request=True``, a setting that the server takes per request (one the
     pipeline is put together with, never one that a component is built with, as the server builds its components

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from factscope.core.option_metadata import about
+from factscope.core.option_rules import CountsWhen
 
 if TYPE_CHECKING:
     from factscope.claims.base import Extractor
@@ -44,6 +45,18 @@ def factor_names(value: str | None) -> tuple[str, ...] | None:
     return tuple(name.strip() for name in value.split(",") if name.strip()) if value else None
 
 
+WINDOWED = CountsWhen(lambda values: values["window"] != 0, "with sentence windows (`window` not 0)")
+"""A setting of the presence windows: none without them."""
+
+UP_TO_WINDOW = CountsWhen(
+    lambda values: values["min_window"] is None
+    or values["window"] is None
+    or values["min_window"] <= values["window"],
+    "up to `window` (the widest window)",
+)
+"""The narrowest window is not wider than the widest."""
+
+
 @dataclass(frozen=True)
 class GroundSpec:
     """The components and settings of a grounding run.
@@ -73,11 +86,11 @@ class GroundSpec:
         recorded_by="presence",
     ))
     stride: int = field(default=1, metadata=about(
-        "sentences between window starts", min=1, recorded_by="presence"
+        "sentences between window starts", min=1, recorded_by="presence", counts_when=WINDOWED
     ))
     min_window: int | None = field(default=None, metadata=about(
         "also score narrower windows, of every width from this to `window` (default: `window` only)", min=1,
-        recorded_by="presence",
+        recorded_by="presence", counts_when=(WINDOWED, UP_TO_WINDOW),
     ))
     mode: PresenceMode = field(default="exact", metadata=about(
         "exact (every window of every source is scored) or fast (each fact only against its most relevant "

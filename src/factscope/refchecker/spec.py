@@ -7,12 +7,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from factscope.checkers.defaults import DEFAULT_CHECKER
 from factscope.checkers.settings import CheckerSettings
 from factscope.core.option_metadata import about
-from factscope.retrieve.retriever_names import EvidenceRetrieverName
+from factscope.core.option_rules import CountsWhen
+from factscope.retrieve.retriever_names import EvidenceRetrieverName, names_search_service
 from factscope.retrieve.web_settings import WebSettings
 
 if TYPE_CHECKING:
@@ -39,6 +40,11 @@ def checker_catalogue() -> str:
     from factscope.checkers.registry import CHECKERS
 
     return CHECKERS.help_text()
+
+
+def retrieves(values: Mapping[str, Any]) -> bool:
+    """Whether the run retrieves passages: from `corpus`, or from a search service named as `retriever`."""
+    return values["corpus"] is not None or names_search_service(values["retriever"])
 
 
 @dataclass(frozen=True)
@@ -71,14 +77,16 @@ class CheckSpec:
         "passage retriever: bm25, dense or hybrid over `corpus`; web:serper (key in SERPER_API_KEY), web:brave "
         "(key in BRAVE_API_KEY) or wikipedia, searched for each record",
         option_type=EvidenceRetrieverName, recorded_by="retriever",
+        counts_when=CountsWhen(retrieves, "with `corpus`, or as web:serper, web:brave or wikipedia"),
     ))
     retrieve_k: int = field(default=5, metadata=about(
-        "passages retrieved per record (`corpus`) or per claim (a web retriever)", flag="--top-k", min=1
+        "passages retrieved per record (`corpus`) or per claim (a web retriever)", flag="--top-k", min=1,
+        counts_when=CountsWhen(retrieves, "with `corpus` or a web retriever (passages retrieved)"),
     ))
     retrieve_for: RetrieveFor = field(default="missing", metadata=about(
         "records given retrieved passages: missing (those without references) or all (added after a record's "
         "own)",
-        recorded_by="retriever",
+        recorded_by="retriever", counts_when=CountsWhen(retrieves, "with `corpus` or a web retriever"),
     ))
     web: WebSettings = field(default_factory=WebSettings)
     query_llm: bool = False

@@ -3,8 +3,9 @@ takes its choices from them (``factscope.refchecker.spec``) without loading the 
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
+from factscope.core.registry import parse_spec
 from factscope.retrieve.corpus import RetrieverName
 
 SearchServiceName = Literal["web:serper", "web:brave", "wikipedia"]
@@ -15,3 +16,11 @@ EvidenceRetrieverName = Literal[RetrieverName, SearchServiceName]
 
 RetrieveFor = Literal["missing", "all"]
 """Which records get retrieved passages: those without references, or every record (added to its own)."""
+
+
+def names_search_service(retriever: object) -> bool:
+    """Whether ``retriever`` names a search service ('web:serper', 'wikipedia', a plugin's) rather than a
+    built-in corpus retriever, without importing the search services (for the options' rules, which take a
+    plugin's corpus retriever for a search service: they then let its options count); a ready retriever is
+    neither."""
+    return isinstance(retriever, str) and parse_spec(retriever).name not in get_args(RetrieverName)

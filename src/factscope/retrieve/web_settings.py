@@ -10,13 +10,21 @@ from typing import Literal
 
 from factscope.core.errors import ConfigError
 from factscope.core.option_metadata import about
+from factscope.core.option_rules import CountsWhen
 from factscope.retrieve.corpus import RetrieverName
+from factscope.retrieve.retriever_names import names_search_service
 
 QuerySource = Literal["response", "claims"]
 """Where search queries come from: one per response (RefChecker) or one per claim (SAFE, VeriScore)."""
 
 USER_AGENT = "factscope (+https://github.com/factscope/factscope; fact checking)"
 """How factscope names itself to the services it asks and in robots.txt look-ups."""
+
+SEARCHING = CountsWhen(
+    lambda values: names_search_service(values["retriever"]),
+    "with `retriever` web:serper, web:brave or wikipedia",
+)
+"""The rule of every offered setting: it counts only when the run searches the web or Wikipedia."""
 
 
 @dataclass(frozen=True)
@@ -34,40 +42,47 @@ class WebSettings:
     """
 
     queries: QuerySource = field(default="response", metadata=about(
-        "one search per response (RefChecker) or per claim (SAFE)", flag="--search-queries"
+        "one search per response (RefChecker) or per claim (SAFE)", flag="--search-queries", counts_when=SEARCHING
     ))
     results_per_query: int = field(default=3, metadata=about(
-        "search results (pages) read per query", flag="--search-results", min=1, max=20
+        "search results (pages) read per query", flag="--search-results", min=1, max=20, counts_when=SEARCHING
     ))
     language: str = field(default="en", metadata=about(
-        "language of the searches and of Wikipedia's edition (en, de, fr, ...)"
+        "language of the searches and of Wikipedia's edition (en, de, fr, ...)", counts_when=SEARCHING
     ))
     ranker: RetrieverName = field(default="bm25", metadata=about(
-        "ranks a record's fetched passages for each claim (its --top-k kept)", flag="--passage-ranker"
+        "ranks a record's fetched passages for each claim (its --top-k kept)", flag="--passage-ranker",
+        counts_when=SEARCHING,
     ))
-    passage_words: int = field(default=120, metadata=about("most words of one passage cut from a page", min=8))
+    passage_words: int = field(default=120, metadata=about(
+        "most words of one passage cut from a page", min=8, counts_when=SEARCHING
+    ))
     search_url: str | None = field(default=None, metadata=about(
-        "the search service's base URL (a proxy or a local stand-in); Wikipedia's may hold {language}"
+        "the search service's base URL (a proxy or a local stand-in); Wikipedia's may hold {language}",
+        counts_when=SEARCHING,
     ))
     concurrency: int = field(default=4, metadata=about(
-        "requests in flight at once", flag="--web-concurrency", min=1, max=64
+        "requests in flight at once", flag="--web-concurrency", min=1, max=64, counts_when=SEARCHING
     ))
     timeout: float = field(default=10.0, metadata=about(
-        "seconds to wait for one request", flag="--web-timeout", min=0.1
+        "seconds to wait for one request", flag="--web-timeout", min=0.1, counts_when=SEARCHING
     ))
     max_retries: int = field(default=3, metadata=about(
-        "retries on 429, 5xx and timeouts (Retry-After respected)", flag="--web-retries", min=0, max=10
+        "retries on 429, 5xx and timeouts (Retry-After respected)", flag="--web-retries", min=0, max=10,
+        counts_when=SEARCHING,
     ))
     backoff_max: float = 30.0
     max_page_bytes: int = field(default=2_000_000, metadata=about(
-        "a fetched page is read up to this many bytes", min=1024
+        "a fetched page is read up to this many bytes", min=1024, counts_when=SEARCHING
     ))
     robots: bool = True
     cache_path: Path | None = field(default=None, metadata=about(
-        "SQLite cache of searches and pages (default ~/.cache/factscope/web.sqlite)", flag="--web-cache"
+        "SQLite cache of searches and pages (default ~/.cache/factscope/web.sqlite)", flag="--web-cache",
+        counts_when=SEARCHING,
     ))
     cache_max_age_days: float = field(default=30.0, metadata=about(
-        "days a cached search or page is reused; 0 asks again every time", flag="--cache-max-age", min=0.0
+        "days a cached search or page is reused; 0 asks again every time", flag="--cache-max-age", min=0.0,
+        counts_when=SEARCHING,
     ))
 
     def __post_init__(self) -> None:
