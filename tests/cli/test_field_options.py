@@ -24,6 +24,8 @@ from factscope.cli.knowledge_generate import SELECTION_FIELDS
 from factscope.cli.option_groups import option_flags
 from factscope.cli.output_options import RERUN_FIELDS, OutputOptions
 from factscope.cli.parameter_flags import MENTION
+from factscope.conner.demonstrations import DemonstrationSettings
+from factscope.conner.generation import CandidateSampling, GenerationSettings
 from factscope.conner.spec import KnowledgeSpec
 from factscope.core.option_metadata import about
 from factscope.grounding.distractors import DistractorSettings
@@ -109,6 +111,11 @@ OFFERED = [
     (KnowledgeSpec, ("knowledge", "score"), None, {}),
     (KnowledgeSpec, ("knowledge", "generate"), SELECTION_FIELDS, {}),
     (KnowledgeSpec, ("knowledge", "select"), SELECTION_FIELDS, {}),
+    (GenerationSettings, ("knowledge", "generate"), None, {}),
+    (GenerationSettings, ("knowledge", "select"), None, {}),
+    (CandidateSampling, ("knowledge", "select"), None, {}),
+    (DemonstrationSettings, ("knowledge", "generate"), None, {}),
+    (DemonstrationSettings, ("knowledge", "select"), {"train", "shots", "answer"}, {}),
     (GroundSpec, ("ground", "score"), None, {}),
     (GroundSpec, ("ground", "calibrate"), WINDOW_FIELDS, {}),
     (DistractorSettings, ("ground", "generate"), None, {}),
