@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from dataclasses import fields, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -22,7 +22,7 @@ from factscope.conner.generation import CandidateSampling, GenerationSettings
 from factscope.conner.spec import KnowledgeSpec
 from factscope.core.errors import RecordsFailed
 
-Queries = Annotated[Path, typer.Argument(
+QueryFile = Annotated[Path, typer.Argument(
     help="queries: JSON / JSONL records with `query` (and `topic`, `task`), or a CONNER query table (TSV).",
     show_default=False,
 )]
@@ -46,7 +46,7 @@ SELECT_HELP = """Knowledge selection (CONNER section 5): sample r candidates (to
 
 Q_know = gamma . \\[factuality, relevance, paragraph coherence, informativeness]; all four must be
 computable, so pass --corpus, and --lm unless factscope\\[lm] is installed (its embedded LM is then the
-default). --answer then answers with the selected knowledge.
+default).
 
 Example:
 
@@ -58,7 +58,7 @@ Example:
 def generation_command(command: Command, *, select_from: bool, sampling: bool) -> Command:
     """``command`` with the options of a generation run: its prompts, demonstrations (--select-from only when
     ``select_from``), candidates (only when ``sampling``), results file, Q_know scoring and LLM endpoint."""
-    shown = {field.name for field in fields(DemonstrationSettings)} - (set() if select_from else {"select_from"})
+    shown = None if select_from else {"train", "shots", "answer"}
     command = add_field_options(command, DemonstrationSettings, "demonstrations", names=shown, after="task")
     command = add_field_options(command, GenerationSettings, "generation", after="task")
     if sampling:
@@ -71,7 +71,7 @@ def generation_command(command: Command, *, select_from: bool, sampling: bool) -
 
 def generate_command(
     ctx: typer.Context,
-    input: Queries,
+    input: QueryFile,
     output: Output = None,
     task: Task = None,
     retriever: Retriever = "bm25",
@@ -107,7 +107,7 @@ def generate_command(
 
 def select_command(
     ctx: typer.Context,
-    input: Queries,
+    input: QueryFile,
     output: Output = None,
     task: Task = None,
     retriever: Retriever = "bm25",
