@@ -26,12 +26,14 @@ from factscope.cli.knowledge_generate import SELECTION_FIELDS
 from factscope.cli.option_groups import add_field_options, option_flags
 from factscope.cli.output_options import RERUN_FIELDS, OutputOptions
 from factscope.cli.parameter_flags import MENTION
+from factscope.conner.demonstrations import DemonstrationSettings
+from factscope.conner.generation import CandidateSampling, GenerationSettings
 from factscope.conner.spec import KnowledgeSpec
 from factscope.core.option_metadata import about
 from factscope.core.option_rules import CountsWhen
 from factscope.grounding.calibration import CalibrationSettings
 from factscope.grounding.distractors import DistractorSettings
-from factscope.grounding.generation import GenerationSettings
+from factscope.grounding.generation import ResponseGenerationSettings
 from factscope.grounding.spec import GroundSpec
 from factscope.grounding.supplied_facts import AtomicFactsFile
 from factscope.kalma.spec import AttributeSpec
@@ -119,10 +121,15 @@ OFFERED = [
     (KnowledgeSpec, ("knowledge", "score"), None, {}),
     (KnowledgeSpec, ("knowledge", "generate"), SELECTION_FIELDS, {}),
     (KnowledgeSpec, ("knowledge", "select"), SELECTION_FIELDS, {}),
+    (GenerationSettings, ("knowledge", "generate"), None, {}),
+    (GenerationSettings, ("knowledge", "select"), None, {}),
+    (CandidateSampling, ("knowledge", "select"), None, {}),
+    (DemonstrationSettings, ("knowledge", "generate"), None, {}),
+    (DemonstrationSettings, ("knowledge", "select"), {"train", "shots", "answer"}, {}),
     (GroundSpec, ("ground", "score"), None, {}),
     (GroundSpec, ("ground", "calibrate"), PRESENCE_FIELDS, {}),
     (DistractorSettings, ("ground", "generate"), None, {}),
-    (GenerationSettings, ("ground", "generate"), None, {}),
+    (ResponseGenerationSettings, ("ground", "generate"), None, {}),
     (CalibrationSettings, ("ground", "calibrate"), None, {}),
     (AtomicFactsFile, ("ground", "score"), None, {}),
     (AttributeSpec, ("attribute", "score"), None, {}),

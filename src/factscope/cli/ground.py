@@ -17,7 +17,7 @@ from factscope.cli.option_groups import add_field_options
 from factscope.cli.output_options import output_options
 from factscope.grounding.calibration import CalibrationSettings
 from factscope.grounding.distractors import DistractorSettings
-from factscope.grounding.generation import GenerationSettings
+from factscope.grounding.generation import ResponseGenerationSettings
 from factscope.grounding.spec import GroundSpec
 from factscope.grounding.supplied_facts import AtomicFactsFile
 
@@ -44,7 +44,7 @@ def register(app: typer.Typer) -> None:
     ground_app.command("score", help="Score responses (the default command). " + HELP.split("\n\n", 1)[1])(
         llm_options(engine_options(score))
     )
-    generate = add_field_options(output_options(generate_command, summary=False), GenerationSettings, "calls",
+    generate = add_field_options(output_options(generate_command, summary=False), ResponseGenerationSettings, "calls",
                                  after="corpus")
     generate = add_field_options(generate, DistractorSettings, "distractors", after="corpus")
     ground_app.command("generate", help=GENERATE_HELP)(llm_options(generate))

@@ -15,7 +15,7 @@ from factscope.cli.output_options import OutputOptions
 from factscope.cli.output_paths import check_outputs
 from factscope.core.errors import RecordsFailed
 from factscope.grounding.distractors import DistractorSettings
-from factscope.grounding.generation import GenerationSettings
+from factscope.grounding.generation import ResponseGenerationSettings
 
 GENERATE_HELP = """Produce a response per question with an LLM (prompt `ground_generate`), resumably.
 
@@ -40,7 +40,7 @@ def generate_command(
     endpoint: LLMOptions,
     outputs: OutputOptions,
     distractors: DistractorSettings,
-    calls: GenerationSettings,
+    calls: ResponseGenerationSettings,
 ) -> None:
     from factscope.grounding.data import load_dataset
     from factscope.grounding.generation import generate

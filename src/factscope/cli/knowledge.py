@@ -10,8 +10,8 @@ from factscope.cli.knowledge_agree import AGREE_HELP, agree_command
 from factscope.cli.knowledge_generate import (
     GENERATE_HELP,
     SELECT_HELP,
-    SELECTION_FIELDS,
     generate_command,
+    generation_command,
     select_command,
 )
 from factscope.cli.knowledge_options import SCORING
@@ -22,13 +22,7 @@ from factscope.cli.output_options import output_options
 from factscope.cli.web_options import web_options
 from factscope.conner.spec import KnowledgeSpec
 
-HELP = """Evaluate knowledge for a query on CONNER's six dimensions, and use the scores to pick better knowledge.
-
-- score: factuality, relevance, coherence, informativeness, helpfulness, validity (+ Q_know).
-- generate: knowledge (zero- or few-shot) and answers through an LLM.
-- select: sample r candidates, keep the best.
-- agree: Somers' D / Pearson / Spearman of the scores against human ratings 0 / 1 / 2.
-"""
+HELP = """Evaluate knowledge for a query on CONNER's six dimensions, and use the scores to pick better knowledge."""
 
 
 def register(app: typer.Typer) -> None:
@@ -36,10 +30,8 @@ def register(app: typer.Typer) -> None:
     group = typer.Typer(help=HELP, no_args_is_help=True)
     score = add_field_options(output_options(score_command, summary=False), KnowledgeSpec, "chosen", panel=SCORING)
     group.command("score", help=SCORE_HELP)(llm_options(engine_options(web_options(score))))
-    for name, command, help in (("generate", generate_command, GENERATE_HELP), ("select", select_command, SELECT_HELP)):
-        scored = add_field_options(
-            output_options(command, summary=False), KnowledgeSpec, "scoring", names=SELECTION_FIELDS, panel=SCORING
-        )
-        group.command(name, help=help)(llm_options(scored))
+    generate = generation_command(generate_command, select_from=True, sampling=False)
+    group.command("generate", help=GENERATE_HELP)(generate)
+    group.command("select", help=SELECT_HELP)(generation_command(select_command, select_from=False, sampling=True))
     group.command("agree", help=AGREE_HELP)(agree_command)
     app.add_typer(group, name="knowledge")

@@ -11,7 +11,6 @@ from rich.markup import escape
 
 from factscope.cli.display import print_skipped, print_table
 from factscope.cli.output_paths import check_outputs
-from factscope.core.errors import InputError
 from factscope.core.progress_display import console
 
 AGREE_HELP = """Correlate `knowledge score` results with human ratings (CONNER Tables 9-10).
@@ -31,17 +30,11 @@ def agree_command(
     human: Annotated[Path, typer.Argument(help="JSON / JSONL human ratings (0 / 1 / 2) with `id`.", show_default=False)],
     output: Annotated[Path | None, typer.Option("--output", "-o", help="also write the figures as JSON here")] = None,
 ) -> None:
-    from factscope.conner.agreement import agreement, read_human_ratings, read_scores
+    from factscope.conner.agreement import file_agreement
     from factscope.reports.knowledge_tables import agreement_table
 
     check_outputs(written={"-o": output})
-    rows, problems = read_scores(scores)
-    print_skipped(*problems)
-    ratings, problems = read_human_ratings(human)
-    print_skipped(*problems)
-    results = agreement(rows, ratings)
-    if not results:
-        raise InputError("no record has both a human rating and a computed score; check that the ids match", path=human)
+    results = file_agreement(scores, human, skipped=print_skipped)
     print_table(agreement_table(results))
     console.print("† p < 0.05, as in the paper's Table 9")
     for r in results:

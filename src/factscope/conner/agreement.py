@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -117,3 +118,26 @@ def agreement(scores: dict[str, dict[str, Any]], ratings: dict[str, dict[str, fl
                 result.note = str(error)
             results.append(result)
     return results
+
+
+def file_agreement(
+    scores: str | Path, human: str | Path, skipped: Callable[[InputError], None] | None = None
+) -> list[Agreement]:
+    """``agreement`` of a ``knowledge score`` results file with a file of human ratings (``read_scores``,
+    ``read_human_ratings``), each row that could not be read passed to ``skipped``; an InputError naming
+    ``human`` when no record has both a rating and a computed score."""
+    rows, problems = read_scores(scores)
+    _tell(problems, skipped)
+    ratings, problems = read_human_ratings(human)
+    _tell(problems, skipped)
+    results = agreement(rows, ratings)
+    if not results:
+        raise InputError("no record has both a human rating and a computed score; check that the ids match", path=human)
+    return results
+
+
+def _tell(problems: list[InputError], skipped: Callable[[InputError], None] | None) -> None:
+    """Pass each of ``problems`` to ``skipped``, when given."""
+    for problem in problems:
+        if skipped is not None:
+            skipped(problem)

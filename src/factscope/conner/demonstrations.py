@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from factscope.conner.data import KnowledgeRecord, KnowledgeTask, usable_knowledge_records
-from factscope.conner.evaluator import KnowledgeEvaluator
 from factscope.conner.generation import (
     DemonstrationChoice,
     GenerationMode,
@@ -16,6 +16,28 @@ from factscope.conner.generation import (
     select_demonstrations,
 )
 from factscope.core.errors import ConfigError, InputError
+from factscope.core.option_metadata import about
+
+if TYPE_CHECKING:
+    from factscope.conner.evaluator import KnowledgeEvaluator
+
+
+@dataclass(frozen=True)
+class DemonstrationSettings:
+    """The few-shot examples of a generation run: ``shots`` records of ``train`` per task, random ones or, with
+    ``select_from``, the best ``shots`` of ``select_from`` random ones by Q_know; ``answer``: also generate
+    answers, whose few-shot template (Table 13) takes the same examples."""
+
+    train: Path | None = field(default=None, metadata=about(
+        "records with knowledge (and answers) for few-shot examples"
+    ))
+    shots: int = field(default=8, metadata=about("n: few-shot examples in the prompt", min=1))
+    select_from: int | None = field(default=None, metadata=about(
+        "m: score m random `train` examples, keep the best `shots`", min=1
+    ))
+    answer: bool = field(default=False, metadata=about(
+        "also generate answers with the kept knowledge (Table 13 few-shot)", flag="--answer"
+    ))
 
 
 @dataclass

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 from factscope.conner.data import KnowledgeRecord
 from factscope.conner.templates import answer_prompt, few_shot_prompt, zero_shot_prompt
 from factscope.core.manifest import fingerprint_items
+from factscope.core.option_metadata import about
 from factscope.core.run import ProgressCallback, run_batches, run_manifest
 from factscope.core.run_result import RunResult
 
@@ -62,7 +63,7 @@ class GeneratedKnowledge(BaseModel):
 class GenerationSettings:
     """Sampling of knowledge candidates (the paper: top-p 0.9, r = 5) and answer length."""
 
-    mode: GenerationMode = "zero"
+    mode: GenerationMode = field(default="zero", metadata=about("zero (Table 11 prompt) or few (Table 12 examples)"))
     candidates: int = 1
     """r: candidates per query; 1 decodes greedily (temperature 0), more sample with top_p."""
     top_p: float = 0.9
@@ -71,6 +72,24 @@ class GenerationSettings:
     seed: int = 0
     max_tokens: int = 256
     answer_max_tokens: int = 64
+
+
+@dataclass(frozen=True)
+class CandidateSampling:
+    """The candidates of knowledge selection (CONNER section 5: r = 5, top-p 0.9), which keeps the best of them
+    by Q_know: the ``GenerationSettings`` of a selection run (``settings``)."""
+
+    candidates: int = field(default=5, metadata=about("r: knowledge candidates sampled per query", min=2))
+    top_p: float = field(default=GenerationSettings.top_p, metadata=about(
+        "nucleus sampling p, above 0 and at most 1", min=0.0, min_open=True, max=1.0
+    ))
+    temperature: float = field(default=GenerationSettings.temperature, metadata=about(
+        "sampling temperature", min=0.0
+    ))
+
+    def settings(self, generation: GenerationSettings) -> GenerationSettings:
+        """``generation`` sampling these candidates."""
+        return replace(generation, candidates=self.candidates, top_p=self.top_p, temperature=self.temperature)
 
 
 class KnowledgeGenerator:

@@ -146,6 +146,14 @@ class KnowledgeSystem(System[KnowledgeSpec, KnowledgeRecord, KnowledgeScores, Kn
             rows.append((f"{metric} (mean of {figure.records})", figure.mean))
         return rows
 
+    def notes(self, run: KnowledgeRun) -> list[str]:
+        """Each metric the run did not compute, and why."""
+        return [f"{metric} not computed: {reason}" for metric, reason in run.summary.not_computed.items()]
+
+    def failures(self, run: KnowledgeRun) -> tuple[int, str]:
+        """The records whose scoring failed."""
+        return run.failed, "records (a checker or causal-LM call, or their worker process)"
+
 
 KNOWLEDGE = KnowledgeSystem()
 """CONNER's knowledge-quality metrics."""

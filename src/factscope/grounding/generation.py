@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class GenerationSettings:
+class ResponseGenerationSettings:
     """How ``generate`` calls the LLM: ``max_tokens`` per response, ``batch_size`` questions at a time."""
 
     max_tokens: int = field(default=512, metadata=about("response length limit", min=1))
@@ -77,7 +77,7 @@ def generate_responses(
     client: LLMClient,
     *,
     prompt: str = "ground_generate",
-    max_tokens: int | None = GenerationSettings.max_tokens,
+    max_tokens: int | None = ResponseGenerationSettings.max_tokens,
     on_done: Callable[[], None] | None = None,
 ) -> list[ChatReply]:
     """One LLM reply per example with the ``ground_generate`` template (temperature from the client config)."""
@@ -92,8 +92,8 @@ def generate(
     client: LLMClient,
     *,
     output: str | Path | None = None,
-    max_tokens: int | None = GenerationSettings.max_tokens,
-    batch_size: int = GenerationSettings.batch_size,
+    max_tokens: int | None = ResponseGenerationSettings.max_tokens,
+    batch_size: int = ResponseGenerationSettings.batch_size,
     progress: ProgressCallback | None = None,
     overwrite: bool = False,
     retry_failed: bool = False,

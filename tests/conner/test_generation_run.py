@@ -1,0 +1,118 @@
+"""A knowledge-generation run over a file of queries (conner.generation_run) on the fake LLM server: its
+settings declared once (GenerationSettings, CandidateSampling, DemonstrationSettings), the evaluator built only
+where Q_know chooses, the records counted, and the run policy of a knowledge file (conner.data.refuse_unusable)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import repo_paths
+from factscope.conner.data import refuse_unusable
+from factscope.conner.demonstrations import DemonstrationSettings
+from factscope.conner.generation import CandidateSampling, GenerationSettings
+from factscope.conner.generation_run import run_generation, selection_spec
+from factscope.conner.scores import KnowledgeScores
+from factscope.conner.spec import KnowledgeSpec
+from factscope.core.errors import InputError
+from factscope.llm.client import LLMClient, LLMConfig
+
+BAD_RECORDS = repo_paths.DATA / "knowledge" / "records.jsonl"
+TRAIN = repo_paths.EXAMPLES / "knowledge" / "records.jsonl"
+
+
+class RankByLength:
+    """An evaluator stand-in whose Q_know is the knowledge length."""
+
+    lm = None
+
+    def score(self, records, pool=None):
+        return [KnowledgeScores(id=r.id, q_know=float(len(r.knowledge))) for r in records]
+
+
+def _client(server) -> LLMClient:
+    return LLMClient(LLMConfig(base_url=server.base_url, model="fake", max_retries=0, cache_path=None))
+
+
+def _queries(tmp_path: Path, *queries: str) -> Path:
+    path = tmp_path / "queries.jsonl"
+    path.write_text("".join(json.dumps({"id": f"q{i}", "query": q}) + "\n" for i, q in enumerate(queries)))
+    return path
+
+
+def test_candidate_sampling_sets_the_generation_settings_it_samples_with():
+    settings = CandidateSampling(candidates=3, top_p=0.5, temperature=0.7).settings(GenerationSettings(mode="few", seed=4))
+    assert settings == GenerationSettings(mode="few", candidates=3, top_p=0.5, temperature=0.7, seed=4)
+    assert (CandidateSampling().candidates, CandidateSampling().top_p) == (5, GenerationSettings().top_p)
+
+
+def test_the_q_know_evaluator_is_wanted_only_where_it_chooses():
+    scoring = KnowledgeSpec(lm="gpt2", checker="none")
+    assert selection_spec(scoring, GenerationSettings(), DemonstrationSettings()) is None
+    assert selection_spec(scoring, GenerationSettings(candidates=2), DemonstrationSettings()) == scoring
+    assert selection_spec(scoring, GenerationSettings(), DemonstrationSettings(select_from=4)) == scoring
+    assert selection_spec(KnowledgeSpec(lm="none"), GenerationSettings(candidates=2), DemonstrationSettings()).lm == "none"
+
+
+def test_a_run_counts_its_records_reports_the_bad_ones_and_answers(fake_llm, tmp_path):
+    fake_llm.responder = lambda request: "Some knowledge."
+    skipped: list[InputError] = []
+    made = run_generation(
+        BAD_RECORDS, _client(fake_llm), GenerationSettings(), DemonstrationSettings(answer=True),
+        output=tmp_path / "out.jsonl", skipped=skipped.append,
+    )
+    # lines 4 and 5 cannot be read; line 6 has no knowledge, which a query to generate for needs not
+    assert (made.records, made.skipped, made.run.new_records, made.run.failed) == (4, 2, 4, 0)
+    assert [problem.line for problem in skipped] == [4, 5]
+    assert made.summary_rows() == [
+        ("records", 4), ("skipped (bad input)", 2), ("generated (new / resumed)", "4 / 0"), ("failed", 0)
+    ]
+    rows = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    assert all(row["knowledge"] == "Some knowledge." and row["answer"] == "Some knowledge." for row in rows)
+    # 4 knowledge requests, then 4 answers
+    assert len(fake_llm.requests) == 8
+
+
+def test_selection_keeps_the_best_candidate_and_demonstrations_are_told_before_generation(fake_llm, tmp_path):
+    texts = ["Short.", "The longest candidate of all.", "Mid length."]
+    fake_llm.responder = lambda request: texts[request["seed"]] if "seed" in request else "x"
+    told: list[list[str]] = []
+
+    def chosen(demonstrations):
+        told.append([choice for choice in demonstrations.choices["qa"].selected])
+        assert fake_llm.requests == []  # before any generation request
+
+    made = run_generation(
+        _queries(tmp_path, "who wrote it"), _client(fake_llm),
+        CandidateSampling(candidates=3).settings(GenerationSettings(mode="few")),
+        DemonstrationSettings(train=TRAIN, shots=2, select_from=4), scoring=KnowledgeSpec(evaluator=RankByLength()),
+        output=tmp_path / "out.jsonl", chosen=chosen,
+    )
+    (row,) = made.run.results
+    assert row.selected == 1 and row.knowledge == texts[1]
+    assert len(told) == 1 and len(told[0]) == 2
+
+
+def test_a_file_without_a_usable_query_is_an_error(fake_llm, tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "a"}\n{broken\n')  # two reasons: no whole-file error, each record skipped
+    skipped: list[InputError] = []
+    with pytest.raises(InputError, match="no usable records"):
+        run_generation(bad, _client(fake_llm), GenerationSettings(), DemonstrationSettings(), skipped=skipped.append)
+    assert [problem.line for problem in skipped] == [1, 2] and fake_llm.requests == []
+
+
+def test_the_run_policy_of_a_knowledge_file():
+    problems = [InputError("missing", path="f.jsonl", line=line, field="query") for line in (1, 2)]
+    with pytest.raises(InputError, match="none of its 2 records can be used: each fails with field 'query'"):
+        refuse_unusable("f.jsonl", 0, problems)
+    told: list[InputError] = []
+    refuse_unusable("f.jsonl", 3, problems, skipped=told.append)
+    assert told == problems
+    mixed = [problems[0], InputError("broken JSON", path="f.jsonl", line=3)]
+    with pytest.raises(InputError, match="no usable records"):
+        refuse_unusable("f.jsonl", 0, mixed, skipped=told.append)
+    assert told[2:] == mixed
+
