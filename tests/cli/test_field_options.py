@@ -29,6 +29,7 @@ from factscope.core.option_metadata import about
 from factscope.grounding.distractors import DistractorSettings
 from factscope.grounding.spec import GroundSpec
 from factscope.grounding.supplied_facts import AtomicFactsFile
+from factscope.kalma.generation_settings import EvolutionSettings, GenerationSettings
 from factscope.kalma.spec import AttributeSpec
 from factscope.refchecker.spec import CheckSpec
 from factscope.retrieve.web_settings import WebSettings
@@ -114,6 +115,9 @@ OFFERED = [
     (DistractorSettings, ("ground", "generate"), None, {}),
     (AtomicFactsFile, ("ground", "score"), None, {}),
     (AttributeSpec, ("attribute", "score"), None, {}),
+    (GenerationSettings, ("attribute", "generate"), None, {}),
+    (GenerationSettings, ("attribute", "score"), {"minimum"}, {}),
+    (EvolutionSettings, ("attribute", "make-questions"), None, {}),
     *[(OutputOptions, path, None, {}) for path in (("check",), ("ground", "score"), ("attribute", "score"))],
     *[(OutputOptions, path, RERUN_FIELDS, {}) for path in (
         ("knowledge", "score"), ("knowledge", "generate"), ("knowledge", "select"), ("ground", "generate"),

@@ -23,12 +23,6 @@ from factscope.kalma.spec import AttributeSpec
 
 HELP = """Knowledge-graph attribution (KaLMA / BioKaLMA): answers that cite triples of a knowledge graph as \\[Q212657, place of birth: Rome], mark what the graph lacks with \\[NA], and are scored with no reference answers.
 
-generate: answer questions with an LLM from each question's graph (gold, retrieved from a local graph or Wikidata, with knowledge removed, or with a share of graphs swapped for irrelevant ones).
-
-score: citation correctness, micro / macro precision, recall and F1, text-citation alignment (NLI), \\[NA] precision / recall, and optionally G-Eval text quality from an LLM judge.
-
-make-questions: evolutionary question generation from seed paragraphs, recording each question's minimum knowledge set.
-
 Examples:
 
   factscope attribute score examples/attribute/answers.jsonl -o scores.jsonl
@@ -122,7 +116,7 @@ def score_command(
 
     spec = replace(chosen, checker_settings=checking.settings({"mode"}), geval=chosen.geval or chosen.weighted)
     check_output(engine, output, outputs)
-    system = AttributeSystem(gold.minimum, NOTES)
+    system = AttributeSystem(gold.minimum, NOTES, in_memory=True)
     usable = partial(report_usable, what="answers", path=answers, notes=NOTES)
     ran, client = run_system(system, spec, answers, output, engine=engine, endpoint=endpoint, batch_size=32,
                              outputs=outputs, loaded=usable)

@@ -39,9 +39,11 @@ def _checker(spec: AttributeSpec, llm: LLMClient | None) -> Checker:
 
 
 class AttributeSystem(System[AttributeSpec, AnswerRecord, AttributionScore, AttributionTotals, AttributionRun]):
-    """Knowledge-graph citation quality (KaLMA). ``minimum``: a file of gold minimum sets that replace the answers'
-    own when a file is read (``use_minimum``; the answers are then read into memory, and a Ray run, which reads
-    each record alone, is refused); ``input_notes`` is told which answers found a set."""
+    """Knowledge-graph citation quality (KaLMA). How it reads a file of answers: streamed (three passes: its kind,
+    its count and the run), or with ``in_memory`` read into memory in one pass after its kind is told. ``minimum``:
+    a file of gold minimum sets that replace the answers' own (``use_minimum``; the answers are then read into
+    memory, and a Ray run, which reads each record alone, is refused); ``input_notes`` is told which answers found
+    a set."""
 
     name = "attribute"
     manifest = "attribute score"
@@ -49,9 +51,12 @@ class AttributeSystem(System[AttributeSpec, AnswerRecord, AttributionScore, Attr
     title = "Attribution to a knowledge graph (KaLMA)"
     report = ReportHooks.of(report)
 
-    def __init__(self, minimum: Path | None = None, input_notes: InputNotes | None = None) -> None:
+    def __init__(
+        self, minimum: Path | None = None, input_notes: InputNotes | None = None, *, in_memory: bool = False
+    ) -> None:
         self.minimum = minimum
         self.input_notes = input_notes
+        self.in_memory = in_memory
 
     def parse(self, item: dict[str, Any], /, *, path: Path, line: int) -> AnswerRecord | None:
         """One answer of a file or request (``read_answer``); a failed generation is passed over (None)."""
@@ -59,7 +64,7 @@ class AttributeSystem(System[AttributeSpec, AnswerRecord, AttributionScore, Attr
 
     def read(self, path: Path) -> AnswerRecords | LoadedAnswers:
         """The answers of a file: streamed, or read into memory and given the gold sets of ``minimum``."""
-        if self.minimum is None:
+        if self.minimum is None and not self.in_memory:
             return AnswerRecords(path)
         answers = load_answers(path)
         use_minimum(self.minimum, answers.records, self.input_notes)
