@@ -127,7 +127,7 @@ def generate_answers(
     if notes is not None:
         for warning in warnings:
             notes.warning(warning)
-    params = {"temperature": settings.temperature} if settings.temperature is not None else {}
+    params: dict[str, Any] = {"temperature": settings.temperature} if settings.temperature is not None else {}
     run = generate(items, llm, output=output, progress=progress, overwrite=overwrite, retry_failed=retry_failed,
                    **params)
     return run.model_copy(update={"questions": len(loaded), "skipped": len(problems)})
