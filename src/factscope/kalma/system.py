@@ -73,7 +73,7 @@ class AttributeSystem(System[AttributeSpec, AnswerRecord, AttributionScore, Attr
     def refuse_ray(self) -> None:
         """A file of gold minimum sets is read in this process only."""
         if self.minimum is not None:
-            raise ConfigError("`minimum` is not taken with `engine='ray'`: give each answer its `minimum` field "
+            raise ConfigError("`minimum` is not taken with `engine='ray'`: give each answer its 'minimum' field "
                               "instead")
 
     def needs_llm(self, spec: AttributeSpec) -> bool:
