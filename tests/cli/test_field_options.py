@@ -36,6 +36,7 @@ from factscope.grounding.distractors import DistractorSettings
 from factscope.grounding.generation import ResponseGenerationSettings
 from factscope.grounding.spec import GroundSpec
 from factscope.grounding.supplied_facts import AtomicFactsFile
+from factscope.kalma.generation_settings import AnswerGenerationSettings, EvolutionSettings
 from factscope.kalma.spec import AttributeSpec
 from factscope.refchecker.spec import CheckSpec
 from factscope.reports.report_options import ReportOptions
@@ -133,6 +134,9 @@ OFFERED = [
     (CalibrationSettings, ("ground", "calibrate"), None, {}),
     (AtomicFactsFile, ("ground", "score"), None, {}),
     (AttributeSpec, ("attribute", "score"), None, {}),
+    (AnswerGenerationSettings, ("attribute", "generate"), None, {}),
+    (AnswerGenerationSettings, ("attribute", "score"), {"minimum"}, {}),
+    (EvolutionSettings, ("attribute", "make-questions"), None, {}),
     *[(OutputOptions, path, None, {}) for path in (("check",), ("ground", "score"), ("attribute", "score"))],
     *[(OutputOptions, path, RERUN_FIELDS, {}) for path in (
         ("knowledge", "score"), ("knowledge", "generate"), ("knowledge", "select"), ("ground", "generate"),

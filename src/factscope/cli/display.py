@@ -5,6 +5,8 @@ commands still take from here."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -13,7 +15,7 @@ from factscope.core.figure_table import format_value, summary_table
 from factscope.core.progress_display import ProgressDisplay, console
 
 __all__ = [
-    "ProgressDisplay", "console", "format_value", "print_skipped", "print_table", "print_warning", "results_console",
+    "ProgressDisplay", "TerminalNotes", "console", "format_value", "print_skipped", "print_table", "print_warning", "results_console",
     "summary_table",
 ]
 
@@ -35,3 +37,20 @@ def print_skipped(*problems: object) -> None:
     """Report each skipped input record (its message printed literally, never read as markup)."""
     for problem in problems:
         console.print(f"[yellow]skipped[/] {escape(str(problem))}", highlight=False)
+
+
+class TerminalNotes:
+    """What a reader found in its input (``factscope.core.input_notes.InputNotes``), printed on stderr: skipped
+    records, notes and warnings, each printed literally."""
+
+    def skipped(self, problems: Sequence[object]) -> None:
+        """Print each skipped input record."""
+        print_skipped(*problems)
+
+    def note(self, line: str) -> None:
+        """Print a note as it is."""
+        console.print(line, markup=False)
+
+    def warning(self, line: str) -> None:
+        """Print a warning line."""
+        console.print(f"[yellow]warning[/] {escape(line)}")

@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from factscope.core.input_notes import InputNotes, report_usable
 from factscope.core.prompts import load_prompt
 from factscope.core.run import (
     ProgressCallback,
@@ -17,7 +18,10 @@ from factscope.core.run import (
     run_manifest,
 )
 from factscope.core.run_result import RunResult
-from factscope.kalma.graphs import GenerationItem
+from factscope.kalma.data import load_questions
+from factscope.kalma.generation_settings import AnswerGenerationSettings
+from factscope.kalma.graphs import GenerationItem, prepare, question_retrieval
+from factscope.kalma.minimum import use_minimum
 from factscope.kg.graph import KnowledgeGraph
 
 
@@ -55,7 +59,21 @@ class GeneratedAnswer(BaseModel):
 
 class AnswerGenerationRun(RunResult[GeneratedAnswer]):
     """Every answer in the answers file (read lazily; left out of ``model_dump``), and the counts of this run
-    (``failed``: the file's rows marked failed)."""
+    (``failed``: the file's rows marked failed; ``questions`` and ``skipped``: the usable and skipped records of
+    the questions file, when ``generate_answers`` read one)."""
+
+    questions: int = 0
+    skipped: int = 0
+
+    def summary_rows(self) -> list[tuple[str, object]]:
+        """The counts of a generation from a questions file, as its summary table shows them."""
+        return [
+            ("questions", self.questions),
+            ("skipped input records", self.skipped),
+            ("answers written", self.new_records),
+            ("already in output (resumed)", self.resumed_records),
+            ("generation failures (in the file)", self.failed),
+        ]
 
 
 def generate(items: Sequence[GenerationItem], llm: Any, *, output: str | Path | None = None, batch_size: int = 16,
@@ -80,6 +98,39 @@ def generate(items: Sequence[GenerationItem], llm: Any, *, output: str | Path | 
         failed=sum(1 for row in produced.results if row.failed),
         **produced.counts(),
     )
+
+
+def generate_answers(
+    questions: str | Path,
+    llm: Any,
+    settings: AnswerGenerationSettings | None = None,
+    *,
+    output: str | Path | None = None,
+    progress: ProgressCallback | None = None,
+    overwrite: bool = False,
+    retry_failed: bool = False,
+    notes: InputNotes | None = None,
+) -> AnswerGenerationRun:
+    """Answer the questions of a file (``load_questions``) with ``llm`` over the graph ``settings`` give each
+    (its gold minimum sets replaced by those of ``settings.minimum`` when given; see ``prepare``), writing each
+    answer to ``output`` as ``generate`` does. ``notes`` is told of the graph, the records skipped, the gold sets
+    used and the questions left out; a file with no usable question is an InputError."""
+    settings = settings or AnswerGenerationSettings()
+    kg = settings.load_graph(notes)
+    loaded, problems = load_questions(questions)
+    report_usable(len(loaded), problems, "questions", questions, notes)
+    use_minimum(settings.minimum, loaded, notes)
+    retrieval = question_retrieval(settings.retrieve, kg, sparql_endpoint=settings.sparql_endpoint,
+                                   sparql_cache=settings.sparql_cache, sparql_interval=settings.sparql_interval)
+    items, warnings = prepare(loaded, kg=kg, retrieve=retrieval, remove=settings.remove,
+                              retrieval_accuracy=settings.retrieval_accuracy, seed=settings.seed)
+    if notes is not None:
+        for warning in warnings:
+            notes.warning(warning)
+    params: dict[str, Any] = {"temperature": settings.temperature} if settings.temperature is not None else {}
+    run = generate(items, llm, output=output, progress=progress, overwrite=overwrite, retry_failed=retry_failed,
+                   **params)
+    return run.model_copy(update={"questions": len(loaded), "skipped": len(problems)})
 
 
 def answer_record(item: GenerationItem, reply: Any, model: str) -> GeneratedAnswer:

@@ -11,6 +11,7 @@ from typing import Any
 
 from factscope.core.errors import ConfigError
 from factscope.kalma.data import AttributionQuestion
+from factscope.kalma.generation_settings import AnswerGenerationSettings
 from factscope.kg.graph import KnowledgeGraph, Triple
 from factscope.kg.wikidata import WIKIDATA_SPARQL
 
@@ -49,7 +50,7 @@ def question_retrieval(
     *,
     sparql_endpoint: str = WIKIDATA_SPARQL,
     sparql_cache: str | Path | None = None,
-    sparql_interval: float = 1.0,
+    sparql_interval: float = AnswerGenerationSettings.sparql_interval,
 ) -> Callable[[list[str]], list[Any]] | None:
     """The retrieval that gives each question its graph (``prepare``'s ``retrieve``), by ``source``: 'none' (the
     gold graph: no retrieval), 'local' (NER, look-up, type filter and re-ranking over ``kg``) or 'wikidata' (the
@@ -76,9 +77,9 @@ def prepare(
     *,
     kg: KnowledgeGraph | None = None,
     retrieve: Callable[[list[str]], list[Any]] | None = None,
-    remove: int = 0,
-    retrieval_accuracy: float = 1.0,
-    seed: int = 0,
+    remove: int = AnswerGenerationSettings.remove,
+    retrieval_accuracy: float = AnswerGenerationSettings.retrieval_accuracy,
+    seed: int = AnswerGenerationSettings.seed,
 ) -> tuple[list[GenerationItem], list[str]]:
     """Graphs for generation, and warnings for questions left out.
 

@@ -27,6 +27,7 @@ from factscope.core.error_location import parse_located
 from factscope.core.errors import InputError
 from factscope.core.fields import Identifier, NonBlank
 from factscope.core.input_files import read_json_records, read_text
+from factscope.core.input_notes import InputNotes
 from factscope.core.whole_file import whole_file_error
 from factscope.kalma.data import TripleOrEntity, parse_triples
 from factscope.kg.graph import Triple
@@ -162,3 +163,19 @@ def apply_minimum(items: Sequence[HasMinimum], gold: MinimumKnowledge) -> list[s
         else:
             item.minimum = list(found)
     return missing
+
+
+def use_minimum(path: str | Path | None, items: Sequence[HasMinimum], notes: InputNotes | None = None) -> None:
+    """Give ``items`` (questions or answers) the gold minimum sets of the file ``path`` (``read_minimum``), in
+    place; tell ``notes`` of the file's skipped entries, how many items found a set and which kept their own."""
+    if path is None:
+        return
+    loaded = read_minimum(path)
+    missing = apply_minimum(items, loaded.gold)
+    if notes is None:
+        return
+    notes.skipped(loaded.problems)
+    notes.note(f"minimum knowledge {path}: {len(items) - len(missing)} of {len(items)} records use its sets")
+    if missing:
+        shown = ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else "")
+        notes.warning(f"{len(missing)} records have no set in {path} and keep their own: {shown}")

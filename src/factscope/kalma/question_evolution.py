@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 
 from factscope.core.error_location import parse_located
 from factscope.core.errors import InputError
+from factscope.core.input_notes import InputNotes, report_usable
 from factscope.core.prompts import load_prompt
 from factscope.core.record_ids import first_of_each_id
 from factscope.core.run import ProgressCallback, run_batches, run_manifest
@@ -27,6 +28,7 @@ from factscope.core.tables import read_records
 from factscope.core.whole_file import usable_records
 from factscope.kalma.data import SeedInput, entity_graph
 from factscope.kalma.file_kinds import SEEDS, expect_kind
+from factscope.kalma.generation_settings import EvolutionSettings
 from factscope.kg.citations import parse_answer
 from factscope.kg.graph import NAME, Entity, KnowledgeGraph, Triple, normalize_text
 
@@ -171,11 +173,25 @@ class EvolvedQuestion(BaseModel):
 
 class EvolutionRun(RunResult[EvolvedQuestion]):
     """Every question in the output file (read lazily; left out of ``model_dump``), and the counts of this run
-    (``failed``: the file's rows marked failed)."""
+    (``failed``: the file's rows marked failed; ``seeds`` and ``skipped``: the usable and skipped records of the
+    seeds file, when ``evolve_questions`` read one)."""
+
+    seeds: int = 0
+    skipped: int = 0
+
+    def summary_rows(self) -> list[tuple[str, object]]:
+        """The counts of an evolution from a seeds file, as its summary table shows them."""
+        return [
+            ("seed paragraphs", self.seeds),
+            ("skipped input records", self.skipped),
+            ("questions written", self.new_records),
+            ("already in output (resumed)", self.resumed_records),
+            ("failed (kept raw, marked)", self.failed),
+        ]
 
 
-def evolve(seeds: Sequence[EvolutionSeed], llm: Any, *, output: str | Path | None = None, rounds: int = 6,
-           seed: int = 0, excluded: frozenset[str] = DEFAULT_EXCLUDED, batch_size: int = 16,
+def evolve(seeds: Sequence[EvolutionSeed], llm: Any, *, output: str | Path | None = None,
+           rounds: int = EvolutionSettings.rounds, seed: int = EvolutionSettings.seed, excluded: frozenset[str] = DEFAULT_EXCLUDED, batch_size: int = 16,
            progress: ProgressCallback | None = None, overwrite: bool = False, retry_failed: bool = False,
            **params: Any) -> EvolutionRun:
     """Run ``rounds`` rounds for every seed (one batched LLM call per round and batch of seeds), writing one
@@ -200,6 +216,29 @@ def evolve(seeds: Sequence[EvolutionSeed], llm: Any, *, output: str | Path | Non
         failed=sum(1 for row in produced.results if row.failed),
         **produced.counts(),
     )
+
+
+def evolve_questions(
+    seeds: str | Path,
+    llm: Any,
+    settings: EvolutionSettings | None = None,
+    *,
+    output: str | Path | None = None,
+    progress: ProgressCallback | None = None,
+    overwrite: bool = False,
+    retry_failed: bool = False,
+    notes: InputNotes | None = None,
+) -> EvolutionRun:
+    """Evolve a question from each seed paragraph of a file (``load_seeds``, its entities from the graph of
+    ``settings``) for ``settings.rounds`` rounds with ``llm``, writing each to ``output`` as ``evolve`` does.
+    ``notes`` is told of the graph and the records skipped; a file with no usable seed is an InputError."""
+    settings = settings or EvolutionSettings()
+    kg = settings.load_graph(notes)
+    loaded, problems = load_seeds(seeds, kg)
+    report_usable(len(loaded), problems, "seed paragraphs", seeds, notes)
+    run = evolve(loaded, llm, output=output, rounds=settings.rounds, seed=settings.seed, progress=progress,
+                 overwrite=overwrite, retry_failed=retry_failed)
+    return run.model_copy(update={"seeds": len(loaded), "skipped": len(problems)})
 
 
 def _evolve_round(states: Sequence[EvolutionState], number: int, llm: Any, seed: int, excluded: frozenset[str],

@@ -1,24 +1,32 @@
-"""KaLMA's attribution scoring, defined once (``AttributeSystem``, its instance ``ATTRIBUTE``): answers and checker
-from an ``AttributeSpec``, the scoring pipeline, ``AttributionRun``, its summary rows and its report."""
+"""KaLMA's attribution scoring, defined once (``AttributeSystem``, its instance ``ATTRIBUTE``): answers (with gold
+minimum sets from a file of their own) and checker from an ``AttributeSpec``, the scoring pipeline,
+``AttributionRun``, its summary rows, the tables a terminal shows, and its report."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from factscope.checkers.base import Checker
+from factscope.core.errors import ConfigError, InputError
+from factscope.core.input_notes import InputNotes
 from factscope.core.run import Pipeline, RunRows
 from factscope.core.system import ReportHooks, RunFacts, RunOutcome
 from factscope.engines.system import System
 from factscope.kalma import report
-from factscope.kalma.answers import AnswerRecord, AnswerRecords, read_answer
+from factscope.kalma.answers import AnswerRecord, AnswerRecords, LoadedAnswers, load_answers, read_answer
+from factscope.kalma.minimum import use_minimum
+from factscope.kalma.score_tables import group_tables, single_group_rows
 from factscope.kalma.scores import AttributionScore
 from factscope.kalma.spec import AttributeSpec
 from factscope.kalma.task import AttributionRun, attribution_pipeline, attribution_run
 from factscope.kalma.totals import AttributionTotals
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from factscope.llm.client import LLMClient
 
 
@@ -31,7 +39,11 @@ def _checker(spec: AttributeSpec, llm: LLMClient | None) -> Checker:
 
 
 class AttributeSystem(System[AttributeSpec, AnswerRecord, AttributionScore, AttributionTotals, AttributionRun]):
-    """Knowledge-graph citation quality (KaLMA)."""
+    """Knowledge-graph citation quality (KaLMA). How it reads a file of answers: streamed (three passes: its kind,
+    its count and the run), or with ``in_memory`` read into memory in one pass after its kind is told. ``minimum``:
+    a file of gold minimum sets that replace the answers' own (``use_minimum``; the answers are then read into
+    memory, and a Ray run, which reads each record alone, is refused); ``input_notes`` is told which answers found
+    a set."""
 
     name = "attribute"
     manifest = "attribute score"
@@ -39,12 +51,30 @@ class AttributeSystem(System[AttributeSpec, AnswerRecord, AttributionScore, Attr
     title = "Attribution to a knowledge graph (KaLMA)"
     report = ReportHooks.of(report)
 
+    def __init__(
+        self, minimum: Path | None = None, input_notes: InputNotes | None = None, *, in_memory: bool = False
+    ) -> None:
+        self.minimum = minimum
+        self.input_notes = input_notes
+        self.in_memory = in_memory
+
     def parse(self, item: dict[str, Any], /, *, path: Path, line: int) -> AnswerRecord | None:
         """One answer of a file or request (``read_answer``); a failed generation is passed over (None)."""
         return read_answer(item, path=path, line=line)
 
-    def read(self, path: Path) -> AnswerRecords:
-        return AnswerRecords(path)
+    def read(self, path: Path) -> AnswerRecords | LoadedAnswers:
+        """The answers of a file: streamed, or read into memory and given the gold sets of ``minimum``."""
+        if self.minimum is None and not self.in_memory:
+            return AnswerRecords(path)
+        answers = load_answers(path)
+        use_minimum(self.minimum, answers.records, self.input_notes)
+        return answers
+
+    def refuse_ray(self) -> None:
+        """A file of gold minimum sets is read in this process only."""
+        if self.minimum is not None:
+            raise ConfigError("`minimum` is not taken with `engine='ray'`: give each answer its 'minimum' field "
+                              "instead")
 
     def needs_llm(self, spec: AttributeSpec) -> bool:
         """Whether G-Eval or the checker named by ``spec`` calls an LLM endpoint."""
@@ -78,13 +108,26 @@ class AttributeSystem(System[AttributeSpec, AnswerRecord, AttributionScore, Attr
 
     def summary_rows(self, run: AttributionRun, outcome: RunOutcome) -> list[tuple[str, object]]:
         """The counts that head a scoring run's summary table (``outcome.rows``: the failed generations passed
-        over), before the figures of its one group of answers."""
+        over), then the figures of its one group of answers where it has only one."""
         return [
             ("answers scored now / resumed", f"{run.new_records} / {run.resumed_records}"),
             *outcome.rows,
             ("skipped input records", outcome.skipped),
             ("results", str(outcome.output)),
+            *single_group_rows(run),
         ]
+
+    def figure_tables(self, run: AttributionRun) -> list[Table]:
+        """The figures of each number of removed triples, where the answers hold more than one."""
+        return group_tables(run)
+
+    def summary_figures(self, run: AttributionRun, problems: Sequence[InputError]) -> object:
+        """The figures of each number of removed triples."""
+        return run.summary
+
+    def failures(self, run: AttributionRun) -> tuple[int, str]:
+        """The answers whose checker or G-Eval call failed."""
+        return run.failed, "answers (a checker or G-Eval call, or their worker process)"
 
 
 ATTRIBUTE = AttributeSystem()
