@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from cli_entry import run_factscope
-from factscope.cli import output_paths
-from factscope.core import manifest
+from factscope.core import manifest, output_checks
 from factscope.core.errors import InputError
 
 RECORD = {"id": "r1", "response": "Ada wrote code.", "references": ["Ada wrote code."]}
@@ -96,8 +95,8 @@ def test_a_read_only_results_file_or_folder_is_refused(monkeypatch, tmp_path):
     monkeypatch.setattr(os, "access", lambda path, mode: writable.get(str(path), True))
     with pytest.raises(InputError, match="out.jsonl: is read-only; make it writable"):
         manifest.check_results_path(results)
-    with pytest.raises(InputError, match="out.jsonl: is read-only; make it writable .* --summary"):
-        output_paths.check_written_file(results, "--summary")
+    with pytest.raises(InputError, match="out.jsonl: is read-only; make it writable .* `summary`"):
+        output_checks.check_written_file(results, "summary")
     writable = {str(tmp_path): False}
     with pytest.raises(InputError, match=f"new.jsonl: cannot be written: the folder {tmp_path} is read-only"):
         manifest.check_results_path(tmp_path / "new.jsonl")

@@ -73,7 +73,7 @@ def agree_command(
     from factscope.reports.check_tables import agreement_rows, agreement_tables
 
     output = settings.results_file
-    check_outputs(output, overwrite=outputs.overwrite, written={"--report": settings.report})
+    check_outputs(output, overwrite=outputs.overwrite, written={"report": settings.report})
     inputs = read_agreement_inputs(human or [], settings)
     print_skipped(*inputs.skipped)
     client = ClientOnce(endpoint)

@@ -138,8 +138,5 @@ def check_output(engine: EngineOptions, output: Path, outputs: OutputOptions) ->
     results folder is checked by the Ray engine)."""
     from factscope.cli.output_paths import check_outputs
 
-    written = {"--summary": outputs.summary}
-    if engine.on_ray:
-        check_outputs(written=written)
-    else:
-        check_outputs(output, overwrite=outputs.overwrite, written=written)
+    results = None if engine.on_ray else output
+    check_outputs(results, overwrite=outputs.overwrite, written={"summary": outputs.summary})

@@ -82,7 +82,7 @@ def eval_checker_command(
     from factscope.evaluation.checker_comparison import evaluate_pair_files, read_evaluation_pairs
     from factscope.evaluation.checker_tables import comparison_table, datasets_table, evaluation_rows
 
-    check_outputs(written={"--output": evaluation.output})
+    check_outputs(written={"output": evaluation.output})
     read = read_evaluation_pairs(files, evaluation)
     for path, problems in [*read.skipped.items(), *read.dev_skipped.items()]:
         _print_skipped(path, problems)

@@ -53,7 +53,7 @@ def export_command(
     """Convert a results file into a table (see `factscope export --help`)."""
     from factscope.reports.table_export import export_results
 
-    check_outputs(written={"-o": output})
+    check_outputs(written={"output": output})
     exported = export_results(results, output, level)
     for said in exported.repeated:
         print_warning(said)

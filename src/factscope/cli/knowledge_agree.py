@@ -33,7 +33,7 @@ def agree_command(
     from factscope.conner.agreement import file_agreement
     from factscope.reports.knowledge_tables import agreement_table
 
-    check_outputs(written={"-o": output})
+    check_outputs(written={"output": output})
     results = file_agreement(scores, human, skipped=print_skipped)
     print_table(agreement_table(results))
     console.print("† p < 0.05, as in the paper's Table 9")

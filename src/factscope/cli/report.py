@@ -58,7 +58,7 @@ def report_command(
     from factscope.reports.dispatch import make_report
 
     output = output or Path(f"{inputs[0].stem}.html")
-    check_outputs(written={"-o": output})
+    check_outputs(written={"output": output})
     report = make_report(inputs, **asdict(options))
     for said in report.repeated:
         print_warning(said)

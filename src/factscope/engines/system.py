@@ -26,6 +26,7 @@ from rich.table import Table as RichTable
 
 from factscope.core.errors import ConfigError, InputError
 from factscope.core.manifest import DigestedItems, spec_settings
+from factscope.core.output_checks import check_outputs
 from factscope.core.results import ResultRows, Totals
 from factscope.core.run import Pipeline, ProgressCallback, RunRows, report_progress, run_pipeline
 from factscope.core.run_result import RunResult
@@ -252,7 +253,8 @@ class System(ABC, Generic[SpecT, Item, Row, TotalsT, RunT]):
         as the items are read more than once. ``ray``: ``inputs`` is a JSON / JSONL file or a folder of ``*.jsonl``
         shards and ``output`` a results folder (``factscope.engines.ray``; ``ray`` is a ``RayOptions``, whose
         ``batch_size`` this call sets); ``llm`` must then be a picklable function that makes the client.
-        ``loaded`` is told the records' count and problems (see ``LoadedCallback``)."""
+        ``loaded`` is told the records' count and problems (see ``LoadedCallback``). A bad ``output`` (or results
+        folder) is refused before the input is read or any model loads (``factscope.core.output_checks``)."""
         if engine == "ray":
             ran = self._execute_on_ray(spec, inputs, llm, output, batch_size, progress, overwrite, retry_failed, ray)
             if loaded is not None:
@@ -261,6 +263,7 @@ class System(ABC, Generic[SpecT, Item, Row, TotalsT, RunT]):
             return ran
         if engine != "local":
             raise ConfigError(f"unknown `engine` {engine!r}: use `engine='local'` or `engine='ray'`")
+        check_outputs(output, overwrite=overwrite)
         items = self.items(inputs)
         if isinstance(items, Iterator):
             items = list(items)

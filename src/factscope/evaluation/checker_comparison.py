@@ -19,6 +19,7 @@ from factscope.checkers.defaults import DEFAULT_CHECKER
 from factscope.checkers.registry import CHECKERS, make_checker
 from factscope.core.errors import ConfigError, InputError
 from factscope.core.option_metadata import about
+from factscope.core.output_checks import check_outputs
 from factscope.core.run import ProgressCallback
 from factscope.evaluation.checker_eval import CheckerComparison, EvalReport, evaluate_checker, tune_threshold
 from factscope.evaluation.pairs import LabelledPair, PartChoice, read_pairs, sample_pairs
@@ -160,8 +161,10 @@ def evaluate_pair_files(
     """Measure each checker of ``settings`` on the pairs ``read`` (``read_evaluation_pairs``), as
     ``evaluate_checkers`` does with ``checker_settings`` and ``llm`` (a client, or a function that makes one,
     called only when a checker needs it), each report noting the files, part, limit and skipped records; the
-    reports are written to ``settings.output`` when given (several as one ``CheckerComparison``). Dev files
-    without a usable pair in their part, or evaluated files without one, raise InputError."""
+    reports are written to ``settings.output`` when given (several as one ``CheckerComparison``; a path that
+    cannot be written is refused first). Dev files without a usable pair in their part, or evaluated files
+    without one, raise InputError."""
+    check_outputs(written={"output": settings.output})
     if settings.tune_on and not read.dev:
         raise InputError(f"the `tune_on` files hold no usable pair in part {settings.tune_part!r}")
     if not read.pairs:

@@ -26,6 +26,7 @@ from factscope.checkers.base import Checker, CheckTask
 from factscope.claims.base import Extractor
 from factscope.core.errors import ConfigError, InputError
 from factscope.core.option_metadata import about
+from factscope.core.output_checks import check_outputs
 from factscope.core.run import ProgressCallback, report_progress, run_batches, run_manifest
 from factscope.core.schema import Claim, ContextSetting, Label, Record, Verdict
 from factscope.refchecker.agreement_figures import AgreementFigures, ScoredResponse, agreement_figures
@@ -234,7 +235,8 @@ def run_agreement(
     """``agree`` on ``inputs`` in ``settings.mode``, with the checker of ``spec`` (and in pipeline mode its
     extractor), each built with its settings where it is a spec string; ``llm`` is a client, or a function that
     makes one, called only when a component needs it. The results go to ``settings.results_file`` and, with
-    ``settings.report``, the report to that file as JSON.
+    ``settings.report``, the report to that file as JSON; a bad path of either is refused first
+    (``factscope.core.output_checks``).
 
     Annotated responses whose record has no references stop the run before any work (``MissingReferences``)
     unless ``spec.allow_missing_references``; then a ``MissingReferencesWarning`` names them.
@@ -243,6 +245,7 @@ def run_agreement(
     from factscope.claims.registry import make_extractor
     from factscope.refchecker.missing_references import MissingReferences, MissingReferencesWarning
 
+    check_outputs(settings.results_file, overwrite=overwrite, written={"report": settings.report})
     keys = join_annotations(inputs.annotations, inputs.records).without_references()
     if keys and not spec.allow_missing_references:
         raise MissingReferences(keys, "check that `input` holds the records these annotations were made on")
