@@ -20,6 +20,7 @@ from factscope.checkers.options import CheckerOptions
 from factscope.checkers.wheel import CheckerPackage
 from factscope.cli import check
 from factscope.cli.agree import AGREE_SETTINGS, AGREE_SPEC_FIELDS
+from factscope.cli.engine_options import EngineOptions
 from factscope.cli.eval_checker import EVAL_SETTINGS
 from factscope.cli.ground_calibrate import PRESENCE_FIELDS
 from factscope.cli.knowledge_generate import SELECTION_FIELDS
@@ -31,6 +32,7 @@ from factscope.conner.generation import CandidateSampling, GenerationSettings
 from factscope.conner.spec import KnowledgeSpec
 from factscope.core.option_metadata import about
 from factscope.core.option_rules import CountsWhen
+from factscope.engines.ray import RayOptions
 from factscope.grounding.calibration import CalibrationSettings
 from factscope.grounding.distractors import DistractorSettings
 from factscope.grounding.generation import ResponseGenerationSettings
@@ -97,6 +99,26 @@ def test_the_added_fields_reach_the_spec_the_command_runs(monkeypatch, tmp_path)
     assert ran[0].checker_settings["max_tokens"] == CheckerOptions().max_tokens
 
 
+def test_the_engine_and_the_ray_settings_reach_the_run_as_given(monkeypatch, tmp_path):
+    ran: list[dict[str, Any]] = []
+
+    def run_system(system: Any, spec: CheckSpec, *args: Any, **kwargs: Any) -> Any:
+        ran.append(kwargs)
+        raise typer.Exit(0)
+
+    monkeypatch.setattr(check, "run_system", run_system)
+    app = command_line(check)
+    records = tmp_path / "in.jsonl"
+    records.write_text('{"response": "a", "references": ["b"]}\n', encoding="utf-8")
+    given = ["--engine", "ray", "--ray-address", "auto", "--concurrency", "3", "--num-gpus", "0.5"]
+    for options in ([], given):
+        result = CliRunner().invoke(app, ["check", str(records), "-o", str(tmp_path / "out"), *options])
+        assert result.exit_code == 0, result.output
+    assert ran[0]["engine"] == EngineOptions("local") and ran[0]["ray"] == RayOptions(concurrency=2)
+    assert ran[1]["engine"] == EngineOptions("ray")
+    assert ran[1]["ray"] == RayOptions(address="auto", concurrency=3, num_gpus=0.5)
+
+
 @pytest.mark.parametrize(("option", "value"), [("--claim-budget", "0"), ("--span-share", "1.5"),
                                                ("--span-share", "nan")])
 def test_an_added_fields_range_is_checked_while_parsing(monkeypatch, tmp_path, option, value):
@@ -138,6 +160,9 @@ OFFERED = [
     (AnswerGenerationSettings, ("attribute", "score"), {"minimum"}, {}),
     (EvolutionSettings, ("attribute", "make-questions"), None, {}),
     *[(OutputOptions, path, None, {}) for path in (("check",), ("ground", "score"), ("attribute", "score"))],
+    *[(group, path, None, defaults) for path in (("check",), ("ground", "score"), ("attribute", "score"),
+                                                 ("knowledge", "score"))
+      for group, defaults in ((EngineOptions, {}), (RayOptions, {"concurrency": 2}))],
     *[(OutputOptions, path, RERUN_FIELDS, {}) for path in (
         ("knowledge", "score"), ("knowledge", "generate"), ("knowledge", "select"), ("ground", "generate"),
         ("attribute", "generate"), ("attribute", "make-questions"), ("agree",),

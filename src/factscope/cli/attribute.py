@@ -17,6 +17,7 @@ from factscope.cli.option_groups import add_field_options
 from factscope.cli.output_options import OutputOptions, output_options
 from factscope.cli.output_paths import check_outputs
 from factscope.core.errors import RecordsFailed
+from factscope.engines.ray import RayOptions
 from factscope.kalma.generation_settings import AnswerGenerationSettings, EvolutionSettings
 from factscope.kalma.spec import AttributeSpec
 
@@ -104,6 +105,7 @@ def score_command(
     gold: AnswerGenerationSettings,
     endpoint: LLMOptions,
     engine: EngineOptions,
+    ray: RayOptions,
     outputs: OutputOptions,
     checking: CheckerOptions,
     chosen: AttributeSpec,
@@ -117,7 +119,7 @@ def score_command(
     system = AttributeSystem(gold.minimum, NOTES, in_memory=True)
     usable = partial(report_usable, what="answers", path=answers, notes=NOTES)
     ran, client = run_system(system, spec, answers, output, engine=engine, endpoint=endpoint, batch_size=32,
-                             outputs=outputs, loaded=usable)
+                             ray=ray, outputs=outputs, loaded=usable)
     report_run(system, ran, output, client, outputs, title=score_title(ran.result),
                rows=[("failed generations (not scored)", ran.passed_over)])
 

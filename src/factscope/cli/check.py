@@ -23,6 +23,7 @@ from factscope.cli.option_groups import add_field_options
 from factscope.cli.output_options import OutputOptions, output_options
 from factscope.cli.web_options import web_options
 from factscope.core.errors import InputError
+from factscope.engines.ray import RayOptions
 from factscope.refchecker.spec import CheckSpec
 from factscope.retrieve.web_settings import WebSettings
 
@@ -82,6 +83,7 @@ def check_command(
     *,
     endpoint: LLMOptions,
     engine: EngineOptions,
+    ray: RayOptions,
     outputs: OutputOptions,
     web: WebSettings,
     checking: CheckerOptions,
@@ -98,7 +100,7 @@ def check_command(
     check_output(engine, output, outputs)
     system = CheckSystem(max_reference_chars)
     ran, client = run_system(system, spec, input, output, engine=engine, endpoint=endpoint, batch_size=batch_size,
-                             outputs=outputs, loaded=_loaded)
+                             ray=ray, outputs=outputs, loaded=_loaded)
     report_run(system, ran, output, client, outputs)
 
 

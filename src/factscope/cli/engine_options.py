@@ -1,6 +1,7 @@
-"""The --engine options, declared once: ``@engine_options`` adds them to a command and hands it one
-``EngineOptions``; ``run_system`` runs a command's system on that engine (``System.execute``, which chooses it)
-with the command's progress display."""
+"""The --engine options: ``@engine_options`` adds --engine and the Ray run's settings (the fields of
+``factscope.engines.ray.RayOptions``) to a command and hands it one ``EngineOptions`` and one ``RayOptions``;
+``run_system`` runs a command's system on that engine (``System.execute``, which chooses it) with the command's
+progress display."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ from factscope.cli.llm_options import ClientOnce, LLMOptions, summed_usage
 from factscope.cli.option_groups import Command, add_field_options
 from factscope.cli.output_options import OutputOptions
 from factscope.core.option_metadata import about
-from factscope.core.option_rules import CountsWhen
 from factscope.core.run_result import RunResult
+from factscope.engines.ray import RayOptions
 from factscope.engines.system import Engine
 
 if typing.TYPE_CHECKING:
@@ -26,28 +27,17 @@ RunT = TypeVar("RunT", bound="RunResult[Any]")
 
 PANEL = "Engine (where the run goes)"
 
-ON_RAY = CountsWhen(lambda values: values["engine"] == "ray", "with `engine='ray'`", warn=True)
-"""The rule of the Ray engine's settings: warned about on the local engine (scripts pass them for either)."""
+RAY_DEFAULTS = {"concurrency": 2}
+"""The command line's own defaults of the Ray settings: two actors."""
 
 
 @dataclass(frozen=True)
 class EngineOptions:
-    """The engine settings given on the command line."""
+    """The engine given on the command line."""
 
     engine: Engine = field(default="local", metadata=about(
         "local: this process; ray: a Ray cluster (pip install 'factscope\\[ray]'), where INPUT may be a "
         "folder of *.jsonl shards and -o names a results folder with one results shard per input shard"
-    ))
-    ray_address: str | None = field(default=None, metadata=about(
-        "the Ray cluster to run on (ray://HEAD:10001, or auto on a cluster node); default: start a local one "
-        "\\[env RAY_ADDRESS]"
-    ))
-    concurrency: int = field(default=2, metadata=about(
-        "Ray actors, each loading the models once (with --engine ray)", min=1, counts_when=ON_RAY
-    ))
-    num_gpus: float = field(default=0.0, metadata=about(
-        "GPUs per Ray actor; a fraction such as 0.25 puts four actors on one GPU (with --engine ray; add "
-        "--device cuda)", min=0.0, counts_when=ON_RAY
     ))
 
     @property
@@ -57,8 +47,10 @@ class EngineOptions:
 
 
 def engine_options(command: Command) -> Command:
-    """Give ``command`` the engine options; it receives them as one keyword argument ``engine: EngineOptions``."""
-    return add_field_options(command, EngineOptions, "engine", panel=PANEL)
+    """Give ``command`` --engine and the Ray settings; it receives them as the keyword arguments ``engine:
+    EngineOptions`` and ``ray: RayOptions``."""
+    command = add_field_options(command, EngineOptions, "engine", panel=PANEL)
+    return add_field_options(command, RayOptions, "ray", defaults=RAY_DEFAULTS, panel=PANEL)
 
 
 def run_system(
@@ -68,20 +60,19 @@ def run_system(
     output: Path,
     *,
     engine: EngineOptions,
+    ray: RayOptions,
     endpoint: LLMOptions,
     batch_size: int,
     outputs: OutputOptions,
     loaded: LoadedCallback | None = None,
     client: ClientOnce | None = None,
 ) -> tuple[Execution[RunT], LLMClient | None]:
-    """Run ``system`` on the command's engine (``System.execute``) with the progress display, and the LLM client
-    whose usage the summary shows: the one the run made (``client``, when the command made it already), or on
-    Ray one holding the usage its workers reported (the driver's own, made to describe the pipeline, made no
-    call)."""
+    """Run ``system`` on the command's engine (``System.execute``, given the Ray settings ``ray`` as they are)
+    with the progress display, and the LLM client whose usage the summary shows: the one the run made
+    (``client``, when the command made it already), or on Ray one holding the usage its workers reported (the
+    driver's own, made to describe the pipeline, made no call)."""
     from factscope.cli.display import ProgressDisplay
-    from factscope.engines.ray import RayOptions
 
-    ray = RayOptions(address=engine.ray_address, concurrency=engine.concurrency, num_gpus=engine.num_gpus)
     client = client or ClientOnce(endpoint)
     with ProgressDisplay() as shown:
         ran = system.execute(

@@ -15,6 +15,7 @@ from factscope.cli.llm_options import LLMOptions
 from factscope.cli.output_options import OutputOptions
 from factscope.cli.parameter_flags import in_context
 from factscope.core.errors import ConfigError, InputError
+from factscope.engines.ray import RayOptions
 from factscope.grounding.spec import GroundSpec
 from factscope.grounding.supplied_facts import AtomicFactsFile
 
@@ -57,6 +58,7 @@ def score_command(
     *,
     endpoint: LLMOptions,
     engine: EngineOptions,
+    ray: RayOptions,
     outputs: OutputOptions,
     facts: AtomicFactsFile,
     spec: GroundSpec,
@@ -98,7 +100,7 @@ def score_command(
             )
 
     ran, used = run_system(system, spec, inputs, output, engine=engine, endpoint=endpoint, batch_size=batch_size,
-                           outputs=outputs, loaded=loaded, client=client)
+                           ray=ray, outputs=outputs, loaded=loaded, client=client)
     report_run(system, ran, output, used, outputs, rows=rows)
 
 

@@ -18,6 +18,7 @@ from factscope.cli.llm_options import LLMOptions
 from factscope.cli.output_options import OutputOptions
 from factscope.cli.parameter_flags import in_context
 from factscope.conner.spec import KnowledgeSpec
+from factscope.engines.ray import RayOptions
 from factscope.retrieve.web_settings import WebSettings
 
 SCORE_HELP = """Score knowledge records on CONNER's six dimensions (equations 1-9 of the paper).
@@ -61,6 +62,7 @@ def score_command(
     *,
     endpoint: LLMOptions,
     engine: EngineOptions,
+    ray: RayOptions,
     outputs: OutputOptions,
     web: WebSettings,
     chosen: KnowledgeSpec,
@@ -74,6 +76,7 @@ def score_command(
     check_output(engine, output, outputs)
     print_notes(spec_missing_parts(spec), ctx)
     system = KnowledgeSystem(task, queries)
-    ran, client = run_system(system, spec, input, output, engine=engine, endpoint=endpoint, batch_size=batch_size,
-                             outputs=outputs, loaded=partial(refuse_unusable, input, skipped=print_skipped))
+    ran, client = run_system(system, spec, input, output, engine=engine, ray=ray, endpoint=endpoint,
+                             batch_size=batch_size, outputs=outputs,
+                             loaded=partial(refuse_unusable, input, skipped=print_skipped))
     report_run(system, ran, output, client, outputs, title=f"CONNER knowledge scores -> {output}")

@@ -34,6 +34,8 @@ from pydantic import BaseModel
 
 from factscope.core.errors import ConfigError, InputError
 from factscope.core.manifest import RunManifest
+from factscope.core.option_metadata import about
+from factscope.core.option_rules import CountsWhen
 from factscope.core.results import ResultRows, Totals
 from factscope.core.results_file import ResultWriter, drop_rows
 from factscope.core.results_lock import results_lock
@@ -66,6 +68,10 @@ PASSED_ENVIRONMENT = (
 the model cache and the LLM endpoint's settings."""
 
 
+ON_RAY = CountsWhen(lambda values: values["engine"] == "ray", "with `engine='ray'`", warn=True)
+"""The rule of a Ray run's settings: warned about on the local engine (scripts pass them for either)."""
+
+
 @dataclass(frozen=True)
 class RayOptions:
     """Where and how wide a Ray run goes.
@@ -74,13 +80,22 @@ class RayOptions:
     CPUs (None: all). ``concurrency``: actors, each with the pipeline's models; ``num_gpus``: GPUs per actor
     (fractions share a GPU). ``batch_size``: records per pipeline batch; ``lines_per_unit``: input lines per work
     unit. A dead actor is replaced and its unit goes on; ``max_crashes``: times a record may end its worker before
-    it is written as a failed row.
+    it is written as a failed row. ``address``, ``concurrency`` and ``num_gpus`` carry their help: a front-end
+    offers them as options.
     """
 
-    address: str | None = None
+    address: str | None = field(default=None, metadata=about(
+        "the Ray cluster to run on (ray://HEAD:10001, or auto on a cluster node); default: start a local one "
+        "\\[env RAY_ADDRESS]", flag="--ray-address",
+    ))
     num_cpus: int | None = None
-    concurrency: int = 1
-    num_gpus: float = 0.0
+    concurrency: int = field(default=1, metadata=about(
+        "Ray actors, each loading the models once (with `engine='ray'`)", min=1, counts_when=ON_RAY
+    ))
+    num_gpus: float = field(default=0.0, metadata=about(
+        "GPUs per Ray actor; a fraction such as 0.25 puts four actors on one GPU (with `engine='ray'`; add "
+        "`device='cuda'`)", min=0.0, counts_when=ON_RAY
+    ))
     batch_size: int = 32
     lines_per_unit: int = 1024
     max_crashes: int = 3
