@@ -1,19 +1,16 @@
 """An option given on the command line where its rule (``factscope.core.option_rules``) does not hold is refused,
 as a value outside its range is: a usage error (exit code 2) naming the option, before any file is read or model
-loaded; one whose rule only warns is warned about. An option left at its default is never refused. A command
-built by ``add_field_options`` enforces the rules of its fields itself; ``refuse_ignored`` those of hand-written
-options."""
+loaded; one whose rule only warns is warned about. An option left at its default is never refused. The command
+``add_field_options`` builds enforces the rules of its fields."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any, NamedTuple
 
 import typer
 
 from factscope.cli.output_paths import running_command
-from factscope.cli.parameter_flags import in_context
 from factscope.core.option_rules import CountsWhen, broken_rule
 
 
@@ -47,15 +44,6 @@ def enforce_field_rules(groups: Sequence[Mapping[str, RuledOption]], values: Map
     _refuse(broken)
 
 
-def refuse_ignored(context: typer.Context, rules: Mapping[str, CountsWhen]) -> None:
-    """Enforce ``rules`` (a hand-written option's parameter -> its rule) on the command's parameters (called
-    first thing in a command's body with its ``context``)."""
-    flags = {param.name: param.opts[0] for param in context.command.params}
-    shown = {name: replace(rule, condition=in_context(rule.condition, context)) for name, rule in rules.items()}
-    _refuse([(flags[name], broken_rule([rule], context.params)) for name, rule in shown.items()
-             if _given(context, name)])
-
-
 def _given(context: typer.Context, param: str) -> bool:
     """Whether the parameter ``param`` was given on the command line."""
     source = context.get_parameter_source(param)
@@ -75,7 +63,3 @@ def _refuse(broken: list[tuple[str, CountsWhen | None]]) -> None:
         if not rule.warn:
             raise typer.BadParameter(f"it counts only {rule.condition}", param_hint=f"'{flag}'")
 
-
-FEW_SHOT = CountsWhen(lambda values: values["mode"] == "few", "with `mode='few'`")
-FEW_SHOT_OPTIONS = {"shots": FEW_SHOT, "select_from": FEW_SHOT}
-"""Knowledge generation's demonstrations (knowledge generate, knowledge select), hand-written options."""
