@@ -1,18 +1,15 @@
-"""`factscope knowledge generate | select`: knowledge (and answers) through an LLM, with chosen demonstrations
-(``factscope.conner.demonstrations``) or the best of sampled candidates by Q_know; one command body, which
-`select` runs with its sampled candidates."""
+"""`factscope knowledge generate | select`: knowledge (and answers) through an LLM, with chosen demonstrations or
+the best of sampled candidates by Q_know; `select` runs generate's body with its sampled candidates."""
 
 from __future__ import annotations
 
 import functools
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated, Any
-
-import typer
+from typing import Any
 
 from factscope.cli.display import ProgressDisplay, console, print_skipped, print_table, summary_table
-from factscope.cli.knowledge_options import BatchSize, Output, Retriever, Task
+from factscope.cli.knowledge_options import BatchSize, Output, QueryFile, Retriever, Task
 from factscope.cli.knowledge_score import print_notes
 from factscope.cli.llm_options import LLMOptions, usage_rows
 from factscope.cli.output_options import OutputOptions
@@ -21,11 +18,6 @@ from factscope.conner.demonstrations import Demonstrations, DemonstrationSetting
 from factscope.conner.generation import CandidateSampling, GenerationSettings
 from factscope.conner.spec import KnowledgeSpec
 from factscope.core.errors import RecordsFailed
-
-QueryFile = Annotated[Path, typer.Argument(
-    help="queries: JSON / JSONL records with `query` (and `topic`, `task`), or a CONNER query table (TSV).",
-    show_default=False,
-)]
 
 GENERATE_HELP = """Generate knowledge for each query through an LLM, with the paper's prompts (Appendix F, Tables 11-12).
 
@@ -43,8 +35,7 @@ Examples:
 
 SELECT_HELP = """Knowledge selection (CONNER section 5): sample r candidates (top-p) and keep argmax Q_know.
 
-Q_know weighs factuality, relevance, paragraph coherence and informativeness (--weights); all four must be
-computable, so pass --corpus, and --lm unless factscope\\[lm] is installed (its embedded LM is the default).
+Q_know needs all four of its parts: pass --corpus, and --lm unless factscope\\[lm] is installed (its embedded LM is the default).
 
 Example:
 
@@ -95,6 +86,5 @@ def select_command(*, generation: GenerationSettings, sampling: CandidateSamplin
 
 def _print_choices(chosen: Demonstrations) -> None:
     """The demonstrations of each task chosen by Q_know."""
-    for name, choice in chosen.choices.items():
-        selected = ", ".join(choice.selected) or "none"
-        console.print(f"{name} demonstrations chosen by Q_know: {selected}", markup=False)
+    for line in chosen.choice_lines():
+        console.print(line, markup=False)

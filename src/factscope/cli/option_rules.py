@@ -15,8 +15,7 @@ from factscope.core.option_rules import CountsWhen, broken_rule
 
 
 class RuledOption(NamedTuple):
-    """A field's option: its parameter, its flag, and its rules with their conditions as the command line shows
-    them."""
+    """A field's option: its parameter, its flag, and its rules, their conditions written with flags."""
 
     param: str
     flag: str
@@ -51,15 +50,11 @@ def _given(context: typer.Context, param: str) -> bool:
 
 
 def _refuse(broken: list[tuple[str, CountsWhen | None]]) -> None:
-    """Warn about each option (its flag, and the rule it breaks or None) whose rule warns, then refuse the first
-    whose rule refuses."""
+    """Warn of each (flag, broken rule or None) whose rule warns, then refuse the first whose rule refuses."""
     from factscope.cli.display import console
 
     found = [(flag, rule) for flag, rule in broken if rule is not None]
-    for flag, rule in found:
-        if rule.warn:
-            console.print(f"[bold yellow]warning[/] {flag} counts only {rule.condition}; this run ignores it")
-    for flag, rule in found:
+    for flag, rule in sorted(found, key=lambda pair: not pair[1].warn):
         if not rule.warn:
             raise typer.BadParameter(f"it counts only {rule.condition}", param_hint=f"'{flag}'")
-
+        console.print(f"[bold yellow]warning[/] {flag} counts only {rule.condition}; this run ignores it")

@@ -54,6 +54,11 @@ class Demonstrations:
     examples: list[KnowledgeRecord] = field(default_factory=list)
     choices: dict[str, DemonstrationChoice] = field(default_factory=dict)
 
+    def choice_lines(self) -> list[str]:
+        """A line per task whose demonstrations Q_know chose, naming them."""
+        return [f"{task} demonstrations chosen by Q_know: {', '.join(choice.selected) or 'none'}"
+                for task, choice in self.choices.items()]
+
 
 def choose_demonstrations(
     tasks: Iterable[str],
