@@ -23,12 +23,12 @@ from factscope.cli.agree import AGREE_SETTINGS, AGREE_SPEC_FIELDS
 from factscope.cli.engine_options import EngineOptions
 from factscope.cli.eval_checker import EVAL_SETTINGS
 from factscope.cli.ground_calibrate import PRESENCE_FIELDS
-from factscope.cli.knowledge_generate import SELECTION_FIELDS
 from factscope.cli.option_groups import add_field_options, option_flags
 from factscope.cli.output_options import RERUN_FIELDS, OutputOptions
 from factscope.cli.parameter_flags import MENTION
 from factscope.conner.demonstrations import DemonstrationSettings
 from factscope.conner.generation import CandidateSampling, GenerationSettings
+from factscope.conner.generation_run import SELECTION_FIELDS
 from factscope.conner.spec import KnowledgeSpec
 from factscope.core.option_metadata import about
 from factscope.core.option_rules import CountsWhen

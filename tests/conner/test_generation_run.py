@@ -4,6 +4,7 @@ where Q_know chooses, the records counted, and the run policy of a knowledge fil
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from factscope.conner.generation_run import run_generation, selection_spec
 from factscope.conner.scores import KnowledgeScores
 from factscope.conner.spec import KnowledgeSpec
 from factscope.core.errors import InputError
+from factscope.core.option_rules import broken_rule, field_rules
 from factscope.llm.client import LLMClient, LLMConfig
 
 BAD_RECORDS = repo_paths.DATA / "knowledge" / "records.jsonl"
@@ -46,6 +48,13 @@ def test_candidate_sampling_sets_the_generation_settings_it_samples_with():
     settings = CandidateSampling(candidates=3, top_p=0.5, temperature=0.7).settings(GenerationSettings(mode="few", seed=4))
     assert settings == GenerationSettings(mode="few", candidates=3, top_p=0.5, temperature=0.7, seed=4)
     assert (CandidateSampling().candidates, CandidateSampling().top_p) == (5, GenerationSettings().top_p)
+
+
+@pytest.mark.parametrize("name", ["shots", "select_from"])
+def test_the_few_shot_options_count_only_in_a_few_shot_run(name):
+    rules = field_rules(next(item for item in dataclasses.fields(DemonstrationSettings) if item.name == name))
+    assert broken_rule(rules, {"mode": "few"}) is None
+    assert broken_rule(rules, {"mode": "zero"}).condition == "with `mode='few'`"
 
 
 def test_the_q_know_evaluator_is_wanted_only_where_it_chooses():

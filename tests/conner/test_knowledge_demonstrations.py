@@ -33,6 +33,13 @@ def test_demonstrations_chosen_by_q_know_are_the_best_of_the_sample_and_say_so()
     assert [r.id for r in chosen.examples] == ["q4", "q3"]
     assert chosen.choices["qa"].selected == ["q4", "q3"]
     assert set(chosen.choices["qa"].scores) == {f"q{i}" for i in range(5)}
+    assert chosen.choice_lines() == ["qa demonstrations chosen by Q_know: q4, q3"]
+
+
+def test_random_demonstrations_have_no_choice_to_tell_and_an_empty_choice_says_none():
+    assert choose_demonstrations(["qa"], POOL, shots=2).choice_lines() == []
+    chosen = choose_demonstrations(["dialogue"], POOL[:5], shots=2, select_from=5, evaluator=RankByLength())
+    assert chosen.choice_lines() == ["dialogue demonstrations chosen by Q_know: none"]
 
 
 def test_a_task_without_examples_gets_none():

@@ -14,7 +14,7 @@ from factscope.grounding.data import GroundExample
 from factscope.grounding.generation import (
     GeneratedResponse,
     GenerationRun,
-    GenerationSettings,
+    ResponseGenerationSettings,
     generate,
     generate_responses,
 )
@@ -183,7 +183,7 @@ def test_a_generation_run_gives_its_summary_rows():
 
 
 def test_generation_defaults_are_the_settings_defaults():
-    settings = GenerationSettings()
+    settings = ResponseGenerationSettings()
     for function in (generate, generate_responses):
         assert inspect.signature(function).parameters["max_tokens"].default == settings.max_tokens == 512
     assert inspect.signature(generate).parameters["batch_size"].default == settings.batch_size == 32

@@ -57,7 +57,6 @@ def register(app: typer.Typer) -> None:
 
 
 def agree_command(
-    ctx: typer.Context,
     human: Annotated[
         list[Path] | None,
         typer.Argument(help="human annotation files, one per model (and setting)", show_default=False),

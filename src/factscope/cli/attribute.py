@@ -96,7 +96,6 @@ def generate_command(
 
 
 def score_command(
-    ctx: typer.Context,
     answers: Annotated[Path, typer.Argument(help="answers file (output of `attribute generate`, or your own; with "
                                                  "--engine ray also a folder of *.jsonl shards)")],
     output: Annotated[Path, typer.Option("--output", "-o", help="JSONL results file (resumes when it exists); with "

@@ -66,7 +66,6 @@ corpus, as the spec's None)."""
 
 
 def check_command(
-    ctx: typer.Context,
     input: Annotated[
         Path, typer.Argument(help="JSON, JSONL, Parquet or CSV records to check (with --engine ray: or a folder of *.jsonl).",
                              show_default=False)

@@ -12,7 +12,7 @@ from factscope.checkers.options import CheckerOptions
 from factscope.cli.display import print_skipped, print_table
 from factscope.cli.llm_options import ClientOnce, LLMOptions, llm_options, usage_rows
 from factscope.cli.option_groups import add_field_options
-from factscope.cli.output_paths import check_outputs
+from factscope.cli.output_paths import check_outputs, running_command
 from factscope.cli.parameter_flags import in_context
 from factscope.core.errors import InputError, RecordsFailed
 from factscope.core.figure_table import summary_table
@@ -70,7 +70,6 @@ def register(app: typer.Typer) -> None:
 
 
 def eval_checker_command(
-    ctx: typer.Context,
     files: Annotated[
         list[Path], typer.Argument(help="labelled pair files (JSONL, JSON or CSV)", show_default=False)
     ],
@@ -87,7 +86,7 @@ def eval_checker_command(
     for path, problems in [*read.skipped.items(), *read.dev_skipped.items()]:
         _print_skipped(path, problems)
     if read.warning is not None:
-        console.print(f"[bold yellow]warning[/] {escape(in_context(read.warning, ctx))}")
+        console.print(f"[bold yellow]warning[/] {escape(in_context(read.warning, running_command()))}")
     client = ClientOnce(endpoint)
     with ProgressDisplay() as shown:
         reports = evaluate_pair_files(

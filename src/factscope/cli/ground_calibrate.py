@@ -28,7 +28,6 @@ Example:
 
 
 def calibrate_command(
-    ctx: typer.Context,
     labels: Annotated[
         Path, typer.Argument(help="JSONL of {fact, text | contexts, present}", show_default=False)
     ],

@@ -13,6 +13,7 @@ from factscope.cli.display import console, print_skipped
 from factscope.cli.engine_options import EngineOptions, check_output, output_path, report_run, run_system
 from factscope.cli.llm_options import LLMOptions
 from factscope.cli.output_options import OutputOptions
+from factscope.cli.output_paths import running_command
 from factscope.cli.parameter_flags import in_context
 from factscope.core.errors import ConfigError, InputError
 from factscope.engines.ray import RayOptions
@@ -36,7 +37,6 @@ Examples (offline: spaCy facts, the embedded checker as presence model; then the
 
 
 def score_command(
-    ctx: typer.Context,
     input: Annotated[
         Path, typer.Argument(help="dataset: the Truly Ground JSON layout, or generic JSONL, Parquet or CSV records", show_default=False)
     ],
@@ -71,7 +71,8 @@ def score_command(
         try:
             check_threshold(spec.presence, spec.threshold)
         except ConfigError as error:
-            raise typer.BadParameter(in_context(str(error), ctx), param_hint="'--threshold'") from None
+            message = in_context(str(error), running_command())
+            raise typer.BadParameter(message, param_hint="'--threshold'") from None
     system = GroundSystem(metadata, responses)
     output = output_path(engine, input, output, ".ground")
     check_output(engine, output, outputs)

@@ -1,37 +1,28 @@
-"""`factscope knowledge generate | select`: knowledge (and answers) through an LLM, with chosen demonstrations
-(``factscope.conner.demonstrations``) or the best of sampled candidates by Q_know."""
+"""`factscope knowledge generate | select`: knowledge (and answers) through an LLM, with chosen demonstrations or
+the best of sampled candidates by Q_know; `select` runs generate's body with its sampled candidates."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated
-
-import typer
+from typing import Any
 
 from factscope.cli.display import ProgressDisplay, console, print_skipped, print_table, summary_table
-from factscope.cli.knowledge_options import SCORING, BatchSize, Output, Retriever, Task
+from factscope.cli.knowledge_options import BatchSize, Output, QueryFile, Retriever, Task
 from factscope.cli.knowledge_score import print_notes
-from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
-from factscope.cli.option_groups import Command, add_field_options
-from factscope.cli.option_rules import FEW_SHOT_OPTIONS, refuse_ignored
-from factscope.cli.output_options import OutputOptions, output_options
+from factscope.cli.llm_options import LLMOptions, usage_rows
+from factscope.cli.output_options import OutputOptions
 from factscope.cli.output_paths import check_outputs
 from factscope.conner.demonstrations import Demonstrations, DemonstrationSettings
 from factscope.conner.generation import CandidateSampling, GenerationSettings
 from factscope.conner.spec import KnowledgeSpec
 from factscope.core.errors import RecordsFailed
 
-QueryFile = Annotated[Path, typer.Argument(
-    help="queries: JSON / JSONL records with `query` (and `topic`, `task`), or a CONNER query table (TSV).",
-    show_default=False,
-)]
-
 GENERATE_HELP = """Generate knowledge for each query through an LLM, with the paper's prompts (Appendix F, Tables 11-12).
 
---mode few builds Appendix F.2's prompt from --shots examples of --train: random ones, or, with --select-from,
-the best by Q_know (CONNER-guided demonstration selection; needs the scoring options). The output is a valid
-input of `knowledge score`.
+--mode few builds Appendix F.2's prompt from --train examples: random ones, or the best by Q_know with --select-from
+(CONNER-guided demonstration selection; needs the scoring options). The output is a valid input of `knowledge score`.
 
 Examples:
 
@@ -44,9 +35,7 @@ Examples:
 
 SELECT_HELP = """Knowledge selection (CONNER section 5): sample r candidates (top-p) and keep argmax Q_know.
 
-Q_know = gamma . \\[factuality, relevance, paragraph coherence, informativeness]; all four must be
-computable, so pass --corpus, and --lm unless factscope\\[lm] is installed (its embedded LM is then the
-default).
+Q_know needs all four of its parts: pass --corpus, and --lm unless factscope\\[lm] is installed (its embedded LM is the default).
 
 Example:
 
@@ -55,22 +44,7 @@ Example:
 """
 
 
-def generation_command(command: Command, *, select_from: bool, sampling: bool) -> Command:
-    """``command`` with the options of a generation run: its prompts, demonstrations (--select-from only when
-    ``select_from``), candidates (only when ``sampling``), results file, Q_know scoring and LLM endpoint."""
-    shown = None if select_from else {"train", "shots", "answer"}
-    command = add_field_options(command, DemonstrationSettings, "demonstrations", names=shown, after="task")
-    command = add_field_options(command, GenerationSettings, "generation", after="task")
-    if sampling:
-        command = add_field_options(command, CandidateSampling, "sampling", after="task")
-    command = add_field_options(
-        output_options(command, summary=False), KnowledgeSpec, "scoring", names=SELECTION_FIELDS, panel=SCORING
-    )
-    return llm_options(command)
-
-
 def generate_command(
-    ctx: typer.Context,
     input: QueryFile,
     output: Output = None,
     task: Task = None,
@@ -83,7 +57,6 @@ def generate_command(
     demonstrations: DemonstrationSettings,
     scoring: KnowledgeSpec,
 ) -> None:
-    refuse_ignored(ctx, FEW_SHOT_OPTIONS)
     from factscope.conner.generation_run import run_generation, selection_spec
     from factscope.conner.system import spec_missing_parts
 
@@ -92,7 +65,7 @@ def generate_command(
     settings = replace(generation, seed=scoring.seed)
     selection = selection_spec(replace(scoring, retriever=retriever), settings, demonstrations)
     if selection is not None:
-        print_notes(spec_missing_parts(selection), ctx)
+        print_notes(spec_missing_parts(selection))
     llm = endpoint.build()
     with ProgressDisplay() as shown:
         made = run_generation(
@@ -105,35 +78,13 @@ def generate_command(
         raise RecordsFailed(made.run.failed, "knowledge generations", output)
 
 
-def select_command(
-    ctx: typer.Context,
-    input: QueryFile,
-    output: Output = None,
-    task: Task = None,
-    retriever: Retriever = "bm25",
-    batch_size: BatchSize = 16,
-    *,
-    endpoint: LLMOptions,
-    outputs: OutputOptions,
-    generation: GenerationSettings,
-    sampling: CandidateSampling,
-    demonstrations: DemonstrationSettings,
-    scoring: KnowledgeSpec,
-) -> None:
-    generate_command(
-        ctx, input, output, task, retriever, batch_size, endpoint=endpoint, outputs=outputs,
-        generation=sampling.settings(generation), demonstrations=demonstrations, scoring=scoring,
-    )
+@functools.wraps(generate_command)
+def select_command(*, generation: GenerationSettings, sampling: CandidateSampling, **options: Any) -> None:
+    """`knowledge generate` with the candidates of ``sampling`` (its options added to the same parameters)."""
+    generate_command(generation=sampling.settings(generation), **options)
 
 
 def _print_choices(chosen: Demonstrations) -> None:
     """The demonstrations of each task chosen by Q_know."""
-    for name, choice in chosen.choices.items():
-        selected = ", ".join(choice.selected) or "none"
-        console.print(f"{name} demonstrations chosen by Q_know: {selected}", markup=False)
-
-
-SELECTION_FIELDS = frozenset(
-    {"corpus", "evidence_k", "checker", "relevance", "coherence", "lm", "weights", "seed"}
-)
-"""The scoring options of Q_know selection (`knowledge generate --select-from`, `knowledge select`)."""
+    for line in chosen.choice_lines():
+        console.print(line, markup=False)

@@ -1,4 +1,4 @@
-"""The options the `factscope knowledge` commands share (the input, the output; the scoring parts, the causal
+"""The options the `factscope knowledge` commands share (the queries, the output; the scoring parts, the causal
 LM and the seed among them, are ``KnowledgeSpec``'s fields)."""
 
 from __future__ import annotations
@@ -12,6 +12,10 @@ from factscope.conner.data import KnowledgeTask
 from factscope.retrieve.corpus import RetrieverName
 
 SCORING = "Scoring (CONNER metrics)"
+QueryFile = Annotated[Path, typer.Argument(
+    help="queries: JSON / JSONL records with `query` (and `topic`, `task`), or a CONNER query table (TSV).",
+    show_default=False,
+)]
 Retriever = Annotated[RetrieverName, typer.Option(help="evidence retriever", rich_help_panel=SCORING)]
 BatchSize = Annotated[int, typer.Option(min=1, help="records per batch")]
 Output = Annotated[Path | None, typer.Option("--output", "-o", help="results JSONL (resumable)")]

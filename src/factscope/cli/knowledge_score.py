@@ -16,6 +16,7 @@ from factscope.cli.engine_options import EngineOptions, check_output, output_pat
 from factscope.cli.knowledge_options import BatchSize, Output, Queries, Task
 from factscope.cli.llm_options import LLMOptions
 from factscope.cli.output_options import OutputOptions
+from factscope.cli.output_paths import running_command
 from factscope.cli.parameter_flags import in_context
 from factscope.conner.spec import KnowledgeSpec
 from factscope.engines.ray import RayOptions
@@ -46,14 +47,14 @@ Examples:
 """
 
 
-def print_notes(notes: list[str], ctx: typer.Context) -> None:
-    """Each metric not computed for want of a part, as a note naming the flag that supplies it."""
+def print_notes(notes: list[str]) -> None:
+    """Each metric not computed for want of a part, as a note naming the flag of the running command that
+    supplies it."""
     for note in notes:
-        console.print(f"[yellow]note[/] {escape(in_context(note, ctx))}")
+        console.print(f"[yellow]note[/] {escape(in_context(note, running_command()))}")
 
 
 def score_command(
-    ctx: typer.Context,
     input: Annotated[Path, typer.Argument(help="knowledge: JSON / JSONL / Parquet / CSV records, a CONNER query table (TSV), or one knowledge per line with --queries", show_default=False)],
     output: Output = None,
     queries: Queries = None,
@@ -74,7 +75,7 @@ def score_command(
     spec = replace(chosen, lm=default_lm(chosen.lm), web=web)
     output = output_path(engine, input, output, ".knowledge")
     check_output(engine, output, outputs)
-    print_notes(spec_missing_parts(spec), ctx)
+    print_notes(spec_missing_parts(spec))
     system = KnowledgeSystem(task, queries)
     ran, client = run_system(system, spec, input, output, engine=engine, ray=ray, endpoint=endpoint,
                              batch_size=batch_size, outputs=outputs,

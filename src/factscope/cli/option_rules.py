@@ -1,25 +1,21 @@
 """An option given on the command line where its rule (``factscope.core.option_rules``) does not hold is refused,
 as a value outside its range is: a usage error (exit code 2) naming the option, before any file is read or model
-loaded; one whose rule only warns is warned about. An option left at its default is never refused. A command
-built by ``add_field_options`` enforces the rules of its fields itself; ``refuse_ignored`` those of hand-written
-options."""
+loaded; one whose rule only warns is warned about. An option left at its default is never refused. The command
+``add_field_options`` builds enforces the rules of its fields."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any, NamedTuple
 
 import typer
 
 from factscope.cli.output_paths import running_command
-from factscope.cli.parameter_flags import in_context
 from factscope.core.option_rules import CountsWhen, broken_rule
 
 
 class RuledOption(NamedTuple):
-    """A field's option: its parameter, its flag, and its rules with their conditions as the command line shows
-    them."""
+    """A field's option: its parameter, its flag, and its rules, their conditions written with flags."""
 
     param: str
     flag: str
@@ -47,15 +43,6 @@ def enforce_field_rules(groups: Sequence[Mapping[str, RuledOption]], values: Map
     _refuse(broken)
 
 
-def refuse_ignored(context: typer.Context, rules: Mapping[str, CountsWhen]) -> None:
-    """Enforce ``rules`` (a hand-written option's parameter -> its rule) on the command's parameters (called
-    first thing in a command's body with its ``context``)."""
-    flags = {param.name: param.opts[0] for param in context.command.params}
-    shown = {name: replace(rule, condition=in_context(rule.condition, context)) for name, rule in rules.items()}
-    _refuse([(flags[name], broken_rule([rule], context.params)) for name, rule in shown.items()
-             if _given(context, name)])
-
-
 def _given(context: typer.Context, param: str) -> bool:
     """Whether the parameter ``param`` was given on the command line."""
     source = context.get_parameter_source(param)
@@ -63,19 +50,11 @@ def _given(context: typer.Context, param: str) -> bool:
 
 
 def _refuse(broken: list[tuple[str, CountsWhen | None]]) -> None:
-    """Warn about each option (its flag, and the rule it breaks or None) whose rule warns, then refuse the first
-    whose rule refuses."""
+    """Warn of each (flag, broken rule or None) whose rule warns, then refuse the first whose rule refuses."""
     from factscope.cli.display import console
 
     found = [(flag, rule) for flag, rule in broken if rule is not None]
-    for flag, rule in found:
-        if rule.warn:
-            console.print(f"[bold yellow]warning[/] {flag} counts only {rule.condition}; this run ignores it")
-    for flag, rule in found:
+    for flag, rule in sorted(found, key=lambda pair: not pair[1].warn):
         if not rule.warn:
             raise typer.BadParameter(f"it counts only {rule.condition}", param_hint=f"'{flag}'")
-
-
-FEW_SHOT = CountsWhen(lambda values: values["mode"] == "few", "with `mode='few'`")
-FEW_SHOT_OPTIONS = {"shots": FEW_SHOT, "select_from": FEW_SHOT}
-"""Knowledge generation's demonstrations (knowledge generate, knowledge select), hand-written options."""
+        console.print(f"[bold yellow]warning[/] {flag} counts only {rule.condition}; this run ignores it")

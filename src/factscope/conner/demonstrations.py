@@ -17,9 +17,14 @@ from factscope.conner.generation import (
 )
 from factscope.core.errors import ConfigError, InputError
 from factscope.core.option_metadata import about
+from factscope.core.option_rules import CountsWhen
 
 if TYPE_CHECKING:
     from factscope.conner.evaluator import KnowledgeEvaluator
+
+
+FEW_SHOT = CountsWhen(lambda values: values["mode"] == "few", "with `mode='few'`")
+"""The rule of the few-shot options: they count only in a few-shot run (``GenerationSettings.mode``)."""
 
 
 @dataclass(frozen=True)
@@ -31,9 +36,11 @@ class DemonstrationSettings:
     train: Path | None = field(default=None, metadata=about(
         "records with knowledge (and answers) for few-shot examples"
     ))
-    shots: int = field(default=8, metadata=about("n: few-shot examples in the prompt", min=1))
+    shots: int = field(default=8, metadata=about(
+        "n: few-shot examples in the prompt", min=1, counts_when=FEW_SHOT
+    ))
     select_from: int | None = field(default=None, metadata=about(
-        "m: score m random `train` examples, keep the best `shots`", min=1
+        "m: score m random `train` examples, keep the best `shots`", min=1, counts_when=FEW_SHOT
     ))
     answer: bool = field(default=False, metadata=about(
         "also generate answers with the kept knowledge (Table 13 few-shot)", flag="--answer"
@@ -46,6 +53,11 @@ class Demonstrations:
 
     examples: list[KnowledgeRecord] = field(default_factory=list)
     choices: dict[str, DemonstrationChoice] = field(default_factory=dict)
+
+    def choice_lines(self) -> list[str]:
+        """A line per task whose demonstrations Q_know chose, naming them."""
+        return [f"{task} demonstrations chosen by Q_know: {', '.join(choice.selected) or 'none'}"
+                for task, choice in self.choices.items()]
 
 
 def choose_demonstrations(

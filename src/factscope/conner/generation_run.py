@@ -43,6 +43,12 @@ class GeneratedFile:
         ]
 
 
+SELECTION_FIELDS = frozenset(
+    {"corpus", "evidence_k", "checker", "relevance", "coherence", "lm", "weights", "seed"}
+)
+"""The fields of ``KnowledgeSpec`` that Q_know selection reads (of candidates or demonstrations)."""
+
+
 def selection_spec(
     scoring: KnowledgeSpec, settings: GenerationSettings, demonstrations: DemonstrationSettings
 ) -> KnowledgeSpec | None:

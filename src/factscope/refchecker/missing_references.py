@@ -21,7 +21,10 @@ def missing_references_problem(keys: Sequence[str]) -> str:
     )
 
 
-RETRIEVE = "retrieve passages for them (`corpus`, or `retriever` 'web:serper', 'web:brave' or 'wikipedia')"
+RETRIEVE = (
+    "retrieve passages for them (`corpus`, or a web retriever: `retriever='web:serper'`, `retriever='web:brave'` or "
+    "`retriever='wikipedia'`)"
+)
 """What a check run can do for records without references besides being given them."""
 
 
