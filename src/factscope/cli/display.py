@@ -5,7 +5,7 @@ commands still take from here."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from rich.console import Console
 from rich.markup import escape
@@ -15,8 +15,8 @@ from factscope.core.figure_table import format_value, summary_table
 from factscope.core.progress_display import ProgressDisplay, console
 
 __all__ = [
-    "ProgressDisplay", "TerminalNotes", "console", "format_value", "print_skipped", "print_table", "print_warning", "results_console",
-    "summary_table",
+    "ProgressDisplay", "TerminalNotes", "console", "format_value", "print_notes", "print_skipped", "print_table",
+    "print_warning", "results_console", "summary_table",
 ]
 
 results_console = Console()
@@ -37,6 +37,18 @@ def print_skipped(*problems: object) -> None:
     """Report each skipped input record (its message printed literally, never read as markup)."""
     for problem in problems:
         console.print(f"[yellow]skipped[/] {escape(str(problem))}", highlight=False)
+
+
+def print_notes(notes: Iterable[str]) -> None:
+    """Print each of a library's notes (what was not computed, and why), the parameters it names shown as the
+    running command's flags."""
+    from factscope.cli.output_paths import running_command
+    from factscope.cli.parameter_flags import in_context
+
+    command = running_command()
+    for note in notes:
+        shown = in_context(note, command) if command is not None else note
+        console.print(f"[yellow]note[/] {escape(shown)}", highlight=False)
 
 
 class TerminalNotes:

@@ -98,9 +98,7 @@ def report_run(
     skipped count, and the LLM usage) and its notes; write ``--summary``; raise RecordsFailed when records
     failed (the system's hooks say what each shows: ``System.figure_tables``, ``summary_rows``, ``notes``,
     ``summary_figures``, ``failures``)."""
-    from rich.markup import escape
-
-    from factscope.cli.display import console, print_table, summary_table
+    from factscope.cli.display import print_notes, print_table, summary_table
     from factscope.cli.llm_options import usage_rows
     from factscope.core.errors import RecordsFailed
     from factscope.core.system import RunOutcome
@@ -110,8 +108,7 @@ def report_run(
         print_table(table)
     outcome = RunOutcome(skipped=len(ran.problems), output=output, rows=rows or [])
     print_table(summary_table(title, system.summary_rows(run, outcome) + usage_rows(client)))
-    for note in system.notes(run):
-        console.print(f"[yellow]note[/] {escape(note)}")
+    print_notes(system.notes(run))
     outputs.write_summary(system.summary_figures(run, ran.problems))
     failed, what = system.failures(run)
     if failed:

@@ -8,9 +8,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from factscope.cli.display import ProgressDisplay, console, print_skipped, print_table, summary_table
+from factscope.cli.display import (
+    ProgressDisplay,
+    console,
+    print_notes,
+    print_skipped,
+    print_table,
+    summary_table,
+)
 from factscope.cli.knowledge_options import BatchSize, Output, QueryFile, Retriever, Task
-from factscope.cli.knowledge_score import print_notes
 from factscope.cli.llm_options import LLMOptions, usage_rows
 from factscope.cli.output_options import OutputOptions
 from factscope.cli.output_paths import check_outputs

@@ -9,15 +9,12 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 
-from factscope.cli.display import console, print_skipped
+from factscope.cli.display import print_notes, print_skipped
 from factscope.cli.engine_options import EngineOptions, check_output, output_path, report_run, run_system
 from factscope.cli.knowledge_options import BatchSize, Output, Queries, Task
 from factscope.cli.llm_options import LLMOptions
 from factscope.cli.output_options import OutputOptions
-from factscope.cli.output_paths import running_command
-from factscope.cli.parameter_flags import in_context
 from factscope.conner.spec import KnowledgeSpec
 from factscope.engines.ray import RayOptions
 from factscope.retrieve.web_settings import WebSettings
@@ -45,13 +42,6 @@ Examples:
   factscope knowledge score knowledge.jsonl --corpus wiki/ --retriever hybrid --lm gpt2 \\
       --relevance-model cross-encoder/ms-marco-MiniLM-L-6-v2 --checker nli:roberta-large-mnli -o scored.jsonl
 """
-
-
-def print_notes(notes: list[str]) -> None:
-    """Each metric not computed for want of a part, as a note naming the flag of the running command that
-    supplies it."""
-    for note in notes:
-        console.print(f"[yellow]note[/] {escape(in_context(note, running_command()))}")
 
 
 def score_command(
