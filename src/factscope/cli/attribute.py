@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -56,6 +57,10 @@ Example: factscope attribute make-questions seeds.jsonl --graph graph.jsonl --ro
 """
 
 
+if TYPE_CHECKING:
+    from factscope.kalma.generation import AnswerGenerationRun
+    from factscope.kalma.question_evolution import EvolutionRun
+
 Output = Annotated[Path, typer.Option("--output", "-o", help="JSONL results file (resumes when it exists)")]
 NOTES = TerminalNotes()
 
@@ -85,14 +90,8 @@ def generate_command(
 ) -> None:
     from factscope.kalma.generation import generate_answers
 
-    check_outputs(output, overwrite=outputs.overwrite)
-    llm = endpoint.build()
-    with ProgressDisplay() as shown:
-        run = generate_answers(questions, llm, settings, output=output, progress=shown, overwrite=outputs.overwrite,
-                               retry_failed=outputs.retry_failed, notes=NOTES)
-    print_table(summary_table(f"attribute generate -> {output}", run.summary_rows() + usage_rows(llm)))
-    if run.failed:
-        raise RecordsFailed(run.failed, "answer generations", output)
+    _write_with_llm(partial(generate_answers, questions, settings=settings), "attribute generate",
+                    "answer generations", output, endpoint, outputs)
 
 
 def score_command(
@@ -133,11 +132,21 @@ def make_questions_command(
 ) -> None:
     from factscope.kalma.question_evolution import evolve_questions
 
+    _write_with_llm(partial(evolve_questions, seeds, settings=settings), "attribute make-questions",
+                    "question evolutions", output, endpoint, outputs)
+
+
+def _write_with_llm(
+    write: Callable[..., AnswerGenerationRun | EvolutionRun], title: str, what: str, output: Path,
+    endpoint: LLMOptions, outputs: OutputOptions,
+) -> None:
+    """Run ``write`` (a KaLMA writer given its input and settings) with the command's LLM into ``output``, under
+    the progress display; print its summary table under ``title``; raise RecordsFailed when ``what`` failed."""
     check_outputs(output, overwrite=outputs.overwrite)
     llm = endpoint.build()
     with ProgressDisplay() as shown:
-        run = evolve_questions(seeds, llm, settings, output=output, progress=shown, overwrite=outputs.overwrite,
-                               retry_failed=outputs.retry_failed, notes=NOTES)
-    print_table(summary_table(f"attribute make-questions -> {output}", run.summary_rows() + usage_rows(llm)))
+        run = write(llm=llm, output=output, progress=shown, overwrite=outputs.overwrite,
+                    retry_failed=outputs.retry_failed, notes=NOTES)
+    print_table(summary_table(f"{title} -> {output}", run.summary_rows() + usage_rows(llm)))
     if run.failed:
-        raise RecordsFailed(run.failed, "question evolutions", output)
+        raise RecordsFailed(run.failed, what, output)
