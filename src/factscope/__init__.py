@@ -178,6 +178,7 @@ def attribute(
     weighted: bool = AttributeSpec.weighted,
     matching: Matching = AttributeSpec.matching,
     overwrite: bool = False,
+    minimum: str | Path | None = None,
 ) -> AttributionRun:
     """Citation correctness, precision, recall and F1 (micro and macro), text-citation alignment and [NA]
     quality of answers that cite a knowledge graph (KaLMA).
@@ -188,18 +189,21 @@ def attribute(
     [NA] (a spec string or a ready Checker, an LLM one calling ``llm``; ``checker_settings`` go to
     ``make_checker`` with a spec); ``judge`` (an LLMClient) adds G-Eval text quality (``weighted``: also the
     probability-weighted score). ``template`` shapes the NLI hypothesis of a citation, ``empty_answers`` counts
-    answers with no citations in macro precision, ``matching`` reads citations ('normalized' or 'paper'). A file
+    answers with no citations in macro precision, ``matching`` reads citations ('normalized' or 'paper').
+    ``minimum`` names a file of gold minimum knowledge sets (KaLMA's JSON list of [question, [[qid, relation,
+    value], ...]], or records {id?, question?, minimum}) that replace the answers' own sets. A file
     is streamed (``AnswerRecords``): with ``output``, memory does not grow with its length, and the run's
     ``results`` read the results file lazily.
     """
     from factscope.checkers.registry import make_checker
-    from factscope.kalma.system import ATTRIBUTE
+    from factscope.kalma.system import ATTRIBUTE, AttributeSystem
 
     arguments = locals()
     if isinstance(checker, str) and judge is not None and judge is not llm:
         checker = make_checker(checker, llm=llm, **(checker_settings or {}))
     spec = _spec(AttributeSpec, arguments, checker=checker, geval=judge is not None)
-    return _run(ATTRIBUTE, spec, answers, arguments, llm=judge if judge is not None else llm)
+    system = ATTRIBUTE if minimum is None else AttributeSystem(Path(minimum))
+    return _run(system, spec, answers, arguments, llm=judge if judge is not None else llm)
 
 
 def knowledge(

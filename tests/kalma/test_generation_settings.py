@@ -157,3 +157,19 @@ def test_one_group_is_in_the_summary_table_and_several_have_tables_of_their_own(
     tables = group_tables(two)
     assert [str(table.title) for table in tables] == ["attribute score (removed=0)", "attribute score (removed=1)"]
     assert AttributeSystem().failures(two) == (0, "answers (a checker or G-Eval call, or their worker process)")
+
+
+def test_the_api_scores_files_and_records_against_a_file_of_gold_sets(tmp_path):
+    import factscope
+
+    gold = tmp_path / "gold.json"
+    gold.write_text(json.dumps([["Who was Ada's father?", [FATHER.to_list()]]]))
+    path = answers_file(tmp_path)
+    records = [json.loads(path.read_text())]
+    own = factscope.attribute(path, checker=ValueInSentence())
+    from_file = factscope.attribute(path, checker=ValueInSentence(), minimum=gold)
+    from_records = factscope.attribute(records, checker=ValueInSentence(), minimum=str(gold))
+    # the answer's own set: 1 of 2 triples recalled; the gold set (father only): 1 of 1
+    assert own.summary["removed=0"]["micro_recall"] == 0.5
+    assert from_file.summary["removed=0"]["micro_recall"] == 1.0
+    assert from_records.summary["removed=0"]["micro_recall"] == 1.0

@@ -4,7 +4,7 @@ minimum sets from a file of their own) and checker from an ``AttributeSpec``, th
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -68,6 +68,16 @@ class AttributeSystem(System[AttributeSpec, AnswerRecord, AttributionScore, Attr
             return AnswerRecords(path)
         answers = load_answers(path)
         use_minimum(self.minimum, answers.records, self.input_notes)
+        return answers
+
+    def items(self, inputs: Any) -> Iterable[AnswerRecord]:
+        """The answers of ``inputs`` (``System.items``); answers given as a table or as records get the gold sets
+        of ``minimum`` too, as a file's do when it is read."""
+        items = super().items(inputs)
+        if self.minimum is None or isinstance(inputs, (str, Path)) or hasattr(items, "problems"):
+            return items
+        answers = list(items)
+        use_minimum(self.minimum, answers, self.input_notes)
         return answers
 
     def refuse_ray(self) -> None:
