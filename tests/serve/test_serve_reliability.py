@@ -226,3 +226,48 @@ def test_a_job_whose_results_file_another_process_writes_waits_for_it_and_then_r
     runner.stop()
     ids = [json.loads(line)["id"] for line in results.read_text().splitlines()]
     assert sorted(ids) == [r["id"] for r in RECORDS]
+
+
+class _LockedAtFirst:
+    """A jobs-store connection whose first ``refusals`` changes to WAL mode are answered 'database is locked', as
+    SQLite answers a server whose change another starting server's lock blocks."""
+
+    def __init__(self, connection: sqlite3.Connection, refused: list[str], refusals: int) -> None:
+        object.__setattr__(self, "_connection", connection)
+        object.__setattr__(self, "_refused", refused)
+        object.__setattr__(self, "_refusals", refusals)
+
+    def __getattr__(self, name: str):
+        return getattr(self._connection, name)
+
+    def __setattr__(self, name: str, value) -> None:
+        setattr(self._connection, name, value)
+
+    def __enter__(self):
+        self._connection.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        return self._connection.__exit__(*exc)
+
+    def execute(self, sql: str, *args):
+        if sql == "PRAGMA journal_mode=WAL" and len(self._refused) < self._refusals:
+            self._refused.append(sql)
+            raise sqlite3.OperationalError("database is locked")
+        return self._connection.execute(sql, *args)
+
+
+def test_a_server_starting_while_another_holds_the_jobs_database_waits_for_wal_mode(tmp_path, monkeypatch):
+    from factscope.serve import jobs
+
+    connect, refused = sqlite3.connect, []
+    monkeypatch.setattr(jobs.sqlite3, "connect", lambda *a, **k: _LockedAtFirst(connect(*a, **k), refused, 2))
+    store = JobStore(tmp_path)
+    monkeypatch.setattr(jobs.sqlite3, "connect", connect)
+    assert len(refused) == 2 and store.recent() == []
+    with sqlite3.connect(tmp_path / "jobs.sqlite3") as check:
+        assert check.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    monkeypatch.setattr(jobs, "WAL_WAIT_SECONDS", 0.0)
+    monkeypatch.setattr(jobs.sqlite3, "connect", lambda *a, **k: _LockedAtFirst(connect(*a, **k), [], 99))
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        JobStore(tmp_path / "other")

@@ -79,6 +79,9 @@ ADDED_COLUMNS = {
 }
 """Columns a jobs table made before leases or job options lacks; added when the store opens it."""
 
+WAL_WAIT_SECONDS = 30.0
+"""How long a starting server tries to put the jobs database in WAL mode while another one holds its lock."""
+
 PROBLEMS_KEPT = 20
 """Skipped-record messages kept per job (the count covers all)."""
 
@@ -135,13 +138,30 @@ class JobStore:
                 raise storage_fault(error, folder, "making the server's data folder") from error
         self._path = self.data_dir / "jobs.sqlite3"
         self._lock = threading.Lock()
+        self._use_wal()
         with self._connect() as connection:
-            connection.execute("PRAGMA journal_mode=WAL")
             connection.execute(SCHEMA)
             present = {row["name"] for row in connection.execute("PRAGMA table_info(jobs)")}
             for name, kind in ADDED_COLUMNS.items():
                 if name not in present:
                     connection.execute(f"ALTER TABLE jobs ADD COLUMN {name} {kind}")
+
+    def _use_wal(self) -> None:
+        """Put the jobs database in WAL mode (kept in the file, so only the first server changes it). Two servers
+        that start at once on one data folder may each hold the lock the other's change needs; SQLite then answers
+        one of them 'database is locked' at once, without waiting, so the change is tried again for up to
+        ``WAL_WAIT_SECONDS``."""
+        deadline = time.monotonic() + WAL_WAIT_SECONDS
+        while True:
+            try:
+                with self._connect() as connection:
+                    if connection.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                        connection.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as error:
+                if "locked" not in str(error) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
