@@ -10,7 +10,7 @@ import typer
 def command_line(*modules: ModuleType) -> typer.Typer:
     """A typer app with the commands of ``modules`` registered (every command module when none is named), under a
     callback so that each command keeps its name; no entry-point handler, so exceptions reach the test."""
-    from factscope.cli import commands
+    from factscope.cli.main import command_modules
 
     application = typer.Typer()
 
@@ -18,6 +18,6 @@ def command_line(*modules: ModuleType) -> typer.Typer:
     def main() -> None:
         """factscope (test app)."""
 
-    for module in modules or commands.MODULES:
+    for module in modules or command_modules():
         module.register(application)
     return application

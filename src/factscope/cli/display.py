@@ -1,7 +1,5 @@
-"""What the user sees: notes and skipped records on stderr (the progress bars' console), summary tables on
-stdout. The bars and the tables are the library's (``factscope.core.progress_display``,
-``factscope.core.figure_table``); a command imports them from there, and this module re-exports the names that
-commands still take from here."""
+"""What the user sees: skipped records, notes and warnings on stderr (the progress bars' console), summary
+tables on stdout. The bars and the tables are the library's, named here for the commands."""
 
 from __future__ import annotations
 
@@ -11,13 +9,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from factscope.core.figure_table import format_value, summary_table
-from factscope.core.progress_display import ProgressDisplay, console
-
-__all__ = [
-    "ProgressDisplay", "TerminalNotes", "console", "format_value", "print_notes", "print_skipped", "print_table",
-    "print_warning", "results_console", "summary_table",
-]
+from factscope.cli.parameter_flags import in_context
+from factscope.core.figure_table import summary_table as summary_table
+from factscope.core.progress_display import ProgressDisplay as ProgressDisplay
+from factscope.core.progress_display import console
 
 results_console = Console()
 """Summary tables go to stdout, so that ``> summary.txt`` keeps them."""
@@ -28,32 +23,32 @@ def print_table(table: Table) -> None:
     results_console.print(table)
 
 
+def _say(label: str, message: object) -> None:
+    """Print ``label`` (rich markup) and ``message`` (literally, never read as markup) as one line on stderr."""
+    console.print(f"{label} {escape(str(message))}", highlight=False)
+
+
 def print_warning(message: str) -> None:
-    """Print one warning line (printed literally, never read as markup)."""
-    console.print(f"[bold yellow]warning:[/] {escape(message)}", highlight=False)
+    """Print one warning line."""
+    _say("[bold yellow]warning:[/]", message)
 
 
-def print_skipped(*problems: object) -> None:
-    """Report each skipped input record (its message printed literally, never read as markup)."""
-    for problem in problems:
-        console.print(f"[yellow]skipped[/] {escape(str(problem))}", highlight=False)
+def print_skipped(*problems: object, limit: int | None = None) -> None:
+    """Report each skipped input record; with ``limit``, the first ``limit`` and how many more there are."""
+    for problem in problems[:limit]:
+        _say("[yellow]skipped[/]", problem)
+    if limit is not None and len(problems) > limit:
+        _say("[yellow]skipped[/]", f"{len(problems) - limit} more records")
 
 
 def print_notes(notes: Iterable[str]) -> None:
-    """Print each of a library's notes (what was not computed, and why), the parameters it names shown as the
-    running command's flags."""
-    from factscope.cli.output_paths import running_command
-    from factscope.cli.parameter_flags import in_context
-
-    command = running_command()
+    """Print each of a library's notes (what was not computed, and why), its parameters shown as flags."""
     for note in notes:
-        shown = in_context(note, command) if command is not None else note
-        console.print(f"[yellow]note[/] {escape(shown)}", highlight=False)
+        _say("[yellow]note[/]", in_context(note))
 
 
 class TerminalNotes:
-    """What a reader found in its input (``factscope.core.input_notes.InputNotes``), printed on stderr: skipped
-    records, notes and warnings, each printed literally."""
+    """What a reader found in its input (``factscope.core.input_notes.InputNotes``), printed on stderr."""
 
     def skipped(self, problems: Sequence[object]) -> None:
         """Print each skipped input record."""
@@ -65,4 +60,4 @@ class TerminalNotes:
 
     def warning(self, line: str) -> None:
         """Print a warning line."""
-        console.print(f"[yellow]warning[/] {escape(line)}")
+        _say("[yellow]warning[/]", line)

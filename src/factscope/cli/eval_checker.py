@@ -6,17 +6,16 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 
 from factscope.checkers.options import CheckerOptions
-from factscope.cli.display import print_skipped, print_table
+from factscope.cli.display import print_skipped, print_table, print_warning
 from factscope.cli.llm_options import ClientOnce, LLMOptions, llm_options, usage_rows
 from factscope.cli.option_groups import add_field_options
-from factscope.cli.output_paths import check_outputs, running_command
+from factscope.cli.output_paths import check_outputs
 from factscope.cli.parameter_flags import in_context
-from factscope.core.errors import InputError, RecordsFailed
+from factscope.core.errors import RecordsFailed
 from factscope.core.figure_table import summary_table
-from factscope.core.progress_display import ProgressDisplay, console
+from factscope.core.progress_display import ProgressDisplay
 from factscope.evaluation.checker_comparison import EvaluationSettings
 
 SHOWN_SKIPPED = 20
@@ -24,20 +23,11 @@ SHOWN_SKIPPED = 20
 
 HELP = """Measure how well a checker decides labelled (premise, hypothesis) pairs.
 
-FILES hold one pair a record, in either shape: `premise`, `hypothesis`, `label` (entailment / neutral /
-contradiction / not_entailment in any case, or 0 / 1 / 2), or LLM-AggreFact's `dataset`, `doc`, `claim`, `label`
-(1 supported, 0 not), as JSONL, a JSON list, CSV or Parquet (LLM-AggreFact's published files; Parquet needs the
-`parquet` extra). Optional fields: `id`, `dataset` (default: the file name
-without extension) and `group`. Records with other labels (BEGIN's generic, say) are reported and skipped.
-
-Each hypothesis is checked against its premise (long premises are cut into segments as --segment-tokens says).
-Per dataset: balanced accuracy of entailment vs not (LLM-AggreFact's figure), AUROC of P(Entailment) (where the
-checker gives one), the confusion matrix, and, where every gold label is 3-way, macro-F1 and per-class F1 of the
-three labels; then the means over datasets and pairs per second (model loading left out). Repeat --checker to
-compare several checkers on the same pairs in one table (each cell: balanced accuracy / AUROC); -o then writes
-their reports as one JSON object. --part keeps one part of the fixed split by group (`group`, else `id`, else
-the line number; 75 / 10 / 15% train / validation / test), so that a checker trained on the train part is
-measured on groups it never saw.
+FILES hold one pair a record: `premise`, `hypothesis`, `label` (entailment / neutral / contradiction /
+not_entailment, or 0 / 1 / 2), or LLM-AggreFact's `dataset`, `doc`, `claim`, `label` (1 supported, 0 not), as
+JSONL, a JSON list, CSV or Parquet. Per dataset: balanced accuracy, AUROC of P(Entailment), the confusion matrix
+and, on 3-way labels, macro-F1; repeat --checker to compare checkers in one table. The eval-checker guide
+describes the figures and the split --part keeps.
 
 Examples:
 
@@ -83,10 +73,10 @@ def eval_checker_command(
 
     check_outputs(written={"output": evaluation.output})
     read = read_evaluation_pairs(files, evaluation)
-    for path, problems in [*read.skipped.items(), *read.dev_skipped.items()]:
-        _print_skipped(path, problems)
+    for problems in [*read.skipped.values(), *read.dev_skipped.values()]:
+        print_skipped(*problems, limit=SHOWN_SKIPPED)
     if read.warning is not None:
-        console.print(f"[bold yellow]warning[/] {escape(in_context(read.warning, running_command()))}")
+        print_warning(in_context(read.warning))
     client = ClientOnce(endpoint)
     with ProgressDisplay() as shown:
         reports = evaluate_pair_files(
@@ -101,9 +91,3 @@ def eval_checker_command(
     if failed:
         raise RecordsFailed(failed, "pair checks", evaluation.output or "the report", kept=False)
 
-
-def _print_skipped(path: Path, problems: list[InputError]) -> None:
-    """The first skipped records of the file ``path``, and how many more there are."""
-    print_skipped(*problems[:SHOWN_SKIPPED])
-    if len(problems) > SHOWN_SKIPPED:
-        console.print(f"[yellow]skipped[/] {len(problems) - SHOWN_SKIPPED} more records of {escape(str(path))}")

@@ -1,10 +1,5 @@
-"""Help texts laid out for the terminal: prose flows to the terminal's width, examples and lists keep their lines.
-
-Help texts are written as wrapped paragraphs in the source. Typer's rich help keeps every line break inside a
-paragraph, so a paragraph wrapped at 115 columns in the source came out with ragged short lines in an 80-column
-terminal. ``reflow`` joins a paragraph's lines into one; an indented line (an example command) stays a line of its
-own, and a list item (``- ...``) starts a new line with its continuation lines joined to it.
-"""
+"""Help texts laid out for the terminal: typer keeps every line break of the source, so a paragraph's lines are
+joined to flow to the terminal's width; examples (indented lines) and list items keep their own lines."""
 
 from __future__ import annotations
 

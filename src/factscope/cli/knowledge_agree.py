@@ -7,11 +7,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 
-from factscope.cli.display import print_skipped, print_table
+from factscope.cli.display import console, print_notes, print_skipped, print_table
 from factscope.cli.output_paths import check_outputs
-from factscope.core.progress_display import console
 
 AGREE_HELP = """Correlate `knowledge score` results with human ratings (CONNER Tables 9-10).
 
@@ -37,8 +35,6 @@ def agree_command(
     results = file_agreement(scores, human, skipped=print_skipped)
     print_table(agreement_table(results))
     console.print("† p < 0.05, as in the paper's Table 9")
-    for r in results:
-        if r.note:
-            console.print(f"[yellow]note[/] {escape(f'{r.dimension} / {r.metric}: {r.note}')}")
+    print_notes(f"{r.dimension} / {r.metric}: {r.note}" for r in results if r.note)
     if output:
         output.write_text(json.dumps([r.model_dump() for r in results], indent=2), encoding="utf-8")

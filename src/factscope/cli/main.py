@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import warnings
 from dataclasses import dataclass
+from types import ModuleType
 from typing import TextIO
 
 import typer
@@ -73,19 +74,28 @@ def _root(
     _options.allow_failures = allow_failures
 
 
+def command_modules() -> list[ModuleType]:
+    """The command modules, in the order --help lists them; each has ``register(app)``."""
+    from factscope.cli import (
+        agree, attribute, check, eval_checker, examples, export, ground, knowledge, package_checker, report, serve,
+        train_checker,
+    )
+
+    return [check, agree, ground, attribute, knowledge, train_checker, eval_checker, package_checker, report, export,
+            examples, serve]
+
+
 def _register() -> None:
-    """Attach every command module's commands to the app."""
-    from factscope.cli import commands
+    """Attach every command module's commands to the app, their help reflowed for the terminal."""
     from factscope.cli.help_layout import reflow_commands
 
-    for module in commands.MODULES:
+    for module in command_modules():
         module.register(app)
     reflow_commands(app)
 
 
 def main() -> None:
-    """Entry point: run the app; every error ends in one line and a documented exit code, never a traceback
-    (unless --debug). Library messages name parameters; they are shown with the running command's flags."""
+    """Run the app: every error ends in one line, its parameters shown as flags, and a documented exit code."""
     _register()
     errors = Console(stderr=True, soft_wrap=True)
     shown = warnings.showwarning
@@ -109,17 +119,13 @@ def main() -> None:
     except FactscopeError as error:
         errors.print(f"[bold red]error:[/] {escape(flags(error))}", highlight=False)
         sys.exit(EXIT_USAGE)
-    except OSError as error:
-        if error.errno not in STORAGE_ERRNOS:
-            if _options.debug:
-                raise
-            _bug(error, errors)
-        where = error.filename if error.filename is not None else "a file"
-        fault = storage_fault(error, where, "reading or writing it", kept="Results files keep every complete row; run the same "
-                              "command again to resume")
-        errors.print(f"[bold red]error:[/] {escape(str(fault))}", highlight=False)
-        sys.exit(EXIT_USAGE)
     except Exception as error:
+        if isinstance(error, OSError) and error.errno in STORAGE_ERRNOS:
+            where = error.filename if error.filename is not None else "a file"
+            kept = "Results files keep every complete row; run the same command again to resume"
+            fault = storage_fault(error, where, "reading or writing it", kept=kept)
+            errors.print(f"[bold red]error:[/] {escape(str(fault))}", highlight=False)
+            sys.exit(EXIT_USAGE)
         if _options.debug:
             raise
         _bug(error, errors)
@@ -128,8 +134,7 @@ def main() -> None:
 
 
 def _bug(error: Exception, errors: Console) -> None:
-    """End on an error factscope did not expect: one line that says so, and exit 1 (--debug shows the
-    traceback instead)."""
+    """End on an error factscope did not expect: one line that says so, and exit 1."""
     errors.print(
         f"[bold red]error:[/] unexpected {type(error).__name__}: {escape(str(error))}. This is a bug in "
         "factscope: rerun with `factscope --debug ...` to see where, and please report it with that output.",

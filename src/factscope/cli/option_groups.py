@@ -1,6 +1,5 @@
-"""A set of options declared once, as a dataclass whose fields carry their help, range, flag and rule in their
-metadata (``factscope.core.option_metadata.about``), added to any command that wants it: the command receives
-the whole set as one keyword argument (``add_field_options``)."""
+"""A command's options built from a dataclass's fields, which declare each option's help, range, flag and rule
+(``factscope.core.option_metadata.about``); the command receives them as one instance."""
 
 from __future__ import annotations
 
@@ -23,8 +22,8 @@ from factscope.core.option_rules import CountsWhen, field_rules
 Command = TypeVar("Command", bound=Callable[..., None])
 
 FIELD_GROUPS = "factscope_field_groups"
-"""The attribute of a command built by ``add_field_options`` that holds the options of every group of fields it
-offers, each by field name (``RuledOption``); a command wrapped again carries it on (``functools.wraps``)."""
+"""The attribute of a command built by ``add_field_options`` that holds, per group of fields it offers, each
+field's ``RuledOption``; a command wrapped again carries it on (``functools.wraps``)."""
 
 
 def add_field_options(
@@ -37,21 +36,17 @@ def add_field_options(
     panel: str | None = None,
     after: str | None = None,
 ) -> Command:
-    """``command`` with an option for each field of the dataclass ``group`` whose metadata has a help text (of
-    those in ``names`` when given), of the field's type and default (or the command's own of ``defaults``), with
-    the help, range and flag of its metadata (see ``factscope.core.option_metadata.about``), under ``panel``,
-    listed after the command's parameter ``after`` (else after all of them); a float option also refuses nan
-    and inf. A parameter the help names (`max_tokens`) is shown as its flag. It is called with them gathered
-    into one ``group`` instance under ``keyword`` (fields not offered keep their defaults), after each option
-    given on the command line whose rule (``counts_when``) does not hold is refused or warned about
-    (``factscope.cli.option_rules``); a rule reads the fields of every group the command offers."""
+    """``command`` with an option for each field of the dataclass ``group`` that has a help text (of those in
+    ``names`` when given; default: the field's, or ``defaults``'), under ``panel``, after the parameter ``after``
+    (else last). ``command`` gets them as one ``group`` instance under ``keyword``, once the options' rules
+    are enforced (``factscope.cli.option_rules``)."""
     offered = [item for item in fields(group) if "help" in item.metadata and (names is None or item.name in names)]
     flags = {item.name: option_flags(item)[0].split("/")[0] for item in offered}
     chosen = defaults or {}
     added: dict[str, tuple[Field[Any], inspect.Parameter]] = {}
     for item in offered:
         name = flags[item.name][2:].replace("-", "_")
-        read = option_type(group, item)
+        read = _option_type(group, item)
         default = chosen.get(item.name, inspect.Parameter.empty if item.default is MISSING else item.default)
         added[name] = (item, inspect.Parameter(
             name, inspect.Parameter.KEYWORD_ONLY, default=default,
@@ -91,16 +86,15 @@ def option_flags(item: Field[Any]) -> list[str]:
     return [flag] if isinstance(flag, str) else list(flag)
 
 
-def option_type(group: type, item: Field[Any]) -> Any:
-    """The type the option of ``group``'s field ``item`` reads: its metadata's ``option_type``, else the field's
-    declared type (``core.option_metadata.declared_type``)."""
+def _option_type(group: type, item: Field[Any]) -> Any:
+    """The type the option of ``group``'s field ``item`` reads: its metadata's ``option_type``, else the field's."""
     if "option_type" in item.metadata:
         return item.metadata["option_type"]
     return declared_type(group, item)
 
 
 def _option(item: Field[Any], kind: Any, flags: Mapping[str, str], panel: str | None) -> Any:
-    """The typer option of the field ``item`` (of type ``kind``)."""
+    """The typer option of the field ``item`` (of type ``kind``); a float option refuses nan and inf."""
     meta = item.metadata
     low = meta.get("min")
     return typer.Option(
@@ -121,8 +115,7 @@ def _shown(rules: tuple[CountsWhen, ...], flags: Mapping[str, str]) -> tuple[Cou
 
 
 def _default_flags(help: str) -> dict[str, str]:
-    """The flag of each parameter ``help`` names, as the command line spells a parameter it offers under its
-    own name (`extractor`: --extractor)."""
+    """The flag of each parameter ``help`` names, spelt from its name (`extractor`: --extractor)."""
     return {name: "--" + name.replace("_", "-") for name, _ in MENTION.findall(help)}
 
 

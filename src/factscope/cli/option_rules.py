@@ -1,7 +1,6 @@
-"""An option given on the command line where its rule (``factscope.core.option_rules``) does not hold is refused,
-as a value outside its range is: a usage error (exit code 2) naming the option, before any file is read or model
-loaded; one whose rule only warns is warned about. An option left at its default is never refused. The command
-``add_field_options`` builds enforces the rules of its fields."""
+"""An option given on the command line where its rule (``factscope.core.option_rules``) does not hold is refused
+as a usage error before any work, or warned about where the rule only warns; an option left at its default never
+is."""
 
 from __future__ import annotations
 
@@ -27,9 +26,9 @@ CHECKED = "factscope.option_rules.checked"
 
 
 def enforce_field_rules(groups: Sequence[Mapping[str, RuledOption]], values: Mapping[str, Any]) -> None:
-    """Enforce the rules of the options of every group of fields the running command offers (field name ->
-    option), reading ``values``, its parameters: once, as each group's wrapper calls this, the outermost first
-    (it alone has every group and every parameter). A rule reads fields by name, its own group's first."""
+    """Enforce the rules of the options of each group of fields (field name -> option) of the running command,
+    reading its parameters ``values``: once a command, at the outermost wrapper, the one that has them all. A rule
+    reads fields by name, its own group's first."""
     context = running_command()
     if context is None or context.meta.get(CHECKED) is context:
         return

@@ -1,9 +1,5 @@
-"""The output paths of a command, checked before any work: the first thing every command that writes files does.
-
-The checks are the library's (``factscope.core.output_checks``, which also guards a run started from Python);
-what is the command's own is the results file's lock (``factscope.core.results_lock``), taken here and held until
-the command ends, so that a second run on a file another run is writing is refused before any model loads.
-"""
+"""A command's output paths, checked before any work (``factscope.core.output_checks``), and the results file's
+lock held until the command ends, so that a second run on that file is refused before any model loads."""
 
 from __future__ import annotations
 
@@ -21,20 +17,12 @@ def check_outputs(
     results: Path | None = None, *, overwrite: bool = False, written: Mapping[str, Path | None] | None = None
 ) -> None:
     """``factscope.core.output_checks.check_outputs`` (``written``: parameter -> path), with ``results``'s lock
-    taken first (``ResultsLocked`` when another run holds it) and held until the command ends."""
-    if results is not None:
-        hold_lock(results)
-    output_checks.check_outputs(results, overwrite=overwrite, written=written)
-
-
-def hold_lock(results: Path) -> None:
-    """Take the lock of the results file ``results`` and hold it until the running command ends (not at all
-    outside a command)."""
+    taken first (``ResultsLocked`` when another run holds it) and held until the running command ends."""
     context = running_command()
-    if context is None:
-        return
-    acquire(results)
-    context.call_on_close(partial(release, results))
+    if results is not None and context is not None:
+        acquire(results)
+        context.call_on_close(partial(release, results))
+    output_checks.check_outputs(results, overwrite=overwrite, written=written)
 
 
 CLICK_MODULES = ("typer._click.globals", "click")

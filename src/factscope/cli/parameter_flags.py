@@ -1,11 +1,7 @@
-"""Library messages name parameters; the CLI shows flags. The one place that maps a parameter to its flag.
-
-The library writes a parameter in backticks, alone (`window_sentences`) or with a value (`method='finetune'`,
-`overwrite=True`), as ``factscope.core.errors`` describes. The CLI rewrites each such mention into the flag of the
-running command (--window-sentences, --method finetune, --overwrite), reading each option's flags from the command
-itself, so no flag is written twice. A parameter the running command lacks takes the flag it has everywhere else in
-the CLI; one that no command has, or that two commands spell differently, stays as the library wrote it.
-"""
+"""The one place that maps a parameter a library message names (`window_sentences`, `method='finetune'`) to the
+running command's flag (--window-sentences, --method finetune), read from the command itself. A parameter the
+command lacks takes the flag it has everywhere else in the CLI; one no command has, or two spell differently,
+stays as the library wrote it."""
 
 from __future__ import annotations
 
@@ -17,6 +13,8 @@ from typing import Any, TypeAlias
 
 import typer
 from typer.core import TyperArgument, TyperGroup
+
+from factscope.cli.output_paths import running_command
 
 Command: TypeAlias = Any
 """A command or group of the typer app (typer names the click classes it builds on in a private module)."""
@@ -32,8 +30,7 @@ else the CLI reads them from."""
 
 
 def invoked(root: Command, args: Sequence[str]) -> list[Command]:
-    """The commands ``args`` run, from ``root`` down to the command that did the work (groups take only flags
-    before their subcommand, so the first word that names a subcommand is the one run)."""
+    """The commands ``args`` run, from ``root`` down to the one that did the work."""
     chain = [root]
     for word in args:
         command = chain[-1]
@@ -47,7 +44,7 @@ def invoked(root: Command, args: Sequence[str]) -> list[Command]:
 
 def parameters(chain: Sequence[Command]) -> dict[str, Parameter]:
     """Parameter name -> parameter for the running command ``chain`` (root first): the innermost command's own,
-    then its groups', then any other command's where every command that has it shows it alike."""
+    then its groups', then any other command's that every command shows alike."""
     found: dict[str, Parameter] = {}
     for command in reversed(chain):
         for parameter in command.params:
@@ -81,8 +78,8 @@ def _every_parameter(command: Command) -> Iterator[Parameter]:
 
 
 def with_flags(message: str, known: Mapping[str, Parameter | str]) -> str:
-    """``message`` with every parameter mention that ``known`` has (a parameter, or its flag where the command is
-    still being built), or that ``BUNDLES`` builds from it, shown as the command line writes it."""
+    """``message`` with each parameter mention that ``known`` has (a parameter, or its flag) or that ``BUNDLES``
+    builds from it, shown as the command line writes it."""
 
     def shown(match: re.Match[str]) -> str:
         name, value = match.group(1), match.group(2)
@@ -118,10 +115,12 @@ def _flag(parameter: Parameter | str, value: str | None) -> str | None:
     return f"{long[0]} {shlex.quote(str(literal))}"
 
 
-def in_context(message: str, context: typer.Context) -> str:
-    """``message`` with flags for the command that ``context`` runs (for notes a command prints itself)."""
+def in_context(message: str, context: typer.Context | None = None) -> str:
+    """``message`` with flags for the command that ``context`` (else the running one) runs, unchanged outside one."""
+    current: Any = context if context is not None else running_command()
+    if current is None:
+        return message
     chain: list[Command] = []
-    current: Any = context
     while current is not None:
         chain.insert(0, current.command)
         current = current.parent

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import typer
-from rich.markup import escape
 
 from factscope.cli.option_groups import add_field_options
 from factscope.training.options import TrainOptions
 
 HELP = """Train an offline checker from {premise, hypothesis, label} pairs and write it to a directory.
 
-Labels are entailment / neutral / contradiction (or 0 / 1 / 2), or entailment / not_entailment for a 2-way checker; repeat --data to train on a mix (a 2-way set's not_entailment pairs are then trained as P(neutral) + P(contradiction)). Each pair's group (its group field, else its id) goes by a SHA-256 to train (75%), validation (10%: kept epoch when several are candidates, class biases, cue stacker) or a held-out test part (15%: only reported), the same parts as `factscope eval-checker --part`. Use the result with `--checker path:DIR`; the train-checker guide gives each recipe's time and held-out figures.
+Labels are entailment / neutral / contradiction (or 0 / 1 / 2), or entailment / not_entailment for a 2-way
+checker; repeat --data to train on a mix. Pairs are split by group into train, validation and a held-out test
+part, the parts of `factscope eval-checker --part`. Use the result with `--checker path:DIR`; the train-checker
+guide gives each recipe's time and held-out figures.
 
 Examples:
 
@@ -28,23 +30,23 @@ Examples:
   factscope train-checker --data pairs.jsonl --method repc --layers 3,4,5,6 --limit 2000 --out repc_dir
 """
 
+SHOWN_SKIPPED = 20
+"""How many skipped records are printed one by one."""
+
 
 def train_checker(options: TrainOptions) -> None:
     """Train an offline checker (see `factscope train-checker --help`)."""
     import os
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from factscope.cli.display import print_table
+    from factscope.cli.display import print_skipped, print_table
     from factscope.core.figure_table import summary_table
-    from factscope.core.progress_display import console, progress
+    from factscope.core.progress_display import progress
     from factscope.training.summary import summary_rows
     from factscope.training.train import train_checker as run
 
     result = run(options, progress)
-    for error in result.skipped[:20]:
-        console.print(f"[yellow]skipped:[/] {escape(str(error))}")
-    if len(result.skipped) > 20:
-        console.print(f"[yellow]... and {len(result.skipped) - 20} more skipped records[/]")
+    print_skipped(*result.skipped, limit=SHOWN_SKIPPED)
     print_table(summary_table(f"checker written to {options.out}", summary_rows(result)))
 
 
