@@ -23,17 +23,13 @@ from factscope.refchecker.spec import CheckSpec
 HELP = """Measure agreement with human labels (RefChecker's human annotations).
 
 HUMAN files are RefChecker human annotations: a JSON list of {id, response, <model>_response_kg: [{triplet,
-human_label}]}. A file's model and context setting come from its name (--model-from stem): nq_gpt4_answers.json
-and gpt4_zero.json are both model gpt4 in Zero Context (nq / msmarco / dolly or zero / noisy / accurate at the
-start or the end of the name; a trailing _answers is dropped). --input (repeatable) supplies question and
-references by id: the check input format or RefChecker's benchmark records {id, question, context}; a response
-is optional there. Records without references stop the run (exit code 2) unless --allow-missing-references.
+human_label}]}; a file's model and context setting come from its name (--model-from). --input (repeatable)
+supplies question and references by id: the check input format or RefChecker's benchmark records {id, question,
+context}.
 
---mode checker checks the annotated triplets themselves: claim-level accuracy, macro-F1, per-class F1 and the
-confusion matrix of the checker alone. --mode pipeline extracts claims anew. Both report response-level
-hallucination rates (share of Neutral + Contradiction) against the human rate with Pearson and Spearman, and,
-with three or more models, the Spearman correlation of the model rankings: over all responses and per setting.
-Results are written to OUTPUT as they are made; rerunning the same command resumes.
+--mode checker checks the annotated triplets themselves (claim-level accuracy and F1 of the checker alone);
+--mode pipeline extracts claims anew. Both compare response-level hallucination rates with the human ones, over
+all responses and per setting; the agree guide describes each figure.
 
 Example:
 

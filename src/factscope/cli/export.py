@@ -15,15 +15,9 @@ from factscope.core.result_tables import RECORDS
 
 HELP = """Convert a results file into a table for pandas, DuckDB, Spark or a spreadsheet.
 
-RESULTS is the JSONL written by `factscope check`, `ground`, `attribute score` or `knowledge score` (its
-OUT.manifest.json says which; without one, the fields of its first record). The output's suffix picks the
-format: .parquet (needs `pip install 'factscope\\[tables]'`) or .csv (UTF-8 with a header row; a list or an
-object in a cell is written as JSON, the way factscope reads CSV input). Rows of RESULTS that cannot be read are
-skipped and reported.
-
---level picks what a row is: a record (nested figures as dotted columns, such as summary.hallucination_rate), or
-one of the system's items: a claim (check), a fact (ground; side 'response' or 'gold'), a citation (attribute
-score) or a knowledge sentence (knowledge score). The docs' "Results as tables" lists each level's columns.
+RESULTS is the JSONL written by `factscope check`, `ground`, `attribute score` or `knowledge score`. The
+output's suffix picks the format: .parquet (needs `pip install 'factscope\\[tables]'`) or .csv. --level picks what
+a row is: a record, or one of the system's items; the docs' "Results as tables" lists each level's columns.
 
 Examples:
 

@@ -1,5 +1,4 @@
-"""`factscope package-checker`: a checker folder as a wheel that adds `--checker NAME` where it is installed; its
-options are the fields of ``factscope.checkers.wheel.CheckerPackage``."""
+"""`factscope package-checker`: a checker folder as a wheel that adds `--checker NAME` where it is installed."""
 
 from __future__ import annotations
 
@@ -10,15 +9,14 @@ import typer
 
 from factscope.checkers.wheel import CheckerPackage
 from factscope.cli.option_groups import add_field_options
-from factscope.cli.parameter_flags import in_context, with_flags
+from factscope.cli.parameter_flags import in_context
 from factscope.core.progress_display import console
 
 HELP = """Pack a checker folder into a wheel, so that `--checker NAME` uses it wherever the wheel is installed.
 
 DIR is a folder `--checker path:DIR` reads: a checker `factscope train-checker --out DIR` wrote, or a Hugging Face
-NLI model folder. The wheel (factscope_checker_NAME-VERSION-py3-none-any.whl in --out) holds the folder and
-registers NAME in factscope's `factscope.checkers` plugins; the checker it builds is the one `path:DIR` builds,
-with the folder's own layout and threshold. Share it on a package index or a file share; install it with pip.
+NLI model folder. The wheel (in --out) holds the folder and registers NAME in factscope's checker plugins, with a
+model card (--card, or one written from the checker's manifest beside the wheel).
 
 Example:
 
@@ -26,10 +24,6 @@ Example:
   factscope package-checker my-checker --name support-desk --version 1.0.0 -o dist
   pip install dist/factscope_checker_support_desk-1.0.0-py3-none-any.whl
   factscope check records.jsonl --checker support-desk
-
-The package carries a model card: the Markdown file --card names, or one written from the checker's manifest and
-saved beside the wheel, to complete (licences, intended use) and pack again with --card. See the guide's "Share a
-checker as a package" for the card's contents and size limits.
 """
 
 
@@ -40,7 +34,6 @@ def register(app: typer.Typer) -> None:
 
 
 def package_checker_command(
-    context: typer.Context,
     folder: Annotated[Path, typer.Argument(metavar="DIR", help="the checker folder", show_default=False)],
     *,
     package: CheckerPackage,
@@ -49,5 +42,4 @@ def package_checker_command(
     from factscope.checkers.wheel import package_checker
 
     for note in package_checker(folder, package).notes():
-        shown = in_context(with_flags(note, {"checker": "--checker"}), context)
-        console.print(shown, markup=False, highlight=False)
+        console.print(in_context(note), markup=False, highlight=False)

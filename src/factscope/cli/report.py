@@ -17,14 +17,10 @@ from factscope.reports.report_options import ReportOptions
 
 HELP = """Write the results of any factscope command as one HTML page you can open in any browser.
 
-The page fits the command that wrote the file (its OUT.manifest.json says which; without one, the fields of
-the first record): figures and charts first (rates per setting and model for check; precision, recall and F1 by
-factor for ground; citation quality for attribute score; every CONNER metric for knowledge score), then each
-record with its claims, facts, citations or sentences coloured by their verdict.
-
-Several files of one system make one page; check and ground pages then compare them by model (a record's
-`model` field, else its file's name). The page is self-contained: inline CSS and SVG, no scripts, nothing
-loaded from the network; hovering shows labels, probabilities and scores, and it prints in black and white.
+The page fits the command that wrote the file (its OUT.manifest.json says which): figures and charts first, then
+each record with its claims, facts, citations or sentences coloured by their verdict. Several files of one system
+make one page that compares them by model. The page is self-contained: no scripts, nothing loaded from the
+network.
 
 Examples:
 

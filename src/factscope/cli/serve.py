@@ -1,5 +1,4 @@
-"""`factscope serve`: the HTTP API, the jobs API and the web app; its options are the fields of
-``factscope.serve.config``'s ``Startup``, ``ServeConfig``, ``Components`` and ``Limits``."""
+"""`factscope serve`: the HTTP API, the jobs API and the web app (``factscope.serve``)."""
 
 from __future__ import annotations
 
@@ -16,9 +15,9 @@ from factscope.serve.config import Components, Limits, ServeConfig, Startup
 
 HELP = """Serve the four systems over HTTP, with a web app to look at results.
 
-Loads the chosen components once and serves: synchronous endpoints for small inputs (POST /v1/check, /v1/ground, /v1/attribute/score, /v1/knowledge/score; concurrent requests share model batches), a jobs API for files (POST /v1/jobs, progress, streamed results, cancel; jobs are kept in DATA-DIR and resumed after a restart), OpenAPI docs at /docs, and the web app at /.
-
-Binds 127.0.0.1 by default. Any other address needs an API key (--api-key or FACTSCOPE_API_KEY), which every request must then carry as `Authorization: Bearer KEY` or `X-API-Key: KEY`.
+Loads the chosen components once and serves an endpoint per system (POST /v1/check, /v1/ground,
+/v1/attribute/score, /v1/knowledge/score), a jobs API for files (POST /v1/jobs; jobs kept in DATA-DIR resume after
+a restart), OpenAPI docs at /docs and the web app at /. The serve guide describes each.
 
 Needs the serve extra: pip install 'factscope\\[serve]'.
 
