@@ -24,12 +24,12 @@ HELP = """Measure agreement with human labels (RefChecker's human annotations).
 
 HUMAN files are RefChecker human annotations: a JSON list of {id, response, <model>_response_kg: [{triplet,
 human_label}]}; a file's model and context setting come from its name (--model-from). --input (repeatable)
-supplies question and references by id: the check input format or RefChecker's benchmark records {id, question,
-context}.
+supplies question and references by id: the check input format or RefChecker's benchmark records {id,
+question, context}.
 
 --mode checker checks the annotated triplets themselves (claim-level accuracy and F1 of the checker alone);
---mode pipeline extracts claims anew. Both compare response-level hallucination rates with the human ones, over
-all responses and per setting; the agree guide describes each figure.
+--mode pipeline extracts claims anew. Both compare response-level hallucination rates with the human ones,
+over all responses and per setting; the agree guide describes each figure.
 
 Example:
 

@@ -10,9 +10,16 @@ from rich.markup import escape
 from rich.table import Table
 
 from factscope.cli.parameter_flags import in_context
-from factscope.core.figure_table import summary_table as summary_table
-from factscope.core.progress_display import ProgressDisplay as ProgressDisplay
-from factscope.core.progress_display import console
+from factscope.core.figure_table import summary_table
+from factscope.core.progress_display import ProgressDisplay, console
+
+__all__ = [
+    "SHOWN_SKIPPED", "ProgressDisplay", "TerminalNotes", "console", "print_notes", "print_skipped", "print_table",
+    "print_warning", "summary_table",
+]
+
+SHOWN_SKIPPED = 20
+"""How many skipped records a command that may skip many lists one by one."""
 
 results_console = Console()
 """Summary tables go to stdout, so that ``> summary.txt`` keeps them."""
@@ -24,13 +31,14 @@ def print_table(table: Table) -> None:
 
 
 def _say(label: str, message: object) -> None:
-    """Print ``label`` (rich markup) and ``message`` (literally, never read as markup) as one line on stderr."""
+    """Print ``label`` (rich markup) and ``message`` (never read as markup) as one line on stderr."""
     console.print(f"{label} {escape(str(message))}", highlight=False)
 
 
-def print_warning(message: str) -> None:
-    """Print one warning line."""
-    _say("[bold yellow]warning:[/]", message)
+def print_warning(*messages: str) -> None:
+    """Print a warning line for each of ``messages``."""
+    for message in messages:
+        _say("[bold yellow]warning:[/]", message)
 
 
 def print_skipped(*problems: object, limit: int | None = None) -> None:

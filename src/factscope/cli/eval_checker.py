@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from factscope.checkers.options import CheckerOptions
-from factscope.cli.display import print_skipped, print_table, print_warning
+from factscope.cli.display import SHOWN_SKIPPED, print_skipped, print_table, print_warning
 from factscope.cli.llm_options import ClientOnce, LLMOptions, llm_options, usage_rows
 from factscope.cli.option_groups import add_field_options
 from factscope.cli.output_paths import check_outputs
@@ -18,16 +18,13 @@ from factscope.core.figure_table import summary_table
 from factscope.core.progress_display import ProgressDisplay
 from factscope.evaluation.checker_comparison import EvaluationSettings
 
-SHOWN_SKIPPED = 20
-"""How many skipped records of one file are printed one by one (a set with an extra label has many)."""
-
 HELP = """Measure how well a checker decides labelled (premise, hypothesis) pairs.
 
 FILES hold one pair a record: `premise`, `hypothesis`, `label` (entailment / neutral / contradiction /
 not_entailment, or 0 / 1 / 2), or LLM-AggreFact's `dataset`, `doc`, `claim`, `label` (1 supported, 0 not), as
-JSONL, a JSON list, CSV or Parquet. Per dataset: balanced accuracy, AUROC of P(Entailment), the confusion matrix
-and, on 3-way labels, macro-F1; repeat --checker to compare checkers in one table. The eval-checker guide
-describes the figures and the split --part keeps.
+JSONL, a JSON list, CSV or Parquet. Per dataset: balanced accuracy, AUROC of P(Entailment), the confusion
+matrix and, on 3-way labels, macro-F1; repeat --checker to compare checkers in one table. The eval-checker
+guide describes the figures and the split --part keeps.
 
 Examples:
 

@@ -16,8 +16,9 @@ from factscope.core.result_tables import RECORDS
 HELP = """Convert a results file into a table for pandas, DuckDB, Spark or a spreadsheet.
 
 RESULTS is the JSONL written by `factscope check`, `ground`, `attribute score` or `knowledge score`. The
-output's suffix picks the format: .parquet (needs `pip install 'factscope\\[tables]'`) or .csv. --level picks what
-a row is: a record, or one of the system's items; the docs' "Results as tables" lists each level's columns.
+output's suffix picks the format: .parquet (needs `pip install 'factscope\\[tables]'`) or .csv. --level picks
+what a row is: a record, or one of the system's items; the docs' "Results as tables" lists each level's
+columns.
 
 Examples:
 
@@ -49,7 +50,6 @@ def export_command(
 
     check_outputs(written={"output": output})
     exported = export_results(results, output, level)
-    for said in exported.repeated:
-        print_warning(said)
+    print_warning(*exported.repeated)
     print_skipped(*exported.problems)
     print_table(summary_table("export", exported.summary_rows()))

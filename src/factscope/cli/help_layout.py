@@ -1,5 +1,5 @@
-"""Help texts laid out for the terminal: typer keeps every line break of the source, so a paragraph's lines are
-joined to flow to the terminal's width; examples (indented lines) and list items keep their own lines."""
+"""Help texts laid out for the terminal: typer keeps every line break of the source, so a paragraph's lines
+are joined to flow to the terminal's width; examples (indented lines) and list items keep their own lines."""
 
 from __future__ import annotations
 

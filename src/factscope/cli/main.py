@@ -20,6 +20,8 @@ from factscope.core.version import __version__
 EXIT_BUG = 1
 EXIT_USAGE = 2
 EXIT_RECORDS_FAILED = 3
+WARNING = "[bold yellow]warning:[/]"
+ERROR = "[bold red]error:[/]"
 
 app = typer.Typer(
     name="factscope",
@@ -77,12 +79,22 @@ def _root(
 def command_modules() -> list[ModuleType]:
     """The command modules, in the order --help lists them; each has ``register(app)``."""
     from factscope.cli import (
-        agree, attribute, check, eval_checker, examples, export, ground, knowledge, package_checker, report, serve,
+        agree,
+        attribute,
+        check,
+        eval_checker,
+        examples,
+        export,
+        ground,
+        knowledge,
+        package_checker,
+        report,
+        serve,
         train_checker,
     )
 
-    return [check, agree, ground, attribute, knowledge, train_checker, eval_checker, package_checker, report, export,
-            examples, serve]
+    return [check, agree, ground, attribute, knowledge, train_checker, eval_checker, package_checker, report,
+            export, examples, serve]
 
 
 def _register() -> None:
@@ -95,10 +107,13 @@ def _register() -> None:
 
 
 def main() -> None:
-    """Run the app: every error ends in one line, its parameters shown as flags, and a documented exit code."""
+    """Run the app: every error ends in one line (parameters shown as flags) and a documented exit code."""
     _register()
     errors = Console(stderr=True, soft_wrap=True)
     shown = warnings.showwarning
+
+    def say(label: str, message: object) -> None:
+        errors.print(f"{label} {escape(str(message))}", highlight=False)
 
     def flags(message: object) -> str:
         return for_command_line(str(message), typer.main.get_command(app), sys.argv[1:])
@@ -106,7 +121,7 @@ def main() -> None:
     def show(message: Warning | str, category: type[Warning], filename: str, lineno: int,
              file: TextIO | None = None, line: str | None = None) -> None:
         if issubclass(category, FactscopeWarning):
-            errors.print(f"[bold yellow]warning:[/] {escape(flags(message))}", highlight=False)
+            say(WARNING, flags(message))
         else:
             shown(message, category, filename, lineno, file, line)
 
@@ -114,30 +129,21 @@ def main() -> None:
     try:
         app()
     except RecordsFailed as failed:
-        errors.print(f"[bold yellow]warning:[/] {escape(flags(failed))}", highlight=False)
+        say(WARNING, flags(failed))
         sys.exit(0 if _options.allow_failures else EXIT_RECORDS_FAILED)
     except FactscopeError as error:
-        errors.print(f"[bold red]error:[/] {escape(flags(error))}", highlight=False)
+        say(ERROR, flags(error))
         sys.exit(EXIT_USAGE)
     except Exception as error:
         if isinstance(error, OSError) and error.errno in STORAGE_ERRNOS:
             where = error.filename if error.filename is not None else "a file"
             kept = "Results files keep every complete row; run the same command again to resume"
-            fault = storage_fault(error, where, "reading or writing it", kept=kept)
-            errors.print(f"[bold red]error:[/] {escape(str(fault))}", highlight=False)
+            say(ERROR, storage_fault(error, where, "reading or writing it", kept=kept))
             sys.exit(EXIT_USAGE)
         if _options.debug:
             raise
-        _bug(error, errors)
+        say(ERROR, f"unexpected {type(error).__name__}: {error}. This is a bug in factscope: rerun with "
+            "`factscope --debug ...` to see where, and please report it with that output.")
+        sys.exit(EXIT_BUG)
     finally:
         warnings.showwarning = shown
-
-
-def _bug(error: Exception, errors: Console) -> None:
-    """End on an error factscope did not expect: one line that says so, and exit 1."""
-    errors.print(
-        f"[bold red]error:[/] unexpected {type(error).__name__}: {escape(str(error))}. This is a bug in "
-        "factscope: rerun with `factscope --debug ...` to see where, and please report it with that output.",
-        highlight=False,
-    )
-    sys.exit(EXIT_BUG)

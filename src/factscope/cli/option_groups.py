@@ -36,10 +36,10 @@ def add_field_options(
     panel: str | None = None,
     after: str | None = None,
 ) -> Command:
-    """``command`` with an option for each field of the dataclass ``group`` that has a help text (of those in
-    ``names`` when given; default: the field's, or ``defaults``'), under ``panel``, after the parameter ``after``
-    (else last). ``command`` gets them as one ``group`` instance under ``keyword``, once the options' rules
-    are enforced (``factscope.cli.option_rules``)."""
+    """``command`` with an option for each field of the dataclass ``group`` that has a help text (of those
+    in ``names`` when given; default: the field's, or ``defaults``'), under ``panel``, after the parameter
+    ``after`` (else last). ``command`` gets them as one ``group`` instance under ``keyword``, once the
+    options' rules are enforced (``factscope.cli.option_rules``)."""
     offered = [item for item in fields(group) if "help" in item.metadata and (names is None or item.name in names)]
     flags = {item.name: option_flags(item)[0].split("/")[0] for item in offered}
     chosen = defaults or {}
@@ -64,7 +64,7 @@ def add_field_options(
             parameters.extend(parameter for _, parameter in added.values())
     if after is None:
         parameters.extend(parameter for _, parameter in added.values())
-    ruled = {item.name: RuledOption(name, flags[item.name], _shown(field_rules(item), flags))
+    ruled = {item.name: RuledOption(name, flags[item.name], _rules_shown(item, flags))
              for name, (item, _) in added.items()}
     groups = (*getattr(command, FIELD_GROUPS, ()), ruled)
 
@@ -87,7 +87,7 @@ def option_flags(item: Field[Any]) -> list[str]:
 
 
 def _option_type(group: type, item: Field[Any]) -> Any:
-    """The type the option of ``group``'s field ``item`` reads: its metadata's ``option_type``, else the field's."""
+    """The type of the option of ``group``'s field ``item``: its metadata's ``option_type``, else its type."""
     if "option_type" in item.metadata:
         return item.metadata["option_type"]
     return declared_type(group, item)
@@ -99,7 +99,7 @@ def _option(item: Field[Any], kind: Any, flags: Mapping[str, str], panel: str | 
     low = meta.get("min")
     return typer.Option(
         *option_flags(item),
-        help=with_flags(meta["help"], {**_default_flags(meta["help"]), **flags}),
+        help=_with_flags(meta["help"], flags),
         min=None if meta.get("min_open") else low,
         max=meta.get("max"),
         callback=_checked(meta, float in (kind, *typing.get_args(kind))),
@@ -108,15 +108,15 @@ def _option(item: Field[Any], kind: Any, flags: Mapping[str, str], panel: str | 
     )
 
 
-def _shown(rules: tuple[CountsWhen, ...], flags: Mapping[str, str]) -> tuple[CountsWhen, ...]:
-    """``rules`` with each condition's parameters shown as flags (those of ``flags``, else their own names)."""
-    return tuple(replace(rule, condition=with_flags(rule.condition, {**_default_flags(rule.condition), **flags}))
-                 for rule in rules)
+def _rules_shown(item: Field[Any], flags: Mapping[str, str]) -> tuple[CountsWhen, ...]:
+    """The rules of the field ``item``, each condition's parameters shown as flags."""
+    return tuple(replace(rule, condition=_with_flags(rule.condition, flags)) for rule in field_rules(item))
 
 
-def _default_flags(help: str) -> dict[str, str]:
-    """The flag of each parameter ``help`` names, spelt from its name (`extractor`: --extractor)."""
-    return {name: "--" + name.replace("_", "-") for name, _ in MENTION.findall(help)}
+def _with_flags(text: str, flags: Mapping[str, str]) -> str:
+    """``text`` with each parameter it names shown as its flag: that of ``flags``, else one from its name."""
+    spelt = {name: "--" + name.replace("_", "-") for name, _ in MENTION.findall(text)}
+    return with_flags(text, {**spelt, **flags})
 
 
 def _checked(meta: Mapping[str, Any], real: bool) -> Callable[[Any], Any] | None:

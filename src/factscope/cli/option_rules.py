@@ -1,6 +1,6 @@
-"""An option given on the command line where its rule (``factscope.core.option_rules``) does not hold is refused
-as a usage error before any work, or warned about where the rule only warns; an option left at its default never
-is."""
+"""An option given on the command line where its rule (``factscope.core.option_rules``) does not hold is
+refused as a usage error before any work, or warned about where the rule only warns; one left at its default
+never is."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import typer
 
 from factscope.cli.output_paths import running_command
 from factscope.core.option_rules import CountsWhen, broken_rule
+from factscope.core.progress_display import console
 
 
 class RuledOption(NamedTuple):
@@ -27,7 +28,7 @@ CHECKED = "factscope.option_rules.checked"
 
 def enforce_field_rules(groups: Sequence[Mapping[str, RuledOption]], values: Mapping[str, Any]) -> None:
     """Enforce the rules of the options of each group of fields (field name -> option) of the running command,
-    reading its parameters ``values``: once a command, at the outermost wrapper, the one that has them all. A rule
+    reading its parameters ``values``: once a command, at the outermost wrapper, which has them all. A rule
     reads fields by name, its own group's first."""
     context = running_command()
     if context is None or context.meta.get(CHECKED) is context:
@@ -50,8 +51,6 @@ def _given(context: typer.Context, param: str) -> bool:
 
 def _refuse(broken: list[tuple[str, CountsWhen | None]]) -> None:
     """Warn of each (flag, broken rule or None) whose rule warns, then refuse the first whose rule refuses."""
-    from factscope.cli.display import console
-
     found = [(flag, rule) for flag, rule in broken if rule is not None]
     for flag, rule in sorted(found, key=lambda pair: not pair[1].warn):
         if not rule.warn:

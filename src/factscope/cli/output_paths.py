@@ -1,9 +1,8 @@
-"""A command's output paths, checked before any work (``factscope.core.output_checks``), and the results file's
-lock held until the command ends, so that a second run on that file is refused before any model loads."""
+"""A command's output paths, checked before any work (``factscope.core.output_checks``), and the results
+file's lock held until the command ends, so that a second run on the file is refused before models load."""
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
@@ -11,6 +10,11 @@ from typing import Any
 
 from factscope.core import output_checks
 from factscope.core.results_lock import acquire, release
+
+try:
+    from typer._click.globals import get_current_context
+except ImportError:  # typer before 0.29 runs on click itself
+    from click import get_current_context  # type: ignore[no-redef]
 
 
 def check_outputs(
@@ -25,18 +29,6 @@ def check_outputs(
     output_checks.check_outputs(results, overwrite=overwrite, written=written)
 
 
-CLICK_MODULES = ("typer._click.globals", "click")
-"""Where the running command's context is kept: typer 0.29 and newer run on their own copy of click."""
-
-
 def running_command() -> Any:
     """The click context of the command running in this thread, or None outside a command."""
-    for name in CLICK_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ImportError:
-            continue
-        context = module.get_current_context(silent=True)
-        if context is not None:
-            return context
-    return None
+    return get_current_context(silent=True)

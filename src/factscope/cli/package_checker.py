@@ -1,4 +1,4 @@
-"""`factscope package-checker`: a checker folder as a wheel that adds `--checker NAME` where it is installed."""
+"""`factscope package-checker`: a checker folder as a wheel that adds `--checker NAME` where installed."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ from factscope.core.progress_display import console
 
 HELP = """Pack a checker folder into a wheel, so that `--checker NAME` uses it wherever the wheel is installed.
 
-DIR is a folder `--checker path:DIR` reads: a checker `factscope train-checker --out DIR` wrote, or a Hugging Face
-NLI model folder. The wheel (in --out) holds the folder and registers NAME in factscope's checker plugins, with a
-model card (--card, or one written from the checker's manifest beside the wheel).
+DIR is a folder `--checker path:DIR` reads: a checker `factscope train-checker --out DIR` wrote, or a Hugging
+Face NLI model folder. The wheel (in --out) holds the folder and registers NAME in factscope's checker
+plugins, with a model card (--card, or one written from the checker's manifest beside the wheel).
 
 Example:
 

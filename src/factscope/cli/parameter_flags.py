@@ -1,7 +1,7 @@
-"""The one place that maps a parameter a library message names (`window_sentences`, `method='finetune'`) to the
-running command's flag (--window-sentences, --method finetune), read from the command itself. A parameter the
-command lacks takes the flag it has everywhere else in the CLI; one no command has, or two spell differently,
-stays as the library wrote it."""
+"""The one place that maps a parameter a library message names (`window_sentences`, `method='finetune'`) to
+the running command's flag (--window-sentences, --method finetune), read from the command itself. A parameter
+the command lacks takes the flag it has everywhere else in the CLI; one no command has, or two spell
+differently, stays as the library wrote it."""
 
 from __future__ import annotations
 
@@ -78,8 +78,8 @@ def _every_parameter(command: Command) -> Iterator[Parameter]:
 
 
 def with_flags(message: str, known: Mapping[str, Parameter | str]) -> str:
-    """``message`` with each parameter mention that ``known`` has (a parameter, or its flag) or that ``BUNDLES``
-    builds from it, shown as the command line writes it."""
+    """``message`` with each parameter mention that ``known`` has (a parameter, or its flag), or that
+    ``BUNDLES`` builds from it, shown as the command line writes it."""
 
     def shown(match: re.Match[str]) -> str:
         name, value = match.group(1), match.group(2)
@@ -116,7 +116,7 @@ def _flag(parameter: Parameter | str, value: str | None) -> str | None:
 
 
 def in_context(message: str, context: typer.Context | None = None) -> str:
-    """``message`` with flags for the command that ``context`` (else the running one) runs, unchanged outside one."""
+    """``message`` with flags for the command ``context`` (else the running one) runs; as is outside one."""
     current: Any = context if context is not None else running_command()
     if current is None:
         return message

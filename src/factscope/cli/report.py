@@ -17,10 +17,10 @@ from factscope.reports.report_options import ReportOptions
 
 HELP = """Write the results of any factscope command as one HTML page you can open in any browser.
 
-The page fits the command that wrote the file (its OUT.manifest.json says which): figures and charts first, then
-each record with its claims, facts, citations or sentences coloured by their verdict. Several files of one system
-make one page that compares them by model. The page is self-contained: no scripts, nothing loaded from the
-network.
+The page fits the command that wrote the file (its OUT.manifest.json says which): figures and charts first,
+then each record with its claims, facts, citations or sentences coloured by their verdict. Several files of
+one system make one page that compares them by model. The page is self-contained: no scripts, nothing loaded
+from the network.
 
 Examples:
 
@@ -56,8 +56,7 @@ def report_command(
     output = output or Path(f"{inputs[0].stem}.html")
     check_outputs(written={"output": output})
     report = make_report(inputs, **asdict(options))
-    for said in report.repeated:
-        print_warning(said)
+    print_warning(*report.repeated)
     print_skipped(*report.problems)
     output.write_text(report.html, encoding="utf-8")
     print_table(summary_table("report", report.summary_rows(output)))

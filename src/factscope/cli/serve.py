@@ -16,8 +16,8 @@ from factscope.serve.config import Components, Limits, ServeConfig, Startup
 HELP = """Serve the four systems over HTTP, with a web app to look at results.
 
 Loads the chosen components once and serves an endpoint per system (POST /v1/check, /v1/ground,
-/v1/attribute/score, /v1/knowledge/score), a jobs API for files (POST /v1/jobs; jobs kept in DATA-DIR resume after
-a restart), OpenAPI docs at /docs and the web app at /. The serve guide describes each.
+/v1/attribute/score, /v1/knowledge/score), a jobs API for files (POST /v1/jobs; jobs kept in DATA-DIR resume
+after a restart), OpenAPI docs at /docs and the web app at /. The serve guide describes each.
 
 Needs the serve extra: pip install 'factscope\\[serve]'.
 

@@ -11,8 +11,8 @@ HELP = """Train an offline checker from {premise, hypothesis, label} pairs and w
 
 Labels are entailment / neutral / contradiction (or 0 / 1 / 2), or entailment / not_entailment for a 2-way
 checker; repeat --data to train on a mix. Pairs are split by group into train, validation and a held-out test
-part, the parts of `factscope eval-checker --part`. Use the result with `--checker path:DIR`; the train-checker
-guide gives each recipe's time and held-out figures.
+part, the parts of `factscope eval-checker --part`. Use the result with `--checker path:DIR`; the
+train-checker guide gives each recipe's time and held-out figures.
 
 Examples:
 
@@ -30,16 +30,13 @@ Examples:
   factscope train-checker --data pairs.jsonl --method repc --layers 3,4,5,6 --limit 2000 --out repc_dir
 """
 
-SHOWN_SKIPPED = 20
-"""How many skipped records are printed one by one."""
-
 
 def train_checker(options: TrainOptions) -> None:
     """Train an offline checker (see `factscope train-checker --help`)."""
     import os
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from factscope.cli.display import print_skipped, print_table
+    from factscope.cli.display import SHOWN_SKIPPED, print_skipped, print_table
     from factscope.core.figure_table import summary_table
     from factscope.core.progress_display import progress
     from factscope.training.summary import summary_rows
