@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from factscope.cli.display import console, print_notes, print_skipped, print_table
+from factscope.cli.display import print_notes, print_skipped, print_table
 from factscope.cli.output_paths import check_outputs
 
 AGREE_HELP = """Correlate `knowledge score` results with human ratings (CONNER Tables 9-10).
@@ -34,7 +34,6 @@ def agree_command(
     check_outputs(written={"output": output})
     results = file_agreement(scores, human, skipped=print_skipped)
     print_table(agreement_table(results))
-    console.print("† p < 0.05, as in the paper's Table 9")
     print_notes(f"{r.dimension} / {r.metric}: {r.note}" for r in results if r.note)
     if output:
         output.write_text(json.dumps([r.model_dump() for r in results], indent=2), encoding="utf-8")
