@@ -142,7 +142,7 @@ def test_agree_matches_somers_d(app, tmp_path):
     assert figures[("factuality", "factuality")]["somers_d"] == pytest.approx(stats.somersd(human, fact).statistic)
     assert figures[("factuality", "factuality")]["n"] == 6
     assert "Somers" in result.stdout
-    assert "† p < 0.05, as in the paper's Table 9" in result.stdout  # the table's caption, on stdout with it
+    assert "† p < 0.05, as in the paper's Table 9" in result.stdout  # the table's caption
 
 
 def test_agree_with_no_overlap_is_an_error(app, tmp_path):

@@ -14,8 +14,8 @@ from factscope.core.figure_table import summary_table
 from factscope.core.progress_display import ProgressDisplay, console
 
 __all__ = [
-    "SHOWN_SKIPPED", "ProgressDisplay", "TerminalNotes", "console", "print_notes", "print_skipped", "print_table",
-    "print_warning", "summary_table",
+    "SHOWN_SKIPPED", "ProgressDisplay", "TerminalNotes", "console", "print_notes", "print_skipped",
+    "print_table", "print_warning", "summary_table",
 ]
 
 SHOWN_SKIPPED = 20

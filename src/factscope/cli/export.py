@@ -23,9 +23,7 @@ columns.
 Examples:
 
   factscope export checked.jsonl -o checked.parquet
-
   factscope export checked.jsonl -o claims.csv --level claims
-
   factscope export grounded.jsonl -o facts.parquet --level facts
 """
 

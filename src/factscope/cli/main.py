@@ -34,8 +34,8 @@ app = typer.Typer(
         "Run `factscope COMMAND --help` for each.\n\n"
         "Exit codes: 0 every record done; 1 an unexpected error (a bug: rerun with --debug and report it); "
         "2 a usage, input or settings error, or a disk or permission fault such as a full disk (the message says "
-        "what to change); 3 the run finished but some "
-        "records failed (kept in the results file; --allow-failures accepts that)."
+        "what to change); 3 the run finished but some records failed (kept in the results file; "
+        "--allow-failures accepts that)."
     ),
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -64,12 +64,10 @@ _options = RootOptions()
 def _root(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
     debug: bool = typer.Option(False, "--debug", help="On an unexpected error, print the full traceback."),
-    allow_failures: bool = typer.Option(
-        False,
-        "--allow-failures",
-        help="Exit 0 when the run finished but some records failed (their failures are kept in the results file); "
-        "without it such a run exits 3.",
-    ),
+    allow_failures: bool = typer.Option(False, "--allow-failures", help=(
+        "Exit 0 when the run finished but some records failed (their failures are kept in the results file); "
+        "without it such a run exits 3."
+    )),
 ) -> None:
     """Read the options given before the command."""
     _options.debug = debug

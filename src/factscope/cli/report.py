@@ -25,11 +25,8 @@ from the network.
 Examples:
 
   factscope report checked.jsonl -o report.html
-
   factscope report checked.jsonl -o hallucinated.html --only hallucinated --limit 50
-
   factscope report gpt.checked.jsonl llama.checked.jsonl -o models.html
-
   factscope report original.ground.jsonl -o grounding.html
 """
 

@@ -24,7 +24,6 @@ Needs the serve extra: pip install 'factscope\\[serve]'.
 Examples:
 
   factscope serve                                   # http://127.0.0.1:8000, offline models
-
   FACTSCOPE_API_KEY=... factscope serve --host 0.0.0.0 --data-dir /var/lib/factscope
 """
 

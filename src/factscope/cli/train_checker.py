@@ -18,15 +18,12 @@ Examples:
 
   # one member of the default recipe (3 epochs at lr 1e-4, the last also on
   # long-context and unrelated-segment copies, bf16 where the CPU has it)
-
   factscope train-checker --data mnli_dev_matched.jsonl --out my_checker
 
   # the shipped checker's recipe: two members (seeds 13, 14), int8 weights
-
   factscope train-checker --data mnli_dev_matched.jsonl --members 2 --weights int8 --out my_checker
 
   # RepC: logistic regression on frozen MiniLM layers 3-6, 2,000 pairs
-
   factscope train-checker --data pairs.jsonl --method repc --layers 3,4,5,6 --limit 2000 --out repc_dir
 """
 

@@ -15,8 +15,8 @@ SIGNIFICANT = 0.05
 
 
 def agreement_table(results: Sequence[Agreement]) -> Table:
-    """One row per dimension and metric: n, Somers' D (marked † when p < ``SIGNIFICANT``, as the caption says),
-    its p-value, Pearson and Spearman, each with 2 decimals ('n/a' where not computed)."""
+    """One row per dimension and metric: n, Somers' D (marked † when p < ``SIGNIFICANT``, which the caption
+    says), its p-value, Pearson and Spearman, each with 2 decimals ('n/a' where not computed)."""
     table = Table(title="Agreement with human ratings (Somers' D of metric given rating)",
                   caption=f"† p < {SIGNIFICANT:g}, as in the paper's Table 9")
     for column in ("dimension", "metric", "n", "Somers' D", "p", "Pearson", "Spearman"):
