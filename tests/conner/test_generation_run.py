@@ -20,6 +20,7 @@ from factscope.conner.spec import KnowledgeSpec
 from factscope.core.errors import InputError
 from factscope.core.option_rules import broken_rule, field_rules
 from factscope.llm.client import LLMClient, LLMConfig
+from kept_notes import KeptNotes
 
 BAD_RECORDS = repo_paths.DATA / "knowledge" / "records.jsonl"
 TRAIN = repo_paths.EXAMPLES / "knowledge" / "records.jsonl"
@@ -65,16 +66,30 @@ def test_the_q_know_evaluator_is_wanted_only_where_it_chooses():
     assert selection_spec(KnowledgeSpec(lm="none"), GenerationSettings(candidates=2), DemonstrationSettings()).lm == "none"
 
 
+class NotesWithRequests(KeptNotes):
+    """Notes that also keep how many requests the fake LLM server had when each note came."""
+
+    def __init__(self, server) -> None:
+        super().__init__()
+        self.server = server
+        self.requests_then: list[int] = []
+
+    def note(self, line):
+        super().note(line)
+        self.requests_then.append(len(self.server.requests))
+
+
 def test_a_run_counts_its_records_reports_the_bad_ones_and_answers(fake_llm, tmp_path):
     fake_llm.responder = lambda request: "Some knowledge."
-    skipped: list[InputError] = []
+    told = KeptNotes()
     made = run_generation(
         BAD_RECORDS, _client(fake_llm), GenerationSettings(), DemonstrationSettings(answer=True),
-        output=tmp_path / "out.jsonl", skipped=skipped.append,
+        output=tmp_path / "out.jsonl", notes=told,
     )
     # lines 4 and 5 cannot be read; line 6 has no knowledge, which a query to generate for needs not
-    assert (made.records, made.skipped, made.run.new_records, made.run.failed) == (4, 2, 4, 0)
-    assert [problem.line for problem in skipped] == [4, 5]
+    assert (made.records, made.skipped, made.new_records, made.failed) == (4, 2, 4, 0)
+    assert [problem.line for problem in told.skipped_records] == [4, 5] and len(told.lines) == 2
+    assert (made.what_failed, made.failures_kept) == ("knowledge generations", True)
     assert made.summary_rows() == [
         ("records", 4), ("skipped (bad input)", 2), ("generated (new / resumed)", "4 / 0"), ("failed", 0)
     ]
@@ -87,30 +102,28 @@ def test_a_run_counts_its_records_reports_the_bad_ones_and_answers(fake_llm, tmp
 def test_selection_keeps_the_best_candidate_and_demonstrations_are_told_before_generation(fake_llm, tmp_path):
     texts = ["Short.", "The longest candidate of all.", "Mid length."]
     fake_llm.responder = lambda request: texts[request["seed"]] if "seed" in request else "x"
-    told: list[list[str]] = []
-
-    def chosen(demonstrations):
-        told.append([choice for choice in demonstrations.choices["qa"].selected])
-        assert fake_llm.requests == []  # before any generation request
-
+    told = NotesWithRequests(fake_llm)
     made = run_generation(
         _queries(tmp_path, "who wrote it"), _client(fake_llm),
         CandidateSampling(candidates=3).settings(GenerationSettings(mode="few")),
         DemonstrationSettings(train=TRAIN, shots=2, select_from=4), scoring=KnowledgeSpec(evaluator=RankByLength()),
-        output=tmp_path / "out.jsonl", chosen=chosen,
+        output=tmp_path / "out.jsonl", notes=told,
     )
-    (row,) = made.run.results
+    (row,) = made.results
     assert row.selected == 1 and row.knowledge == texts[1]
-    assert len(told) == 1 and len(told[0]) == 2
+    # one line naming the two demonstrations chosen, told before any generation request
+    (line,) = told.lines
+    assert line.startswith("qa demonstrations chosen by Q_know: ") and line.count(", ") == 1
+    assert told.requests_then == [0]
 
 
 def test_a_file_without_a_usable_query_is_an_error(fake_llm, tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": "a"}\n{broken\n')  # two reasons: no whole-file error, each record skipped
-    skipped: list[InputError] = []
+    told = KeptNotes()
     with pytest.raises(InputError, match="no usable records"):
-        run_generation(bad, _client(fake_llm), GenerationSettings(), DemonstrationSettings(), skipped=skipped.append)
-    assert [problem.line for problem in skipped] == [1, 2] and fake_llm.requests == []
+        run_generation(bad, _client(fake_llm), GenerationSettings(), DemonstrationSettings(), notes=told)
+    assert [problem.line for problem in told.skipped_records] == [1, 2] and fake_llm.requests == []
 
 
 def test_the_run_policy_of_a_knowledge_file():

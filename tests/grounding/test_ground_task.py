@@ -1,7 +1,7 @@
 """The grounding task: batching, per-record scores by hand, failures left out, summary by factor, generation."""
 
 import inspect
-from pathlib import Path
+import json
 
 import numpy as np
 import pytest
@@ -11,11 +11,13 @@ from factscope.core.results import ResultRows
 from factscope.core.run import ProgressEvent
 from factscope.core.schema import Claim, Extraction
 from factscope.grounding.data import GroundExample
+from factscope.grounding.distractors import DistractorSettings
 from factscope.grounding.generation import (
     GeneratedResponse,
     GenerationRun,
     ResponseGenerationSettings,
     generate,
+    generate_for_dataset,
     generate_responses,
 )
 from factscope.grounding.presence import WindowedPresence
@@ -166,20 +168,50 @@ def test_generate_builds_the_prompt_from_contexts_and_question(fake_llm):
     assert "Question: Q?" in prompt and request["max_tokens"] == 64
 
 
-def test_a_generation_run_gives_its_summary_rows():
-    row = GeneratedResponse(id="a", question="Q?", response="R.", model="gen")
+def test_a_generation_run_gives_its_summary_rows(tmp_path):
+    out = tmp_path / "out.jsonl"
+    out.write_text(GeneratedResponse(id="a", question="Q?", response="R.", model="gen").model_dump_json() + "\n")
     run = GenerationRun(
-        results=ResultRows(GeneratedResponse, rows=[row]), new_records=1, resumed_records=2, seconds=0.0, failed=3,
-        failed_calls=[],
+        results=ResultRows(GeneratedResponse, path=out), new_records=1, resumed_records=2, seconds=0.0, failed=3,
+        failed_calls=[], skipped=4,
     )
-    assert run.summary_rows(skipped=4, distractors="none (gold only)", output=Path("out.jsonl")) == [
+    assert run.summary_rows() == [
         ("responses written (new)", 1),
         ("skipped input records", 4),
         ("already there (resumed)", 2),
         ("failed calls (rerun to retry)", 3),
         ("distractors", "none (gold only)"),
-        ("responses", "out.jsonl"),
+        ("responses", str(out)),
     ]
+    assert (run.what_failed, run.failures_kept) == ("generation calls", False)
+
+
+def test_a_dataset_file_gets_its_responses_with_distractors_and_notes(fake_llm, tmp_path):
+    from fake_llm import Fail
+    from kept_notes import KeptNotes
+
+    data, metadata, corpus = tmp_path / "data.jsonl", tmp_path / "meta.json", tmp_path / "corpus.jsonl"
+    data.write_text("".join(json.dumps({"id": f"g{i}", "question": f"Who founded town {i}?",
+                                        "contexts": [f"Town {i} was founded by Ada."], "gold_facts": ["Ada."]}) + "\n"
+                            for i in range(3)) + "{broken\n")
+    metadata.write_text(json.dumps({"g0": {}, "g1": {}}))
+    corpus.write_text(json.dumps({"id": "owls", "title": "Owls", "text": "Owls hunt at dusk."}) + "\n")
+    fake_llm.script([Fail(500)])
+    fake_llm.responder = lambda request: "Ada founded it."
+    client = LLMClient(LLMConfig(base_url=fake_llm.base_url, model="gen", cache_path=None, max_retries=0,
+                                 concurrency=1))
+    told, out = KeptNotes(), tmp_path / "responses.jsonl"
+    distractors = DistractorSettings(retriever="bm25", budget=50)
+    run = generate_for_dataset(data, client, ResponseGenerationSettings(max_tokens=8), metadata=metadata,
+                               corpus=corpus, distractors=distractors, output=out, notes=told)
+    # the broken line is skipped, g2 has no metadata, and the first call (g0's) fails and is not written
+    assert [problem.line for problem in told.skipped_records] == [4]
+    assert told.lines[1:] == [f"warning {metadata}: no metadata for 1 question id(s): g2",
+                              "warning call failed for g0: " + run.failed_calls[0].error]
+    assert (run.skipped, run.failed, run.new_records, run.distractors) == (1, 1, 2, "bm25, 50 tokens, gold at end")
+    assert [row.id for row in run.results] == ["g1", "g2"]
+    assert run.results[0].contexts == ["Title: Owls \n\n Owls hunt at dusk.", "Town 1 was founded by Ada."]
+    assert {request["json"]["max_tokens"] for request in fake_llm.requests} == {8}
 
 
 def test_generation_defaults_are_the_settings_defaults():

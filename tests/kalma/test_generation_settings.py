@@ -22,6 +22,7 @@ from factscope.kg.graph import KnowledgeGraph, Triple
 from factscope.kg.loaders import entity_from_dict
 from factscope.llm.client import LLMClient, LLMConfig
 from fake_scorers import ValueInSentence
+from kept_notes import KeptNotes
 
 EXAMPLES = repo_paths.EXAMPLES / "attribute"
 GRAPH = KnowledgeGraph([entity_from_dict({"qid": "Q1", "name": "Ada Lovelace", "father": "Lord Byron",
@@ -30,28 +31,12 @@ FATHER = Triple("Q1", "father", "Lord Byron")
 BIRTH = Triple("Q1", "place of birth", "London")
 
 
-class Told:
-    """The notes a reader gives, in order."""
-
-    def __init__(self):
-        self.lines = []
-
-    def skipped(self, problems):
-        self.lines += [f"skipped {problem}" for problem in problems]
-
-    def note(self, line):
-        self.lines.append(line)
-
-    def warning(self, line):
-        self.lines.append(f"warning {line}")
-
-
 def client(server):
     return LLMClient(LLMConfig(base_url=server.base_url, model="fake", max_retries=0, cache_path=None))
 
 
 def test_report_usable_tells_the_skipped_and_stops_on_none(tmp_path):
-    told = Told()
+    told = KeptNotes()
     problem = InputError("bad", path=tmp_path / "q.jsonl", line=2)
     report_usable(1, [problem], "questions", tmp_path / "q.jsonl", told)
     assert told.lines == [f"skipped {problem}"]
@@ -75,7 +60,7 @@ def test_generate_answers_from_a_file_with_its_settings(fake_llm, tmp_path):
     fake_llm.responder = lambda request: "An answer [NA]."
     gold = tmp_path / "gold.jsonl"
     gold.write_text(json.dumps({"id": "curie-1", "minimum": [["Q7186", "spouse", "Pierre Curie"]]}) + "\n")
-    told, out = Told(), tmp_path / "answers.jsonl"
+    told, out = KeptNotes(), tmp_path / "answers.jsonl"
     settings = AnswerGenerationSettings(graph=EXAMPLES / "graph.jsonl", remove=1, temperature=0.7, minimum=gold)
     run = generate_answers(EXAMPLES / "questions.jsonl", client(fake_llm), settings, output=out, notes=told)
     assert told.lines[:3] == [
@@ -96,7 +81,7 @@ def test_generate_answers_counts_skipped_records_and_refuses_a_file_with_none(fa
     questions = tmp_path / "q.jsonl"
     lines = (EXAMPLES / "questions.jsonl").read_text().splitlines()
     questions.write_text(lines[0] + "\n{broken\n")
-    told = Told()
+    told = KeptNotes()
     run = generate_answers(questions, client(fake_llm), output=tmp_path / "a.jsonl", notes=told)
     assert (run.questions, run.skipped, run.new_records) == (1, 1, 1)
     assert told.lines[0].startswith(f"skipped {questions}:2")
@@ -108,7 +93,7 @@ def test_generate_answers_counts_skipped_records_and_refuses_a_file_with_none(fa
 
 def test_evolve_questions_from_a_file_with_its_settings(fake_llm, tmp_path):
     fake_llm.responder = lambda request: "Generated Answer: Text [Q7259, father: Lord Byron].\nGenerated Question: Q?"
-    told, out = Told(), tmp_path / "q.jsonl"
+    told, out = KeptNotes(), tmp_path / "q.jsonl"
     run = evolve_questions(EXAMPLES / "seeds.jsonl", client(fake_llm),
                            EvolutionSettings(graph=EXAMPLES / "graph.jsonl", rounds=2), output=out, notes=told)
     assert told.lines == [f"graph {EXAMPLES / 'graph.jsonl'}: 6 entities, 67 triples"]
@@ -132,7 +117,7 @@ def test_the_system_scores_against_a_file_of_gold_sets(tmp_path):
 
     gold = tmp_path / "gold.json"
     gold.write_text(json.dumps([["Who was Ada's father?", [FATHER.to_list()]]]))
-    told = Told()
+    told = KeptNotes()
     spec = AttributeSpec(checker=ValueInSentence())
     own = AttributeSystem().run(spec, answers_file(tmp_path), output=tmp_path / "own.jsonl")
     with_gold = AttributeSystem(gold, told).run(spec, answers_file(tmp_path), output=tmp_path / "gold.jsonl")

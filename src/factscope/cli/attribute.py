@@ -2,22 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
 from factscope.checkers.options import CheckerOptions
-from factscope.cli.display import ProgressDisplay, TerminalNotes, print_table, summary_table
+from factscope.cli.display import TerminalNotes
 from factscope.cli.engine_options import EngineOptions, check_output, engine_options, report_run, run_system
-from factscope.cli.llm_options import LLMOptions, llm_options, usage_rows
+from factscope.cli.llm_options import LLMOptions, llm_options, write_with_llm
 from factscope.cli.option_groups import add_field_options
 from factscope.cli.output_options import OutputOptions, output_options
-from factscope.cli.output_paths import check_outputs
-from factscope.core.errors import RecordsFailed
 from factscope.engines.ray import RayOptions
 from factscope.kalma.generation_settings import AnswerGenerationSettings, EvolutionSettings
 from factscope.kalma.spec import AttributeSpec
@@ -56,11 +53,6 @@ SEEDS: JSON / JSONL records {id, paragraph, qids: \\[...]} (entities from --grap
 Example: factscope attribute make-questions seeds.jsonl --graph graph.jsonl --rounds 6 -o questions.jsonl --llm-model gpt-4o-mini
 """
 
-
-if TYPE_CHECKING:
-    from factscope.kalma.generation import AnswerGenerationRun
-    from factscope.kalma.question_evolution import EvolutionRun
-
 Output = Annotated[Path, typer.Option("--output", "-o", help="JSONL results file (resumes when it exists)")]
 NOTES = TerminalNotes()
 
@@ -90,8 +82,8 @@ def generate_command(
 ) -> None:
     from factscope.kalma.generation import generate_answers
 
-    _write_with_llm(partial(generate_answers, questions, settings=settings), "attribute generate",
-                    "answer generations", output, endpoint, outputs)
+    write_with_llm(partial(generate_answers, questions, settings=settings), "attribute generate", output, endpoint,
+                   outputs)
 
 
 def score_command(
@@ -132,21 +124,5 @@ def make_questions_command(
 ) -> None:
     from factscope.kalma.question_evolution import evolve_questions
 
-    _write_with_llm(partial(evolve_questions, seeds, settings=settings), "attribute make-questions",
-                    "question evolutions", output, endpoint, outputs)
-
-
-def _write_with_llm(
-    write: Callable[..., AnswerGenerationRun | EvolutionRun], title: str, what: str, output: Path,
-    endpoint: LLMOptions, outputs: OutputOptions,
-) -> None:
-    """Run ``write`` (a KaLMA writer given its input and settings) with the command's LLM into ``output``, under
-    the progress display; print its summary table under ``title``; raise RecordsFailed when ``what`` failed."""
-    check_outputs(output, overwrite=outputs.overwrite)
-    llm = endpoint.build()
-    with ProgressDisplay() as shown:
-        run = write(llm=llm, output=output, progress=shown, overwrite=outputs.overwrite,
-                    retry_failed=outputs.retry_failed, notes=NOTES)
-    print_table(summary_table(f"{title} -> {output}", run.summary_rows() + usage_rows(llm)))
-    if run.failed:
-        raise RecordsFailed(run.failed, what, output)
+    write_with_llm(partial(evolve_questions, seeds, settings=settings), "attribute make-questions", output,
+                   endpoint, outputs)

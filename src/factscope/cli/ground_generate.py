@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 
-from factscope.cli.display import ProgressDisplay, console, print_table, summary_table
-from factscope.cli.ground_score import print_problems
-from factscope.cli.llm_options import LLMOptions, usage_rows
+from factscope.cli.llm_options import LLMOptions, write_with_llm
 from factscope.cli.output_options import OutputOptions
-from factscope.cli.output_paths import check_outputs
-from factscope.core.errors import RecordsFailed
 from factscope.grounding.distractors import DistractorSettings
 from factscope.grounding.generation import ResponseGenerationSettings
 
@@ -42,27 +38,8 @@ def generate_command(
     distractors: DistractorSettings,
     calls: ResponseGenerationSettings,
 ) -> None:
-    from factscope.grounding.data import load_dataset
-    from factscope.grounding.generation import generate
+    from factscope.grounding.generation import generate_for_dataset
 
-    check_outputs(output, overwrite=outputs.overwrite)
-    dataset = load_dataset(input, metadata)
-    print_problems(dataset.errors, dataset.warnings)
-    llm = endpoint.build()
-    examples = dataset.examples
-    if corpus is not None:
-        from factscope.grounding.distractors import add_corpus_distractors
-
-        examples = add_corpus_distractors(examples, corpus, distractors)
-    with ProgressDisplay() as shown:
-        run = generate(
-            examples, llm, output=output, max_tokens=calls.max_tokens, batch_size=calls.batch_size, progress=shown,
-            overwrite=outputs.overwrite, retry_failed=outputs.retry_failed,
-        )
-    for failure in run.failed_calls:
-        console.print(f"[yellow]failed[/] {escape(f'{failure.id}: {failure.error}')}")
-    described = distractors.describe() if corpus else "none (gold only)"
-    rows = run.summary_rows(skipped=len(dataset.errors), distractors=described, output=output)
-    print_table(summary_table("generation", rows + usage_rows(llm)))
-    if run.failed:
-        raise RecordsFailed(run.failed, "generation calls", output, kept=False)
+    write = partial(generate_for_dataset, input, settings=calls, metadata=metadata, corpus=corpus,
+                    distractors=distractors)
+    write_with_llm(write, "ground generate", output, endpoint, outputs)

@@ -8,22 +8,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from factscope.cli.display import (
-    ProgressDisplay,
-    console,
-    print_notes,
-    print_skipped,
-    print_table,
-    summary_table,
-)
+from factscope.cli.display import print_notes
 from factscope.cli.knowledge_options import BatchSize, Output, QueryFile, Retriever, Task
-from factscope.cli.llm_options import LLMOptions, usage_rows
+from factscope.cli.llm_options import LLMOptions, write_with_llm
 from factscope.cli.output_options import OutputOptions
-from factscope.cli.output_paths import check_outputs
-from factscope.conner.demonstrations import Demonstrations, DemonstrationSettings
+from factscope.conner.demonstrations import DemonstrationSettings
 from factscope.conner.generation import CandidateSampling, GenerationSettings
 from factscope.conner.spec import KnowledgeSpec
-from factscope.core.errors import RecordsFailed
 
 GENERATE_HELP = """Generate knowledge for each query through an LLM, with the paper's prompts (Appendix F, Tables 11-12).
 
@@ -66,22 +57,14 @@ def generate_command(
     from factscope.conner.generation_run import run_generation, selection_spec
     from factscope.conner.system import spec_missing_parts
 
-    output = output or Path(f"{input.stem}.generated.jsonl")
-    check_outputs(output, overwrite=outputs.overwrite)
     settings = replace(generation, seed=scoring.seed)
     selection = selection_spec(replace(scoring, retriever=retriever), settings, demonstrations)
     if selection is not None:
         print_notes(spec_missing_parts(selection))
-    llm = endpoint.build()
-    with ProgressDisplay() as shown:
-        made = run_generation(
-            input, llm, settings, demonstrations, scoring=selection, output=output, task=task,
-            batch_size=batch_size, progress=shown, overwrite=outputs.overwrite, retry_failed=outputs.retry_failed,
-            skipped=print_skipped, chosen=_print_choices,
-        )
-    print_table(summary_table(f"knowledge generation -> {output}", made.summary_rows() + usage_rows(llm)))
-    if made.run.failed:
-        raise RecordsFailed(made.run.failed, "knowledge generations", output)
+    write = functools.partial(run_generation, input, settings=settings, demonstrations=demonstrations,
+                              scoring=selection, task=task, batch_size=batch_size)
+    output = output or Path(f"{input.stem}.generated.jsonl")
+    write_with_llm(write, "knowledge generation", output, endpoint, outputs)
 
 
 @functools.wraps(generate_command)
@@ -89,8 +72,3 @@ def select_command(*, generation: GenerationSettings, sampling: CandidateSamplin
     """`knowledge generate` with the candidates of ``sampling`` (its options added to the same parameters)."""
     generate_command(generation=sampling.settings(generation), **options)
 
-
-def _print_choices(chosen: Demonstrations) -> None:
-    """The demonstrations of each task chosen by Q_know."""
-    for line in chosen.choice_lines():
-        console.print(line, markup=False)

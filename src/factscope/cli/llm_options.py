@@ -1,18 +1,23 @@
 """The --llm-* options, declared once in the fields of ``LLMEndpoint``: ``@llm_options`` adds them to a
-command and hands it one ``LLMOptions``."""
+command and hands it one ``LLMOptions``; ``write_with_llm`` runs a library writer with the LLM they build."""
 
 from __future__ import annotations
 
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
+from pathlib import Path
 
+from factscope.cli.display import ProgressDisplay, TerminalNotes, print_table, summary_table
 from factscope.cli.option_groups import Command, add_field_options, option_flags
+from factscope.cli.output_options import OutputOptions
+from factscope.cli.output_paths import check_outputs
 from factscope.cli.parameter_flags import BUNDLES
-from factscope.core.errors import ConfigError
+from factscope.core.errors import ConfigError, RecordsFailed
 from factscope.hf.llm_endpoint import LLMEndpoint
 
 if typing.TYPE_CHECKING:
+    from factscope.core.run_result import WriterRun
     from factscope.llm.client import LLMClient
 
 PANEL = "LLM endpoint (OpenAI-compatible: OpenAI, vLLM, Ollama, llama.cpp, TGI, LiteLLM)"
@@ -80,3 +85,18 @@ def summed_usage(endpoint: LLMOptions, needed: bool, usage: Mapping[str, int]) -
 def usage_rows(llm: LLMClient | None) -> list[tuple[str, object]]:
     """Summary-table rows of an LLM client's calls, tokens and cost; none when no LLM was used."""
     return llm.usage_rows() if llm is not None else []
+
+
+def write_with_llm(
+    write: Callable[..., WriterRun], title: str, output: Path, endpoint: LLMOptions, outputs: OutputOptions
+) -> None:
+    """Run ``write`` (a library writer given its input and settings) with the command's LLM into ``output``,
+    under the progress display; print its summary table under ``title``; raise RecordsFailed when records failed."""
+    check_outputs(output, overwrite=outputs.overwrite)
+    llm = endpoint.build()
+    with ProgressDisplay() as shown:
+        run = write(llm=llm, output=output, progress=shown, overwrite=outputs.overwrite,
+                    retry_failed=outputs.retry_failed, notes=TerminalNotes())
+    print_table(summary_table(f"{title} -> {output}", run.summary_rows() + usage_rows(llm)))
+    if run.failed:
+        raise RecordsFailed(run.failed, run.what_failed, output, kept=run.failures_kept)

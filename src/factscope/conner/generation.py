@@ -12,7 +12,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
@@ -241,7 +241,22 @@ def _candidate(reply: Any) -> Candidate:
 
 class KnowledgeGenerationRun(RunResult[GeneratedKnowledge]):
     """Every generated record in the output file (read lazily; left out of ``model_dump``), and the counts of this
-    run (``failed``: the file's rows marked failed)."""
+    run (``failed``: the file's rows marked failed; ``records`` and ``skipped``: the usable and skipped records of
+    the queries file, when ``run_generation`` read one)."""
+
+    what_failed: ClassVar[str] = "knowledge generations"
+    failures_kept: ClassVar[bool] = True
+    records: int = 0
+    skipped: int = 0
+
+    def summary_rows(self) -> list[tuple[str, object]]:
+        """The figures of the run's summary table (label, value)."""
+        return [
+            ("records", self.records),
+            ("skipped (bad input)", self.skipped),
+            ("generated (new / resumed)", f"{self.new_records} / {self.resumed_records}"),
+            ("failed", self.failed),
+        ]
 
 
 def generate_knowledge(

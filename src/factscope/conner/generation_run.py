@@ -4,13 +4,12 @@ and the knowledge (and answers) generated into a resumable results file."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from factscope.conner.data import NO_USABLE_RECORDS, KnowledgeTask, usable_knowledge_records
-from factscope.conner.demonstrations import Demonstrations, DemonstrationSettings, run_demonstrations
+from factscope.conner.demonstrations import DemonstrationSettings, run_demonstrations
 from factscope.conner.generation import (
     GenerationSettings,
     KnowledgeGenerationRun,
@@ -19,28 +18,11 @@ from factscope.conner.generation import (
 )
 from factscope.conner.spec import KnowledgeSpec
 from factscope.core.errors import InputError
+from factscope.core.input_notes import InputNotes
 from factscope.core.run import ProgressCallback
 
 if TYPE_CHECKING:
     from factscope.llm.client import LLMClient
-
-
-@dataclass(frozen=True)
-class GeneratedFile:
-    """What a generation run over a file made: the run's result, its usable records and those skipped."""
-
-    run: KnowledgeGenerationRun
-    records: int
-    skipped: int
-
-    def summary_rows(self) -> list[tuple[str, object]]:
-        """The figures of the run's summary table (label, value)."""
-        return [
-            ("records", self.records),
-            ("skipped (bad input)", self.skipped),
-            ("generated (new / resumed)", f"{self.run.new_records} / {self.run.resumed_records}"),
-            ("failed", self.run.failed),
-        ]
 
 
 SELECTION_FIELDS = frozenset(
@@ -75,16 +57,16 @@ def run_generation(
     progress: ProgressCallback | None = None,
     overwrite: bool = False,
     retry_failed: bool = False,
-    skipped: Callable[[InputError], None] | None = None,
-    chosen: Callable[[Demonstrations], None] | None = None,
-) -> GeneratedFile:
+    notes: InputNotes | None = None,
+) -> KnowledgeGenerationRun:
     """Generate knowledge through ``llm`` for the queries of the file ``input`` (``task`` for the records that
-    name none; each bad record passed to ``skipped``) into ``output``, resuming it. With ``scoring``, the spec
-    of the Q_know evaluator (``selection_spec``), the demonstrations are the best of ``select_from`` by Q_know
-    and the best of several candidates is kept. ``chosen`` is told the demonstrations before generation
-    starts."""
+    name none) into ``output``, resuming it. With ``scoring``, the spec of the Q_know evaluator
+    (``selection_spec``), the demonstrations are the best of ``select_from`` by Q_know and the best of several
+    candidates is kept. ``notes`` is told of each bad record (of ``input`` and of the training file) and, before
+    generation starts, of the demonstrations Q_know chose."""
     from factscope.conner.system import make_spec_evaluator
 
+    skipped = (lambda problem: notes.skipped([problem])) if notes is not None else None
     records, bad = usable_knowledge_records(input, need_knowledge=False, task=task, skipped=skipped)
     if not records:
         raise InputError(NO_USABLE_RECORDS, path=input)
@@ -94,11 +76,12 @@ def run_generation(
         answer=demonstrations.answer, shots=demonstrations.shots, seed=settings.seed,
         select_from=demonstrations.select_from, evaluator=evaluator, task=task, skipped=skipped,
     )
-    if chosen is not None:
-        chosen(examples)
+    if notes is not None:
+        for line in examples.choice_lines():
+            notes.note(line)
     run = generate_knowledge(
         records, KnowledgeGenerator(llm, settings), demonstrations=examples.examples,
         evaluator=evaluator if settings.candidates > 1 else None, answer=demonstrations.answer, output=output,
         batch_size=batch_size, progress=progress, overwrite=overwrite, retry_failed=retry_failed,
     )
-    return GeneratedFile(run=run, records=len(records), skipped=bad)
+    return run.model_copy(update={"records": len(records), "skipped": bad})

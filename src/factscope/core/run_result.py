@@ -6,12 +6,13 @@ runs) derives from ``RunResult`` and adds its own figures, so a user's code read
 and ``failed``. ``results`` is left out of ``model_dump``, which holds figures only.
 
 A run result prints as one line of its key figures (``headline``), shows as its report in a notebook
-(``_repr_html_``) and becomes a table with ``to_pandas``.
+(``_repr_html_``) and becomes a table with ``to_pandas``. A run that writes a file with an LLM (answers, questions,
+responses, knowledge) is also a ``WriterRun``, which every front-end reports the same way.
 """
 
 from __future__ import annotations
 
-from typing import Any, Generic, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -59,3 +60,15 @@ class RunResult(ShownAsHtml, BaseModel, Generic[Row]):
 
         return data_frame(table_rows(self.results, self.results.row_type, level))
 
+
+class WriterRun(Protocol):
+    """The result of a writer (a run that writes a results file with an LLM), as a front-end reports it: its
+    summary rows, and its ``failed`` records, ``what_failed`` in words, kept in the file (``failures_kept``) or
+    left out of it, so that a rerun tries them again."""
+
+    failed: int
+    what_failed: ClassVar[str]
+    failures_kept: ClassVar[bool]
+
+    def summary_rows(self) -> list[tuple[str, object]]:
+        """The run's figures as a summary table's rows (label, value)."""

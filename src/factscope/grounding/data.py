@@ -32,6 +32,7 @@ from pydantic import (
 from factscope.core.error_location import parse_located
 from factscope.core.errors import InputError
 from factscope.core.fields import Flag, Identifier, NonBlank, Passages, Texts
+from factscope.core.input_notes import InputNotes
 from factscope.core.json_entries import document_kind, json_entries
 from factscope.core.manifest import ItemsDigest
 from factscope.core.record_ids import RecordIds
@@ -61,6 +62,14 @@ class GroundDataset:
     examples: list[GroundExample]
     errors: list[InputError] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+
+    def report(self, notes: InputNotes | None) -> None:
+        """Tell ``notes`` of each entry that did not load, then of each warning about the input."""
+        if notes is None:
+            return
+        notes.skipped(self.errors)
+        for warning in self.warnings:
+            notes.warning(warning)
 
 
 _TITLE = re.compile(r"^\s*Title:\s*(?P<title>[^\n]*?)\s*(?:\n|$)")

@@ -5,15 +5,17 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, Field
 
+from factscope.core.input_notes import InputNotes
 from factscope.core.option_metadata import about
 from factscope.core.prompts import load_prompt
 from factscope.core.run import ProgressCallback, run_batches, run_manifest
 from factscope.core.run_result import RunResult
-from factscope.grounding.data import GroundExample
+from factscope.grounding.data import GroundExample, load_dataset
+from factscope.grounding.distractors import DistractorSettings, add_corpus_distractors
 
 if TYPE_CHECKING:
     from factscope.llm.client import ChatReply, LLMClient
@@ -27,6 +29,10 @@ class ResponseGenerationSettings:
     batch_size: int = field(default=32, metadata=about(
         "questions sent (in parallel) before results are written", min=1
     ))
+
+
+GOLD_ONLY = "none (gold only)"
+"""The distractors of a generation run without a corpus, in words."""
 
 
 class GeneratedResponse(BaseModel):
@@ -48,20 +54,25 @@ class GenerationFailure(BaseModel):
 
 class GenerationRun(RunResult[GeneratedResponse]):
     """Every response in the responses file (read lazily; left out of ``model_dump``), the counts, and the calls
-    of this run that failed (``failed`` of them, each in ``failed_calls``; not written, so a rerun retries them)."""
+    of this run that failed (``failed`` of them, each in ``failed_calls``; not written, so a rerun retries them);
+    ``skipped`` and ``distractors``: the entries of the dataset file that did not load and the distractors added,
+    in words, when ``generate_for_dataset`` read one."""
 
+    what_failed: ClassVar[str] = "generation calls"
+    failures_kept: ClassVar[bool] = False
     failed_calls: list[GenerationFailure]
+    skipped: int = 0
+    distractors: str = GOLD_ONLY
 
-    def summary_rows(self, *, skipped: int, distractors: str, output: Path) -> list[tuple[str, object]]:
-        """The run's figures as a summary table's rows, with the ``skipped`` input records, the ``distractors``
-        setting in words and the responses file ``output``."""
+    def summary_rows(self) -> list[tuple[str, object]]:
+        """The run's figures as a summary table's rows."""
         return [
             ("responses written (new)", self.new_records),
-            ("skipped input records", skipped),
+            ("skipped input records", self.skipped),
             ("already there (resumed)", self.resumed_records),
             ("failed calls (rerun to retry)", self.failed),
-            ("distractors", distractors),
-            ("responses", str(output)),
+            ("distractors", self.distractors),
+            ("responses", str(self.results.path or "not written")),
         ]
 
 
@@ -140,3 +151,38 @@ def generate(
         failed_calls=failures,
         **produced.counts(),
     )
+
+
+def generate_for_dataset(
+    dataset: str | Path,
+    llm: LLMClient,
+    settings: ResponseGenerationSettings | None = None,
+    *,
+    metadata: str | Path | None = None,
+    corpus: str | Path | None = None,
+    distractors: DistractorSettings | None = None,
+    output: str | Path | None = None,
+    progress: ProgressCallback | None = None,
+    overwrite: bool = False,
+    retry_failed: bool = False,
+    notes: InputNotes | None = None,
+) -> GenerationRun:
+    """A response per example of the file ``dataset`` (``load_dataset``, with its ``metadata`` file) with ``llm``,
+    written to ``output`` as ``generate`` does; with ``corpus``, the distractor passages that ``distractors``
+    find there are added to each example's contexts (the paper's Dist setting). ``notes`` is told of the entries
+    that did not load, the dataset's warnings and each call that failed."""
+    settings = settings or ResponseGenerationSettings()
+    loaded = load_dataset(dataset, metadata)
+    loaded.report(notes)
+    examples = loaded.examples
+    described = GOLD_ONLY
+    if corpus is not None:
+        distractors = distractors or DistractorSettings()
+        examples = add_corpus_distractors(examples, corpus, distractors)
+        described = distractors.describe()
+    run = generate(examples, llm, output=output, max_tokens=settings.max_tokens, batch_size=settings.batch_size,
+                   progress=progress, overwrite=overwrite, retry_failed=retry_failed)
+    if notes is not None:
+        for failure in run.failed_calls:
+            notes.warning(f"call failed for {failure.id}: {failure.error}")
+    return run.model_copy(update={"skipped": len(loaded.errors), "distractors": described})

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
 
@@ -62,6 +62,8 @@ class AnswerGenerationRun(RunResult[GeneratedAnswer]):
     (``failed``: the file's rows marked failed; ``questions`` and ``skipped``: the usable and skipped records of
     the questions file, when ``generate_answers`` read one)."""
 
+    what_failed: ClassVar[str] = "answer generations"
+    failures_kept: ClassVar[bool] = True
     questions: int = 0
     skipped: int = 0
 

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
 
@@ -176,6 +176,8 @@ class EvolutionRun(RunResult[EvolvedQuestion]):
     (``failed``: the file's rows marked failed; ``seeds`` and ``skipped``: the usable and skipped records of the
     seeds file, when ``evolve_questions`` read one)."""
 
+    what_failed: ClassVar[str] = "question evolutions"
+    failures_kept: ClassVar[bool] = True
     seeds: int = 0
     skipped: int = 0
 
