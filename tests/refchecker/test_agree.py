@@ -11,7 +11,13 @@ import pytest
 
 from factscope.core.errors import ConfigError
 from factscope.core.schema import Label
-from factscope.refchecker.agree import AgreeSettings, agree, read_agreement_inputs, run_agreement
+from factscope.refchecker.agree import (
+    AgreementReport,
+    AgreeSettings,
+    agree,
+    read_agreement_inputs,
+    run_agreement,
+)
 from factscope.refchecker.annotations import load_annotation_files, load_human_annotations, model_names
 from factscope.refchecker.data import load_check_records
 from factscope.refchecker.missing_references import MissingReferences, MissingReferencesWarning
@@ -344,3 +350,9 @@ def test_cli_refuses_a_model_without_a_file_and_names_the_missing_inputs_by_thei
     assert ran.code == 2 and "give human annotation files (HUMAN), or name each file's model (--model)" in ran.text
     ran = run_factscope(monkeypatch, capsys, "agree", refs, "-o", out)
     assert ran.code == 2 and "give the records with the questions and references (--input)" in ran.text
+
+
+def test_what_failed_names_the_extraction_in_pipeline_mode_only():
+    assert AgreementReport.model_construct(mode="checker").what_failed == "responses (a claim check)"
+    pipeline = AgreementReport.model_construct(mode="pipeline")
+    assert pipeline.what_failed == "responses (a claim check or the extraction)"

@@ -23,9 +23,8 @@ from factscope.refchecker.spec import CheckSpec
 HELP = """Measure agreement with human labels (RefChecker's human annotations).
 
 HUMAN files are RefChecker human annotations: a JSON list of {id, response, <model>_response_kg: [{triplet,
-human_label}]}; a file's model and context setting come from its name (--model-from). --input (repeatable)
-supplies question and references by id: the check input format or RefChecker's benchmark records {id,
-question, context}.
+human_label}]}; a file's model and context setting come from its name (--model-from). --input records are in
+the check input format or RefChecker's benchmark records {id, question, context}.
 
 --mode checker checks the annotated triplets themselves (claim-level accuracy and F1 of the checker alone);
 --mode pipeline extracts claims anew. Both compare response-level hallucination rates with the human ones,
@@ -82,5 +81,4 @@ def agree_command(
     rows = agreement_rows(result, len(inputs.skipped), output) + usage_rows(client.client)
     print_table(summary_table("run", rows))
     if result.failed_responses:
-        failed = "responses (a claim check" + (" or the extraction" if result.mode == "pipeline" else "") + ")"
-        raise RecordsFailed(result.failed_responses, failed, output)
+        raise RecordsFailed(result.failed_responses, result.what_failed, output)

@@ -36,19 +36,16 @@ Examples:
     --checker hhem:vectara/hallucination_evaluation_model --device cuda -o compare.json
 """
 
-EVAL_SETTINGS = frozenset({
-    "max_tokens", "window_sentences", "min_window_sentences", "similarity_threshold", "llm_mode", "device",
-    "label_order",
-})
+EVAL_SETTINGS = frozenset({"max_tokens", "window_sentences", "min_window_sentences", "similarity_threshold",
+                           "llm_mode", "device", "label_order"})
 """The checker settings `eval-checker` offers (its LLM checker judges one pair a call by default)."""
 
 
 def register(app: typer.Typer) -> None:
     """Add the `eval-checker` command."""
     command = add_field_options(eval_checker_command, EvaluationSettings, "evaluation")
-    command = add_field_options(
-        command, CheckerOptions, "checking", names=EVAL_SETTINGS, defaults={"llm_mode": "single"}
-    )
+    command = add_field_options(command, CheckerOptions, "checking", names=EVAL_SETTINGS,
+                                defaults={"llm_mode": "single"})
     app.command("eval-checker", help=HELP)(llm_options(command))
 
 

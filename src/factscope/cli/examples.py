@@ -1,5 +1,4 @@
-"""`factscope examples`: copy the shipped example files into a folder, for the quick starts
-(``factscope.core.example_files``)."""
+"""`factscope examples`: copy the shipped example files into a folder (``factscope.core.example_files``)."""
 
 from __future__ import annotations
 

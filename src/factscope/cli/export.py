@@ -1,5 +1,4 @@
-"""`factscope export`: a results file as a Parquet or CSV table, one row per record or per claim / fact /
-citation / sentence (``factscope.reports.table_export``)."""
+"""`factscope export`: a results file as a Parquet or CSV table (``factscope.reports.table_export``)."""
 
 from __future__ import annotations
 
@@ -16,9 +15,8 @@ from factscope.core.result_tables import RECORDS
 HELP = """Convert a results file into a table for pandas, DuckDB, Spark or a spreadsheet.
 
 RESULTS is the JSONL written by `factscope check`, `ground`, `attribute score` or `knowledge score`. The
-output's suffix picks the format: .parquet (needs `pip install 'factscope\\[tables]'`) or .csv. --level picks
-what a row is: a record, or one of the system's items; the docs' "Results as tables" lists each level's
-columns.
+output's suffix picks the format: .parquet (needs `pip install 'factscope\\[tables]'`) or .csv. The docs'
+"Results as tables" lists each --level's columns.
 
 Examples:
 

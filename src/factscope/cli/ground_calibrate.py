@@ -1,5 +1,4 @@
-"""`factscope ground calibrate`: the presence threshold that agrees best with human labels
-(``factscope.grounding.calibration``)."""
+"""`factscope ground calibrate`: the presence threshold that agrees best with human labels."""
 
 from __future__ import annotations
 

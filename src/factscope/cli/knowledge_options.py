@@ -1,5 +1,4 @@
-"""The options the `factscope knowledge` commands share (the queries, the output; the scoring parts, the causal
-LM and the seed among them, are ``KnowledgeSpec``'s fields)."""
+"""The options the `factscope knowledge` commands share besides ``KnowledgeSpec``'s fields."""
 
 from __future__ import annotations
 

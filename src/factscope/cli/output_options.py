@@ -1,5 +1,4 @@
-"""The options of a command's results file, declared once: ``@output_options`` adds them to every command that
-writes a results file and hands it one ``OutputOptions``."""
+"""The options of a command's results file, declared once as the fields of ``OutputOptions``."""
 
 from __future__ import annotations
 

@@ -15,8 +15,8 @@ from factscope.core.progress_display import console
 HELP = """Pack a checker folder into a wheel, so that `--checker NAME` uses it wherever the wheel is installed.
 
 DIR is a folder `--checker path:DIR` reads: a checker `factscope train-checker --out DIR` wrote, or a Hugging
-Face NLI model folder. The wheel (in --out) holds the folder and registers NAME in factscope's checker
-plugins, with a model card (--card, or one written from the checker's manifest beside the wheel).
+Face NLI model folder. The wheel holds the folder, its model card, and registers NAME in factscope's checker
+plugins.
 
 Example:
 

@@ -50,15 +50,13 @@ def parameters(chain: Sequence[Command]) -> dict[str, Parameter]:
         for parameter in command.params:
             for name in _names(parameter):
                 found.setdefault(name, parameter)
-    shown_as: dict[str, set[str | None]] = {}
-    elsewhere: dict[str, Parameter] = {}
+    elsewhere: dict[str, list[Parameter]] = {}
     for parameter in _every_parameter(chain[0]):
         for name in _names(parameter):
-            shown_as.setdefault(name, set()).add(_flag(parameter, None))
-            elsewhere.setdefault(name, parameter)
-    for name, parameter in elsewhere.items():
-        if name not in found and len(shown_as[name]) == 1:
-            found[name] = parameter
+            elsewhere.setdefault(name, []).append(parameter)
+    for name, alike in elsewhere.items():
+        if name not in found and len({_flag(parameter, None) for parameter in alike}) == 1:
+            found[name] = alike[0]
     return found
 
 
@@ -86,9 +84,8 @@ def with_flags(message: str, known: Mapping[str, Parameter | str]) -> str:
         if value is None and name in BUNDLES and all(part in known for part in BUNDLES[name][0]):
             options, elsewhere = BUNDLES[name]
             return f"{' and '.join(_flag(known[part], None) or part for part in options)} ({elsewhere})"
-        if name in known:
-            return _flag(known[name], value) or match.group(0)
-        return match.group(0)
+        flag = _flag(known[name], value) if name in known else None
+        return flag or match.group(0)
 
     return MENTION.sub(shown, message)
 
@@ -99,20 +96,20 @@ def _flag(parameter: Parameter | str, value: str | None) -> str | None:
     if isinstance(parameter, TyperArgument):
         return parameter.name.upper() if value is None and parameter.name else None
     if isinstance(parameter, str):
-        long, switch, negated = [parameter], False, None
+        flag, switch, negated = parameter, True, None
     else:
-        long = [opt for opt in parameter.opts if opt.startswith("--")] or list(parameter.opts)
+        flag = next((opt for opt in parameter.opts if opt.startswith("--")), parameter.opts[0])
         switch = parameter.is_flag
         negated = parameter.secondary_opts[0] if parameter.secondary_opts else None
     if value is None:
-        return long[0]
+        return flag
     try:
         literal = ast.literal_eval(value)
     except (ValueError, SyntaxError):
         literal = value
-    if isinstance(literal, bool) and (switch or isinstance(parameter, str)):
-        return long[0] if literal else negated
-    return f"{long[0]} {shlex.quote(str(literal))}"
+    if isinstance(literal, bool) and switch:
+        return flag if literal else negated
+    return f"{flag} {shlex.quote(str(literal))}"
 
 
 def in_context(message: str, context: typer.Context | None = None) -> str:

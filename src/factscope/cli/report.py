@@ -1,5 +1,4 @@
-"""`factscope report`: a readable, self-contained HTML page of any factscope command's results; its options
-besides the files are the fields of ``factscope.reports.report_options.ReportOptions``."""
+"""`factscope report`: a self-contained HTML page of any factscope command's results."""
 
 from __future__ import annotations
 

@@ -28,7 +28,6 @@ Examples:
 """
 
 PANEL = "Components (built once, shared by every request)"
-LIMITS = "Limits"
 
 
 def register(app: typer.Typer) -> None:
@@ -36,7 +35,7 @@ def register(app: typer.Typer) -> None:
     command = add_field_options(serve_command, Startup, "startup")
     command = add_field_options(command, ServeConfig, "config", after="port")
     command = add_field_options(command, Components, "components", panel=PANEL)
-    command = add_field_options(command, Limits, "limits", panel=LIMITS)
+    command = add_field_options(command, Limits, "limits", panel="Limits")
     app.command("serve", help=HELP)(llm_options(web_options(command)))
 
 

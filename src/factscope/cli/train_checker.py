@@ -16,8 +16,7 @@ train-checker guide gives each recipe's time and held-out figures.
 
 Examples:
 
-  # one member of the default recipe (3 epochs at lr 1e-4, the last also on
-  # long-context and unrelated-segment copies, bf16 where the CPU has it)
+  # one member of the default recipe (3 epochs at lr 1e-4, bf16 where the CPU has it)
   factscope train-checker --data mnli_dev_matched.jsonl --out my_checker
 
   # the shipped checker's recipe: two members (seeds 13, 14), int8 weights

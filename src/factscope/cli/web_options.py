@@ -1,5 +1,4 @@
-"""The options of web and Wikipedia retrieval: ``@web_options`` adds one for each offered field of the library's
-``WebSettings`` (its help, range and flag declared there) and hands the command one ``web: WebSettings``."""
+"""The options of web and Wikipedia retrieval: the fields of the library's ``WebSettings``."""
 
 from __future__ import annotations
 

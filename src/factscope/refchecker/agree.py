@@ -143,6 +143,12 @@ class AgreementReport(AgreementFigures):
     failed_responses: int = 0
     """Responses of the results file with a failed claim check (or, in pipeline mode, a failed extraction)."""
 
+    @property
+    def what_failed(self) -> str:
+        """What ``failed_responses`` counts, as the message that reports them says it."""
+        extraction = " or the extraction" if self.mode == "pipeline" else ""
+        return f"responses (a claim check{extraction})"
+
 
 def agree(
     human: Sequence[HumanResponse],
