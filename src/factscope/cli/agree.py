@@ -76,8 +76,7 @@ def agree_command(
             inputs, settings, replace(chosen, checker_settings=checking.settings(AGREE_SETTINGS)), llm=client,
             progress=shown, overwrite=outputs.overwrite, retry_failed=outputs.retry_failed,
         )
-    for table in agreement_tables(result):
-        print_table(table)
+    print_table(*agreement_tables(result))
     rows = agreement_rows(result, len(inputs.skipped), output) + usage_rows(client.client)
     print_table(summary_table("run", rows))
     if result.failed_responses:

@@ -25,9 +25,9 @@ results_console = Console()
 """Summary tables go to stdout, so that ``> summary.txt`` keeps them."""
 
 
-def print_table(table: Table) -> None:
-    """Print a summary table to stdout."""
-    results_console.print(table)
+def print_table(*tables: Table) -> None:
+    """Print summary tables to stdout."""
+    results_console.print(*tables)
 
 
 def _say(label: str, message: object) -> None:

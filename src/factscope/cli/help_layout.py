@@ -34,12 +34,8 @@ def _reflow_paragraph(paragraph: str) -> str:
 
 def reflow_commands(app: Any) -> None:
     """Reflow the help of the typer ``app`` and of every command and command group registered on it, recursively."""
-    if app.info.help:
-        app.info.help = reflow(app.info.help)
-    for command in app.registered_commands:
-        if command.help:
-            command.help = reflow(command.help)
+    for info in [app.info, *app.registered_commands, *app.registered_groups]:
+        if info.help:
+            info.help = reflow(info.help)
     for group in app.registered_groups:
-        if group.help:
-            group.help = reflow(group.help)
         reflow_commands(group.typer_instance)
