@@ -9,21 +9,9 @@ from typing import Annotated
 import typer
 
 from factscope.checkers.options import CheckerOptions
-from factscope.cli.display import print_skipped
-from factscope.cli.engine_options import (
-    EngineOptions,
-    check_output,
-    engine_options,
-    output_path,
-    report_run,
-    run_system,
-)
-from factscope.cli.llm_options import LLMOptions, llm_options
+from factscope.cli.engine_options import CommandRun, run_options
 from factscope.cli.option_groups import add_field_options
-from factscope.cli.output_options import OutputOptions, output_options
 from factscope.cli.web_options import web_options
-from factscope.core.errors import InputError
-from factscope.engines.ray import RayOptions
 from factscope.refchecker.spec import CheckSpec
 from factscope.retrieve.web_settings import WebSettings
 
@@ -55,9 +43,9 @@ Examples:
 
 def register(app: typer.Typer) -> None:
     """Add the `check` command."""
-    command = add_field_options(output_options(check_command), CheckSpec, "chosen", defaults=CORPUS_RETRIEVER)
+    command = add_field_options(check_command, CheckSpec, "chosen", defaults=CORPUS_RETRIEVER)
     command = add_field_options(command, CheckerOptions, "checking")
-    app.command("check", help=HELP)(llm_options(engine_options(web_options(command))))
+    app.command("check", help=HELP)(run_options(web_options(command), after="max_reference_chars"))
 
 
 CORPUS_RETRIEVER = {"retriever": "bm25"}
@@ -80,10 +68,7 @@ def check_command(
     batch_size: Annotated[int, typer.Option(min=1, help="records per extraction / checking batch")] = 32,
     max_reference_chars: Annotated[int, typer.Option(min=1, help="skip records whose references are longer")] = 2_000_000,
     *,
-    endpoint: LLMOptions,
-    engine: EngineOptions,
-    ray: RayOptions,
-    outputs: OutputOptions,
+    run: CommandRun,
     web: WebSettings,
     checking: CheckerOptions,
     chosen: CheckSpec,
@@ -93,20 +78,6 @@ def check_command(
 
     web_search = isinstance(chosen.retriever, str) and is_web_retriever(chosen.retriever)
     spec = replace(
-        chosen, checker_settings=checking.settings(), web=web, query_llm=web_search and endpoint.configured()
+        chosen, checker_settings=checking.settings(), web=web, query_llm=web_search and run.endpoint.configured()
     )
-    output = output_path(engine, input, output, ".checked")
-    check_output(engine, output, outputs)
-    system = CheckSystem(max_reference_chars)
-    ran, client = run_system(system, spec, input, output, engine=engine, endpoint=endpoint, batch_size=batch_size,
-                             ray=ray, outputs=outputs, loaded=_loaded)
-    report_run(system, ran, output, client, outputs)
-
-
-def _loaded(count: int, problems: list[InputError]) -> None:
-    """Print each skipped input record; a file with no record to check ends the command (exit code 2 when some
-    could not be read, else 0)."""
-    print_skipped(*problems)
-    if not count:
-        raise typer.Exit(code=2 if problems else 0)
-
+    run(CheckSystem(max_reference_chars), spec, input, run.output(input, output, ".checked"), batch_size=batch_size)

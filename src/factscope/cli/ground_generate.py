@@ -8,8 +8,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from factscope.cli.display import ProgressDisplay, console, print_table, summary_table
-from factscope.cli.ground_score import print_problems
+from factscope.cli.display import ProgressDisplay, console, print_skipped, print_table, print_warning, summary_table
 from factscope.cli.llm_options import LLMOptions, usage_rows
 from factscope.cli.output_options import OutputOptions
 from factscope.cli.output_paths import check_outputs
@@ -47,7 +46,9 @@ def generate_command(
 
     check_outputs(output, overwrite=outputs.overwrite)
     dataset = load_dataset(input, metadata)
-    print_problems(dataset.errors, dataset.warnings)
+    print_skipped(*dataset.errors)
+    for warning in dataset.warnings:
+        print_warning(warning)
     llm = endpoint.build()
     examples = dataset.examples
     if corpus is not None:
