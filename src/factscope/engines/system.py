@@ -286,8 +286,8 @@ class System(ABC, Generic[SpecT, Item, Row, TotalsT, RunT]):
         if isinstance(items, Iterator):
             items = list(items)
         prepared = self.prepare(spec, items)
-        problems = list(getattr(items, "problems", []))
         count = _count(items) + int(getattr(items, "failed_generations", 0))
+        problems = list(getattr(items, "problems", []))
         self._loaded(count, problems, inputs, loaded, notes, warnings=getattr(items, "warnings", []))
         client = _client(llm, self.needs_llm(prepared))
         pipeline = self.pipeline(prepared, client)
