@@ -23,11 +23,8 @@ Input: JSON, JSONL, Parquet or CSV records (a list as JSON in a CSV cell) with `
 `id`, `question`, `setting` (zero / noisy / accurate); RefChecker's own JSON list works as is, and so do its
 benchmark records (`context`: the references) once they carry a `response`.
 Records without references stop the run (exit code 2) unless --corpus, or --retriever web:serper, web:brave or
-wikipedia, retrieves passages for them, or --allow-missing-references is given: their claims could only be
-Neutral. A web retriever finds each claim's passages on the web or in Wikipedia (guide: Checking answers without
-references); --retrieve-for all adds retrieved passages to records that have references.
-Results are written to OUTPUT as they are made; rerunning the same command resumes. With --engine ray, INPUT may
-be a folder of *.jsonl shards and OUTPUT is a results folder (default: INPUT name + .checked).
+wikipedia, retrieves passages for them (guide: Checking answers without references), or
+--allow-missing-references is given: their claims could only be Neutral.
 
 Examples:
 
@@ -58,13 +55,10 @@ def check_command(
         Path, typer.Argument(help="JSON, JSONL, Parquet or CSV records to check (with --engine ray: or a folder of *.jsonl).",
                              show_default=False)
     ],
-    output: Annotated[
-        Path | None,
-        typer.Option(
-            "--output", "-o",
-            help="results JSONL (default: INPUT name + .checked.jsonl here); with --engine ray a results folder",
-        ),
-    ] = None,
+    output: Annotated[Path | None, typer.Option(
+        "--output", "-o", help="results JSONL (default: INPUT name + .checked.jsonl here); with --engine ray a results "
+        "folder",
+    )] = None,
     batch_size: Annotated[int, typer.Option(min=1, help="records per extraction / checking batch")] = 32,
     max_reference_chars: Annotated[int, typer.Option(min=1, help="skip records whose references are longer")] = 2_000_000,
     *,

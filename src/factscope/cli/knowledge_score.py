@@ -29,8 +29,6 @@ computed (never as 0):
   paragraph coherence            --coherence-model (default: adjacent-sentence similarity proxy)
   sentence coherence, informativeness, helpfulness   --lm (default: the embedded LM of factscope\\[lm]; a causal LM, or `endpoint`)
 
-Results are written to OUTPUT as they are made; rerunning resumes.
-
 Examples:
 
   factscope knowledge score examples/knowledge/records.jsonl --corpus examples/knowledge/corpus.jsonl
