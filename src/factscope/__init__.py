@@ -28,6 +28,7 @@ from factscope.core.display import use_html_view
 from factscope.core.off_loop import off_the_loop
 from factscope.core.version import __version__
 from factscope.grounding.spec import GroundSpec
+from factscope.grounding.supplied_facts import AtomicFactsFile
 from factscope.kalma.spec import AttributeSpec
 from factscope.refchecker.spec import CheckSpec
 from factscope.retrieve.web_settings import WebSettings
@@ -135,6 +136,7 @@ def ground(
     stride: int = GroundSpec.stride,
     min_window: int | None = GroundSpec.min_window,
     mode: PresenceMode = GroundSpec.mode,
+    atomic_facts: str | Path | AtomicFactsFile | None = None,
     overwrite: bool = False,
 ) -> GroundRun:
     """Grounding precision (response facts found in the contexts), recall (gold facts found in the response)
@@ -149,7 +151,9 @@ def ground(
     factscope.grounding.spec); a presence spec is built with ``threshold`` (default: the model's own), ``window``
     and ``min_window`` (sentences per window; default: the model's own), ``stride`` and ``mode``. ``factors``: the metadata fields of the breakdowns (default: the paper's
     factors the records have). ``mode`` 'fast' scores each fact only against its most relevant windows, stopping
-    at the first that reaches the threshold (``factscope.grounding.presence_rounds``).
+    at the first that reaches the threshold (``factscope.grounding.presence_rounds``). ``atomic_facts``: a file of
+    the responses' atomic facts (or an ``AtomicFactsFile``, which says how it is read) served instead of extracted,
+    ``extractor`` extracting those of the responses it lacks.
 
     A generic JSONL dataset is streamed, its responses joined by id through an on-disk index (the paper's layout
     and a metadata file are single JSON documents, read whole); with ``output``, the run's ``results`` read the
@@ -159,7 +163,8 @@ def ground(
 
     arguments = locals()
     spec = _spec(GroundSpec, arguments, factors=tuple(factors) if factors is not None else None)
-    return _run(GroundSystem(metadata, responses), spec, dataset, arguments)
+    facts = atomic_facts if isinstance(atomic_facts, AtomicFactsFile) else AtomicFactsFile(_path(atomic_facts))
+    return _run(GroundSystem(metadata, responses, facts), spec, dataset, arguments)
 
 
 def attribute(

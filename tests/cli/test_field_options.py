@@ -20,7 +20,7 @@ from factscope.checkers.options import CheckerOptions
 from factscope.checkers.wheel import CheckerPackage
 from factscope.cli import check
 from factscope.cli.agree import AGREE_SETTINGS, AGREE_SPEC_FIELDS
-from factscope.cli.engine_options import EngineOptions
+from factscope.cli.engine_options import CommandRun, EngineOptions
 from factscope.cli.eval_checker import EVAL_SETTINGS
 from factscope.cli.ground_calibrate import PRESENCE_FIELDS
 from factscope.cli.option_groups import add_field_options, option_flags
@@ -64,11 +64,11 @@ def _app(monkeypatch: pytest.MonkeyPatch, ran: list[CheckSpec]) -> typer.Typer:
     monkeypatch.setattr(check, "CheckSpec", SpecWithKnob)
     monkeypatch.setattr(check, "CheckerOptions", CheckerWithKnob)
 
-    def run_system(system: Any, spec: CheckSpec, *args: Any, **kwargs: Any) -> Any:
+    def run(self: CommandRun, system: Any, spec: CheckSpec, *args: Any, **kwargs: Any) -> Any:
         ran.append(spec)
         raise typer.Exit(0)
 
-    monkeypatch.setattr(check, "run_system", run_system)
+    monkeypatch.setattr(CommandRun, "__call__", run)
     return command_line(check)
 
 
@@ -100,13 +100,13 @@ def test_the_added_fields_reach_the_spec_the_command_runs(monkeypatch, tmp_path)
 
 
 def test_the_engine_and_the_ray_settings_reach_the_run_as_given(monkeypatch, tmp_path):
-    ran: list[dict[str, Any]] = []
+    ran: list[CommandRun] = []
 
-    def run_system(system: Any, spec: CheckSpec, *args: Any, **kwargs: Any) -> Any:
-        ran.append(kwargs)
+    def run(self: CommandRun, system: Any, spec: CheckSpec, *args: Any, **kwargs: Any) -> Any:
+        ran.append(self)
         raise typer.Exit(0)
 
-    monkeypatch.setattr(check, "run_system", run_system)
+    monkeypatch.setattr(CommandRun, "__call__", run)
     app = command_line(check)
     records = tmp_path / "in.jsonl"
     records.write_text('{"response": "a", "references": ["b"]}\n', encoding="utf-8")
@@ -114,9 +114,9 @@ def test_the_engine_and_the_ray_settings_reach_the_run_as_given(monkeypatch, tmp
     for options in ([], given):
         result = CliRunner().invoke(app, ["check", str(records), "-o", str(tmp_path / "out"), *options])
         assert result.exit_code == 0, result.output
-    assert ran[0]["engine"] == EngineOptions("local") and ran[0]["ray"] == RayOptions(concurrency=2)
-    assert ran[1]["engine"] == EngineOptions("ray")
-    assert ran[1]["ray"] == RayOptions(address="auto", concurrency=3, num_gpus=0.5)
+    assert ran[0].engine == EngineOptions("local") and ran[0].ray == RayOptions(concurrency=2)
+    assert ran[1].engine == EngineOptions("ray")
+    assert ran[1].ray == RayOptions(address="auto", concurrency=3, num_gpus=0.5)
 
 
 @pytest.mark.parametrize(("option", "value"), [("--claim-budget", "0"), ("--span-share", "1.5"),

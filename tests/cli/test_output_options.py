@@ -10,8 +10,8 @@ import typer
 from command_line import command_line
 from factscope.cli.output_options import OutputOptions
 
-SUMMARY_COMMANDS = [("check",), ("ground", "score"), ("attribute", "score")]
-NO_SUMMARY_COMMANDS = [("knowledge", "score"), ("knowledge", "generate"), ("knowledge", "select"),
+SUMMARY_COMMANDS = [("check",), ("ground", "score"), ("attribute", "score"), ("knowledge", "score")]
+NO_SUMMARY_COMMANDS = [("knowledge", "generate"), ("knowledge", "select"),
                        ("ground", "generate"), ("attribute", "generate"), ("attribute", "make-questions"), ("agree",)]
 
 

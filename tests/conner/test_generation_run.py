@@ -1,6 +1,6 @@
 """A knowledge-generation run over a file of queries (conner.generation_run) on the fake LLM server: its
 settings declared once (GenerationSettings, CandidateSampling, DemonstrationSettings), the evaluator built only
-where Q_know chooses, the records counted, and the run policy of a knowledge file (conner.data.refuse_unusable)."""
+where Q_know chooses, the records counted, and the run policy of a knowledge file (KnowledgeSystem.check_usable)."""
 
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 import repo_paths
-from factscope.conner.data import refuse_unusable
 from factscope.conner.demonstrations import DemonstrationSettings
 from factscope.conner.generation import CandidateSampling, GenerationSettings
 from factscope.conner.generation_run import run_generation, selection_spec
 from factscope.conner.scores import KnowledgeScores
 from factscope.conner.spec import KnowledgeSpec
+from factscope.conner.system import KnowledgeSystem
 from factscope.core.errors import InputError
 from factscope.core.option_rules import broken_rule, field_rules
 from factscope.llm.client import LLMClient, LLMConfig
@@ -127,14 +127,14 @@ def test_a_file_without_a_usable_query_is_an_error(fake_llm, tmp_path):
 
 
 def test_the_run_policy_of_a_knowledge_file():
+    system = KnowledgeSystem()
     problems = [InputError("missing", path="f.jsonl", line=line, field="query") for line in (1, 2)]
     with pytest.raises(InputError, match="none of its 2 records can be used: each fails with field 'query'"):
-        refuse_unusable("f.jsonl", 0, problems)
-    told: list[InputError] = []
-    refuse_unusable("f.jsonl", 3, problems, skipped=told.append)
-    assert told == problems
+        system.check_usable(0, problems, "f.jsonl", None)
+    told = KeptNotes()
+    system.check_usable(3, problems, "f.jsonl", told)
+    assert told.skipped_records == problems
     mixed = [problems[0], InputError("broken JSON", path="f.jsonl", line=3)]
-    with pytest.raises(InputError, match="no usable records"):
-        refuse_unusable("f.jsonl", 0, mixed, skipped=told.append)
-    assert told[2:] == mixed
-
+    with pytest.raises(InputError, match="no usable records; see the messages above"):
+        system.check_usable(0, mixed, "f.jsonl", told)
+    assert told.skipped_records[2:] == mixed

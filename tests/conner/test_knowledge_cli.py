@@ -77,13 +77,15 @@ def test_score_all_metrics_with_tiny_models_and_resume(app, models, tmp_path):
 
 
 def test_score_reports_bad_records_and_missing_parts(app, tmp_path):
-    out = tmp_path / "scored.jsonl"
+    out, summary = tmp_path / "scored.jsonl", tmp_path / "summary.json"
     result = _run(app, "knowledge", "score", DATA / "records.jsonl", "-o", out, "--checker", "none",
-                  "--relevance-model", "none", "--coherence-model", "none", "--lm", "none")
+                  "--relevance-model", "none", "--coherence-model", "none", "--lm", "none", "--summary", summary)
     assert result.exit_code == 0, result.output
     assert "records.jsonl:4" in result.output and "query" in result.output
     rows = _rows(out)
     assert len(rows) == 3
+    figures = json.loads(summary.read_text(encoding="utf-8"))
+    assert figures["new_records"] == 3 and "results" not in figures
     assert "`corpus`" in rows[0]["not_computed"]["factuality"] and rows[0]["factuality"] is None
     assert "`lm" in rows[0]["not_computed"]["informativeness"]
 

@@ -16,12 +16,14 @@ from factscope.core.system import SystemBuild
 from factscope.engines.shards import readable_items
 from factscope.engines.system import RunOptions, System
 from factscope.grounding.data import GroundExample, ScoredExamples
-from factscope.grounding.supplied_facts import supply_facts
+from factscope.grounding.spec import GroundSpec
+from factscope.grounding.supplied_facts import SuppliedFactExtractor, supply_facts
 from factscope.grounding.system import GROUND, read_scored
 from factscope.refchecker.spec import CheckSpec
 from factscope.refchecker.system import CHECK
 from factscope.serve.systems import ServedSystem
 from fake_scorers import Entails
+from kept_notes import KeptNotes
 
 RECORDS = [
     {"id": "a", "response": "Paris is in France. It is large.", "references": ["Paris is in France."]},
@@ -129,10 +131,10 @@ def test_supplied_facts_serve_the_file_and_count_what_they_cover(tmp_path):
         GroundExample(id="q1", question="Where?", contexts=["c"], gold_facts=[], response="It is in Paris, I think."),
         GroundExample(id="q2", question="When?", contexts=["c"], gold_facts=[], response="It opened in 1900. It closed in 1958."),
     ]
-    supplied = supply_facts(facts, examples, make_extractor("sentences"), human=False, paper_rules=False)
+    supplied = supply_facts(facts, examples, human=False, paper_rules=False)
     assert (supplied.supplied, supplied.extracted, supplied.unknown) == (1, 1, ["zz"])
     assert supplied.settings["atomic_facts"]["paper_fact_rules"] is False
-    served = supplied.extractor.extract(["It is in Paris, I think.", "It opened in 1900. It closed in 1958."], ["Where?", "When?"])
+    served = SuppliedFactExtractor(supplied.facts, make_extractor("sentences")).extract(["It is in Paris, I think.", "It opened in 1900. It closed in 1958."], ["Where?", "When?"])
     assert [c.text for c in served[0].claims] == ["It is in Paris."]
     assert [c.text for c in served[1].claims] == ["It opened in 1900.", "It closed in 1958."]
 
@@ -173,3 +175,26 @@ def test_the_server_refuses_records_without_references_as_the_api_does(tmp_path)
         accepted = client.post("/v1/check", json={"records": RECORDS})
     assert refused.status_code == 422 and "1 record(s) have no references (bare)" in refused.text
     assert accepted.status_code == 200 and len(accepted.json()["results"]) == 2
+
+
+def test_a_file_with_no_usable_record_stops_a_run_after_its_skipped_records_are_told(tmp_path):
+    empty, bad = tmp_path / "empty.json", tmp_path / "bad.jsonl"
+    empty.write_text("[]", encoding="utf-8")
+    bad.write_text('{"id": "x"}\n{broken\n', encoding="utf-8")
+    with pytest.raises(InputError, match=r"empty\.json: no usable records$"):
+        CHECK.run(_spec(), empty, output=tmp_path / "a.jsonl")
+    notes = KeptNotes()
+    with pytest.raises(InputError, match=r"bad\.jsonl: no usable records; see the messages above"):
+        CHECK.run(_spec(), bad, output=tmp_path / "b.jsonl", notes=notes)
+    assert [problem.line for problem in notes.skipped_records] == [1, 2]
+    assert not (tmp_path / "a.jsonl").exists() and not (tmp_path / "b.jsonl").exists()
+    assert CHECK.run(_spec(), [], output=tmp_path / "c.jsonl").new_records == 0
+
+
+def test_a_grounding_file_without_responses_says_how_to_give_them(tmp_path):
+    data = tmp_path / "data.jsonl"
+    data.write_text(json.dumps({"id": "q", "question": "Q?", "contexts": ["c"], "gold_facts": ["c"]}) + "\n",
+                    encoding="utf-8")
+    with pytest.raises(InputError, match=r"no record to score; see the messages above: a record needs a response "
+                                         r"\(give `responses`"):
+        GROUND.run(GroundSpec(extractor=make_extractor("sentences")), data)

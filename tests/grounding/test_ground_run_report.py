@@ -4,6 +4,7 @@ figures and the failures that end the run; and what a supplied atomic-facts file
 import io
 import json
 
+import pytest
 from rich.console import Console
 
 from factscope import ground
@@ -74,8 +75,8 @@ def test_a_facts_file_serves_its_facts_in_the_spec_and_warns_of_ids_it_cannot_pl
         "".join(json.dumps({"id": id, "atomic_facts": ["Owls hunt."]}) + "\n" for id in ["a", *unknown]),
         encoding="utf-8",
     )
-    spec, supplied = AtomicFactsFile(path).serve(GroundSpec(extractor="sentences"), EXAMPLES, None)
-    assert isinstance(spec.extractor, SuppliedFactExtractor) and spec.extractor.fallback.name == "sentences"
+    spec, supplied = AtomicFactsFile(path).serve(GroundSpec(extractor="sentences"), EXAMPLES)
+    assert spec.extractor == "sentences" and spec.supplied_facts == supplied.facts and len(spec.supplied_facts) == 1
     assert spec.settings == supplied.settings and "atomic_facts" in spec.settings
     assert supplied.summary_rows() == [("response facts: supplied / extracted", "1 / 1")]
     assert supplied.warnings == [f"{path}: 7 id(s) match no scored record: z0, z1, z2, z3, z4 and 2 more"]
@@ -85,6 +86,28 @@ def test_a_facts_file_falls_back_on_a_ready_extractor_and_warns_of_nothing_when_
     path = tmp_path / "facts.jsonl"
     path.write_text(json.dumps({"id": "b", "atomic_facts": ["X is x."]}) + "\n", encoding="utf-8")
     ready = make_extractor("sentences")
-    spec, supplied = AtomicFactsFile(path).serve(GroundSpec(extractor=ready), EXAMPLES, None)
-    assert isinstance(spec.extractor, SuppliedFactExtractor) and spec.extractor.fallback is ready
+    spec, supplied = AtomicFactsFile(path).serve(GroundSpec(extractor=ready), EXAMPLES)
+    extractor = GROUND.build(spec, None).components["extractor"]
+    assert isinstance(extractor, SuppliedFactExtractor) and extractor.fallback is ready
     assert supplied.warnings == [] and (supplied.supplied, supplied.extracted) == (1, 1)
+
+
+def test_the_api_serves_a_facts_file_and_extracts_the_facts_it_lacks(tmp_path):
+    path = tmp_path / "facts.jsonl"
+    path.write_text(json.dumps({"id": "b", "atomic_facts": ["X is x."]}) + "\n", encoding="utf-8")
+    output = tmp_path / "out.jsonl"
+    run = ground(EXAMPLES, extractor=_Sentences(), presence="bi", atomic_facts=path, output=output)
+    facts = {row.id: [fact.fact for fact in row.response_facts] for row in run.results}
+    assert facts == {"a": ["Owls hunt at dusk."], "b": ["X is x."]}
+    assert run.failed == 0 and run.extractor == "supplied facts, else sentences"
+    manifest = json.loads(output.with_name("out.jsonl.manifest.json").read_text(encoding="utf-8"))
+    assert "atomic_facts" in json.dumps(manifest)
+
+
+def test_a_facts_file_is_refused_on_ray_as_a_metadata_file_is(tmp_path):
+    from factscope.core.errors import ConfigError
+    from factscope.grounding.system import GroundSystem
+
+    with pytest.raises(ConfigError, match="`atomic_facts` are not taken with `engine='ray'`"):
+        GroundSystem(atomic_facts=AtomicFactsFile(tmp_path / "facts.jsonl")).refuse_ray()
+    GroundSystem(atomic_facts=AtomicFactsFile()).refuse_ray()

@@ -11,11 +11,10 @@ import typer
 
 from factscope.checkers.options import CheckerOptions
 from factscope.cli.display import TerminalNotes
-from factscope.cli.engine_options import EngineOptions, check_output, engine_options, report_run, run_system
+from factscope.cli.engine_options import CommandRun, run_options
 from factscope.cli.llm_options import LLMOptions, llm_options, write_with_llm
 from factscope.cli.option_groups import add_field_options
 from factscope.cli.output_options import OutputOptions, output_options
-from factscope.engines.ray import RayOptions
 from factscope.kalma.generation_settings import AnswerGenerationSettings, EvolutionSettings
 from factscope.kalma.spec import AttributeSpec
 
@@ -62,11 +61,10 @@ def register(app: typer.Typer) -> None:
     attribute_app = typer.Typer(help=HELP, no_args_is_help=True)
     generate = add_field_options(generate_command, AnswerGenerationSettings, "settings", after="output")
     attribute_app.command("generate", help=GENERATE_HELP)(llm_options(output_options(generate, summary=False)))
-    score = add_field_options(output_options(score_command, after="output"), AnswerGenerationSettings, "gold",
-                              names={"minimum"}, after="retry_failed")
+    score = add_field_options(score_command, AnswerGenerationSettings, "gold", names={"minimum"}, after="output")
     score = add_field_options(score, CheckerOptions, "checking", names={"mode"})
     score = add_field_options(score, AttributeSpec, "chosen")
-    attribute_app.command("score", help=SCORE_HELP)(llm_options(engine_options(score)))
+    attribute_app.command("score", help=SCORE_HELP)(run_options(score, after="output"))
     evolve = add_field_options(make_questions_command, EvolutionSettings, "settings", after="output")
     attribute_app.command("make-questions", help=EVOLVE_HELP)(llm_options(output_options(evolve, summary=False)))
     app.add_typer(attribute_app, name="attribute")
@@ -92,26 +90,15 @@ def score_command(
     output: Annotated[Path, typer.Option("--output", "-o", help="JSONL results file (resumes when it exists); with "
                                                                 "--engine ray a results folder")],
     *,
+    run: CommandRun,
     gold: AnswerGenerationSettings,
-    endpoint: LLMOptions,
-    engine: EngineOptions,
-    ray: RayOptions,
-    outputs: OutputOptions,
     checking: CheckerOptions,
     chosen: AttributeSpec,
 ) -> None:
-    from factscope.core.input_notes import report_usable
-    from factscope.kalma.score_tables import score_title
     from factscope.kalma.system import AttributeSystem
 
     spec = replace(chosen, checker_settings=checking.settings({"mode"}), geval=chosen.geval or chosen.weighted)
-    check_output(engine, output, outputs)
-    system = AttributeSystem(gold.minimum, NOTES, in_memory=True)
-    usable = partial(report_usable, what="answers", path=answers, notes=NOTES)
-    ran, client = run_system(system, spec, answers, output, engine=engine, endpoint=endpoint, batch_size=32,
-                             ray=ray, outputs=outputs, loaded=usable)
-    report_run(system, ran, output, client, outputs, title=score_title(ran.result),
-               rows=[("failed generations (not scored)", ran.passed_over)])
+    run(AttributeSystem(gold.minimum, NOTES, in_memory=True), spec, answers, output, batch_size=32)
 
 
 def make_questions_command(

@@ -9,21 +9,9 @@ from typing import Annotated
 import typer
 
 from factscope.checkers.options import CheckerOptions
-from factscope.cli.display import print_skipped
-from factscope.cli.engine_options import (
-    EngineOptions,
-    check_output,
-    engine_options,
-    output_path,
-    report_run,
-    run_system,
-)
-from factscope.cli.llm_options import LLMOptions, llm_options
+from factscope.cli.engine_options import CommandRun, run_options
 from factscope.cli.option_groups import add_field_options
-from factscope.cli.output_options import OutputOptions, output_options
 from factscope.cli.web_options import web_options
-from factscope.core.errors import InputError
-from factscope.engines.ray import RayOptions
 from factscope.refchecker.spec import CheckSpec
 from factscope.retrieve.web_settings import WebSettings
 
@@ -35,11 +23,8 @@ Input: JSON, JSONL, Parquet or CSV records (a list as JSON in a CSV cell) with `
 `id`, `question`, `setting` (zero / noisy / accurate); RefChecker's own JSON list works as is, and so do its
 benchmark records (`context`: the references) once they carry a `response`.
 Records without references stop the run (exit code 2) unless --corpus, or --retriever web:serper, web:brave or
-wikipedia, retrieves passages for them, or --allow-missing-references is given: their claims could only be
-Neutral. A web retriever finds each claim's passages on the web or in Wikipedia (guide: Checking answers without
-references); --retrieve-for all adds retrieved passages to records that have references.
-Results are written to OUTPUT as they are made; rerunning the same command resumes. With --engine ray, INPUT may
-be a folder of *.jsonl shards and OUTPUT is a results folder (default: INPUT name + .checked).
+wikipedia, retrieves passages for them (guide: Checking answers without references), or
+--allow-missing-references is given: their claims could only be Neutral.
 
 Examples:
 
@@ -55,9 +40,9 @@ Examples:
 
 def register(app: typer.Typer) -> None:
     """Add the `check` command."""
-    command = add_field_options(output_options(check_command), CheckSpec, "chosen", defaults=CORPUS_RETRIEVER)
+    command = add_field_options(check_command, CheckSpec, "chosen", defaults=CORPUS_RETRIEVER)
     command = add_field_options(command, CheckerOptions, "checking")
-    app.command("check", help=HELP)(llm_options(engine_options(web_options(command))))
+    app.command("check", help=HELP)(run_options(web_options(command), after="max_reference_chars"))
 
 
 CORPUS_RETRIEVER = {"retriever": "bm25"}
@@ -70,20 +55,14 @@ def check_command(
         Path, typer.Argument(help="JSON, JSONL, Parquet or CSV records to check (with --engine ray: or a folder of *.jsonl).",
                              show_default=False)
     ],
-    output: Annotated[
-        Path | None,
-        typer.Option(
-            "--output", "-o",
-            help="results JSONL (default: INPUT name + .checked.jsonl here); with --engine ray a results folder",
-        ),
-    ] = None,
+    output: Annotated[Path | None, typer.Option(
+        "--output", "-o", help="results JSONL (default: INPUT name + .checked.jsonl here); with --engine ray a results "
+        "folder",
+    )] = None,
     batch_size: Annotated[int, typer.Option(min=1, help="records per extraction / checking batch")] = 32,
     max_reference_chars: Annotated[int, typer.Option(min=1, help="skip records whose references are longer")] = 2_000_000,
     *,
-    endpoint: LLMOptions,
-    engine: EngineOptions,
-    ray: RayOptions,
-    outputs: OutputOptions,
+    run: CommandRun,
     web: WebSettings,
     checking: CheckerOptions,
     chosen: CheckSpec,
@@ -93,20 +72,6 @@ def check_command(
 
     web_search = isinstance(chosen.retriever, str) and is_web_retriever(chosen.retriever)
     spec = replace(
-        chosen, checker_settings=checking.settings(), web=web, query_llm=web_search and endpoint.configured()
+        chosen, checker_settings=checking.settings(), web=web, query_llm=web_search and run.endpoint.configured()
     )
-    output = output_path(engine, input, output, ".checked")
-    check_output(engine, output, outputs)
-    system = CheckSystem(max_reference_chars)
-    ran, client = run_system(system, spec, input, output, engine=engine, endpoint=endpoint, batch_size=batch_size,
-                             ray=ray, outputs=outputs, loaded=_loaded)
-    report_run(system, ran, output, client, outputs)
-
-
-def _loaded(count: int, problems: list[InputError]) -> None:
-    """Print each skipped input record; a file with no record to check ends the command (exit code 2 when some
-    could not be read, else 0)."""
-    print_skipped(*problems)
-    if not count:
-        raise typer.Exit(code=2 if problems else 0)
-
+    run(CheckSystem(max_reference_chars), spec, input, run.output(input, output, ".checked"), batch_size=batch_size)

@@ -1,29 +1,30 @@
-"""The --engine options: ``@engine_options`` adds --engine and the Ray run's settings (the fields of
-``factscope.engines.ray.RayOptions``) to a command and hands it one ``EngineOptions`` and one ``RayOptions``;
-``run_system`` runs a command's system on that engine (``System.execute``, which chooses it) with the command's
-progress display."""
+"""The options of a command that runs a system: ``@run_options`` adds the results-file options, --engine with the
+Ray run's settings (``factscope.engines.ray.RayOptions``) and the LLM endpoint, and hands the command one
+``CommandRun``, which runs a system with them (``System.execute``, which chooses the engine) and shows the run
+through the system's hooks."""
 
 from __future__ import annotations
 
+import functools
+import inspect
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-from factscope.cli.llm_options import ClientOnce, LLMOptions, summed_usage
+from factscope.cli.display import ProgressDisplay, TerminalNotes, print_notes, print_table, summary_table
+from factscope.cli.llm_options import ClientOnce, LLMOptions, llm_options, summed_usage, usage_rows
 from factscope.cli.option_groups import Command, add_field_options
-from factscope.cli.output_options import OutputOptions
+from factscope.cli.output_options import OutputOptions, output_options
+from factscope.cli.output_paths import check_outputs
+from factscope.core.errors import RecordsFailed
 from factscope.core.option_metadata import about
-from factscope.core.run_result import RunResult
+from factscope.core.system import RunOutcome
 from factscope.engines.ray import RayOptions
 from factscope.engines.system import Engine
 
 if typing.TYPE_CHECKING:
-    from factscope.engines.system import Execution, LoadedCallback, System
-    from factscope.llm.client import LLMClient
-
-SpecT = TypeVar("SpecT")
-RunT = TypeVar("RunT", bound="RunResult[Any]")
+    from factscope.engines.system import System
 
 PANEL = "Engine (where the run goes)"
 
@@ -40,91 +41,70 @@ class EngineOptions:
         "folder of *.jsonl shards and -o names a results folder with one results shard per input shard"
     ))
 
+
+@dataclass(frozen=True)
+class CommandRun:
+    """How a command runs its system: on ``engine`` (with the Ray settings ``ray``), with the LLM of
+    ``endpoint``, into a results file as ``outputs`` says."""
+
+    engine: EngineOptions
+    ray: RayOptions
+    endpoint: LLMOptions
+    outputs: OutputOptions
+
     @property
     def on_ray(self) -> bool:
         """Whether the run goes to Ray."""
-        return self.engine == "ray"
+        return self.engine.engine == "ray"
+
+    def output(self, input: Path, given: Path | None, suffix: str) -> Path:
+        """The results file (on Ray, folder): ``given``, else INPUT's name with ``suffix`` here (and ``.jsonl``
+        for a file)."""
+        return given or Path(f"{input.stem}{suffix}" + ("" if self.on_ray else ".jsonl"))
+
+    def __call__(self, system: System[Any, Any, Any, Any, Any], spec: Any, inputs: Any, output: Path, *,
+                 batch_size: int) -> None:
+        """Run ``system`` with ``spec`` over ``inputs`` into ``output`` with the progress display, what its input
+        skipped printed as it is read; then print its figure tables, its summary table (with the LLM usage:
+        on Ray, the workers' summed) and its notes, write --summary, and raise RecordsFailed when records failed.
+        ``output`` and --summary are refused first, before anything is read (the results file's lock taken)."""
+        check_outputs(None if self.on_ray else output, overwrite=self.outputs.overwrite,
+                      written={"summary": self.outputs.summary})
+        client = ClientOnce(self.endpoint)
+        with ProgressDisplay() as shown:
+            ran = system.execute(
+                spec, inputs, engine=self.engine.engine, llm=client, output=output, batch_size=batch_size,
+                progress=shown, overwrite=self.outputs.overwrite, retry_failed=self.outputs.retry_failed,
+                ray=self.ray, notes=TerminalNotes(),
+            )
+        used = summed_usage(self.endpoint, system.needs_llm(spec), ran.llm_usage) if self.on_ray else client.client
+        run = ran.result
+        for table in system.figure_tables(run):
+            print_table(table)
+        outcome = RunOutcome(skipped=len(ran.problems), output=output, passed_over=ran.passed_over)
+        print_table(summary_table(system.summary_title(run, output), system.summary_rows(run, outcome)
+                                  + usage_rows(used)))
+        print_notes(system.notes(run))
+        self.outputs.write_summary(system.summary_figures(run, ran.problems))
+        failed, what = system.failures(run)
+        if failed:
+            raise RecordsFailed(failed, what, output)
 
 
-def engine_options(command: Command) -> Command:
-    """Give ``command`` --engine and the Ray settings; it receives them as the keyword arguments ``engine:
-    EngineOptions`` and ``ray: RayOptions``."""
-    command = add_field_options(command, EngineOptions, "engine", panel=PANEL)
-    return add_field_options(command, RayOptions, "ray", defaults=RAY_DEFAULTS, panel=PANEL)
+def run_options(command: Command, *, after: str | None = None) -> Command:
+    """Give ``command`` the results-file options (listed after its parameter ``after``, else after all of
+    them), --engine with the Ray settings, and the LLM endpoint; it receives them as one keyword argument
+    ``run: CommandRun``."""
 
+    @functools.wraps(command)
+    def bundled(*, engine: EngineOptions, ray: RayOptions, endpoint: LLMOptions, outputs: OutputOptions,
+                **options: Any) -> None:
+        command(**options, run=CommandRun(engine, ray, endpoint, outputs))
 
-def run_system(
-    system: System[SpecT, Any, Any, Any, RunT],
-    spec: SpecT,
-    inputs: Any,
-    output: Path,
-    *,
-    engine: EngineOptions,
-    ray: RayOptions,
-    endpoint: LLMOptions,
-    batch_size: int,
-    outputs: OutputOptions,
-    loaded: LoadedCallback | None = None,
-    client: ClientOnce | None = None,
-) -> tuple[Execution[RunT], LLMClient | None]:
-    """Run ``system`` on the command's engine (``System.execute``, given the Ray settings ``ray`` as they are)
-    with the progress display, and the LLM client whose usage the summary shows: the one the run made
-    (``client``, when the command made it already), or on Ray one holding the usage its workers reported (the
-    driver's own, made to describe the pipeline, made no call)."""
-    from factscope.cli.display import ProgressDisplay
-
-    client = client or ClientOnce(endpoint)
-    with ProgressDisplay() as shown:
-        ran = system.execute(
-            spec, inputs, engine=engine.engine, llm=client, output=output, batch_size=batch_size, progress=shown,
-            overwrite=outputs.overwrite, retry_failed=outputs.retry_failed, ray=ray, loaded=loaded,
-        )
-    if engine.on_ray:
-        return ran, summed_usage(endpoint, system.needs_llm(spec), ran.llm_usage)
-    return ran, client.client
-
-
-def report_run(
-    system: System[Any, Any, Any, Any, RunT],
-    ran: Execution[RunT],
-    output: Path,
-    client: LLMClient | None,
-    outputs: OutputOptions,
-    *,
-    title: str = "run",
-    rows: list[tuple[str, object]] | None = None,
-) -> None:
-    """Print a run's figure tables, its summary table under ``title`` (with the command's own ``rows`` after the
-    skipped count, and the LLM usage) and its notes; write ``--summary``; raise RecordsFailed when records
-    failed (the system's hooks say what each shows: ``System.figure_tables``, ``summary_rows``, ``notes``,
-    ``summary_figures``, ``failures``)."""
-    from factscope.cli.display import print_notes, print_table, summary_table
-    from factscope.cli.llm_options import usage_rows
-    from factscope.core.errors import RecordsFailed
-    from factscope.core.system import RunOutcome
-
-    run = ran.result
-    for table in system.figure_tables(run):
-        print_table(table)
-    outcome = RunOutcome(skipped=len(ran.problems), output=output, rows=rows or [])
-    print_table(summary_table(title, system.summary_rows(run, outcome) + usage_rows(client)))
-    print_notes(system.notes(run))
-    outputs.write_summary(system.summary_figures(run, ran.problems))
-    failed, what = system.failures(run)
-    if failed:
-        raise RecordsFailed(failed, what, output)
-
-
-def output_path(engine: EngineOptions, input: Path, given: Path | None, suffix: str) -> Path:
-    """The results file (or, on Ray, folder) of a command: ``given``, else INPUT's name with ``suffix`` here
-    (and ``.jsonl`` for a file)."""
-    return given or Path(f"{input.stem}{suffix}" + ("" if engine.on_ray else ".jsonl"))
-
-
-def check_output(engine: EngineOptions, output: Path, outputs: OutputOptions) -> None:
-    """Refuse, before any work, a results file that may not be written or a summary file that is taken (a
-    results folder is checked by the Ray engine)."""
-    from factscope.cli.output_paths import check_outputs
-
-    results = None if engine.on_ray else output
-    check_outputs(results, overwrite=outputs.overwrite, written={"summary": outputs.summary})
+    signature = inspect.signature(command)
+    bundled.__signature__ = signature.replace(  # type: ignore[attr-defined]
+        parameters=[parameter for name, parameter in signature.parameters.items() if name != "run"]
+    )
+    with_engine = add_field_options(output_options(typing.cast(Command, bundled), after=after), EngineOptions,
+                                    "engine", panel=PANEL)
+    return llm_options(add_field_options(with_engine, RayOptions, "ray", defaults=RAY_DEFAULTS, panel=PANEL))

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import typer
 from typer.core import TyperGroup
 
-from factscope.cli.engine_options import engine_options
+from factscope.cli.engine_options import run_options
 from factscope.cli.ground_calibrate import CALIBRATE_HELP, PRESENCE_FIELDS, calibrate_command
 from factscope.cli.ground_generate import GENERATE_HELP, generate_command
 from factscope.cli.ground_score import HELP, score_command
@@ -39,10 +39,10 @@ class _ScoreByDefault(TyperGroup):
 def register(app: typer.Typer) -> None:
     """Add the `ground` command group."""
     ground_app = typer.Typer(cls=_ScoreByDefault, help=HELP, no_args_is_help=True)
-    score = add_field_options(output_options(score_command), GroundSpec, "spec", after="output")
+    score = add_field_options(score_command, GroundSpec, "spec", after="output")
     score = add_field_options(score, AtomicFactsFile, "facts", after="responses")
     ground_app.command("score", help="Score responses (the default command). " + HELP.split("\n\n", 1)[1])(
-        llm_options(engine_options(score))
+        run_options(score, after="batch_size")
     )
     generate = add_field_options(output_options(generate_command, summary=False), ResponseGenerationSettings, "calls",
                                  after="corpus")

@@ -4,19 +4,15 @@ locally or on Ray, with its tables."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
-from rich.markup import escape
 
-from factscope.cli.display import console, print_skipped
-from factscope.cli.engine_options import EngineOptions, check_output, output_path, report_run, run_system
-from factscope.cli.llm_options import LLMOptions
-from factscope.cli.output_options import OutputOptions
+from factscope.cli.display import TerminalNotes
+from factscope.cli.engine_options import CommandRun
 from factscope.cli.output_paths import running_command
 from factscope.cli.parameter_flags import in_context
-from factscope.core.errors import ConfigError, InputError
-from factscope.engines.ray import RayOptions
+from factscope.core.errors import ConfigError
 from factscope.grounding.spec import GroundSpec
 from factscope.grounding.supplied_facts import AtomicFactsFile
 
@@ -56,14 +52,10 @@ def score_command(
     ] = None,
     batch_size: Annotated[int, typer.Option(min=1, help="records per decomposition / presence batch")] = 16,
     *,
-    endpoint: LLMOptions,
-    engine: EngineOptions,
-    ray: RayOptions,
-    outputs: OutputOptions,
+    run: CommandRun,
     facts: AtomicFactsFile,
     spec: GroundSpec,
 ) -> None:
-    from factscope.cli.llm_options import ClientOnce
     from factscope.grounding.presence import check_threshold
     from factscope.grounding.system import GroundSystem
 
@@ -73,40 +65,5 @@ def score_command(
         except ConfigError as error:
             message = in_context(str(error), running_command())
             raise typer.BadParameter(message, param_hint="'--threshold'") from None
-    system = GroundSystem(metadata, responses)
-    output = output_path(engine, input, output, ".ground")
-    check_output(engine, output, outputs)
-    client = ClientOnce(endpoint)
-    inputs: Any = input
-    rows: list[tuple[str, object]] = []
-    if metadata is not None or responses is not None or facts.path is not None:
-        if engine.on_ray:
-            raise ConfigError(
-                "--metadata, --responses and --atomic-facts are not taken with --engine ray: give generic JSONL "
-                "records that carry their response and metadata"
-            )
-        inputs = system.read(input)
-    if facts.path is not None:
-        llm = client() if system.needs_llm(spec) else None
-        spec, supplied = facts.serve(system.prepare(spec, inputs), inputs, llm)
-        print_problems(supplied.problems, supplied.warnings)
-        rows = supplied.summary_rows()
-
-    def loaded(count: int, problems: list[InputError]) -> None:
-        print_problems(problems, getattr(inputs, "warnings", []))
-        if not count:
-            raise InputError(
-                "no record to score: none has a response; pass --responses FILE or run `factscope ground generate`",
-                path=input,
-            )
-
-    ran, used = run_system(system, spec, inputs, output, engine=engine, endpoint=endpoint, batch_size=batch_size,
-                           ray=ray, outputs=outputs, loaded=loaded, client=client)
-    report_run(system, ran, output, used, outputs, rows=rows)
-
-
-def print_problems(problems: list[InputError], warnings: list[str]) -> None:
-    """Report each skipped input record, then each warning about the input."""
-    print_skipped(*problems)
-    for warning in warnings:
-        console.print(f"[yellow]warning[/] {escape(warning)}")
+    system = GroundSystem(metadata, responses, facts, TerminalNotes())
+    run(system, spec, input, run.output(input, output, ".ground"), batch_size=batch_size)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import typer
 
-from factscope.cli.engine_options import engine_options
+from factscope.cli.engine_options import run_options
 from factscope.cli.knowledge_agree import AGREE_HELP, agree_command
 from factscope.cli.knowledge_generate import GENERATE_HELP, SELECT_HELP, generate_command, select_command
 from factscope.cli.knowledge_options import SCORING
@@ -25,8 +25,8 @@ HELP = """Evaluate knowledge for a query on CONNER's six dimensions, and use the
 def register(app: typer.Typer) -> None:
     """Add the `knowledge` command group."""
     group = typer.Typer(help=HELP, no_args_is_help=True)
-    score = add_field_options(output_options(score_command, summary=False), KnowledgeSpec, "chosen", panel=SCORING)
-    group.command("score", help=SCORE_HELP)(llm_options(engine_options(web_options(score))))
+    score = add_field_options(score_command, KnowledgeSpec, "chosen", panel=SCORING)
+    group.command("score", help=SCORE_HELP)(run_options(web_options(score), after="batch_size"))
     group.command("generate", help=GENERATE_HELP)(generation_command(generate_command, sampling=False))
     group.command("select", help=SELECT_HELP)(generation_command(select_command, sampling=True))
     group.command("agree", help=AGREE_HELP)(agree_command)

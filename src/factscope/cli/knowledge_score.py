@@ -4,19 +4,15 @@ Ray, with the run's table."""
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import partial
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from factscope.cli.display import print_notes, print_skipped
-from factscope.cli.engine_options import EngineOptions, check_output, output_path, report_run, run_system
+from factscope.cli.display import print_notes
+from factscope.cli.engine_options import CommandRun
 from factscope.cli.knowledge_options import BatchSize, Output, Queries, Task
-from factscope.cli.llm_options import LLMOptions
-from factscope.cli.output_options import OutputOptions
 from factscope.conner.spec import KnowledgeSpec
-from factscope.engines.ray import RayOptions
 from factscope.retrieve.web_settings import WebSettings
 
 SCORE_HELP = """Score knowledge records on CONNER's six dimensions (equations 1-9 of the paper).
@@ -32,8 +28,6 @@ computed (never as 0):
   relevance                      --relevance-model (default: packaged bi-encoder fallback)
   paragraph coherence            --coherence-model (default: adjacent-sentence similarity proxy)
   sentence coherence, informativeness, helpfulness   --lm (default: the embedded LM of factscope\\[lm]; a causal LM, or `endpoint`)
-
-Results are written to OUTPUT as they are made; rerunning resumes.
 
 Examples:
 
@@ -51,23 +45,13 @@ def score_command(
     task: Task = None,
     batch_size: BatchSize = 16,
     *,
-    endpoint: LLMOptions,
-    engine: EngineOptions,
-    ray: RayOptions,
-    outputs: OutputOptions,
+    run: CommandRun,
     web: WebSettings,
     chosen: KnowledgeSpec,
 ) -> None:
-    from factscope.conner.data import refuse_unusable
     from factscope.conner.evaluator_setup import default_lm
     from factscope.conner.system import KnowledgeSystem, spec_missing_parts
 
     spec = replace(chosen, lm=default_lm(chosen.lm), web=web)
-    output = output_path(engine, input, output, ".knowledge")
-    check_output(engine, output, outputs)
     print_notes(spec_missing_parts(spec))
-    system = KnowledgeSystem(task, queries)
-    ran, client = run_system(system, spec, input, output, engine=engine, ray=ray, endpoint=endpoint,
-                             batch_size=batch_size, outputs=outputs,
-                             loaded=partial(refuse_unusable, input, skipped=print_skipped))
-    report_run(system, ran, output, client, outputs, title=f"CONNER knowledge scores -> {output}")
+    run(KnowledgeSystem(task, queries), spec, input, run.output(input, output, ".knowledge"), batch_size=batch_size)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -16,7 +16,7 @@ from factscope.core.input_files import read_lines
 from factscope.core.manifest import ItemsDigest
 from factscope.core.record_ids import first_of_each_id
 from factscope.core.tables import read_records
-from factscope.core.whole_file import usable_records, whole_file_error
+from factscope.core.whole_file import usable_records
 
 KnowledgeTask = Literal["qa", "dialogue"]
 
@@ -121,26 +121,6 @@ def usable_knowledge_records(
         if skipped is not None:
             skipped(problem)
     return [record for record in records if isinstance(record, KnowledgeRecord)], len(problems)
-
-
-def refuse_unusable(
-    path: str | Path,
-    usable: int,
-    problems: Sequence[InputError],
-    skipped: Callable[[InputError], None] | None = None,
-) -> None:
-    """The run policy of a knowledge file once read (a ``loaded`` callback of ``KnowledgeSystem.execute``, with
-    ``path`` and ``skipped`` given): a file whose every record fails for one reason is one error
-    (``factscope.core.whole_file``); else each bad record is passed to ``skipped``, and a file with no
-    ``usable`` record is an error."""
-    whole = whole_file_error(path, problems, usable)
-    if whole is not None:
-        raise whole
-    for problem in problems:
-        if skipped is not None:
-            skipped(problem)
-    if not usable:
-        raise InputError(NO_USABLE_RECORDS, path=path)
 
 
 NO_USABLE_RECORDS = "no usable records; see the messages above"

@@ -3,7 +3,7 @@ evaluator from a ``KnowledgeSpec``, the scoring pipeline, ``KnowledgeRun``, its 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -15,10 +15,12 @@ from factscope.conner.scores import KnowledgeScores
 from factscope.conner.spec import KnowledgeSpec
 from factscope.conner.task import KnowledgeRun, knowledge_pipeline, knowledge_pool, knowledge_run
 from factscope.conner.totals import KnowledgeTotals
-from factscope.core.errors import ConfigError
+from factscope.core.errors import ConfigError, InputError
+from factscope.core.input_notes import InputNotes
 from factscope.core.manifest import SettingValue, fingerprint_file
 from factscope.core.run import Pipeline, RunRows
 from factscope.core.system import ReportHooks, RunFacts, RunOutcome
+from factscope.core.whole_file import whole_file_error
 from factscope.engines.system import System
 
 if TYPE_CHECKING:
@@ -135,12 +137,25 @@ class KnowledgeSystem(System[KnowledgeSpec, KnowledgeRecord, KnowledgeScores, Kn
         """The typed result of a knowledge-scoring run."""
         return knowledge_run(produced, totals)
 
+    def check_usable(
+        self, count: int, problems: Sequence[InputError], path: str | Path, notes: InputNotes | None
+    ) -> None:
+        """A file whose every record fails for one reason is one error (``factscope.core.whole_file``); else as
+        every system's input."""
+        whole = whole_file_error(path, problems, count)
+        if whole is not None:
+            raise whole
+        super().check_usable(count, problems, path, notes)
+
+    def summary_title(self, run: KnowledgeRun, output: Path) -> str:
+        """CONNER's scores and where they went."""
+        return f"CONNER knowledge scores -> {output}"
+
     def summary_rows(self, run: KnowledgeRun, outcome: RunOutcome) -> list[tuple[str, object]]:
         """The figures of a knowledge-scoring run's summary table: counts, then each metric's mean."""
         rows: list[tuple[str, object]] = [
             ("records scored (new / resumed)", f"{run.new_records} / {run.resumed_records}"),
             ("records skipped (bad input)", outcome.skipped),
-            *outcome.rows,
         ]
         for metric, figure in run.summary.means.items():
             rows.append((f"{metric} (mean of {figure.records})", figure.mean))

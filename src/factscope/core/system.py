@@ -57,12 +57,12 @@ class RunFacts:
 
 @dataclass(frozen=True)
 class RunOutcome:
-    """What a front-end adds to a run result in its summary table: the input records skipped, the results file
-    (or folder), and rows of its own (a supplied-facts count), placed after the skipped count."""
+    """What a front-end adds to a run result in its summary table: the input records skipped, the records the
+    parser passed over (an answers file's failed generations) and the results file (or folder)."""
 
     skipped: int
     output: Path
-    rows: Sequence[tuple[str, object]] = ()
+    passed_over: int = 0
 
 
 class SystemReport(Protocol[Row_contra]):

@@ -25,6 +25,7 @@ from pydantic import BaseModel
 from rich.table import Table as RichTable
 
 from factscope.core.errors import ConfigError, InputError
+from factscope.core.input_notes import InputNotes, report_usable
 from factscope.core.manifest import DigestedItems, spec_settings
 from factscope.core.output_checks import check_outputs
 from factscope.core.results import ResultRows, Totals
@@ -80,6 +81,7 @@ class RunOptions(TypedDict, total=False):
     retry_failed: bool
     ray: RayOptions | None
     loaded: LoadedCallback | None
+    notes: InputNotes | None
 
 
 @dataclass(frozen=True)
@@ -112,6 +114,8 @@ class System(ABC, Generic[SpecT, Item, Row, TotalsT, RunT]):
     totals_type: type[TotalsT]
     """The running totals of its summary; a report counts rows held in memory into an empty one."""
     report: ClassVar[ReportHooks[Any]]
+    records: ClassVar[str] = "records"
+    """What its input records are called in messages (\"no usable answers\")."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """A subclass's ``row_type``, ``totals_type`` and ``run_type``: the types its ``System[...]`` base names."""
@@ -164,6 +168,10 @@ class System(ABC, Generic[SpecT, Item, Row, TotalsT, RunT]):
     def summary_rows(self, run: RunT, outcome: RunOutcome) -> list[tuple[str, object]]:
         """The rows of the run's summary table (label, value)."""
 
+    def summary_title(self, run: RunT, output: Path) -> str:
+        """The title of the run's summary table: "run" by default."""
+        return "run"
+
     def figure_tables(self, run: RunT) -> list[RichTable]:
         """The tables of the run's figures that a terminal shows above its summary table; none by default."""
         return []
@@ -184,6 +192,13 @@ class System(ABC, Generic[SpecT, Item, Row, TotalsT, RunT]):
     def mergeable(self, spec: SpecT) -> bool:
         """Whether a record's row depends on it alone, so that records of several requests may share a batch."""
         return True
+
+    def check_usable(
+        self, count: int, problems: Sequence[InputError], path: str | Path, notes: InputNotes | None
+    ) -> None:
+        """The run policy of an input file once read: ``notes`` is told of the records skipped (``problems``),
+        and a file with no usable record (``count`` 0) is an InputError naming ``path``."""
+        report_usable(count, problems, self.records, path, notes)
 
     def refuse_ray(self) -> None:
         """Raise a ConfigError when this instance's reading settings cannot be honoured on Ray (which reads
@@ -245,6 +260,7 @@ class System(ABC, Generic[SpecT, Item, Row, TotalsT, RunT]):
         retry_failed: bool = False,
         ray: RayOptions | None = None,
         loaded: LoadedCallback | None = None,
+        notes: InputNotes | None = None,
     ) -> Execution[RunT]:
         """Run the system over ``inputs`` on ``engine``: the spec prepared on the items (one pass), the pipeline
         built once (per worker on Ray) and run with resume, a manifest and streaming writes, and the typed result.
@@ -253,13 +269,15 @@ class System(ABC, Generic[SpecT, Item, Row, TotalsT, RunT]):
         as the items are read more than once. ``ray``: ``inputs`` is a JSON / JSONL file or a folder of ``*.jsonl``
         shards and ``output`` a results folder (``factscope.engines.ray``; ``ray`` is a ``RayOptions``, whose
         ``batch_size`` this call sets); ``llm`` must then be a picklable function that makes the client.
-        ``loaded`` is told the records' count and problems (see ``LoadedCallback``). A bad ``output`` (or results
-        folder) is refused before the input is read or any model loads (``factscope.core.output_checks``)."""
+        ``loaded`` is told the records' count and problems (see ``LoadedCallback``); an input file is then held
+        to ``check_usable``, which tells ``notes`` (and its reader's warnings) of what it skipped. A bad ``output``
+        (or results folder) is refused before the input is read or any model loads
+        (``factscope.core.output_checks``)."""
         if engine == "ray":
             ran = self._execute_on_ray(spec, inputs, llm, output, batch_size, progress, overwrite, retry_failed, ray)
-            if loaded is not None:
-                done = ran.result
-                loaded(done.new_records + done.resumed_records + ran.passed_over, ran.problems)
+            done = ran.result
+            self._loaded(done.new_records + done.resumed_records + ran.passed_over, ran.problems, inputs, loaded,
+                         notes)
             return ran
         if engine != "local":
             raise ConfigError(f"unknown `engine` {engine!r}: use `engine='local'` or `engine='ray'`")
@@ -268,8 +286,9 @@ class System(ABC, Generic[SpecT, Item, Row, TotalsT, RunT]):
         if isinstance(items, Iterator):
             items = list(items)
         prepared = self.prepare(spec, items)
-        if loaded is not None:
-            loaded(_count(items) + int(getattr(items, "failed_generations", 0)), list(getattr(items, "problems", [])))
+        count = _count(items) + int(getattr(items, "failed_generations", 0))
+        problems = list(getattr(items, "problems", []))
+        self._loaded(count, problems, inputs, loaded, notes, warnings=getattr(items, "warnings", []))
         client = _client(llm, self.needs_llm(prepared))
         pipeline = self.pipeline(prepared, client)
         report_progress(progress, *pipeline.components.values())
@@ -280,10 +299,24 @@ class System(ABC, Generic[SpecT, Item, Row, TotalsT, RunT]):
         usage = vars(client.usage) if client is not None and hasattr(client, "usage") else {}
         return Execution(
             self.result(produced, totals, facts_of(pipeline)),
-            problems=list(getattr(items, "problems", [])),
+            problems=problems,
             passed_over=int(getattr(items, "failed_generations", 0)),
             llm_usage={name: int(value) for name, value in usage.items()},
         )
+
+    def _loaded(
+        self, count: int, problems: list[InputError], inputs: object, loaded: LoadedCallback | None,
+        notes: InputNotes | None, warnings: Sequence[str] = (),
+    ) -> None:
+        """Tell ``loaded`` of the input read and ``notes`` of its reader's ``warnings``, then hold an input file
+        to ``check_usable``."""
+        if loaded is not None:
+            loaded(count, problems)
+        if notes is not None:
+            for warning in warnings:
+                notes.warning(warning)
+        if isinstance(inputs, (str, Path)):
+            self.check_usable(count, problems, inputs, notes)
 
     def _execute_on_ray(
         self,

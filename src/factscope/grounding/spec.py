@@ -4,7 +4,7 @@ ready components are named for the type checker only."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -65,7 +65,8 @@ class GroundSpec:
     aliases 'spacy' and 'llm') or a ready Extractor. ``presence``: a presence spec ('bi-nli', 'bi', 'cross',
     'nli:embedded', 'llm', ...) or a ready model; ``threshold``, ``window``, ``stride``, ``min_window`` and ``mode``
     (exact, or fast: each fact against its most relevant windows only) go to ``make_presence`` with a spec. ``factors``: the metadata fields of the breakdowns (None: those of the paper's
-    factors that the examples have). ``settings`` are further manifest settings (a supplied-facts file's).
+    factors that the examples have). ``settings`` are further manifest settings (a supplied-facts file's); ``supplied_facts``
+    are served for their (question, response) pairs instead of extracted (``grounding.supplied_facts``).
     """
 
     extractor: str | Extractor = field(default=DEFAULT_FACT_EXTRACTOR, metadata=about(
@@ -110,3 +111,4 @@ class GroundSpec:
         "recall / F1 of a record with no gold facts", per_request=True
     ))
     settings: Mapping[str, SettingValue] = field(default_factory=dict)
+    supplied_facts: Mapping[tuple[str | None, str], Sequence[str]] = field(default_factory=dict)

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from factscope.claims.base import Extractor, check_questions
 from factscope.core.errors import InputError
@@ -19,9 +18,6 @@ from factscope.core.option_metadata import about
 from factscope.core.schema import Claim, Extraction
 from factscope.grounding.data import GroundExample
 from factscope.grounding.spec import GroundSpec
-
-if TYPE_CHECKING:
-    from factscope.llm.client import LLMClient
 
 
 class SuppliedFactExtractor:
@@ -36,25 +32,9 @@ class SuppliedFactExtractor:
     def for_examples(
         cls, examples: Iterable[GroundExample], facts: Mapping[str, Sequence[str]], fallback: Extractor
     ) -> SuppliedFactExtractor:
-        """The extractor serving ``facts`` (by question id) for the responses of ``examples``.
-
-        Two examples with the same question and response but different supplied facts cannot be told apart
-        by an extractor, so they raise InputError naming both.
-        """
-        table: dict[tuple[str | None, str], list[str]] = {}
-        owner: dict[tuple[str | None, str], str] = {}
-        for example in examples:
-            if example.id not in facts:
-                continue
-            key = (example.question, example.response or "")
-            given = list(facts[example.id])
-            if key in table and table[key] != given:
-                raise InputError(
-                    f"questions {owner[key]!r} and {example.id!r} have the same question and response but "
-                    "different supplied atomic facts; give them the same facts or tell the responses apart"
-                )
-            table[key], owner[key] = given, example.id
-        return cls(table, fallback)
+        """The extractor serving ``facts`` (by question id) for the responses of ``examples``
+        (``facts_by_response``)."""
+        return cls(facts_by_response(examples, facts), fallback)
 
     def serves(self, question: str | None, text: str) -> bool:
         """True when the facts of this (question, response) are supplied, not extracted."""
@@ -82,13 +62,35 @@ class SuppliedFactExtractor:
         return {"fallback": describe(self.fallback)}
 
 
+def facts_by_response(
+    examples: Iterable[GroundExample], facts: Mapping[str, Sequence[str]]
+) -> dict[tuple[str | None, str], list[str]]:
+    """``facts`` (by question id) keyed by the (question, response) of the examples they belong to, as an
+    extractor is asked for them. Two examples with the same question and response but different supplied facts
+    cannot be told apart by an extractor, so they raise InputError naming both."""
+    table: dict[tuple[str | None, str], list[str]] = {}
+    owner: dict[tuple[str | None, str], str] = {}
+    for example in examples:
+        if example.id not in facts:
+            continue
+        key = (example.question, example.response or "")
+        given = list(facts[example.id])
+        if key in table and table[key] != given:
+            raise InputError(
+                f"questions {owner[key]!r} and {example.id!r} have the same question and response but "
+                "different supplied atomic facts; give them the same facts or tell the responses apart"
+            )
+        table[key], owner[key] = given, example.id
+    return table
+
+
 @dataclass
 class SuppliedFacts:
-    """An atomic-facts file made ready for a run: the extractor serving its facts, the manifest settings that
+    """An atomic-facts file made ready for a run: its facts by (question, response), the manifest settings that
     record the file, how many of the examples get supplied facts, the file's records that could not be read, and
     the ids it has facts for that match no example, with a warning naming the first five of them."""
 
-    extractor: SuppliedFactExtractor
+    facts: dict[tuple[str | None, str], list[str]]
     settings: dict[str, SettingValue]
     supplied: int
     extracted: int
@@ -102,22 +104,17 @@ class SuppliedFacts:
 
 
 def supply_facts(
-    path: str | Path, examples: Iterable[GroundExample], fallback: Extractor, *, human: bool, paper_rules: bool
+    path: str | Path, examples: Sequence[GroundExample], *, human: bool, paper_rules: bool
 ) -> SuppliedFacts:
-    """Serve the atomic facts of ``path`` (``load_atomic_facts``; ``human``: FActScore's human annotations) for
-    the responses of ``examples``, ``fallback`` extracting the facts of the others; the manifest records the
-    file's fingerprint and how it was read, so a results file is resumed only with the same facts."""
+    """The atomic facts of ``path`` (``load_atomic_facts``; ``human``: FActScore's human annotations) for the
+    responses of ``examples``; the manifest records the file's fingerprint and how it was read, so a results
+    file is resumed only with the same facts."""
     from factscope.core.manifest import fingerprint_file
     from factscope.grounding.atomic_facts import HUMAN_FACTS, MODEL_FACTS, load_atomic_facts
 
     loaded = load_atomic_facts(path, human=human, paper_rules=paper_rules)
-    served = SuppliedFactExtractor.for_examples(examples, loaded.facts, fallback)
-    supplied = extracted = 0
-    for example in examples:
-        if served.serves(example.question, example.response or ""):
-            supplied += 1
-        else:
-            extracted += 1
+    served = facts_by_response(examples, loaded.facts)
+    supplied = sum((example.question, example.response or "") in served for example in examples)
     fingerprint = fingerprint_file(path)
     settings: dict[str, SettingValue] = {
         "atomic_facts": {
@@ -130,10 +127,10 @@ def supply_facts(
     unknown = sorted(set(loaded.facts) - {example.id for example in examples})
     shown = ", ".join(unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
     return SuppliedFacts(
-        extractor=served,
+        facts=served,
         settings=settings,
         supplied=supplied,
-        extracted=extracted,
+        extracted=len(examples) - supplied,
         problems=list(loaded.errors),
         unknown=unknown,
         warnings=[f"{path}: {len(unknown)} id(s) match no scored record: {shown}"] if unknown else [],
@@ -162,19 +159,15 @@ class AtomicFactsFile:
         flag="--paper-fact-rules/--no-paper-fact-rules",
     ))
 
-    def supply(self, examples: Iterable[GroundExample], fallback: Extractor) -> SuppliedFacts:
-        """``supply_facts`` of this file for ``examples``, ``fallback`` extracting the facts it lacks."""
+    def supply(self, examples: Iterable[GroundExample]) -> SuppliedFacts:
+        """``supply_facts`` of this file for ``examples``."""
         if self.path is None:
             raise ValueError("no atomic-facts file to supply: give `path`")
-        return supply_facts(self.path, examples, fallback, human=self.human, paper_rules=self.paper_rules)
+        return supply_facts(self.path, list(examples), human=self.human, paper_rules=self.paper_rules)
 
-    def serve(
-        self, spec: GroundSpec, examples: Iterable[GroundExample], llm: LLMClient | None
-    ) -> tuple[GroundSpec, SuppliedFacts]:
-        """``spec`` with this file's facts served for ``examples`` (its own extractor, with ``llm`` where it
-        needs one, extracting the facts the file lacks) and recorded in its manifest settings, and what the file
-        supplied."""
-        from factscope.grounding.system import make_fact_extractor
-
-        supplied = self.supply(examples, make_fact_extractor(spec.extractor, llm))
-        return replace(spec, extractor=supplied.extractor, settings=supplied.settings), supplied
+    def serve(self, spec: GroundSpec, examples: Iterable[GroundExample]) -> tuple[GroundSpec, SuppliedFacts]:
+        """``spec`` serving this file's facts for ``examples`` (its extractor extracting the facts the file
+        lacks) and recording the file in its manifest settings, and what the file supplied."""
+        supplied = self.supply(examples)
+        served = replace(spec, supplied_facts=supplied.facts, settings={**spec.settings, **supplied.settings})
+        return served, supplied

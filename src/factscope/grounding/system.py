@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from factscope.claims.base import Extractor
 from factscope.core.errors import ConfigError, InputError
+from factscope.core.input_notes import InputNotes
 from factscope.core.run import Pipeline, RunRows
 from factscope.core.system import ReportHooks, RunFacts, RunOutcome
 from factscope.engines.system import System
@@ -19,6 +20,7 @@ from factscope.grounding import report
 from factscope.grounding.data import GroundExample, ScoredExamples, generic_example
 from factscope.grounding.presence import PresenceModel
 from factscope.grounding.spec import GroundSpec
+from factscope.grounding.supplied_facts import AtomicFactsFile, SuppliedFactExtractor, SuppliedFacts
 from factscope.grounding.task import (
     GroundResult,
     GroundRun,
@@ -85,7 +87,9 @@ def read_scored(
 
 class GroundSystem(System[GroundSpec, GroundExample, GroundResult, GroundTotals, GroundRun]):
     """Grounding precision / recall / F1 (Truly Ground). A file is read with its responses and factor fields
-    joined from ``responses`` and ``metadata`` when given (a Ray run takes neither: its records carry them)."""
+    joined from ``responses`` and ``metadata`` when given; ``atomic_facts`` serves the facts of the responses it
+    has (a Ray run takes none of the three: its records carry their responses and metadata). ``input_notes`` is
+    told what the facts file skipped and could not place."""
 
     name = "ground"
     manifest = "ground"
@@ -93,9 +97,15 @@ class GroundSystem(System[GroundSpec, GroundExample, GroundResult, GroundTotals,
     title = "Grounding (Truly Ground)"
     report = ReportHooks.of(report, record_in_context=report.record_html)
 
-    def __init__(self, metadata: str | Path | None = None, responses: str | Path | None = None) -> None:
+    def __init__(
+        self, metadata: str | Path | None = None, responses: str | Path | None = None,
+        atomic_facts: AtomicFactsFile | None = None, input_notes: InputNotes | None = None,
+    ) -> None:
         self.metadata = Path(metadata) if metadata is not None else None
         self.responses = Path(responses) if responses is not None else None
+        self.atomic_facts = atomic_facts if atomic_facts is not None and atomic_facts.path is not None else None
+        self.input_notes = input_notes
+        self.supplied: SuppliedFacts | None = None
 
     def parse(self, item: dict[str, Any], /, *, path: Path, line: int) -> GroundExample:
         """One generic record of a grounding file or request; a record without a response is refused, located."""
@@ -112,11 +122,22 @@ class GroundSystem(System[GroundSpec, GroundExample, GroundResult, GroundTotals,
     def read(self, path: Path) -> ScoredExamples:
         return read_scored(path, self.metadata, self.responses)
 
+    def check_usable(
+        self, count: int, problems: Sequence[InputError], path: str | Path, notes: InputNotes | None
+    ) -> None:
+        """Tell ``notes`` of the records skipped; a file with no record to score is an InputError that says how
+        to give it responses."""
+        if notes is not None:
+            notes.skipped(problems)
+        if not count:
+            raise InputError("no record to score" + ("; see the messages above" if problems else "") + ": a record "
+                             "needs a response (give `responses`, or run `factscope ground generate` first)", path=path)
+
     def refuse_ray(self) -> None:
-        if self.metadata is not None or self.responses is not None:
+        if self.metadata is not None or self.responses is not None or self.atomic_facts is not None:
             raise ConfigError(
-                "`metadata` and `responses` are not taken with `engine='ray'`: give generic JSONL records that "
-                "carry their response and metadata"
+                "`metadata`, `responses` and `atomic_facts` are not taken with `engine='ray'`: give generic JSONL "
+                "records that carry their response and metadata"
             )
 
     def needs_llm(self, spec: GroundSpec) -> bool:
@@ -135,10 +156,11 @@ class GroundSystem(System[GroundSpec, GroundExample, GroundResult, GroundTotals,
         )
 
     def build(self, spec: GroundSpec, llm: LLMClient | None) -> Pipeline[GroundExample, GroundResult, GroundTotals]:
-        """The grounding pipeline with the components of ``spec`` built (``llm`` for the LLM ones); ``factors``
-        must be settled (``prepare``)."""
+        """The grounding pipeline with the components of ``spec`` built (``llm`` for the LLM ones; its supplied
+        facts served before its extractor); ``factors`` must be settled (``prepare``)."""
+        extractor = make_fact_extractor(spec.extractor, llm)
         return ground_pipeline(
-            make_fact_extractor(spec.extractor, llm),
+            SuppliedFactExtractor(spec.supplied_facts, extractor) if spec.supplied_facts else extractor,
             make_spec_presence(spec, llm),
             factors=spec.factors or (),
             no_response_facts=spec.no_response_facts,
@@ -147,8 +169,8 @@ class GroundSystem(System[GroundSpec, GroundExample, GroundResult, GroundTotals,
         )
 
     def prepare(self, spec: GroundSpec, examples: Iterable[GroundExample]) -> GroundSpec:
-        """``spec`` with its breakdown factors chosen from the examples' metadata (``choose_factors``); an
-        example without a response is an InputError."""
+        """``spec`` with its breakdown factors chosen from the examples' metadata (``choose_factors``) and the
+        facts of ``atomic_facts`` (``AtomicFactsFile.serve``); an example without a response is an InputError."""
         survey = survey_examples(examples)
         missing = survey.without_response
         if missing:
@@ -156,7 +178,15 @@ class GroundSystem(System[GroundSpec, GroundExample, GroundResult, GroundTotals,
                 f"{len(missing)} example(s) have no response, e.g. {missing[0]!r}; attach responses first "
                 "(grounding.data.attach_responses) or generate them (factscope.grounding.generation.generate)"
             )
-        return replace(spec, factors=tuple(choose_factors(sorted(survey.fields), spec.factors)))
+        spec = replace(spec, factors=tuple(choose_factors(sorted(survey.fields), spec.factors)))
+        if self.atomic_facts is None:
+            return spec
+        spec, self.supplied = self.atomic_facts.serve(spec, examples)
+        if self.input_notes is not None:
+            self.input_notes.skipped(self.supplied.problems)
+            for warning in self.supplied.warnings:
+                self.input_notes.warning(warning)
+        return spec
 
     def result(self, produced: RunRows[GroundResult], totals: GroundTotals, facts: RunFacts) -> GroundRun:
         """The typed result of a grounding run; the presence threshold is the one the manifest records."""
@@ -179,7 +209,7 @@ class GroundSystem(System[GroundSpec, GroundExample, GroundResult, GroundTotals,
             ("failed decompositions (left out)", run.summary.failed),
             ("unjudged facts (left out)", run.summary.unjudged_facts),
             ("skipped input records", outcome.skipped),
-            *outcome.rows,
+            *(self.supplied.summary_rows() if self.supplied is not None else []),
             ("extractor / presence model", f"{run.extractor} / {run.presence} >= {run.threshold:g}"),
             ("results", str(outcome.output)),
         ]

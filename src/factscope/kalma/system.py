@@ -18,7 +18,7 @@ from factscope.engines.system import System
 from factscope.kalma import report
 from factscope.kalma.answers import AnswerRecord, AnswerRecords, LoadedAnswers, load_answers, read_answer
 from factscope.kalma.minimum import use_minimum
-from factscope.kalma.score_tables import group_tables, single_group_rows
+from factscope.kalma.score_tables import group_tables, score_title, single_group_rows
 from factscope.kalma.scores import AttributionScore
 from factscope.kalma.spec import AttributeSpec
 from factscope.kalma.task import AttributionRun, attribution_pipeline, attribution_run
@@ -50,6 +50,7 @@ class AttributeSystem(System[AttributeSpec, AnswerRecord, AttributionScore, Attr
     command = "factscope attribute score"
     title = "Attribution to a knowledge graph (KaLMA)"
     report = ReportHooks.of(report)
+    records = "answers"
 
     def __init__(
         self, minimum: Path | None = None, input_notes: InputNotes | None = None, *, in_memory: bool = False
@@ -117,15 +118,19 @@ class AttributeSystem(System[AttributeSpec, AnswerRecord, AttributionScore, Attr
         return attribution_run(produced, totals, checker=facts.names.get("checker", ""))
 
     def summary_rows(self, run: AttributionRun, outcome: RunOutcome) -> list[tuple[str, object]]:
-        """The counts that head a scoring run's summary table (``outcome.rows``: the failed generations passed
-        over), then the figures of its one group of answers where it has only one."""
+        """The counts that head a scoring run's summary table, then the figures of its one group of answers where
+        it has only one."""
         return [
             ("answers scored now / resumed", f"{run.new_records} / {run.resumed_records}"),
-            *outcome.rows,
+            ("failed generations (not scored)", outcome.passed_over),
             ("skipped input records", outcome.skipped),
             ("results", str(outcome.output)),
             *single_group_rows(run),
         ]
+
+    def summary_title(self, run: AttributionRun, output: Path) -> str:
+        """KaLMA's scores, naming the run's group of answers when there is only one (``score_title``)."""
+        return score_title(run)
 
     def figure_tables(self, run: AttributionRun) -> list[Table]:
         """The figures of each number of removed triples, where the answers hold more than one."""

@@ -182,7 +182,6 @@ class CheckSystem(System[CheckSpec, Record, CheckResult, CheckTotals, CheckRun])
             ("records (new / resumed)", f"{run.new_records} / {run.resumed_records}"),
             *retrieval_rows(run),
             ("skipped input records", outcome.skipped),
-            *outcome.rows,
             ("claims", run.claims),
             ("abstentions / declined to answer", f"{run.rates.abstained} / {run.declined}"),
             ("extraction failures", run.extraction_failures),
