@@ -23,14 +23,14 @@ from dataclasses import MISSING, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from factscope.conner.spec import KnowledgeSpec
+from factscope.conner.spec import KNOWLEDGE_BATCH_SIZE, KnowledgeSpec
 from factscope.core.display import use_html_view
 from factscope.core.off_loop import off_the_loop
 from factscope.core.version import __version__
-from factscope.grounding.spec import GroundSpec
+from factscope.grounding.spec import GROUND_BATCH_SIZE, GroundSpec
 from factscope.grounding.supplied_facts import AtomicFactsFile
-from factscope.kalma.spec import AttributeSpec
-from factscope.refchecker.spec import CheckSpec
+from factscope.kalma.spec import ATTRIBUTE_BATCH_SIZE, AttributeSpec
+from factscope.refchecker.spec import CHECK_BATCH_SIZE, CheckSpec
 from factscope.retrieve.web_settings import WebSettings
 
 if TYPE_CHECKING:
@@ -90,7 +90,7 @@ def check(
     query_llm: bool = CheckSpec.query_llm,
     abstention_detection: bool = CheckSpec.abstention_detection,
     allow_missing_references: bool = CheckSpec.allow_missing_references,
-    batch_size: int = 32,
+    batch_size: int = CHECK_BATCH_SIZE,
     overwrite: bool = False,
 ) -> CheckRun:
     """Extract claims from responses and check them against references (RefChecker).
@@ -127,7 +127,7 @@ def ground(
     output: str | Path | None = None,
     progress: ProgressCallback | None = None,
     retry_failed: bool = False,
-    batch_size: int = 16,
+    batch_size: int = GROUND_BATCH_SIZE,
     factors: Iterable[str] | None = GroundSpec.factors,
     no_response_facts: EmptyPolicy = GroundSpec.no_response_facts,
     no_gold_facts: EmptyPolicy = GroundSpec.no_gold_facts,
@@ -177,7 +177,7 @@ def attribute(
     progress: ProgressCallback | None = None,
     retry_failed: bool = False,
     checker_settings: CheckerSettings | None = None,
-    batch_size: int = 32,
+    batch_size: int = ATTRIBUTE_BATCH_SIZE,
     template: str = AttributeSpec.template,
     empty_answers: EmptyPolicy = AttributeSpec.empty_answers,
     weighted: bool = AttributeSpec.weighted,
@@ -217,7 +217,7 @@ def knowledge(
     evaluator: KnowledgeEvaluator | None = None,
     output: str | Path | None = None,
     progress: ProgressCallback | None = None,
-    batch_size: int = 16,
+    batch_size: int = KNOWLEDGE_BATCH_SIZE,
     retry_failed: bool = False,
     corpus: str | Path | None = KnowledgeSpec.corpus,
     retriever: EvidenceRetrieverName = KnowledgeSpec.retriever,

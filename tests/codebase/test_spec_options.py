@@ -30,6 +30,7 @@ API_TAKES_OTHERWISE = {
     "web": "a WebSettings or None (the defaults)",
     "settings": "further manifest settings, which only a front-end's own files add",
     "pool": "settled on the records by the system's prepare",
+    "supplied_facts": "settled on the records by the system's prepare, from atomic_facts",
     "geval": "set by giving judge, the G-Eval LLM client",
 }
 """Spec fields the Python API does not take as a keyword of the same name and default, and why."""
@@ -52,6 +53,7 @@ COMMAND_TAKES_OTHERWISE = {
     ("check", "query_llm"): "on when a web retriever is given with an LLM endpoint",
     ("check", "settings"): "an agreement run's own manifest setting",
     ("ground", "settings"): "the supplied-facts file's fingerprint (--atomic-facts)",
+    ("ground", "supplied_facts"): "the facts of --atomic-facts, settled on the records",
     ("attribute", "checker_settings"): "its --mode",
     ("knowledge", "evaluator"): "a ready object: the Python API's alone",
     ("knowledge", "lm"): "the embedded LM when the lm extra is installed (factscope.conner.evaluator_setup.default_lm)",

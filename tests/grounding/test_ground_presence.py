@@ -13,12 +13,12 @@ from factscope.grounding.presence import (
     LLMJudgePresence,
     NLIPresence,
     WindowedPresence,
-    check_threshold,
     decide,
     make_presence,
     parse_judgement,
     sentence_windows,
 )
+from factscope.grounding.spec import GroundSpec, check_threshold
 from factscope.llm.client import LLMClient, LLMConfig
 
 
@@ -205,21 +205,22 @@ def test_a_threshold_within_the_models_score_range_is_taken(presence, threshold)
 
 
 @pytest.mark.parametrize(("presence", "threshold", "message"), [
-    ("bi", 1.5, "1.5 is outside -1 to 1, the range of `presence` bi's scores (a cosine similarity)"),
+    ("bi", 1.5, "`threshold=1.5` is outside -1 to 1, the range of `presence` bi's scores (a cosine similarity)"),
     ("nli:embedded", -0.1,
-     "-0.1 is outside 0 to 1, the range of `presence` nli's scores (an entailment probability)"),
-    ("llm", 2.0, "2 is outside 0 to 1, the range of `presence` llm's scores (a judgement scored 0 or 1)"),
+     "`threshold=-0.1` is outside 0 to 1, the range of `presence` nli's scores (an entailment probability)"),
+    ("llm", 2.0, "`threshold=2` is outside 0 to 1, the range of `presence` llm's scores (a judgement scored 0 or 1)"),
 ])
 def test_a_threshold_outside_the_models_score_range_is_refused(presence, threshold, message):
     with pytest.raises(ConfigError, match=f"^{re.escape(message)}$"):
         check_threshold(presence, threshold)
+    with pytest.raises(ConfigError, match=f"^{re.escape(message)}$"):
+        GroundSpec(presence=presence, threshold=threshold)
 
 
 def test_the_threshold_help_states_the_range_of_each_model_with_a_fixed_one():
     from dataclasses import fields
 
-    from factscope.grounding.presence import SCORE_RANGES
-    from factscope.grounding.spec import GroundSpec
+    from factscope.grounding.spec import SCORE_RANGES
 
     help = next(item for item in fields(GroundSpec) if item.name == "threshold").metadata["help"]
     for name, (low, high, _) in SCORE_RANGES.items():

@@ -16,7 +16,7 @@ from factscope.cli.llm_options import LLMOptions, llm_options, write_with_llm
 from factscope.cli.option_groups import add_field_options
 from factscope.cli.output_options import OutputOptions, output_options
 from factscope.kalma.generation_settings import AnswerGenerationSettings, EvolutionSettings
-from factscope.kalma.spec import AttributeSpec
+from factscope.kalma.spec import ATTRIBUTE_BATCH_SIZE, AttributeSpec
 
 HELP = """Knowledge-graph attribution (KaLMA / BioKaLMA): answers that cite triples of a knowledge graph as \\[Q212657, place of birth: Rome], mark what the graph lacks with \\[NA], and are scored with no reference answers.
 
@@ -98,7 +98,8 @@ def score_command(
     from factscope.kalma.system import AttributeSystem
 
     spec = replace(chosen, checker_settings=checking.settings({"mode"}), geval=chosen.geval or chosen.weighted)
-    run(AttributeSystem(gold.minimum, NOTES, in_memory=True), spec, answers, output, batch_size=32)
+    system = AttributeSystem(gold.minimum, NOTES, in_memory=True)
+    run(system, spec, answers, output, batch_size=ATTRIBUTE_BATCH_SIZE)
 
 
 def make_questions_command(

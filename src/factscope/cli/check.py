@@ -12,7 +12,7 @@ from factscope.checkers.options import CheckerOptions
 from factscope.cli.engine_options import CommandRun, run_options
 from factscope.cli.option_groups import add_field_options
 from factscope.cli.web_options import web_options
-from factscope.refchecker.spec import CheckSpec
+from factscope.refchecker.spec import CHECK_BATCH_SIZE, CheckSpec
 from factscope.retrieve.web_settings import WebSettings
 
 HELP = """Extract claims from LLM responses and check each against the references.
@@ -59,7 +59,9 @@ def check_command(
         "--output", "-o", help="results JSONL (default: INPUT name + .checked.jsonl here); with --engine ray a results "
         "folder",
     )] = None,
-    batch_size: Annotated[int, typer.Option(min=1, help="records per extraction / checking batch")] = 32,
+    batch_size: Annotated[int, typer.Option(min=1, help="records per extraction / checking batch")] = (
+        CHECK_BATCH_SIZE
+    ),
     max_reference_chars: Annotated[int, typer.Option(min=1, help="skip records whose references are longer")] = 2_000_000,
     *,
     run: CommandRun,

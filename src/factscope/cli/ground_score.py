@@ -10,10 +10,7 @@ import typer
 
 from factscope.cli.display import TerminalNotes
 from factscope.cli.engine_options import CommandRun
-from factscope.cli.output_paths import running_command
-from factscope.cli.parameter_flags import in_context
-from factscope.core.errors import ConfigError
-from factscope.grounding.spec import GroundSpec
+from factscope.grounding.spec import GROUND_BATCH_SIZE, GroundSpec
 from factscope.grounding.supplied_facts import AtomicFactsFile
 
 HELP = """Grounding evaluation: does a response use all the needed knowledge of its contexts, and only that?
@@ -50,20 +47,15 @@ def score_command(
         Path | None,
         typer.Option("--output", "-o", help="results JSONL (default: INPUT name + .ground.jsonl)"),
     ] = None,
-    batch_size: Annotated[int, typer.Option(min=1, help="records per decomposition / presence batch")] = 16,
+    batch_size: Annotated[int, typer.Option(min=1, help="records per decomposition / presence batch")] = (
+        GROUND_BATCH_SIZE
+    ),
     *,
     run: CommandRun,
     facts: AtomicFactsFile,
     spec: GroundSpec,
 ) -> None:
-    from factscope.grounding.presence import check_threshold
     from factscope.grounding.system import GroundSystem
 
-    if isinstance(spec.presence, str) and spec.threshold is not None:
-        try:
-            check_threshold(spec.presence, spec.threshold)
-        except ConfigError as error:
-            message = in_context(str(error), running_command())
-            raise typer.BadParameter(message, param_hint="'--threshold'") from None
     system = GroundSystem(metadata, responses, facts, TerminalNotes())
     run(system, spec, input, run.output(input, output, ".ground"), batch_size=batch_size)

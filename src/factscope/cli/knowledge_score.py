@@ -12,7 +12,7 @@ import typer
 from factscope.cli.display import print_notes
 from factscope.cli.engine_options import CommandRun
 from factscope.cli.knowledge_options import BatchSize, Output, Queries, Task
-from factscope.conner.spec import KnowledgeSpec
+from factscope.conner.spec import KNOWLEDGE_BATCH_SIZE, KnowledgeSpec
 from factscope.retrieve.web_settings import WebSettings
 
 SCORE_HELP = """Score knowledge records on CONNER's six dimensions (equations 1-9 of the paper).
@@ -43,7 +43,7 @@ def score_command(
     output: Output = None,
     queries: Queries = None,
     task: Task = None,
-    batch_size: BatchSize = 16,
+    batch_size: BatchSize = KNOWLEDGE_BATCH_SIZE,
     *,
     run: CommandRun,
     web: WebSettings,

@@ -14,7 +14,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from factscope.cli.option_rules import RuledOption, enforce_field_rules
-from factscope.cli.parameter_flags import MENTION, with_flags
+from factscope.cli.parameter_flags import MENTION, in_context, with_flags
 from factscope.core.errors import ConfigError
 from factscope.core.option_metadata import declared_type
 from factscope.core.option_rules import CountsWhen, field_rules
@@ -39,7 +39,8 @@ def add_field_options(
     """``command`` with an option for each field of the dataclass ``group`` that has a help text (of those
     in ``names`` when given; default: the field's, or ``defaults``'), under ``panel``, after the parameter
     ``after`` (else last). ``command`` gets them as one ``group`` instance under ``keyword``, once the
-    options' rules are enforced (``factscope.cli.option_rules``)."""
+    options' rules are enforced (``factscope.cli.option_rules``); a ConfigError of the instance is a usage error
+    of the first option it names."""
     offered = [item for item in fields(group) if "help" in item.metadata and (names is None or item.name in names)]
     flags = {item.name: option_flags(item)[0].split("/")[0] for item in offered}
     chosen = defaults or {}
@@ -71,7 +72,11 @@ def add_field_options(
     @functools.wraps(command)
     def wrapper(**kwargs: Any) -> None:
         enforce_field_rules(groups, kwargs)
-        gathered = group(**{item.name: kwargs.pop(name) for name, (item, _) in added.items()})
+        try:
+            gathered = group(**{item.name: kwargs.pop(name) for name, (item, _) in added.items()})
+        except ConfigError as error:
+            named = [flags[name] for name, _ in MENTION.findall(str(error)) if name in flags]
+            raise typer.BadParameter(in_context(str(error)), param_hint=f"'{named[0]}'" if named else None) from None
         command(**kwargs, **{keyword: gathered})
 
     setattr(wrapper, FIELD_GROUPS, groups)

@@ -25,6 +25,9 @@ if TYPE_CHECKING:
     from factscope.metrics.conner import Aggregation, EvidenceAggregation, SentenceRanking
     from factscope.retrieve.web_retrievers import EvidenceRetrieverName
 
+KNOWLEDGE_BATCH_SIZE = 16
+"""The default batch of a run: records per scoring batch."""
+
 DEFAULT_Q_KNOW_WEIGHTS = "0.25,0.25,0.25,0.25"
 """Q_know's weights of factuality, relevance, coherence and informativeness: equal, as in CONNER."""
 

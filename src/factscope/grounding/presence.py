@@ -28,7 +28,6 @@ from typing import TYPE_CHECKING, Any, Protocol, TypedDict, Unpack
 
 import numpy as np
 
-from factscope.core.errors import ConfigError
 from factscope.core.registry import Argument, Entry, Registry
 from factscope.core.text import split_sentences
 from factscope.grounding.presence_rounds import PresenceMode, PresenceRounds, best_in_rounds, rank_windows
@@ -438,30 +437,6 @@ PRESENCE_MODELS: Registry[PresenceModel] = Registry(
         Entry("llm", "an LLM judge, threshold 0.5", _llm_judge, needs_llm=True),
     ],
 )
-
-
-SCORE_RANGES: dict[str, tuple[float, float, str]] = {
-    "bi": (-1.0, 1.0, "a cosine similarity"),
-    "nli": (0.0, 1.0, "an entailment probability"),
-    "bi-nli": (0.0, 1.0, "an entailment probability"),
-    "llm": (0.0, 1.0, "a judgement scored 0 or 1"),
-}
-"""The presence models (by registry name) whose scores have a fixed range, with what the score is; the
-scores of the others (``cross``: a cross-encoder's raw relevance; plugins) are unbounded, so any finite
-threshold fits them. The help text of ``GroundSpec.threshold`` states these ranges."""
-
-
-def check_threshold(presence: str, threshold: float) -> None:
-    """Refuse (ConfigError) a ``threshold`` outside the range of the scores of the presence model ``presence``
-    names (``SCORE_RANGES``)."""
-    name = presence.split(":", 1)[0]
-    if name not in SCORE_RANGES:
-        return
-    low, high, score = SCORE_RANGES[name]
-    if not low <= threshold <= high:
-        raise ConfigError(
-            f"{threshold:g} is outside {low:g} to {high:g}, the range of `presence` {name}'s scores ({score})"
-        )
 
 
 def __getattr__(name: str) -> str:

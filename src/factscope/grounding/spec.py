@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from factscope.core.errors import ConfigError
 from factscope.core.option_metadata import about
 from factscope.core.option_rules import CountsWhen
 
@@ -17,6 +18,9 @@ if TYPE_CHECKING:
     from factscope.grounding.presence import PresenceModel
     from factscope.grounding.presence_rounds import PresenceMode
     from factscope.metrics.ratios import EmptyPolicy
+
+GROUND_BATCH_SIZE = 16
+"""The default batch of a run: records per decomposition / presence batch."""
 
 DEFAULT_FACT_EXTRACTOR = "facts"
 """The atomic-fact extractor of a grounding run that names none: clause facts, offline."""
@@ -55,6 +59,31 @@ UP_TO_WINDOW = CountsWhen(
     "up to `window` (the widest window)",
 )
 """The narrowest window is not wider than the widest."""
+
+
+SCORE_RANGES: dict[str, tuple[float, float, str]] = {
+    "bi": (-1.0, 1.0, "a cosine similarity"),
+    "nli": (0.0, 1.0, "an entailment probability"),
+    "bi-nli": (0.0, 1.0, "an entailment probability"),
+    "llm": (0.0, 1.0, "a judgement scored 0 or 1"),
+}
+"""The presence models (by registry name) whose scores have a fixed range, with what the score is; the
+scores of the others (``cross``: a cross-encoder's raw relevance; plugins) are unbounded, so any finite
+threshold fits them. The help text of ``GroundSpec.threshold`` states these ranges."""
+
+
+def check_threshold(presence: str, threshold: float) -> None:
+    """Refuse (ConfigError) a ``threshold`` outside the range of the scores of the presence model ``presence``
+    names (``SCORE_RANGES``)."""
+    name = presence.split(":", 1)[0]
+    if name not in SCORE_RANGES:
+        return
+    low, high, score = SCORE_RANGES[name]
+    if not low <= threshold <= high:
+        raise ConfigError(
+            f"`threshold={threshold:g}` is outside {low:g} to {high:g}, the range of `presence` {name}'s scores "
+            f"({score})"
+        )
 
 
 @dataclass(frozen=True)
@@ -112,3 +141,8 @@ class GroundSpec:
     ))
     settings: Mapping[str, SettingValue] = field(default_factory=dict)
     supplied_facts: Mapping[tuple[str | None, str], Sequence[str]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        """Refuse a ``threshold`` outside the range of the named presence model's scores (``check_threshold``)."""
+        if isinstance(self.presence, str) and self.threshold is not None:
+            check_threshold(self.presence, self.threshold)

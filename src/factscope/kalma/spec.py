@@ -17,6 +17,9 @@ if TYPE_CHECKING:
     from factscope.metrics.attribution import Matching
     from factscope.metrics.ratios import EmptyPolicy
 
+ATTRIBUTE_BATCH_SIZE = 32
+"""The default batch of a run: answers per checking batch."""
+
 DEFAULT_HYPOTHESIS = "{relation}: {value}"
 """The NLI hypothesis of a citation or triple, as KaLMA A.3 writes it; ``{name}`` and ``{qid}`` are also
 available, e.g. ``"{name} {relation} {value}"`` for NLI models that need a full sentence."""

@@ -24,6 +24,9 @@ if TYPE_CHECKING:
     from factscope.retrieve.retriever_names import RetrieveFor
     from factscope.retrieve.web_evidence import WebEvidence
 
+CHECK_BATCH_SIZE = 32
+"""The default batch of a run: records per extraction / checking batch."""
+
 DEFAULT_EXTRACTOR = "rules"
 """The claim extractor of a check run that names none: RefChecker-style triplets by rules, offline."""
 
