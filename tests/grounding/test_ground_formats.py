@@ -374,3 +374,13 @@ def test_a_broken_entry_of_a_prediction_file_is_skipped_with_its_line_and_the_ot
     assert (first.id, first.text, third.id, third.text) == ("q1", "First.", "q3", "Third.")
     assert isinstance(broken, InputError) and (broken.path, broken.line) == (str(path), 3)
     assert broken.reason.startswith("key 'q2': broken JSON")
+
+
+def test_supplied_facts_are_refused_on_ray_before_ray_starts(monkeypatch, capsys, tmp_path):
+    facts = _lines(tmp_path / "atomic.jsonl", [{"id": "q1", "atomic_facts": ["A fact."]}])
+    data = _lines(tmp_path / "data.jsonl", [{"id": "q1", "question": "Q?", "contexts": ["c"], "response": "r"}])
+    code, text = _main(monkeypatch, capsys, "ground", data, "--atomic-facts", facts, "--engine", "ray",
+                       "-o", tmp_path / "out")
+    assert code == 2, text
+    assert "--metadata, --responses and --atomic-facts are not taken with --engine ray" in text
+    assert not (tmp_path / "out").exists()
