@@ -198,3 +198,30 @@ def test_a_grounding_file_without_responses_says_how_to_give_them(tmp_path):
     with pytest.raises(InputError, match=r"no record to score; see the messages above: a record needs a response "
                                          r"\(give `responses`"):
         GROUND.run(GroundSpec(extractor=make_extractor("sentences")), data)
+
+
+def test_a_run_on_a_results_file_another_run_writes_is_refused_before_any_model_is_built(tmp_path):
+    import threading
+
+    from factscope.core.results_lock import ResultsLocked, results_lock
+
+    data, output = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    data.write_text("".join(json.dumps(record) + "\n" for record in RECORDS), encoding="utf-8")
+    taken, done = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with results_lock(output):
+            taken.set()
+            done.wait(30)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        taken.wait(30)
+        unbuildable = CheckSpec(extractor="sentences", checker=f"path:{tmp_path / 'no-such-checker'}")
+        with pytest.raises(ResultsLocked, match="another thread of this process"):
+            CHECK.run(unbuildable, data, output=output)
+    finally:
+        done.set()
+        holder.join()
+    assert not output.exists()

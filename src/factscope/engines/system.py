@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Sized
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Generic, Literal, TypedDict, TypeVar, Unpack, cast, get_args, get_origin
@@ -29,6 +30,7 @@ from factscope.core.input_notes import InputNotes, report_usable
 from factscope.core.manifest import DigestedItems, spec_settings
 from factscope.core.output_checks import check_outputs
 from factscope.core.results import ResultRows, Totals
+from factscope.core.results_lock import results_lock
 from factscope.core.run import Pipeline, ProgressCallback, RunRows, report_progress, run_pipeline
 from factscope.core.run_result import RunResult
 from factscope.core.system import (
@@ -271,8 +273,8 @@ class System(ABC, Generic[SpecT, Item, Row, TotalsT, RunT]):
         ``batch_size`` this call sets); ``llm`` must then be a picklable function that makes the client.
         ``loaded`` is told the records' count and problems (see ``LoadedCallback``); an input file is then held
         to ``check_usable``, which tells ``notes`` (and its reader's warnings) of what it skipped. A bad ``output``
-        (or results folder) is refused before the input is read or any model loads
-        (``factscope.core.output_checks``)."""
+        (or results folder) is refused, and its lock taken (``factscope.core.results_lock``), before the input is
+        read or any model loads (``factscope.core.output_checks``)."""
         if engine == "ray":
             ran = self._execute_on_ray(spec, inputs, llm, output, batch_size, progress, overwrite, retry_failed, ray)
             done = ran.result
@@ -282,27 +284,28 @@ class System(ABC, Generic[SpecT, Item, Row, TotalsT, RunT]):
         if engine != "local":
             raise ConfigError(f"unknown `engine` {engine!r}: use `engine='local'` or `engine='ray'`")
         check_outputs(output, overwrite=overwrite)
-        items = self.items(inputs)
-        if isinstance(items, Iterator):
-            items = list(items)
-        prepared = self.prepare(spec, items)
-        count = _count(items) + int(getattr(items, "failed_generations", 0))
-        problems = list(getattr(items, "problems", []))
-        self._loaded(count, problems, inputs, loaded, notes, warnings=getattr(items, "warnings", []))
-        client = _client(llm, self.needs_llm(prepared))
-        pipeline = self.pipeline(prepared, client)
-        report_progress(progress, *pipeline.components.values())
-        produced, totals = run_pipeline(
-            pipeline, items, output=output, batch_size=batch_size, progress=progress, overwrite=overwrite,
-            retry_failed=retry_failed,
-        )
-        usage = vars(client.usage) if client is not None and hasattr(client, "usage") else {}
-        return Execution(
-            self.result(produced, totals, facts_of(pipeline)),
-            problems=problems,
-            passed_over=int(getattr(items, "failed_generations", 0)),
-            llm_usage={name: int(value) for name, value in usage.items()},
-        )
+        with results_lock(output) if output is not None else nullcontext():
+            items = self.items(inputs)
+            if isinstance(items, Iterator):
+                items = list(items)
+            prepared = self.prepare(spec, items)
+            count = _count(items) + int(getattr(items, "failed_generations", 0))
+            problems = list(getattr(items, "problems", []))
+            self._loaded(count, problems, inputs, loaded, notes, warnings=getattr(items, "warnings", []))
+            client = _client(llm, self.needs_llm(prepared))
+            pipeline = self.pipeline(prepared, client)
+            report_progress(progress, *pipeline.components.values())
+            produced, totals = run_pipeline(
+                pipeline, items, output=output, batch_size=batch_size, progress=progress, overwrite=overwrite,
+                retry_failed=retry_failed,
+            )
+            usage = vars(client.usage) if client is not None and hasattr(client, "usage") else {}
+            return Execution(
+                self.result(produced, totals, facts_of(pipeline)),
+                problems=problems,
+                passed_over=int(getattr(items, "failed_generations", 0)),
+                llm_usage={name: int(value) for name, value in usage.items()},
+            )
 
     def _loaded(
         self, count: int, problems: list[InputError], inputs: object, loaded: LoadedCallback | None,
