@@ -10,7 +10,6 @@ from typing import Annotated
 import typer
 
 from factscope.checkers.options import CheckerOptions
-from factscope.cli.display import TerminalNotes
 from factscope.cli.engine_options import CommandRun, run_options
 from factscope.cli.llm_options import LLMOptions, llm_options, write_with_llm
 from factscope.cli.option_groups import add_field_options
@@ -53,7 +52,6 @@ Example: factscope attribute make-questions seeds.jsonl --graph graph.jsonl --ro
 """
 
 Output = Annotated[Path, typer.Option("--output", "-o", help="JSONL results file (resumes when it exists)")]
-NOTES = TerminalNotes()
 
 
 def register(app: typer.Typer) -> None:
@@ -98,8 +96,8 @@ def score_command(
     from factscope.kalma.system import AttributeSystem
 
     spec = replace(chosen, checker_settings=checking.settings({"mode"}), geval=chosen.geval or chosen.weighted)
-    system = AttributeSystem(gold.minimum, NOTES, in_memory=True)
-    run(system, spec, answers, output, batch_size=ATTRIBUTE_BATCH_SIZE)
+    run(AttributeSystem(gold.minimum, run.notes, in_memory=True), spec, answers, output,
+        batch_size=ATTRIBUTE_BATCH_SIZE)
 
 
 def make_questions_command(

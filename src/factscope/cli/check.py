@@ -12,6 +12,7 @@ from factscope.checkers.options import CheckerOptions
 from factscope.cli.engine_options import CommandRun, run_options
 from factscope.cli.option_groups import add_field_options
 from factscope.cli.web_options import web_options
+from factscope.refchecker.data import MAX_REFERENCE_CHARS
 from factscope.refchecker.spec import CHECK_BATCH_SIZE, CheckSpec
 from factscope.retrieve.web_settings import WebSettings
 
@@ -62,7 +63,9 @@ def check_command(
     batch_size: Annotated[int, typer.Option(min=1, help="records per extraction / checking batch")] = (
         CHECK_BATCH_SIZE
     ),
-    max_reference_chars: Annotated[int, typer.Option(min=1, help="skip records whose references are longer")] = 2_000_000,
+    max_reference_chars: Annotated[int, typer.Option(min=1, help="skip records whose references are longer")] = (
+        MAX_REFERENCE_CHARS
+    ),
     *,
     run: CommandRun,
     web: WebSettings,

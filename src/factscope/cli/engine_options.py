@@ -53,6 +53,11 @@ class CommandRun:
     outputs: OutputOptions
 
     @property
+    def notes(self) -> TerminalNotes:
+        """Where a system's reader tells what it found in the input: the terminal."""
+        return TerminalNotes()
+
+    @property
     def on_ray(self) -> bool:
         """Whether the run goes to Ray."""
         return self.engine.engine == "ray"
@@ -75,7 +80,7 @@ class CommandRun:
             ran = system.execute(
                 spec, inputs, engine=self.engine.engine, llm=client, output=output, batch_size=batch_size,
                 progress=shown, overwrite=self.outputs.overwrite, retry_failed=self.outputs.retry_failed,
-                ray=self.ray, notes=TerminalNotes(),
+                ray=self.ray, notes=self.notes,
             )
         used = summed_usage(self.endpoint, system.needs_llm(spec), ran.llm_usage) if self.on_ray else client.client
         run = ran.result

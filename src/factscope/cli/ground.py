@@ -24,9 +24,6 @@ from factscope.grounding.supplied_facts import AtomicFactsFile
 if TYPE_CHECKING:
     from typer import _click  # typer vendors click: TyperGroup.parse_args takes typer's own Context
 
-__all__ = ["calibrate_command", "generate_command", "register", "score_command"]
-
-
 class _ScoreByDefault(TyperGroup):
     """A group whose default command is `score`: `factscope ground INPUT` means `factscope ground score INPUT`."""
 

@@ -8,7 +8,6 @@ from typing import Annotated
 
 import typer
 
-from factscope.cli.display import TerminalNotes
 from factscope.cli.engine_options import CommandRun
 from factscope.grounding.spec import GROUND_BATCH_SIZE, GroundSpec
 from factscope.grounding.supplied_facts import AtomicFactsFile
@@ -57,5 +56,5 @@ def score_command(
 ) -> None:
     from factscope.grounding.system import GroundSystem
 
-    system = GroundSystem(metadata, responses, facts, TerminalNotes())
+    system = GroundSystem(metadata, responses, facts, run.notes)
     run(system, spec, input, run.output(input, output, ".ground"), batch_size=batch_size)
