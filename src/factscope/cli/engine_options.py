@@ -72,9 +72,9 @@ class CommandRun:
         """Run ``system`` with ``spec`` over ``inputs`` into ``output`` with the progress display, what its input
         skipped printed as it is read; then print its figure tables, its summary table (with the LLM usage:
         on Ray, the workers' summed) and its notes, write --summary, and raise RecordsFailed when records failed.
-        ``output`` and --summary are refused first, before anything is read (the results file's lock taken)."""
-        check_outputs(None if self.on_ray else output, overwrite=self.outputs.overwrite,
-                      written={"summary": self.outputs.summary})
+        A --summary file that may not be written is refused first; the run refuses a bad ``output`` and takes its
+        lock before it reads anything (``System.execute``)."""
+        check_outputs(written={"summary": self.outputs.summary})
         client = ClientOnce(self.endpoint)
         with ProgressDisplay() as shown:
             ran = system.execute(

@@ -159,15 +159,11 @@ class AtomicFactsFile:
         flag="--paper-fact-rules/--no-paper-fact-rules",
     ))
 
-    def supply(self, examples: Iterable[GroundExample]) -> SuppliedFacts:
-        """``supply_facts`` of this file for ``examples``."""
-        if self.path is None:
-            raise ValueError("no atomic-facts file to supply: give `path`")
-        return supply_facts(self.path, list(examples), human=self.human, paper_rules=self.paper_rules)
-
     def serve(self, spec: GroundSpec, examples: Iterable[GroundExample]) -> tuple[GroundSpec, SuppliedFacts]:
         """``spec`` serving this file's facts for ``examples`` (its extractor extracting the facts the file
         lacks) and recording the file in its manifest settings, and what the file supplied."""
-        supplied = self.supply(examples)
+        if self.path is None:
+            raise ValueError("no atomic-facts file to serve: give `path`")
+        supplied = supply_facts(self.path, list(examples), human=self.human, paper_rules=self.paper_rules)
         served = replace(spec, supplied_facts=supplied.facts, settings={**spec.settings, **supplied.settings})
         return served, supplied
