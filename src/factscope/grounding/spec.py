@@ -94,8 +94,9 @@ class GroundSpec:
     aliases 'spacy' and 'llm') or a ready Extractor. ``presence``: a presence spec ('bi-nli', 'bi', 'cross',
     'nli:embedded', 'llm', ...) or a ready model; ``threshold``, ``window``, ``stride``, ``min_window`` and ``mode``
     (exact, or fast: each fact against its most relevant windows only) go to ``make_presence`` with a spec. ``factors``: the metadata fields of the breakdowns (None: those of the paper's
-    factors that the examples have). ``settings`` are further manifest settings (a supplied-facts file's); ``supplied_facts``
-    are served for their (question, response) pairs instead of extracted (``grounding.supplied_facts``).
+    factors that the examples have). ``settings`` are further manifest settings (a supplied-facts file's);
+    ``supplied_facts`` are served for their (question, response) pairs instead of extracted
+    (``grounding.supplied_facts``).
     """
 
     extractor: str | Extractor = field(default=DEFAULT_FACT_EXTRACTOR, metadata=about(

@@ -193,7 +193,8 @@ class EvolutionRun(RunResult[EvolvedQuestion]):
 
 
 def evolve(seeds: Sequence[EvolutionSeed], llm: Any, *, output: str | Path | None = None,
-           rounds: int = EvolutionSettings.rounds, seed: int = EvolutionSettings.seed, excluded: frozenset[str] = DEFAULT_EXCLUDED, batch_size: int = 16,
+           rounds: int = EvolutionSettings.rounds, seed: int = EvolutionSettings.seed,
+           excluded: frozenset[str] = DEFAULT_EXCLUDED, batch_size: int = 16,
            progress: ProgressCallback | None = None, overwrite: bool = False, retry_failed: bool = False,
            **params: Any) -> EvolutionRun:
     """Run ``rounds`` rounds for every seed (one batched LLM call per round and batch of seeds), writing one
