@@ -118,6 +118,13 @@ class CheckerOptions:
         "the probabilities; 0.5 for minicheck, hhem and alignscore, their authors' threshold)",
         min=0.0, max=1.0, counts_when=MODEL_CHECKER,
     ))
+    decision: str | None = field(default=None, metadata=about(
+        "model checkers: the claim decision that says whether a claim is supported: a file saved by `factscope "
+        "eval-checker --fit-decision` (fitted on your labelled pairs), or off (the windows' labels alone); "
+        "default: the checker's own (the embedded checker's is fitted on LLM outputs against their sources), none "
+        "when `threshold` is given",
+        flag="--claim-decision", counts_when=MODEL_CHECKER,
+    ))
     label_order: list[str] | None = field(default=None, metadata=about(
         "nli / path checkers: the label of each output column, comma-separated in column order (e.g. "
         "'not_entailment,entailment'), when the model's config names them generically (LABEL_0) or wrongly",

@@ -10,6 +10,7 @@ from typing import Literal, Protocol
 import numpy as np
 
 from factscope.checkers.base import CheckTask, PairScorer
+from factscope.checkers.claim_decision import ClaimDecision
 from factscope.checkers.decision import LabelDecision
 from factscope.checkers.defaults import DEFAULT_MAX_TOKENS, DEFAULT_RELEVANCE
 from factscope.checkers.escalation import Escalation, ScoredWindow, escalation
@@ -90,7 +91,11 @@ class SegmentedChecker:
     3. the value check (``mismatch``, off when None): an Entailment whose evidence sentence bears another number,
        date or entity than the claim becomes Contradiction (the evidence states another value) or Neutral;
     4. ``min_confidence``: an Entailment or Contradiction of the model whose probability is under it becomes
-       Neutral.
+       Neutral;
+    5. the claim decision (``claim_decision``, off when None, see ``checkers.claim_decision``): a logistic decision
+       fitted on labelled pairs says whether the claim is supported, from :func:`claim_measurements`; a claim it
+       calls supported becomes Entailment (decided by its best entailing window), one it does not call supported
+       loses an Entailment (Neutral). Its P(supported) is the verdict's ``support``.
 
     Exact mode scores, by default (``exact_scoring="decisive"``), only the segments that can decide a label: those
     over the relevance floor (a claim with none meets its most relevant segment alone, whose probabilities its
@@ -124,6 +129,7 @@ class SegmentedChecker:
         encoder: TextEncoder | None = None,
         decision: LabelDecision | None = None,
         exact_scoring: ExactScoring = "decisive",
+        claim_decision: ClaimDecision | None = None,
     ) -> None:
         if max_tokens < 0:
             raise ValueError("max_tokens must be 0 (no segmentation) or a positive number of tokens")
@@ -140,6 +146,7 @@ class SegmentedChecker:
                 raise ValueError(f"{setting} must be between 0 and 1, not {value}")
         self.scorer = scorer
         self.decision = decision or LabelDecision()
+        self.claim_decision = claim_decision
         self.max_tokens = max_tokens
         self.window_sentences = window_sentences
         self.min_window_sentences = min_window_sentences
@@ -180,20 +187,22 @@ class SegmentedChecker:
 
     def check(self, tasks: Sequence[CheckTask]) -> list[Verdict]:
         """One verdict per task, all pairs scored together."""
-        selected = [self.candidates(task) for task in tasks]
         if self.mode == "fast":
-            return self._check_fast(tasks, selected)
-        scored = [self._scored(candidates) for candidates in selected]
+            return self._check_fast(tasks, [self.candidates(task) for task in tasks])
+        return [self.decide(task, judged) for task, judged in zip(tasks, self.judgements(tasks))]
+
+    def judgements(self, tasks: Sequence[CheckTask]) -> list[list[Judgement]]:
+        """Exact mode's judgements of each task's scored candidates, all pairs scored in one call."""
+        scored = [self._scored(self.candidates(task)) for task in tasks]
         premises = [candidate.text for candidates in scored for candidate in candidates]
         hypotheses = [task.claim for task, candidates in zip(tasks, scored) for _ in candidates]
         probs = self.scorer.score(premises, hypotheses) if premises else np.zeros((0, len(LABELS)))
-        verdicts = []
+        judged = []
         row = 0
-        for task, candidates in zip(tasks, scored):
-            judged = [self._judge(candidate, probs[row + i]) for i, candidate in enumerate(candidates)]
+        for candidates in scored:
+            judged.append([self._judge(candidate, probs[row + i]) for i, candidate in enumerate(candidates)])
             row += len(candidates)
-            verdicts.append(self.decide(task, judged))
-        return verdicts
+        return judged
 
     def _scored(self, candidates: Sequence[Candidate]) -> list[Candidate]:
         """The candidates of one claim that exact mode scores: every one with ``exact_scoring="every"``, else those
@@ -319,7 +328,15 @@ class SegmentedChecker:
 
     def decide(self, task: CheckTask, judged: Sequence[Judgement]) -> Verdict:
         """The verdict of one task from the judgements of its candidates: relevance, merge, value check,
-        minimum confidence."""
+        minimum confidence and the claim decision."""
+        verdict = self.decide_without_claim_decision(task, judged)
+        if self.claim_decision is not None and judged:
+            verdict = self._claim_decided(task, judged, verdict, self.claim_decision)
+        return verdict
+
+    def decide_without_claim_decision(self, task: CheckTask, judged: Sequence[Judgement]) -> Verdict:
+        """The verdict of one task before the claim decision: relevance, merge, value check, minimum confidence
+        (what a claim decision is fitted on)."""
         if not judged:
             return Verdict(label=Label.NEUTRAL, rule="model", reason="no reference text to check against")
         relevant = [j for j in judged if j.relevant]
@@ -356,6 +373,27 @@ class SegmentedChecker:
                 }
             )
         return verdict
+
+    def _claim_decided(
+        self, task: CheckTask, judged: Sequence[Judgement], verdict: Verdict, decision: ClaimDecision
+    ) -> Verdict:
+        """The verdict after the claim decision: Entailment when it calls the claim supported, else not Entailment."""
+        support = decision.probability(claim_measurements(task, judged, verdict))
+        supported = support >= decision.threshold
+        said = f"P(supported) {support:.2f} {'>=' if supported else '<'} {decision.threshold:.2f} (claim decision)"
+        if supported == (verdict.label == Label.ENTAILMENT):
+            return verdict.model_copy(update={"support": support})
+        if not supported:
+            return verdict.model_copy(
+                update={"label": Label.NEUTRAL, "rule": "decision", "reason": f"{said}; {verdict.reason}",
+                        "support": support}
+            )
+        pool = [j for j in judged if j.relevant] or list(judged)
+        best = max(pool, key=lambda j: j.prob(Label.ENTAILMENT))
+        reason = f"{said}; best window: {_model_reason(Label.ENTAILMENT, best)}"
+        return self._explained(task, Label.ENTAILMENT, best, "decision", reason).model_copy(
+            update={"support": support}
+        )
 
     def _explained(self, task: CheckTask, label: Label, deciding: Judgement, rule: Rule, reason: str) -> Verdict:
         reference = task.references[deciding.candidate.reference]
@@ -394,6 +432,23 @@ class SegmentedChecker:
         else:
             label, reason = Label.NEUTRAL, f"{found.kind} {found.claim_value} in the claim is not in the evidence"
         return verdict.model_copy(update={"label": label, "rule": "mismatch", "reason": reason, "mismatch": found})
+
+
+def claim_measurements(task: CheckTask, judged: Sequence[Judgement], verdict: Verdict) -> dict[str, float]:
+    """What a claim decision reads of one claim (``checkers.claim_decision.feature_row``): over its counted
+    windows (all judged windows when none counts), the highest P(Entailment) and P(Contradiction), the share the
+    model labels Entailment and the best relevance; the words of its references and of the claim; 1 when the value
+    check decided the verdict."""
+    pool = [j for j in judged if j.relevant] or list(judged)
+    return {
+        "entailment": max((j.prob(Label.ENTAILMENT) for j in pool), default=0.0),
+        "contradiction": max((j.prob(Label.CONTRADICTION) for j in pool), default=0.0),
+        "entailing_share": sum(j.label == Label.ENTAILMENT for j in pool) / len(pool) if pool else 0.0,
+        "reference_words": float(sum(len(reference.split()) for reference in task.references)),
+        "claim_words": float(len(task.claim.split())),
+        "relevance": max((1.0 if j.candidate.relevance is None else j.candidate.relevance for j in pool), default=0.0),
+        "mismatch": 1.0 if verdict.rule == "mismatch" else 0.0,
+    }
 
 
 def _strongest(judged: Sequence[Judgement], label: Label) -> Judgement:

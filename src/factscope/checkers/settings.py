@@ -32,6 +32,8 @@ class CheckerSettings(TypedDict, total=False):
     device: Device
     threshold: float | None
     """P(Entailment) a supported claim needs (None: the checker's own rule)."""
+    decision: str | None
+    """The claim decision: a saved decision's path, 'off', or None for the checker's own."""
     label_order: list[str] | None
     similarity_threshold: float
     llm_mode: LLMCheckMode

@@ -31,13 +31,14 @@ Examples:
   factscope eval-checker summedits.jsonl begin.jsonl --part validation
   factscope eval-checker llm_aggrefact_test.jsonl --checker path:my_checker --tune-on llm_aggrefact_dev.jsonl
   factscope eval-checker mnli.jsonl --checker similarity --threshold 0.6 --limit 500 -o similarity.json
+  factscope eval-checker my_test.jsonl --tune-on my_dev.jsonl --fit-decision my_decision.json
   factscope eval-checker pairs.csv --checker llm --llm-model gpt-4o-mini
   factscope eval-checker llm_aggrefact_test.parquet --checker embedded --checker minicheck:lytang/MiniCheck-Flan-T5-Large \
     --checker hhem:vectara/hallucination_evaluation_model --device cuda -o compare.json
 """
 
 EVAL_SETTINGS = frozenset({"max_tokens", "window_sentences", "min_window_sentences", "similarity_threshold",
-                           "llm_mode", "device", "label_order"})
+                           "llm_mode", "device", "label_order", "decision"})
 """The checker settings `eval-checker` offers (its LLM checker judges one pair a call by default)."""
 
 

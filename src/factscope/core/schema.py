@@ -76,8 +76,9 @@ class Mismatch(BaseModel):
     evidence_span: Span | None = None
 
 
-Rule = Literal["model", "mismatch", "relevance", "min-confidence"]
-"""What decided a verdict: the model's own label, a mismatch check, the relevance filter, or --min-confidence."""
+Rule = Literal["model", "mismatch", "relevance", "min-confidence", "decision"]
+"""What decided a verdict: the model's own label, a mismatch check, the relevance filter, the minimum confidence, or
+the claim decision fitted on labelled pairs (``factscope.checkers.claim_decision``)."""
 
 
 class Verdict(ShownAsHtml, BaseModel):
@@ -89,7 +90,8 @@ class Verdict(ShownAsHtml, BaseModel):
     "pruned" when the label came from the windows its pruning kept, "exact" when the claim was escalated and
     decided from every window it counts, as exact mode decides (see ``factscope.checkers.escalation``). Under a
     cascade checker, ``decided_by`` names the checker whose verdict this is and ``escalated`` says whether the first
-    checker passed the claim on (both None with a single checker).
+    checker passed the claim on (both None with a single checker). ``support`` is P(supported) from a claim decision
+    (``factscope.checkers.claim_decision``), None without one.
     """
 
     label: Label | None
@@ -108,6 +110,7 @@ class Verdict(ShownAsHtml, BaseModel):
     decided_by: str | None = None
     escalated: bool | None = None
     fast_path: Literal["pruned", "exact"] | None = None
+    support: float | None = None
 
     def prob(self, label: Label) -> float | None:
         """Probability of one label, or None when the checker gives none."""

@@ -64,10 +64,18 @@ class EvaluationSettings:
         "write the report (figures, confusion matrices) as JSON here", flag=("--output", "-o")
     ))
     batch_size: int = field(default=32, metadata=about("pairs per checking batch", min=1))
+    fit_decision: Path | None = field(default=None, metadata=about(
+        "fit a claim decision for the checker on the `tune_on` pairs (else on the evaluated pairs), save it as JSON "
+        "here and evaluate with it; any command then reads it with `--claim-decision FILE`"
+    ))
 
     def __post_init__(self) -> None:
         if self.threshold is not None and self.tune_on:
             raise ConfigError("give either a `threshold` or dev files to tune one on (`tune_on`), not both")
+        if self.fit_decision is not None and self.threshold is not None:
+            raise ConfigError("give either a `threshold` or `fit_decision`, not both: a claim decision replaces it")
+        if self.fit_decision is not None and len(self.specs) > 1:
+            raise ConfigError("`fit_decision` fits one checker's decision: name one `checker`")
 
     @property
     def specs(self) -> list[str]:
@@ -118,10 +126,12 @@ def read_evaluation_pairs(files: Sequence[Path], settings: EvaluationSettings) -
     pairs, skipped = read_pair_files(files, part=settings.part, limit=settings.limit)
     dev, dev_skipped = read_pair_files(settings.tune_on or [], part=settings.tune_part, limit=settings.limit)
     shared = bool(pairs and dev) and shares_pairs(files, settings.part, settings.tune_on or [], settings.tune_part)
+    fitted_on_evaluated = settings.fit_decision is not None and not settings.tune_on
+    what = "claim decision is fitted" if settings.fit_decision is not None else "threshold is tuned"
     warning = (
-        "the threshold is tuned on pairs that are also evaluated: the figures are optimistic; tune on another file "
-        "or part (`tune_part='validation'` `part='test'`)"
-    ) if shared else None
+        f"the {what} on pairs that are also evaluated: the figures are optimistic; fit on another file or part "
+        "(`tune_on` with `tune_part='validation'` `part='test'`)"
+    ) if shared or fitted_on_evaluated else None
     return EvaluationPairs(list(files), pairs, skipped, dev, dev_skipped, warning)
 
 
@@ -135,19 +145,38 @@ def evaluate_checkers(
     settings: Mapping[str, Any] | None = None,
     batch_size: int = 32,
     progress: ProgressCallback | None = None,
+    fit_decision: Path | None = None,
 ) -> list[EvalReport]:
     """Build each checker of ``specs`` (with ``llm`` and the checker ``settings``; the seconds it takes are the
     report's ``load_seconds``), tune its threshold on ``dev`` when given (else use ``threshold``), and evaluate it
-    on ``pairs``."""
+    on ``pairs``. With ``fit_decision`` a claim decision is fitted instead, on ``dev`` when given (else on
+    ``pairs``), saved there and evaluated."""
     reports = []
     for spec in specs:
         began = time.perf_counter()
-        checker = make_checker(spec, llm=llm, **(settings or {}))
+        checker = make_checker(spec, llm=llm, **{**(settings or {}), **({"decision": "off"} if fit_decision else {})})
         load_seconds = time.perf_counter() - began
-        chosen = tune_threshold(checker, dev, batch_size=batch_size, progress=progress) if dev else threshold
+        if fit_decision is not None:
+            _fit_and_save(checker, dev or pairs, fit_decision, batch_size, progress)
+            chosen = None
+        else:
+            chosen = tune_threshold(checker, dev, batch_size=batch_size, progress=progress) if dev else threshold
         report = evaluate_checker(checker, pairs, threshold=chosen, batch_size=batch_size, progress=progress)
         reports.append(report.model_copy(update={"load_seconds": load_seconds}))
     return reports
+
+
+def _fit_and_save(
+    checker: Any, pairs: Sequence[LabelledPair], path: Path, batch_size: int, progress: ProgressCallback | None
+) -> None:
+    """Fit ``checker``'s claim decision on ``pairs``, save it at ``path`` and let the checker decide with it."""
+    from factscope.evaluation.decision_fit import fit_claim_decision
+
+    datasets = sorted({pair.dataset for pair in pairs})
+    fitted_on = f"{len(pairs)} labelled pairs ({', '.join(datasets)}), checker {checker.name}"
+    decision = fit_claim_decision(checker, pairs, fitted_on=fitted_on, batch_size=batch_size, progress=progress)
+    decision.save(path)
+    checker.claim_decision = decision
 
 
 def evaluate_pair_files(
@@ -164,7 +193,7 @@ def evaluate_pair_files(
     reports are written to ``settings.output`` when given (several as one ``CheckerComparison``; a path that
     cannot be written is refused first). Dev files without a usable pair in their part, or evaluated files
     without one, raise InputError."""
-    check_outputs(written={"output": settings.output})
+    check_outputs(written={"output": settings.output, "fit_decision": settings.fit_decision})
     if settings.tune_on and not read.dev:
         raise InputError(f"the `tune_on` files hold no usable pair in part {settings.tune_part!r}")
     if not read.pairs:
@@ -173,7 +202,7 @@ def evaluate_pair_files(
     evaluated = evaluate_checkers(
         settings.specs, read.pairs, dev=read.dev, threshold=settings.threshold, llm=client,
         settings={**(checker_settings or {}), "batch_size": settings.batch_size}, batch_size=settings.batch_size,
-        progress=progress,
+        progress=progress, fit_decision=settings.fit_decision,
     )
     inputs = {
         "tuned_on": [str(path) for path in settings.tune_on] if settings.tune_on else None,

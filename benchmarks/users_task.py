@@ -1,0 +1,301 @@
+"""The users' task: LLM and LLM-like outputs checked against their sources, measured family by family.
+
+factscope's users check what an LLM wrote (a summary, a dialogue turn, a RAG answer, a claim) against the documents
+it should rest on. This benchmark is built from the development data's sets of that kind
+(:data:`USERS_TASK_SETS`: summaries, dialogue responses, LLM claims against web evidence, long documents), with the
+NLI and claim-verification sets as a second column (:data:`NLI_SETS`). Only pairs of the validation and test
+groups are drawn (``factscope.evaluation.splits``): the shipped checker trained on the train groups of three of
+these sets, never on these pairs.
+
+Two steps:
+
+``score``
+    runs a checker as ``factscope check`` does (windows, relevance, value check; no claim decision) on a seeded
+    sample of each set and appends one JSON line per pair to ``--scores DIR/<checker>.jsonl``: the gold label, the
+    checker's label, its probabilities and the claim's measurements (``checkers.segmented.claim_measurements``),
+    with the seconds per batch. A rerun continues the file.
+``fit``
+    reads those lines and reports, per family and as a mean, balanced accuracy of Entailment against the rest and
+    AUROC, leave one family out: every figure of a family comes from a decision fitted on the other families only.
+    Decisions compared: the checker's own labels (``labels``); one global threshold on the best window's
+    P(Entailment) fitted on the other families (``global_threshold``); the per-family best threshold chosen on the
+    family's own pairs (``oracle_threshold``, optimistic: an upper reference, not a decision anyone can ship); the
+    claim decision over all features (``claim_decision``) and over P(Entailment) alone (``threshold_decision``).
+    With ``--second`` it also simulates the cascade (pairs whose P(supported) from the first checker lies in a band
+    go to the second checker's decision), the band fitted leave one family out. ``--write-decision FILE`` saves the
+    claim decision fitted on every family of the users' task.
+
+    python benchmarks/users_task.py score --checker embedded --per-set 250 --nli-per-set 60
+    python benchmarks/users_task.py fit --checker embedded --write-decision decision.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from claim_families import default_data_dir
+from claim_pairs import read_pairs, sample
+from results_file import add_out_option, write_results
+
+from factscope.metrics.classification import auroc, balanced_accuracy, best_threshold
+
+USERS_TASK_SETS: dict[str, str] = {
+    "claims/summedits.jsonl": "summaries",
+    "claims/begin.jsonl": "dialogue",
+    "claims/faithdial_audit.jsonl": "dialogue",
+    "claims/factcheckgpt.jsonl": "LLM claims vs web evidence",
+    "claims/contractnli.jsonl": "long documents",
+    "claims/control.jsonl": "long documents",
+}
+"""The users'-task sets and their families (left out one family at a time)."""
+
+NLI_SETS: dict[str, str] = {
+    "nli/rte.jsonl": "general NLI",
+    "nli/sick.jsonl": "general NLI",
+    "claims/fever_dev.jsonl": "Wikipedia claims",
+    "claims/healthver.jsonl": "health and science",
+    "claims/scifact_rte.jsonl": "health and science",
+    "claims/fnc1.jsonl": "news stance",
+}
+"""The second column: NLI and claim-verification sets, never used to fit a decision."""
+
+DEFAULT_SCORES = Path.home() / ".cache" / "factscope-benchmarks" / "users_task"
+
+
+def drawn_pairs(data: Path, path: str, n: int, seed: int) -> list:
+    """``n`` seeded pairs of the validation and test groups of one set."""
+    pairs = read_pairs(data / path, "validation") + read_pairs(data / path, "test")
+    return sample(pairs, n, seed)
+
+
+def score(args: argparse.Namespace) -> None:
+    """Append the checker's labels and measurements for every drawn pair not scored yet."""
+    from factscope.checkers.base import CheckTask
+    from factscope.checkers.registry import make_checker
+    from factscope.checkers.segmented import claim_measurements
+
+    out = args.scores / f"{args.checker.replace(':', '_').replace('/', '_')}.jsonl"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    done = {json.loads(line)["id"] for line in out.read_text().splitlines()} if out.exists() else set()
+    checker = make_checker(args.checker)
+    wanted = [(path, family, "users", args.per_set) for path, family in USERS_TASK_SETS.items()]
+    wanted += [(path, family, "nli", args.nli_per_set) for path, family in NLI_SETS.items()]
+    with out.open("a", encoding="utf-8") as sink:
+        for path, family, column, n in wanted:
+            name = Path(path).stem
+            todo = [
+                (f"{name}:{index}", pair)
+                for index, pair in enumerate(drawn_pairs(args.data, path, n, args.seed))
+                if f"{name}:{index}" not in done
+            ]
+            for start in range(0, len(todo), args.batch):
+                batch = todo[start : start + args.batch]
+                tasks = [CheckTask(pair.claim, (pair.premise,)) for _, pair in batch]
+                began = time.perf_counter()
+                judged = checker.judgements(tasks)
+                verdicts = [checker.decide_without_claim_decision(task, found) for task, found in zip(tasks, judged)]
+                seconds = time.perf_counter() - began
+                for (pair_id, pair), task, found, verdict in zip(batch, tasks, judged, verdicts):
+                    row = {
+                        "id": pair_id,
+                        "set": name,
+                        "family": family,
+                        "column": column,
+                        "gold": pair.label,
+                        "supported": pair.supported,
+                        "label": verdict.label.value if verdict.label else None,
+                        "rule": verdict.rule,
+                        "measured": claim_measurements(task, found, verdict),
+                        "windows": len(found),
+                        "seconds": seconds / len(batch),
+                    }
+                    sink.write(json.dumps(row) + "\n")
+                sink.flush()
+                print(f"{name}: {start + len(batch)}/{len(todo)} ({seconds / len(batch):.2f} s a pair)", flush=True)
+
+
+def load(scores: Path, checker: str) -> list[dict]:
+    """The scored pairs of one checker."""
+    path = scores / f"{checker.replace(':', '_').replace('/', '_')}.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def _ba(gold: np.ndarray, called: np.ndarray) -> float:
+    return float(balanced_accuracy(gold.tolist(), called.tolist()))
+
+
+def family_figures(rows: list[dict], fit_rows: list[dict], features) -> dict[str, dict[str, float]]:
+    """Each decision's balanced accuracy and AUROC on ``rows``, fitted on ``fit_rows`` only."""
+    from factscope.checkers.claim_decision import ClaimDecision
+
+    gold = np.array([row["supported"] for row in rows])
+    p_entail = np.array([row["measured"]["entailment"] for row in rows])
+    fit_gold = [row["supported"] for row in fit_rows]
+    fit_p = [row["measured"]["entailment"] for row in fit_rows]
+    figures: dict[str, dict[str, float]] = {}
+    labels = np.array([row["label"] == "Entailment" for row in rows])
+    figures["labels"] = {"ba": _ba(gold, labels), "auroc": float(auroc(gold.tolist(), p_entail.tolist()))}
+    threshold = best_threshold(fit_p, fit_gold)
+    figures["global_threshold"] = {"ba": _ba(gold, p_entail >= threshold), "threshold": float(threshold)}
+    own = best_threshold(p_entail.tolist(), gold.tolist())
+    figures["oracle_threshold"] = {"ba": _ba(gold, p_entail >= own), "threshold": float(own)}
+    for name, chosen in (("claim_decision", features), ("threshold_decision", ("entailment",))):
+        decision = ClaimDecision.fit([row["measured"] for row in fit_rows], fit_gold, features=chosen)
+        from factscope.checkers.claim_decision import feature_row
+
+        support = decision.probabilities(np.stack([feature_row(row["measured"], chosen) for row in rows]))
+        figures[name] = {"ba": _ba(gold, support >= decision.threshold), "auroc": float(auroc(gold.tolist(), support.tolist()))}
+    return figures
+
+
+def fit(args: argparse.Namespace) -> None:
+    """Leave-one-family-out figures of every decision, the NLI column, and the shipped decision."""
+    from factscope.checkers.claim_decision import FEATURES, ClaimDecision
+
+    rows = load(args.scores, args.checker)
+    users = [row for row in rows if row["column"] == "users"]
+    nli = [row for row in rows if row["column"] == "nli"]
+    families = sorted({row["family"] for row in users})
+    per_family = {}
+    for family in families:
+        held = [row for row in users if row["family"] == family]
+        others = [row for row in users if row["family"] != family]
+        per_family[family] = {"pairs": len(held), **family_figures(held, others, tuple(args.features))}
+    per_set_nli = {}
+    for name in sorted({row["set"] for row in nli}):
+        held = [row for row in nli if row["set"] == name]
+        per_set_nli[name] = {"pairs": len(held), **family_figures(held, users, tuple(args.features))}
+    decisions = ("labels", "global_threshold", "oracle_threshold", "claim_decision", "threshold_decision")
+
+    def means(table: dict) -> dict[str, float]:
+        return {
+            f"{decision}_{measure}": float(np.mean([entry[decision][measure] for entry in table.values()]))
+            for decision in decisions
+            for measure in ("ba", "auroc")
+            if all(measure in entry[decision] for entry in table.values())
+        }
+
+    seconds = float(np.mean([row["seconds"] for row in users]))
+    figures = {
+        "checker": args.checker,
+        "features": list(args.features),
+        "users_task": {"per_family": per_family, "mean": means(per_family)},
+        "nli_column": {"per_set": per_set_nli, "mean": means(per_set_nli) if per_set_nli else {}},
+        "seconds_per_pair": seconds,
+    }
+    if args.second:
+        figures["cascade"] = cascade(users, load(args.scores, args.second), tuple(args.features), args.second)
+    if args.write_decision:
+        decision = ClaimDecision.fit(
+            [row["measured"] for row in users],
+            [row["supported"] for row in users],
+            features=tuple(args.features) if args.features else FEATURES,
+            fitted_on=(
+                f"benchmarks/users_task.py: {len(users)} pairs of the validation and test groups of "
+                + ", ".join(Path(path).stem for path in USERS_TASK_SETS)
+                + f" ({args.checker}, no claim decision)"
+            ),
+        )
+        decision.save(args.write_decision)
+        figures["shipped_decision"] = decision.to_json()
+    print(json.dumps({key: figures[key] for key in figures if key != "shipped_decision"}, indent=1)[:6000])
+    write_results("users_task", args, figures)
+
+
+def cascade(first: list[dict], second: list[dict], features, second_name: str) -> dict:
+    """The cascade first -> second on the pairs both scored: a pair whose P(supported) under the first checker's
+    claim decision lies in [low, high] takes the second checker's claim decision; the band is chosen leave one
+    family out (the best mean balanced accuracy over the other families among bands escalating at most 40%)."""
+    from factscope.checkers.claim_decision import ClaimDecision, feature_row
+
+    by_id = {row["id"]: row for row in second}
+    shared = [row for row in first if row["id"] in by_id]
+    families = sorted({row["family"] for row in shared})
+    bands = [(low, high) for low in np.arange(0.05, 0.5, 0.05) for high in np.arange(0.5, 0.96, 0.05)]
+    table = {}
+    for family in families:
+        held = [row for row in shared if row["family"] == family]
+        others = [row for row in shared if row["family"] != family]
+        d1 = ClaimDecision.fit([r["measured"] for r in others], [r["supported"] for r in others], features=features)
+        d2 = ClaimDecision.fit(
+            [by_id[r["id"]]["measured"] for r in others], [r["supported"] for r in others], features=features
+        )
+
+        def supports(rows, decision, source):
+            return decision.probabilities(np.stack([feature_row(source(r)["measured"], features) for r in rows]))
+
+        def called(rows, low, high):
+            s1 = supports(rows, d1, lambda r: r)
+            s2 = supports(rows, d2, lambda r: by_id[r["id"]])
+            band = (s1 >= low) & (s1 <= high)
+            return np.where(band, s2 >= 0.5, s1 >= 0.5), band
+
+        best = None
+        for low, high in bands:
+            calls, band = called(others, low, high)
+            if band.mean() > 0.4:
+                continue
+            per = [
+                _ba(np.array([r["supported"] for r in others if r["family"] == f]),
+                    calls[[i for i, r in enumerate(others) if r["family"] == f]])
+                for f in families if f != family
+            ]
+            if best is None or np.mean(per) > best[0]:
+                best = (float(np.mean(per)), float(low), float(high))
+        assert best is not None
+        calls, band = called(held, best[1], best[2])
+        gold = np.array([r["supported"] for r in held])
+        alone1 = supports(held, d1, lambda r: r) >= 0.5
+        alone2 = supports(held, d2, lambda r: by_id[r["id"]]) >= 0.5
+        table[family] = {
+            "pairs": len(held),
+            "band": [best[1], best[2]],
+            "escalated": float(band.mean()),
+            "cascade_ba": _ba(gold, calls),
+            "first_ba": _ba(gold, alone1),
+            "second_ba": _ba(gold, alone2),
+        }
+    mean = {key: float(np.mean([entry[key] for entry in table.values()])) for key in
+            ("cascade_ba", "first_ba", "second_ba", "escalated")}
+    return {"second": second_name, "pairs": len(shared), "per_family": table, "mean": mean}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    scoring = commands.add_parser("score", help="score a checker on the drawn pairs (continues the file)")
+    scoring.add_argument("--checker", default="embedded")
+    scoring.add_argument("--per-set", type=int, default=250, help="pairs drawn from each users'-task set")
+    scoring.add_argument("--nli-per-set", type=int, default=60, help="pairs drawn from each NLI-column set")
+    scoring.add_argument("--batch", type=int, default=16)
+    scoring.add_argument("--seed", type=int, default=0)
+    fitting = commands.add_parser("fit", help="leave-one-family-out figures of each decision")
+    fitting.add_argument("--checker", default="embedded")
+    fitting.add_argument("--second", help="a second scored checker: simulate the cascade checker -> second")
+    fitting.add_argument("--features", nargs="+", default=None, help="claim-decision features (default: all)")
+    fitting.add_argument("--write-decision", type=Path, help="save the decision fitted on every users'-task family")
+    add_out_option(fitting)
+    for sub in (scoring, fitting):
+        sub.add_argument("--data", type=Path, default=default_data_dir())
+        sub.add_argument("--scores", type=Path, default=DEFAULT_SCORES)
+    args = parser.parse_args()
+    if args.command == "score":
+        score(args)
+    else:
+        from factscope.checkers.claim_decision import FEATURES
+
+        args.features = args.features or list(FEATURES)
+        fit(args)
+
+
+if __name__ == "__main__":
+    main()
