@@ -11,7 +11,7 @@ Two steps:
 
 ``score``
     runs a checker as ``factscope check`` does (windows, relevance, value check; no claim decision) on a seeded
-    sample of each set and appends one JSON line per pair to ``--scores DIR/<checker>.jsonl``: the gold label, the
+    sample of each set (``--draw``; a slower checker scores the first ``--per-set`` of the same sample) and appends one JSON line per pair to ``--scores DIR/<checker>.jsonl``: the gold label, the
     checker's label, its probabilities and the claim's measurements (``checkers.segmented.claim_measurements``),
     with the seconds per batch. A rerun continues the file.
 ``fit``
@@ -21,11 +21,12 @@ Two steps:
     P(Entailment) fitted on the other families (``global_threshold``); the per-family best threshold chosen on the
     family's own pairs (``oracle_threshold``, optimistic: an upper reference, not a decision anyone can ship); the
     claim decision over all features (``claim_decision``) and over P(Entailment) alone (``threshold_decision``).
-    With ``--second`` it also simulates the cascade (pairs whose P(supported) from the first checker lies in a band
-    go to the second checker's decision), the band fitted leave one family out. ``--write-decision FILE`` saves the
+    With ``--second`` it also simulates the cascade (pairs whose best-window P(Entailment) under the first checker
+    lies in a band take the second checker's label), the band fitted leave one family out. ``--write-decision FILE`` saves the
     claim decision fitted on every family of the users' task.
 
-    python benchmarks/users_task.py score --checker embedded --per-set 250 --nli-per-set 60
+    python benchmarks/users_task.py score --checker embedded
+    python benchmarks/users_task.py score --checker accurate --per-set 120 --nli-per-set 0
     python benchmarks/users_task.py fit --checker embedded --write-decision decision.json
 """
 
@@ -35,7 +36,6 @@ import argparse
 import json
 import sys
 import time
-from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
@@ -87,14 +87,14 @@ def score(args: argparse.Namespace) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     done = {json.loads(line)["id"] for line in out.read_text().splitlines()} if out.exists() else set()
     checker = make_checker(args.checker)
-    wanted = [(path, family, "users", args.per_set) for path, family in USERS_TASK_SETS.items()]
-    wanted += [(path, family, "nli", args.nli_per_set) for path, family in NLI_SETS.items()]
+    wanted = [(path, family, "users", args.per_set, args.draw) for path, family in USERS_TASK_SETS.items()]
+    wanted += [(path, family, "nli", args.nli_per_set, args.nli_draw) for path, family in NLI_SETS.items()]
     with out.open("a", encoding="utf-8") as sink:
-        for path, family, column, n in wanted:
+        for path, family, column, n, draw in wanted:
             name = Path(path).stem
             todo = [
                 (f"{name}:{index}", pair)
-                for index, pair in enumerate(drawn_pairs(args.data, path, n, args.seed))
+                for index, pair in enumerate(drawn_pairs(args.data, path, draw, args.seed)[:n])
                 if f"{name}:{index}" not in done
             ]
             for start in range(0, len(todo), args.batch):
@@ -126,7 +126,11 @@ def score(args: argparse.Namespace) -> None:
 def load(scores: Path, checker: str) -> list[dict]:
     """The scored pairs of one checker."""
     path = scores / f"{checker.replace(':', '_').replace('/', '_')}.jsonl"
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    for row in rows:
+        row["measured"].setdefault("entailed", float(row["label"] == "Entailment"))
+        row["measured"].setdefault("contradicted", float(row["label"] == "Contradiction"))
+    return rows
 
 
 def _ba(gold: np.ndarray, called: np.ndarray) -> float:
@@ -193,7 +197,7 @@ def fit(args: argparse.Namespace) -> None:
         "seconds_per_pair": seconds,
     }
     if args.second:
-        figures["cascade"] = cascade(users, load(args.scores, args.second), tuple(args.features), args.second)
+        figures["cascade"] = cascade(users, load(args.scores, args.second), args.second)
     if args.write_decision:
         decision = ClaimDecision.fit(
             [row["measured"] for row in users],
@@ -211,61 +215,52 @@ def fit(args: argparse.Namespace) -> None:
     write_results("users_task", args, figures)
 
 
-def cascade(first: list[dict], second: list[dict], features, second_name: str) -> dict:
-    """The cascade first -> second on the pairs both scored: a pair whose P(supported) under the first checker's
-    claim decision lies in [low, high] takes the second checker's claim decision; the band is chosen leave one
-    family out (the best mean balanced accuracy over the other families among bands escalating at most 40%)."""
-    from factscope.checkers.claim_decision import ClaimDecision, feature_row
-
+def cascade(first: list[dict], second: list[dict], second_name: str) -> dict:
+    """The cascade first -> second on the pairs both scored, as ``cascade:FIRST,SECOND,LOW,HIGH`` decides: a pair
+    whose best-window P(Entailment) under the first checker lies in [low, high] takes the second checker's label,
+    the others keep the first's. The band is chosen leave one family out: the best mean balanced accuracy over the
+    other families among the bands that escalate at most 40% of their pairs."""
     by_id = {row["id"]: row for row in second}
     shared = [row for row in first if row["id"] in by_id]
     families = sorted({row["family"] for row in shared})
-    bands = [(low, high) for low in np.arange(0.05, 0.5, 0.05) for high in np.arange(0.5, 0.96, 0.05)]
+    bands = [(round(low, 2), round(high, 2)) for low in np.arange(0.0, 0.5, 0.05) for high in np.arange(0.5, 1.0, 0.05)]
+
+    def called(rows: list[dict], low: float, high: float) -> tuple[np.ndarray, np.ndarray]:
+        p = np.array([row["measured"]["entailment"] for row in rows])
+        band = (p >= low) & (p <= high)
+        own = np.array([row["label"] == "Entailment" for row in rows])
+        other = np.array([by_id[row["id"]]["label"] == "Entailment" for row in rows])
+        return np.where(band, other, own), band
+
+    def gold(rows: list[dict]) -> np.ndarray:
+        return np.array([row["supported"] for row in rows])
+
     table = {}
     for family in families:
         held = [row for row in shared if row["family"] == family]
-        others = [row for row in shared if row["family"] != family]
-        d1 = ClaimDecision.fit([r["measured"] for r in others], [r["supported"] for r in others], features=features)
-        d2 = ClaimDecision.fit(
-            [by_id[r["id"]]["measured"] for r in others], [r["supported"] for r in others], features=features
-        )
-
-        def supports(rows, decision, source):
-            return decision.probabilities(np.stack([feature_row(source(r)["measured"], features) for r in rows]))
-
-        def called(rows, low, high):
-            s1 = supports(rows, d1, lambda r: r)
-            s2 = supports(rows, d2, lambda r: by_id[r["id"]])
-            band = (s1 >= low) & (s1 <= high)
-            return np.where(band, s2 >= 0.5, s1 >= 0.5), band
-
-        best = None
+        others = {f: [row for row in shared if row["family"] == f] for f in families if f != family}
+        best: tuple[float, float, float] | None = None
         for low, high in bands:
-            calls, band = called(others, low, high)
-            if band.mean() > 0.4:
+            results = [called(rows, low, high) for rows in others.values()]
+            if np.mean(np.concatenate([band for _, band in results])) > 0.4:
                 continue
-            per = [
-                _ba(np.array([r["supported"] for r in others if r["family"] == f]),
-                    calls[[i for i, r in enumerate(others) if r["family"] == f]])
-                for f in families if f != family
-            ]
-            if best is None or np.mean(per) > best[0]:
-                best = (float(np.mean(per)), float(low), float(high))
+            score = float(np.mean([_ba(gold(rows), calls) for rows, (calls, _) in zip(others.values(), results)]))
+            if best is None or score > best[0]:
+                best = (score, low, high)
         assert best is not None
         calls, band = called(held, best[1], best[2])
-        gold = np.array([r["supported"] for r in held])
-        alone1 = supports(held, d1, lambda r: r) >= 0.5
-        alone2 = supports(held, d2, lambda r: by_id[r["id"]]) >= 0.5
         table[family] = {
             "pairs": len(held),
             "band": [best[1], best[2]],
             "escalated": float(band.mean()),
-            "cascade_ba": _ba(gold, calls),
-            "first_ba": _ba(gold, alone1),
-            "second_ba": _ba(gold, alone2),
+            "cascade_ba": _ba(gold(held), calls),
+            "first_ba": _ba(gold(held), np.array([row["label"] == "Entailment" for row in held])),
+            "second_ba": _ba(gold(held), np.array([by_id[row["id"]]["label"] == "Entailment" for row in held])),
         }
-    mean = {key: float(np.mean([entry[key] for entry in table.values()])) for key in
-            ("cascade_ba", "first_ba", "second_ba", "escalated")}
+    mean = {
+        key: float(np.mean([entry[key] for entry in table.values()]))
+        for key in ("cascade_ba", "first_ba", "second_ba", "escalated")
+    }
     return {"second": second_name, "pairs": len(shared), "per_family": table, "mean": mean}
 
 
@@ -274,8 +269,10 @@ def main() -> None:
     commands = parser.add_subparsers(dest="command", required=True)
     scoring = commands.add_parser("score", help="score a checker on the drawn pairs (continues the file)")
     scoring.add_argument("--checker", default="embedded")
-    scoring.add_argument("--per-set", type=int, default=250, help="pairs drawn from each users'-task set")
-    scoring.add_argument("--nli-per-set", type=int, default=60, help="pairs drawn from each NLI-column set")
+    scoring.add_argument("--draw", type=int, default=400, help="pairs drawn from each users'-task set")
+    scoring.add_argument("--per-set", type=int, default=400, help="of those, the first N scored")
+    scoring.add_argument("--nli-draw", type=int, default=80, help="pairs drawn from each NLI-column set")
+    scoring.add_argument("--nli-per-set", type=int, default=80, help="of those, the first N scored")
     scoring.add_argument("--batch", type=int, default=16)
     scoring.add_argument("--seed", type=int, default=0)
     fitting = commands.add_parser("fit", help="leave-one-family-out figures of each decision")

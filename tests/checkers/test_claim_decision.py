@@ -6,15 +6,17 @@ import math
 
 import numpy as np
 import pytest
-from fake_scorers import KeywordScorer
 
 from factscope.checkers.base import CheckTask
 from factscope.checkers.claim_decision import FEATURES, ClaimDecision, feature_row
 from factscope.checkers.segmented import SegmentedChecker, claim_measurements
 from factscope.core.errors import ConfigError
 from factscope.core.schema import Label
+from fake_scorers import KeywordScorer
 
 MEASURED = {
+    "entailed": 1,
+    "contradicted": 0,
     "entailment": 0.8,
     "contradiction": 0.1,
     "entailing_share": 0.5,
@@ -33,6 +35,7 @@ def test_features_by_hand():
     assert row["reference_words"] == pytest.approx(4.605170, abs=1e-6)  # ln(1 + 99)
     assert row["claim_words"] == pytest.approx(2.302585, abs=1e-6)  # ln(1 + 9)
     assert row["relevance"] == 0.75 and row["mismatch"] == 0.0
+    assert row["entailed"] == 1.0 and row["contradicted"] == 0.0
     assert row["entailment_by_length"] == pytest.approx(1.386294 * 4.605170, abs=1e-5)
 
 
@@ -89,6 +92,7 @@ def test_measurements_of_a_claim():
     assert measured["entailing_share"] == 0.5  # one of the two sentence windows
     assert measured["reference_words"] == 7 and measured["claim_words"] == 4
     assert measured["relevance"] == 1.0 and measured["mismatch"] == 0.0
+    assert measured["entailed"] == 1.0 and measured["contradicted"] == 0.0
 
 
 def test_checker_applies_the_decision_both_ways():

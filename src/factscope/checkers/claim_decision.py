@@ -24,6 +24,8 @@ import numpy as np
 from factscope.core.errors import ConfigError
 
 FEATURES: tuple[str, ...] = (
+    "entailed",
+    "contradicted",
     "entailment",
     "contradiction",
     "entailing_share",
@@ -34,7 +36,8 @@ FEATURES: tuple[str, ...] = (
     "entailment_by_length",
 )
 """What a claim decision can read, each a number computed by :func:`feature_row` from a claim's raw measurements:
-the logit of the best counted window's P(Entailment) and of the highest P(Contradiction), the share of counted
+1 when the checker's own rules (merge, value check) label the claim Entailment, 1 when they label it
+Contradiction, the logit of the best counted window's P(Entailment) and of the highest P(Contradiction), the share of counted
 windows the model labels Entailment, log(1 + words) of the references and of the claim, the best window's lexical
 relevance, 1 when the value check changed the label, and the entailment logit times the reference's log length."""
 
@@ -53,10 +56,12 @@ def _logit(p: float) -> float:
 
 
 def feature_row(measured: Mapping[str, float], names: Sequence[str] = FEATURES) -> np.ndarray:
-    """The features ``names`` of one claim from its raw measurements: ``entailment`` and ``contradiction`` (the
-    probabilities), ``entailing_share``, ``reference_words`` and ``claim_words`` (counts), ``relevance`` and
+    """The features ``names`` of one claim from its raw measurements: ``entailed`` and ``contradicted`` (0 or 1),
+    ``entailment`` and ``contradiction`` (the probabilities), ``entailing_share``, ``reference_words`` and ``claim_words`` (counts), ``relevance`` and
     ``mismatch`` (0 or 1)."""
     values = {
+        "entailed": float(measured["entailed"]),
+        "contradicted": float(measured["contradicted"]),
         "entailment": _logit(float(measured["entailment"])),
         "contradiction": _logit(float(measured["contradiction"])),
         "entailing_share": float(measured["entailing_share"]),

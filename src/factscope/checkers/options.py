@@ -119,10 +119,9 @@ class CheckerOptions:
         min=0.0, max=1.0, counts_when=MODEL_CHECKER,
     ))
     decision: str | None = field(default=None, metadata=about(
-        "model checkers: the claim decision that says whether a claim is supported: a file saved by `factscope "
-        "eval-checker --fit-decision` (fitted on your labelled pairs), or off (the windows' labels alone); "
-        "default: the checker's own (the embedded checker's is fitted on LLM outputs against their sources), none "
-        "when `threshold` is given",
+        "model checkers: a claim decision saved by `factscope eval-checker --fit-decision` (fitted on your own "
+        "labelled pairs) decides whether each claim is supported; off: the windows' labels alone; default: the "
+        "checker's own where its manifest ships one (the shipped checkers ship none), none with `threshold`",
         flag="--claim-decision", counts_when=MODEL_CHECKER,
     ))
     label_order: list[str] | None = field(default=None, metadata=about(

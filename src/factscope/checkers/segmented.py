@@ -435,12 +435,14 @@ class SegmentedChecker:
 
 
 def claim_measurements(task: CheckTask, judged: Sequence[Judgement], verdict: Verdict) -> dict[str, float]:
-    """What a claim decision reads of one claim (``checkers.claim_decision.feature_row``): over its counted
-    windows (all judged windows when none counts), the highest P(Entailment) and P(Contradiction), the share the
+    """What a claim decision reads of one claim (``checkers.claim_decision.feature_row``): whether the verdict
+    before the claim decision is Entailment or Contradiction; over its counted windows (all judged windows when none counts), the highest P(Entailment) and P(Contradiction), the share the
     model labels Entailment and the best relevance; the words of its references and of the claim; 1 when the value
     check decided the verdict."""
     pool = [j for j in judged if j.relevant] or list(judged)
     return {
+        "entailed": 1.0 if verdict.label is Label.ENTAILMENT else 0.0,
+        "contradicted": 1.0 if verdict.label is Label.CONTRADICTION else 0.0,
         "entailment": max((j.prob(Label.ENTAILMENT) for j in pool), default=0.0),
         "contradiction": max((j.prob(Label.CONTRADICTION) for j in pool), default=0.0),
         "entailing_share": sum(j.label == Label.ENTAILMENT for j in pool) / len(pool) if pool else 0.0,

@@ -162,7 +162,8 @@ def evaluate_checkers(
         else:
             chosen = tune_threshold(checker, dev, batch_size=batch_size, progress=progress) if dev else threshold
         report = evaluate_checker(checker, pairs, threshold=chosen, batch_size=batch_size, progress=progress)
-        reports.append(report.model_copy(update={"load_seconds": load_seconds}))
+        fitted = {"claim_decision": str(fit_decision)} if fit_decision is not None else {}
+        reports.append(report.model_copy(update={"load_seconds": load_seconds, **fitted}))
     return reports
 
 

@@ -66,6 +66,8 @@ class EvalReport(BaseModel):
     """What the binary decisions were read from (several where verdicts differ)."""
     tuned_on: list[str] | None = None
     """The dev files the threshold was tuned on (all their datasets pooled), if it was."""
+    claim_decision: str | None = None
+    """The claim decision fitted for this evaluation and saved at this path (``fit_decision``), if one was."""
     datasets: list[DatasetFigures]
     mean_balanced_accuracy: float | None
     mean_macro_f1_3way: float | None

@@ -92,6 +92,8 @@ def evaluation_rows(reports: Sequence[EvalReport]) -> list[tuple[str, object]]:
 def decision(report: EvalReport) -> str:
     """When a pair was judged entailed: 'the label is Entailment', or the score, the threshold and where it was
     tuned (``probability / score >= 0.5000 (tuned on dev.jsonl)``)."""
+    if report.claim_decision is not None:
+        return f"the label is Entailment, after the claim decision fitted into {report.claim_decision}"
     if report.threshold is None:
         return "the label is Entailment"
     tuned = f" (tuned on {', '.join(report.tuned_on)})" if report.tuned_on else ""
