@@ -20,7 +20,8 @@ Two steps:
     Decisions compared: the checker's own labels (``labels``); one global threshold on the best window's
     P(Entailment) fitted on the other families (``global_threshold``); the per-family best threshold chosen on the
     family's own pairs (``oracle_threshold``, optimistic: an upper reference, not a decision anyone can ship); the
-    claim decision over all features (``claim_decision``) and over P(Entailment) alone (``threshold_decision``).
+    claim decision on its default features (``claim_decision``), on every feature (``claim_decision_all``) and on
+    P(Entailment) alone (``threshold_decision``).
     With ``--second`` it also simulates the cascade (pairs whose best-window P(Entailment) under the first checker
     lies in a band take the second checker's label), the band fitted leave one family out. ``--write-decision FILE`` saves the
     claim decision fitted on every family of the users' task.
@@ -92,6 +93,8 @@ def score(args: argparse.Namespace) -> None:
     with out.open("a", encoding="utf-8") as sink:
         for path, family, column, n, draw in wanted:
             name = Path(path).stem
+            if args.only and name not in args.only:
+                continue
             todo = [
                 (f"{name}:{index}", pair)
                 for index, pair in enumerate(drawn_pairs(args.data, path, draw, args.seed)[:n])
@@ -137,9 +140,9 @@ def _ba(gold: np.ndarray, called: np.ndarray) -> float:
     return float(balanced_accuracy(gold.tolist(), called.tolist()))
 
 
-def family_figures(rows: list[dict], fit_rows: list[dict], features) -> dict[str, dict[str, float]]:
-    """Each decision's balanced accuracy and AUROC on ``rows``, fitted on ``fit_rows`` only."""
-    from factscope.checkers.claim_decision import ClaimDecision
+def family_figures(rows: list[dict], fit_rows: list[dict]) -> dict[str, dict[str, float]]:
+    """Each decision's balanced accuracy (and AUROC of its score) on ``rows``, fitted on ``fit_rows`` only."""
+    from factscope.checkers.claim_decision import DEFAULT_FEATURES, FEATURES, ClaimDecision, feature_row
 
     gold = np.array([row["supported"] for row in rows])
     p_entail = np.array([row["measured"]["entailment"] for row in rows])
@@ -152,18 +155,24 @@ def family_figures(rows: list[dict], fit_rows: list[dict], features) -> dict[str
     figures["global_threshold"] = {"ba": _ba(gold, p_entail >= threshold), "threshold": float(threshold)}
     own = best_threshold(p_entail.tolist(), gold.tolist())
     figures["oracle_threshold"] = {"ba": _ba(gold, p_entail >= own), "threshold": float(own)}
-    for name, chosen in (("claim_decision", features), ("threshold_decision", ("entailment",))):
-        decision = ClaimDecision.fit([row["measured"] for row in fit_rows], fit_gold, features=chosen)
-        from factscope.checkers.claim_decision import feature_row
-
-        support = decision.probabilities(np.stack([feature_row(row["measured"], chosen) for row in rows]))
-        figures[name] = {"ba": _ba(gold, support >= decision.threshold), "auroc": float(auroc(gold.tolist(), support.tolist()))}
+    for name, chosen in DECISION_FEATURES.items():
+        features = {"default": DEFAULT_FEATURES, "all": FEATURES}.get(chosen, (chosen,))
+        decision = ClaimDecision.fit([row["measured"] for row in fit_rows], fit_gold, features=features)
+        support = decision.probabilities(np.stack([feature_row(row["measured"], features) for row in rows]))
+        figures[name] = {
+            "ba": _ba(gold, support >= decision.threshold),
+            "auroc": float(auroc(gold.tolist(), support.tolist())),
+        }
     return figures
+
+
+DECISION_FEATURES = {"claim_decision": "default", "claim_decision_all": "all", "threshold_decision": "entailment"}
+"""The claim decisions compared: on ``DEFAULT_FEATURES``, on every feature, on P(Entailment) alone."""
 
 
 def fit(args: argparse.Namespace) -> None:
     """Leave-one-family-out figures of every decision, the NLI column, and the shipped decision."""
-    from factscope.checkers.claim_decision import FEATURES, ClaimDecision
+    from factscope.checkers.claim_decision import ClaimDecision
 
     rows = load(args.scores, args.checker)
     users = [row for row in rows if row["column"] == "users"]
@@ -173,12 +182,12 @@ def fit(args: argparse.Namespace) -> None:
     for family in families:
         held = [row for row in users if row["family"] == family]
         others = [row for row in users if row["family"] != family]
-        per_family[family] = {"pairs": len(held), **family_figures(held, others, tuple(args.features))}
+        per_family[family] = {"pairs": len(held), **family_figures(held, others)}
     per_set_nli = {}
     for name in sorted({row["set"] for row in nli}):
         held = [row for row in nli if row["set"] == name]
-        per_set_nli[name] = {"pairs": len(held), **family_figures(held, users, tuple(args.features))}
-    decisions = ("labels", "global_threshold", "oracle_threshold", "claim_decision", "threshold_decision")
+        per_set_nli[name] = {"pairs": len(held), **family_figures(held, users)}
+    decisions = ("labels", "global_threshold", "oracle_threshold", *DECISION_FEATURES)
 
     def means(table: dict) -> dict[str, float]:
         return {
@@ -191,7 +200,6 @@ def fit(args: argparse.Namespace) -> None:
     seconds = float(np.mean([row["seconds"] for row in users]))
     figures = {
         "checker": args.checker,
-        "features": list(args.features),
         "users_task": {"per_family": per_family, "mean": means(per_family)},
         "nli_column": {"per_set": per_set_nli, "mean": means(per_set_nli) if per_set_nli else {}},
         "seconds_per_pair": seconds,
@@ -202,7 +210,6 @@ def fit(args: argparse.Namespace) -> None:
         decision = ClaimDecision.fit(
             [row["measured"] for row in users],
             [row["supported"] for row in users],
-            features=tuple(args.features) if args.features else FEATURES,
             fitted_on=(
                 f"benchmarks/users_task.py: {len(users)} pairs of the validation and test groups of "
                 + ", ".join(Path(path).stem for path in USERS_TASK_SETS)
@@ -273,12 +280,12 @@ def main() -> None:
     scoring.add_argument("--per-set", type=int, default=400, help="of those, the first N scored")
     scoring.add_argument("--nli-draw", type=int, default=80, help="pairs drawn from each NLI-column set")
     scoring.add_argument("--nli-per-set", type=int, default=80, help="of those, the first N scored")
+    scoring.add_argument("--only", nargs="+", help="score only these sets (file stems)")
     scoring.add_argument("--batch", type=int, default=16)
     scoring.add_argument("--seed", type=int, default=0)
     fitting = commands.add_parser("fit", help="leave-one-family-out figures of each decision")
     fitting.add_argument("--checker", default="embedded")
     fitting.add_argument("--second", help="a second scored checker: simulate the cascade checker -> second")
-    fitting.add_argument("--features", nargs="+", default=None, help="claim-decision features (default: all)")
     fitting.add_argument("--write-decision", type=Path, help="save the decision fitted on every users'-task family")
     add_out_option(fitting)
     for sub in (scoring, fitting):
@@ -288,9 +295,6 @@ def main() -> None:
     if args.command == "score":
         score(args)
     else:
-        from factscope.checkers.claim_decision import FEATURES
-
-        args.features = args.features or list(FEATURES)
         fit(args)
 
 
