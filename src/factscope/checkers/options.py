@@ -120,8 +120,8 @@ class CheckerOptions:
     ))
     decision: str | None = field(default=None, metadata=about(
         "model checkers: a claim decision saved by `factscope eval-checker --fit-decision` (fitted on your own "
-        "labelled pairs) decides whether each claim is supported; off: the windows' labels alone; default: the "
-        "checker's own where its manifest ships one (the shipped checkers ship none), none with `threshold`",
+        "labelled pairs) decides whether each claim is supported (not with `threshold`); default: none, the "
+        "checker's own labels",
         flag="--claim-decision", counts_when=MODEL_CHECKER,
     ))
     label_order: list[str] | None = field(default=None, metadata=about(

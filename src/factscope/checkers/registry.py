@@ -58,14 +58,13 @@ def _segmented(
     min_window_sentences: int | None = None,
     exact_scoring: Literal["decisive", "every"] = "decisive",
     decision: str | None = None,
-    own_decision: dict[str, Any] | None = None,
     **_: Any,
 ) -> Checker:
     """A SegmentedChecker over ``scorer`` with the decision settings; ``mismatch`` picks the value check,
     ``threshold`` the label rule (None: argmax; else P(Entailment) >= threshold, see ``checkers.decision``) and
     ``window_sentences`` the layout (None or 0: ``max_tokens`` segments; k: windows of k sentences, and with
     ``min_window_sentences`` j, of every width from j to k) and ``decision`` the claim decision (see
-    ``_claim_decision``; ``own_decision`` is the one a checker's manifest ships)."""
+    ``_claim_decision``)."""
     from factscope.checkers.decision import LabelDecision
     from factscope.checkers.relevance import DEFAULT_MIN_RELEVANCE
     from factscope.checkers.segmented import SegmentedChecker
@@ -92,25 +91,20 @@ def _segmented(
         mode=mode,
         decision=LabelDecision(threshold),
         exact_scoring=exact_scoring,
-        claim_decision=_claim_decision(decision, own_decision, threshold),
+        claim_decision=_claim_decision(decision, threshold),
     )
 
 
-def _claim_decision(
-    decision: str | None, own: dict[str, Any] | None, threshold: float | None
-) -> ClaimDecision | None:
-    """The claim decision a segmented checker applies: ``decision`` 'off' none, a path the one saved there
-    (``factscope eval-checker --fit-decision``), None the checker's own (``own``, from its manifest) unless a
-    ``threshold`` is given, which then decides alone."""
+def _claim_decision(decision: str | None, threshold: float | None) -> ClaimDecision | None:
+    """The claim decision saved at ``decision`` (``factscope eval-checker --fit-decision``), none for None or
+    'off'; a ``threshold`` as well is refused (the claim decision replaces it)."""
     from factscope.checkers.claim_decision import ClaimDecision
 
-    if decision == "off":
+    if decision in (None, "off"):
         return None
-    if decision is not None:
-        return ClaimDecision.load(decision)
-    if own is None or threshold is not None:
-        return None
-    return ClaimDecision.from_json(own, where="the checker's manifest (inference.claim_decision)")
+    if threshold is not None:
+        raise ConfigError("give either a `threshold` or a claim `decision`, not both: the claim decision replaces it")
+    return ClaimDecision.load(decision)
 
 
 def _embedded(argument: None, *, device: str = "cpu", **options: Any) -> Checker:
@@ -156,8 +150,6 @@ def _checker_defaults(scorer: Any, options: dict[str, Any]) -> dict[str, Any]:
     for setting in settings:
         if chosen.get(setting) is None and setting in inference:
             chosen[setting] = inference[setting]
-    if "claim_decision" in inference:
-        chosen["own_decision"] = inference["claim_decision"]
     if (
         "window_sentences" in settings
         and options.get("window_sentences") is None

@@ -33,7 +33,7 @@ class CheckerSettings(TypedDict, total=False):
     threshold: float | None
     """P(Entailment) a supported claim needs (None: the checker's own rule)."""
     decision: str | None
-    """The claim decision: a saved decision's path, 'off', or None for the checker's own."""
+    """The claim decision: a saved decision's path, or None (or 'off') for none."""
     label_order: list[str] | None
     similarity_threshold: float
     llm_mode: LLMCheckMode
