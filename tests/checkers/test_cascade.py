@@ -62,7 +62,7 @@ def test_nothing_uncertain_means_the_second_checker_is_never_called():
 @pytest.mark.parametrize(
     "argument, parsed",
     [
-        ("embedded,accurate", ("embedded", "accurate", None)),
+        ("embedded,mpnet", ("embedded", "mpnet", None)),
         ("embedded, llm ,0.25,0.75", ("embedded", "llm", (0.25, 0.75))),
         ("path:/tmp/x,nli:some/model", ("path:/tmp/x", "nli:some/model", None)),
     ],
@@ -71,7 +71,7 @@ def test_the_spec_names_two_checkers_and_an_optional_band(argument, parsed):
     assert parse_cascade(argument) == parsed
 
 
-@pytest.mark.parametrize("argument", ["embedded", "embedded,accurate,0.2", "embedded,accurate,low,high", ","])
+@pytest.mark.parametrize("argument", ["embedded", "embedded,mpnet,0.2", "embedded,mpnet,low,high", ","])
 def test_a_malformed_spec_says_how_to_write_it(argument):
     with pytest.raises(ConfigError, match="cascade:"):
         parse_cascade(argument)
@@ -98,9 +98,9 @@ def test_the_shipped_band_is_fitted_for_the_embedded_checker():
     assert bands["embedded"]["fitted_on"].startswith("validation groups")
 
 
-def test_check_with_the_real_cascade_of_embedded_and_accurate(monkeypatch, capsys, tmp_path):
-    """The real accurate checker end to end: its base from the accurate extra, its shipped delta, the cascade's
-    summary row and each claim's decided_by in the results."""
+def test_check_with_the_real_cascade_of_embedded_and_mpnet(monkeypatch, capsys, tmp_path):
+    """The real mpnet checker end to end: its base from the five PyPI pieces, its shipped delta, the cascade's
+    summary row and each claim's decided_by in the results; its former name still works, with a warning."""
     records = tmp_path / "in.jsonl"
     reference = (
         "The James Webb Space Telescope was launched on 25 December 2021. Its primary mirror is made of 18 "
@@ -113,17 +113,18 @@ def test_check_with_the_real_cascade_of_embedded_and_accurate(monkeypatch, capsy
     ]
     records.write_text("".join(json.dumps(row) + "\n" for row in rows))
     out = tmp_path / "out.jsonl"
-    # band [0, 1] sends every claim with probabilities to the accurate checker
+    # band [0, 1] sends every claim with probabilities to the mpnet checker
     ran = run_factscope(monkeypatch, capsys, "check", str(records), "-o", str(out),
-                        "--checker", "cascade:embedded,accurate,0,1")
+                        "--checker", "cascade:embedded,mpnet,0,1")
     assert ran.code == 0, ran.text
     assert "escalated to the second checker" in ran.text
     claims = [claim for line in out.read_text().splitlines() for claim in json.loads(line)["claims"]]
-    assert claims and all(claim["verdict"]["decided_by"] in ("embedded", "accurate") for claim in claims)
-    assert any(claim["verdict"]["decided_by"] == "accurate" and claim["verdict"]["escalated"] for claim in claims)
+    assert claims and all(claim["verdict"]["decided_by"] in ("embedded", "mpnet") for claim in claims)
+    assert any(claim["verdict"]["decided_by"] == "mpnet" and claim["verdict"]["escalated"] for claim in claims)
     ran = run_factscope(monkeypatch, capsys, "check", str(records), "-o", str(tmp_path / "acc.jsonl"),
                         "--checker", "accurate", "--mode", "fast")
     assert ran.code == 0, ran.text
+    assert "the checker 'accurate' is now called 'mpnet'" in ran.text
     verdicts = [c["verdict"] for line in (tmp_path / "acc.jsonl").read_text().splitlines()
                 for c in json.loads(line)["claims"]]
     assert verdicts[0]["label"] == "Entailment"

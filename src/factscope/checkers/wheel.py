@@ -83,7 +83,7 @@ def build_checker_wheel(
 
     source = Path(folder)
     if not CHECKER_NAME.match(name):
-        raise ConfigError(f"checker name {name!r}: use lower-case letters, digits and hyphens, e.g. 'accurate'")
+        raise ConfigError(f"checker name {name!r}: use lower-case letters, digits and hyphens, e.g. 'my-checker'")
     if name in CHECKERS.own_names():
         raise ConfigError(f"'{name}' is a built-in checker; a package cannot replace it. Choose another name")
     if not RELEASE.match(version):
