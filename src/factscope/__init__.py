@@ -35,8 +35,8 @@ from factscope.retrieve.web_settings import WebSettings
 
 if TYPE_CHECKING:
     from factscope.checkers.base import Checker
+    from factscope.checkers.options import CheckerOptions
     from factscope.checkers.segmented import CheckMode
-    from factscope.checkers.settings import CheckerSettings
     from factscope.claims.base import Extractor
     from factscope.conner.coherence import ParagraphCoherence
     from factscope.conner.data import KnowledgeRecord
@@ -81,7 +81,7 @@ def check(
     output: str | Path | None = None,
     progress: ProgressCallback | None = None,
     retry_failed: bool = False,
-    checker_settings: CheckerSettings | None = None,
+    checker_settings: CheckerOptions | Mapping[str, Any] | None = None,
     retriever: str | Retriever | WebEvidence | None = CheckSpec.retriever,
     corpus: str | Path | None = CheckSpec.corpus,
     retrieve_k: int = CheckSpec.retrieve_k,
@@ -99,8 +99,8 @@ def check(
     one row a record), or an iterable of ``Record`` objects or dicts in the input format (``response``,
     ``references`` or ``reference``, optional ``id``, ``question``, ``setting``). ``extractor`` and
     ``checker`` are spec strings ('rules', 'embedded', 'nli:MODEL', 'llm', ...) or ready objects; ``llm`` is an
-    ``LLMClient`` for the LLM ones; ``checker_settings`` go to ``make_checker`` with a spec (``max_tokens``,
-    ``relevance``, ``min_relevance``, ``min_confidence``, ``mismatch``, ...). Records without references are
+    ``LLMClient`` for the LLM ones; ``checker_settings`` (a ``CheckerOptions``, or a mapping of its fields:
+    ``max_tokens``, ``relevance``, ``mode``, ...) go to ``make_checker`` with a spec. Records without references are
     checked against ``retrieve_k`` passages of ``retriever`` (a ready one, or 'bm25', 'dense', 'hybrid' over
     ``corpus``), or against each claim's top ``retrieve_k`` passages found on the web or in Wikipedia
     ('web:serper', 'web:brave', 'wikipedia', searched as ``web`` says; with ``query_llm`` the ``llm`` writes the
@@ -176,7 +176,7 @@ def attribute(
     output: str | Path | None = None,
     progress: ProgressCallback | None = None,
     retry_failed: bool = False,
-    checker_settings: CheckerSettings | None = None,
+    checker_settings: CheckerOptions | Mapping[str, Any] | None = None,
     batch_size: int = ATTRIBUTE_BATCH_SIZE,
     template: str = AttributeSpec.template,
     empty_answers: EmptyPolicy = AttributeSpec.empty_answers,
@@ -205,8 +205,10 @@ def attribute(
 
     arguments = locals()
     if isinstance(checker, str) and judge is not None and judge is not llm:
-        checker = make_checker(checker, llm=llm, **(checker_settings or {}))
-    spec = _spec(AttributeSpec, arguments, checker=checker, geval=judge is not None)
+        checker = make_checker(checker, checker_settings, llm=llm)
+        checker_settings = None
+    spec = _spec(AttributeSpec, arguments, checker=checker, checker_settings=checker_settings,
+                 geval=judge is not None)
     system = ATTRIBUTE if minimum is None else AttributeSystem(Path(minimum))
     return _run(system, spec, answers, arguments, llm=judge if judge is not None else llm)
 

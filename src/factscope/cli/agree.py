@@ -73,7 +73,7 @@ def agree_command(
     client = ClientOnce(endpoint)
     with ProgressDisplay() as shown:
         result = run_agreement(
-            inputs, settings, replace(chosen, checker_settings=checking.settings(AGREE_SETTINGS)), llm=client,
+            inputs, settings, replace(chosen, checker_settings=checking), llm=client,
             progress=shown, overwrite=outputs.overwrite, retry_failed=outputs.retry_failed,
         )
     print_table(*agreement_tables(result))

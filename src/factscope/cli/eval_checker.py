@@ -70,7 +70,7 @@ def eval_checker_command(
     client = ClientOnce(endpoint)
     with ProgressDisplay() as shown:
         reports = evaluate_pair_files(
-            read, evaluation, checker_settings=checking.settings(EVAL_SETTINGS), llm=client, progress=shown
+            read, evaluation, checker_settings=checking, llm=client, progress=shown
         )
     print_table(datasets_table(reports[0]) if len(reports) == 1 else comparison_table(reports))
     rows = [*evaluation_rows(reports), *usage_rows(client.client)]

@@ -16,16 +16,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from factscope.checkers.defaults import DEFAULT_CHECKER
+from factscope.checkers.options import CheckerOptions, checker_options
 from factscope.checkers.registry import CHECKERS, make_checker
 from factscope.core.errors import ConfigError, InputError
 from factscope.core.option_metadata import about
+from factscope.core.option_validation import ValidatedOptions
 from factscope.core.output_checks import check_outputs
 from factscope.core.run import ProgressCallback
 from factscope.evaluation.checker_eval import CheckerComparison, EvalReport, evaluate_checker, tune_threshold
 from factscope.evaluation.pairs import LabelledPair, PartChoice, read_pairs, sample_pairs
 
 if TYPE_CHECKING:
-    from factscope.checkers.settings import CheckerSettings
     from factscope.llm.client import LLMClient
 
 
@@ -35,7 +36,7 @@ def _checker_catalogue() -> str:
 
 
 @dataclass(frozen=True)
-class EvaluationSettings:
+class EvaluationSettings(ValidatedOptions):
     """Which checkers an evaluation measures, how a pair is judged entailed, which pairs of the files count, and
     where the report goes. A threshold is given or tuned on dev files, not both."""
 
@@ -66,6 +67,7 @@ class EvaluationSettings:
     batch_size: int = field(default=32, metadata=about("pairs per checking batch", min=1))
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         if self.threshold is not None and self.tune_on:
             raise ConfigError("give either a `threshold` or dev files to tune one on (`tune_on`), not both")
 
@@ -132,7 +134,7 @@ def evaluate_checkers(
     dev: Sequence[LabelledPair] = (),
     threshold: float | None = None,
     llm: LLMClient | None = None,
-    settings: Mapping[str, Any] | None = None,
+    settings: CheckerOptions | Mapping[str, Any] | None = None,
     batch_size: int = 32,
     progress: ProgressCallback | None = None,
 ) -> list[EvalReport]:
@@ -142,7 +144,7 @@ def evaluate_checkers(
     reports = []
     for spec in specs:
         began = time.perf_counter()
-        checker = make_checker(spec, llm=llm, **(settings or {}))
+        checker = make_checker(spec, settings, llm=llm)
         load_seconds = time.perf_counter() - began
         chosen = tune_threshold(checker, dev, batch_size=batch_size, progress=progress) if dev else threshold
         report = evaluate_checker(checker, pairs, threshold=chosen, batch_size=batch_size, progress=progress)
@@ -154,7 +156,7 @@ def evaluate_pair_files(
     read: EvaluationPairs,
     settings: EvaluationSettings,
     *,
-    checker_settings: CheckerSettings | None = None,
+    checker_settings: CheckerOptions | Mapping[str, Any] | None = None,
     llm: LLMClient | Callable[[], LLMClient] | None = None,
     progress: ProgressCallback | None = None,
 ) -> list[EvalReport]:
@@ -172,7 +174,7 @@ def evaluate_pair_files(
     client = (llm() if settings.needs_llm() else None) if callable(llm) else llm
     evaluated = evaluate_checkers(
         settings.specs, read.pairs, dev=read.dev, threshold=settings.threshold, llm=client,
-        settings={**(checker_settings or {}), "batch_size": settings.batch_size}, batch_size=settings.batch_size,
+        settings=checker_options(checker_settings, batch_size=settings.batch_size), batch_size=settings.batch_size,
         progress=progress,
     )
     inputs = {
