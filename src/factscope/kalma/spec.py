@@ -30,7 +30,7 @@ def check_template(template: str) -> None:
     try:
         template.format(qid="Q1", name="n", relation="r", value="v")
     except (KeyError, IndexError, ValueError) as error:
-        raise ConfigError(f"bad `hypothesis` template {template!r} ({error}); use the fields "
+        raise ConfigError(f"bad `template` {template!r} ({error}); use the fields "
                           "{qid}, {name}, {relation} and {value}") from None
 
 
