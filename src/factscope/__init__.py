@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from factscope.conner.spec import KNOWLEDGE_BATCH_SIZE, KnowledgeSpec
 from factscope.core.display import use_html_view
+from factscope.core.errors import ConfigError
 from factscope.core.off_loop import off_the_loop
 from factscope.core.version import __version__
 from factscope.grounding.spec import GROUND_BATCH_SIZE, GroundSpec
@@ -282,8 +283,12 @@ _RUN_ARGUMENTS = ("llm", "output", "batch_size", "progress", "overwrite", "retry
 def _run(system: System[_SpecT, Any, Any, Any, _RunT], spec: _SpecT, inputs: Any, arguments: Mapping[str, Any],
          **settled: Any) -> _RunT:
     """Run ``system`` with ``spec`` over ``inputs``, with the run keywords of the call (``arguments``; ``settled``
-    ones first)."""
-    return system.run(spec, inputs, **{name: arguments[name] for name in _RUN_ARGUMENTS} | settled)
+    ones first); an LLM that no component of ``spec`` would call is refused."""
+    chosen = {name: arguments[name] for name in _RUN_ARGUMENTS} | settled
+    unused = system.unused_llm(spec) if chosen["llm"] is not None else None
+    if unused is not None:
+        raise ConfigError(unused)
+    return system.run(spec, inputs, **chosen)
 
 
 def _path(path: str | Path | None) -> Path | None:

@@ -9,12 +9,13 @@ import typer
 
 from factscope.checkers.options import CheckerOptions
 from factscope.cli.display import SHOWN_SKIPPED, print_skipped, print_table, print_warning
-from factscope.cli.llm_options import ClientOnce, LLMOptions, llm_options, usage_rows
+from factscope.cli.llm_options import ClientOnce, LLMOptions, llm_options, refuse_unused_llm, usage_rows
 from factscope.cli.option_groups import add_field_options
 from factscope.cli.output_paths import check_outputs
 from factscope.cli.parameter_flags import in_context
 from factscope.core.errors import RecordsFailed
 from factscope.core.figure_table import summary_table
+from factscope.core.option_validation import rule_refusal
 from factscope.core.progress_display import ProgressDisplay
 from factscope.evaluation.checker_comparison import EvaluationSettings
 
@@ -62,6 +63,8 @@ def eval_checker_command(
     from factscope.evaluation.checker_tables import comparison_table, datasets_table, evaluation_rows
 
     check_outputs(written={"output": evaluation.output})
+    unused = rule_refusal("llm", "with an llm `checker` (llm, llm:minicheck)")
+    refuse_unused_llm(None if evaluation.needs_llm() else unused)
     read = read_evaluation_pairs(files, evaluation)
     for problems in [*read.skipped.values(), *read.dev_skipped.values()]:
         print_skipped(*problems, limit=SHOWN_SKIPPED)

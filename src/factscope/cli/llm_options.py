@@ -8,11 +8,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
 
+import typer
+
 from factscope.cli.display import ProgressDisplay, TerminalNotes, print_table, summary_table
 from factscope.cli.option_groups import Command, add_field_options, option_flags
 from factscope.cli.output_options import OutputOptions
-from factscope.cli.output_paths import check_outputs
-from factscope.cli.parameter_flags import BUNDLES
+from factscope.cli.output_paths import check_outputs, running_command
+from factscope.cli.parameter_flags import BUNDLES, in_context
 from factscope.core.errors import ConfigError, RecordsFailed
 from factscope.hf.llm_endpoint import LLMEndpoint
 
@@ -52,6 +54,19 @@ def as_options(message: str) -> str:
 def llm_options(command: Command) -> Command:
     """Give ``command`` the --llm-* options; it receives them as one keyword argument ``endpoint: LLMOptions``."""
     return add_field_options(command, LLMOptions, "endpoint", panel=PANEL)
+
+
+def refuse_unused_llm(unused: str | None) -> None:
+    """Refuse (a usage error of the first one) the LLM options given on the command line when the run would
+    call no LLM: ``unused`` says why (``System.unused_llm``), None when it calls one."""
+    context = running_command()
+    if unused is None or context is None:
+        return
+    for item in fields(LLMOptions):
+        source = context.get_parameter_source(SETTING_OPTIONS[item.name])
+        if source is not None and source.name == "COMMANDLINE":
+            flag = option_flags(item)[0]
+            raise typer.BadParameter(in_context(unused.replace("`llm`", flag, 1)), param_hint=f"'{flag}'")
 
 
 @dataclass

@@ -41,9 +41,9 @@ def add_field_options(
     ``after`` (else last). ``command`` gets them as one ``group`` instance under ``keyword``, once the
     options' rules are enforced (``factscope.cli.option_rules``); ``group`` validates its values itself
     (``ValidatedOptions``), and a ConfigError of the instance is a usage error of the first option it names."""
+    offered = [item for item in fields(group) if "help" in item.metadata and (names is None or item.name in names)]
     if not issubclass(group, ValidatedOptions):
         raise TypeError(f"{group.__name__} does not validate itself: make it a ValidatedOptions")
-    offered = [item for item in fields(group) if "help" in item.metadata and (names is None or item.name in names)]
     flags = {item.name: option_flags(item)[0].split("/")[0] for item in offered}
     chosen = defaults or {}
     added: dict[str, tuple[Field[Any], inspect.Parameter]] = {}

@@ -51,6 +51,7 @@ class KnowledgeSystem(System[KnowledgeSpec, KnowledgeRecord, KnowledgeScores, Kn
     name = "knowledge"
     manifest = "knowledge score"
     command = "factscope knowledge score"
+    llm_users = "with `lm='endpoint'` or an llm `checker` (llm, llm:minicheck)"
     title = "Knowledge quality (CONNER)"
     report = ReportHooks.of(report)
 

@@ -48,6 +48,7 @@ class AttributeSystem(System[AttributeSpec, AnswerRecord, AttributionScore, Attr
     name = "attribute"
     manifest = "attribute score"
     command = "factscope attribute score"
+    llm_users = "with G-Eval (`geval`) or an llm `checker` (llm, llm:minicheck)"
     title = "Attribution to a knowledge graph (KaLMA)"
     report = ReportHooks.of(report)
     records = "answers"

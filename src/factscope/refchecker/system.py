@@ -106,6 +106,10 @@ class CheckSystem(System[CheckSpec, Record, CheckResult, CheckTotals, CheckRun])
     name = "check"
     manifest = "check"
     command = "factscope check"
+    llm_users = (
+        "with an LLM `extractor` (llm, llm-facts), an llm `checker` (llm, llm:minicheck), or `query_llm` with a "
+        "web `retriever` (the LLM writes its search queries)"
+    )
     title = "Check claims (RefChecker)"
     report = ReportHooks(
         fields=("claims",),
