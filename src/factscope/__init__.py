@@ -206,7 +206,7 @@ def attribute(
 
     arguments = locals()
     if isinstance(checker, str) and judge is not None and judge is not llm:
-        checker = make_checker(checker, checker_settings, llm=llm)
+        checker = make_checker(checker, options=checker_settings, llm=llm)
         checker_settings = None
     spec = _spec(AttributeSpec, arguments, checker=checker, checker_settings=checker_settings,
                  geval=judge is not None)

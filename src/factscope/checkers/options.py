@@ -5,7 +5,7 @@ from these fields, and the Python API takes the object or a mapping of its field
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
 
 from factscope.checkers.checker_rules import (
@@ -163,6 +163,21 @@ def checker_options(options: CheckerOptions | Mapping[str, Any] | None = None, *
     if isinstance(options, CheckerOptions):
         return options if not settings else options_from(CheckerOptions, settings, "checker setting", options)
     return options_from(CheckerOptions, {**(options or {}), **settings}, "checker setting")
+
+
+def used_options(options: CheckerOptions, checker: str) -> CheckerOptions:
+    """``options`` with each setting that the checker ``checker`` (a spec) does not use back at its default: the
+    share of settings given for several checkers that one of them takes."""
+    from factscope.core.option_rules import broken_rule, field_rules
+    from factscope.core.option_validation import default_of, parameter_values
+
+    values = {**parameter_values(options), "checker": checker}
+    unused = {
+        item.name: default_of(item)
+        for item in fields(options)
+        if broken_rule([rule for rule in field_rules(item) if not rule.warn], values) is not None
+    }
+    return replace(options, **unused)
 
 
 class CheckedWithOptions(ValidatedOptions):

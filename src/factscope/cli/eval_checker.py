@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -70,6 +71,8 @@ def eval_checker_command(
         print_skipped(*problems, limit=SHOWN_SKIPPED)
     if read.warning is not None:
         print_warning(in_context(read.warning))
+    if not evaluation.needs_llm():
+        checking = replace(checking, llm_mode=CheckerOptions.llm_mode)
     client = ClientOnce(endpoint)
     with ProgressDisplay() as shown:
         reports = evaluate_pair_files(

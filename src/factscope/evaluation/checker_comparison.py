@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from factscope.checkers.defaults import DEFAULT_CHECKER
-from factscope.checkers.options import CheckerOptions, checker_options
+from factscope.checkers.options import CheckerOptions, checker_options, used_options
 from factscope.checkers.registry import CHECKERS, make_checker
 from factscope.core.errors import ConfigError, InputError
 from factscope.core.option_metadata import about
-from factscope.core.option_validation import ValidatedOptions
+from factscope.core.option_validation import ValidatedOptions, parameter_values, validate_options
 from factscope.core.output_checks import check_outputs
 from factscope.core.run import ProgressCallback
 from factscope.evaluation.checker_eval import CheckerComparison, EvalReport, evaluate_checker, tune_threshold
@@ -138,13 +138,15 @@ def evaluate_checkers(
     batch_size: int = 32,
     progress: ProgressCallback | None = None,
 ) -> list[EvalReport]:
-    """Build each checker of ``specs`` (with ``llm`` and the checker ``settings``; the seconds it takes are the
-    report's ``load_seconds``), tune its threshold on ``dev`` when given (else use ``threshold``), and evaluate it
+    """Build each checker of ``specs`` (with ``llm`` and those of the checker ``settings`` it uses, each setting
+    used by one of them at least; the seconds it takes are the report's ``load_seconds``), tune its threshold on ``dev`` when given (else use ``threshold``), and evaluate it
     on ``pairs``."""
+    options = checker_options(settings)
+    validate_options(options, {**parameter_values(options), "checker": list(specs)})
     reports = []
     for spec in specs:
         began = time.perf_counter()
-        checker = make_checker(spec, settings, llm=llm)
+        checker = make_checker(spec, options=used_options(options, spec), llm=llm)
         load_seconds = time.perf_counter() - began
         chosen = tune_threshold(checker, dev, batch_size=batch_size, progress=progress) if dev else threshold
         report = evaluate_checker(checker, pairs, threshold=chosen, batch_size=batch_size, progress=progress)

@@ -35,7 +35,7 @@ def _checker(spec: AttributeSpec, llm: LLMClient | None) -> Checker:
 
     if not isinstance(spec.checker, str):
         return spec.checker
-    return make_checker(spec.checker, spec.checker_settings, llm=llm)
+    return make_checker(spec.checker, options=spec.checker_settings, llm=llm)
 
 
 class AttributeSystem(System[AttributeSpec, AnswerRecord, AttributionScore, AttributionTotals, AttributionRun]):

@@ -261,7 +261,7 @@ def run_agreement(
     client = (llm() if settings.needs_llm(spec) else None) if callable(llm) else llm
     checker = spec.checker
     if isinstance(checker, str):
-        checker = make_checker(checker, spec.checker_settings, llm=client)
+        checker = make_checker(checker, options=spec.checker_settings, llm=client)
     extractor = None
     if settings.mode == "pipeline":
         extractor = make_extractor(spec.extractor, llm=client) if isinstance(spec.extractor, str) else spec.extractor

@@ -60,7 +60,7 @@ def _checker(spec: CheckSpec, llm: LLMClient | None) -> Checker:
 
     if not isinstance(spec.checker, str):
         return spec.checker
-    return make_checker(spec.checker, spec.checker_settings, llm=llm)
+    return make_checker(spec.checker, options=spec.checker_settings, llm=llm)
 
 
 def _retriever(spec: CheckSpec, llm: LLMClient | None) -> Retriever | WebEvidence | None:
