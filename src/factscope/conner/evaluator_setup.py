@@ -54,6 +54,7 @@ def make_evaluator(spec: KnowledgeSpec | None = None, *, llm: LLMClient | None =
     passage (``factscope.checkers.pruning``). The checker, relevance, coherence and LM parts are each a name
     (built here) or a ready object (used as it is).
     """
+    from factscope.checkers.options import CheckerOptions
     from factscope.checkers.registry import make_checker
     from factscope.conner.coherence import AdjacentSimilarityCoherence, ClassifierCoherence
     from factscope.conner.relevance import BiEncoderRelevance, CrossEncoderRelevance
@@ -77,7 +78,7 @@ def make_evaluator(spec: KnowledgeSpec | None = None, *, llm: LLMClient | None =
     )
     return KnowledgeEvaluator(
         checker=(
-            checker if not isinstance(checker, str) else make_checker(checker, llm=llm, mode=spec.mode)
+            checker if not isinstance(checker, str) else make_checker(checker, options=CheckerOptions(mode=spec.mode), llm=llm)
             if checker != "none" else None
         ),
         retriever=_retriever(spec.retriever, spec.corpus, spec.evidence_k, spec.web),
