@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from factscope.checkers.checker_rules import (
     FAST_MODE,
@@ -25,10 +25,13 @@ from factscope.core.option_validation import ValidatedOptions, options_from
 
 if TYPE_CHECKING:
     from factscope.checkers.llm import LLMCheckMode, PassageMode
-    from factscope.checkers.registry import MismatchSetting
     from factscope.checkers.relevance import RelevanceMode
     from factscope.checkers.segmented import CheckMode, ExactScoring
     from factscope.hf.device import Device
+
+MismatchSetting = Literal["values", "all", "off"]
+"""Which values of a claim the value check compares with its evidence: ``values`` (numbers, dates, quantities),
+``all`` (also named entities) or ``off``."""
 
 MIN_SEGMENT_TOKENS = 8
 """The fewest tokens of a reference segment (0 aside: each reference whole)."""

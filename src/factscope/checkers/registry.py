@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from factscope.checkers.base import Checker, PairScorer
 from factscope.checkers.defaults import DEFAULT_CHECKER
@@ -24,10 +24,6 @@ if TYPE_CHECKING:
     from factscope.checkers.mismatch import MismatchKind
     from factscope.checkers.options import CheckerOptions
     from factscope.llm.client import LLMClient
-
-MismatchSetting = Literal["values", "all", "off"]
-"""Which values of a claim the value check compares with its evidence: ``values`` (numbers, dates, quantities),
-``all`` (also named entities) or ``off``."""
 
 MISMATCH_KINDS: dict[str, tuple[MismatchKind, ...]] = {
     "values": ("number", "date", "quantity"),
