@@ -145,3 +145,14 @@ def test_an_llm_option_is_taken_where_a_component_calls_an_llm():
     """The run goes on, and stops on its missing input."""
     _, output, error = _invoke(["check", "input.jsonl", "--checker", "llm", "--llm-concurrency", "2"])
     assert "counts only" not in output and "input.jsonl: file not found" in str(error), (output, error)
+
+
+def test_no_checker_factory_takes_keywords_it_does_not_read():
+    """A factory takes the options whole and the LLM; no ``**kwargs`` that could swallow a setting."""
+    import inspect
+
+    from factscope.checkers.registry import CHECKERS
+
+    for name in CHECKERS.own_names():
+        parameters = inspect.signature(CHECKERS.get(name).factory).parameters
+        assert list(parameters) == ["argument", "options", "llm"], name
