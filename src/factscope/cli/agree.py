@@ -10,13 +10,12 @@ import typer
 
 from factscope.checkers.options import CheckerOptions
 from factscope.cli.display import print_skipped, print_table
-from factscope.cli.llm_options import ClientOnce, LLMOptions, llm_options, refuse_unused_llm, usage_rows
+from factscope.cli.llm_options import ClientOnce, LLMOptions, llm_options, refuse_llm_options, usage_rows
 from factscope.cli.option_groups import add_field_options
 from factscope.cli.output_options import OutputOptions, output_options
 from factscope.cli.output_paths import check_outputs
 from factscope.core.errors import RecordsFailed
 from factscope.core.figure_table import summary_table
-from factscope.core.option_validation import rule_refusal
 from factscope.core.progress_display import ProgressDisplay
 from factscope.refchecker.agree import AgreeSettings
 from factscope.refchecker.spec import CheckSpec
@@ -35,9 +34,6 @@ Example:
 
   factscope agree human/*/*_answers.json -i data/nq.json -i data/msmarco.json -i data/dolly.json --checker nli:MODEL
 """
-
-AGREE_LLM_USERS = "with an llm `checker` (llm, llm:minicheck), or an LLM `extractor` (llm, llm-facts) in pipeline `mode`"
-"""When an agreement run uses an LLM."""
 
 AGREE_SETTINGS = frozenset({"max_tokens", "window_sentences", "min_window_sentences", "llm_mode", "llm_passages"})
 """The checker settings `agree` offers."""
@@ -72,7 +68,7 @@ def agree_command(
 
     output = settings.results_file
     check_outputs(output, overwrite=outputs.overwrite, written={"report": settings.report})
-    refuse_unused_llm(None if settings.needs_llm(chosen) else rule_refusal("llm", AGREE_LLM_USERS))
+    refuse_llm_options(settings.unused_llm(chosen))
     inputs = read_agreement_inputs(human or [], settings)
     print_skipped(*inputs.skipped)
     client = ClientOnce(endpoint)

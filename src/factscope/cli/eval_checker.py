@@ -10,13 +10,12 @@ import typer
 
 from factscope.checkers.options import CheckerOptions
 from factscope.cli.display import SHOWN_SKIPPED, print_skipped, print_table, print_warning
-from factscope.cli.llm_options import ClientOnce, LLMOptions, llm_options, refuse_unused_llm, usage_rows
+from factscope.cli.llm_options import ClientOnce, LLMOptions, llm_options, refuse_llm_options, usage_rows
 from factscope.cli.option_groups import add_field_options
 from factscope.cli.output_paths import check_outputs
 from factscope.cli.parameter_flags import in_context
 from factscope.core.errors import RecordsFailed
 from factscope.core.figure_table import summary_table
-from factscope.core.option_validation import rule_refusal
 from factscope.core.progress_display import ProgressDisplay
 from factscope.evaluation.checker_comparison import EvaluationSettings
 
@@ -64,15 +63,13 @@ def eval_checker_command(
     from factscope.evaluation.checker_tables import comparison_table, datasets_table, evaluation_rows
 
     check_outputs(written={"output": evaluation.output})
-    unused = rule_refusal("llm", "with an llm `checker` (llm, llm:minicheck)")
-    refuse_unused_llm(None if evaluation.needs_llm() else unused)
+    refuse_llm_options(evaluation.unused_llm())
     read = read_evaluation_pairs(files, evaluation)
     for problems in [*read.skipped.values(), *read.dev_skipped.values()]:
         print_skipped(*problems, limit=SHOWN_SKIPPED)
     if read.warning is not None:
         print_warning(in_context(read.warning))
-    if not evaluation.needs_llm():
-        checking = replace(checking, llm_mode=CheckerOptions.llm_mode)
+    checking = checking if evaluation.needs_llm() else replace(checking, llm_mode=CheckerOptions.llm_mode)
     client = ClientOnce(endpoint)
     with ProgressDisplay() as shown:
         reports = evaluate_pair_files(

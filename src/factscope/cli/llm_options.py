@@ -56,7 +56,7 @@ def llm_options(command: Command) -> Command:
     return add_field_options(command, LLMOptions, "endpoint", panel=PANEL)
 
 
-def refuse_unused_llm(unused: str | None) -> None:
+def refuse_llm_options(unused: str | None) -> None:
     """Refuse (a usage error of the first one) the LLM options given on the command line when the run would
     call no LLM: ``unused`` says why (``System.unused_llm``), None when it calls one."""
     context = running_command()

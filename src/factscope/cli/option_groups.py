@@ -102,9 +102,8 @@ def _option_type(group: type, item: Field[Any]) -> Any:
 
 
 def _option(item: Field[Any], kind: Any, flags: Mapping[str, str], panel: str | None) -> Any:
-    """The typer option of the field ``item``, its range shown at the end of its help as typer shows one; the
-    value is validated where the dataclass is built (``factscope.core.option_validation``), so that every
-    front-end refuses it in the same words."""
+    """The typer option of the field ``item``, its range shown in its help; the value is validated where the
+    dataclass is built (``factscope.core.option_validation``), so every front-end refuses it in the same words."""
     meta = item.metadata
     parse = meta.get("parse")
     return typer.Option(
@@ -117,8 +116,7 @@ def _option(item: Field[Any], kind: Any, flags: Mapping[str, str], panel: str | 
 
 
 def range_shown(meta: Mapping[str, Any]) -> str:
-    """The range of an option with the metadata ``meta`` as typer shows one (' [x>=1]', ' [0.0<=x<=1.0]'), or
-    ''."""
+    """The range of an option with the metadata ``meta`` as typer shows one (' [x>=1]'), or ''."""
     low, high = meta.get("min"), meta.get("max")
     if low is None and high is None:
         return ""

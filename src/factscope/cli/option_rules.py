@@ -1,7 +1,6 @@
-"""An option given on the command line where its rule (``factscope.core.option_rules``) does not hold is
-refused as a usage error before any work, in the library's words (``factscope.core.option_validation``), or
-warned about where the rule only warns; one left at its default never is. (The dataclass the option is gathered
-into refuses the same values set away from their defaults; this also refuses an option given at its default.)"""
+"""An option given on the command line where its rule (``factscope.core.option_rules``) does not hold, even at its
+default, is refused as a usage error before any work in the library's words, or warned about where the rule only
+warns; one left out never is."""
 
 from __future__ import annotations
 
@@ -18,7 +17,7 @@ from factscope.core.progress_display import console
 
 
 class RuledOption(NamedTuple):
-    """A field's option: its parameter, its flag, and its rules, their conditions written with flags."""
+    """A field's option: its parameter, its field's name, its flag and its rules."""
 
     param: str
     name: str

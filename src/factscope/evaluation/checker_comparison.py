@@ -20,7 +20,12 @@ from factscope.checkers.options import CheckerOptions, checker_options, used_opt
 from factscope.checkers.registry import CHECKERS, make_checker
 from factscope.core.errors import ConfigError, InputError
 from factscope.core.option_metadata import about
-from factscope.core.option_validation import ValidatedOptions, parameter_values, validate_options
+from factscope.core.option_validation import (
+    ValidatedOptions,
+    parameter_values,
+    rule_refusal,
+    validate_options,
+)
 from factscope.core.output_checks import check_outputs
 from factscope.core.run import ProgressCallback
 from factscope.evaluation.checker_eval import CheckerComparison, EvalReport, evaluate_checker, tune_threshold
@@ -79,6 +84,10 @@ class EvaluationSettings(ValidatedOptions):
     def needs_llm(self) -> bool:
         """Whether one of the checkers calls an LLM endpoint."""
         return any(CHECKERS.needs_llm(spec) for spec in self.specs)
+
+    def unused_llm(self) -> str | None:
+        """Why an LLM given to this evaluation would go unused (a rule's refusal), or None when a checker calls one."""
+        return None if self.needs_llm() else rule_refusal("llm", "with an llm `checker` (llm, llm:minicheck)")
 
 
 @dataclass(frozen=True)

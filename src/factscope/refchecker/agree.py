@@ -26,7 +26,7 @@ from factscope.checkers.base import Checker, CheckTask
 from factscope.claims.base import Extractor
 from factscope.core.errors import ConfigError, InputError
 from factscope.core.option_metadata import about
-from factscope.core.option_validation import ValidatedOptions
+from factscope.core.option_validation import ValidatedOptions, rule_refusal
 from factscope.core.output_checks import check_outputs
 from factscope.core.run import ProgressCallback, report_progress, run_batches, run_manifest
 from factscope.core.schema import Claim, ContextSetting, Label, Record, Verdict
@@ -96,6 +96,11 @@ class AgreeSettings(ValidatedOptions):
         return (isinstance(checker, str) and CHECKERS.needs_llm(checker)) or (
             self.mode == "pipeline" and isinstance(extractor, str) and EXTRACTORS.needs_llm(extractor)
         )
+
+    def unused_llm(self, spec: CheckSpec) -> str | None:
+        """Why an LLM given to this agreement run would go unused (a rule's refusal), or None when it calls one."""
+        users = "with an llm `checker` (llm, llm:minicheck), or an LLM `extractor` (llm, llm-facts) in pipeline `mode`"
+        return None if self.needs_llm(spec) else rule_refusal("llm", users)
 
 
 class JudgedTriplet(BaseModel):
