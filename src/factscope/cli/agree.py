@@ -10,7 +10,7 @@ import typer
 
 from factscope.checkers.options import CheckerOptions
 from factscope.cli.display import print_skipped, print_table
-from factscope.cli.llm_options import ClientOnce, LLMOptions, llm_options, refuse_llm_options, usage_rows
+from factscope.cli.llm_options import ClientOnce, LLMOptions, llm_options, usage_rows
 from factscope.cli.option_groups import add_field_options
 from factscope.cli.output_options import OutputOptions, output_options
 from factscope.cli.output_paths import check_outputs
@@ -68,7 +68,7 @@ def agree_command(
 
     output = settings.results_file
     check_outputs(output, overwrite=outputs.overwrite, written={"report": settings.report})
-    refuse_llm_options(settings.unused_llm(chosen))
+    endpoint.refuse_if_unused(settings.unused_llm(chosen))
     inputs = read_agreement_inputs(human or [], settings)
     print_skipped(*inputs.skipped)
     client = ClientOnce(endpoint)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from factscope.cli.display import ProgressDisplay, TerminalNotes, print_notes, print_table, summary_table
-from factscope.cli.llm_options import ClientOnce, LLMOptions, llm_options, refuse_llm_options, summed_usage, usage_rows
+from factscope.cli.llm_options import ClientOnce, LLMOptions, llm_options, summed_usage, usage_rows
 from factscope.cli.option_groups import Command, add_field_options
 from factscope.cli.output_options import OutputOptions, output_options
 from factscope.cli.output_paths import check_outputs
@@ -76,7 +76,7 @@ class CommandRun:
         A --summary file that may not be written is refused first; the run refuses a bad ``output`` and takes its
         lock before it reads anything (``System.execute``)."""
         check_outputs(written={"summary": self.outputs.summary})
-        refuse_llm_options(system.unused_llm(spec))
+        self.endpoint.refuse_if_unused(system.unused_llm(spec))
         client = ClientOnce(self.endpoint)
         with ProgressDisplay() as shown:
             ran = system.execute(

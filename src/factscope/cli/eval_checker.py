@@ -10,7 +10,7 @@ import typer
 
 from factscope.checkers.options import CheckerOptions
 from factscope.cli.display import SHOWN_SKIPPED, print_skipped, print_table, print_warning
-from factscope.cli.llm_options import ClientOnce, LLMOptions, llm_options, refuse_llm_options, usage_rows
+from factscope.cli.llm_options import ClientOnce, LLMOptions, llm_options, usage_rows
 from factscope.cli.option_groups import add_field_options
 from factscope.cli.output_paths import check_outputs
 from factscope.cli.parameter_flags import in_context
@@ -63,7 +63,7 @@ def eval_checker_command(
     from factscope.evaluation.checker_tables import comparison_table, datasets_table, evaluation_rows
 
     check_outputs(written={"output": evaluation.output})
-    refuse_llm_options(evaluation.unused_llm())
+    endpoint.refuse_if_unused(evaluation.unused_llm())
     read = read_evaluation_pairs(files, evaluation)
     for problems in [*read.skipped.values(), *read.dev_skipped.values()]:
         print_skipped(*problems, limit=SHOWN_SKIPPED)

@@ -40,6 +40,18 @@ class LLMOptions(LLMEndpoint):
         except ConfigError as error:
             raise ConfigError(as_options(str(error))) from None
 
+    def refuse_if_unused(self, unused: str | None) -> None:
+        """Refuse (a usage error of the first) the options of these settings given on the command line when the
+        run would call no LLM: ``unused`` says why (``System.unused_llm``), None when it calls one."""
+        context = running_command()
+        if unused is None or context is None:
+            return
+        for item in fields(LLMEndpoint):
+            source = context.get_parameter_source(SETTING_OPTIONS[item.name])
+            if source is not None and source.name == "COMMANDLINE":
+                flag = option_flags(item)[0]
+                raise typer.BadParameter(in_context(unused.replace("`llm`", flag, 1)), param_hint=f"'{flag}'")
+
 
 def as_options(message: str) -> str:
     """An LLM settings error's ``message`` with each setting it names (`base_url`) named as its option
@@ -54,19 +66,6 @@ def as_options(message: str) -> str:
 def llm_options(command: Command) -> Command:
     """Give ``command`` the --llm-* options; it receives them as one keyword argument ``endpoint: LLMOptions``."""
     return add_field_options(command, LLMOptions, "endpoint", panel=PANEL)
-
-
-def refuse_llm_options(unused: str | None) -> None:
-    """Refuse (a usage error of the first one) the LLM options given on the command line when the run would
-    call no LLM: ``unused`` says why (``System.unused_llm``), None when it calls one."""
-    context = running_command()
-    if unused is None or context is None:
-        return
-    for item in fields(LLMOptions):
-        source = context.get_parameter_source(SETTING_OPTIONS[item.name])
-        if source is not None and source.name == "COMMANDLINE":
-            flag = option_flags(item)[0]
-            raise typer.BadParameter(in_context(unused.replace("`llm`", flag, 1)), param_hint=f"'{flag}'")
 
 
 @dataclass
