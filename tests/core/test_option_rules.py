@@ -63,7 +63,7 @@ def test_a_predicate_error_other_than_a_missing_parameter_is_not_hidden():
 
 @pytest.mark.parametrize(("retriever", "searches"), [
     ("web:serper", True), ("web:brave", True), ("wikipedia", True), ("bm25", False), ("dense", False),
-    ("hybrid", False), (None, False), (object(), False),
+    ("hybrid", False), (None, False), (object(), True),
 ])
 def test_a_search_service_is_a_retriever_name_that_no_corpus_retriever_has(retriever, searches):
     assert names_search_service(retriever) is searches
