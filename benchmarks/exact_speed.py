@@ -73,9 +73,10 @@ def build_records(data: Path, n_records: int, n_claims: int, n_references: int, 
 
 def factscope_path(scorer: Any, **layout: Any) -> Any:
     """The shipped checker's exact mode over ``scorer`` (loaded once) with ``layout``."""
+    from factscope.checkers.options import CheckerOptions
     from factscope.checkers.registry import _checker_defaults, _segmented
 
-    return _segmented(scorer, **_checker_defaults(scorer.scorer, layout), name="embedded")
+    return _segmented(scorer, _checker_defaults(scorer.scorer, CheckerOptions(**layout)), name="embedded")
 
 
 def run_path(checker: Any, tasks: list[Any]) -> dict[str, Any]:

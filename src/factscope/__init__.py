@@ -19,12 +19,13 @@ worker thread, cancellable between steps (``factscope.core.off_loop``); pass the
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import MISSING, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, Unpack
 
+from factscope.checkers.options import CheckerOptions, checker_options
 from factscope.conner.spec import KNOWLEDGE_BATCH_SIZE, KnowledgeSpec
 from factscope.core.display import use_html_view
+from factscope.core.errors import ConfigError
 from factscope.core.off_loop import off_the_loop
 from factscope.core.version import __version__
 from factscope.grounding.spec import GROUND_BATCH_SIZE, GroundSpec
@@ -36,7 +37,6 @@ from factscope.retrieve.web_settings import WebSettings
 if TYPE_CHECKING:
     from factscope.checkers.base import Checker
     from factscope.checkers.segmented import CheckMode
-    from factscope.checkers.settings import CheckerSettings
     from factscope.claims.base import Extractor
     from factscope.conner.coherence import ParagraphCoherence
     from factscope.conner.data import KnowledgeRecord
@@ -44,10 +44,10 @@ if TYPE_CHECKING:
     from factscope.conner.relevance import RelevanceModel
     from factscope.conner.task import KnowledgeRun
     from factscope.core.run import ProgressCallback
-    from factscope.core.run_result import RunResult
     from factscope.core.schema import Record
     from factscope.core.tables import Table
-    from factscope.engines.system import System
+    from factscope.engines.ray import RayOptions
+    from factscope.engines.system import Engine, RunOptions, System
     from factscope.grounding.data import GroundExample
     from factscope.grounding.presence import PresenceModel
     from factscope.grounding.presence_rounds import PresenceMode
@@ -65,7 +65,6 @@ if TYPE_CHECKING:
     from factscope.retrieve.web_retrievers import EvidenceRetrieverName, RetrieveFor
 
 _SpecT = TypeVar("_SpecT")
-_RunT = TypeVar("_RunT", bound="RunResult[Any]")
 
 __all__ = [
     "__version__", "aattribute", "acheck", "aground", "aknowledge", "attribute", "check", "ground", "knowledge",
@@ -81,7 +80,7 @@ def check(
     output: str | Path | None = None,
     progress: ProgressCallback | None = None,
     retry_failed: bool = False,
-    checker_settings: CheckerSettings | None = None,
+    checker_settings: CheckerOptions | Mapping[str, Any] | None = None,
     retriever: str | Retriever | WebEvidence | None = CheckSpec.retriever,
     corpus: str | Path | None = CheckSpec.corpus,
     retrieve_k: int = CheckSpec.retrieve_k,
@@ -92,6 +91,8 @@ def check(
     allow_missing_references: bool = CheckSpec.allow_missing_references,
     batch_size: int = CHECK_BATCH_SIZE,
     overwrite: bool = False,
+    engine: Engine = "local",
+    ray: RayOptions | None = None,
 ) -> CheckRun:
     """Extract claims from responses and check them against references (RefChecker).
 
@@ -99,8 +100,8 @@ def check(
     one row a record), or an iterable of ``Record`` objects or dicts in the input format (``response``,
     ``references`` or ``reference``, optional ``id``, ``question``, ``setting``). ``extractor`` and
     ``checker`` are spec strings ('rules', 'embedded', 'nli:MODEL', 'llm', ...) or ready objects; ``llm`` is an
-    ``LLMClient`` for the LLM ones; ``checker_settings`` go to ``make_checker`` with a spec (``max_tokens``,
-    ``relevance``, ``min_relevance``, ``min_confidence``, ``mismatch``, ...). Records without references are
+    ``LLMClient`` for the LLM ones; ``checker_settings`` (a ``CheckerOptions``, or a mapping of its fields:
+    ``max_tokens``, ``relevance``, ``mode``, ...) go to ``make_checker`` with a spec. Records without references are
     checked against ``retrieve_k`` passages of ``retriever`` (a ready one, or 'bm25', 'dense', 'hybrid' over
     ``corpus``), or against each claim's top ``retrieve_k`` passages found on the web or in Wikipedia
     ('web:serper', 'web:brave', 'wikipedia', searched as ``web`` says; with ``query_llm`` the ``llm`` writes the
@@ -109,11 +110,20 @@ def check(
     ``allow_missing_references``: their claims could only be Neutral. Bad records in a file are skipped; bad dicts
     raise InputError. A file is streamed: with
     ``output``, memory does not grow with its length, and the run's ``results`` read the results file lazily.
+    ``engine='ray'`` runs it on a Ray cluster with the settings ``ray`` (see ``System.execute``).
     """
     from factscope.refchecker.system import CHECK
 
-    arguments = locals()
-    return _run(CHECK, _spec(CheckSpec, arguments, corpus=_path(corpus)), records, arguments)
+    spec = CheckSpec(
+        extractor=extractor, checker=checker, checker_settings=checker_options(checker_settings),
+        corpus=_path(corpus), retriever=retriever, retrieve_k=retrieve_k, retrieve_for=retrieve_for,
+        web=web or WebSettings(), query_llm=query_llm, abstention_detection=abstention_detection,
+        allow_missing_references=allow_missing_references,
+    )
+    return CHECK.run(spec, records, **_run_options(
+        CHECK, spec, llm=llm, output=output, batch_size=batch_size, progress=progress, overwrite=overwrite,
+        retry_failed=retry_failed, engine=engine, ray=ray,
+    ))
 
 
 def ground(
@@ -138,6 +148,8 @@ def ground(
     mode: PresenceMode = GroundSpec.mode,
     atomic_facts: str | Path | AtomicFactsFile | None = None,
     overwrite: bool = False,
+    engine: Engine = "local",
+    ray: RayOptions | None = None,
 ) -> GroundRun:
     """Grounding precision (response facts found in the contexts), recall (gold facts found in the response)
     and their F1 per record, with breakdowns by factor (Truly Ground).
@@ -157,14 +169,22 @@ def ground(
 
     A generic JSONL dataset is streamed, its responses joined by id through an on-disk index (the paper's layout
     and a metadata file are single JSON documents, read whole); with ``output``, the run's ``results`` read the
-    results file lazily and the summary comes from running totals.
+    results file lazily and the summary comes from running totals. ``engine='ray'`` runs it on a Ray cluster with
+    the settings ``ray``.
     """
     from factscope.grounding.system import GroundSystem
 
-    arguments = locals()
-    spec = _spec(GroundSpec, arguments, factors=tuple(factors) if factors is not None else None)
+    spec = GroundSpec(
+        extractor=extractor, presence=presence, threshold=threshold, window=window, stride=stride,
+        min_window=min_window, mode=mode, factors=tuple(factors) if factors is not None else None,
+        no_response_facts=no_response_facts, no_gold_facts=no_gold_facts,
+    )
     facts = atomic_facts if isinstance(atomic_facts, AtomicFactsFile) else AtomicFactsFile(_path(atomic_facts))
-    return _run(GroundSystem(metadata, responses, facts), spec, dataset, arguments)
+    system = GroundSystem(metadata, responses, facts)
+    return system.run(spec, dataset, **_run_options(
+        system, spec, llm=llm, output=output, batch_size=batch_size, progress=progress, overwrite=overwrite,
+        retry_failed=retry_failed, engine=engine, ray=ray,
+    ))
 
 
 def attribute(
@@ -176,7 +196,7 @@ def attribute(
     output: str | Path | None = None,
     progress: ProgressCallback | None = None,
     retry_failed: bool = False,
-    checker_settings: CheckerSettings | None = None,
+    checker_settings: CheckerOptions | Mapping[str, Any] | None = None,
     batch_size: int = ATTRIBUTE_BATCH_SIZE,
     template: str = AttributeSpec.template,
     empty_answers: EmptyPolicy = AttributeSpec.empty_answers,
@@ -184,6 +204,8 @@ def attribute(
     matching: Matching = AttributeSpec.matching,
     overwrite: bool = False,
     minimum: str | Path | None = None,
+    engine: Engine = "local",
+    ray: RayOptions | None = None,
 ) -> AttributionRun:
     """Citation correctness, precision, recall and F1 (micro and macro), text-citation alignment and [NA]
     quality of answers that cite a knowledge graph (KaLMA).
@@ -203,12 +225,18 @@ def attribute(
     from factscope.checkers.registry import make_checker
     from factscope.kalma.system import ATTRIBUTE, AttributeSystem
 
-    arguments = locals()
+    options = checker_options(checker_settings)
     if isinstance(checker, str) and judge is not None and judge is not llm:
-        checker = make_checker(checker, llm=llm, **(checker_settings or {}))
-    spec = _spec(AttributeSpec, arguments, checker=checker, geval=judge is not None)
+        checker, options = make_checker(checker, options=options, llm=llm), CheckerOptions()
+    spec = AttributeSpec(
+        checker=checker, checker_settings=options, geval=judge is not None, weighted=weighted, template=template,
+        empty_answers=empty_answers, matching=matching,
+    )
     system = ATTRIBUTE if minimum is None else AttributeSystem(Path(minimum))
-    return _run(system, spec, answers, arguments, llm=judge if judge is not None else llm)
+    return system.run(spec, answers, **_run_options(
+        system, spec, llm=judge if judge is not None else llm, output=output, batch_size=batch_size,
+        progress=progress, overwrite=overwrite, retry_failed=retry_failed, engine=engine, ray=ray,
+    ))
 
 
 def knowledge(
@@ -237,6 +265,8 @@ def knowledge(
     llm: LLMClient | None = None,
     overwrite: bool = False,
     web: WebSettings | None = None,
+    engine: Engine = "local",
+    ray: RayOptions | None = None,
 ) -> KnowledgeRun:
     """CONNER's metrics of generated knowledge: factuality, relevance, coherence, informativeness, helpfulness,
     validity and Q_know, per record and as dataset means.
@@ -256,32 +286,26 @@ def knowledge(
     """
     from factscope.conner.system import KNOWLEDGE
 
-    arguments = locals()
-    spec = _spec(KnowledgeSpec, arguments, corpus=_path(corpus) if evaluator is None else None)
-    return _run(KNOWLEDGE, spec, records, arguments)
+    spec = KnowledgeSpec(
+        evaluator=evaluator, corpus=_path(corpus) if evaluator is None else None, retriever=retriever,
+        evidence_k=evidence_k, aggregate=aggregate, evidence_aggregate=evidence_aggregate, rank_by=rank_by,
+        hard=hard, checker=checker, relevance=relevance, coherence=coherence, lm=lm, baselines=baselines,
+        weights=weights, seed=seed, mode=mode, web=web or WebSettings(),
+    )
+    return KNOWLEDGE.run(spec, records, **_run_options(
+        KNOWLEDGE, spec, llm=llm, output=output, batch_size=batch_size, progress=progress, overwrite=overwrite,
+        retry_failed=retry_failed, engine=engine, ray=ray,
+    ))
 
 
-def _spec(spec_type: type[_SpecT], arguments: Mapping[str, Any], **settled: Any) -> _SpecT:
-    """The spec of an API call: each field from ``settled`` or else from the call's keyword of the same name
-    (``arguments``); a keyword left at None keeps the default of a field whose default is made afresh
-    (``checker_settings``, ``web``)."""
-    chosen = {}
-    for item in fields(spec_type):  # type: ignore[arg-type]
-        value = settled.get(item.name, arguments.get(item.name, MISSING))
-        if value is not MISSING and not (value is None and item.default_factory is not MISSING):
-            chosen[item.name] = value
-    return spec_type(**chosen)
-
-
-_RUN_ARGUMENTS = ("llm", "output", "batch_size", "progress", "overwrite", "retry_failed")
-"""The keywords of an API call that go to the system's run as they are."""
-
-
-def _run(system: System[_SpecT, Any, Any, Any, _RunT], spec: _SpecT, inputs: Any, arguments: Mapping[str, Any],
-         **settled: Any) -> _RunT:
-    """Run ``system`` with ``spec`` over ``inputs``, with the run keywords of the call (``arguments``; ``settled``
-    ones first)."""
-    return system.run(spec, inputs, **{name: arguments[name] for name in _RUN_ARGUMENTS} | settled)
+def _run_options(
+    system: System[_SpecT, Any, Any, Any, Any], spec: _SpecT, **options: Unpack[RunOptions]
+) -> RunOptions:
+    """The run keywords of an API call, once an LLM that no component of ``spec`` would call is refused."""
+    unused = system.unused_llm(spec) if options.get("llm") is not None else None
+    if unused is not None:
+        raise ConfigError(unused)
+    return options
 
 
 def _path(path: str | Path | None) -> Path | None:

@@ -13,11 +13,12 @@ import pytest
 from typer.testing import CliRunner
 
 from containment import ContainmentChecker, WordEncoder
+from factscope.checkers.options import CheckerOptions
 from factscope.checkers.segmented import SegmentedChecker
 from factscope.conner.data import KnowledgeRecord
 from factscope.conner.evaluator import KnowledgeEvaluator
+from factscope.conner.evaluator_setup import make_evaluator
 from factscope.conner.spec import KnowledgeSpec
-from factscope.conner.system import make_spec_evaluator
 from factscope.core.manifest import manifest_path
 from factscope.grounding.presence import NLIPresence, ShortlistNLIPresence, decide, make_presence
 from factscope.grounding.presence_rounds import PresenceRounds, best_in_rounds, rank_windows
@@ -148,13 +149,13 @@ def test_fast_knowledge_factuality_gives_the_exact_labels():
 def test_the_knowledge_mode_reaches_the_checker(tmp_path, monkeypatch):
     from factscope.checkers import registry
 
-    monkeypatch.setattr(registry, "make_checker", lambda spec, **settings: SegmentedChecker(KeywordScorer(), **{
-        key: value for key, value in settings.items() if key == "mode"}))
+    monkeypatch.setattr(registry, "make_checker", lambda spec, *, options, llm: SegmentedChecker(
+        KeywordScorer(), mode=options.mode))
     corpus = tmp_path / "corpus.jsonl"
     corpus.write_text(json.dumps({"id": "d1", "text": "Alice won the race."}) + "\n", encoding="utf-8")
     for mode in ("exact", "fast"):
         spec = KnowledgeSpec(corpus=corpus, mode=mode, relevance="none", coherence="none")
-        assert make_spec_evaluator(spec, None).checker.mode == mode  # type: ignore[union-attr]
+        assert make_evaluator(spec).checker.mode == mode  # type: ignore[union-attr]
 
 
 def test_the_server_gives_its_mode_to_every_system():
@@ -163,7 +164,7 @@ def test_the_server_gives_its_mode_to_every_system():
 
     systems = make_systems(Components(mode="fast"))
     specs = {name: system._spec for name, system in systems.items()}  # type: ignore[attr-defined]
-    assert specs["check"].checker_settings["mode"] == specs["attribute"].checker_settings["mode"] == "fast"
+    assert specs["check"].checker_settings.mode == specs["attribute"].checker_settings.mode == "fast"
     assert specs["ground"].mode == specs["knowledge"].mode == "fast"
 
 
@@ -172,11 +173,11 @@ def recorded_checkers(monkeypatch):
     """make_checker replaced by one that records its settings and builds a segmented checker over KeywordScorer."""
     from factscope.checkers import registry
 
-    settings: list[dict] = []
+    settings: list[CheckerOptions] = []
 
-    def make(spec, **given):
-        settings.append(given)
-        return SegmentedChecker(KeywordScorer(), mode=given.get("mode", "exact"))
+    def make(spec, *, options, llm):
+        settings.append(options)
+        return SegmentedChecker(KeywordScorer(), mode=options.mode)
 
     monkeypatch.setattr(registry, "make_checker", make)
     return settings
@@ -193,7 +194,7 @@ def test_attribute_and_knowledge_score_take_mode_on_the_command_line(app, tmp_pa
                                  "--relevance-model", "none", "--coherence-model", "none", "--lm", "none",
                                  "--mode", mode])
     assert result.exit_code == 0, result.output
-    assert [given["mode"] for given in recorded_checkers] == [mode, mode]
+    assert [options.mode for options in recorded_checkers] == [mode, mode]
 
 
 def test_ground_score_fast_gives_the_exact_decisions_and_records_its_mode(app, tmp_path, monkeypatch):

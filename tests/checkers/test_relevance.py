@@ -8,6 +8,7 @@ import pytest
 from factscope.checkers.base import CheckTask
 from factscope.checkers.registry import make_checker
 from factscope.checkers.relevance import DEFAULT_MIN_RELEVANCE, content_stems, lexical_relevance
+from factscope.core.errors import ConfigError
 from factscope.core.manifest import describe
 from factscope.core.schema import Label
 from tiny_models import build_nli_classifier
@@ -61,15 +62,18 @@ def test_make_checker_passes_the_decision_settings(tmp_path):
         "factscope.checkers.mismatch.find_mismatch(kinds=('number', 'date', 'quantity'))"
     )
     assert make_checker(f"path:{folder}", mismatch="off").mismatch_check is None
-    checker = make_checker(f"nli:{folder}", relevance="off", min_relevance=0.4, min_confidence=0.7, mismatch="all")
+    checker = make_checker(f"nli:{folder}", min_relevance=0.4, min_confidence=0.7, mismatch="all")
     described = describe(checker)
-    assert described["relevance"] == "off" and described["min_relevance"] == 0.4
+    assert described["relevance"] == "lexical" and described["min_relevance"] == 0.4
+    assert describe(make_checker(f"nli:{folder}", relevance="off"))["relevance"] == "off"
     assert described["min_confidence"] == 0.7
     assert described["mismatch_check"] == (
         "factscope.checkers.mismatch.find_mismatch(kinds=('number', 'date', 'quantity', 'entity'))"
     )
-    with pytest.raises(ValueError, match="mismatch must be one of"):
+    with pytest.raises(ConfigError, match="`mismatch` must be one of 'values', 'all', 'off', not 'numbers'"):
         make_checker(f"path:{folder}", mismatch="numbers")
+    with pytest.raises(ConfigError, match="`min_relevance` counts only with `relevance='lexical'`"):
+        make_checker(f"nli:{folder}", relevance="off", min_relevance=0.4)
 
 
 UNRELATED = (

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from factscope.checkers.base import CheckTask
+from factscope.checkers.options import CheckerOptions
 from factscope.checkers.registry import _checker_defaults
 from factscope.checkers.segmented import SegmentedChecker
 from factscope.core.schema import Label, Span
@@ -61,13 +62,17 @@ class ManifestScorer(KeywordScorer):
     manifest = json.loads('{"inference": {"window_sentences": 2, "threshold": 0.4}}')
 
 
+def _chosen(scorer: KeywordScorer, **given: object) -> tuple[object, object, object]:
+    """The window width, narrowest window and threshold a checker over ``scorer`` is built with."""
+    chosen = _checker_defaults(scorer, CheckerOptions(**given))  # type: ignore[arg-type]
+    return chosen.window_sentences, chosen.min_window_sentences, chosen.threshold
+
+
 def test_a_checker_folder_supplies_its_own_layout_and_threshold_unless_the_caller_sets_them():
     scorer = ManifestScorer()
-    assert _checker_defaults(scorer, {"window_sentences": None, "threshold": None}) == {
-        "window_sentences": 2, "threshold": 0.4
-    }
-    assert _checker_defaults(scorer, {"window_sentences": 0, "threshold": 0.7}) == {"window_sentences": 0, "threshold": 0.7}
-    assert _checker_defaults(KeywordScorer(), {"threshold": None}) == {"threshold": None}
+    assert _chosen(scorer) == (2, None, 0.4)
+    assert _chosen(scorer, window_sentences=0, threshold=0.7) == (0, None, 0.7)
+    assert _chosen(KeywordScorer()) == (None, None, None)
 
 
 def test_the_published_judges_refuse_sentence_windows():
@@ -75,7 +80,7 @@ def test_the_published_judges_refuse_sentence_windows():
     from factscope.core.errors import ConfigError
 
     with pytest.raises(ConfigError, match="`window_sentences`"):
-        _judge(KeywordScorer(), 0, None, {"window_sentences": 2})
+        _judge(KeywordScorer(), 0, CheckerOptions(window_sentences=2))
 
 
 def test_mixed_widths_give_every_window_from_the_narrowest_to_the_widest_once():
@@ -107,14 +112,10 @@ class MixedManifestScorer(KeywordScorer):
 
 def test_the_manifests_narrowest_window_comes_only_with_its_own_width():
     scorer = MixedManifestScorer()
-    assert _checker_defaults(scorer, {"window_sentences": None}) == {"window_sentences": 2, "min_window_sentences": 1}
-    assert _checker_defaults(scorer, {"window_sentences": 3}) == {"window_sentences": 3}
-    assert _checker_defaults(scorer, {"window_sentences": 3, "min_window_sentences": 2}) == {
-        "window_sentences": 3, "min_window_sentences": 2
-    }
-    assert _checker_defaults(scorer, {"max_tokens": 0, "window_sentences": None}) == {
-        "max_tokens": 0, "window_sentences": None
-    }
+    assert _chosen(scorer) == (2, 1, None)
+    assert _chosen(scorer, window_sentences=3) == (3, None, None)
+    assert _chosen(scorer, window_sentences=3, min_window_sentences=2) == (3, 2, None)
+    assert _chosen(scorer, max_tokens=0) == (None, None, None)
 
 
 def test_a_narrowest_window_without_windows_is_refused():
@@ -122,4 +123,6 @@ def test_a_narrowest_window_without_windows_is_refused():
     from factscope.core.errors import ConfigError
 
     with pytest.raises(ConfigError, match="give `window_sentences` too"):
-        _segmented(KeywordScorer(), window_sentences=0, min_window_sentences=1)
+        _segmented(KeywordScorer(), CheckerOptions(min_window_sentences=1))
+    with pytest.raises(ConfigError, match="`min_window_sentences` counts only with sentence windows"):
+        CheckerOptions(window_sentences=0, min_window_sentences=1)

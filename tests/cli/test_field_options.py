@@ -23,7 +23,7 @@ from factscope.cli.agree import AGREE_SETTINGS, AGREE_SPEC_FIELDS
 from factscope.cli.engine_options import CommandRun, EngineOptions
 from factscope.cli.eval_checker import EVAL_SETTINGS
 from factscope.cli.ground_calibrate import PRESENCE_FIELDS
-from factscope.cli.option_groups import add_field_options, option_flags
+from factscope.cli.option_groups import add_field_options, option_flags, range_shown
 from factscope.cli.output_options import RERUN_FIELDS, OutputOptions
 from factscope.cli.parameter_flags import MENTION
 from factscope.conner.demonstrations import DemonstrationSettings
@@ -32,6 +32,7 @@ from factscope.conner.generation_run import SELECTION_FIELDS
 from factscope.conner.spec import KnowledgeSpec
 from factscope.core.option_metadata import about
 from factscope.core.option_rules import CountsWhen
+from factscope.core.option_validation import ValidatedOptions
 from factscope.engines.ray import RayOptions
 from factscope.grounding.calibration import CalibrationSettings
 from factscope.grounding.distractors import DistractorSettings
@@ -95,8 +96,8 @@ def test_the_added_fields_reach_the_spec_the_command_runs(monkeypatch, tmp_path)
     result = CliRunner().invoke(app, ["check", str(records), "--claim-budget", "3", "--span-share", "0.25"])
     assert result.exit_code == 0, result.output
     assert isinstance(ran[0], SpecWithKnob) and ran[0].claim_budget == 3
-    assert ran[0].checker_settings["evidence_span"] == 0.25  # type: ignore[typeddict-item]
-    assert ran[0].checker_settings["max_tokens"] == CheckerOptions().max_tokens
+    assert ran[0].checker_settings.evidence_span == 0.25  # type: ignore[attr-defined]
+    assert ran[0].checker_settings.max_tokens == CheckerOptions().max_tokens
 
 
 def test_the_engine_and_the_ray_settings_reach_the_run_as_given(monkeypatch, tmp_path):
@@ -133,7 +134,7 @@ OFFERED = [
     (CheckerOptions, ("agree",), AGREE_SETTINGS, {}),
     (CheckerOptions, ("eval-checker",), EVAL_SETTINGS, {"llm_mode": "single"}),
     (CheckerOptions, ("attribute", "score"), {"mode"}, {}),
-    (CheckSpec, ("check",), None, check.CORPUS_RETRIEVER),
+    (CheckSpec, ("check",), None, {}),
     (CheckSpec, ("agree",), AGREE_SPEC_FIELDS, {}),
     (WebSettings, ("check",), None, {}),
     (WebSettings, ("knowledge", "score"), None, {}),
@@ -190,18 +191,19 @@ def test_every_offered_field_is_an_option_with_its_flag_default_and_help(group, 
         default = None if required else defaults.get(item.name, item.default)
         assert param.required == required and param.default == default, item.name
         declared = item.metadata["help"]
-        assert param.help.startswith(declared.split("`")[0]) and param.help.endswith(declared.split("`")[-1])
+        shown = param.help.removesuffix(range_shown(item.metadata))
+        assert shown.startswith(declared.split("`")[0]) and shown.endswith(declared.split("`")[-1])
         assert not [name for name, _ in MENTION.findall(param.help) if name in params], (item.name, param.help)
 
 
 @dataclass(frozen=True)
-class Source:
+class Source(ValidatedOptions):
     corpus: str | None = field(default=None, metadata=about("passages to crawl from"))
     engine: str = field(default="local", metadata=about("where the crawl runs"))
 
 
 @dataclass(frozen=True)
-class Crawl:
+class Crawl(ValidatedOptions):
     depth: int = field(default=1, metadata=about("links followed", min=0, counts_when=CountsWhen(
         lambda values: values["corpus"] is not None, "with `corpus`"
     )))
@@ -233,10 +235,10 @@ def _crawl(ran: list[Crawl], *, source_first: bool = True, sources: set[str] | N
 @pytest.mark.parametrize(("arguments", "refused"), [
     ([], None),
     (["--corpus", "c.jsonl", "--depth", "3", "--width", "4"], None),
-    (["--depth", "3"], "Invalid value for '--depth': it counts only with --corpus"),
-    (["--depth", "1"], "Invalid value for '--depth': it counts only with --corpus"),
+    (["--depth", "3"], "Invalid value for '--depth': --depth counts only with --corpus"),
+    (["--depth", "1"], "Invalid value for '--depth': --depth counts only with --corpus"),
     (["--corpus", "c.jsonl", "--depth", "0", "--width", "4"],
-     "Invalid value for '--width': it counts only with --depth above 0"),
+     "Invalid value for '--width': --width counts only with --depth above 0"),
 ])
 def test_a_rule_declared_on_a_field_is_enforced_by_the_generated_command(arguments, refused, source_first):
     """Given on the command line where its rule does not hold (at its default value too), an option is a usage

@@ -167,8 +167,9 @@ def test_llm_settings_are_shown_as_the_llm_options(tmp_path, monkeypatch, capsys
 
 def test_a_note_a_command_prints_names_its_flags(tmp_path, monkeypatch, capsys):
     from factscope.conner.evaluator_setup import make_evaluator, missing_parts
+    from factscope.conner.spec import KnowledgeSpec
 
-    notes = missing_parts(make_evaluator(checker="none", relevance="none", coherence="none", lm=None))
+    notes = missing_parts(make_evaluator(KnowledgeSpec(checker="none", relevance="none", coherence="none", lm=None)))
     assert notes[0].startswith("no `corpus` or web retriever") and notes[1].startswith("no `lm`:")
     records = repo_paths.DATA / "knowledge" / "records.jsonl"
     ran = run_factscope(monkeypatch, capsys, "knowledge", "score", str(records), "-o", str(tmp_path / "k.jsonl"),

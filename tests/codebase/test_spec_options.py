@@ -26,7 +26,7 @@ SYSTEMS = {
 }
 
 API_TAKES_OTHERWISE = {
-    "checker_settings": "a CheckerSettings or None (no settings)",
+    "checker_settings": "a CheckerOptions, a mapping of its fields, or None (the defaults)",
     "web": "a WebSettings or None (the defaults)",
     "settings": "further manifest settings, which only a front-end's own files add",
     "pool": "settled on the records by the system's prepare",
@@ -49,7 +49,6 @@ COMMAND_NAMES = {
 COMMAND_TAKES_OTHERWISE = {
     ("check", "checker_settings"): "one option per setting (--segment-tokens, --relevance, ...)",
     ("check", "web"): "the --web-* option group",
-    ("check", "retriever"): "bm25 names the corpus retriever; it retrieves only with --corpus",
     ("check", "query_llm"): "on when a web retriever is given with an LLM endpoint",
     ("check", "settings"): "an agreement run's own manifest setting",
     ("ground", "settings"): "the supplied-facts file's fingerprint (--atomic-facts)",

@@ -63,7 +63,7 @@ def test_a_predicate_error_other_than_a_missing_parameter_is_not_hidden():
 
 @pytest.mark.parametrize(("retriever", "searches"), [
     ("web:serper", True), ("web:brave", True), ("wikipedia", True), ("bm25", False), ("dense", False),
-    ("hybrid", False), (None, False), (object(), False),
+    ("hybrid", False), (None, False), (object(), True),
 ])
 def test_a_search_service_is_a_retriever_name_that_no_corpus_retriever_has(retriever, searches):
     assert names_search_service(retriever) is searches
@@ -90,9 +90,11 @@ def test_every_offered_web_setting_counts_only_with_a_search_service():
 
 @pytest.mark.parametrize(("checker", "name", "model"), [
     ("nli:roberta-large-mnli", "nli", True), ("embedded", "embedded", True), ("llm", "llm", False),
-    ("llm:minicheck", "llm", False), ("similarity", "similarity", False), (object(), "", True),
+    ("llm:minicheck", "llm", False), ("similarity", "similarity", False), (object(), "", False),
+    ("cascade:embedded,llm", "cascade", True), ("cascade:similarity,llm", "cascade", False),
 ])
-def test_a_model_checker_is_any_but_similarity_and_llm(checker, name, model):
+def test_a_model_checker_is_any_but_similarity_llm_and_a_ready_one(checker, name, model):
+    """A ready checker is built already and takes no setting; a cascade counts when one of its checkers does."""
     assert checker_name({"checker": checker}) == name
     assert (broken_rule((MODEL_CHECKER,), {"checker": checker}) is None) is model
 

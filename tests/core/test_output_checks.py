@@ -12,7 +12,7 @@ import pytest
 from factscope.core.errors import InputError
 from factscope.core.output_checks import check_outputs, check_written_file
 from factscope.evaluation.checker_comparison import EvaluationPairs, EvaluationSettings, evaluate_pair_files
-from factscope.refchecker.agree import AgreeSettings, AgreementInputs, run_agreement
+from factscope.refchecker.agree import AgreementInputs, AgreeSettings, run_agreement
 from factscope.refchecker.spec import CheckSpec
 from factscope.refchecker.system import CHECK
 

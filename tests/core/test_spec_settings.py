@@ -47,8 +47,8 @@ def _spec(kind=CheckSpec, **options):
 def test_an_option_enters_when_it_is_not_at_its_default():
     assert spec_settings(CheckSpec()) == {} and spec_settings(SpecWithKnob()) == {}
     assert spec_settings(SpecWithKnob(claim_budget=3)) == {"claim_budget": 3}
-    assert spec_settings(CheckSpec(retrieve_k=9, abstention_detection=False)) == {
-        "retrieve_k": 9, "abstention_detection": False
+    assert spec_settings(CheckSpec(corpus=Path("c.jsonl"), retrieve_k=9, abstention_detection=False)) == {
+        "corpus": "c.jsonl", "retrieve_k": 9, "abstention_detection": False
     }
     assert spec_settings(GroundSpec(no_gold_facts="zero")) == {"no_gold_facts": "zero"}
     assert spec_settings(CheckSpec(corpus=Path("c.jsonl"))) == {"corpus": "c.jsonl"}
@@ -58,7 +58,7 @@ def test_an_option_recorded_by_a_component_or_that_changes_no_row_stays_out():
     assert spec_settings(GroundSpec(window=4, stride=2, min_window=1, mode="fast")) == {}
     assert spec_settings(CheckSpec(allow_missing_references=True)) == {}
     assert spec_settings(CheckSpec(extractor="sentences", checker="similarity", retriever="bm25",
-                                   retrieve_for="all")) == {}
+                                   retrieve_for="all", corpus=Path("c.jsonl"))) == {"corpus": "c.jsonl"}
     assert spec_settings(GroundSpec(factors=("pop",))) == {}
     assert spec_settings(KnowledgeSpec(weights="1,0,0,0", evidence_k=2, checker="none")) == {}
     assert spec_settings(AttributeSpec(checker="similarity", geval=True, empty_answers="zero")) == {}
@@ -77,7 +77,7 @@ def test_the_options_specs_had_before_leave_each_manifest_as_it_was(tmp_path):
                   allow_missing_references=True)
     with_options, built = _unchanged(CHECK, check)
     assert with_options == built and built["retrieve_k"] == 2 and built["abstention_detection"] is False
-    ground = GroundSpec(extractor=make_extractor("sentences"), presence=Present(), window=0, stride=2, mode="fast",
+    ground = GroundSpec(extractor=make_extractor("sentences"), presence=Present(), window=3, stride=2, mode="fast",
                         factors=("pop",), no_response_facts="skip", no_gold_facts="zero")
     with_options, built = _unchanged(GROUND, GROUND.ready(ground, None))
     assert with_options == built and built["no_gold_facts"] == "zero"
@@ -87,9 +87,11 @@ def test_the_options_specs_had_before_leave_each_manifest_as_it_was(tmp_path):
     assert with_options == built and built["matching"] == "paper" and built["weighted"] is True
 
 
-def test_each_recorded_by_names_a_component_of_its_systems_pipeline():
+def test_each_recorded_by_names_a_component_of_its_systems_pipeline(tmp_path):
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text('{"id": "p", "text": "Paris is in France."}\n', encoding="utf-8")
     built = {
-        CheckSpec: CHECK.build(_spec(retriever="bm25"), None),
+        CheckSpec: CHECK.build(_spec(retriever="bm25", corpus=corpus), None),
         GroundSpec: GROUND.build(GroundSpec(extractor=make_extractor("sentences"), presence=Present()), None),
         AttributeSpec: ATTRIBUTE.build(AttributeSpec(checker=make_checker("similarity")), None),
         KnowledgeSpec: KNOWLEDGE.build(KnowledgeSpec(checker="none", relevance="none", coherence="none", lm="none"),
@@ -116,7 +118,7 @@ def test_results_written_before_an_option_existed_resume_at_its_default_and_not_
 def test_an_old_style_manifest_of_a_run_with_changed_options_still_resumes(tmp_path):
     """The manifest written before spec options entered it: the pipeline's own settings, as ``build`` gives them."""
     output = tmp_path / "out.jsonl"
-    spec = _spec(retrieve_k=9, abstention_detection=False, allow_missing_references=True)
+    spec = _spec(abstention_detection=False, allow_missing_references=True)
     CHECK.run(spec, RECORDS, output=output)
     items = [CHECK.parse(record, path=Path("<records>"), line=n) for n, record in enumerate(RECORDS, start=1)]
     manifest_path(output).write_text(CHECK.build(spec, None).manifest(items).model_dump_json(), encoding="utf-8")

@@ -33,6 +33,7 @@ from factscope.checkers.relevance import lexical_relevance
 from factscope.conner.data import KnowledgeRecord, parse_knowledge_record
 from factscope.conner.evaluator_setup import make_evaluator
 from factscope.conner.scores import KnowledgeScores, knowledge_failed
+from factscope.conner.spec import KnowledgeSpec
 from factscope.conner.system import KNOWLEDGE
 from factscope.conner.task import knowledge_pipeline
 from factscope.conner.totals import METRICS, KnowledgeTotals
@@ -407,9 +408,7 @@ class KnowledgeWithOverlap:
     corpus: Path
 
     def __call__(self) -> Pipeline[KnowledgeRecord, KnowledgeScores, KnowledgeTotals]:
-        evaluator = make_evaluator(
-            corpus=self.corpus, checker="none", relevance="none", coherence="none", llm=None
-        )
+        evaluator = make_evaluator(KnowledgeSpec(corpus=self.corpus, checker="none", relevance="none", coherence="none"))
         return knowledge_pipeline(dataclasses.replace(evaluator, checker=OverlapChecker()), pool=[])
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from factscope.checkers.base import CheckTask
+from factscope.checkers.options import CheckerOptions
 from factscope.core.errors import ConfigError, InputError
 from factscope.core.schema import Label, Verdict
 from factscope.evaluation.checker_comparison import (
@@ -73,7 +74,8 @@ def test_each_checker_is_built_with_the_settings_tuned_and_evaluated(tmp_path, m
     monkeypatch.setattr("factscope.evaluation.checker_comparison.make_checker", make)
     pairs, _ = read_pair_files([_write(tmp_path / "set.jsonl", ["entailment", "entailment", "neutral", "neutral"])])
     reports = evaluate_checkers(["a", "b"], pairs, settings={"max_tokens": 64}, batch_size=2)
-    assert built == [("a", {"llm": None, "max_tokens": 64}), ("b", {"llm": None, "max_tokens": 64})]
+    options = CheckerOptions(max_tokens=64)
+    assert built == [("a", {"llm": None, "options": options}), ("b", {"llm": None, "options": options})]
     assert [r.checker for r in reports] == ["scripted", "scripted"] and reports[0].threshold is None
     assert reports[0].mean_balanced_accuracy == 1.0 and reports[0].load_seconds is not None
     # dev: h0 (P 0.9) entailed, h1 (0.9) and h2 (0.2) not. Cutting between 0.2 and 0.9 gives balanced accuracy
@@ -150,7 +152,8 @@ def test_an_evaluation_is_reported_with_its_inputs_and_written(tmp_path, monkeyp
     settings = EvaluationSettings(checker=["embedded"], limit=3, output=out, batch_size=2)
     reports = evaluate_pair_files(read_evaluation_pairs([data], settings), settings,
                                   checker_settings={"max_tokens": 64}, llm=client)
-    assert built == [("embedded", {"llm": None, "max_tokens": 64, "batch_size": 2})] and asked == []
+    assert built == [("embedded", {"llm": None, "options": CheckerOptions(max_tokens=64, batch_size=2)})]
+    assert asked == []
     (report,) = reports
     assert (report.inputs, report.part, report.limit, report.skipped, report.tuned_on) == ([str(data)], "all", 3, 1, None)
     assert report.pairs == 3 and json.loads(out.read_text())["inputs"] == [str(data)]

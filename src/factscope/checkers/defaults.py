@@ -15,3 +15,7 @@ DEFAULT_RELEVANCE: Final = "lexical"
 
 DEFAULT_MISMATCH: Final = "all"
 """The value mismatch checks of the model checkers: numbers, dates, quantities and named entities."""
+
+DEFAULT_MODE: Final = "exact"
+"""How model checks read their text when a run names no mode: every segment or window that can decide is scored
+(the checkers' and the presence models' `mode`; 'fast' scores only the most relevant ones)."""

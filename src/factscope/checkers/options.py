@@ -1,22 +1,37 @@
-"""The checker settings a run chooses (``CheckerOptions``), each declared once with its default, range and help;
-``settings()`` gives them as ``make_checker``'s keywords (``CheckerSettings``). The commands that check claims
-build their options from these fields."""
+"""The checker settings a run chooses (``CheckerOptions``), each declared once with its default, range, help and
+the checkers that use it; ``make_checker`` takes them whole. The commands that check claims build their options
+from these fields, and the Python API takes the object or a mapping of its fields (``checker_options``)."""
 
 from __future__ import annotations
 
-from collections.abc import Collection
-from dataclasses import dataclass, field, fields
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from typing import TYPE_CHECKING, Any, Literal
 
-from factscope.checkers.checker_rules import FAST_MODE, MODEL_CHECKER, SIMILARITY_CHECKER
-from factscope.checkers.defaults import DEFAULT_MAX_TOKENS, DEFAULT_MISMATCH, DEFAULT_RELEVANCE
-from factscope.checkers.llm import LLMCheckMode, PassageMode
-from factscope.checkers.registry import MismatchSetting
-from factscope.checkers.relevance import DEFAULT_MIN_RELEVANCE, RelevanceMode
-from factscope.checkers.segmented import CheckMode, ExactScoring
-from factscope.checkers.settings import CheckerSettings
+from factscope.checkers.checker_rules import (
+    FAST_MODE,
+    LABELLED_COLUMNS,
+    LLM_CHECKER,
+    MODEL_CHECKER,
+    ON_A_DEVICE,
+    SEGMENTING_CHECKER,
+    SIMILARITY_CHECKER,
+)
+from factscope.checkers.defaults import DEFAULT_MAX_TOKENS, DEFAULT_MISMATCH, DEFAULT_MODE, DEFAULT_RELEVANCE
+from factscope.checkers.relevance import DEFAULT_MIN_RELEVANCE
 from factscope.core.option_metadata import about
 from factscope.core.option_rules import CountsWhen
-from factscope.hf.device import Device
+from factscope.core.option_validation import ValidatedOptions, options_from
+
+if TYPE_CHECKING:
+    from factscope.checkers.llm import LLMCheckMode, PassageMode
+    from factscope.checkers.relevance import RelevanceMode
+    from factscope.checkers.segmented import CheckMode, ExactScoring
+    from factscope.hf.device import Device
+
+MismatchSetting = Literal["values", "all", "off"]
+"""Which values of a claim the value check compares with its evidence: ``values`` (numbers, dates, quantities),
+``all`` (also named entities) or ``off``."""
 
 MIN_SEGMENT_TOKENS = 8
 """The fewest tokens of a reference segment (0 aside: each reference whole)."""
@@ -58,39 +73,42 @@ LEXICAL_RELEVANCE = CountsWhen(lambda values: values["relevance"] == "lexical", 
 
 
 @dataclass(frozen=True)
-class CheckerOptions:
-    """How the checker named by a spec checks claims; a checker ignores the settings it has no use for."""
+class CheckerOptions(ValidatedOptions):
+    """How the checker named by a spec checks claims. Each setting says which checkers use it (its rule); a run
+    whose checker does not use a setting set away from its default is refused (``make_checker``, the specs)."""
 
     max_tokens: int = field(default=DEFAULT_MAX_TOKENS, metadata=about(
         "model checkers cut each reference into segments of at most this many tokens: 0, or 8 or more; 0 checks "
         "each reference whole, as RefChecker does for NQ (Zero Context) and for its LLM checkers",
-        flag="--segment-tokens", min=0, check=check_segment_tokens,
+        flag="--segment-tokens", min=0, check=check_segment_tokens, counts_when=SEGMENTING_CHECKER,
     ))
     window_sentences: int | None = field(default=None, metadata=about(
         "model checkers read each reference as windows of N consecutive sentences (stride one sentence, each "
         "within `max_tokens`) and take the best window; 0 reads `max_tokens` segments (RefChecker's layout); "
         "default: the checker's own (the shipped checker reads 1- and 2-sentence windows, other models 0)",
-        min=0, counts_when=WINDOWS_IN_SEGMENTS,
+        min=0, counts_when=(SEGMENTING_CHECKER, WINDOWS_IN_SEGMENTS),
     ))
     min_window_sentences: int | None = field(default=None, metadata=about(
         "with sentence windows, also read every narrower window down to N sentences (1 with "
         "`window_sentences=2`: each sentence alone and each pair of neighbours); default: the checker's own "
         "(the shipped checker: 1, with its 2-sentence windows; other models read one width)",
-        min=1, counts_when=NARROWER_WINDOWS,
+        min=1, counts_when=(SEGMENTING_CHECKER, *NARROWER_WINDOWS),
     ))
     exact_scoring: ExactScoring = field(default="decisive", metadata=about(
         "model checkers in exact mode: decisive (only the segments that can decide a label, those over the "
         "relevance floor; the same verdicts) or every (every segment of every reference, so that a verdict can "
-        "also say when a segment under the floor would have decided otherwise)"
+        "also say when a segment under the floor would have decided otherwise)",
+        counts_when=MODEL_CHECKER,
     ))
     relevance: RelevanceMode = field(default=DEFAULT_RELEVANCE, metadata=about(
         "model checkers: lexical (a segment counts for the merge only when it shares at least `min_relevance` of "
-        "the claim's content words, so an unrelated passage cannot decide) or off (every segment counts)"
+        "the claim's content words, so an unrelated passage cannot decide) or off (every segment counts)",
+        counts_when=MODEL_CHECKER,
     ))
     min_relevance: float | None = field(default=None, metadata=about(
         f"0 to 1: the share of the claim's content words a segment must contain to count (with "
         f"`relevance='lexical'`); default {DEFAULT_MIN_RELEVANCE:g}, calibrated on labelled entailed pairs",
-        min=0.0, max=1.0, counts_when=LEXICAL_RELEVANCE,
+        min=0.0, max=1.0, counts_when=(MODEL_CHECKER, LEXICAL_RELEVANCE),
     ))
     min_confidence: float = field(default=0.0, metadata=about(
         "0 to 1: a model checker's Entailment or Contradiction whose probability is under this becomes Neutral "
@@ -101,9 +119,9 @@ class CheckerOptions:
         "model checkers: an Entailment whose evidence sentence bears another value than the claim becomes "
         "Contradiction (the evidence states another value) or Neutral (it states none); values = numbers, dates "
         "and quantities, all = also named entities, off",
-        flag="--mismatch-checks",
+        flag="--mismatch-checks", counts_when=MODEL_CHECKER,
     ))
-    mode: CheckMode = field(default="exact", metadata=about(
+    mode: CheckMode = field(default=DEFAULT_MODE, metadata=about(
         "model checkers: exact (every segment that can decide a label is scored, see `exact_scoring`) or fast "
         "(each claim only against its most relevant segments, stopping at a confident entailment; a claim whose "
         "label pruning could change is scored exactly, and each verdict's fast_path says which)",
@@ -111,7 +129,8 @@ class CheckerOptions:
     ))
     device: Device = field(default="auto", metadata=about(
         "where the embedded checker and the minicheck, hhem and alignscore judges run: auto (a CUDA GPU when "
-        "present), cpu or cuda"
+        "present), cpu or cuda",
+        counts_when=ON_A_DEVICE,
     ))
     threshold: float | None = field(default=None, metadata=about(
         "model checkers: a segment entails the claim when P(Entailment) is at least this (default: the argmax of "
@@ -120,28 +139,62 @@ class CheckerOptions:
     ))
     decision: str | None = field(default=None, metadata=about(
         "model checkers: a claim decision saved by `factscope eval-checker --fit-decision` (fitted on your own "
-        "labelled pairs) decides whether each claim is supported (not with `threshold`); default: none, the "
-        "checker's own labels",
+        "labelled pairs) decides whether each claim is supported, from what the windows say (their labels follow "
+        "`threshold` when given); default: none, the checker's own labels",
         flag="--claim-decision", counts_when=MODEL_CHECKER,
     ))
     label_order: list[str] | None = field(default=None, metadata=about(
         "nli / path checkers: the label of each output column, comma-separated in column order (e.g. "
         "'not_entailment,entailment'), when the model's config names them generically (LABEL_0) or wrongly",
-        option_type=str | None, parse=label_names,
+        option_type=str | None, parse=label_names, counts_when=LABELLED_COLUMNS,
     ))
     similarity_threshold: float = field(default=0.7, metadata=about(
         "cosine threshold of the similarity checker", min=-1.0, max=1.0, counts_when=SIMILARITY_CHECKER,
     ))
     llm_mode: LLMCheckMode = field(default="joint", metadata=about(
         "llm checker: joint (all claims of a record in one call) or single", flag="--llm-check-mode",
+        counts_when=LLM_CHECKER,
     ))
     llm_passages: PassageMode = field(default="each", metadata=about(
         "llm checker, records with several passages: each (one call per passage, labels merged), together (one "
         "call, passages numbered from 1) or refchecker (one call, RefChecker's exact text: 'Passage 0: ...' one "
-        "line each, a single passage included)"
+        "line each, a single passage included)",
+        counts_when=LLM_CHECKER,
     ))
+    batch_size: int | None = field(default=None, metadata={"min": 1})
+    """Pairs per model call (None: the model's own, 32 for nli and path models, 16 for the published judges)."""
 
-    def settings(self, names: Collection[str] | None = None) -> CheckerSettings:
-        """These options as ``make_checker``'s keywords (only those of ``names`` when given)."""
-        chosen = {item.name: getattr(self, item.name) for item in fields(self) if names is None or item.name in names}
-        return CheckerSettings(**chosen)  # type: ignore[typeddict-item]
+
+def checker_options(options: CheckerOptions | Mapping[str, Any] | None = None, **settings: Any) -> CheckerOptions:
+    """``options`` as a CheckerOptions (a mapping of its fields by name, validated; None: the defaults), with the
+    ``settings`` given by name on top. An unknown name is refused (ConfigError) with the valid names and the
+    nearest one."""
+    if isinstance(options, CheckerOptions):
+        return options if not settings else options_from(CheckerOptions, settings, "checker setting", options)
+    return options_from(CheckerOptions, {**(options or {}), **settings}, "checker setting")
+
+
+def used_options(options: CheckerOptions, checker: str) -> CheckerOptions:
+    """``options`` with each setting that the checker ``checker`` (a spec) does not use back at its default: the
+    share of settings given for several checkers that one of them takes."""
+    from factscope.core.option_rules import broken_rule, field_rules
+    from factscope.core.option_validation import default_of, parameter_values
+
+    values = {**parameter_values(options), "checker": checker}
+    unused = {
+        item.name: default_of(item)
+        for item in fields(options)
+        if broken_rule([rule for rule in field_rules(item) if not rule.warn], values) is not None
+    }
+    return replace(options, **unused)
+
+
+class CheckedWithOptions(ValidatedOptions):
+    """A base of the specs whose ``checker_settings`` may be given as a mapping of CheckerOptions' fields: it
+    becomes a CheckerOptions on construction (``checker_options``), before the spec is validated."""
+
+    def __post_init__(self) -> None:
+        settings = getattr(self, "checker_settings")  # noqa: B009 (a field of the dataclass subclass)
+        if not isinstance(settings, CheckerOptions):
+            object.__setattr__(self, "checker_settings", checker_options(settings))
+        super().__post_init__()

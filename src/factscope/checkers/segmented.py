@@ -12,7 +12,7 @@ import numpy as np
 from factscope.checkers.base import CheckTask, PairScorer
 from factscope.checkers.claim_decision import ClaimDecision
 from factscope.checkers.decision import LabelDecision
-from factscope.checkers.defaults import DEFAULT_MAX_TOKENS, DEFAULT_RELEVANCE
+from factscope.checkers.defaults import DEFAULT_MAX_TOKENS, DEFAULT_MODE, DEFAULT_RELEVANCE
 from factscope.checkers.escalation import Escalation, ScoredWindow, escalation
 from factscope.checkers.evidence import best_sentence
 from factscope.checkers.merge import merge_passage_labels
@@ -124,7 +124,7 @@ class SegmentedChecker:
         min_relevance: float = DEFAULT_MIN_RELEVANCE,
         min_confidence: float = 0.0,
         mismatch: MismatchCheck | None = None,
-        mode: CheckMode = "exact",
+        mode: CheckMode = DEFAULT_MODE,
         fast: FastSettings | None = None,
         encoder: TextEncoder | None = None,
         decision: LabelDecision | None = None,

@@ -22,6 +22,7 @@ from factscope.checkers.embedded import MANIFEST, read_manifest
 from factscope.core.errors import ConfigError
 from factscope.core.manifest import fingerprint_file
 from factscope.core.option_metadata import about
+from factscope.core.option_validation import ValidatedOptions
 from factscope.core.version import __version__
 
 CHECKER_NAME = re.compile(r"^[a-z][a-z0-9-]*[a-z0-9]$")
@@ -44,9 +45,9 @@ from factscope.core.registry import Entry
 FOLDER = Path(__file__).parent / "checker"
 
 
-def build(argument: None, **options: Any) -> Any:
-    """The checker in FOLDER, with make_checker's options."""
-    return checker_from_folder(FOLDER, name={name!r}, **options)
+def build(argument: None, options: Any, llm: Any) -> Any:
+    """The checker in FOLDER, with make_checker's options (a CheckerOptions)."""
+    return checker_from_folder(FOLDER, options, name={name!r})
 
 
 ENTRY = Entry({name!r}, {description!r}, build)
@@ -161,7 +162,7 @@ def _existing_file(path: Path) -> None:
 
 
 @dataclass(frozen=True)
-class CheckerPackage:
+class CheckerPackage(ValidatedOptions):
     """The package a checker folder is packed as (``package_checker``): the checker's name, the folder the wheel
     is written into, the package's release number, the checker's one-line description and the model card."""
 

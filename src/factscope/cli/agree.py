@@ -68,12 +68,13 @@ def agree_command(
 
     output = settings.results_file
     check_outputs(output, overwrite=outputs.overwrite, written={"report": settings.report})
+    endpoint.refuse_if_unused(settings.unused_llm(chosen))
     inputs = read_agreement_inputs(human or [], settings)
     print_skipped(*inputs.skipped)
     client = ClientOnce(endpoint)
     with ProgressDisplay() as shown:
         result = run_agreement(
-            inputs, settings, replace(chosen, checker_settings=checking.settings(AGREE_SETTINGS)), llm=client,
+            inputs, settings, replace(chosen, checker_settings=checking), llm=client,
             progress=shown, overwrite=outputs.overwrite, retry_failed=outputs.retry_failed,
         )
     print_table(*agreement_tables(result))

@@ -95,7 +95,7 @@ def score_command(
 ) -> None:
     from factscope.kalma.system import AttributeSystem
 
-    spec = replace(chosen, checker_settings=checking.settings({"mode"}), geval=chosen.geval or chosen.weighted)
+    spec = replace(chosen, checker_settings=checking, geval=chosen.geval or chosen.weighted)
     run(AttributeSystem(gold.minimum, run.notes, in_memory=True), spec, answers, output,
         batch_size=ATTRIBUTE_BATCH_SIZE)
 

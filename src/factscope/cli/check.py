@@ -41,14 +41,9 @@ Examples:
 
 def register(app: typer.Typer) -> None:
     """Add the `check` command."""
-    command = add_field_options(check_command, CheckSpec, "chosen", defaults=CORPUS_RETRIEVER)
+    command = add_field_options(check_command, CheckSpec, "chosen")
     command = add_field_options(command, CheckerOptions, "checking")
     app.command("check", help=HELP)(run_options(web_options(command), after="max_reference_chars"))
-
-
-CORPUS_RETRIEVER = {"retriever": "bm25"}
-"""`--retriever` shows the retriever that `--corpus` gets: bm25 (a corpus retriever retrieves nothing without a
-corpus, as the spec's None)."""
 
 
 def check_command(
@@ -77,6 +72,6 @@ def check_command(
 
     web_search = isinstance(chosen.retriever, str) and is_web_retriever(chosen.retriever)
     spec = replace(
-        chosen, checker_settings=checking.settings(), web=web, query_llm=web_search and run.endpoint.configured()
+        chosen, checker_settings=checking, web=web, query_llm=web_search and run.endpoint.configured()
     )
     run(CheckSystem(max_reference_chars), spec, input, run.output(input, output, ".checked"), batch_size=batch_size)

@@ -19,6 +19,7 @@ from factscope.cli.output_options import OutputOptions, output_options
 from factscope.cli.output_paths import check_outputs
 from factscope.core.errors import RecordsFailed
 from factscope.core.option_metadata import about
+from factscope.core.option_validation import ValidatedOptions
 from factscope.core.system import RunOutcome
 from factscope.engines.ray import RayOptions
 from factscope.engines.system import Engine
@@ -33,7 +34,7 @@ RAY_DEFAULTS = {"concurrency": 2}
 
 
 @dataclass(frozen=True)
-class EngineOptions:
+class EngineOptions(ValidatedOptions):
     """The engine given on the command line."""
 
     engine: Engine = field(default="local", metadata=about(
@@ -75,6 +76,7 @@ class CommandRun:
         A --summary file that may not be written is refused first; the run refuses a bad ``output`` and takes its
         lock before it reads anything (``System.execute``)."""
         check_outputs(written={"summary": self.outputs.summary})
+        self.endpoint.refuse_if_unused(system.unused_llm(spec))
         client = ClientOnce(self.endpoint)
         with ProgressDisplay() as shown:
             ran = system.execute(

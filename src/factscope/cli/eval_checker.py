@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -63,15 +64,17 @@ def eval_checker_command(
     from factscope.evaluation.checker_tables import comparison_table, datasets_table, evaluation_rows
 
     check_outputs(written={"output": evaluation.output})
+    endpoint.refuse_if_unused(evaluation.unused_llm())
     read = read_evaluation_pairs(files, evaluation)
     for problems in [*read.skipped.values(), *read.dev_skipped.values()]:
         print_skipped(*problems, limit=SHOWN_SKIPPED)
     if read.warning is not None:
         print_warning(in_context(read.warning))
+    checking = checking if evaluation.needs_llm() else replace(checking, llm_mode=CheckerOptions.llm_mode)
     client = ClientOnce(endpoint)
     with ProgressDisplay() as shown:
         reports = evaluate_pair_files(
-            read, evaluation, checker_settings=checking.settings(EVAL_SETTINGS), llm=client, progress=shown
+            read, evaluation, checker_settings=checking, llm=client, progress=shown
         )
     print_table(datasets_table(reports[0]) if len(reports) == 1 else comparison_table(reports))
     rows = [*evaluation_rows(reports), *usage_rows(client.client)]

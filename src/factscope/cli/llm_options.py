@@ -8,11 +8,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
 
+import typer
+
 from factscope.cli.display import ProgressDisplay, TerminalNotes, print_table, summary_table
 from factscope.cli.option_groups import Command, add_field_options, option_flags
 from factscope.cli.output_options import OutputOptions
-from factscope.cli.output_paths import check_outputs
-from factscope.cli.parameter_flags import BUNDLES
+from factscope.cli.output_paths import check_outputs, running_command
+from factscope.cli.parameter_flags import BUNDLES, in_context
 from factscope.core.errors import ConfigError, RecordsFailed
 from factscope.hf.llm_endpoint import LLMEndpoint
 
@@ -37,6 +39,18 @@ class LLMOptions(LLMEndpoint):
             return super().build()
         except ConfigError as error:
             raise ConfigError(as_options(str(error))) from None
+
+    def refuse_if_unused(self, unused: str | None) -> None:
+        """Refuse (a usage error of the first) the options of these settings given on the command line when the
+        run would call no LLM: ``unused`` says why (``System.unused_llm``), None when it calls one."""
+        context = running_command()
+        if unused is None or context is None:
+            return
+        for item in fields(LLMEndpoint):
+            source = context.get_parameter_source(SETTING_OPTIONS[item.name])
+            if source is not None and source.name == "COMMANDLINE":
+                flag = option_flags(item)[0]
+                raise typer.BadParameter(in_context(unused.replace("`llm`", flag, 1)), param_hint=f"'{flag}'")
 
 
 def as_options(message: str) -> str:

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import functools
 import inspect
-import math
 import typing
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import MISSING, Field, fields, replace
+from dataclasses import MISSING, Field, fields
 from typing import Annotated, Any, TypeVar
 
 import typer
@@ -17,7 +16,8 @@ from factscope.cli.option_rules import RuledOption, enforce_field_rules
 from factscope.cli.parameter_flags import MENTION, in_context, with_flags
 from factscope.core.errors import ConfigError
 from factscope.core.option_metadata import declared_type
-from factscope.core.option_rules import CountsWhen, field_rules
+from factscope.core.option_rules import field_rules
+from factscope.core.option_validation import ValidatedOptions
 
 Command = TypeVar("Command", bound=Callable[..., None])
 
@@ -39,9 +39,11 @@ def add_field_options(
     """``command`` with an option for each field of the dataclass ``group`` that has a help text (of those
     in ``names`` when given; default: the field's, or ``defaults``'), under ``panel``, after the parameter
     ``after`` (else last). ``command`` gets them as one ``group`` instance under ``keyword``, once the
-    options' rules are enforced (``factscope.cli.option_rules``); a ConfigError of the instance is a usage error
-    of the first option it names."""
+    options' rules are enforced (``factscope.cli.option_rules``); ``group`` validates its values itself
+    (``ValidatedOptions``), and a ConfigError of the instance is a usage error of the first option it names."""
     offered = [item for item in fields(group) if "help" in item.metadata and (names is None or item.name in names)]
+    if not issubclass(group, ValidatedOptions):
+        raise TypeError(f"{group.__name__} does not validate itself: make it a ValidatedOptions")
     flags = {item.name: option_flags(item)[0].split("/")[0] for item in offered}
     chosen = defaults or {}
     added: dict[str, tuple[Field[Any], inspect.Parameter]] = {}
@@ -65,7 +67,7 @@ def add_field_options(
             parameters.extend(parameter for _, parameter in added.values())
     if after is None:
         parameters.extend(parameter for _, parameter in added.values())
-    ruled = {item.name: RuledOption(name, flags[item.name], _rules_shown(item, flags))
+    ruled = {item.name: RuledOption(name, item.name, flags[item.name], field_rules(item))
              for name, (item, _) in added.items()}
     groups = (*getattr(command, FIELD_GROUPS, ()), ruled)
 
@@ -76,7 +78,8 @@ def add_field_options(
             gathered = group(**{item.name: kwargs.pop(name) for name, (item, _) in added.items()})
         except ConfigError as error:
             named = [flags[name] for name, _ in MENTION.findall(str(error)) if name in flags]
-            raise typer.BadParameter(in_context(str(error)), param_hint=f"'{named[0]}'" if named else None) from None
+            shown = in_context(with_flags(str(error), flags))
+            raise typer.BadParameter(shown, param_hint=f"'{named[0]}'" if named else None) from None
         command(**kwargs, **{keyword: gathered})
 
     setattr(wrapper, FIELD_GROUPS, groups)
@@ -99,50 +102,31 @@ def _option_type(group: type, item: Field[Any]) -> Any:
 
 
 def _option(item: Field[Any], kind: Any, flags: Mapping[str, str], panel: str | None) -> Any:
-    """The typer option of the field ``item`` (of type ``kind``); a float option refuses nan and inf."""
+    """The typer option of the field ``item``, its range shown in its help; the value is validated where the
+    dataclass is built (``factscope.core.option_validation``), so every front-end refuses it in the same words."""
     meta = item.metadata
-    low = meta.get("min")
+    parse = meta.get("parse")
     return typer.Option(
         *option_flags(item),
-        help=_with_flags(meta["help"], flags),
-        min=None if meta.get("min_open") else low,
-        max=meta.get("max"),
-        callback=_checked(meta, float in (kind, *typing.get_args(kind))),
+        help=_with_flags(meta["help"], flags) + range_shown(meta),
+        callback=None if parse is None else (lambda value: value if value is None else parse(value)),
         envvar=meta.get("envvar"),
         rich_help_panel=panel,
     )
 
 
-def _rules_shown(item: Field[Any], flags: Mapping[str, str]) -> tuple[CountsWhen, ...]:
-    """The rules of the field ``item``, each condition's parameters shown as flags."""
-    return tuple(replace(rule, condition=_with_flags(rule.condition, flags)) for rule in field_rules(item))
+def range_shown(meta: Mapping[str, Any]) -> str:
+    """The range of an option with the metadata ``meta`` as typer shows one (' [x>=1]', escaped for rich), or ''."""
+    low, high = meta.get("min"), meta.get("max")
+    if low is None and high is None:
+        return ""
+    if high is None:
+        return f" \\[x{'>' if meta.get('min_open') else '>='}{low}]"
+    lower = "" if low is None else f"{low}<" if meta.get("min_open") else f"{low}<="
+    return f" \\[{lower}x<={high}]"
 
 
 def _with_flags(text: str, flags: Mapping[str, str]) -> str:
     """``text`` with each parameter it names shown as its flag: that of ``flags``, else one from its name."""
     spelt = {name: "--" + name.replace("_", "-") for name, _ in MENTION.findall(text)}
     return with_flags(text, {**spelt, **flags})
-
-
-def _checked(meta: Mapping[str, Any], real: bool) -> Callable[[Any], Any] | None:
-    """The parse-time check of an option with the metadata ``meta`` (``real``: of float values), or None."""
-    check = meta.get("check")
-    parse = meta.get("parse")
-    above = meta["min"] if meta.get("min_open") else None
-    if check is None and above is None and parse is None and not real:
-        return None
-
-    def checked(value: Any) -> Any:
-        if value is not None:
-            if real and not math.isfinite(value):
-                raise typer.BadParameter(f"{value} is not a finite number")
-            if above is not None and not value > above:
-                raise typer.BadParameter(f"{value} is not above {above:g}")
-            if check is not None:
-                try:
-                    check(value)
-                except (ConfigError, ValueError) as error:
-                    raise typer.BadParameter(str(error)) from None
-        return value if parse is None else parse(value)
-
-    return checked

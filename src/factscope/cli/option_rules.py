@@ -1,6 +1,6 @@
-"""An option given on the command line where its rule (``factscope.core.option_rules``) does not hold is
-refused as a usage error before any work, or warned about where the rule only warns; one left at its default
-never is."""
+"""An option given on the command line where its rule (``factscope.core.option_rules``) does not hold, even at its
+default, is refused as a usage error before any work in the library's words, or warned about where the rule only
+warns; one left out never is."""
 
 from __future__ import annotations
 
@@ -10,14 +10,17 @@ from typing import Any, NamedTuple
 import typer
 
 from factscope.cli.output_paths import running_command
+from factscope.cli.parameter_flags import in_context
 from factscope.core.option_rules import CountsWhen, broken_rule
+from factscope.core.option_validation import rule_refusal
 from factscope.core.progress_display import console
 
 
 class RuledOption(NamedTuple):
-    """A field's option: its parameter, its flag, and its rules, their conditions written with flags."""
+    """A field's option: its parameter, its field's name, its flag and its rules."""
 
     param: str
+    name: str
     flag: str
     rules: tuple[CountsWhen, ...]
 
@@ -35,10 +38,10 @@ def enforce_field_rules(groups: Sequence[Mapping[str, RuledOption]], values: Map
         return
     context.meta[CHECKED] = context
     every = {name: values[option.param] for group in groups for name, option in group.items()}
-    broken: list[tuple[str, CountsWhen | None]] = []
+    broken: list[tuple[RuledOption, CountsWhen | None]] = []
     for group in groups:
         read = every | {name: values[option.param] for name, option in group.items()}
-        broken += [(option.flag, broken_rule(option.rules, read)) for option in group.values()
+        broken += [(option, broken_rule(option.rules, read)) for option in group.values()
                    if _given(context, option.param)]
     _refuse(broken)
 
@@ -49,10 +52,11 @@ def _given(context: typer.Context, param: str) -> bool:
     return source is not None and source.name == "COMMANDLINE"
 
 
-def _refuse(broken: list[tuple[str, CountsWhen | None]]) -> None:
-    """Warn of each (flag, broken rule or None) whose rule warns, then refuse the first whose rule refuses."""
-    found = [(flag, rule) for flag, rule in broken if rule is not None]
-    for flag, rule in sorted(found, key=lambda pair: not pair[1].warn):
+def _refuse(broken: list[tuple[RuledOption, CountsWhen | None]]) -> None:
+    """Warn of each (option, broken rule or None) whose rule warns, then refuse the first whose rule refuses."""
+    found = [(option, rule) for option, rule in broken if rule is not None]
+    for option, rule in sorted(found, key=lambda pair: not pair[1].warn):
+        said = in_context(rule_refusal(option.name, rule.condition).replace(f"`{option.name}`", option.flag, 1))
         if not rule.warn:
-            raise typer.BadParameter(f"it counts only {rule.condition}", param_hint=f"'{flag}'")
-        console.print(f"[bold yellow]warning[/] {flag} counts only {rule.condition}; this run ignores it")
+            raise typer.BadParameter(said, param_hint=f"'{option.flag}'")
+        console.print(f"[bold yellow]warning[/] {said}; this run ignores it")

@@ -8,13 +8,14 @@ from pathlib import Path
 
 from factscope.cli.option_groups import Command, add_field_options
 from factscope.core.option_metadata import about
+from factscope.core.option_validation import ValidatedOptions
 
 RERUN_FIELDS = frozenset({"overwrite", "retry_failed"})
 """The fields of a command that writes no summary file."""
 
 
 @dataclass(frozen=True)
-class OutputOptions:
+class OutputOptions(ValidatedOptions):
     """How a command treats its results file, and where it writes its summary figures."""
 
     summary: Path | None = field(default=None, metadata=about("also write the run's figures as JSON here"))

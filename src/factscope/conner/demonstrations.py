@@ -18,6 +18,7 @@ from factscope.conner.generation import (
 from factscope.core.errors import ConfigError, InputError
 from factscope.core.option_metadata import about
 from factscope.core.option_rules import CountsWhen
+from factscope.core.option_validation import ValidatedOptions
 
 if TYPE_CHECKING:
     from factscope.conner.evaluator import KnowledgeEvaluator
@@ -28,7 +29,7 @@ FEW_SHOT = CountsWhen(lambda values: values["mode"] == "few", "with `mode='few'`
 
 
 @dataclass(frozen=True)
-class DemonstrationSettings:
+class DemonstrationSettings(ValidatedOptions):
     """The few-shot examples of a generation run: ``shots`` records of ``train`` per task, random ones or, with
     ``select_from``, the best ``shots`` of ``select_from`` random ones by Q_know; ``answer``: also generate
     answers, whose few-shot template (Table 13) takes the same examples."""

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar, get_args
+from typing import TYPE_CHECKING, TypeVar
 
-from factscope.checkers.segmented import CheckMode
 from factscope.conner.evaluator import KnowledgeEvaluator, KnowledgeSettings
-from factscope.conner.spec import DEFAULT_Q_KNOW_WEIGHTS
+from factscope.conner.spec import DEFAULT_COHERENCE_MODEL, DEFAULT_RELEVANCE_MODEL, KnowledgeSpec
 from factscope.core.errors import ConfigError
 from factscope.hf.embedded_lm import EXTRA_HINT
-from factscope.metrics.conner import Aggregation, EvidenceAggregation, SentenceRanking
 
 GivenLM = TypeVar("GivenLM")
 """A causal LM as a run is given it: a name, or a ready model."""
@@ -19,7 +17,6 @@ LLAMACPP_PREFIX = "llamacpp:"
 """``lm`` names starting with it run a GGUF file with llama.cpp."""
 
 if TYPE_CHECKING:
-    from factscope.checkers.base import Checker
     from factscope.conner.coherence import ParagraphCoherence
     from factscope.conner.relevance import RelevanceModel
     from factscope.hf.causal_lm import TokenLogProbs
@@ -43,27 +40,9 @@ def parse_weights(text: str) -> tuple[float, float, float, float]:
     return values[0], values[1], values[2], values[3]
 
 
-def make_evaluator(
-    *,
-    corpus: str | Path | None = None,
-    retriever: str = "bm25",
-    evidence_k: int = 5,
-    aggregate: Aggregation = "min",
-    evidence_aggregate: EvidenceAggregation = "max",
-    rank_by: SentenceRanking = "entailment",
-    hard: bool = False,
-    checker: str | Checker = "embedded",
-    relevance: str | RelevanceModel = "bi-encoder",
-    coherence: str | ParagraphCoherence = "proxy",
-    lm: str | TokenLogProbs | None = None,
-    baselines: int = 3,
-    weights: str = DEFAULT_Q_KNOW_WEIGHTS,
-    seed: int = 0,
-    mode: CheckMode = "exact",
-    llm: LLMClient | None = None,
-    web: WebSettings | None = None,
-) -> KnowledgeEvaluator:
-    """A KnowledgeEvaluator whose models load only for the metrics they serve.
+def make_evaluator(spec: KnowledgeSpec | None = None, *, llm: LLMClient | None = None) -> KnowledgeEvaluator:
+    """The KnowledgeEvaluator of ``spec`` (default: ``KnowledgeSpec()``): its ready ``evaluator``, else one built
+    from its parts, whose models load only for the metrics they serve.
 
     ``corpus`` (evidence passages), or a ``retriever`` that searches the web or Wikipedia ('web:serper',
     'web:brave', 'wikipedia', as ``web`` says), enables factuality and open-ended validity; ``lm`` (a causal LM name or
@@ -75,32 +54,34 @@ def make_evaluator(
     passage (``factscope.checkers.pruning``). The checker, relevance, coherence and LM parts are each a name
     (built here) or a ready object (used as it is).
     """
+    from factscope.checkers.options import CheckerOptions
     from factscope.checkers.registry import make_checker
     from factscope.conner.coherence import AdjacentSimilarityCoherence, ClassifierCoherence
     from factscope.conner.relevance import BiEncoderRelevance, CrossEncoderRelevance
-    for option, value, allowed in (("aggregate", aggregate, Aggregation),
-                                   ("evidence_aggregate", evidence_aggregate, EvidenceAggregation),
-                                   ("rank_by", rank_by, SentenceRanking)):
-        if value not in get_args(allowed):
-            raise ConfigError(f"`{option}` must be one of {', '.join(get_args(allowed))}, not {value!r}")
+
+    spec = spec or KnowledgeSpec()
+    if spec.evaluator is not None:
+        return spec.evaluator
     settings = KnowledgeSettings(
-        evidence_k=evidence_k, aggregate=aggregate, evidence_aggregate=evidence_aggregate, rank_by=rank_by,
-        hard_factuality=hard, baselines=baselines, seed=seed, weights=parse_weights(weights),
+        evidence_k=spec.evidence_k, aggregate=spec.aggregate, evidence_aggregate=spec.evidence_aggregate,
+        rank_by=spec.rank_by, hard_factuality=spec.hard, baselines=spec.baselines, seed=spec.seed,
+        weights=parse_weights(spec.weights),
     )
+    relevance, coherence, checker, lm = spec.relevance, spec.coherence, spec.checker, spec.lm
     ranker: RelevanceModel | None = (
         relevance if not isinstance(relevance, str) else None if relevance == "none"
-        else BiEncoderRelevance() if relevance == "bi-encoder" else CrossEncoderRelevance(relevance)
+        else BiEncoderRelevance() if relevance == DEFAULT_RELEVANCE_MODEL else CrossEncoderRelevance(relevance)
     )
     paragraph: ParagraphCoherence | None = (
         coherence if not isinstance(coherence, str) else None if coherence == "none"
-        else AdjacentSimilarityCoherence() if coherence == "proxy" else ClassifierCoherence(coherence)
+        else AdjacentSimilarityCoherence() if coherence == DEFAULT_COHERENCE_MODEL else ClassifierCoherence(coherence)
     )
     return KnowledgeEvaluator(
         checker=(
-            checker if not isinstance(checker, str) else make_checker(checker, llm=llm, mode=mode)
+            checker if not isinstance(checker, str) else make_checker(checker, options=CheckerOptions(mode=spec.mode), llm=llm)
             if checker != "none" else None
         ),
-        retriever=_retriever(retriever, corpus, evidence_k, web),
+        retriever=_retriever(spec.retriever, spec.corpus, spec.evidence_k, spec.web),
         relevance=ranker,
         coherence=paragraph,
         lm=lm if lm is None or not isinstance(lm, str) else _causal_lm(lm, llm),

@@ -20,6 +20,7 @@ from factscope.conner.data import KnowledgeRecord
 from factscope.conner.templates import answer_prompt, few_shot_prompt, zero_shot_prompt
 from factscope.core.manifest import fingerprint_items
 from factscope.core.option_metadata import about
+from factscope.core.option_validation import ValidatedOptions
 from factscope.core.run import ProgressCallback, run_batches, run_manifest
 from factscope.core.run_result import RunResult
 
@@ -60,7 +61,7 @@ class GeneratedKnowledge(BaseModel):
 
 
 @dataclass
-class GenerationSettings:
+class GenerationSettings(ValidatedOptions):
     """Sampling of knowledge candidates (the paper: top-p 0.9, r = 5) and answer length."""
 
     mode: GenerationMode = field(default="zero", metadata=about("zero (Table 11 prompt) or few (Table 12 examples)"))
@@ -75,7 +76,7 @@ class GenerationSettings:
 
 
 @dataclass(frozen=True)
-class CandidateSampling:
+class CandidateSampling(ValidatedOptions):
     """The candidates of knowledge selection (CONNER section 5: r = 5, top-p 0.9), which keeps the best of them
     by Q_know: the ``GenerationSettings`` of a selection run (``settings``)."""
 

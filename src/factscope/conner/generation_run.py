@@ -64,13 +64,13 @@ def run_generation(
     (``selection_spec``), the demonstrations are the best of ``select_from`` by Q_know and the best of several
     candidates is kept. ``notes`` is told of each bad record (of ``input`` and of the training file) and, before
     generation starts, of the demonstrations Q_know chose."""
-    from factscope.conner.system import make_spec_evaluator
+    from factscope.conner.evaluator_setup import make_evaluator
 
     skipped = (lambda problem: notes.skipped([problem])) if notes is not None else None
     records, bad = usable_knowledge_records(input, need_knowledge=False, task=task, skipped=skipped)
     if not records:
         raise InputError(NO_USABLE_RECORDS, path=input)
-    evaluator = make_spec_evaluator(scoring, llm) if scoring is not None else None
+    evaluator = make_evaluator(scoring, llm=llm) if scoring is not None else None
     examples = run_demonstrations(
         (record.task for record in records), demonstrations.train, mode=settings.mode,
         answer=demonstrations.answer, shots=demonstrations.shots, seed=settings.seed,

@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from factscope.checkers.checker_rules import FAST_MODE
-from factscope.checkers.defaults import DEFAULT_CHECKER
+from factscope.checkers.defaults import DEFAULT_CHECKER, DEFAULT_MODE
 from factscope.core.option_metadata import about
+from factscope.core.option_validation import ValidatedOptions
 from factscope.core.seeds import SEED_MAX
 from factscope.retrieve.web_settings import WebSettings
 
@@ -56,7 +57,7 @@ def check_weights(value: str) -> None:
 
 
 @dataclass(frozen=True)
-class KnowledgeSpec:
+class KnowledgeSpec(ValidatedOptions):
     """The evaluator of a knowledge-scoring run: a ready ``evaluator``, or the parts
     ``factscope.conner.evaluator_setup.make_evaluator`` builds it from (``corpus`` enables factuality and
     open-ended validity, and its fingerprint goes into the manifest; ``lm``, a causal LM or 'endpoint', enables
@@ -118,7 +119,7 @@ class KnowledgeSpec:
     seed: int = field(default=0, metadata=about(
         "random seed (baselines, demonstrations, sampling)", min=0, max=SEED_MAX
     ))
-    mode: CheckMode = field(default="exact", metadata=about(
+    mode: CheckMode = field(default=DEFAULT_MODE, metadata=about(
         "model checkers: exact (every segment of every evidence passage is scored) or fast (each sentence only "
         "against the most relevant segments of each passage, stopping at a confident entailment; a sentence whose "
         "label pruning could change is scored exactly)", recorded_by="evaluator", counts_when=FAST_MODE

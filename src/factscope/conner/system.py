@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 
 from factscope.conner import report
 from factscope.conner.data import KnowledgeRecord, KnowledgeRecords, KnowledgeTask, parse_knowledge_record
-from factscope.conner.evaluator import KnowledgeEvaluator
 from factscope.conner.scores import KnowledgeScores
 from factscope.conner.spec import KnowledgeSpec
 from factscope.conner.task import KnowledgeRun, knowledge_pipeline, knowledge_pool, knowledge_run
@@ -25,33 +24,6 @@ from factscope.engines.system import System
 
 if TYPE_CHECKING:
     from factscope.llm.client import LLMClient
-
-
-def make_spec_evaluator(spec: KnowledgeSpec, llm: LLMClient | None) -> KnowledgeEvaluator:
-    """The evaluator of ``spec``: its ready one, else built from its parts (``llm`` for the LLM ones)."""
-    from factscope.conner.evaluator_setup import make_evaluator
-
-    if spec.evaluator is not None:
-        return spec.evaluator
-    return make_evaluator(
-        corpus=spec.corpus,
-        retriever=spec.retriever,
-        evidence_k=spec.evidence_k,
-        aggregate=spec.aggregate,
-        evidence_aggregate=spec.evidence_aggregate,
-        rank_by=spec.rank_by,
-        hard=spec.hard,
-        checker=spec.checker,
-        relevance=spec.relevance,
-        coherence=spec.coherence,
-        lm=spec.lm,
-        baselines=spec.baselines,
-        weights=spec.weights,
-        seed=spec.seed,
-        mode=spec.mode,
-        llm=llm,
-        web=spec.web,
-    )
 
 
 def spec_missing_parts(spec: KnowledgeSpec) -> list[str]:
@@ -79,6 +51,7 @@ class KnowledgeSystem(System[KnowledgeSpec, KnowledgeRecord, KnowledgeScores, Kn
     name = "knowledge"
     manifest = "knowledge score"
     command = "factscope knowledge score"
+    llm_users = "with `lm='endpoint'` or an llm `checker` (llm, llm:minicheck)"
     title = "Knowledge quality (CONNER)"
     report = ReportHooks.of(report)
 
@@ -111,13 +84,17 @@ class KnowledgeSystem(System[KnowledgeSpec, KnowledgeRecord, KnowledgeScores, Kn
 
     def ready(self, spec: KnowledgeSpec, llm: LLMClient | None) -> KnowledgeSpec:
         """``spec`` with its evaluator built (``llm`` for the LLM parts)."""
-        return replace(spec, evaluator=make_spec_evaluator(spec, llm))
+        from factscope.conner.evaluator_setup import make_evaluator
+
+        return replace(spec, evaluator=make_evaluator(spec, llm=llm))
 
     def build(
         self, spec: KnowledgeSpec, llm: LLMClient | None
     ) -> Pipeline[KnowledgeRecord, KnowledgeScores, KnowledgeTotals]:
         """The scoring pipeline of ``spec``'s evaluator, drawing helpfulness baselines from its ``pool``."""
-        evaluator = make_spec_evaluator(spec, llm)  # first: a missing corpus is a located InputError
+        from factscope.conner.evaluator_setup import make_evaluator
+
+        evaluator = make_evaluator(spec, llm=llm)  # first: a missing corpus is a located InputError
         settings: dict[str, SettingValue] = {"corpus": fingerprint_file(spec.corpus).sha256} if spec.corpus else {}
         return knowledge_pipeline(evaluator, pool=spec.pool if spec.pool is not None else [], settings=settings)
 

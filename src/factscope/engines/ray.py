@@ -36,6 +36,7 @@ from factscope.core.errors import ConfigError, InputError
 from factscope.core.manifest import RunManifest
 from factscope.core.option_metadata import about
 from factscope.core.option_rules import CountsWhen
+from factscope.core.option_validation import ValidatedOptions
 from factscope.core.results import ResultRows, Totals
 from factscope.core.results_file import ResultWriter, drop_rows
 from factscope.core.results_lock import results_lock
@@ -73,7 +74,7 @@ ON_RAY = CountsWhen(lambda values: values["engine"] == "ray", "with `engine='ray
 
 
 @dataclass(frozen=True)
-class RayOptions:
+class RayOptions(ValidatedOptions):
     """Where and how wide a Ray run goes.
 
     ``address``: an existing cluster (``ray://head:10001`` or ``auto``); None starts a local one of ``num_cpus``

@@ -28,6 +28,7 @@ from rich.table import Table as RichTable
 from factscope.core.errors import ConfigError, InputError
 from factscope.core.input_notes import InputNotes, report_usable
 from factscope.core.manifest import DigestedItems, spec_settings
+from factscope.core.option_validation import rule_refusal
 from factscope.core.output_checks import check_outputs
 from factscope.core.results import ResultRows, Totals
 from factscope.core.results_lock import results_lock
@@ -118,6 +119,9 @@ class System(ABC, Generic[SpecT, Item, Row, TotalsT, RunT]):
     report: ClassVar[ReportHooks[Any]]
     records: ClassVar[str] = "records"
     """What its input records are called in messages (\"no usable answers\")."""
+    llm_users: ClassVar[str]
+    """When its runs use an LLM: the components that call one, naming the parameters that choose them (the
+    condition of ``unused_llm``'s refusal)."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """A subclass's ``row_type``, ``totals_type`` and ``run_type``: the types its ``System[...]`` base names."""
@@ -141,6 +145,11 @@ class System(ABC, Generic[SpecT, Item, Row, TotalsT, RunT]):
     @abstractmethod
     def needs_llm(self, spec: SpecT) -> bool:
         """Whether the spec's components call an LLM endpoint."""
+
+    def unused_llm(self, spec: SpecT) -> str | None:
+        """Why an LLM given to a run of ``spec`` would go unused, in the words of a rule's refusal (`llm` counts
+        only with ...), or None when a component of ``spec`` calls one."""
+        return None if self.needs_llm(spec) else rule_refusal("llm", self.llm_users)
 
     @abstractmethod
     def ready(self, spec: SpecT, llm: LLMClient | None) -> SpecT:

@@ -16,16 +16,22 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from factscope.checkers.defaults import DEFAULT_CHECKER
+from factscope.checkers.options import CheckerOptions, checker_options, used_options
 from factscope.checkers.registry import CHECKERS, make_checker
 from factscope.core.errors import ConfigError, InputError
 from factscope.core.option_metadata import about
+from factscope.core.option_validation import (
+    ValidatedOptions,
+    parameter_values,
+    rule_refusal,
+    validate_options,
+)
 from factscope.core.output_checks import check_outputs
 from factscope.core.run import ProgressCallback
 from factscope.evaluation.checker_eval import CheckerComparison, EvalReport, evaluate_checker, tune_threshold
 from factscope.evaluation.pairs import LabelledPair, PartChoice, read_pairs, sample_pairs
 
 if TYPE_CHECKING:
-    from factscope.checkers.settings import CheckerSettings
     from factscope.llm.client import LLMClient
 
 
@@ -35,7 +41,7 @@ def _checker_catalogue() -> str:
 
 
 @dataclass(frozen=True)
-class EvaluationSettings:
+class EvaluationSettings(ValidatedOptions):
     """Which checkers an evaluation measures, how a pair is judged entailed, which pairs of the files count, and
     where the report goes. A threshold is given or tuned on dev files, not both."""
 
@@ -70,6 +76,7 @@ class EvaluationSettings:
     ))
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         if self.threshold is not None and self.tune_on:
             raise ConfigError("give either a `threshold` or dev files to tune one on (`tune_on`), not both")
         if self.fit_decision is not None and self.threshold is not None:
@@ -85,6 +92,10 @@ class EvaluationSettings:
     def needs_llm(self) -> bool:
         """Whether one of the checkers calls an LLM endpoint."""
         return any(CHECKERS.needs_llm(spec) for spec in self.specs)
+
+    def unused_llm(self) -> str | None:
+        """Why an LLM given to this evaluation would go unused (a rule's refusal), or None when a checker calls one."""
+        return None if self.needs_llm() else rule_refusal("llm", "with an llm `checker` (llm, llm:minicheck)")
 
 
 @dataclass(frozen=True)
@@ -142,19 +153,21 @@ def evaluate_checkers(
     dev: Sequence[LabelledPair] = (),
     threshold: float | None = None,
     llm: LLMClient | None = None,
-    settings: Mapping[str, Any] | None = None,
+    settings: CheckerOptions | Mapping[str, Any] | None = None,
     batch_size: int = 32,
     progress: ProgressCallback | None = None,
     fit_decision: Path | None = None,
 ) -> list[EvalReport]:
-    """Build each checker of ``specs`` (with ``llm`` and the checker ``settings``; the seconds it takes are the
-    report's ``load_seconds``), tune its threshold on ``dev`` when given (else use ``threshold``), and evaluate it
-    on ``pairs``. With ``fit_decision`` a claim decision is fitted instead, on ``dev`` when given (else on
-    ``pairs``), saved there and evaluated."""
+    """Build each checker of ``specs`` (with ``llm`` and those of the checker ``settings`` it uses, each setting
+    used by one of them at least; the seconds it takes are the report's ``load_seconds``), tune its threshold on
+    ``dev`` when given (else use ``threshold``), and evaluate it on ``pairs``. With ``fit_decision`` a claim
+    decision is fitted instead, on ``dev`` when given (else on ``pairs``), saved there and evaluated."""
+    options = checker_options(settings, **({"decision": "off"} if fit_decision else {}))
+    validate_options(options, {**parameter_values(options), "checker": list(specs)})
     reports = []
     for spec in specs:
         began = time.perf_counter()
-        checker = make_checker(spec, llm=llm, **{**(settings or {}), **({"decision": "off"} if fit_decision else {})})
+        checker = make_checker(spec, options=used_options(options, spec), llm=llm)
         load_seconds = time.perf_counter() - began
         if fit_decision is not None:
             _fit_and_save(checker, dev or pairs, fit_decision, batch_size, progress)
@@ -184,7 +197,7 @@ def evaluate_pair_files(
     read: EvaluationPairs,
     settings: EvaluationSettings,
     *,
-    checker_settings: CheckerSettings | None = None,
+    checker_settings: CheckerOptions | Mapping[str, Any] | None = None,
     llm: LLMClient | Callable[[], LLMClient] | None = None,
     progress: ProgressCallback | None = None,
 ) -> list[EvalReport]:
@@ -202,7 +215,7 @@ def evaluate_pair_files(
     client = (llm() if settings.needs_llm() else None) if callable(llm) else llm
     evaluated = evaluate_checkers(
         settings.specs, read.pairs, dev=read.dev, threshold=settings.threshold, llm=client,
-        settings={**(checker_settings or {}), "batch_size": settings.batch_size}, batch_size=settings.batch_size,
+        settings=checker_options(checker_settings, batch_size=settings.batch_size), batch_size=settings.batch_size,
         progress=progress, fit_decision=settings.fit_decision,
     )
     inputs = {

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from factscope.core.errors import InputError
 from factscope.core.option_metadata import about
+from factscope.core.option_validation import ValidatedOptions
 from factscope.core.run import ProgressCallback, stage
 from factscope.grounding.data import PresenceLabelInput, read_presence_labels
 from factscope.grounding.presence import PresenceModel
@@ -29,7 +30,7 @@ class PresenceLabels:
 
 
 @dataclass(frozen=True)
-class CalibrationSettings:
+class CalibrationSettings(ValidatedOptions):
     """How ``calibrate_presence`` chooses a threshold: the ``statistic`` of agreement with the human labels that
     it maximises."""
 

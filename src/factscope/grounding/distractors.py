@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Literal, get_args
 
 from factscope.core.option_metadata import about
+from factscope.core.option_validation import ValidatedOptions
 from factscope.core.seeds import SEED_MAX
 from factscope.grounding.data import GroundExample, context_title
 from factscope.retrieve.corpus import Corpus, Hit, Retriever, RetrieverName, make_retriever
@@ -93,7 +94,7 @@ def place_gold(
 
 
 @dataclass(frozen=True)
-class DistractorSettings:
+class DistractorSettings(ValidatedOptions):
     """How distractors are drawn from a corpus (the paper's Dist setting): the ``retriever`` finds ``depth``
     passages per question, those that are not gold fill ``budget`` whitespace tokens, and the gold contexts go
     at ``gold_position`` (``seed`` draws a random one)."""

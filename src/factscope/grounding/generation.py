@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field
 
 from factscope.core.input_notes import InputNotes
 from factscope.core.option_metadata import about
+from factscope.core.option_validation import ValidatedOptions
 from factscope.core.prompts import load_prompt
 from factscope.core.run import ProgressCallback, run_batches, run_manifest
 from factscope.core.run_result import RunResult
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class ResponseGenerationSettings:
+class ResponseGenerationSettings(ValidatedOptions):
     """How ``generate`` calls the LLM: ``max_tokens`` per response, ``batch_size`` questions at a time."""
 
     max_tokens: int = field(default=512, metadata=about("response length limit", min=1))

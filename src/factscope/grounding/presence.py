@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypedDict, Unpack
 
 import numpy as np
 
+from factscope.checkers.defaults import DEFAULT_MODE
 from factscope.core.registry import Argument, Entry, Registry
 from factscope.core.text import split_sentences
 from factscope.grounding.presence_rounds import PresenceMode, PresenceRounds, best_in_rounds, rank_windows
@@ -113,7 +114,7 @@ class WindowedPresence(ABC):
         window: int | None = 3,
         stride: int = 1,
         min_window: int | None = None,
-        mode: PresenceMode = "exact",
+        mode: PresenceMode = DEFAULT_MODE,
         rounds: PresenceRounds | None = None,
     ) -> None:
         if mode not in ("exact", "fast"):
@@ -342,7 +343,7 @@ class LLMJudgePresence(WindowedPresence):
         window: int | None = None,
         stride: int = 1,
         min_window: int | None = None,
-        mode: PresenceMode = "exact",
+        mode: PresenceMode = DEFAULT_MODE,
         prompt: str = "ground_presence",
     ) -> None:
         super().__init__(window, stride, min_window, mode)
@@ -453,7 +454,7 @@ def make_presence(
     window: int | None = None,
     stride: int = 1,
     min_window: int | None = None,
-    mode: PresenceMode = "exact",
+    mode: PresenceMode = DEFAULT_MODE,
     llm: LLMClient | None = None,
 ) -> PresenceModel:
     """Build a presence model from a spec of ``PRESENCE_MODELS`` (plugins in the group ``factscope.presence``).

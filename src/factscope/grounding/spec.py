@@ -8,9 +8,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from factscope.checkers.defaults import DEFAULT_MODE
 from factscope.core.errors import ConfigError
 from factscope.core.option_metadata import about
 from factscope.core.option_rules import CountsWhen
+from factscope.core.option_validation import ValidatedOptions
 
 if TYPE_CHECKING:
     from factscope.claims.base import Extractor
@@ -87,7 +89,7 @@ def check_threshold(presence: str, threshold: float) -> None:
 
 
 @dataclass(frozen=True)
-class GroundSpec:
+class GroundSpec(ValidatedOptions):
     """The components and settings of a grounding run.
 
     ``extractor``: the atomic facts of the responses, an extractor spec ('facts', the offline default; 'llm-facts';
@@ -123,7 +125,7 @@ class GroundSpec:
         "also score narrower windows, of every width from this to `window` (default: `window` only)", min=1,
         recorded_by="presence", counts_when=(WINDOWED, UP_TO_WINDOW),
     ))
-    mode: PresenceMode = field(default="exact", metadata=about(
+    mode: PresenceMode = field(default=DEFAULT_MODE, metadata=about(
         "exact (every window of every source is scored) or fast (each fact only against its most relevant "
         "windows, by BM25, stopping at the first that reaches the threshold; decisions differ from exact only "
         "where an unscored window would have decided)",
@@ -145,5 +147,6 @@ class GroundSpec:
 
     def __post_init__(self) -> None:
         """Refuse a ``threshold`` outside the range of the named presence model's scores (``check_threshold``)."""
+        super().__post_init__()
         if isinstance(self.presence, str) and self.threshold is not None:
             check_threshold(self.presence, self.threshold)

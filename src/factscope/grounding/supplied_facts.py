@@ -15,6 +15,7 @@ from factscope.claims.base import Extractor, check_questions
 from factscope.core.errors import InputError
 from factscope.core.manifest import SettingValue, describe
 from factscope.core.option_metadata import about
+from factscope.core.option_validation import ValidatedOptions
 from factscope.core.schema import Claim, Extraction
 from factscope.grounding.data import GroundExample
 from factscope.grounding.spec import GroundSpec
@@ -138,7 +139,7 @@ def supply_facts(
 
 
 @dataclass(frozen=True)
-class AtomicFactsFile:
+class AtomicFactsFile(ValidatedOptions):
     """The atomic facts of the responses, read from a file (``path``; None: extract them all) instead of
     extracted: ``human`` reads FActScore's human annotations, ``paper_rules`` applies the Truly Ground scoring
     script's rules (see ``load_atomic_facts``)."""

@@ -94,6 +94,7 @@ class GroundSystem(System[GroundSpec, GroundExample, GroundResult, GroundTotals,
     name = "ground"
     manifest = "ground"
     command = "factscope ground"
+    llm_users = "with an LLM fact `extractor` (llm-facts) or an LLM `presence` model (llm, nli:llm)"
     title = "Grounding (Truly Ground)"
     report = ReportHooks.of(report, record_in_context=report.record_html)
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from factscope.core.errors import ConfigError
 from factscope.core.option_metadata import about
+from factscope.core.option_validation import ValidatedOptions
 
 if TYPE_CHECKING:
     from factscope.llm.client import LLMClient
@@ -30,7 +31,7 @@ def _price(kind: str, example: str) -> Mapping[str, Any]:
 
 
 @dataclass(frozen=True)
-class LLMEndpoint:
+class LLMEndpoint(ValidatedOptions):
     """The LLM settings of a run: ``local`` names an in-process model (``local:PATH_OR_NAME``) instead of an
     endpoint at ``base_url``; ``model``, ``api_key``, ``config_path`` (a TOML file with an ``[llm]`` table),
     ``concurrency`` (parallel requests), ``cache_path`` (SQLite response cache, or 'off') and the prices per

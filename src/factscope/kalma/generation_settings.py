@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from factscope.core.option_metadata import about
+from factscope.core.option_validation import ValidatedOptions
 from factscope.core.seeds import SEED_MAX
 from factscope.kg.wikidata import WIKIDATA_SPARQL
 
@@ -22,7 +23,7 @@ RetrieveMode = Literal["none", "local", "wikidata"]
 
 
 @dataclass(frozen=True)
-class GraphSettings:
+class GraphSettings(ValidatedOptions):
     """The knowledge graph a generation reads its entities from."""
 
     graph: Path | None = field(default=None, metadata=about(

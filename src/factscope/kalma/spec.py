@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from factscope.checkers.defaults import DEFAULT_CHECKER
-from factscope.checkers.settings import CheckerSettings
+from factscope.checkers.options import CheckedWithOptions, CheckerOptions
 from factscope.core.errors import ConfigError
 from factscope.core.option_metadata import about
 
@@ -30,17 +30,17 @@ def check_template(template: str) -> None:
     try:
         template.format(qid="Q1", name="n", relation="r", value="v")
     except (KeyError, IndexError, ValueError) as error:
-        raise ConfigError(f"bad `hypothesis` template {template!r} ({error}); use the fields "
+        raise ConfigError(f"bad `template` {template!r} ({error}); use the fields "
                           "{qid}, {name}, {relation} and {value}") from None
 
 
 @dataclass(frozen=True)
-class AttributeSpec:
+class AttributeSpec(CheckedWithOptions):
     """The components and settings of a scoring run.
 
     ``checker`` decides alignment and [NA]: a spec string ('embedded', 'nli:MODEL', 'path:DIR', 'similarity',
-    'llm') or a ready Checker; ``checker_settings`` go to ``make_checker`` with a spec. With ``geval`` the LLM
-    judges text quality (G-Eval; ``weighted``: also the probability-weighted score). ``template`` shapes the NLI
+    'llm') or a ready Checker; ``checker_settings`` (a CheckerOptions, or a mapping of its fields) go whole to
+    ``make_checker`` with a spec. With ``geval`` the LLM judges text quality (G-Eval; ``weighted``: also the probability-weighted score). ``template`` shapes the NLI
     hypothesis of a citation, ``empty_answers`` says how answers with no citations count in macro precision and
     ``matching`` how citations are read (see ``factscope.kalma.task.attribution_pipeline``).
     """
@@ -49,7 +49,7 @@ class AttributeSpec:
         "NLI checker for alignment and \\[NA]: embedded, nli:MODEL, path:DIR, similarity, llm", option_type=str,
         recorded_by="checker",
     ))
-    checker_settings: CheckerSettings = field(default_factory=CheckerSettings)
+    checker_settings: CheckerOptions = field(default_factory=CheckerOptions)
     geval: bool = field(default=False, metadata=about(
         "also score text quality with an LLM judge (G-Eval)", flag="--geval/--no-geval", recorded_by="judge"
     ))

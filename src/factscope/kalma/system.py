@@ -35,7 +35,7 @@ def _checker(spec: AttributeSpec, llm: LLMClient | None) -> Checker:
 
     if not isinstance(spec.checker, str):
         return spec.checker
-    return make_checker(spec.checker, llm=llm, **spec.checker_settings)
+    return make_checker(spec.checker, options=spec.checker_settings, llm=llm)
 
 
 class AttributeSystem(System[AttributeSpec, AnswerRecord, AttributionScore, AttributionTotals, AttributionRun]):
@@ -48,6 +48,7 @@ class AttributeSystem(System[AttributeSpec, AnswerRecord, AttributionScore, Attr
     name = "attribute"
     manifest = "attribute score"
     command = "factscope attribute score"
+    llm_users = "with G-Eval (`geval`) or an llm `checker` (llm, llm:minicheck)"
     title = "Attribution to a knowledge graph (KaLMA)"
     report = ReportHooks.of(report)
     records = "answers"

@@ -26,6 +26,7 @@ from factscope.checkers.base import Checker, CheckTask
 from factscope.claims.base import Extractor
 from factscope.core.errors import ConfigError, InputError
 from factscope.core.option_metadata import about
+from factscope.core.option_validation import ValidatedOptions, rule_refusal
 from factscope.core.output_checks import check_outputs
 from factscope.core.run import ProgressCallback, report_progress, run_batches, run_manifest
 from factscope.core.schema import Claim, ContextSetting, Label, Record, Verdict
@@ -52,7 +53,7 @@ SETTINGS: tuple[ContextSetting, ...] = get_args(ContextSetting)
 
 
 @dataclass(frozen=True)
-class AgreeSettings:
+class AgreeSettings(ValidatedOptions):
     """Where an agreement run finds the records that supply questions and references and each annotation file's
     model, what it checks (``mode``), and where it writes its results and report."""
 
@@ -95,6 +96,11 @@ class AgreeSettings:
         return (isinstance(checker, str) and CHECKERS.needs_llm(checker)) or (
             self.mode == "pipeline" and isinstance(extractor, str) and EXTRACTORS.needs_llm(extractor)
         )
+
+    def unused_llm(self, spec: CheckSpec) -> str | None:
+        """Why an LLM given to this agreement run would go unused (a rule's refusal), or None when it calls one."""
+        users = "with an llm `checker` (llm, llm:minicheck), or an LLM `extractor` (llm, llm-facts) in pipeline `mode`"
+        return None if self.needs_llm(spec) else rule_refusal("llm", users)
 
 
 class JudgedTriplet(BaseModel):
@@ -260,7 +266,7 @@ def run_agreement(
     client = (llm() if settings.needs_llm(spec) else None) if callable(llm) else llm
     checker = spec.checker
     if isinstance(checker, str):
-        checker = make_checker(checker, llm=client, **spec.checker_settings)
+        checker = make_checker(checker, options=spec.checker_settings, llm=client)
     extractor = None
     if settings.mode == "pipeline":
         extractor = make_extractor(spec.extractor, llm=client) if isinstance(spec.extractor, str) else spec.extractor

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from factscope.checkers.defaults import DEFAULT_CHECKER
-from factscope.checkers.settings import CheckerSettings
+from factscope.checkers.options import CheckedWithOptions, CheckerOptions
 from factscope.core.option_metadata import about
 from factscope.core.option_rules import CountsWhen
 from factscope.retrieve.retriever_names import EvidenceRetrieverName, names_search_service
@@ -26,6 +26,9 @@ if TYPE_CHECKING:
 
 CHECK_BATCH_SIZE = 32
 """The default batch of a run: records per extraction / checking batch."""
+
+DEFAULT_CORPUS_RETRIEVER = "bm25"
+"""The retriever over `corpus` of a check run that names none."""
 
 DEFAULT_EXTRACTOR = "rules"
 """The claim extractor of a check run that names none: RefChecker-style triplets by rules, offline."""
@@ -51,14 +54,14 @@ def retrieves(values: Mapping[str, Any]) -> bool:
 
 
 @dataclass(frozen=True)
-class CheckSpec:
+class CheckSpec(CheckedWithOptions):
     """The components and settings of a check run.
 
     ``extractor`` and ``checker`` are spec strings ('rules', 'embedded', 'nli:MODEL', 'llm', ...) or ready objects;
-    ``checker_settings`` go to ``make_checker`` with a spec (``max_tokens``, ``relevance``, ``mismatch``, ...).
+    ``checker_settings`` (a CheckerOptions, or a mapping of its fields) go whole to ``make_checker`` with a spec.
     Records without references (every record with ``retrieve_for='all'``) are checked against the top
-    ``retrieve_k`` passages of ``retriever``: a ready retriever, a retriever name ('bm25', 'dense', 'hybrid') over
-    the passages of ``corpus`` (whose fingerprint the results file's manifest records; a name without a corpus
+    ``retrieve_k`` passages of ``retriever``: a ready retriever, a retriever name ('bm25', the default with a
+    corpus, 'dense', 'hybrid') over the passages of ``corpus`` (whose fingerprint the results file's manifest records; a name without a corpus
     retrieves nothing), or a search service ('web:serper', 'web:brave', 'wikipedia') that finds each claim's
     passages as ``web`` says; with ``query_llm`` the LLM writes its search queries (RefChecker's prompt).
     Records without references stop a run that retrieves nothing for them (``MissingReferences``), unless
@@ -72,12 +75,12 @@ class CheckSpec:
     checker: str | Checker = field(default=DEFAULT_CHECKER, metadata=about(
         "claim checker: ", catalogue=checker_catalogue, option_type=str, recorded_by="checker"
     ))
-    checker_settings: CheckerSettings = field(default_factory=CheckerSettings)
+    checker_settings: CheckerOptions = field(default_factory=CheckerOptions)
     corpus: Path | None = field(default=None, metadata=about(
         "JSONL or folder of .txt: passages to retrieve for records without references"
     ))
     retriever: str | Retriever | WebEvidence | None = field(default=None, metadata=about(
-        "passage retriever: bm25, dense or hybrid over `corpus`; web:serper (key in SERPER_API_KEY), web:brave "
+        "passage retriever: bm25 (the default with `corpus`), dense or hybrid over `corpus`; web:serper (key in SERPER_API_KEY), web:brave "
         "(key in BRAVE_API_KEY) or wikipedia, searched for each record",
         option_type=EvidenceRetrieverName, recorded_by="retriever",
         counts_when=CountsWhen(retrieves, "with `corpus`, or as web:serper, web:brave or wikipedia"),

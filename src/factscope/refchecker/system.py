@@ -21,7 +21,7 @@ from factscope.engines.system import System
 from factscope.refchecker import html_report
 from factscope.refchecker.data import MAX_REFERENCE_CHARS, CheckRecords, parse_record
 from factscope.refchecker.missing_references import MissingReferences, MissingReferencesWarning
-from factscope.refchecker.spec import CheckSpec
+from factscope.refchecker.spec import DEFAULT_CORPUS_RETRIEVER, CheckSpec
 from factscope.refchecker.task import (
     CheckResult,
     CheckRun,
@@ -41,9 +41,9 @@ if TYPE_CHECKING:
 
 def retrieves(spec: CheckSpec) -> bool:
     """Whether ``spec`` retrieves passages for records without references: a ready retriever, a web retriever, or
-    a corpus retriever with its corpus."""
+    a corpus retriever (by default bm25) with its corpus."""
     if spec.retriever is None:
-        return False
+        return spec.corpus is not None
     if not isinstance(spec.retriever, str):
         return True
     return is_web_retriever(spec.retriever) or spec.corpus is not None
@@ -60,13 +60,13 @@ def _checker(spec: CheckSpec, llm: LLMClient | None) -> Checker:
 
     if not isinstance(spec.checker, str):
         return spec.checker
-    return make_checker(spec.checker, llm=llm, **spec.checker_settings)
+    return make_checker(spec.checker, options=spec.checker_settings, llm=llm)
 
 
 def _retriever(spec: CheckSpec, llm: LLMClient | None) -> Retriever | WebEvidence | None:
-    if not isinstance(spec.retriever, str):
+    if spec.retriever is not None and not isinstance(spec.retriever, str):
         return spec.retriever
-    if is_web_retriever(spec.retriever):
+    if spec.retriever is not None and is_web_retriever(spec.retriever):
         from factscope.retrieve.web_retrievers import make_web_evidence
 
         evidence = make_web_evidence(
@@ -78,7 +78,7 @@ def _retriever(spec: CheckSpec, llm: LLMClient | None) -> Retriever | WebEvidenc
         return None
     from factscope.retrieve.corpus import Corpus, make_retriever
 
-    return make_retriever(spec.retriever, Corpus.from_path(spec.corpus))
+    return make_retriever(spec.retriever or DEFAULT_CORPUS_RETRIEVER, Corpus.from_path(spec.corpus))
 
 
 def retrieval_rows(run: CheckRun) -> list[tuple[str, object]]:
@@ -106,6 +106,10 @@ class CheckSystem(System[CheckSpec, Record, CheckResult, CheckTotals, CheckRun])
     name = "check"
     manifest = "check"
     command = "factscope check"
+    llm_users = (
+        "with an LLM `extractor` (llm, llm-facts), an llm `checker` (llm, llm:minicheck), or `query_llm` with a "
+        "web `retriever` (the LLM writes its search queries)"
+    )
     title = "Check claims (RefChecker)"
     report = ReportHooks(
         fields=("claims",),

@@ -7,13 +7,14 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from factscope.core.option_metadata import about
+from factscope.core.option_validation import ValidatedOptions
 
 Only = Literal["all", "hallucinated"]
 """Which records a report shows: all, or those the system flags (``ReportHooks.flagged``)."""
 
 
 @dataclass(frozen=True)
-class ReportOptions:
+class ReportOptions(ValidatedOptions):
     """Which records a report shows, and its title: ``make_report``'s options, declared once."""
 
     only: Only = field(default="all", metadata=about(

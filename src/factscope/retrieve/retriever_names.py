@@ -21,6 +21,8 @@ RetrieveFor = Literal["missing", "all"]
 def names_search_service(retriever: object) -> bool:
     """Whether ``retriever`` names a search service ('web:serper', 'wikipedia', a plugin's) rather than a
     built-in corpus retriever, without importing the search services (for the options' rules, which take a
-    plugin's corpus retriever for a search service: they then let its options count); a ready retriever is
-    neither."""
+    plugin's corpus retriever for a search service: they then let its options count); a ready retriever (a spec's
+    once its components are built) counts as one, as it may search."""
+    if retriever is not None and not isinstance(retriever, str):
+        return True
     return isinstance(retriever, str) and parse_spec(retriever).name not in get_args(RetrieverName)

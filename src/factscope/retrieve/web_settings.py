@@ -11,6 +11,7 @@ from typing import Literal
 from factscope.core.errors import ConfigError
 from factscope.core.option_metadata import about
 from factscope.core.option_rules import CountsWhen
+from factscope.core.option_validation import ValidatedOptions
 from factscope.retrieve.corpus import RetrieverName
 from factscope.retrieve.retriever_names import names_search_service
 
@@ -27,8 +28,14 @@ SEARCHING = CountsWhen(
 """The rule of every offered setting: it counts only when the run searches the web or Wikipedia."""
 
 
+def check_language(value: str) -> None:
+    """Refuse a language that is not a Wikipedia language code."""
+    if not value.replace("-", "").isalnum():
+        raise ConfigError(f"give a Wikipedia language code such as 'en', not {value!r}")
+
+
 @dataclass(frozen=True)
-class WebSettings:
+class WebSettings(ValidatedOptions):
     """How evidence is found on the web or in Wikipedia.
 
     ``queries``: one query per response or per claim; ``results_per_query``: the search results (pages) read per
@@ -48,7 +55,8 @@ class WebSettings:
         "search results (pages) read per query", flag="--search-results", min=1, max=20, counts_when=SEARCHING
     ))
     language: str = field(default="en", metadata=about(
-        "language of the searches and of Wikipedia's edition (en, de, fr, ...)", counts_when=SEARCHING
+        "language of the searches and of Wikipedia's edition (en, de, fr, ...)", check=check_language,
+        counts_when=SEARCHING,
     ))
     ranker: RetrieverName = field(default="bm25", metadata=about(
         "ranks a record's fetched passages for each claim (its --top-k kept)", flag="--passage-ranker",
@@ -84,32 +92,6 @@ class WebSettings:
         "days a cached search or page is reused; 0 asks again every time", flag="--cache-max-age", min=0.0,
         counts_when=SEARCHING,
     ))
-
-    def __post_init__(self) -> None:
-        problems = [
-            f"{name} must be at least {least} (got {value})"
-            for name, value, least in (
-                ("results_per_query", self.results_per_query, 1),
-                ("passage_words", self.passage_words, 8),
-                ("concurrency", self.concurrency, 1),
-                ("max_page_bytes", self.max_page_bytes, 1024),
-            )
-            if value < least
-        ]
-        if self.timeout <= 0:
-            problems.append(f"timeout must be above 0 seconds (got {self.timeout:g})")
-        if self.max_retries < 0:
-            problems.append(f"max_retries must be 0 or more (got {self.max_retries})")
-        if self.cache_max_age_days < 0:
-            problems.append(f"cache_max_age_days must be 0 or more (got {self.cache_max_age_days:g})")
-        if not self.language.replace("-", "").isalnum():
-            problems.append(f"language must be a Wikipedia language code such as 'en' (got {self.language!r})")
-        if self.queries not in ("response", "claims"):
-            problems.append(f"queries must be 'response' or 'claims' (got {self.queries!r})")
-        if self.ranker not in ("bm25", "dense", "hybrid"):
-            problems.append(f"ranker must be 'bm25', 'dense' or 'hybrid' (got {self.ranker!r})")
-        if problems:
-            raise ConfigError("web retrieval settings: " + "; ".join(problems))
 
     def result_settings(self) -> dict[str, str | int | None]:
         """The settings that change which passages a claim gets (for a results file's fingerprint)."""

@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from factscope.checkers.defaults import DEFAULT_CHECKER
+from factscope.checkers.defaults import DEFAULT_CHECKER, DEFAULT_MODE
 from factscope.core.option_metadata import about
-from factscope.grounding.spec import DEFAULT_FACT_EXTRACTOR
+from factscope.core.option_validation import ValidatedOptions
+from factscope.grounding.spec import DEFAULT_FACT_EXTRACTOR, DEFAULT_PRESENCE
 from factscope.refchecker.spec import DEFAULT_EXTRACTOR
 from factscope.retrieve.web_settings import WebSettings
 
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class Startup:
+class Startup(ValidatedOptions):
     """How a server starts: the address it binds, and whether it builds its components before serving."""
 
     host: str = field(default="127.0.0.1", metadata=about(
@@ -33,7 +34,7 @@ class Startup:
 
 
 @dataclass(frozen=True)
-class Limits:
+class Limits(ValidatedOptions):
     """Request size limits: a request over one is refused with 413 (size, count) or 422 (a field)."""
 
     max_body_bytes: int = field(default=2_000_000, metadata=about("body of a JSON request", min=1))
@@ -47,7 +48,7 @@ class Limits:
 
 
 @dataclass(frozen=True)
-class Components:
+class Components(ValidatedOptions):
     """The components each system runs with, by spec (as the CLI options name them); built once, on first use."""
 
     check_extractor: str = field(default=DEFAULT_EXTRACTOR, metadata=about("claim extractor of /v1/check"))
@@ -58,7 +59,7 @@ class Components:
     ))
     web: WebSettings = field(default_factory=WebSettings)
     ground_extractor: str = field(default=DEFAULT_FACT_EXTRACTOR, metadata=about("fact extractor of /v1/ground"))
-    ground_presence: str = field(default="bi", metadata=about("presence model of /v1/ground"))
+    ground_presence: str = field(default=DEFAULT_PRESENCE, metadata=about("presence model of /v1/ground"))
     attribute_checker: str = field(default=DEFAULT_CHECKER, metadata=about(
         "alignment / \\[NA] checker of /v1/attribute/score"
     ))
@@ -72,7 +73,7 @@ class Components:
         "causal LM of /v1/knowledge/score (sentence coherence, informativeness, helpfulness); default: the "
         "embedded LM when factscope\\[lm] is installed; 'none'", flag="--lm"
     ))
-    mode: CheckMode = field(default="exact", metadata=about(
+    mode: CheckMode = field(default=DEFAULT_MODE, metadata=about(
         "exact, or fast: every system's model checks read each claim or fact against its most relevant segments "
         "or windows only (check's and knowledge's checkers, ground's presence model, attribute's checker)"
     ))
@@ -96,7 +97,7 @@ class Components:
 
 
 @dataclass(frozen=True)
-class ServeConfig:
+class ServeConfig(ValidatedOptions):
     """Everything ``create_app`` needs."""
 
     data_dir: Path = field(default=Path(".factscope/serve"), metadata=about(

@@ -9,8 +9,6 @@ its own spec and the options the request gives (``chosen_options``); an option l
 from __future__ import annotations
 
 import dataclasses
-import math
-import typing
 from collections.abc import Callable
 from dataclasses import MISSING, Field
 from typing import Annotated, Any
@@ -20,6 +18,7 @@ from pydantic import Field as RequestField
 
 from factscope.core.errors import ConfigError
 from factscope.core.option_metadata import declared_type, option_fields
+from factscope.core.option_validation import refusal
 
 
 class RecordsRequest(BaseModel):
@@ -61,38 +60,29 @@ def chosen_options(request: RecordsRequest) -> dict[str, Any]:
 
 
 def _request_field(spec_type: type, item: Field[Any]) -> tuple[Any, Any]:
-    """The pydantic field of the spec's field ``item``: its type (with its ``check``), default, range and help."""
+    """The pydantic field of the spec's field ``item``: its type, default, range (shown in the schema) and help;
+    a value is refused in the spec's own words (``factscope.core.option_validation.refusal``), a 422."""
     meta = item.metadata
     kind = declared_type(spec_type, item)
-    if float in (kind, *typing.get_args(kind)):
-        kind = Annotated[kind, AfterValidator(_finite)]
-    if "check" in meta:
-        kind = Annotated[kind, AfterValidator(_validator(meta["check"]))]
+    kind = Annotated[kind, AfterValidator(_validator(spec_type, item))]
     limits: dict[str, Any] = {}
     if "min" in meta:
-        limits["gt" if meta.get("min_open") else "ge"] = meta["min"]
+        limits["exclusiveMinimum" if meta.get("min_open") else "minimum"] = meta["min"]
     if "max" in meta:
-        limits["le"] = meta["max"]
+        limits["maximum"] = meta["max"]
     default = item.default if item.default_factory is MISSING else item.default_factory()
-    return kind, RequestField(default=default, description=meta["help"].replace("`", ""), **limits)
+    return kind, RequestField(
+        default=default, description=meta["help"].replace("`", ""), json_schema_extra=limits or None
+    )
 
 
-def _validator(check: Callable[[Any], None]) -> Callable[[Any], Any]:
-    """A pydantic validator that runs an option's ``check`` (its ConfigError as a ValueError, a 422)."""
+def _validator(spec_type: type, item: Field[Any]) -> Callable[[Any], Any]:
+    """A pydantic validator that refuses what the spec refuses of the field ``item`` (a ValueError, a 422)."""
 
     def checked(value: Any) -> Any:
-        if value is not None:
-            try:
-                check(value)
-            except ConfigError as error:
-                raise ValueError(str(error)) from None
+        problem = refusal(spec_type, item, value)
+        if problem is not None:
+            raise ValueError(problem)
         return value
 
     return checked
-
-
-def _finite(value: float | None) -> float | None:
-    """Refuse nan and infinity."""
-    if value is not None and not math.isfinite(value):
-        raise ValueError(f"{value} is not a finite number")
-    return value

@@ -20,7 +20,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, create_model
 
-from factscope.checkers.settings import CheckerSettings
+from factscope.checkers.options import CheckerOptions
 from factscope.conner.spec import KnowledgeSpec
 from factscope.conner.system import KNOWLEDGE
 from factscope.core.errors import InputError
@@ -159,7 +159,7 @@ def _with(spec: Any, options: Mapping[str, Any] | None) -> Any:
 def make_systems(components: Components) -> dict[str, ServedSystem[Any, Any]]:
     """Each system, in the order pages list them, with the server's components."""
     llm = components.llm
-    mode: CheckerSettings = {"mode": components.mode}
+    mode = CheckerOptions(mode=components.mode)
     systems: list[ServedSystem[Any, Any]] = [
         ServedSystem(
             CHECK,

@@ -13,6 +13,7 @@ from typing import Literal
 
 from factscope.checkers.repc import RepCClassifier, RepCFeatures, check_layer_spec
 from factscope.core.option_metadata import about
+from factscope.core.option_validation import ValidatedOptions
 from factscope.core.seeds import SEED_MAX
 from factscope.hf.device import Device
 from factscope.hf.embedded import PACKAGED_ENCODER
@@ -28,7 +29,7 @@ WeightFormat = Literal["fp16", "int8"]
 
 
 @dataclass
-class TrainOptions:
+class TrainOptions(ValidatedOptions):
     """Everything `factscope train-checker` accepts; the defaults are the one-command recipe (README)."""
 
     data: list[Path] = field(
