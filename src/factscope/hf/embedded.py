@@ -28,7 +28,8 @@ def minilm_path() -> str:
 
 def resolve_encoder(name: str) -> str:
     """A loadable name or folder for a manifest's encoder: "packaged-minilm" is the packaged MiniLM folder,
-    "packaged-mpnet" the all-mpnet-base-v2 installed by ``factscope[mpnet]``; any other name is returned as it is."""
+    "packaged-mpnet" the all-mpnet-base-v2 of its five PyPI pieces (``packaged_mpnet.INSTALL``); any other name is
+    returned as it is."""
     if name == PACKAGED_ENCODER:
         return minilm_path()
     if name == PACKAGED_MPNET:

