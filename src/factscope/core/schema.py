@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from factscope.core.display import ShownAsHtml
 
@@ -69,6 +69,14 @@ class Claim(BaseModel):
     sentence_ids: list[int] = Field(default_factory=list)
     spans: list[ClaimSpan] = Field(default_factory=list)
     spans_cover: SpanCover = "sentence"
+
+    @field_validator("spans", mode="before")
+    @classmethod
+    def _plain_spans(cls, value: Any) -> Any:
+        """Take plain ``Span`` objects too (their text left empty)."""
+        if isinstance(value, list):
+            return [item.model_dump() if type(item) is Span else item for item in value]
+        return value
 
     def render(self) -> str:
         """The claim as a sentence for NLI: a triplet is joined 'subject predicate object'."""
