@@ -22,7 +22,6 @@ from factscope.claims.prompt_pieces import (
     sentence_windows,
 )
 from factscope.core.prompts import load_prompt
-from factscope.core.schema import Span
 from factscope.core.text import sentence_spans
 from factscope.llm.client import LLMClient, LLMConfig
 
