@@ -33,3 +33,13 @@ def test_numbers_must_be_equal():
 def test_a_claim_the_sentence_does_not_bear_keeps_its_sentence():
     claim = Claim(text="Pierre Curie taught chemistry in Paris.", sentence_ids=[0])
     assert spans_of(claim) == (["Marie Curie was a Polish-born physicist and chemist."], "sentence")
+
+
+def test_the_example_of_the_spans_page_prints_what_it_says(tmp_path, capsys):
+    from doc_examples import python_blocks, run_block
+
+    block = python_blocks("concepts/spans.md")[0]
+    run_block(block, tmp_path)
+    said = [line.removeprefix("# ") for line in block.splitlines() if line.startswith("# (")]
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[: len(said)] == said
