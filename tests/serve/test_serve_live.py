@@ -144,8 +144,11 @@ def test_a_browser_runs_a_check_and_opens_a_report(served, tmp_path):
         said = tip.inner_text()
         assert tip.is_visible() and "P(E)" in said and "claim 1: Marie Curie" in said and "evidence: " in said
         assert page.locator("table.claims tr.linked").count() >= 1
+        record = page.locator("section.results .record").first
+        record.scroll_into_view_if_needed()
+        first.hover()
+        page.screenshot(path=str(ARTIFACTS / "spans.png"), clip=record.bounding_box())
         page.screenshot(path=str(ARTIFACTS / "check.png"), full_page=True)
-        page.locator("section.results .record").first.screenshot(path=str(ARTIFACTS / "spans.png"))
 
         page.goto(f"{served.url}/?system=check")
         page.set_input_files("#upload", str(upload))
