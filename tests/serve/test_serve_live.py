@@ -142,7 +142,7 @@ def test_a_browser_runs_a_check_and_opens_a_report(served, tmp_path):
         first.hover()
         tip = page.locator(".fs-tip")
         said = tip.inner_text()
-        assert tip.is_visible() and "P(E)" in said and "claim 1: Marie Curie" in said and "evidence: " in said
+        assert tip.is_visible() and "P(E)" in said and "claim 1: Marie Curie was born in Paris" in said and "evidence: " in said
         assert page.locator("table.claims tr.linked").count() >= 1
         record = page.locator("section.results .record").first
         record.scroll_into_view_if_needed()

@@ -16,7 +16,11 @@
     heads.forEach(function (head, index) {
       if (!cells[index]) { return; }
       if (head === "claim") {
-        parts[0] = "claim " + number + ": " + cells[index].textContent.replace(/\s+/g, " ").trim();
+        var triplet = Array.prototype.map.call(cells[index].querySelectorAll(".part"), function (part) {
+          return part.textContent.trim();
+        });
+        var claim = triplet.length ? triplet.join(" ") : cells[index].textContent;
+        parts[0] = "claim " + number + ": " + claim.replace(/\s+/g, " ").trim();
       } else if (head === "label" || head.indexOf("P(") === 0) {
         parts.push(head === "label" ? cells[index].textContent.trim() : head + " " + cells[index].textContent.trim());
       } else if (head === "evidence") {
