@@ -3,7 +3,8 @@
 ``assert_grounded`` extracts the claims of a response and checks them against references; ``assert_claims_supported``
 checks claims given as a list; ``assert_facts_grounded`` scores a response's atomic facts against the contexts it
 was given (Truly Ground). Each fails with a table of the claims or facts that failed (label, probabilities,
-evidence) and otherwise returns what it checked. Components named by spec are built once per process.
+evidence; for ``assert_grounded`` also the words of the response each claim states, and the response with its
+unsupported or contradicted words marked ``[[like this]]``) and otherwise returns what it checked. Components named by spec are built once per process.
 
 Installing factscope registers this module as a pytest plugin (entry point ``pytest11``): it adds the session
 fixture ``factscope_checker`` and the options ``--factscope-checker SPEC`` (default ``embedded``) and
@@ -82,10 +83,11 @@ def assert_grounded(
     if result.extraction_failed:
         pytest.fail(f"claim extraction failed: {result.extraction_error}", pytrace=False)
     _judge(
-        [(claim.claim.text, claim.verdict) for claim in result.claims],
+        [(claim.claim.text, claim.verdict, " | ".join(s.text for s in claim.claim.spans)) for claim in result.claims],
         min_supported=min_supported,
         allow_contradiction=allow_contradiction,
         min_confidence=min_confidence,
+        marked=_marked(result),
     )
     return result
 
@@ -108,7 +110,7 @@ def assert_claims_supported(
     model = _checker(checker) if isinstance(checker, str) else checker
     verdicts = model.check([CheckTask(claim=claim, references=passages, question=question) for claim in claims])
     _judge(
-        list(zip(claims, verdicts, strict=True)),
+        [(claim, verdict, "") for claim, verdict in zip(claims, verdicts, strict=True)],
         min_supported=min_supported,
         allow_contradiction=allow_contradiction,
         min_confidence=min_confidence,
@@ -195,36 +197,54 @@ def _supported(verdict: Verdict, min_confidence: float) -> bool:
     return min_confidence <= 0.0 or (probability is not None and probability >= min_confidence)
 
 
+def _marked(result: CheckResult) -> str:
+    """The response with the words its span view labels Neutral or Contradiction between [[ and ]]."""
+    pieces = []
+    for span in result.span_view():
+        hallucinated = span.label is not None and span.label.value != "Entailment" and span.text.strip()
+        pieces.append(f"[[{span.text}]]" if hallucinated else span.text)
+    return "".join(pieces)
+
+
 def _judge(
-    checked: list[tuple[str, Verdict]], *, min_supported: float, allow_contradiction: bool, min_confidence: float
+    checked: list[tuple[str, Verdict, str]],
+    *,
+    min_supported: float,
+    allow_contradiction: bool,
+    min_confidence: float,
+    marked: str | None = None,
 ) -> None:
-    """Fail the test, with a table of the failed claims, when the verdicts miss the thresholds."""
+    """Fail the test, with a table of the failed claims (and the response with its unsupported words marked, when
+    given), when the verdicts miss the thresholds."""
     __tracebackhide__ = True
     from factscope.core.schema import Label
 
     if not checked:
         pytest.fail("the response has no claim to check", pytrace=False)
-    failed = [(claim, verdict) for claim, verdict in checked if not _supported(verdict, min_confidence)]
+    failed = [(claim, verdict, words) for claim, verdict, words in checked if not _supported(verdict, min_confidence)]
     share = 1 - len(failed) / len(checked)
-    contradicted = sum(verdict.label is Label.CONTRADICTION for _, verdict in failed)
+    contradicted = sum(verdict.label is Label.CONTRADICTION for _, verdict, _ in failed)
     problems = []
     if share < min_supported:
         problems.append(f"{share:.0%} of {len(checked)} claims supported, {min_supported:.0%} needed")
     if contradicted and not allow_contradiction:
         problems.append(f"{contradicted} claim{'s' if contradicted > 1 else ''} contradicted")
     if problems:
-        pytest.fail("; ".join(problems) + "\n" + _claims_table(failed), pytrace=False)
+        shown = f"\nresponse: {marked}" if marked is not None else ""
+        pytest.fail("; ".join(problems) + "\n" + _claims_table(failed) + shown, pytrace=False)
 
 
-def _claims_table(failed: list[tuple[str, Verdict]]) -> str:
+def _claims_table(failed: list[tuple[str, Verdict, str]]) -> str:
     from factscope.core.schema import LABELS
 
     rows = []
-    for claim, verdict in failed:
+    spans = any(words and words.rstrip(".") != claim.rstrip(".") for claim, _, words in failed)
+    for claim, verdict, words in failed:
         label = f"failed: {verdict.error}" if verdict.failed else (verdict.label.value if verdict.label else "-")
         probs = [f"{verdict.prob(option):.2f}" if verdict.probs is not None else "-" for option in LABELS]
-        rows.append([claim, label, *probs, verdict.evidence or ""])
-    return _text_table(["claim", "label", "P(entail)", "P(neutral)", "P(contra)", "evidence"], rows)
+        rows.append([claim, *([words] if spans else []), label, *probs, verdict.evidence or ""])
+    columns = ["claim", *(["in the response"] if spans else []), "label", "P(entail)", "P(neutral)", "P(contra)"]
+    return _text_table([*columns, "evidence"], rows)
 
 
 def _facts_table(missing: list[tuple[str, FactJudgement]]) -> str:

@@ -115,7 +115,7 @@ def test_coordinated_verbs_and_pronoun_resolution(extractor):
     ]
     assert [c.sentence_ids for c in claims] == [[0], [0], [1], [1]]
     assert {c.kind for c in claims} == {"fact"}
-    assert text[claims[3].spans[0].start : claims[3].spans[0].end] == "He died in 1955."
+    assert text[claims[3].spans[0].start : claims[3].spans[0].end] == "He died in 1955"
 
 
 def test_negated_clause_keeps_negation_with_its_attachment(extractor):

@@ -50,9 +50,10 @@ def test_triplets_map_sentence_numbers_to_ids_and_spans(fake_llm, client):
     first, second = extraction.claims
     assert first.kind == "triplet" and first.triplet == ("Paris", "capital of", "France")
     assert first.text == "Paris capital of France" and first.sentence_ids == [0]
-    assert [RESPONSE[s.start : s.end] for s in first.spans] == ["Paris is the capital of France."]
+    assert [s.text for s in first.spans] == ["Paris is the capital of France"] and first.spans_cover == "words"
+    assert [RESPONSE[s.start : s.end] for s in first.spans] == [s.text for s in first.spans]
     assert second.sentence_ids == [0, 1]
-    assert RESPONSE[second.spans[1].start : second.spans[1].end] == "It has 2.1 million inhabitants."
+    assert [s.text for s in second.spans] == ["Paris", "2.1 million"] and second.spans_cover == "words"
 
 
 def test_code_fence_and_trailing_commas_are_repaired(fake_llm, client):

@@ -22,7 +22,6 @@ from factscope.claims.prompt_pieces import (
     sentence_windows,
 )
 from factscope.core.prompts import load_prompt
-from factscope.core.schema import Span
 from factscope.core.text import sentence_spans
 from factscope.llm.client import LLMClient, LLMConfig
 
@@ -111,7 +110,7 @@ def test_a_one_megabyte_response_is_extracted_in_pieces_with_the_claims_in_order
     ]
     for claim, town in zip(extraction.claims, kept, strict=True):
         assert claim.sentence_ids == [town]
-        assert [response[span.start : span.end] for span in claim.spans] == [town_sentence(town)]
+        assert [response[span.start : span.end] for span in claim.spans] == [f"Town{town} has {town * 7} inhabitants"]
 
 
 def test_a_response_within_the_budget_is_one_prompt_as_before(fake_llm, client):
@@ -136,7 +135,7 @@ def test_a_response_one_character_over_the_budget_is_two_prompts(fake_llm, one_a
     assert [shown_sentences(request["json"]) for request in fake_llm.requests] == [[first], [second]]
     assert [claim.triplet[0] for claim in extraction.claims] == ["Town1", "Town2"]
     assert [claim.sentence_ids for claim in extraction.claims] == [[0], [1]]
-    assert response[extraction.claims[1].spans[0].start : extraction.claims[1].spans[0].end] == second
+    assert response[extraction.claims[1].spans[0].start : extraction.claims[1].spans[0].end] == "Town2 has 14 inhabitants"
     assert extraction.raw.count("\n---\n") == 1 and not extraction.failed
 
 
@@ -161,10 +160,9 @@ def test_a_sentence_over_the_budget_is_sent_in_windows_of_its_words(fake_llm, on
     assert all(len(window) == 1 and len(window[0]) <= MIN_PIECE_CHARS for window in shown)
     assert " ".join(window[0] for window in shown) == sentence
     assert [claim.text for claim in extraction.claims] == [window[0].split()[0] for window in shown]
-    assert all(
-        claim.sentence_ids == [0] and claim.spans == [Span(start=0, end=len(sentence))]
-        for claim in extraction.claims
-    )
+    for claim in extraction.claims:
+        (span,) = claim.spans
+        assert claim.sentence_ids == [0] and sentence[span.start : span.end] == span.text == claim.text
 
 
 def test_llm_facts_send_a_long_sentence_in_windows_and_keep_a_failed_windows_raw_reply(

@@ -261,7 +261,8 @@ def test_claims_carry_kind_text_and_sentence_span(extractor):
     assert claim.kind == "triplet"
     assert claim.text == "Apple was founded in 1976."
     assert claim.sentence_ids == [1]
-    assert text[claim.spans[0].start : claim.spans[0].end] == "Apple was founded in 1976."
+    assert text[claim.spans[0].start : claim.spans[0].end] == "Apple was founded in 1976"
+    assert claim.spans[0].text == "Apple was founded in 1976" and claim.spans_cover == "words"
 
 
 def test_statement_without_triplet_falls_back_to_a_sentence_claim(extractor):
@@ -313,7 +314,7 @@ def test_markdown_list_response(extractor):
         ("Paris", "has", "2.1 million people"),
         ("Paris", "is on", "the Seine"),
     ]
-    assert text[claims[2].spans[0].start : claims[2].spans[0].end] == "It is on the *Seine*"
+    assert text[claims[2].spans[0].start : claims[2].spans[0].end] == "It is on the *Seine"
 
 
 def test_bad_items_fail_alone_and_batches_keep_order(extractor):
@@ -342,7 +343,9 @@ def test_long_response_in_a_batch(extractor):
     assert ("Company 399", "was founded by", "Anna Berg") in triplets
     assert len(set(triplets)) == len(triplets)
     assert max(c.sentence_ids[0] for c in results[0].claims) > 1000
-    assert all(long_text[c.spans[0].start : c.spans[0].end].endswith(".") for c in results[0].claims)
+    assert all(long_text[s.start : s.end] == s.text for c in results[0].claims for s in c.spans)
+    founded = next(c for c in results[0].claims if c.triplet == ("Company 399", "was founded by", "Anna Berg"))
+    assert [s.text for s in founded.spans] == ["Company 399 was founded", "by Anna Berg"]
     assert results[1].claims[0].triplet == ("Berlin", "is", "big")
 
 

@@ -45,6 +45,7 @@ ARGS: dict[str, list[str]] = {
     "examples": ["examples", "folder"],
     "eval-checker": ["eval-checker", INPUT],
     "export": ["export", INPUT, "-o", "out.csv"],
+    "eval-spans": ["eval-spans", INPUT, INPUT],
     "package-checker": ["package-checker", "checker", "--name", "mine"],
     "serve": ["serve"],
 }
@@ -182,6 +183,7 @@ BAD_VALUES: dict[str, dict[str, list[str]]] = {
         **LLM,
     },
     "export": {},
+    "eval-spans": {"--overlap": ["mean"]},
     "package-checker": {},
     "serve": {
         **WEB,
@@ -254,7 +256,9 @@ def test_every_numeric_and_choice_option_is_in_the_table(path):
         if kind in ("int", "float") or (path, name) in STRING_OPTIONS_WITH_A_RULE:
             numeric.add(name)
     tabled = set(BAD_VALUES[path])
-    assert numeric or path in {"examples", "export", "knowledge agree", "package-checker"}, f"{path}: no numeric option found"
+    assert numeric or path in {"examples", "export", "eval-spans", "knowledge agree", "package-checker"}, (
+        f"{path}: no numeric option found"
+    )
     assert numeric <= tabled, f"{path}: options without bad values in the table: {sorted(numeric - tabled)}"
 
 

@@ -57,7 +57,7 @@ def test_export_to_csv_writes_lists_as_json_and_skips_unreadable_rows(checked, t
 def test_a_level_the_system_lacks_or_an_unknown_suffix_is_refused(checked, tmp_path, monkeypatch, capsys):
     results, _ = checked
     ran = run_factscope(monkeypatch, capsys, "export", str(results), "-o", str(tmp_path / "t.csv"), "--level", "facts")
-    assert ran.code == 2 and "no 'facts' level" in ran.text and "records or claims" in ran.text
+    assert ran.code == 2 and "no 'facts' level" in ran.text and "records, claims or spans" in ran.text
     ran = run_factscope(monkeypatch, capsys, "export", str(results), "-o", str(tmp_path / "t.xlsx"))
     assert ran.code == 2 and "write tables to a .parquet or a .csv file" in ran.text
     assert not (tmp_path / "t.csv").exists() and not (tmp_path / "t.xlsx").exists()

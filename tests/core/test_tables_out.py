@@ -51,7 +51,13 @@ def test_check_claims_level_has_a_row_per_claim_with_its_verdict(check_run):
         assert (row.p_entailment, row.p_neutral, row.p_contradiction) == probs
         assert (row.text, row.evidence) == (item.claim.text, item.verdict.evidence)
     assert set(table["label"]) == {"Entailment", "Neutral"}  # both kinds of verdict are in the example
-    with pytest.raises(InputError, match="no 'facts' level in CheckResult results; the levels are records or claims"):
+    spans = check_run.to_pandas("spans")
+    for row in check_run.results:
+        pieces = spans[spans["id"] == row.id]
+        assert "".join(pieces["text"]) == row.response
+        covered = {number for numbers in pieces["claims"] for number in numbers}
+        assert covered == {n for n, item in enumerate(row.claims, 1) if item.claim.spans}
+    with pytest.raises(InputError, match="no 'facts' level in CheckResult results; the levels are records, claims or spans"):
         check_run.to_pandas("facts")
 
 

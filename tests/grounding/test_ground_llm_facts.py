@@ -48,7 +48,8 @@ def test_decomposes_each_sentence_with_ids_and_spans(client, fake_llm):
     ]
     assert [c.sentence_ids for c in first.claims] == [[0], [0], [1]]
     span = first.claims[2].spans[0]
-    assert text[span.start : span.end] == "It is long."
+    assert text[span.start : span.end] == span.text == "is long", "aligned to its words; 'It' is not 'The Lenne'"
+    assert [s.text for s in first.claims[0].spans] == ["The Lenne flows through Corvel"]
     assert not first.failed and second.claims == [] and not second.failed
     prompt = fake_llm.requests[0]["json"]["messages"][-1]["content"]
     assert "Fact 1: The Kestrel Bridge is a stone arch bridge." in prompt

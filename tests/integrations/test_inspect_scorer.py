@@ -57,6 +57,10 @@ def test_the_scores_of_an_inspect_eval_reach_its_log(tmp_path):
     assert "Contradiction: It has 90 million people." in samples[2]["claims_supported"].explanation
     assert [c["verdict"]["label"] for c in samples[2]["claims_supported"].metadata["claims"]] == [
         "Entailment", "Contradiction"]
+    hallucinated = samples[2]["claims_supported"].metadata["hallucinated"]
+    assert hallucinated["hallucinated"] and [s["text"] for s in hallucinated["labels"]] == ["It has 90 million people."]
+    spans = samples[2]["claims_supported"].metadata["spans"]
+    assert "".join(s["text"] for s in spans) == ANSWERS["How many people live in Paris?"]
     assert samples[1]["grounded_in_context"].value == 1.0 and samples[2]["grounded_in_context"].value == 0.5
     assert "not found: It has 90 million people." in samples[2]["grounded_in_context"].explanation
     metrics = {(s.name, name): metric.value for s in log.results.scores for name, metric in s.metrics.items()}

@@ -31,6 +31,11 @@ def test_contradicted_answer(factscope_checker):
                     checker=factscope_checker, extractor="sentences", min_supported=0.5)
 
 
+def test_triplet_with_the_wrong_number(factscope_checker):
+    assert_grounded("Paris is the capital of France and has 90 million residents.", REFERENCES,
+                    checker=factscope_checker, extractor="rules")
+
+
 def test_claim_list_below_the_share(factscope_checker):
     assert_claims_supported(["Paris is the capital of France.", "Paris hosts the Louvre."], REFERENCES,
                             checker=factscope_checker, min_supported=0.75)
@@ -69,7 +74,7 @@ def test_the_plugin_is_registered_through_its_entry_point():
 def test_passing_and_failing_assertions_print_the_failed_claims(loaded, pytester: pytest.Pytester):
     pytester.makepyfile(test_answers=USER_TESTS)
     result = pytester.runpytest(*INNER)
-    result.assert_outcomes(passed=2, failed=3)
+    result.assert_outcomes(passed=2, failed=4)
     output = result.stdout.str()
     contradicted = _section(output, "test_contradicted_answer")
     assert "1 claim contradicted" in contradicted
@@ -77,7 +82,14 @@ def test_passing_and_failing_assertions_print_the_failed_claims(loaded, pytester
         assert column in contradicted
     row = next(line for line in contradicted.splitlines() if "It has 90 million people." in line)
     assert "Contradiction" in row and "Paris is the capital and largest city" in row
-    assert "Paris is the capital of France." not in contradicted.replace(row, ""), "supported claims are not listed"
+    assert "in the response" not in contradicted, "a sentence claim's words are the claim's"
+    table, _, marked = contradicted.partition("\nresponse: ")
+    assert "Paris is the capital of France." not in table.replace(row, ""), "supported claims are not listed"
+    assert marked.strip() == "Paris is the capital of France. [[It has 90 million people.]]"
+    triplet = _section(output, "test_triplet_with_the_wrong_number")
+    table, _, marked = triplet.partition("\nresponse: ")
+    assert "in the response" in table and "Contradiction" in table
+    assert "[[has 90 million residents]]." in marked, "the contradicted words, not the whole sentence"
     listed = _section(output, "test_claim_list_below_the_share")
     assert "50% of 2 claims supported, 75% needed" in listed and "Paris hosts the Louvre." in listed
     facts = _section(output, "test_facts_missing_from_the_context")

@@ -136,11 +136,18 @@ def test_a_browser_runs_a_check_and_opens_a_report(served, tmp_path):
         assert badges and set(badges) <= {"Entailment", "Neutral", "Contradiction", "failed"}
         assert classes <= {badge.lower() for badge in badges}
         assert page.locator("section.results .reference mark[data-claims]").count() >= 1
+        texts = [marks.nth(i).inner_text() for i in range(marks.count())]
+        assert "Paris" in " ".join(texts) and not any(text.endswith(".") for text in texts), "the claims' words"
         first = marks.first
         first.hover()
         tip = page.locator(".fs-tip")
-        assert tip.is_visible() and "P(E)" in tip.inner_text() and "claim " in tip.inner_text()
+        said = tip.inner_text()
+        assert tip.is_visible() and "P(E)" in said and "claim 1: Marie Curie was born in Paris" in said and "evidence: " in said
         assert page.locator("table.claims tr.linked").count() >= 1
+        record = page.locator("section.results .record").first
+        record.scroll_into_view_if_needed()
+        first.hover()
+        page.screenshot(path=str(ARTIFACTS / "spans.png"), clip=record.bounding_box())
         page.screenshot(path=str(ARTIFACTS / "check.png"), full_page=True)
 
         page.goto(f"{served.url}/?system=check")

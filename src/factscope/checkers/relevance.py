@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from factscope.core.stop_words import STOP_WORDS
+
 RelevanceMode = Literal["lexical", "off"]
 """How segments are filtered before the merge: by lexical relevance, or not at all."""
 
@@ -21,19 +23,6 @@ DEFAULT_MIN_RELEVANCE = 0.2
 """The default floor: the smallest of the 2nd percentiles of the relevance of entailed pairs of three labelled claim
 sets (``benchmarks/relevance_floor.py``; the concepts page on checkers gives the figures)."""
 
-_STOP_WORD_TEXT = """
-    a about above after again against all also am an and any are as at be because been before being below between
-    both but by can could did do does doing down during each either few for from further had has have having he
-    her here hers herself him himself his how i if in into is it its itself just me more most my myself no nor not
-    now of off on once only or other our ours ourselves out over own same she should so some such than that the
-    their theirs them themselves then there these they this those through to too under until up us very was we
-    were what when where which while who whom why will with would you your yours yourself yourselves
-    s t d ll m re ve don didn doesn isn wasn aren weren won wouldn couldn shouldn hasn haven hadn
-"""
-
-STOP_WORDS = frozenset(_STOP_WORD_TEXT.split())
-"""Function words that say nothing about a claim's topic (negations included: relevance is about topic, not
-stance)."""
 
 _WORD = re.compile(r"\w+")
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Unpack
 
-from factscope.claims.dependency import BE_FORMS, Proposition, PropositionReader, is_negated
-from factscope.claims.parsing import Sentence
+from factscope.claims.dependency import BE_FORMS, Proposition, PropositionReader, Words, is_negated
+from factscope.claims.parsing import Sentence, word_spans
 from factscope.claims.proposition_claims import PropositionExtractor, PropositionReading
 from factscope.core.schema import Claim
 
@@ -26,13 +26,23 @@ def proposition_facts(proposition: Proposition, *, core_facts: bool = True) -> l
     usually bears on the attachment: "Tesla was not founded by Musk." does not state "Tesla was not founded.";
     nor does a bare copula ("Paris is on the Seine." gives no "Paris is.").
     """
+    return [fact for fact, _ in worded_facts(proposition, core_facts=core_facts)]
+
+
+def worded_facts(proposition: Proposition, *, core_facts: bool = True) -> list[tuple[str, Words]]:
+    """The atomic facts of :func:`proposition_facts`, each with the words of the text it is written with: the
+    clause's subject, predicate and object, and an attachment's preposition and object too."""
     core = (proposition.subject, proposition.predicate, proposition.object)
-    facts = []
+    facts: list[tuple[str, Words]] = []
     bare_copula = not proposition.object and proposition.predicate.split()[-1].lower() in BE_FORMS
     keep_core = core_facts and not is_negated(proposition.predicate) and not bare_copula
     if not proposition.attachments or keep_core:
-        facts.append(as_sentence(*core))
-    facts.extend(as_sentence(*core, preposition, target) for preposition, target in proposition.attachments)
+        facts.append((as_sentence(*core), proposition.words))
+    attachment_words = proposition.attachment_words or ((),) * len(proposition.attachments)
+    facts.extend(
+        (as_sentence(*core, preposition, target), (*proposition.words, *words))
+        for (preposition, target), words in zip(proposition.attachments, attachment_words, strict=True)
+    )
     return facts
 
 
@@ -75,9 +85,10 @@ class ClauseFactExtractor(PropositionExtractor):
         )
 
     def sentence_claims(self, reader: PropositionReader, sentence: Sentence) -> list[Claim]:
-        """The atomic facts of one sentence's propositions, as claims."""
+        """The atomic facts of one sentence's propositions, as claims located by their words (by the sentence when
+        the parse gives none)."""
         return [
-            Claim(text=fact, kind="fact", sentence_ids=[sentence.index], spans=[sentence.span])
+            Claim(text=fact, kind="fact", sentence_ids=[sentence.index], **word_spans(sentence, words))
             for p in reader.read(sentence)
-            for fact in proposition_facts(p, core_facts=self.core_facts)
+            for fact, words in worded_facts(p, core_facts=self.core_facts)
         ]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from factscope.claims.parsing import (
@@ -55,14 +55,23 @@ SENTENCE_PUNCTUATION = frozenset({".", ",", ";", ":", "!", "?", "-", "--", "..."
 BRACKET_PAIRS = (("(", ")"), ("[", "]"), ("{", "}"))
 
 
+Words = tuple[int, ...]
+"""Indices of a parsed text's tokens: the words a part of a proposition is written with."""
+
+
 @dataclass(frozen=True)
 class Proposition:
-    """One clause: ``subject predicate object`` plus prepositional attachments ``(preposition, object)``."""
+    """One clause: ``subject predicate object`` plus prepositional attachments ``(preposition, object)``.
+
+    ``words`` are the tokens the subject, predicate and object are written with (a resolved pronoun's own token,
+    not its antecedent's), ``attachment_words`` those of each attachment; neither takes part in equality."""
 
     subject: str
     predicate: str
     object: str = ""
     attachments: tuple[tuple[str, str], ...] = ()
+    words: Words = field(default=(), compare=False)
+    attachment_words: tuple[Words, ...] = field(default=(), compare=False)
 
 
 def conjuncts(token: Any) -> list[Any]:
@@ -161,6 +170,21 @@ def verb_group(verb: Any) -> str:
     performed", "did not win", "gave up", "to become"); a coordinated passive participle or bare infinitive
     borrows the auxiliaries of its head ("is held and contested by" -> "is contested", "will conduct workshops
     and issue manuals" -> "will issue")."""
+    ordered = verb_group_tokens(verb)
+    text = join_tokens(ordered)
+    if ordered[0].lower_ in CONTRACTIONS:
+        full = CONTRACTIONS[ordered[0].lower_]
+        if ordered[0].lower_ in {"'s", "\u2019s"} and len(ordered) > 1 and ordered[1].tag_ == "VBN":
+            full = "has"
+        rest = join_tokens(ordered[1:]) if len(ordered) > 1 else ""
+        text = full + rest if rest.startswith("n't") else f"{full} {rest}".strip()
+    if ordered[0].is_sent_start and ordered[0].pos_ != "PROPN" and ordered[0].text != "I":
+        text = text[:1].lower() + text[1:]
+    return text
+
+
+def verb_group_tokens(verb: Any) -> list[Any]:
+    """The tokens of :func:`verb_group`, in text order (borrowed auxiliaries included)."""
     group = [c for c in verb.children if c.dep_ in VERB_GROUP_DEPS]
     if verb.dep_ == "conj" and not any(c.dep_ in {"aux", "auxpass"} for c in group):
         head = verb.head
@@ -174,17 +198,7 @@ def verb_group(verb: Any) -> str:
     first = min([t.i for t in group if t.i < verb.i], default=verb.i)
     group += [c for c in verb.children if c.dep_ == "advmod" and first < c.i < verb.i and c.tag_ != "WRB"]
     group.append(verb)
-    ordered = sorted(group, key=lambda t: t.i)
-    text = join_tokens(ordered)
-    if ordered[0].lower_ in CONTRACTIONS:
-        full = CONTRACTIONS[ordered[0].lower_]
-        if ordered[0].lower_ in {"'s", "\u2019s"} and len(ordered) > 1 and ordered[1].tag_ == "VBN":
-            full = "has"
-        rest = join_tokens(ordered[1:]) if len(ordered) > 1 else ""
-        text = full + rest if rest.startswith("n't") else f"{full} {rest}".strip()
-    if ordered[0].is_sent_start and ordered[0].pos_ != "PROPN" and ordered[0].text != "I":
-        text = text[:1].lower() + text[1:]
-    return text
+    return sorted(group, key=lambda t: t.i)
 
 
 def is_negated(predicate: str) -> bool:
@@ -436,14 +450,16 @@ class PropositionReader:
             return []
         return [c for c in verb.children if is_open_complement(c)]
 
-    def _arguments(self, token: Any) -> list[str]:
-        """Phrases for an argument and its conjuncts, with pronoun subjects resolved."""
-        return [text for text, _ in self._headed_arguments(token)]
+    def _arguments(self, token: Any) -> list[tuple[str, Words]]:
+        """(phrase, words) for an argument and its conjuncts, with pronoun subjects resolved."""
+        return [(text, words) for text, _, words in self._headed_arguments(token)]
 
-    def _headed_arguments(self, token: Any) -> list[tuple[str, Any]]:
-        """(phrase, head token) for an argument and its conjuncts, with pronoun subjects resolved."""
-        found: list[tuple[str, Any]] = []
+    def _headed_arguments(self, token: Any) -> list[tuple[str, Any, Words]]:
+        """(phrase, head token, words) for an argument and its conjuncts, with pronoun subjects resolved; the
+        words are the argument as written (a resolved pronoun's own token)."""
+        found: list[tuple[str, Any, Words]] = []
         for conjunct in conjuncts(token):
+            words = tuple(t.i for t in phrase_tokens(conjunct))
             if (
                 self.resolver is not None
                 and conjunct.dep_ in SUBJECT_DEPS | {"conj"}
@@ -451,13 +467,14 @@ class PropositionReader:
             ):
                 antecedents = self.resolver.resolve(conjunct)
                 if antecedents:
-                    found.extend((phrase(t), t) for t in antecedents)
+                    found.extend((phrase(t), t, words) for t in antecedents)
                     continue
-            found.append((phrase(conjunct), conjunct))
-        return [(text, head) for text, head in found if text]
+            found.append((phrase(conjunct), conjunct, words))
+        return [(text, head, words) for text, head, words in found if text]
 
-    def _subjects(self, verb: Any) -> tuple[list[tuple[str, Any]], Any | None]:
-        """(phrase, head) of each subject of a clause and the token the clause names as subject (or None)."""
+    def _subjects(self, verb: Any) -> tuple[list[tuple[str, Any, Words]], Any | None]:
+        """(phrase, head, words) of each subject of a clause and the token the clause names as subject (or
+        None)."""
         own = [c for c in verb.children if c.dep_ in SUBJECT_DEPS]
         if own:
             subject = own[0]
@@ -481,7 +498,7 @@ class PropositionReader:
             return self._subjects(verb.head)
         return [], None
 
-    def _described(self, noun: Any) -> tuple[list[tuple[str, Any]], Any]:
+    def _described(self, noun: Any) -> tuple[list[tuple[str, Any, Words]], Any]:
         """What a relative or participle clause on ``noun`` is about: the noun itself, or, when the noun is
         predicated of a subject ("Curie was a physicist who ...", "Paris, a city founded ..."), that subject."""
         while noun.dep_ in {"appos", "conj"} and noun.head.pos_ in CONTENT_POS | {"PRON"}:
@@ -498,15 +515,19 @@ class PropositionReader:
             return []
         parts = [verb, *self._folded_complements(verb)]
         predicate = " ".join(verb_group(v) for v in parts)
+        predicate_words = tuple(t.i for v in parts for t in verb_group_tokens(v))
         if is_participle_clause(verb) and subject_token is not None:
             predicate = f"{copula(subject_token, sentence.tokens.root, verb)} {predicate}"
         plural_verb = first_verb_tag(verb) == "VBP"
-        objects: list[str] = []
-        attachments: list[tuple[str, str]] = []
+        objects: list[tuple[str, Words]] = []
+        attachments: list[tuple[str, str, Words]] = []
         stray = stray_passive_object(verb)
         if stray is not None:
             agent, obj = stray
-            attachments.append(("by", clean_phrase(join_tokens(phrase_tokens(agent) + phrase_tokens(obj)))))
+            written = phrase_tokens(agent) + phrase_tokens(obj)
+            attachments.append(
+                ("by", clean_phrase(join_tokens(written)), (agent.head.i, *(t.i for t in written)))
+            )
         for part in parts:
             for child in part.children:
                 if child in parts or (stray is not None and child.dep_ in {"agent", "dobj"}):
@@ -515,13 +536,17 @@ class PropositionReader:
                     if child.tag_ in RELATIVE_TAGS and verb.dep_ == "relcl":
                         objects.extend(self._arguments(verb.head))
                     elif child.dep_ == "attr" and self.split_nationality:
-                        objects.extend(p for c in conjuncts(child) for p in self._described_as(c))
+                        objects.extend(
+                            (p, tuple(t.i for t in phrase_tokens(c)))
+                            for c in conjuncts(child)
+                            for p in self._described_as(c)
+                        )
                     else:
                         objects.extend(self._arguments(child))
                 elif child.dep_ in {"prep", "agent"}:
                     attachments.extend(self._attachments(child))
                 elif child.dep_ == "advmod" and child.lower_ == "where" and verb.dep_ == "relcl":
-                    attachments.extend(("in", p) for p in self._arguments(verb.head))
+                    attachments.extend(("in", p, (child.i, *words)) for p, words in self._arguments(verb.head))
         if not objects:
             objects.extend(
                 p
@@ -549,33 +574,46 @@ class PropositionReader:
                 subject,
                 third_person(predicate) if plural_verb and head.tag_ in {"NN", "NNP"} else predicate,
                 obj,
-                tuple(attachments),
+                tuple((preposition, target) for preposition, target, _ in attachments),
+                words=(*subject_words, *predicate_words, *object_words),
+                attachment_words=tuple(words for _, _, words in attachments),
             )
-            for subject, head in subjects
-            for obj in (objects or [""])
+            for subject, head, subject_words in subjects
+            for obj, object_words in (objects or [("", ())])
             if subject != obj and not any(t.tag_ in RELATIVE_TAGS for t in phrase_tokens(head))
         ]
 
-    def _attachments(self, preposition: Any) -> list[tuple[str, str]]:
+    def _attachments(self, preposition: Any) -> list[tuple[str, str, Words]]:
+        """(preposition, object, words) for each object of a preposition and of its conjuncts."""
         found = []
         for prep in conjuncts(preposition):
             for child in prep.children:
                 if child.dep_ == "pobj" and prep.lower_ == "between":
-                    found.append((prep.lower_, clean_phrase(join_tokens(list(child.subtree)))))
+                    found.append(
+                        (prep.lower_, clean_phrase(join_tokens(list(child.subtree))),
+                         (prep.i, *(t.i for t in child.subtree)))
+                    )
                 elif child.dep_ == "pobj":
-                    found.extend((prep.lower_, p) for p in self._arguments(child))
+                    found.extend((prep.lower_, p, (prep.i, *words)) for p, words in self._arguments(child))
                     for inner in child.children:
                         if is_detached_preposition(inner):
                             found.extend(self._attachments(inner))
         return found
 
     def _appositive(self, head: Any, appositive: Any, sentence: Sentence) -> list[Proposition]:
-        subjects = self._arguments(head) if head.dep_ in SUBJECT_DEPS else [phrase(head)]
+        subjects = (
+            self._arguments(head)
+            if head.dep_ in SUBJECT_DEPS
+            else [(phrase(head), tuple(t.i for t in phrase_tokens(head)))]
+        )
+        described_words = tuple(t.i for t in phrase_tokens(appositive))
         if any(t.pos_ == "VERB" or t.tag_ in FINITE_VERB_TAGS for t in phrase_tokens(appositive)):
             return []
         return [
-            Proposition(subject, copula(head, sentence.tokens.root), described)
-            for subject in subjects
+            Proposition(
+                subject, copula(head, sentence.tokens.root), described, words=(*subject_words, *described_words)
+            )
+            for subject, subject_words in subjects
             for described in self._described_as(appositive)
             if subject and described and subject != described
         ]

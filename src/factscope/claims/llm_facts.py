@@ -21,6 +21,7 @@ from factscope.claims.prompt_pieces import (
     checked_piece_chars,
     sentence_windows,
 )
+from factscope.claims.span_alignment import aligned_spans
 from factscope.core.prompts import load_prompt
 from factscope.core.schema import Claim, Extraction, Span
 from factscope.core.text import sentence_spans
@@ -102,13 +103,14 @@ class LLMFactExtractor:
             self.client.chat_many(conversations, reply_format=FACTS_FORMAT, **params) if conversations else []
         )
         return [
-            self._extraction([(span, [next(replies) for _ in windows]) for span, windows in sentences])
-            for sentences in windows_of
+            self._extraction(text, [(span, [next(replies) for _ in windows]) for span, windows in sentences])
+            for text, sentences in zip(texts, windows_of, strict=True)
         ]
 
     @staticmethod
-    def _extraction(answered: list[tuple[Span, list[ChatReply]]]) -> Extraction:
-        """The facts of one text from the replies to its sentences (one per window of a long sentence)."""
+    def _extraction(text: str, answered: list[tuple[Span, list[ChatReply]]]) -> Extraction:
+        """The facts of one text from the replies to its sentences (one per window of a long sentence), each
+        aligned to its words in its sentence (``factscope.claims.span_alignment``)."""
         claims: list[Claim] = []
         errors: list[str] = []
         raws: list[str] = []
@@ -128,7 +130,8 @@ class LLMFactExtractor:
                     raws.append(reply.text or "")
                     continue
                 claims.extend(
-                    Claim(text=fact, kind="fact", sentence_ids=[index], spans=[span]) for fact in facts
+                    Claim(text=fact, kind="fact", sentence_ids=[index], **aligned_spans(text, Claim(text=fact), [span]))
+                    for fact in facts
                 )
         if errors:
             return Extraction(

@@ -3,7 +3,8 @@
 Each response is split into sentences (``factscope.core.text.sentence_spans``) and shown to the LLM as a numbered
 list; the prompt (``extract_triplets`` or ``extract_triplets_atomic``, two in-context examples each) asks for
 JSON ``{"claims": [{"triplet": [s, p, o], "sentences": [1]}]}`` (or ``{"claim": "...", ...}``). Sentence numbers
-are mapped back to 0-based ``Claim.sentence_ids`` and character ``spans`` in the response. A response longer
+are mapped back to 0-based ``Claim.sentence_ids``, and each claim is aligned to its words in those sentences
+(``factscope.claims.span_alignment``) for its character ``spans`` in the response. A response longer
 than ``piece_chars`` characters is sent in pieces cut at sentence starts (``factscope.claims.prompt_pieces``), one
 prompt each, and the claims of the pieces are joined in order.
 
@@ -31,6 +32,7 @@ from factscope.claims.prompt_pieces import (
     checked_piece_chars,
     prompt_pieces,
 )
+from factscope.claims.span_alignment import aligned_spans
 from factscope.core.prompts import load_prompt
 from factscope.core.run import ProgressCallback, stage
 from factscope.core.schema import Claim, Extraction, Span
@@ -227,10 +229,15 @@ class TripletExtractor:
         answered: list[list[tuple[PromptPiece, ChatReply]]] = [[] for _ in texts]
         for (index, piece), reply in zip(asked, replies, strict=True):
             answered[index].append((piece, reply))
-        return [self._extraction(pieces, sentences) for pieces, sentences in zip(answered, sentences_of)]
+        return [
+            self._extraction(text, pieces, sentences)
+            for text, pieces, sentences in zip(texts, answered, sentences_of, strict=True)
+        ]
 
-    def _extraction(self, answered: list[tuple[PromptPiece, ChatReply]], sentences: list[Span]) -> Extraction:
-        """The claims of one text from the replies to its pieces, with the spans of their sentences.
+    def _extraction(
+        self, text: str, answered: list[tuple[PromptPiece, ChatReply]], sentences: list[Span]
+    ) -> Extraction:
+        """The claims of one text from the replies to its pieces, each aligned to its words in its sentences.
 
         ``raw`` holds the reply (the pieces' replies, joined by :data:`REPLY_SEPARATOR`); when a piece failed, the
         Extraction is failed, its ``raw`` holds the failed pieces' raw replies and its ``error`` their reasons, each
@@ -250,7 +257,7 @@ class TripletExtractor:
                 errors.append(f"{where}{failure}")
                 failed_replies.append(failure.raw)
         located = [
-            claim.model_copy(update={"spans": [sentences[i] for i in claim.sentence_ids]})
+            claim.model_copy(update=dict(aligned_spans(text, claim, sentences)))
             for claim in merged_duplicates(claims)
         ]
         if errors:

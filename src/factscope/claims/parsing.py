@@ -10,12 +10,12 @@ from abc import ABC, abstractmethod
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 import numpy
 
 from factscope.claims.base import check_questions
-from factscope.core.schema import Claim, Extraction, Span
+from factscope.core.schema import Claim, ClaimSpan, Extraction, Span, SpanCover
 from factscope.core.text import piece_ranges, sentence_spans
 
 SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass"})
@@ -266,9 +266,45 @@ def mark_sentence_starts(doc: Any, spans: Sequence[tuple[int, int]]) -> Any:
     return doc
 
 
+def source_text(sentence: Sentence) -> str:
+    """The response a parsed sentence belongs to, as written (Markdown marks included)."""
+    doc = sentence.tokens.doc
+    text: str | None = doc.user_data.get(SOURCE_TEXT)
+    return doc.text if text is None else text
+
+
 def sentence_claim(sentence: Sentence, kind: Literal["fact", "sentence"]) -> Claim:
     """A whole sentence as one claim, with its id and span."""
-    return Claim(text=sentence.text, kind=kind, sentence_ids=[sentence.index], spans=[sentence.span])
+    span = ClaimSpan.covering(source_text(sentence), sentence.span.start, sentence.span.end)
+    return Claim(text=sentence.text, kind=kind, sentence_ids=[sentence.index], spans=[span])
+
+
+class Located(TypedDict):
+    """The fields of a Claim that locate it in its response."""
+
+    spans: list[ClaimSpan]
+    spans_cover: SpanCover
+
+
+def word_spans(sentence: Sentence, words: Sequence[int]) -> Located:
+    """The spans of a claim written with the tokens numbered ``words`` in ``sentence``'s doc: each run of
+    consecutive tokens is one span, from its first token's start to its last token's end. Without words, the
+    sentence's span."""
+    response = source_text(sentence)
+    if not words:
+        whole = ClaimSpan.covering(response, sentence.span.start, sentence.span.end)
+        return {"spans": [whole], "spans_cover": "sentence"}
+    doc = sentence.tokens.doc
+    runs: list[list[int]] = []
+    for index in sorted(set(words)):
+        if runs and index == runs[-1][-1] + 1:
+            runs[-1].append(index)
+        else:
+            runs.append([index])
+    spans = [
+        ClaimSpan.covering(response, doc[run[0]].idx, doc[run[-1]].idx + len(doc[run[-1]].text)) for run in runs
+    ]
+    return {"spans": spans, "spans_cover": "words"}
 
 
 class ParsedExtractor(ABC):

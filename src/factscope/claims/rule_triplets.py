@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from factscope.claims.dependency import Proposition, PropositionReader, is_negated
-from factscope.claims.parsing import Sentence
+from factscope.claims.dependency import Proposition, PropositionReader, Words, is_negated
+from factscope.claims.parsing import Sentence, word_spans
 from factscope.claims.proposition_claims import PropositionExtractor
 from factscope.core.schema import Claim
 
@@ -19,13 +19,21 @@ def proposition_triplets(proposition: Proposition) -> list[tuple[str, str, str]]
     attachments gives only the attachment triplets, because the negation usually bears on them: "Apple did not
     make phones until 2007" does not state (Apple, did not make, phones).
     """
+    return [triplet for triplet, _ in worded_triplets(proposition)]
+
+
+def worded_triplets(proposition: Proposition) -> list[tuple[tuple[str, str, str], Words]]:
+    """The claim-triplets of :func:`proposition_triplets`, each with the words of the text it is written with: the
+    clause's subject, predicate and object, and an attachment triplet's preposition and object too."""
     subject, predicate, obj = proposition.subject, proposition.predicate, proposition.object
-    found = []
+    found: list[tuple[tuple[str, str, str], Words]] = []
     if not proposition.attachments or (obj and not is_negated(predicate)):
-        found.append((subject, predicate, obj))
+        found.append(((subject, predicate, obj), proposition.words))
     stem = f"{predicate} {obj}".strip()
+    attachment_words = proposition.attachment_words or ((),) * len(proposition.attachments)
     found.extend(
-        (subject, f"{stem} {preposition}", target) for preposition, target in proposition.attachments
+        ((subject, f"{stem} {preposition}", target), (*proposition.words, *words))
+        for (preposition, target), words in zip(proposition.attachments, attachment_words, strict=True)
     )
     return found
 
@@ -55,15 +63,16 @@ class RuleTripletExtractor(PropositionExtractor):
     fallback_kind = "sentence"
 
     def sentence_claims(self, reader: PropositionReader, sentence: Sentence) -> list[Claim]:
-        """The triplets of one sentence's propositions, as claims."""
+        """The triplets of one sentence's propositions, as claims located by their words (by the sentence when
+        the parse gives none)."""
         return [
             Claim(
                 text=triplet_text(triplet),
                 kind="triplet",
                 triplet=triplet,
                 sentence_ids=[sentence.index],
-                spans=[sentence.span],
+                **word_spans(sentence, words),
             )
             for p in reader.read(sentence)
-            for triplet in proposition_triplets(p)
+            for triplet, words in worded_triplets(p)
         ]

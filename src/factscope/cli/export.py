@@ -22,6 +22,7 @@ Examples:
 
   factscope export checked.jsonl -o checked.parquet
   factscope export checked.jsonl -o claims.csv --level claims
+  factscope export checked.jsonl -o spans.csv --level spans
   factscope export grounded.jsonl -o facts.parquet --level facts
 """
 
@@ -38,7 +39,10 @@ def export_command(
     ],
     level: Annotated[
         str,
-        typer.Option(help="a row per: records, or the system's items (claims, facts, citations or sentences)"),
+        typer.Option(
+            help="a row per: records, the system's items (claims, facts, citations or sentences), or a check's "
+            "labelled spans (spans)"
+        ),
     ] = RECORDS,
 ) -> None:
     """Convert a results file into a table (see `factscope export --help`)."""

@@ -78,6 +78,7 @@ def command_modules() -> list[ModuleType]:
         attribute,
         check,
         eval_checker,
+        eval_spans,
         examples,
         export,
         ground,
@@ -88,8 +89,8 @@ def command_modules() -> list[ModuleType]:
         train_checker,
     )
 
-    return [check, agree, ground, attribute, knowledge, train_checker, eval_checker, package_checker, report,
-            export, examples, serve]
+    return [check, agree, ground, attribute, knowledge, train_checker, eval_checker, eval_spans, package_checker,
+            report, export, examples, serve]
 
 
 def _register() -> None:

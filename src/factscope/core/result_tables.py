@@ -25,6 +25,9 @@ from factscope.core.tables import TABLES_EXTRA
 RECORDS = "records"
 """The level of one row per record, which every result has."""
 
+SPANS = "spans"
+"""The level of one row per labelled span of a response, which the check system's results have."""
+
 
 @runtime_checkable
 class ItemTable(Protocol):
@@ -39,10 +42,21 @@ class ItemTable(Protocol):
         ...
 
 
+@runtime_checkable
+class SpanTable(Protocol):
+    """A result row whose response is split into labelled spans, each a table row of the level 'spans'."""
+
+    def span_rows(self) -> list[dict[str, Any]]:
+        """One table row per labelled span, each starting with the record's ``id``."""
+        ...
+
+
 def levels(row_type: type[BaseModel]) -> tuple[str, ...]:
-    """The table levels of a result row model: 'records', and its item level where it has one."""
+    """The table levels of a result row model: 'records', its item level where it has one, and 'spans' where its
+    rows have spans."""
     item_level = getattr(row_type, "item_level", None)
-    return (RECORDS, item_level) if isinstance(item_level, str) else (RECORDS,)
+    found = (RECORDS, item_level) if isinstance(item_level, str) else (RECORDS,)
+    return (*found, SPANS) if hasattr(row_type, "span_rows") else found
 
 
 def probability_columns(probs: Sequence[float] | None) -> dict[str, float | None]:
@@ -78,11 +92,14 @@ def table_rows(rows: Iterable[BaseModel], row_type: type[BaseModel], level: str 
     known = levels(row_type)
     if level not in known:
         raise InputError(
-            f"no {level!r} level in {row_type.__name__} results; the levels are {' or '.join(known)}"
+            f"no {level!r} level in {row_type.__name__} results; the levels are "
+            f"{', '.join(known[:-1])} or {known[-1]}"
         )
     for row in rows:
         if level == RECORDS:
             yield record_row(row)
+        elif level == SPANS and isinstance(row, SpanTable):
+            yield from row.span_rows()
         elif isinstance(row, ItemTable):
             yield from row.item_rows()
 

@@ -54,7 +54,8 @@ class RunResult(ShownAsHtml, BaseModel, Generic[Row]):
     def to_pandas(self, level: str = "records") -> Any:
         """The run's rows as a pandas DataFrame: one row per record (``level="records"``), or one row per item
         where the system has them (``"claims"`` of a check, ``"facts"`` of a grounding run, ``"citations"`` of an
-        attribution run, ``"sentences"`` of a knowledge run; see ``factscope.core.result_tables``). Needs pandas
+        attribution run, ``"sentences"`` of a knowledge run), or, for a check, one row per labelled span of each response
+(``"spans"``; see ``factscope.core.result_tables``). Needs pandas
         (the ``tables`` extra)."""
         from factscope.core.result_tables import data_frame, table_rows
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from factscope.core.display import ShownAsHtml
 
@@ -41,14 +41,42 @@ class Span(BaseModel):
     end: int
 
 
+class ClaimSpan(Span):
+    """A span of a response that a claim states: character offsets [start, end) and the text they cover."""
+
+    text: str = ""
+
+    @classmethod
+    def covering(cls, response: str, start: int, end: int) -> ClaimSpan:
+        """The span [start, end) of ``response``, with its text."""
+        return cls(start=start, end=end, text=response[start:end])
+
+
+SpanCover = Literal["words", "sentence"]
+"""What a claim's spans cover: its own words in the response, or the whole sentence(s) it came from (a sentence
+claim, or a claim an LLM wrote in words the response does not share closely enough to align)."""
+
+
 class Claim(BaseModel):
-    """One checkable unit of a response: a claim-triplet, an atomic fact or a sentence."""
+    """One checkable unit of a response: a claim-triplet, an atomic fact or a sentence.
+
+    ``spans`` locate the claim in the response; ``spans_cover`` says whether they are the claim's own words
+    (subject, predicate and object as written) or its sentence."""
 
     text: str
     kind: Literal["triplet", "fact", "sentence"] = "fact"
     triplet: tuple[str, str, str] | None = None
     sentence_ids: list[int] = Field(default_factory=list)
-    spans: list[Span] = Field(default_factory=list)
+    spans: list[ClaimSpan] = Field(default_factory=list)
+    spans_cover: SpanCover = "sentence"
+
+    @field_validator("spans", mode="before")
+    @classmethod
+    def _plain_spans(cls, value: Any) -> Any:
+        """Take plain ``Span`` objects too (their text left empty)."""
+        if isinstance(value, list):
+            return [item.model_dump() if type(item) is Span else item for item in value]
+        return value
 
     def render(self) -> str:
         """The claim as a sentence for NLI: a triplet is joined 'subject predicate object'."""

@@ -7,7 +7,9 @@ output's claims (both 0 when the output has no claim to check, which the explana
 reads the context from the sample's metadata (``context``); its value is the output's grounding precision, and
 its metadata has the recall when the sample lists ``gold_facts``. Each scorer builds its models once, on its first
 sample, and scores off inspect's event loop (``factscope.acheck`` / ``aground``: one run at a time). The score's
-explanation lists the claims or facts with their verdicts, and its metadata holds the verdicts.
+explanation lists the claims or facts with their verdicts, and its metadata holds the verdicts; that of
+``claims_supported()`` also holds the output's span view (``spans``: the output split into labelled spans) and its
+hallucinated spans in RAGTruth's shape (``hallucinated``; see ``factscope.refchecker.span_view``).
 """
 
 from __future__ import annotations
@@ -52,7 +54,8 @@ def claims_supported(
             checker=ready_checker,
             extractor=ready_extractor,
         )
-        claims = run.results[0].claims
+        result = run.results[0]
+        claims = result.claims
         labels = [claim.verdict.label.value if claim.verdict.label else "failed" for claim in claims]
         return Score(
             value={
@@ -62,7 +65,11 @@ def claims_supported(
             answer=state.output.completion,
             explanation="\n".join(f"{label}: {claim.claim.text}" for label, claim in zip(labels, claims, strict=True))
             or "the output has no claim to check",
-            metadata={"claims": [claim.model_dump(mode="json") for claim in claims]},
+            metadata={
+                "claims": [claim.model_dump(mode="json") for claim in claims],
+                "spans": [span.model_dump(mode="json") for span in result.span_view()],
+                "hallucinated": result.hallucination_labels().model_dump(mode="json"),
+            },
         )
 
     return score

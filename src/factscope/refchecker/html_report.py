@@ -47,11 +47,13 @@ HIGHLIGHT_RANK: dict[str, int] = {"entailment": 0, FAILED_CLASS: 1, "neutral": 2
 
 @dataclass(frozen=True)
 class Highlight:
-    """One claim's mark on a text: the character span, the claim's number (from 1) and its verdict."""
+    """One claim's mark on a text: the character span, the claim's number (from 1), its verdict and, where the
+    mark's title should say it, the claim's text."""
 
     span: Span
     claim: int
     verdict: Verdict
+    text: str = ""
 
 
 @dataclass(frozen=True)
@@ -174,8 +176,30 @@ def _piece(text: str, cover: tuple[Highlight, ...]) -> Piece:
         text=text,
         css=max((verdict_class(h.verdict) for h in cover), key=HIGHLIGHT_RANK.__getitem__),
         claims=tuple(sorted({h.claim for h in cover})),
-        title="; ".join(f"claim {h.claim}: {label_name(h.verdict)}" for h in ordered),
+        title="; ".join(_mark_title(h) for h in ordered) if not any(h.text for h in ordered)
+        else "\n".join(_mark_title(h) for h in ordered),
     )
+
+
+EVIDENCE_CHARS = 160
+"""The most characters of evidence a mark's title quotes."""
+
+
+def _mark_title(mark: Highlight) -> str:
+    """What hovering a mark says of one claim: its number and label and, with the claim's text, the text, the
+    probability of its label and the evidence (cut to ``EVIDENCE_CHARS``)."""
+    said = f"claim {mark.claim}: {label_name(mark.verdict)}"
+    if not mark.text:
+        return said
+    verdict = mark.verdict
+    probability = verdict.prob(verdict.label) if verdict.label is not None else None
+    said = f"claim {mark.claim}: {mark.text} \u2192 {label_name(verdict)}"
+    said += f" (P={probability:.2f})" if probability is not None else ""
+    evidence = verdict.evidence or ""
+    if evidence:
+        cut = evidence if len(evidence) <= EVIDENCE_CHARS else evidence[: EVIDENCE_CHARS - 1] + "\u2026"
+        said += f"; evidence: {cut}"
+    return said
 
 
 def label_name(verdict: Verdict) -> str:
@@ -363,7 +387,7 @@ def _record(result: CheckResult, anchor: str) -> RecordView:
             )
         )
     response_marks = [
-        Highlight(span, number, item.verdict)
+        Highlight(span, number, item.verdict, item.claim.text)
         for number, item in enumerate(result.claims, start=1)
         for span in item.claim.spans
     ]

@@ -16,13 +16,21 @@ from factscope.core.manifest import SettingValue
 from factscope.core.result_tables import probability_columns
 from factscope.core.run import Pipeline, RunRows
 from factscope.core.run_result import RunResult
-from factscope.core.schema import Claim, Record, Verdict
+from factscope.core.schema import Claim, Label, Record, Verdict
 from factscope.metrics.hallucination import (
     DatasetRates,
     RateTotals,
     ResponseSummary,
     copy_rate,
     summarize_response,
+)
+from factscope.refchecker.span_view import (
+    HALLUCINATED,
+    LabelledSpan,
+    OverlapRule,
+    ResponseLabels,
+    hallucinated_spans,
+    span_view,
 )
 from factscope.retrieve.passage_source import PassageSource, RetrievalCost
 from factscope.retrieve.retriever_names import RetrieveFor
@@ -86,6 +94,9 @@ class CheckResult(ShownAsHtml, BaseModel):
                 "text": claim.text,
                 "kind": claim.kind,
                 "triplet": list(claim.triplet) if claim.triplet is not None else None,
+                "spans": [[span.start, span.end] for span in claim.spans],
+                "span_text": [span.text for span in claim.spans],
+                "spans_cover": claim.spans_cover,
                 "label": verdict.label.value if verdict.label is not None else None,
                 **probability_columns(verdict.probs),
                 "score": verdict.score,
@@ -103,6 +114,35 @@ class CheckResult(ShownAsHtml, BaseModel):
                 "copy_rate": result.copy_rate,
             })
         return rows
+
+    def span_view(self, overlap: OverlapRule = "worst") -> list[LabelledSpan]:
+        """The response split into maximal spans labelled by the claims that cover them, the worst label winning
+        where claims overlap (``overlap="best"``: the best; see ``factscope.refchecker.span_view``)."""
+        return span_view(
+            self.response, [c.claim for c in self.claims], [c.verdict.label for c in self.claims], overlap=overlap
+        )
+
+    def hallucination_labels(
+        self, overlap: OverlapRule = "worst", hallucinated: Sequence[Label] = HALLUCINATED
+    ) -> ResponseLabels:
+        """The response's labels in RAGTruth's shape: whether it hallucinates and its spans whose label is one of
+        ``hallucinated`` (Neutral and Contradiction by default)."""
+        return hallucinated_spans(self.id, self.response, self.span_view(overlap), hallucinated=hallucinated)
+
+    def span_rows(self) -> list[dict[str, Any]]:
+        """One table row per labelled span of the response (``span_view``): offsets, text, label and the numbers
+        (from 1, as in the claims table) of the claims that cover it."""
+        return [
+            {
+                "id": self.id,
+                "start": span.start,
+                "end": span.end,
+                "text": span.text,
+                "label": span.label.value if span.label is not None else None,
+                "claims": [number + 1 for number in span.claims],
+            }
+            for span in self.span_view()
+        ]
 
     def source_of(self, reference: int | None) -> PassageSource | None:
         """The page the reference numbered ``reference`` (from 0) was found on, or None."""

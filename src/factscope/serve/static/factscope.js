@@ -2,7 +2,8 @@
 (function () {
   "use strict";
 
-  // The probabilities of claim ``number`` of a record, read from the claims table the page already shows.
+  // Claim ``number`` of a record as the claims table the page already shows it: its text, label, probabilities
+  // and evidence (cut to 160 characters).
   function claimLine(record, number) {
     var row = document.getElementById(record.id + "-c" + number);
     if (!row) { return "claim " + number; }
@@ -11,12 +12,24 @@
     });
     var cells = row.querySelectorAll("td");
     var parts = ["claim " + number];
+    var evidence = "";
     heads.forEach(function (head, index) {
-      if ((head === "label" || head.indexOf("P(") === 0) && cells[index]) {
+      if (!cells[index]) { return; }
+      if (head === "claim") {
+        var triplet = Array.prototype.map.call(cells[index].querySelectorAll(".part"), function (part) {
+          return part.textContent.trim();
+        });
+        var claim = triplet.length ? triplet.join(" ") : cells[index].textContent;
+        parts[0] = "claim " + number + ": " + claim.replace(/\s+/g, " ").trim();
+      } else if (head === "label" || head.indexOf("P(") === 0) {
         parts.push(head === "label" ? cells[index].textContent.trim() : head + " " + cells[index].textContent.trim());
+      } else if (head === "evidence") {
+        var quoted = cells[index].querySelector("q");
+        var text = quoted ? quoted.textContent.trim() : "";
+        evidence = text.length > 160 ? text.slice(0, 159) + "\u2026" : text;
       }
     });
-    return parts.join(" · ");
+    return parts.join(" · ") + (evidence ? "\nevidence: " + evidence : "");
   }
 
   function linkClaims() {
