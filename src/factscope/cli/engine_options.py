@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from factscope.cli.display import ProgressDisplay, TerminalNotes, print_notes, print_table, summary_table
+from factscope.cli.help_panels import ENGINE
 from factscope.cli.llm_options import ClientOnce, LLMOptions, llm_options, summed_usage, usage_rows
 from factscope.cli.option_groups import Command, add_field_options
 from factscope.cli.output_options import OutputOptions, output_options
@@ -26,7 +27,9 @@ from factscope.engines.system import Engine
 if typing.TYPE_CHECKING:
     from factscope.engines.system import System
 
-PANEL = "Engine (where the run goes)"
+LAST_OUTPUT_OPTION = "retry_failed"
+"""The results-file option the LLM's options follow: the LLM panel lists the endpoint's options before the
+components' LLM settings."""
 
 RAY_DEFAULTS = {"concurrency": 2}
 """The command line's own defaults of the Ray settings: two actors."""
@@ -37,8 +40,8 @@ class EngineOptions:
     """The engine given on the command line."""
 
     engine: Engine = field(default="local", metadata=about(
-        "local: this process; ray: a Ray cluster (pip install 'factscope\\[ray]'), where INPUT may be a "
-        "folder of *.jsonl shards and -o names a results folder with one results shard per input shard"
+        "local (this process) or ray (a Ray cluster, 'factscope\\[ray]'; INPUT may be a folder of *.jsonl "
+        "shards, -o a results folder)"
     ))
 
 
@@ -111,5 +114,6 @@ def run_options(command: Command, *, after: str | None = None) -> Command:
         parameters=[parameter for name, parameter in signature.parameters.items() if name != "run"]
     )
     with_engine = add_field_options(output_options(typing.cast(Command, bundled), after=after), EngineOptions,
-                                    "engine", panel=PANEL)
-    return llm_options(add_field_options(with_engine, RayOptions, "ray", defaults=RAY_DEFAULTS, panel=PANEL))
+                                    "engine", panel=ENGINE)
+    with_ray = add_field_options(with_engine, RayOptions, "ray", defaults=RAY_DEFAULTS, panel=ENGINE)
+    return llm_options(with_ray, after=LAST_OUTPUT_OPTION)
