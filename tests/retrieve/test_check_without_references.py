@@ -199,6 +199,16 @@ def test_factscope_check_on_the_command_line(web, tmp_path, monkeypatch, capsys)
     assert rows["zc-refusal"]["abstained"] and not rows["zc-refusal"]["sources"]
 
 
+def test_a_refused_key_leaves_no_results_file(web, tmp_path, monkeypatch, capsys):
+    web.script("/search", [403])
+    output = tmp_path / "checked.jsonl"
+    ran = run_factscope(monkeypatch, capsys, "check", str(zero_context_records(tmp_path / "zero.jsonl")), "-o",
+                        str(output), "--extractor", "sentences", "--checker", "similarity", "--retriever", "web:serper",
+                        "--search-url", web.base_url, "--web-cache", str(tmp_path / "web.sqlite"))
+    assert ran.code == 2 and "refused the API key" in ran.err
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["web.sqlite", "zero.jsonl"]
+
+
 def test_a_web_option_without_a_web_retriever_is_refused(tmp_path, monkeypatch, capsys):
     ran = run_factscope(monkeypatch, capsys, "check", str(EXAMPLES / "check.jsonl"), "-o", str(tmp_path / "o.jsonl"),
                         "--search-results", "5")

@@ -7,12 +7,20 @@ from __future__ import annotations
 
 import functools
 import inspect
+import shlex
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from factscope.cli.display import ProgressDisplay, TerminalNotes, print_notes, print_table, summary_table
+from factscope.cli.display import (
+    ProgressDisplay,
+    TerminalNotes,
+    print_next,
+    print_notes,
+    print_table,
+    summary_table,
+)
 from factscope.cli.help_panels import ENGINE
 from factscope.cli.llm_options import ClientOnce, LLMOptions, llm_options, summed_usage, usage_rows
 from factscope.cli.option_groups import Command, add_field_options
@@ -74,7 +82,8 @@ class CommandRun:
                  batch_size: int) -> None:
         """Run ``system`` with ``spec`` over ``inputs`` into ``output`` with the progress display, what its input
         skipped printed as it is read; then print its figure tables, its summary table (with the LLM usage:
-        on Ray, the workers' summed) and its notes, write --summary, and raise RecordsFailed when records failed.
+        on Ray, the workers' summed), its notes and the command that shows the results file as a page, write
+        --summary, and raise RecordsFailed when records failed.
         A --summary file that may not be written is refused first; the run refuses a bad ``output`` and takes its
         lock before it reads anything (``System.execute``)."""
         check_outputs(written={"summary": self.outputs.summary})
@@ -93,6 +102,8 @@ class CommandRun:
         print_table(summary_table(system.summary_title(run, output), system.summary_rows(run, outcome)
                                   + usage_rows(used)))
         print_notes(system.notes(run))
+        if not self.on_ray:
+            print_next(f"the results are in {output}; see them as a page: factscope report {shlex.quote(str(output))}")
         self.outputs.write_summary(system.summary_figures(run, ran.problems))
         failed, what = system.failures(run)
         if failed:

@@ -30,7 +30,14 @@ from typing import Any, Generic, Protocol, TypedDict, TypeVar, runtime_checkable
 from pydantic import BaseModel
 
 from factscope.core.heap import HeapTrimmer
-from factscope.core.manifest import RunManifest, SettingValue, describe, fingerprint_items, prepare_results
+from factscope.core.manifest import (
+    RunManifest,
+    SettingValue,
+    describe,
+    discard_unwritten,
+    fingerprint_items,
+    prepare_results,
+)
 from factscope.core.results import RepeatedRecords, ResultRows, Totals, repeated_message
 from factscope.core.results_file import ResultWriter, drop_rows
 from factscope.core.results_lock import results_lock
@@ -179,7 +186,7 @@ def run_batches(
     one row; the manifest must still match, as retrying is resuming. Without ``failed`` nothing is retried.
 
     ``output`` is locked for the whole run: ``ResultsLocked`` (an InputError naming the other process) when
-    another run holds it. A write the disk refuses raises ``StorageError`` naming the file and what is intact.
+    another run holds it. A run that made ``output`` and stops with an error before its first row removes it. A write the disk refuses raises ``StorageError`` naming the file and what is intact.
     """
     if batch_size < 1:
         raise ValueError("batch_size must be at least 1")
@@ -188,12 +195,19 @@ def run_batches(
     if manifest is None:
         raise ValueError("a results file needs the run's manifest")
     with results_lock(output):
+        made = not Path(output).exists()
         prepare_results(output, manifest, overwrite=overwrite)
         retried = 0
         if retry_failed and failed is not None:
             predicate = failed
             retried = drop_rows(output, lambda row: predicate(row_type.model_validate(row)))
-        return _run(items, process, key, row_type, totals, output, batch_size, progress, stage_name, retried, total)
+        try:
+            return _run(items, process, key, row_type, totals, output, batch_size, progress, stage_name, retried,
+                        total)
+        except BaseException:
+            if made:
+                discard_unwritten(output)
+            raise
 
 
 def _run(
