@@ -22,7 +22,8 @@ from __future__ import annotations
 import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Sized
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypedDict, TypeVar, runtime_checkable
@@ -95,6 +96,27 @@ def stage(callback: ProgressCallback | None, name: str, total: int | None) -> It
         yield progress
     finally:
         progress._emit(finished=True)
+
+
+_SETUP: ContextVar[ProgressCallback | None] = ContextVar("factscope_setup_progress", default=None)
+"""The progress callback of the run whose components are being built (``reporting_setup``)."""
+
+
+@contextmanager
+def reporting_setup(callback: ProgressCallback | None) -> Iterator[None]:
+    """While a run builds its components, the slow first-use work they do (a model unpacked into the cache)
+    reports to ``callback`` as a stage of its own (``setup_stage``)."""
+    token = _SETUP.set(callback)
+    try:
+        yield
+    finally:
+        _SETUP.reset(token)
+
+
+def setup_stage(name: str, total: int | None) -> AbstractContextManager[StageProgress]:
+    """A stage of a component's setup, reported to the run that builds it (``reporting_setup``); counted and
+    shown nowhere outside one."""
+    return stage(_SETUP.get(), name, total)
 
 
 def run_manifest(
