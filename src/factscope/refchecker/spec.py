@@ -97,7 +97,7 @@ class CheckSpec:
         flag="--abstention-detection/--no-abstention-detection", per_request=True,
     ))
     allow_missing_references: bool = field(default=False, metadata=about(
-        "check records without references too (their claims can only be Neutral) instead of stopping",
+        "go on when some records have no references (their claims can only be Neutral)",
         flag="--allow-missing-references", per_request=True, changes_results=False,
     ))
     settings: Mapping[str, SettingValue] = field(default_factory=dict)
