@@ -3,7 +3,7 @@
 import typer
 from typer.testing import CliRunner
 
-from factscope.cli.help_layout import reflow, reflow_commands
+from factscope.cli.help_layout import lay_out, reflow
 
 SOURCE = """Check claims.
 
@@ -39,7 +39,7 @@ def test_every_command_and_group_of_an_app_is_reflowed():
     group.command("leaf", help="Leaf.\n\nFive\nsix.")(lambda: None)
     app.add_typer(group, name="group")
     app.command("other", help="Other.\n\nSeven\neight.")(lambda: None)
-    reflow_commands(app)
+    lay_out(app)
     runner = CliRunner()
     assert "Seven eight." in runner.invoke(app, ["other", "--help"]).output
     assert "Five six." in runner.invoke(app, ["group", "leaf", "--help"]).output

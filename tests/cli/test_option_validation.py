@@ -43,6 +43,7 @@ ARGS: dict[str, list[str]] = {
     "train-checker": ["train-checker", "--data", INPUT, "--out", "checker"],
     "report": ["report", INPUT],
     "examples": ["examples", "folder"],
+    "checkers": ["checkers"],
     "eval-checker": ["eval-checker", INPUT],
     "export": ["export", INPUT, "-o", "out.csv"],
     "eval-spans": ["eval-spans", INPUT, INPUT],
@@ -172,6 +173,7 @@ BAD_VALUES: dict[str, dict[str, list[str]]] = {
     },
     "report": {"--limit": NON_NEGATIVE, "--only": ["bad", "neutral"]},
     "examples": {},
+    "checkers": {},
     "eval-checker": {
         "--limit": COUNT,
         "--threshold": ["nan", "inf", "-inf"],
@@ -256,7 +258,7 @@ def test_every_numeric_and_choice_option_is_in_the_table(path):
         if kind in ("int", "float") or (path, name) in STRING_OPTIONS_WITH_A_RULE:
             numeric.add(name)
     tabled = set(BAD_VALUES[path])
-    assert numeric or path in {"examples", "export", "eval-spans", "knowledge agree", "package-checker"}, (
+    assert numeric or path in {"examples", "export", "eval-spans", "knowledge agree", "package-checker", "checkers"}, (
         f"{path}: no numeric option found"
     )
     assert numeric <= tabled, f"{path}: options without bad values in the table: {sorted(numeric - tabled)}"

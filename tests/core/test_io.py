@@ -35,6 +35,17 @@ def test_a_broken_item_of_a_json_list_is_skipped_and_a_list_broken_between_items
         list(read_json_records(path))
 
 
+def test_a_broken_line_names_its_place_once(tmp_path):
+    path = tmp_path / "cut.jsonl"
+    path.write_text('{"a": 1}\n{"response": "cut\n[1,\n', encoding="utf-8")
+    _, cut, unfinished = (error for _, error in read_json_records(path))
+    assert str(cut) == f"{path}:2: broken JSON (Unterminated string starting at column 14)"
+    assert str(unfinished) == f"{path}:3: broken JSON (Expecting value at column 4)"
+    listed = tmp_path / "cut.json"
+    listed.write_text('[\n {"a": 1},\n {"b": "tab\tinside"},\n {"c": 3}\n]', encoding="utf-8")
+    assert str(list(read_json_records(listed))[1][1]).endswith("item 1: broken JSON (Invalid control character at column 12)")
+
+
 def test_writer_appends_skips_done_keys_and_drops_a_torn_tail(tmp_path):
     path = tmp_path / "out.jsonl"
     with ResultWriter(path) as writer:

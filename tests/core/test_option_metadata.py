@@ -35,8 +35,9 @@ def test_without_a_catalogue_the_metadata_is_as_given():
 
 def test_the_check_specs_extractor_and_checker_list_their_registries():
     named = {item.name: item.metadata["help"] for item in fields(CheckSpec) if item.name in {"extractor", "checker"}}
-    assert named["extractor"] == "claim extractor: " + extractor_catalogue() and "llm-facts (" in named["extractor"]
-    assert named["checker"] == "claim checker: " + checker_catalogue() and "nli:MODEL (" in named["checker"]
+    assert named["extractor"] == "claim extractor: " + extractor_catalogue() and "llm-facts" in named["extractor"]
+    assert named["checker"] == "claim checker: " + checker_catalogue() and "nli:MODEL" in named["checker"]
+    assert "`factscope checkers` describes each" in named["checker"]
 
 
 def test_importing_factscope_loads_no_registry_nor_search_service():

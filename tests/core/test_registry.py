@@ -78,6 +78,11 @@ def test_help_lines_show_usage_argument_and_llm():
     ]
 
 
+def test_usages_name_every_entry_in_one_line_those_that_need_an_llm_last():
+    assert toy_registry().usages() == "plain, model:MODEL, maybe[:MODEL], judge:SUB; with an LLM: chat"
+    assert toy_registry().catalogue() == toy_registry().usages() + " (`factscope checkers` describes each)"
+
+
 @pytest.mark.parametrize("kind", REGISTRIES)
 def test_unknown_name_lists_the_known_names_and_the_group(kind):
     registry = REGISTRIES[kind]

@@ -3,6 +3,7 @@
 import json
 
 import pytest
+from pydantic import BaseModel
 from typer.testing import CliRunner
 
 from factscope.core.errors import InputError
@@ -15,6 +16,7 @@ from factscope.core.manifest import (
     manifest_path,
     prepare_results,
 )
+from factscope.core.run import run_batches, run_manifest
 from repo_paths import EXAMPLES
 
 
@@ -29,6 +31,41 @@ def test_a_new_file_gets_its_manifest_and_the_same_run_resumes(tmp_path):
     assert RunManifest.model_validate_json(manifest_path(output).read_text()) == _manifest(threshold=0.5)
     output.write_text('{"id": "a"}\n')
     prepare_results(output, _manifest(threshold=0.5))
+
+
+class Refused(Exception):
+    """What a run's first batch raises: a key refused, say."""
+
+
+def _stopping(after: int):
+    def process(batch):
+        if after <= 0:
+            raise Refused("the service refused the key")
+        return [Row(id=item) for item in batch]
+
+    return process
+
+
+class Row(BaseModel):
+    id: str
+
+
+def test_a_run_that_stops_before_its_first_row_leaves_no_results_file(tmp_path):
+    output = tmp_path / "new.jsonl"
+    manifest = run_manifest("check", ["a", "b"], {}, {})
+    with pytest.raises(Refused):
+        run_batches(["a", "b"], _stopping(0), key=str, row_type=Row, output=output, manifest=manifest)
+    assert not output.exists() and not manifest_path(output).exists()
+    run_batches(["a"], _stopping(1), key=str, row_type=Row, output=output, manifest=run_manifest("check", ["a"], {}, {}))
+    with pytest.raises(Refused):
+        run_batches(["a", "b"], _stopping(0), key=str, row_type=Row, output=output,
+                    manifest=run_manifest("check", ["a"], {}, {}))
+    assert output.read_text() == '{"id": "a"}\n' and manifest_path(output).exists()
+    kept = tmp_path / "kept.jsonl"
+    kept.touch()
+    with pytest.raises(Refused):
+        run_batches(["a"], _stopping(0), key=str, row_type=Row, output=kept, manifest=manifest)
+    assert kept.exists()
 
 
 def test_a_different_run_is_refused_with_what_differs_and_what_to_do(tmp_path):

@@ -103,6 +103,21 @@ def test_the_pieces_join_into_the_model_folder_once(installed, tmp_path):
     assert verdict.label == Label.ENTAILMENT
 
 
+def test_the_first_use_in_a_run_reports_the_unpacking_as_a_stage_of_its_own(installed, tmp_path):
+    import factscope
+
+    records = [{"id": "a", "response": "the cat sat on the mat", "references": ["the cat sat on the mat"]}]
+    events = []
+    factscope.check(records, extractor="sentences", checker="similarity:packaged-mpnet", progress=events.append)
+    unpacking = [event for event in events if event.stage.startswith(f"unpacking {FOLDER}")]
+    assert unpacking[0].done == 0 and unpacking[-1].finished and unpacking[-1].done == unpacking[-1].total >= 1
+    assert "(first use only)" in unpacking[0].stage and str(tmp_path / "cache") in unpacking[0].stage
+    assert events.index(unpacking[-1]) < min(i for i, event in enumerate(events) if event.stage == "checking")
+    again = []
+    factscope.check(records, extractor="sentences", checker="similarity:packaged-mpnet", progress=again.append)
+    assert not any(event.stage.startswith("unpacking") for event in again)
+
+
 def test_a_checker_trains_from_it_and_records_its_name(installed, tmp_path):
     data = write_pairs(tmp_path / "pairs.jsonl", n=30)
     out = tmp_path / "mpnet_checker"

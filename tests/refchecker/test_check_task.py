@@ -151,6 +151,19 @@ def test_cli_offline_on_the_shipped_example_resumes_without_duplicates(monkeypat
     assert sorted(again) == sorted(ids)
 
 
+def test_a_check_at_80_columns_shows_whole_headers_and_then_the_report_command(monkeypatch, capsys, tmp_path):
+    monkeypatch.setenv("COLUMNS", "80")
+    output = tmp_path / "my checks.jsonl"
+    ran = run_factscope(monkeypatch, capsys, "check", str(EXAMPLES / "check.jsonl"), "-o", str(output),
+                        "--extractor", "sentences", "--checker", "similarity")
+    assert ran.code == 0, ran.err
+    header = next(line for line in ran.out.splitlines() if "setting" in line)
+    assert header.split() == ["setting", "┃", "responses", "┃", "E", "┃", "N", "┃", "C", "┃", "halluc.", "┃",
+                              "abstained", "┃", "abstain"]
+    assert max(len(line) for line in ran.out.splitlines()) <= 80
+    assert f"next: the results are in {output}; see them as a page: factscope report '{output}'" in ran.text
+
+
 def test_cli_errors_are_clear(monkeypatch, capsys, tmp_path):
     monkeypatch.chdir(tmp_path)
     missing = run_factscope(monkeypatch, capsys, "check", str(tmp_path / "nope.jsonl"))

@@ -118,7 +118,7 @@ def test_a_killed_run_resumes_without_asking_again(web, tmp_path):
     with pytest.raises(KeyboardInterrupt):
         run_check(web, tmp_path, OverlapChecker(stop_after=0))
     asked = len(web.requests)
-    assert web.paths("/search") and not (tmp_path / "out.jsonl").read_text(encoding="utf-8").strip()
+    assert web.paths("/search") and not (tmp_path / "out.jsonl").exists()  # stopped before its first row
     run = run_check(web, tmp_path)
     assert len(web.requests) == asked  # every search and page came from the cache
     assert run.new_records == 2 and run.retrieval.searches == 0 and run.retrieval.cached_searches == 1
@@ -172,6 +172,7 @@ def test_the_html_report_links_the_evidence_to_its_page(web, tmp_path):
     curie = next(row for row in run.results if row.id == "zc-curie")
     page = str(render_record(curie, "r0"))
     assert f'href="{web.base_url}/pages/curie" rel="noopener noreferrer">Marie Curie</a>' in page
+    assert "Marie Curie</a> (in the search results: Result curie)" in page
     assert "fetched 20" in page and "could not be read" in page and "robots.txt disallows it" in page
     hostile = curie.model_copy(update={"sources": [s.model_copy(update={"url": "javascript:alert(1)"})
                                                    for s in curie.sources]})
@@ -189,14 +190,26 @@ def test_factscope_check_on_the_command_line(web, tmp_path, monkeypatch, capsys)
                         "--summary", str(tmp_path / "summary.json"))
     assert ran.code == 0, ran.out + ran.err
     shown = ran.out
-    assert "web searches / page reads" in shown and "(0.33 / 1.00 per" in shown and "failed searches" in shown
+    assert "web searches 1 sent (0.33 per claim), 0 from the cache" in ran.text
+    assert "web pages 5 found, 3 read (1.00 per claim), 0 from the cache" in ran.text
+    assert "failed searches and page reads 2" in ran.text
     summary = json.loads((tmp_path / "summary.json").read_text(encoding="utf-8"))
-    assert summary["retrieval"] == {"searches": 1, "cached_searches": 0, "page_fetches": 3, "cached_pages": 0,
-                                    "failures": 2}
+    assert summary["retrieval"] == {"searches": 1, "cached_searches": 0, "pages_found": 5, "page_fetches": 3,
+                                    "cached_pages": 0, "failures": 2}
     assert KEY not in ran.out + ran.err
     rows = {row["id"]: row for row in map(json.loads, output.read_text(encoding="utf-8").splitlines())}
     assert rows["zc-curie"]["retrieved"] and rows["zc-curie"]["sources"][0]["url"].startswith(web.base_url)
     assert rows["zc-refusal"]["abstained"] and not rows["zc-refusal"]["sources"]
+
+
+def test_a_refused_key_leaves_no_results_file(web, tmp_path, monkeypatch, capsys):
+    web.script("/search", [403])
+    output = tmp_path / "checked.jsonl"
+    ran = run_factscope(monkeypatch, capsys, "check", str(zero_context_records(tmp_path / "zero.jsonl")), "-o",
+                        str(output), "--extractor", "sentences", "--checker", "similarity", "--retriever", "web:serper",
+                        "--search-url", web.base_url, "--web-cache", str(tmp_path / "web.sqlite"))
+    assert ran.code == 2 and "refused the API key" in ran.err
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["web.sqlite", "zero.jsonl"]
 
 
 def test_a_web_option_without_a_web_retriever_is_refused(tmp_path, monkeypatch, capsys):

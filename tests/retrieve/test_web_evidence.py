@@ -52,6 +52,7 @@ def test_serper_pages_become_ranked_passages_with_their_sources(web, tmp_path):
     [found] = evidence.gather([CURIE])
     # one search; curie, latin1, the redirect (to curie) read; the PDF and the robots-disallowed page passed over
     assert found.cost.searches == 1 and found.cost.page_fetches == 3 and found.cost.failures == 2
+    assert found.cost.pages_found == 5
     assert sorted(p.split(": ")[1] for p in found.problems) == ["not a web page (application/pdf)",
                                                                  "robots.txt disallows it"]
     assert web.paths("/pages/private") == [] and web.paths("/pages/curie") == ["/pages/curie", "/pages/curie"]
@@ -61,6 +62,7 @@ def test_serper_pages_become_ranked_passages_with_their_sources(web, tmp_path):
     assert "Cookie settings" not in " ".join(found.passages)  # nor the footer's boilerplate
     source = found.sources[born]
     assert source.url == f"{web.base_url}/pages/curie" and source.title == "Marie Curie"
+    assert source.search_title == "Result curie"
     assert source.retriever == "web:serper" and source.query == "Who was Marie Curie?"
     assert source.fetched_at.endswith("+00:00")
     [serper] = [r for r in web.requests if r["path"] == "/search"]

@@ -78,87 +78,68 @@ class CheckerOptions(ValidatedOptions):
     whose checker does not use a setting set away from its default is refused (``make_checker``, the specs)."""
 
     max_tokens: int = field(default=DEFAULT_MAX_TOKENS, metadata=about(
-        "model checkers cut each reference into segments of at most this many tokens: 0, or 8 or more; 0 checks "
-        "each reference whole, as RefChecker does for NQ (Zero Context) and for its LLM checkers",
+        "most tokens per reference segment (8 or more); 0: each reference whole",
         flag="--segment-tokens", min=0, check=check_segment_tokens, counts_when=SEGMENTING_CHECKER,
     ))
     window_sentences: int | None = field(default=None, metadata=about(
-        "model checkers read each reference as windows of N consecutive sentences (stride one sentence, each "
-        "within `max_tokens`) and take the best window; 0 reads `max_tokens` segments (RefChecker's layout); "
-        "default: the checker's own (the shipped checker reads 1- and 2-sentence windows, other models 0)",
+        "read references in windows of N sentences; 0: in segments (default: the checker's own)",
         min=0, counts_when=(SEGMENTING_CHECKER, WINDOWS_IN_SEGMENTS),
     ))
     min_window_sentences: int | None = field(default=None, metadata=about(
-        "with sentence windows, also read every narrower window down to N sentences (1 with "
-        "`window_sentences=2`: each sentence alone and each pair of neighbours); default: the checker's own "
-        "(the shipped checker: 1, with its 2-sentence windows; other models read one width)",
+        "also read narrower windows, down to N sentences (default: the checker's own)",
         min=1, counts_when=(SEGMENTING_CHECKER, *NARROWER_WINDOWS),
     ))
     exact_scoring: ExactScoring = field(default="decisive", metadata=about(
-        "model checkers in exact mode: decisive (only the segments that can decide a label, those over the "
-        "relevance floor; the same verdicts) or every (every segment of every reference, so that a verdict can "
-        "also say when a segment under the floor would have decided otherwise)",
+        "exact mode: decisive (score the segments that can decide) or every",
         counts_when=MODEL_CHECKER,
     ))
     relevance: RelevanceMode = field(default=DEFAULT_RELEVANCE, metadata=about(
-        "model checkers: lexical (a segment counts for the merge only when it shares at least `min_relevance` of "
-        "the claim's content words, so an unrelated passage cannot decide) or off (every segment counts)",
+        "count only the segments that share the claim's words (lexical), or all (off)",
         counts_when=MODEL_CHECKER,
     ))
     min_relevance: float | None = field(default=None, metadata=about(
-        f"0 to 1: the share of the claim's content words a segment must contain to count (with "
-        f"`relevance='lexical'`); default {DEFAULT_MIN_RELEVANCE:g}, calibrated on labelled entailed pairs",
+        f"the share of the claim's content words a segment must hold (default {DEFAULT_MIN_RELEVANCE:g})",
         min=0.0, max=1.0, counts_when=(MODEL_CHECKER, LEXICAL_RELEVANCE),
     ))
     min_confidence: float = field(default=0.0, metadata=about(
-        "0 to 1: a model checker's Entailment or Contradiction whose probability is under this becomes Neutral "
-        "(rule min-confidence); 0 keeps every label",
+        "a model checker's label of a lower probability becomes Neutral",
         min=0.0, max=1.0, counts_when=MODEL_CHECKER,
     ))
     mismatch: MismatchSetting = field(default=DEFAULT_MISMATCH, metadata=about(
-        "model checkers: an Entailment whose evidence sentence bears another value than the claim becomes "
-        "Contradiction (the evidence states another value) or Neutral (it states none); values = numbers, dates "
-        "and quantities, all = also named entities, off",
+        "an Entailment whose evidence bears another value becomes Contradiction: values (numbers, dates, "
+        "quantities), all (and named entities) or off",
         flag="--mismatch-checks", counts_when=MODEL_CHECKER,
     ))
     mode: CheckMode = field(default=DEFAULT_MODE, metadata=about(
-        "model checkers: exact (every segment that can decide a label is scored, see `exact_scoring`) or fast "
-        "(each claim only against its most relevant segments, stopping at a confident entailment; a claim whose "
-        "label pruning could change is scored exactly, and each verdict's fast_path says which)",
+        "exact (every segment that can decide) or fast (the most relevant first)",
         counts_when=FAST_MODE,
     ))
     device: Device = field(default="auto", metadata=about(
-        "where the embedded checker and the minicheck, hhem and alignscore judges run: auto (a CUDA GPU when "
-        "present), cpu or cuda",
+        "where local checkers run: auto (a GPU when present), cpu or cuda",
         counts_when=ON_A_DEVICE,
     ))
     threshold: float | None = field(default=None, metadata=about(
-        "model checkers: a segment entails the claim when P(Entailment) is at least this (default: the argmax of "
-        "the probabilities; 0.5 for minicheck, hhem and alignscore, their authors' threshold)",
+        "the P(Entailment) from which a segment entails (default: the argmax; minicheck, hhem, alignscore: 0.5)",
         min=0.0, max=1.0, counts_when=MODEL_CHECKER,
     ))
     decision: str | None = field(default=None, metadata=about(
-        "model checkers: a claim decision saved by `factscope eval-checker --fit-decision` (fitted on your own "
-        "labelled pairs) decides whether each claim is supported, from what the windows say (their labels follow "
-        "`threshold` when given); default: none, the checker's own labels",
+        "a claim decision saved by `factscope eval-checker --fit-decision` (default: none, the checker's own "
+        "labels)",
         flag="--claim-decision", counts_when=MODEL_CHECKER,
     ))
     label_order: list[str] | None = field(default=None, metadata=about(
-        "nli / path checkers: the label of each output column, comma-separated in column order (e.g. "
-        "'not_entailment,entailment'), when the model's config names them generically (LABEL_0) or wrongly",
+        "nli / path checkers: each output column's label, in order (e.g. not_entailment,entailment)",
         option_type=str | None, parse=label_names, counts_when=LABELLED_COLUMNS,
     ))
     similarity_threshold: float = field(default=0.7, metadata=about(
         "cosine threshold of the similarity checker", min=-1.0, max=1.0, counts_when=SIMILARITY_CHECKER,
     ))
     llm_mode: LLMCheckMode = field(default="joint", metadata=about(
-        "llm checker: joint (all claims of a record in one call) or single", flag="--llm-check-mode",
-        counts_when=LLM_CHECKER,
+        "llm checker: one call per record (joint) or per claim (single)",
+        flag="--llm-check-mode", counts_when=LLM_CHECKER,
     ))
     llm_passages: PassageMode = field(default="each", metadata=about(
-        "llm checker, records with several passages: each (one call per passage, labels merged), together (one "
-        "call, passages numbered from 1) or refchecker (one call, RefChecker's exact text: 'Passage 0: ...' one "
-        "line each, a single passage included)",
+        "llm checker: one call per passage (each), for all (together), or in RefChecker's text (refchecker)",
         counts_when=LLM_CHECKER,
     ))
     batch_size: int | None = field(default=None, metadata={"min": 1})

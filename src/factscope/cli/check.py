@@ -10,55 +10,61 @@ import typer
 
 from factscope.checkers.options import CheckerOptions
 from factscope.cli.engine_options import CommandRun, run_options
+from factscope.cli.help_panels import CHECKING, CLAIMS, ENGINE, EVIDENCE, INPUT, LLM, OUTPUT
 from factscope.cli.option_groups import add_field_options
 from factscope.cli.web_options import web_options
 from factscope.refchecker.data import MAX_REFERENCE_CHARS
 from factscope.refchecker.spec import CHECK_BATCH_SIZE, CheckSpec
 from factscope.retrieve.web_settings import WebSettings
 
-HELP = """Extract claims from LLM responses and check each against the references.
+HELP = """Extract claims from LLM responses and check each against the references: Entailment (supported),
+Neutral (not verifiable from them) or Contradiction.
 
-Each claim gets Entailment (supported), Neutral (not verifiable from the references) or Contradiction.
-
-Input: JSON, JSONL, Parquet or CSV records (a list as JSON in a CSV cell) with `response`, `references` (list) or `reference` (text), and optional
-`id`, `question`, `setting` (zero / noisy / accurate); RefChecker's own JSON list works as is, and so do its
-benchmark records (`context`: the references) once they carry a `response`.
-Records without references stop the run (exit code 2) unless --corpus, or --retriever web:serper, web:brave or
-wikipedia, retrieves passages for them (guide: Checking answers without references), or
---allow-missing-references is given: their claims could only be Neutral.
+Input: records with `response` and `references` (a list) or `reference`; optional `id`, `question`, `setting`.
+RefChecker's own files work as they are. Records without references stop the run unless --corpus or --retriever
+finds passages for them, or --allow-missing-references is given.
 
 Examples:
-
-  factscope check examples/check.jsonl                       # offline: spaCy triplets + embedded checker
-
-  factscope check answers.jsonl -o checked.jsonl --extractor llm --checker nli:MODEL --llm-model gpt-4o-mini
-
-  factscope check shards/ --engine ray --concurrency 4                 # a local Ray cluster, four actors
-
-  SERPER_API_KEY=... factscope check answers.jsonl --retriever web:serper      # evidence from Google results
+  factscope check examples/check.jsonl            # offline: rules + embedded
+  factscope check answers.jsonl -o checked.jsonl --extractor llm \\
+      --checker nli:MODEL --llm-model gpt-4o-mini
+  factscope check shards/ --engine ray --concurrency 4    # on a local Ray
+  SERPER_API_KEY=... factscope check answers.jsonl --retriever web:serper
 """
 
 
 def register(app: typer.Typer) -> None:
     """Add the `check` command."""
-    command = add_field_options(check_command, CheckSpec, "chosen")
-    command = add_field_options(command, CheckerOptions, "checking")
+    command = add_field_options(check_command, CheckSpec, "chosen", panels=SPEC_PANELS)
+    command = add_field_options(command, CheckerOptions, "checking", panel=CHECKING, panels=CHECKER_PANELS)
     app.command("check", help=HELP)(run_options(web_options(command), after="max_reference_chars"))
+
+
+SPEC_PANELS = {
+    "extractor": CLAIMS, "abstention_detection": CLAIMS, "checker": CHECKING, "allow_missing_references": INPUT,
+    "corpus": EVIDENCE, "retriever": EVIDENCE, "retrieve_k": EVIDENCE, "retrieve_for": EVIDENCE,
+}
+"""The --help panel of each option of the check spec."""
+
+CHECKER_PANELS = {"llm_mode": LLM, "llm_passages": LLM, "device": ENGINE, "decision": CHECKING}
+"""The checker settings shown outside the checking panel: the LLM checker's, and where models run."""
 
 
 def check_command(
     input: Annotated[
-        Path, typer.Argument(help="JSON, JSONL, Parquet or CSV records to check (with --engine ray: or a folder of *.jsonl).",
-                             show_default=False)
+        Path, typer.Argument(help="JSON, JSONL, Parquet or CSV records (with --engine ray: or a folder of *.jsonl)",
+                             show_default=False, rich_help_panel=INPUT)
     ],
     output: Annotated[Path | None, typer.Option(
         "--output", "-o", help="results JSONL (default: INPUT name + .checked.jsonl here); with --engine ray a results "
-        "folder",
+        "folder", rich_help_panel=OUTPUT,
     )] = None,
-    batch_size: Annotated[int, typer.Option(min=1, help="records per extraction / checking batch")] = (
+    batch_size: Annotated[int, typer.Option(
+        min=1, help="records per extraction / checking batch", rich_help_panel=ENGINE)] = (
         CHECK_BATCH_SIZE
     ),
-    max_reference_chars: Annotated[int, typer.Option(min=1, help="skip records whose references are longer")] = (
+    max_reference_chars: Annotated[int, typer.Option(
+        min=1, help="skip records whose references are longer", rich_help_panel=INPUT)] = (
         MAX_REFERENCE_CHARS
     ),
     *,

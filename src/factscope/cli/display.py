@@ -14,7 +14,7 @@ from factscope.core.figure_table import summary_table
 from factscope.core.progress_display import ProgressDisplay, console
 
 __all__ = [
-    "SHOWN_SKIPPED", "ProgressDisplay", "TerminalNotes", "console", "print_notes", "print_skipped",
+    "SHOWN_SKIPPED", "ProgressDisplay", "TerminalNotes", "console", "print_next", "print_notes", "print_skipped",
     "print_table", "print_warning", "summary_table",
 ]
 
@@ -47,6 +47,11 @@ def print_skipped(*problems: object, limit: int | None = None) -> None:
         _say("[yellow]skipped[/]", problem)
     if limit is not None and len(problems) > limit:
         _say("[yellow]skipped[/]", f"{len(problems) - limit} more records")
+
+
+def print_next(step: str) -> None:
+    """Print what to do next after a run (``step``, never read as markup) as one line on stderr."""
+    _say("[bold green]next:[/]", step)
 
 
 def print_notes(notes: Iterable[str]) -> None:

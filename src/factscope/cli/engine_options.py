@@ -7,12 +7,21 @@ from __future__ import annotations
 
 import functools
 import inspect
+import shlex
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from factscope.cli.display import ProgressDisplay, TerminalNotes, print_notes, print_table, summary_table
+from factscope.cli.display import (
+    ProgressDisplay,
+    TerminalNotes,
+    print_next,
+    print_notes,
+    print_table,
+    summary_table,
+)
+from factscope.cli.help_panels import ENGINE
 from factscope.cli.llm_options import ClientOnce, LLMOptions, llm_options, summed_usage, usage_rows
 from factscope.cli.option_groups import Command, add_field_options
 from factscope.cli.output_options import OutputOptions, output_options
@@ -27,7 +36,9 @@ from factscope.engines.system import Engine
 if typing.TYPE_CHECKING:
     from factscope.engines.system import System
 
-PANEL = "Engine (where the run goes)"
+LAST_OUTPUT_OPTION = "retry_failed"
+"""The results-file option the LLM's options follow: the LLM panel lists the endpoint's options before the
+components' LLM settings."""
 
 RAY_DEFAULTS = {"concurrency": 2}
 """The command line's own defaults of the Ray settings: two actors."""
@@ -38,8 +49,8 @@ class EngineOptions(ValidatedOptions):
     """The engine given on the command line."""
 
     engine: Engine = field(default="local", metadata=about(
-        "local: this process; ray: a Ray cluster (pip install 'factscope\\[ray]'), where INPUT may be a "
-        "folder of *.jsonl shards and -o names a results folder with one results shard per input shard"
+        "local (this process) or ray (a Ray cluster, 'factscope\\[ray]'; INPUT may be a folder of *.jsonl "
+        "shards, -o a results folder)"
     ))
 
 
@@ -72,7 +83,8 @@ class CommandRun:
                  batch_size: int) -> None:
         """Run ``system`` with ``spec`` over ``inputs`` into ``output`` with the progress display, what its input
         skipped printed as it is read; then print its figure tables, its summary table (with the LLM usage:
-        on Ray, the workers' summed) and its notes, write --summary, and raise RecordsFailed when records failed.
+        on Ray, the workers' summed), its notes and the command that shows the results file as a page, write
+        --summary, and raise RecordsFailed when records failed.
         A --summary file that may not be written is refused first; the run refuses a bad ``output`` and takes its
         lock before it reads anything (``System.execute``)."""
         check_outputs(written={"summary": self.outputs.summary})
@@ -92,6 +104,8 @@ class CommandRun:
         print_table(summary_table(system.summary_title(run, output), system.summary_rows(run, outcome)
                                   + usage_rows(used)))
         print_notes(system.notes(run))
+        if not self.on_ray:
+            print_next(f"the results are in {output}; see them as a page: factscope report {shlex.quote(str(output))}")
         self.outputs.write_summary(system.summary_figures(run, ran.problems))
         failed, what = system.failures(run)
         if failed:
@@ -113,5 +127,6 @@ def run_options(command: Command, *, after: str | None = None) -> Command:
         parameters=[parameter for name, parameter in signature.parameters.items() if name != "run"]
     )
     with_engine = add_field_options(output_options(typing.cast(Command, bundled), after=after), EngineOptions,
-                                    "engine", panel=PANEL)
-    return llm_options(add_field_options(with_engine, RayOptions, "ray", defaults=RAY_DEFAULTS, panel=PANEL))
+                                    "engine", panel=ENGINE)
+    with_ray = add_field_options(with_engine, RayOptions, "ray", defaults=RAY_DEFAULTS, panel=ENGINE)
+    return llm_options(with_ray, after=LAST_OUTPUT_OPTION)

@@ -6,12 +6,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import typer
-from typer.core import TyperGroup
 
 from factscope.cli.engine_options import run_options
 from factscope.cli.ground_calibrate import CALIBRATE_HELP, PRESENCE_FIELDS, calibrate_command
 from factscope.cli.ground_generate import GENERATE_HELP, generate_command
 from factscope.cli.ground_score import HELP, score_command
+from factscope.cli.help_page import HelpGroup
 from factscope.cli.llm_options import llm_options
 from factscope.cli.option_groups import add_field_options
 from factscope.cli.output_options import output_options
@@ -24,7 +24,7 @@ from factscope.grounding.supplied_facts import AtomicFactsFile
 if TYPE_CHECKING:
     from typer import _click  # typer vendors click: TyperGroup.parse_args takes typer's own Context
 
-class _ScoreByDefault(TyperGroup):
+class _ScoreByDefault(HelpGroup):
     """A group whose default command is `score`: `factscope ground INPUT` means `factscope ground score INPUT`."""
 
     def parse_args(self, ctx: _click.Context, args: list[str]) -> list[str]:

@@ -1,10 +1,18 @@
 """Help texts laid out for the terminal: typer keeps every line break of the source, so a paragraph's lines
-are joined to flow to the terminal's width; examples (indented lines) and list items keep their own lines."""
+are joined to flow to the terminal's width; examples (indented lines) and list items keep their own lines; and
+every page is drawn by ``help_page``."""
 
 from __future__ import annotations
 
 import re
+import typing
 from typing import Any
+
+from typer.core import TyperCommand, TyperGroup
+from typer.models import DefaultPlaceholder
+
+from factscope.cli.help_page import HelpCommand, HelpGroup
+from factscope.cli.help_panels import COMMAND_PANELS
 
 _ITEM = re.compile(r"^(?:[-*] |\d+[.)] )")
 
@@ -32,10 +40,26 @@ def _reflow_paragraph(paragraph: str) -> str:
     return "\n".join(lines)
 
 
-def reflow_commands(app: Any) -> None:
-    """Reflow the help of the typer ``app`` and of every command and command group registered on it, recursively."""
+def lay_out(app: Any) -> None:
+    """Reflow the help of the typer ``app`` and of every command and command group registered on it, recursively,
+    and have ``help_page`` draw their --help pages."""
+    app.info.cls = _drawn(app.info.cls, TyperGroup, HelpGroup)
     for info in [app.info, *app.registered_commands, *app.registered_groups]:
         if info.help:
             info.help = reflow(info.help)
+    for command in app.registered_commands:
+        command.cls = _drawn(command.cls, TyperCommand, HelpCommand)
+        command.rich_help_panel = COMMAND_PANELS.get(command.name or "", command.rich_help_panel)
     for group in app.registered_groups:
-        reflow_commands(group.typer_instance)
+        group.rich_help_panel = COMMAND_PANELS.get(group.name or "", group.rich_help_panel)
+        lay_out(group.typer_instance)
+
+
+def _drawn(chosen: Any, plain: type, drawn: type) -> type:
+    """The class of a command or group whose --help ``help_page`` draws: ``drawn`` for typer's own (``plain``,
+    or none chosen), else the one chosen, which must build on ``drawn``."""
+    if isinstance(chosen, DefaultPlaceholder) or chosen is None or chosen is plain:
+        return drawn
+    if not issubclass(chosen, drawn):
+        raise TypeError(f"{chosen.__name__} must subclass {drawn.__name__}, which draws its --help")
+    return typing.cast(type, chosen)

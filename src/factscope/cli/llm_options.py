@@ -11,6 +11,7 @@ from pathlib import Path
 import typer
 
 from factscope.cli.display import ProgressDisplay, TerminalNotes, print_table, summary_table
+from factscope.cli.help_panels import LLM
 from factscope.cli.option_groups import Command, add_field_options, option_flags
 from factscope.cli.output_options import OutputOptions
 from factscope.cli.output_paths import check_outputs, running_command
@@ -21,8 +22,6 @@ from factscope.hf.llm_endpoint import LLMEndpoint
 if typing.TYPE_CHECKING:
     from factscope.core.run_result import WriterRun
     from factscope.llm.client import LLMClient
-
-PANEL = "LLM endpoint (OpenAI-compatible: OpenAI, vLLM, Ollama, llama.cpp, TGI, LiteLLM)"
 
 SETTING_OPTIONS = {item.name: option_flags(item)[0][2:].replace("-", "_") for item in fields(LLMEndpoint)}
 """Each setting of ``LLMEndpoint`` (which its errors name, as ``LLMConfig.resolve``'s do) -> its option's
@@ -63,9 +62,10 @@ def as_options(message: str) -> str:
     return message
 
 
-def llm_options(command: Command) -> Command:
-    """Give ``command`` the --llm-* options; it receives them as one keyword argument ``endpoint: LLMOptions``."""
-    return add_field_options(command, LLMOptions, "endpoint", panel=PANEL)
+def llm_options(command: Command, *, after: str | None = None) -> Command:
+    """Give ``command`` the --llm-* options (listed after its parameter ``after``, else after all of them); it
+    receives them as one keyword argument ``endpoint: LLMOptions``."""
+    return add_field_options(command, LLMOptions, "endpoint", panel=LLM, after=after)
 
 
 @dataclass

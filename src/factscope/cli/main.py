@@ -77,6 +77,7 @@ def command_modules() -> list[ModuleType]:
         agree,
         attribute,
         check,
+        checkers,
         eval_checker,
         eval_spans,
         examples,
@@ -89,17 +90,17 @@ def command_modules() -> list[ModuleType]:
         train_checker,
     )
 
-    return [check, agree, ground, attribute, knowledge, train_checker, eval_checker, eval_spans, package_checker,
-            report, export, examples, serve]
+    return [check, ground, attribute, knowledge, report, export, agree, checkers, train_checker, eval_checker,
+            eval_spans, package_checker, examples, serve]
 
 
 def _register() -> None:
     """Attach every command module's commands to the app, their help reflowed for the terminal."""
-    from factscope.cli.help_layout import reflow_commands
+    from factscope.cli.help_layout import lay_out
 
     for module in command_modules():
         module.register(app)
-    reflow_commands(app)
+    lay_out(app)
 
 
 def main() -> None:

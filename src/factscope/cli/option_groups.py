@@ -34,10 +34,12 @@ def add_field_options(
     names: Collection[str] | None = None,
     defaults: Mapping[str, Any] | None = None,
     panel: str | None = None,
+    panels: Mapping[str, str] | None = None,
     after: str | None = None,
 ) -> Command:
     """``command`` with an option for each field of the dataclass ``group`` that has a help text (of those
-    in ``names`` when given; default: the field's, or ``defaults``'), under ``panel``, after the parameter
+    in ``names`` when given; default: the field's, or ``defaults``'), under ``panel`` (a field named in ``panels``:
+    under the panel it gives; see ``factscope.cli.help_panels``), after the parameter
     ``after`` (else last). ``command`` gets them as one ``group`` instance under ``keyword``, once the
     options' rules are enforced (``factscope.cli.option_rules``); ``group`` validates its values itself
     (``ValidatedOptions``), and a ConfigError of the instance is a usage error of the first option it names."""
@@ -53,7 +55,7 @@ def add_field_options(
         default = chosen.get(item.name, inspect.Parameter.empty if item.default is MISSING else item.default)
         added[name] = (item, inspect.Parameter(
             name, inspect.Parameter.KEYWORD_ONLY, default=default,
-            annotation=Annotated[read, _option(item, read, flags, panel)],
+            annotation=Annotated[read, _option(item, read, flags, (panels or {}).get(item.name, panel))],
         ))
     hints = typing.get_type_hints(command, include_extras=True)
     signature = inspect.signature(command)

@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from factscope.cli.help_panels import OUTPUT
 from factscope.cli.option_groups import Command, add_field_options
 from factscope.core.option_metadata import about
 from factscope.core.option_validation import ValidatedOptions
@@ -20,12 +21,10 @@ class OutputOptions(ValidatedOptions):
 
     summary: Path | None = field(default=None, metadata=about("also write the run's figures as JSON here"))
     overwrite: bool = field(default=False, metadata=about(
-        "start the results file again; without it a rerun resumes, and only into a file made by the same input "
-        "and settings (a file made otherwise is refused, saying what differs)",
+        "start the results file again (without it a rerun resumes a file made with the same input and settings)",
     ))
     retry_failed: bool = field(default=False, metadata=about(
-        "on a rerun, process again the records the results file marks failed and replace their rows in place "
-        "(each record keeps one row; the summary covers the new rows)",
+        "on a rerun, redo the failed records (their rows replaced)",
     ))
 
     def write_summary(self, figures: object) -> None:
@@ -37,4 +36,5 @@ class OutputOptions(ValidatedOptions):
 def output_options(command: Command, *, summary: bool = True, after: str | None = None) -> Command:
     """Give ``command`` the results-file options (--summary only when ``summary``), listed after its parameter
     ``after`` (else after all of them); it receives them as one keyword argument ``outputs: OutputOptions``."""
-    return add_field_options(command, OutputOptions, "outputs", names=None if summary else RERUN_FIELDS, after=after)
+    return add_field_options(command, OutputOptions, "outputs", names=None if summary else RERUN_FIELDS, panel=OUTPUT,
+                             after=after)

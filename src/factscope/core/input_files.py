@@ -10,7 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from factscope.core.errors import InputError
-from factscope.core.record_limits import TOO_DEEP, max_record_bytes, oversized_record, require_file
+from factscope.core.record_limits import (
+    TOO_DEEP,
+    broken_json,
+    max_record_bytes,
+    oversized_record,
+    require_file,
+)
 
 
 def read_text(path: str | Path) -> str:
@@ -183,7 +189,7 @@ def _jsonl_line(path: Path, number: int, line: str, limit: int) -> Iterator[tupl
     try:
         item = json.loads(line)
     except json.JSONDecodeError as error:
-        yield number, InputError(f"broken JSON ({error.msg} at column {error.colno})", path=path, line=number)
+        yield number, InputError(broken_json(error.msg, error.colno), path=path, line=number)
         return
     except RecursionError:
         yield number, InputError(TOO_DEEP, path=path, line=number)

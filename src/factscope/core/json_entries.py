@@ -24,7 +24,13 @@ from pathlib import Path
 from typing import IO, Any, Literal
 
 from factscope.core.errors import InputError
-from factscope.core.record_limits import TOO_DEEP, max_record_bytes, oversized_record, require_file
+from factscope.core.record_limits import (
+    TOO_DEEP,
+    broken_json,
+    max_record_bytes,
+    oversized_record,
+    require_file,
+)
 
 CHUNK_CHARS = 64 * 1024
 """Text read from the file at a time (more while one record is longer than the text held)."""
@@ -300,8 +306,6 @@ def _decoded(text: _Text, start: int, end: int, line: int, limit: int, place: st
         return json.loads(value_text)
     except json.JSONDecodeError as error:
         column = error.colno if error.lineno > 1 else text.column_at(start) + error.colno - 1
-        return InputError(
-            f"{place}: broken JSON ({error.msg} at column {column})", path=text.path, line=line + error.lineno - 1
-        )
+        return InputError(f"{place}: {broken_json(error.msg, column)}", path=text.path, line=line + error.lineno - 1)
     except RecursionError:
         return InputError(f"{place}: {TOO_DEEP}", path=text.path, line=line)

@@ -282,6 +282,15 @@ def prepare_results(output: str | Path, manifest: RunManifest, *, overwrite: boo
                             kept="Nothing was run") from error
 
 
+def discard_unwritten(output: str | Path) -> None:
+    """Remove the results file ``output`` and its manifest when the file holds nothing: what a run that made it
+    leaves when it stops before its first row (a refused key, say)."""
+    output = Path(output)
+    if output.is_file() and output.stat().st_size == 0:
+        output.unlink(missing_ok=True)
+        manifest_path(output).unlink(missing_ok=True)
+
+
 def _read_manifest(output: Path, sidecar: Path) -> RunManifest:
     return read_manifest(
         output,

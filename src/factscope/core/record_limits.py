@@ -1,5 +1,5 @@
 """The limits every reader of user files applies: the file must exist, a record has a largest size, and a record
-nested too deeply is refused; each as a located error."""
+nested too deeply is refused; each as a located error. And the words for a record that is not JSON at all."""
 
 from __future__ import annotations
 
@@ -10,6 +10,13 @@ from factscope.core.errors import ConfigError, InputError
 
 TOO_DEEP = "nested too deeply to read (over about a thousand levels of lists or objects); flatten the record"
 """The error of a record whose lists or objects nest deeper than Python's JSON reader goes."""
+
+
+def broken_json(message: str, column: int) -> str:
+    """What is wrong with a record that is not JSON, from the JSON reader's ``message`` and the ``column`` it
+    stopped at: 'broken JSON (Expecting value at column 3)'. The column is written once (the reader's message
+    for an unterminated string ends in 'at', where it would name the place)."""
+    return f"broken JSON ({message.removesuffix(' at')} at column {column})"
 
 
 def require_file(path: Path) -> None:

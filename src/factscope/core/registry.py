@@ -33,6 +33,9 @@ T = TypeVar("T")
 
 LLM_SETTINGS = "pass `llm`"
 
+CATALOGUE_COMMAND = "`factscope checkers`"
+"""The command that describes every entry of every kind, plugins included."""
+
 
 class SpecParts(NamedTuple):
     """A component spec string split: the entry's name and the argument after the colon (None when absent or
@@ -160,13 +163,29 @@ class Registry(Generic[T]):
 
     def help_text(self) -> str:
         """One line per entry, ``usage (help; ...)``, lines ending with ';' so that they also read as one line."""
-        lines = [entry.help_line() for entry in self._own.values()]
+        return ";\n".join(entry if isinstance(entry, str) else entry.help_line() for entry in self.entries())
+
+    def usages(self) -> str:
+        """How a spec names each entry, in one line, those that always need an LLM last: ``rules, facts; with an
+        LLM: llm``."""
+        entries = [entry for entry in self.entries() if isinstance(entry, Entry)]
+        plain = [entry.usage for entry in entries if entry.needs_llm is not True]
+        with_llm = [entry.usage for entry in entries if entry.needs_llm is True]
+        return ", ".join(plain) + (f"; with an LLM: {', '.join(with_llm)}" if with_llm else "")
+
+    def catalogue(self) -> str:
+        """``usages`` and where each entry is described: the end of a help text that offers the entries."""
+        return f"{self.usages()} ({CATALOGUE_COMMAND} describes each)"
+
+    def entries(self) -> list[Entry[T] | str]:
+        """Every entry, plugins loaded; a plugin that fails to load as a line that says so."""
+        found: list[Entry[T] | str] = list(self._own.values())
         for name, point in self._discover().items():
             try:
-                lines.append(self._load(point).help_line())
+                found.append(self._load(point))
             except ConfigError as error:
-                lines.append(f"{name} (a broken plugin: {error})")
-        return ";\n".join(lines)
+                found.append(f"{name} (a broken plugin: {error})")
+        return found
 
     def _discover(self) -> dict[str, importlib.metadata.EntryPoint]:
         if self._plugins is None:

@@ -22,7 +22,8 @@ from __future__ import annotations
 import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Sized
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypedDict, TypeVar, runtime_checkable
@@ -30,7 +31,14 @@ from typing import Any, Generic, Protocol, TypedDict, TypeVar, runtime_checkable
 from pydantic import BaseModel
 
 from factscope.core.heap import HeapTrimmer
-from factscope.core.manifest import RunManifest, SettingValue, describe, fingerprint_items, prepare_results
+from factscope.core.manifest import (
+    RunManifest,
+    SettingValue,
+    describe,
+    discard_unwritten,
+    fingerprint_items,
+    prepare_results,
+)
 from factscope.core.results import RepeatedRecords, ResultRows, Totals, repeated_message
 from factscope.core.results_file import ResultWriter, drop_rows
 from factscope.core.results_lock import results_lock
@@ -88,6 +96,27 @@ def stage(callback: ProgressCallback | None, name: str, total: int | None) -> It
         yield progress
     finally:
         progress._emit(finished=True)
+
+
+_SETUP: ContextVar[ProgressCallback | None] = ContextVar("factscope_setup_progress", default=None)
+"""The progress callback of the run whose components are being built (``reporting_setup``)."""
+
+
+@contextmanager
+def reporting_setup(callback: ProgressCallback | None) -> Iterator[None]:
+    """While a run builds its components, the slow first-use work they do (a model unpacked into the cache)
+    reports to ``callback`` as a stage of its own (``setup_stage``)."""
+    token = _SETUP.set(callback)
+    try:
+        yield
+    finally:
+        _SETUP.reset(token)
+
+
+def setup_stage(name: str, total: int | None) -> AbstractContextManager[StageProgress]:
+    """A stage of a component's setup, reported to the run that builds it (``reporting_setup``); counted and
+    shown nowhere outside one."""
+    return stage(_SETUP.get(), name, total)
 
 
 def run_manifest(
@@ -179,7 +208,7 @@ def run_batches(
     one row; the manifest must still match, as retrying is resuming. Without ``failed`` nothing is retried.
 
     ``output`` is locked for the whole run: ``ResultsLocked`` (an InputError naming the other process) when
-    another run holds it. A write the disk refuses raises ``StorageError`` naming the file and what is intact.
+    another run holds it. A run that made ``output`` and stops with an error before its first row removes it. A write the disk refuses raises ``StorageError`` naming the file and what is intact.
     """
     if batch_size < 1:
         raise ValueError("batch_size must be at least 1")
@@ -188,12 +217,19 @@ def run_batches(
     if manifest is None:
         raise ValueError("a results file needs the run's manifest")
     with results_lock(output):
+        made = not Path(output).exists()
         prepare_results(output, manifest, overwrite=overwrite)
         retried = 0
         if retry_failed and failed is not None:
             predicate = failed
             retried = drop_rows(output, lambda row: predicate(row_type.model_validate(row)))
-        return _run(items, process, key, row_type, totals, output, batch_size, progress, stage_name, retried, total)
+        try:
+            return _run(items, process, key, row_type, totals, output, batch_size, progress, stage_name, retried,
+                        total)
+        except BaseException:
+            if made:
+                discard_unwritten(output)
+            raise
 
 
 def _run(

@@ -86,7 +86,7 @@ class RayOptions(ValidatedOptions):
     """
 
     address: str | None = field(default=None, metadata=about(
-        "the Ray cluster to run on (ray://HEAD:10001, or auto on a cluster node); default: start a local one "
+        "the Ray cluster (ray://HEAD:10001, or auto; default: a new local one) "
         "\\[env RAY_ADDRESS]", flag="--ray-address",
     ))
     num_cpus: int | None = None
@@ -94,8 +94,8 @@ class RayOptions(ValidatedOptions):
         "Ray actors, each loading the models once (with `engine='ray'`)", min=1, counts_when=ON_RAY
     ))
     num_gpus: float = field(default=0.0, metadata=about(
-        "GPUs per Ray actor; a fraction such as 0.25 puts four actors on one GPU (with `engine='ray'`; add "
-        "`device='cuda'`)", min=0.0, counts_when=ON_RAY
+        "GPUs per Ray actor (0.25: four share one GPU; with `engine='ray'`, `device='cuda'`)", min=0.0,
+        counts_when=ON_RAY
     ))
     batch_size: int = 32
     lines_per_unit: int = 1024

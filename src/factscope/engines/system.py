@@ -32,7 +32,14 @@ from factscope.core.option_validation import rule_refusal
 from factscope.core.output_checks import check_outputs
 from factscope.core.results import ResultRows, Totals
 from factscope.core.results_lock import results_lock
-from factscope.core.run import Pipeline, ProgressCallback, RunRows, report_progress, run_pipeline
+from factscope.core.run import (
+    Pipeline,
+    ProgressCallback,
+    RunRows,
+    report_progress,
+    reporting_setup,
+    run_pipeline,
+)
 from factscope.core.run_result import RunResult
 from factscope.core.system import (
     LLMClient,
@@ -302,7 +309,8 @@ class System(ABC, Generic[SpecT, Item, Row, TotalsT, RunT]):
             problems = list(getattr(items, "problems", []))
             self._loaded(count, problems, inputs, loaded, notes, warnings=getattr(items, "warnings", []))
             client = _client(llm, self.needs_llm(prepared))
-            pipeline = self.pipeline(prepared, client)
+            with reporting_setup(progress):
+                pipeline = self.pipeline(prepared, client)
             report_progress(progress, *pipeline.components.values())
             produced, totals = run_pipeline(
                 pipeline, items, output=output, batch_size=batch_size, progress=progress, overwrite=overwrite,

@@ -36,8 +36,8 @@ if TYPE_CHECKING:
 
 
 def _checker_catalogue() -> str:
-    """The checkers a spec string may name, plugins included."""
-    return CHECKERS.help_text()
+    """The checkers a spec string may name, plugins included (``CHECKERS``' catalogue)."""
+    return CHECKERS.catalogue()
 
 
 @dataclass(frozen=True)

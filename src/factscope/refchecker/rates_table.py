@@ -14,14 +14,16 @@ if TYPE_CHECKING:
 
 
 def rates_table(run: CheckRun) -> Table:
-    """Label rates (RefChecker eq. 1), abstain and hallucination rates, overall and per context setting."""
-    table = Table(title="hallucination rates (share of claims, averaged over responses)", header_style="bold")
+    """Label rates (RefChecker eq. 1), abstain and hallucination rates, overall and per context setting; its
+    headers whole at 80 columns (no outer border)."""
+    table = Table(title="hallucination rates (share of claims, averaged over responses)", header_style="bold",
+                  show_edge=False)
     table.caption = (
         "E / N / C: Entailment, Neutral, Contradiction, averaged over answering responses; halluc.: N + C; "
         "abstained: responses with no claims, abstain: their share"
     )
     for column in ("setting", "responses", "E", "N", "C", "halluc.", "abstained", "abstain"):
-        table.add_column(column, justify="left" if column == "setting" else "right")
+        table.add_column(column, justify="left" if column == "setting" else "right", min_width=len(column))
     groups = [("all", run.rates), *run.rates_by_setting.items()]
     for name, rates in groups:
         values = [rates.rates[label] if rates.rates else None for label in LABELS]

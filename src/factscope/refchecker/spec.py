@@ -35,17 +35,17 @@ DEFAULT_EXTRACTOR = "rules"
 
 
 def extractor_catalogue() -> str:
-    """The claim extractors a spec string may name, plugins included (``EXTRACTORS``' help text)."""
+    """The claim extractors a spec string may name, plugins included (``EXTRACTORS``' catalogue)."""
     from factscope.claims.registry import EXTRACTORS
 
-    return EXTRACTORS.help_text()
+    return EXTRACTORS.catalogue()
 
 
 def checker_catalogue() -> str:
-    """The checkers a spec string may name, plugins included (``CHECKERS``' help text)."""
+    """The checkers a spec string may name, plugins included (``CHECKERS``' catalogue)."""
     from factscope.checkers.registry import CHECKERS
 
-    return CHECKERS.help_text()
+    return CHECKERS.catalogue()
 
 
 def retrieves(values: Mapping[str, Any]) -> bool:
@@ -80,8 +80,8 @@ class CheckSpec(CheckedWithOptions):
         "JSONL or folder of .txt: passages to retrieve for records without references"
     ))
     retriever: str | Retriever | WebEvidence | None = field(default=None, metadata=about(
-        "passage retriever: bm25 (the default with `corpus`), dense or hybrid over `corpus`; web:serper (key in SERPER_API_KEY), web:brave "
-        "(key in BRAVE_API_KEY) or wikipedia, searched for each record",
+        "bm25 (the default with `corpus`), dense or hybrid over `corpus`; web:serper (key in SERPER_API_KEY), "
+        "web:brave (BRAVE_API_KEY) or wikipedia, searched per record",
         option_type=EvidenceRetrieverName, recorded_by="retriever",
         counts_when=CountsWhen(retrieves, "with `corpus`, or as web:serper, web:brave or wikipedia"),
     ))
@@ -90,20 +90,17 @@ class CheckSpec(CheckedWithOptions):
         counts_when=CountsWhen(retrieves, "with `corpus` or a web retriever (passages retrieved)"),
     ))
     retrieve_for: RetrieveFor = field(default="missing", metadata=about(
-        "records given retrieved passages: missing (those without references) or all (added after a record's "
-        "own)",
+        "missing (records without references) or all (after a record's own)",
         recorded_by="retriever", counts_when=CountsWhen(retrieves, "with `corpus` or a web retriever"),
     ))
     web: WebSettings = field(default_factory=WebSettings)
     query_llm: bool = False
     abstention_detection: bool = field(default=True, metadata=about(
-        "drop sentences that decline to answer (\"I don't know.\", \"The references do not say.\"): a response "
-        "made only of them has no claims and counts as an abstention",
+        "drop sentences that decline to answer (\"I don't know.\")",
         flag="--abstention-detection/--no-abstention-detection", per_request=True,
     ))
     allow_missing_references: bool = field(default=False, metadata=about(
-        "go on when some records have no references (their claims can only be Neutral); without it such a run "
-        "stops with exit code 2",
+        "go on when some records have no references (their claims can only be Neutral)",
         flag="--allow-missing-references", per_request=True, changes_results=False,
     ))
     settings: Mapping[str, SettingValue] = field(default_factory=dict)

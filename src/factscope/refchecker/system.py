@@ -82,8 +82,9 @@ def _retriever(spec: CheckSpec, llm: LLMClient | None) -> Retriever | WebEvidenc
 
 
 def retrieval_rows(run: CheckRun) -> list[tuple[str, object]]:
-    """The web retrieval's cost in the summary: searches and page reads sent (per claim) and those the cache
-    answered; none when nothing was searched."""
+    """The web retrieval's cost in the summary, each count named: searches sent (per claim) and answered by the
+    cache; the pages the searches found, those read (per claim) and those the cache gave; the requests that
+    failed. None when nothing was searched."""
     cost = run.retrieval
     if not (cost.searches or cost.cached_searches or cost.failures):
         return []
@@ -91,12 +92,10 @@ def retrieval_rows(run: CheckRun) -> list[tuple[str, object]]:
     def per_claim(count: int) -> str:
         return f"{count / run.claims:.2f}" if run.claims else "-"
 
-    sent = f"{cost.searches} / {cost.page_fetches}"
-    return [
-        ("web searches / page reads", f"{sent} ({per_claim(cost.searches)} / {per_claim(cost.page_fetches)} per claim)"),
-        ("web searches / page reads from the cache", f"{cost.cached_searches} / {cost.cached_pages}"),
-        ("failed searches / page reads", cost.failures),
-    ]
+    searches = f"{cost.searches} sent ({per_claim(cost.searches)} per claim), {cost.cached_searches} from the cache"
+    pages = (f"{cost.pages_found} found, {cost.page_fetches} read ({per_claim(cost.page_fetches)} per claim), "
+             f"{cost.cached_pages} from the cache")
+    return [("web searches", searches), ("web pages", pages), ("failed searches and page reads", cost.failures)]
 
 
 class CheckSystem(System[CheckSpec, Record, CheckResult, CheckTotals, CheckRun]):

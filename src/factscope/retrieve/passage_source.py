@@ -6,11 +6,13 @@ from pydantic import BaseModel
 
 
 class PassageSource(BaseModel):
-    """A retrieved passage's page: its address, title, when it was fetched (ISO 8601, UTC), the retriever that
-    found it and the query it answered."""
+    """A retrieved passage's page: its address, title (the page's own, else the search result's), the title the
+    search result gave it, when it was fetched (ISO 8601, UTC), the retriever that found it and the query it
+    answered."""
 
     url: str
     title: str = ""
+    search_title: str = ""
     fetched_at: str
     retriever: str
     query: str
@@ -18,10 +20,12 @@ class PassageSource(BaseModel):
 
 class RetrievalCost(BaseModel):
     """The requests a record's retrieval needed: searches and page reads sent to the services, those answered by
-    the cache instead, and those that failed (their reasons are in the record's retrieval problems)."""
+    the cache instead, and those that failed (their reasons are in the record's retrieval problems); and the pages
+    its searches found (each once per record), which it read or failed to read."""
 
     searches: int = 0
     cached_searches: int = 0
+    pages_found: int = 0
     page_fetches: int = 0
     cached_pages: int = 0
     failures: int = 0

@@ -128,20 +128,22 @@ class WebEvidence:
                 for hit in _hits(answer.body):
                     unique.setdefault(hit.url, (hit, query))
             hits_of.append(list(unique.values()))
+            record.cost.pages_found += len(unique)
         to_read = list({hit.url: hit for found in hits_of for hit, _ in found if hit.text is None}.values())
         read = dict(zip((hit.url for hit in to_read), self._map(self._read, to_read)))
         for request, record, hits in zip(requests, evidence, hits_of):
             pages = []
             for hit, query in hits:
                 if hit.text is not None:
-                    pages.append((hit.url, hit.title, hit.text, searched[query].fetched, query))
+                    pages.append((hit.url, hit.title, hit.title, hit.text, searched[query].fetched, query))
                     continue
                 answer = read[hit.url]
                 _charge(record.cost, answer, "page" + hit.url, charged, fresh="page_fetches", cached="cached_pages")
                 if answer.error is not None:
                     record.problems.append(f"{hit.url}: {answer.error}")
                     continue
-                pages.append((answer.body["url"], answer.body["title"], answer.body["text"], answer.fetched, query))
+                body = answer.body
+                pages.append((body["url"], body["title"], hit.title, body["text"], answer.fetched, query))
             self._rank(request, record, pages)
         return evidence
 
@@ -228,14 +230,15 @@ class WebEvidence:
             return list(pool.map(work, items))
 
     def _rank(self, request: EvidenceRequest, record: RecordEvidence,
-              pages: Sequence[tuple[str, str, str, float, str]]) -> None:
+              pages: Sequence[tuple[str, str, str, str, float, str]]) -> None:
         """Cut the pages into passages (a passage seen on an earlier page is left out: a redirect or a mirror) and
         keep each claim's top k (their union is the record's passages)."""
         documents: list[Document] = []
         sources: list[PassageSource] = []
         seen: set[str] = set()
-        for url, title, text, fetched, query in pages:
-            source = PassageSource(url=url, title=title, fetched_at=_iso(fetched), retriever=self.name, query=query)
+        for url, title, search_title, text, fetched, query in pages:
+            source = PassageSource(url=url, title=title, search_title=search_title, fetched_at=_iso(fetched),
+                                   retriever=self.name, query=query)
             for span in segment_spans(text, _word_count, self.settings.passage_words):
                 passage = text[span.start:span.end]
                 if passage in seen:

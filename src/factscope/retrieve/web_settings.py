@@ -49,7 +49,7 @@ class WebSettings(ValidatedOptions):
     """
 
     queries: QuerySource = field(default="response", metadata=about(
-        "one search per response (RefChecker) or per claim (SAFE)", flag="--search-queries", counts_when=SEARCHING
+        "one search per response (RefChecker) or per claim (claims, SAFE)", flag="--search-queries", counts_when=SEARCHING
     ))
     results_per_query: int = field(default=3, metadata=about(
         "search results (pages) read per query", flag="--search-results", min=1, max=20, counts_when=SEARCHING
@@ -59,7 +59,7 @@ class WebSettings(ValidatedOptions):
         counts_when=SEARCHING,
     ))
     ranker: RetrieverName = field(default="bm25", metadata=about(
-        "ranks a record's fetched passages for each claim (its --top-k kept)", flag="--passage-ranker",
+        "bm25, dense or hybrid: ranks the fetched passages per claim (--top-k kept)", flag="--passage-ranker",
         counts_when=SEARCHING,
     ))
     passage_words: int = field(default=120, metadata=about(
@@ -76,7 +76,7 @@ class WebSettings(ValidatedOptions):
         "seconds to wait for one request", flag="--web-timeout", min=0.1, counts_when=SEARCHING
     ))
     max_retries: int = field(default=3, metadata=about(
-        "retries on 429, 5xx and timeouts (Retry-After respected)", flag="--web-retries", min=0, max=10,
+        "retries on 429, 5xx and timeouts", flag="--web-retries", min=0, max=10,
         counts_when=SEARCHING,
     ))
     backoff_max: float = 30.0

@@ -43,13 +43,28 @@ from factscope.serve.security import (
 )
 from factscope.serve.server import Server
 from factscope.serve.systems import ServedSystem
-from factscope.serve.uploads import save_upload
+from factscope.serve.uploads import UPLOAD_FIELD, request_file, save_upload
 
 log = logging.getLogger("factscope.serve")
 
 STATIC = Path(__file__).parent / "static"
 UPLOAD_PATHS = ("/v1/jobs", "/jobs")
 """Paths whose bodies are input files, under the upload limit rather than the request limit."""
+UPLOAD_BODY: dict[str, Any] = {
+    "requestBody": {
+        "description": f"the input file: the raw body, or a multipart/form-data upload in the field '{UPLOAD_FIELD}'",
+        "content": {
+            "application/x-ndjson": {"schema": {"type": "string", "format": "binary"}},
+            "multipart/form-data": {"schema": {
+                "type": "object",
+                "properties": {UPLOAD_FIELD: {"type": "string", "format": "binary"}},
+                "required": [UPLOAD_FIELD],
+            }},
+        },
+    },
+    "responses": {"415": {"description": "a body that is neither a file nor a multipart upload of one"}},
+}
+"""The jobs endpoint's body as OpenAPI shows it: the endpoint reads it itself (``request_file``), as a stream."""
 OPEN_PATHS = ("/login", "/static/", "/docs-assets/")
 """Paths served without the API key: the sign-in page, the style sheet and scripts."""
 CHUNK = 1 << 16
@@ -213,20 +228,22 @@ def _api(app: FastAPI, server: Server, config: ServeConfig) -> None:
         if name in server.systems:
             _sync_endpoint(app, server, name, path)
 
-    @app.post("/v1/jobs", tags=["jobs"], status_code=202)
+    @app.post("/v1/jobs", tags=["jobs"], status_code=202, openapi_extra=UPLOAD_BODY)
     async def create_job(
         request: Request,
         system: str = Query(description="check, ground, attribute or knowledge"),
-        name: str = Query("input.jsonl", description="the input file's name (sanitised)"),
+        name: str | None = Query(None, description="the input file's name (sanitised; default: the uploaded "
+                                                    "file's name, else input.jsonl), which the job's problems name"),
         path: str | None = Query(None, description="instead of a body: a file already in the data folder's "
                                                    "inputs/ (its name there)"),
         options: str | None = Query(None, description="the job's options, a JSON object of the fields of the "
                                                       "system's synchronous request other than records "
                                                       "(CheckRequest, GroundRequest, ...)"),
     ) -> Job:
-        """Submit a JSONL (or JSON) file as the raw request body, or name a file in the data folder's
-        ``inputs/``; the job is queued and its id returned. Records are in the system's input format; the job
-        runs with the server's settings and the ``options`` given."""
+        """Submit a JSONL (or JSON, CSV, Parquet) file as the raw request body, or as a multipart/form-data
+        upload in the field ``file`` (``curl -F file=@answers.jsonl``), or name a file in the data folder's
+        ``inputs/``; the job is queued and its id returned. Any other kind of body is refused (415). Records are
+        in the system's input format; the job runs with the server's settings and the ``options`` given."""
         server.require_system(system)
         chosen = job_options(server.systems[system], options)
         if path is not None:
@@ -239,8 +256,9 @@ def _api(app: FastAPI, server: Server, config: ServeConfig) -> None:
                                      field="path")
             upload = await save_upload(_file_chunks(source), server.store.inputs, source.stat().st_size)
             return await asyncio.to_thread(server.create_job, system, source.name, upload, chosen)
-        upload = await save_upload(request.stream(), server.store.inputs, config.limits.max_upload_bytes)
-        return await asyncio.to_thread(server.create_job, system, name, upload, chosen)
+        chunks, filename = await request_file(request)
+        upload = await save_upload(chunks, server.store.inputs, config.limits.max_upload_bytes)
+        return await asyncio.to_thread(server.create_job, system, name or filename or "input.jsonl", upload, chosen)
 
     @app.get("/v1/jobs", tags=["jobs"])
     async def list_jobs() -> list[Job]:

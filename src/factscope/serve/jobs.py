@@ -29,6 +29,7 @@ import time
 import uuid
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -409,7 +410,8 @@ class JobRunner:
         input_path, results_path = self.store.paths(job_id)
         started = time.time()
         self.store.update(job_id, status="running", started=started, error=None, rate=None)
-        tracker = _Progress(self, job_id, started)
+        shown = _ClientNames(job.input_name, input_path, self.store.data_dir)
+        tracker = _Progress(self, job_id, started, shown)
         self.lock.acquire()
         tracker.holding = True
         try:
@@ -422,8 +424,7 @@ class JobRunner:
         except JobCancelled:
             self.store.update(job_id, status="cancelled", finished=time.time(), done=_rows(results_path))
         except FactscopeError as error:
-            self.store.update(job_id, status="failed", error=_message(error, self.store.data_dir),
-                              finished=time.time())
+            self.store.update(job_id, status="failed", error=shown(str(error)), finished=time.time())
         except Exception as error:  # one broken job must not stop the jobs after it
             log.exception("job %s failed", job_id)
             self.store.update(job_id, status="failed", finished=time.time(),
@@ -440,8 +441,9 @@ class _Progress:
     """A running job's progress callback: records progress, yields the model lock between batches and stops
     the job there when it was cancelled."""
 
-    def __init__(self, runner: JobRunner, job_id: str, started: float) -> None:
+    def __init__(self, runner: JobRunner, job_id: str, started: float, shown: _ClientNames) -> None:
         self.runner = runner
+        self.shown = shown
         self.job_id = job_id
         self.started = started
         self.holding = False
@@ -454,7 +456,7 @@ class _Progress:
     def loaded(self, records: int, problems: list[InputError]) -> None:
         self.records = records
         self.runner.store.update(self.job_id, records=records, skipped=len(problems),
-                                 problems=[str(p) for p in problems[:PROBLEMS_KEPT]])
+                                 problems=[self.shown(str(p)) for p in problems[:PROBLEMS_KEPT]])
 
     def rate(self) -> float | None:
         elapsed = time.time() - self.started
@@ -491,6 +493,14 @@ def _rows(path: Path) -> int:
     return sum(1 for row in iter_json_rows(path) if first.keep(row))
 
 
-def _message(error: FactscopeError, data_dir: Path) -> str:
-    """An error's message with the data folder's path left out (no server paths shown)."""
-    return str(error).replace(str(data_dir) + "/", "")
+@dataclass(frozen=True)
+class _ClientNames:
+    """A job's message as its client may read it: the input file named as the client named it, and no other path
+    of the server's data folder shown."""
+
+    input_name: str
+    input_path: Path
+    data_dir: Path
+
+    def __call__(self, message: str) -> str:
+        return message.replace(str(self.input_path), self.input_name).replace(str(self.data_dir) + "/", "")

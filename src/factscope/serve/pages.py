@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -26,7 +26,7 @@ from factscope.reports.dispatch import render_record, render_report
 from factscope.reports.page import stylesheet
 from factscope.serve.requests import RequestProblem
 from factscope.serve.security import KEY_COOKIE, key_matches
-from factscope.serve.uploads import save_upload
+from factscope.serve.uploads import file_chunks, save_upload
 
 if TYPE_CHECKING:
     from factscope.serve.jobs import Job
@@ -218,11 +218,6 @@ def summary_rows(system: str, run: Any) -> list[tuple[str, str]]:
     return [("seconds", f"{run.seconds:.2f}")]
 
 
-async def _upload_chunks(upload: UploadFile) -> AsyncIterator[bytes]:
-    while chunk := await upload.read(1 << 16):
-        yield chunk
-
-
 def add_pages(app: FastAPI, server: Server) -> None:
     """Add the web pages to ``app``."""
 
@@ -267,7 +262,7 @@ def add_pages(app: FastAPI, server: Server) -> None:
         if not isinstance(file, UploadFile) or system not in FORMS:
             return page(render("problem.html.j2", title="Cannot start the job",
                                message="choose a system and a file to upload"), 422)
-        saved = await save_upload(_upload_chunks(file), server.store.inputs, server.config.limits.max_upload_bytes)
+        saved = await save_upload(file_chunks(file), server.store.inputs, server.config.limits.max_upload_bytes)
         job = await asyncio.to_thread(server.create_job, system, file.filename or "input.jsonl", saved)
         return RedirectResponse(f"/jobs/{job.id}", status_code=303)
 
