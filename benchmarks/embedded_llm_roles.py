@@ -5,8 +5,10 @@
 
 Each command runs once in a fresh process (the model's dequantised folder already in the user's cache, the LLM
 response cache off), with its results file in a temporary folder. Recorded per command: the wall seconds, the
-exit code, the summary rows about the LLM (calls, failed calls, prompt and completion tokens), the number of
-progress lines the command wrote while it ran, and the 1-minute load average before it started.
+exit code, the CPU seconds the command's process used (user and system; on a machine shared with other work,
+wall time grows with the load while CPU time does not), the summary rows about the LLM (calls, failed calls,
+prompt and completion tokens), the number of progress lines the command wrote while it ran, and the 1-minute load
+average before it started.
 
     python benchmarks/embedded_llm_roles.py
 """
@@ -17,6 +19,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -43,13 +46,17 @@ def timed(options: list[str], folder: Path) -> dict[str, Any]:
     ]
     env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "COLUMNS": "200"}
     load = load_average()
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    done = subprocess.run(command, env=env, capture_output=True, text=True, cwd=folder)
+    done = subprocess.run(command, check=False, env=env, capture_output=True, text=True, cwd=folder)
     seconds = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - used.ru_utime) + (after.ru_stime - used.ru_stime)
     rows = dict(SUMMARY_ROW.findall(done.stdout))
     return {
         "command": " ".join(["factscope", "check", "examples/check.jsonl", *options, "--llm", "local:embedded"]),
         "seconds": round(seconds, 1),
+        "cpu_seconds": round(cpu, 1),
         "exit_code": done.returncode,
         "load_average_before": load,
         "llm_summary": rows,

@@ -156,8 +156,11 @@ class ChatModel:
         with self._lock:
             for start in range(0, len(todo), self.batch_size):
                 batch = todo[start : start + self.batch_size]
-                self._batch([prompts[i] for i in batch], decoding, [wanted[i] for i in batch],
-                            lambda row, reply, batch=batch: done(batch[row], reply))
+
+                def batch_done(row: int, reply: Generated, batch: list[int] = batch) -> None:
+                    done(batch[row], reply)
+
+                self._batch([prompts[i] for i in batch], decoding, [wanted[i] for i in batch], batch_done)
         return [results[index] for index in range(len(conversations))]
 
     def _matchers(self, formats: Sequence[ReplyFormat | None]) -> list[Any]:
