@@ -113,8 +113,10 @@ class _OneByOne:
 
     def __init__(self, events: list[str]) -> None:
         self.events = events
+        self.limits: list[list[int]] = []
 
-    def generate(self, conversations, decoding, formats, on_reply):
+    def generate(self, conversations, decoding, formats, on_reply, limits):
+        self.limits.append(list(limits))
         for index, _ in enumerate(conversations):
             self.events.append(f"reply {index}")
             on_reply(index, Generated("Neutral", 3, 1))
@@ -133,3 +135,9 @@ def test_a_reply_past_its_time_budget_fails_and_says_so(embedded_chat):
     (reply,) = client.chat_many(CLAIMS[:1], max_tokens=8)
     assert reply.failed and reply.text is None
     assert reply.error.startswith("no reply within the time budget of 1e-06 s a call (1 tokens written)")
+
+
+def test_calls_with_different_token_limits_are_decoded_in_one_batch():
+    model = _OneByOne([])
+    InProcessLLMClient(model).chat_many(CLAIMS, max_tokens=[4, 8, 12], reply_format=LABEL_FORMAT)
+    assert model.limits == [[4, 8, 12]]

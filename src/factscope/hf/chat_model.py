@@ -130,12 +130,17 @@ class ChatModel:
     def generate(
         self, conversations: Sequence[Sequence[Message]], decoding: Decoding,
         formats: Sequence[ReplyFormat | None] | None = None, on_reply: ReplyCallback | None = None,
+        limits: Sequence[int] | None = None,
     ) -> list[Generated]:
-        """One reply per conversation, in order, each held to its reply format (None: free text); ``on_reply`` is
+        """One reply per conversation, in order, each held to its reply format (None: free text) and to its limit
+        of tokens (``limits``; default ``decoding.max_tokens``), decoded in batches all the same; ``on_reply`` is
         told each one as soon as it is complete."""
         wanted = list(formats) if formats is not None else [None] * len(conversations)
         if len(wanted) != len(conversations):
             raise ValueError(f"{len(conversations)} conversations but {len(wanted)} reply formats")
+        most = list(limits) if limits is not None else [decoding.max_tokens] * len(conversations)
+        if len(most) != len(conversations):
+            raise ValueError(f"{len(conversations)} conversations but {len(most)} limits")
         prompts = [self.prompt_ids(messages) for messages in conversations]
         results: dict[int, Generated] = {}
 
@@ -160,7 +165,8 @@ class ChatModel:
                 def batch_done(row: int, reply: Generated, batch: list[int] = batch) -> None:
                     done(batch[row], reply)
 
-                self._batch([prompts[i] for i in batch], decoding, [wanted[i] for i in batch], batch_done)
+                self._batch([prompts[i] for i in batch], decoding, [wanted[i] for i in batch], batch_done,
+                            [most[i] for i in batch])
         return [results[index] for index in range(len(conversations))]
 
     def _matchers(self, formats: Sequence[ReplyFormat | None]) -> list[Any]:
@@ -194,9 +200,10 @@ class ChatModel:
 
     def _batch(
         self, prompts: list[list[int]], decoding: Decoding, formats: Sequence[ReplyFormat | None],
-        on_reply: ReplyCallback,
+        on_reply: ReplyCallback, limits: list[int],
     ) -> None:
-        """Decode one batch, telling ``on_reply`` each row's reply as soon as it is complete."""
+        """Decode one batch, each row to its limit of tokens, telling ``on_reply`` each row's reply as soon as it
+        is complete."""
         import torch
 
         deadline = time.monotonic() + decoding.seconds if decoding.seconds is not None else None
@@ -209,7 +216,7 @@ class ChatModel:
             input_ids[row, width - len(ids) :] = torch.tensor(ids, dtype=torch.long)
             mask[row, width - len(ids) :] = 1
         positions = (mask.cumsum(-1) - 1).clamp(min=0)
-        limit = min(decoding.max_tokens, self.window - width)
+        limits = [min(most, self.window - width) for most in limits]
         matchers = self._matchers(formats)
         bitmask = _allocate_bitmask(count, self.vocab_size) if any(m is not None for m in matchers) else None
         generator = None
@@ -223,7 +230,7 @@ class ChatModel:
         step_ids, state = input_ids.to(self.device), dict[str, Any]()
         mask, positions = mask.to(self.device), positions.to(self.device)
         with torch.inference_mode():
-            for _ in range(limit):
+            for _ in range(max(limits)):
                 out = self.model(input_ids=step_ids, attention_mask=mask, position_ids=positions, use_cache=True,
                                  **state, **self._last_logits_only)
                 state = {self._cache_argument: getattr(out, self._cache_argument)}
@@ -248,6 +255,9 @@ class ChatModel:
                             done[row] = True
                     if done[row]:
                         on_reply(row, self._reply(prompts[row], replies[row], produced[row], "stop", decoding))
+                    elif produced[row] >= limits[row]:
+                        done[row] = True
+                        on_reply(row, self._reply(prompts[row], replies[row], produced[row], "length", decoding))
                 if all(done):
                     break
                 if deadline is not None and time.monotonic() > deadline:

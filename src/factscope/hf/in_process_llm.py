@@ -150,20 +150,21 @@ class InProcessLLMClient(LLMClient):
         self, requests: list[dict[str, Any]], answered: Callable[[int, tuple[int, dict[str, Any]]], None]
     ) -> None:
         """Tell ``answered`` the (status, body) of each chat request as soon as it is decoded (in batches of equal
-        decoding settings)."""
+        decoding settings but their token limits)."""
         groups: dict[str, list[int]] = {}
         for index, request in enumerate(requests):
             unknown = sorted(set(request) - DECODING_PARAMS - {"model", "messages", "reply_format"})
             if unknown:
                 answered(index, _error(400, f"an in-process model does not take {', '.join(unknown)}"))
                 continue
-            settings = {name: request.get(name) for name in DECODING_PARAMS}
+            settings = {name: request.get(name) for name in DECODING_PARAMS - {"max_tokens"}}
             groups.setdefault(json.dumps(settings, sort_keys=True), []).append(index)
         for settings_text, indices in groups.items():
             settings = json.loads(settings_text)
             stop = settings["stop"]
+            limits = [int(requests[i].get("max_tokens") or DEFAULT_REPLY_TOKENS) for i in indices]
             decoding = Decoding(
-                max_tokens=int(settings["max_tokens"] or DEFAULT_REPLY_TOKENS),
+                max_tokens=max(limits),
                 temperature=float(settings["temperature"] or 0.0),
                 top_p=float(settings["top_p"] if settings["top_p"] is not None else 1.0),
                 stop=(stop,) if isinstance(stop, str) else tuple(stop or ()),
@@ -179,7 +180,9 @@ class InProcessLLMClient(LLMClient):
                 answered(indices[position], _body(reply, self.config.model))
 
             try:
-                self.chat_model.generate([requests[i]["messages"] for i in indices], decoding, formats, told)
+                self.chat_model.generate(
+                    [requests[i]["messages"] for i in indices], decoding, formats, told, limits
+                )
             except ConfigError as error:
                 for position in range(len(indices)):
                     told(position, Generated(None, error=str(error)))
