@@ -11,6 +11,8 @@ import pytest
 
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
+for _name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):  # they choose an endpoint: a developer's shell must not
+    os.environ.pop(_name, None)
 
 from command_line import command_line
 from fake_llm import FakeLLMServer

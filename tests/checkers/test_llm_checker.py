@@ -4,7 +4,14 @@ import pytest
 
 from command_line import command_line
 from factscope.checkers.base import CheckTask
-from factscope.checkers.llm import LLMChecker, parse_joint_labels, parse_label, render_claim
+from factscope.checkers.llm import (
+    LABEL_TOKENS,
+    LINE_TOKENS,
+    LLMChecker,
+    parse_joint_labels,
+    parse_label,
+    render_claim,
+)
 from factscope.core.schema import Claim, Label
 from factscope.llm.client import LLMClient, LLMConfig
 from fake_llm import Fail
@@ -177,6 +184,16 @@ def test_joint_mode_splits_records_and_batches(fake_llm, client):
     verdicts = LLMChecker(client, mode="joint", batch_size=2).check(tasks)
     assert [v.label for v in verdicts] == [N, N, N, N]
     assert len(fake_llm.requests) == 3  # [a, b], [c] and [d]
+    # each reply is bounded by the lines its call needs: a line's worth of tokens per claim
+    assert [request["json"]["max_tokens"] for request in fake_llm.requests] == [2 * LINE_TOKENS, LINE_TOKENS,
+                                                                               LINE_TOKENS]
+
+
+def test_a_single_claim_reply_is_bounded_to_a_label_unless_max_tokens_is_set(fake_llm, client):
+    fake_llm.script(["Neutral", "Neutral"])
+    LLMChecker(client).check(record_tasks(["a"]))
+    LLMChecker(client, max_tokens=99).check(record_tasks(["b"]))
+    assert [request["json"]["max_tokens"] for request in fake_llm.requests] == [LABEL_TOKENS, 99]
 
 
 def test_bad_joint_reply_falls_back_to_one_call_per_claim(fake_llm, client):

@@ -35,6 +35,7 @@ def _toy() -> typer.Typer:
         overwrite: Annotated[bool, typer.Option("--overwrite")] = False,
         cues: Annotated[bool, typer.Option("--cues/--no-cues")] = True,
         label_order_names: Annotated[str | None, typer.Option("--label-order")] = None,
+        llm: Annotated[str | None, typer.Option("--llm")] = None,
         llm_base_url: Annotated[str | None, typer.Option("--llm-base-url")] = None,
         llm_model: Annotated[str | None, typer.Option("--llm-model")] = None,
     ) -> None:
@@ -67,8 +68,9 @@ def test_each_mention_becomes_the_flag_the_command_line_writes():
 
 def test_a_ready_object_is_shown_as_the_options_that_build_it():
     assert _shown("needs a chat model: pass `llm`", "knowledge", "score") == (
-        "needs a chat model: pass --llm-base-url and --llm-model "
-        "(or set FACTSCOPE_LLM_BASE_URL and FACTSCOPE_LLM_MODEL)"
+        "needs a chat model: pass --llm local:embedded (or local:PATH_OR_NAME, a model run in-process), or "
+        "--llm-base-url and --llm-model (or set FACTSCOPE_LLM_BASE_URL and FACTSCOPE_LLM_MODEL; OPENAI_API_KEY "
+        "alone calls OpenAI's endpoint)"
     )
 
 

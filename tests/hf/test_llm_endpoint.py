@@ -10,7 +10,7 @@ from factscope.hf.llm_endpoint import LLMEndpoint
 
 @pytest.fixture(autouse=True)
 def _no_settings_around(monkeypatch, tmp_path):
-    for name in ("FACTSCOPE_LLM_BASE_URL", "FACTSCOPE_LLM_MODEL", "FACTSCOPE_LLM_CACHE"):
+    for name in ("FACTSCOPE_LLM_BASE_URL", "FACTSCOPE_LLM_MODEL", "FACTSCOPE_LLM_CACHE", "FACTSCOPE_LLM_API_KEY"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
 
@@ -36,10 +36,31 @@ def test_settings_from_the_config_file_fill_the_rest(fake_llm, tmp_path):
 
 def test_a_missing_endpoint_names_the_setting_and_the_command_line_its_flag():
     assert not LLMEndpoint().configured()
-    with pytest.raises(ConfigError, match="no LLM endpoint: pass `base_url`"):
+    with pytest.raises(ConfigError, match="no LLM endpoint: pass `base_url`") as missing:
         LLMEndpoint().build()
+    for way in ("FACTSCOPE_LLM_BASE_URL", "OPENAI_BASE_URL", "OPENAI_API_KEY", "[llm] in", "pass `local`"):
+        assert way in str(missing.value)
     with pytest.raises(ConfigError, match="no LLM model: pass `llm_model`"):
         LLMOptions(base_url="http://127.0.0.1:9/v1").build()
+    with pytest.raises(ConfigError, match=r"pass `llm_base_url` .* or pass --llm to run a model in-process"):
+        LLMOptions().build()
+
+
+def test_openai_api_key_alone_means_openais_endpoint_and_openai_base_url_moves_it(monkeypatch, fake_llm):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    config = LLMEndpoint(model="gpt-4o-mini", cache_path="off").build().config
+    assert (config.base_url, config.api_key) == ("https://api.openai.com/v1", "sk-test")
+    monkeypatch.setenv("OPENAI_BASE_URL", fake_llm.base_url)
+    assert LLMEndpoint(model="gpt-4o-mini", cache_path="off").build().config.base_url == fake_llm.base_url
+    monkeypatch.setenv("FACTSCOPE_LLM_BASE_URL", "http://127.0.0.1:9/v1")  # factscope's own variable comes first
+    assert LLMEndpoint(model="m", cache_path="off").build().config.base_url == "http://127.0.0.1:9/v1"
+    assert LLMEndpoint(base_url="http://127.0.0.2:9/v1", model="m").build().config.base_url == "http://127.0.0.2:9/v1"
+
+
+def test_a_key_for_another_endpoint_does_not_choose_openai(monkeypatch):
+    monkeypatch.setenv("FACTSCOPE_LLM_API_KEY", "for-my-vllm")
+    with pytest.raises(ConfigError, match="no LLM endpoint"):
+        LLMEndpoint(model="m").build()
 
 
 def test_an_in_process_model_and_an_endpoint_together_are_refused():

@@ -14,6 +14,7 @@ import pytest
 from cli_entry import run_factscope
 from factscope.checkers.llm import LABEL_FORMAT, parse_label
 from factscope.core.errors import BackendError, ConfigError
+from factscope.hf.chat_model import Generated
 from factscope.hf.in_process_llm import IN_PROCESS_URL, InProcessLLMClient, local_model_name
 from factscope.llm.config import LLMConfig
 from factscope.llm.reply_format import ReplyFormat
@@ -103,3 +104,40 @@ def test_check_with_the_llm_checker_in_process(embedded_chat, monkeypatch, capsy
     both = run_factscope(monkeypatch, capsys, "check", str(records), "--checker", "llm", "--llm", "local:embedded",
                          "--llm-base-url", "http://127.0.0.1:9/v1", "-o", str(tmp_path / "x.jsonl"))
     assert both.code != 0 and "leave --llm-base-url out" in both.text
+
+
+class _OneByOne:
+    """A chat model that answers each conversation in turn, noting each reply in ``events``."""
+
+    spec = "one-by-one"
+
+    def __init__(self, events: list[str]) -> None:
+        self.events = events
+        self.limits: list[list[int]] = []
+
+    def generate(self, conversations, decoding, formats, on_reply, limits):
+        self.limits.append(list(limits))
+        for index, _ in enumerate(conversations):
+            self.events.append(f"reply {index}")
+            on_reply(index, Generated("Neutral", 3, 1))
+
+
+def test_progress_moves_as_each_reply_is_written_not_after_the_batch():
+    events: list[str] = []
+    client = InProcessLLMClient(_OneByOne(events))
+    replies = client.chat_many(CLAIMS, on_done=lambda: events.append("done"), reply_format=LABEL_FORMAT)
+    assert [reply.text for reply in replies] == ["Neutral"] * 3
+    assert events == ["reply 0", "done", "reply 1", "done", "reply 2", "done"]
+
+
+def test_a_reply_past_its_time_budget_fails_and_says_so(embedded_chat):
+    client = _client(embedded_chat, seconds=1e-6)
+    (reply,) = client.chat_many(CLAIMS[:1], max_tokens=8)
+    assert reply.failed and reply.text is None
+    assert reply.error.startswith("no reply within the time budget of 1e-06 s a call (1 tokens written)")
+
+
+def test_calls_with_different_token_limits_are_decoded_in_one_batch():
+    model = _OneByOne([])
+    InProcessLLMClient(model).chat_many(CLAIMS, max_tokens=[4, 8, 12], reply_format=LABEL_FORMAT)
+    assert model.limits == [[4, 8, 12]]

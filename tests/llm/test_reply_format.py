@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from factscope.checkers.llm import JOINT_FORMAT, LABEL_FORMAT
+from factscope.checkers.llm import LABEL_FORMAT, joint_format, parse_joint_labels
 from factscope.claims.llm_facts import FACTS_FORMAT
 from factscope.llm.client import LLMClient, LLMConfig
 from factscope.llm.reply_format import ReplyFormat
@@ -51,8 +51,13 @@ def test_a_schema_or_spec_of_the_wrong_type_is_a_type_error():
 
 def test_the_roles_formats_accept_what_their_parsers_read():
     assert re.fullmatch(LABEL_FORMAT.regex(), "Contradiction")
-    assert re.fullmatch(JOINT_FORMAT.regex(), "1. Entailment\n2. Neutral\n3. Contradiction")
-    assert not re.fullmatch(JOINT_FORMAT.regex(), "1. Entailment\n2. Maybe")
+    three = joint_format(3).regex()
+    assert re.fullmatch(three, "1. Entailment\n2. Neutral\n3. Contradiction")
+    assert parse_joint_labels("1. Entailment\n2. Neutral\n3. Contradiction", 3)
+    assert not re.fullmatch(three, "1. Entailment\n2. Maybe\n3. Neutral")
+    assert not re.fullmatch(three, "1. Entailment\n2. Neutral")  # too few lines
+    assert not re.fullmatch(three, "1. Entailment\n2. Neutral\n3. Neutral\n1. Neutral")  # no repeating
+    assert not re.fullmatch(three, "2. Entailment\n1. Neutral\n3. Neutral")  # in order
     assert re.fullmatch(FACTS_FORMAT.regex(), "Fact 1: Curie was a physicist.\nFact 2: Curie was born in 1867.")
     assert re.fullmatch(FACTS_FORMAT.regex(), "None")
 

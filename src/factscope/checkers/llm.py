@@ -2,7 +2,9 @@
 
 Modes: ``single`` asks one question per claim; ``joint`` puts up to ``batch_size`` claims of one record (same
 references and question) in one call and asks for numbered answers. A joint reply that does not parse (not
-exactly one "N. Label" line per claim) is not guessed at: those claims are asked again one by one.
+exactly one "N. Label" line per claim) is not guessed at: those claims are asked again one by one. Each reply is
+bounded to what it needs: a label (``LABEL_TOKENS``), or one line per claim of the call (``LINE_TOKENS`` each), in a
+reply format of exactly that many lines (``joint_format``), which an in-process model decodes to.
 
 References: with ``passages="each"`` (default) every passage of a record is checked on its own and the labels
 are merged by RefChecker A.3 (``merge_passage_labels``); with ``passages="together"`` all passages go into one
@@ -51,9 +53,18 @@ _FENCE_LINE = re.compile(r"^\s*```[\w-]*\s*$")
 LABELS = ("Entailment", "Neutral", "Contradiction")
 LABEL_FORMAT = ReplyFormat.one_of(LABELS)
 """A single-claim reply: one label."""
-_NUMBERED_LABEL = r"[1-9][0-9]?\. (" + "|".join(LABELS) + ")"
-JOINT_FORMAT = ReplyFormat.matching(_NUMBERED_LABEL + r"(\n" + _NUMBERED_LABEL + ")*")
-"""A joint reply: "N. Label" lines (their count and numbers are checked by the parser)."""
+LABEL_TOKENS = 16
+"""Reply tokens a single-claim answer may take: a label, with room for the decoration the parser trims."""
+LINE_TOKENS = 12
+"""Reply tokens each line of a joint answer may take ("N. Label" and its line break, decorated)."""
+
+
+def joint_format(count: int) -> ReplyFormat:
+    """A joint reply for ``count`` claims: exactly the lines "1. Label" to "count. Label", in order."""
+    if count < 1:
+        raise ValueError(f"a joint reply needs at least one claim, got {count}")
+    labels = "(" + "|".join(LABELS) + ")"
+    return ReplyFormat.matching("\n".join(f"{number}\\. {labels}" for number in range(1, count + 1)))
 
 
 def render_triplet(triplet: tuple[str, str, str]) -> str:
@@ -175,16 +186,14 @@ class LLMChecker:
             return list(references)
         return ["\n\n".join(f"Passage {i}: {text}" for i, text in enumerate(references, start=1))]
 
-    def _params(self) -> dict[str, int]:
-        return {"max_tokens": self.max_tokens} if self.max_tokens else {}
-
     def _check_single(self, batch: _Batch, units: list[Unit]) -> None:
         conversations = [
             [{"role": "user", "content": self._single_prompt(batch.tasks[t], batch.groups[t][g])}] for t, g in units
         ]
         replies = (
             self.client.chat_many(
-                conversations, on_done=batch.bar.advance, reply_format=LABEL_FORMAT, **self._params()
+                conversations, on_done=batch.bar.advance, reply_format=LABEL_FORMAT,
+                max_tokens=self.max_tokens or LABEL_TOKENS,
             )
             if units else []
         )
@@ -209,7 +218,10 @@ class LLMChecker:
 
         bar.set_total(len(chunks))
         replies = (
-            self.client.chat_many(conversations, on_done=bar.advance, reply_format=JOINT_FORMAT, **self._params())
+            self.client.chat_many(
+                conversations, on_done=bar.advance, reply_format=[joint_format(len(chunk)) for chunk in chunks],
+                max_tokens=[self.max_tokens or LINE_TOKENS * len(chunk) for chunk in chunks],
+            )
             if chunks else []
         )
         retry: list[Unit] = []

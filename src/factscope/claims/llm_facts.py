@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from factscope.claims.base import check_questions
 from factscope.claims.prompt_pieces import (
@@ -23,6 +23,7 @@ from factscope.claims.prompt_pieces import (
 )
 from factscope.claims.span_alignment import aligned_spans
 from factscope.core.prompts import load_prompt
+from factscope.core.run import ProgressCallback, stage
 from factscope.core.schema import Claim, Extraction, Span
 from factscope.core.text import sentence_spans
 from factscope.llm.reply_format import ReplyFormat
@@ -59,10 +60,20 @@ def parse_facts(reply: str) -> list[str]:
     return facts
 
 
+FACT_TOKENS_BASE = 24
+"""Reply tokens a decomposition may take beyond one per two characters of its sentence ("Fact N: " lines)."""
+
+
+def fact_reply_tokens(sentence_chars: int) -> int:
+    """The reply tokens the decomposition of a sentence of ``sentence_chars`` characters may take: one per two
+    characters (about two per token of the sentence) and ``FACT_TOKENS_BASE``."""
+    return FACT_TOKENS_BASE + sentence_chars // 2
+
+
 class LLMFactExtractor:
     """Decomposes texts into atomic facts (Claim kind "fact") with an OpenAI-compatible LLM.
 
-    ``piece_chars`` (at least ``MIN_PIECE_CHARS``) is the most characters of a sentence one prompt shows: a
+    ``max_tokens`` bounds each reply (None: ``fact_reply_tokens`` of the sentence or window shown); ``piece_chars`` (at least ``MIN_PIECE_CHARS``) is the most characters of a sentence one prompt shows: a
     longer sentence is sent in windows, one prompt each.
     """
 
@@ -71,7 +82,7 @@ class LLMFactExtractor:
         client: LLMClient,
         *,
         prompt: str = "facts_decompose",
-        max_tokens: int | None = 512,
+        max_tokens: int | None = None,
         piece_chars: int = PROMPT_PIECE_CHARS,
     ) -> None:
         self.client = client
@@ -79,6 +90,8 @@ class LLMFactExtractor:
         self.max_tokens = max_tokens
         self.piece_chars = checked_piece_chars(piece_chars)
         self.name = f"llm-facts:{client.config.model}"
+        self.progress: ProgressCallback | None = None
+        """Receives the progress of the LLM calls when set (the CLI sets it to draw a bar)."""
 
     def _messages(self, sentence: str) -> list[dict[str, str]]:
         return [{"role": "user", "content": self.template.replace("{sentence}", sentence)}]
@@ -92,16 +105,20 @@ class LLMFactExtractor:
             [(span, sentence_windows(text, span, self.piece_chars)) for span in sentence_spans(text)]
             for text in texts
         ]
-        conversations = [
-            self._messages(text[window.start : window.end])
+        shown = [
+            text[window.start : window.end]
             for text, sentences in zip(texts, windows_of)
             for _, windows in sentences
             for window in windows
         ]
-        params: dict[str, Any] = {"max_tokens": self.max_tokens} if self.max_tokens else {}
-        replies = iter(
-            self.client.chat_many(conversations, reply_format=FACTS_FORMAT, **params) if conversations else []
-        )
+        with stage(self.progress, "extracting atomic facts", len(shown)) as bar:
+            replies = iter(
+                self.client.chat_many(
+                    [self._messages(sentence) for sentence in shown], on_done=bar.advance, reply_format=FACTS_FORMAT,
+                    max_tokens=[self.max_tokens or fact_reply_tokens(len(sentence)) for sentence in shown],
+                )
+                if shown else []
+            )
         return [
             self._extraction(text, [(span, [next(replies) for _ in windows]) for span, windows in sentences])
             for text, sentences in zip(texts, windows_of, strict=True)

@@ -64,6 +64,16 @@ REPLY_FORMATS: dict[str, ReplyFormat] = {
 """The reply each claim format's prompt asks for: {"claims": [...]} with one object per claim."""
 
 
+REPLY_TOKENS_BASE = 48
+"""Reply tokens an extraction may take beyond one per character it is shown (the JSON around the claims)."""
+
+
+def reply_tokens(piece_chars: int) -> int:
+    """The reply tokens an extraction of ``piece_chars`` characters may take: one per character (about four per
+    token of the response, room for claims that repeat their subject) and ``REPLY_TOKENS_BASE``."""
+    return REPLY_TOKENS_BASE + piece_chars
+
+
 class ReplyFormatError(ValueError):
     """An extraction reply that does not follow the format the prompt asked for."""
 
@@ -171,7 +181,8 @@ class TripletExtractor:
     """Extracts claim-triplets (or atomic claims, ``claim_format="atomic"``) from responses with an LLM.
 
     ``client`` is an LLMClient; ``prompt`` overrides the prompt name (a file in factscope/prompts with
-    ``$question`` and ``$sentences`` placeholders); ``max_tokens`` bounds each reply; ``piece_chars`` (at least
+    ``$question`` and ``$sentences`` placeholders); ``max_tokens`` bounds each reply (None: ``reply_tokens`` of the
+    characters the prompt shows); ``piece_chars`` (at least
     ``MIN_PIECE_CHARS``) is the most characters of a response one prompt shows: a longer response is sent in
     pieces cut at sentence starts, one prompt each (see ``factscope.claims.prompt_pieces``).
     """
@@ -182,7 +193,7 @@ class TripletExtractor:
         *,
         claim_format: ClaimFormat = "triplet",
         prompt: str | None = None,
-        max_tokens: int | None = 1024,
+        max_tokens: int | None = None,
         piece_chars: int = PROMPT_PIECE_CHARS,
     ) -> None:
         if claim_format not in PROMPTS:
@@ -203,6 +214,11 @@ class TripletExtractor:
             sentences=numbered_sentences(text, piece.parts),
         )
 
+    def reply_limit(self, piece: PromptPiece) -> int:
+        """The most tokens the reply about ``piece`` may take: ``max_tokens``, else ``reply_tokens`` of its
+        characters."""
+        return self.max_tokens or reply_tokens(sum(part.end - part.start for part in piece.parts))
+
     def extract(
         self, texts: Sequence[str], questions: Sequence[str | None] | None = None
     ) -> list[Extraction]:
@@ -218,11 +234,12 @@ class TripletExtractor:
             for piece in prompt_pieces(text, sentences_of[index], self.piece_chars):
                 asked.append((index, piece))
                 conversations.append([{"role": "user", "content": self.prompt_for(text, piece, question)}])
-        params = {"max_tokens": self.max_tokens} if self.max_tokens else {}
+        limits = [self.reply_limit(piece) for _, piece in asked]
         with stage(self.progress, f"extracting {self.claim_format} claims", len(conversations)) as bar:
             replies = (
                 self.client.chat_many(
-                    conversations, on_done=bar.advance, reply_format=REPLY_FORMATS[self.claim_format], **params
+                    conversations, on_done=bar.advance, reply_format=REPLY_FORMATS[self.claim_format],
+                    max_tokens=limits,
                 )
                 if conversations else []
             )
@@ -274,9 +291,8 @@ class TripletExtractor:
             claims = parse_claims(reply.text or "", len(piece.parts), self.claim_format)
         except ValueError as error:
             cut = (
-                f" (the reply was cut off at max_tokens={self.max_tokens}; raise max_tokens)"
-                if reply.truncated
-                else ""
+                f" (the reply was cut off at max_tokens={self.reply_limit(piece)}; raise max_tokens)"
+                if reply.truncated else ""
             )
             raise _PieceFailure(f"{error}{cut}", reply.text) from error
         return [

@@ -24,9 +24,13 @@ Parameter: TypeAlias = Any
 MENTION = re.compile(r"(?<![`\w])`([a-z][a-z0-9_]*)(?:=([^`\s]+))?`(?!`)")
 """A parameter mention in a library message: `name` or `name=value` (value a Python literal)."""
 
-BUNDLES = {"llm": (("llm_base_url", "llm_model"), "or set FACTSCOPE_LLM_BASE_URL and FACTSCOPE_LLM_MODEL")}
-"""API parameters that take a ready object which the CLI builds from several options: those options, and where
-else the CLI reads them from."""
+BUNDLES = {"llm": (
+    ("llm", "llm_base_url", "llm_model"),
+    ("{llm} local:embedded (or local:PATH_OR_NAME, a model run in-process), or {llm_base_url} and {llm_model} "
+    "(or set FACTSCOPE_LLM_BASE_URL and FACTSCOPE_LLM_MODEL; OPENAI_API_KEY alone calls OpenAI's endpoint)"),
+)}
+"""API parameters that take a ready object which the CLI builds from several options: those options, and how the
+message names them (their flags in braces)."""
 
 
 def invoked(root: Command, args: Sequence[str]) -> list[Command]:
@@ -82,8 +86,8 @@ def with_flags(message: str, known: Mapping[str, Parameter | str]) -> str:
     def shown(match: re.Match[str]) -> str:
         name, value = match.group(1), match.group(2)
         if value is None and name in BUNDLES and all(part in known for part in BUNDLES[name][0]):
-            options, elsewhere = BUNDLES[name]
-            return f"{' and '.join(_flag(known[part], None) or part for part in options)} ({elsewhere})"
+            options, shown_as = BUNDLES[name]
+            return shown_as.format(**{part: _flag(known[part], None) or part for part in options})
         flag = _flag(known[name], value) if name in known else None
         return flag or match.group(0)
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,6 +37,9 @@ COMPACT_JSON: JsonCompileOptions = {"whitespace_flexible": False}
 """JSON replies without free whitespace (llguidance's option)."""
 
 Message = dict[str, str]
+
+ReplyCallback = Callable[[int, "Generated"], None]
+"""Told each reply as soon as it is complete: the index of its conversation, and the reply."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +64,9 @@ class Decoding:
     top_p: float = 1.0
     stop: tuple[str, ...] = ()
     seed: int | None = None
+    seconds: float | None = None
+    """The time budget of each reply, from the start of the batch it is decoded in; a reply not finished by then
+    is an error (None: no budget)."""
 
 
 def model_folder(spec: str) -> str:
@@ -122,29 +129,44 @@ class ChatModel:
 
     def generate(
         self, conversations: Sequence[Sequence[Message]], decoding: Decoding,
-        formats: Sequence[ReplyFormat | None] | None = None,
+        formats: Sequence[ReplyFormat | None] | None = None, on_reply: ReplyCallback | None = None,
+        limits: Sequence[int] | None = None,
     ) -> list[Generated]:
-        """One reply per conversation, in order, each held to its reply format (None: free text)."""
+        """One reply per conversation, in order, each held to its reply format (None: free text) and to its limit
+        of tokens (``limits``; default ``decoding.max_tokens``), decoded in batches all the same; ``on_reply`` is
+        told each one as soon as it is complete."""
         wanted = list(formats) if formats is not None else [None] * len(conversations)
         if len(wanted) != len(conversations):
             raise ValueError(f"{len(conversations)} conversations but {len(wanted)} reply formats")
+        most = list(limits) if limits is not None else [decoding.max_tokens] * len(conversations)
+        if len(most) != len(conversations):
+            raise ValueError(f"{len(conversations)} conversations but {len(most)} limits")
         prompts = [self.prompt_ids(messages) for messages in conversations]
         results: dict[int, Generated] = {}
+
+        def done(index: int, reply: Generated) -> None:
+            results[index] = reply
+            if on_reply is not None:
+                on_reply(index, reply)
+
         todo = []
         for index, ids in enumerate(prompts):
             if len(ids) >= self.window:
-                results[index] = Generated(
+                done(index, Generated(
                     None, len(ids), error=f"the prompt has {len(ids)} tokens; the model's window is {self.window}"
-                )
+                ))
             else:
                 todo.append(index)
         todo.sort(key=lambda index: len(prompts[index]))
         with self._lock:
             for start in range(0, len(todo), self.batch_size):
                 batch = todo[start : start + self.batch_size]
-                for index, reply in zip(batch, self._batch([prompts[i] for i in batch], decoding,
-                                                           [wanted[i] for i in batch])):
-                    results[index] = reply
+
+                def batch_done(row: int, reply: Generated, batch: list[int] = batch) -> None:
+                    done(batch[row], reply)
+
+                self._batch([prompts[i] for i in batch], decoding, [wanted[i] for i in batch], batch_done,
+                            [most[i] for i in batch])
         return [results[index] for index in range(len(conversations))]
 
     def _matchers(self, formats: Sequence[ReplyFormat | None]) -> list[Any]:
@@ -177,9 +199,14 @@ class ChatModel:
         return matchers
 
     def _batch(
-        self, prompts: list[list[int]], decoding: Decoding, formats: Sequence[ReplyFormat | None]
-    ) -> list[Generated]:
+        self, prompts: list[list[int]], decoding: Decoding, formats: Sequence[ReplyFormat | None],
+        on_reply: ReplyCallback, limits: list[int],
+    ) -> None:
+        """Decode one batch, each row to its limit of tokens, telling ``on_reply`` each row's reply as soon as it
+        is complete."""
         import torch
+
+        deadline = time.monotonic() + decoding.seconds if decoding.seconds is not None else None
 
         count = len(prompts)
         width = max(len(ids) for ids in prompts)
@@ -189,7 +216,7 @@ class ChatModel:
             input_ids[row, width - len(ids) :] = torch.tensor(ids, dtype=torch.long)
             mask[row, width - len(ids) :] = 1
         positions = (mask.cumsum(-1) - 1).clamp(min=0)
-        limit = min(decoding.max_tokens, self.window - width)
+        limits = [min(most, self.window - width) for most in limits]
         matchers = self._matchers(formats)
         bitmask = _allocate_bitmask(count, self.vocab_size) if any(m is not None for m in matchers) else None
         generator = None
@@ -198,13 +225,12 @@ class ChatModel:
             if decoding.seed is not None:
                 generator.manual_seed(decoding.seed)
         replies: list[list[int]] = [[] for _ in prompts]
-        finish = ["length"] * count
         done = [False] * count
         produced = [0] * count
         step_ids, state = input_ids.to(self.device), dict[str, Any]()
         mask, positions = mask.to(self.device), positions.to(self.device)
         with torch.inference_mode():
-            for _ in range(limit):
+            for _ in range(max(limits)):
                 out = self.model(input_ids=step_ids, attention_mask=mask, position_ids=positions, use_cache=True,
                                  **state, **self._last_logits_only)
                 state = {self._cache_argument: getattr(out, self._cache_argument)}
@@ -220,22 +246,38 @@ class ChatModel:
                     if matchers[row] is not None:
                         matchers[row].consume_token(token)
                     if token in self.end_ids:
-                        done[row], finish[row] = True, "stop"
-                        continue
-                    replies[row].append(token)
-                    if (matchers[row] is not None and matchers[row].is_stopped()) or self._stopped(
-                        replies[row], decoding.stop
-                    ):
-                        done[row], finish[row] = True, "stop"
+                        done[row] = True
+                    else:
+                        replies[row].append(token)
+                        if (matchers[row] is not None and matchers[row].is_stopped()) or self._stopped(
+                            replies[row], decoding.stop
+                        ):
+                            done[row] = True
+                    if done[row]:
+                        on_reply(row, self._reply(prompts[row], replies[row], produced[row], "stop", decoding))
+                    elif produced[row] >= limits[row]:
+                        done[row] = True
+                        on_reply(row, self._reply(prompts[row], replies[row], produced[row], "length", decoding))
                 if all(done):
+                    break
+                if deadline is not None and time.monotonic() > deadline:
+                    for row in range(count):
+                        if not done[row]:
+                            done[row] = True
+                            on_reply(row, Generated(None, len(prompts[row]), produced[row], error=(
+                                f"no reply within the time budget of {decoding.seconds:g} s a call "
+                                f"({produced[row]} tokens written)"
+                            )))
                     break
                 step_ids = torch.tensor(chosen, dtype=torch.long, device=self.device)[:, None]
                 mask = torch.cat([mask, torch.ones((count, 1), dtype=mask.dtype, device=self.device)], dim=1)
                 positions = positions[:, -1:] + 1
-        return [
-            Generated(self._text(ids, decoding.stop), len(prompt), produced[row], finish[row])
-            for row, (prompt, ids) in enumerate(zip(prompts, replies))
-        ]
+        for row in range(count):
+            if not done[row]:
+                on_reply(row, self._reply(prompts[row], replies[row], produced[row], "length", decoding))
+
+    def _reply(self, prompt: list[int], ids: list[int], produced: int, finish: str, decoding: Decoding) -> Generated:
+        return Generated(self._text(ids, decoding.stop), len(prompt), produced, finish)
 
     def _stopped(self, ids: list[int], stop: tuple[str, ...]) -> bool:
         return bool(stop) and any(marker in self.tokenizer.decode(ids[-16:]) for marker in stop)

@@ -11,7 +11,7 @@ enters the request (and so the cache key) and constrains the decoding, unless ``
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import httpx
@@ -19,9 +19,10 @@ import httpx
 from factscope.core.errors import BackendError, ConfigError
 from factscope.hf.chat_model import ChatModel, Decoding, Generated, shared_chat_model
 from factscope.llm.cache import cache_key
-from factscope.llm.client import CompletionReply, LLMClient, Message
+from factscope.llm.client import Attempt, CompletionReply, LLMClient, Message
 from factscope.llm.config import LLMConfig
 from factscope.llm.reply_format import ReplyFormat
+from factscope.llm.retry import Delivery
 
 LOCAL_PREFIX = "local:"
 """An ``llm`` setting that starts with it names an in-process model: ``local:PATH_OR_NAME``."""
@@ -46,9 +47,13 @@ def local_model_name(setting: str) -> str:
 class InProcessLLMClient(LLMClient):
     """The LLM roles' client for a model in this process (see the module's description)."""
 
-    def __init__(self, model: ChatModel, config: LLMConfig | None = None, *, constrained: bool = True) -> None:
+    def __init__(
+        self, model: ChatModel, config: LLMConfig | None = None, *, constrained: bool = True,
+        seconds: float | None = None,
+    ) -> None:
         """``config`` gives the cache, reply limit, temperature and prices (default: no cache, greedy, the calls'
-        own limits); its base URL and model are replaced by the model's, and failures are not retried."""
+        own limits); its base URL and model are replaced by the model's, and failures are not retried. ``seconds``
+        is each call's time budget (None: none): a reply not written by then fails."""
         settings = config or LLMConfig(base_url=IN_PROCESS_URL, model=model.spec)
         settings = settings.model_copy(update={
             "base_url": IN_PROCESS_URL, "model": f"{LOCAL_PREFIX}{model.spec}", "max_retries": 0, "concurrency": 1,
@@ -56,6 +61,7 @@ class InProcessLLMClient(LLMClient):
         super().__init__(settings)
         self.chat_model = model
         self.constrained = constrained
+        self.seconds = seconds
         self._ready: dict[str, tuple[int, dict[str, Any]]] = {}
 
     @classmethod
@@ -67,11 +73,12 @@ class InProcessLLMClient(LLMClient):
         device: str | None = None,
         batch_size: int = 8,
         constrained: bool = True,
+        seconds: float | None = None,
     ) -> InProcessLLMClient:
         """The client of ``setting`` (``local:PATH_OR_NAME``, or just the name), its model loaded once per process;
         the rest as for the class and ``ChatModel``."""
         name = local_model_name(setting if setting.startswith(LOCAL_PREFIX) else LOCAL_PREFIX + setting)
-        return cls(shared_chat_model(name, device, batch_size), config, constrained=constrained)
+        return cls(shared_chat_model(name, device, batch_size), config, constrained=constrained, seconds=seconds)
 
     def result_settings(self) -> dict[str, str | float | int | None]:
         """The settings that change replies (for a results file's manifest)."""
@@ -88,14 +95,20 @@ class InProcessLLMClient(LLMClient):
         return [("LLM generations" if name == "LLM HTTP requests" else name, value)
                 for name, value in super().usage_rows()]
 
-    def prepare_chats(self, requests: dict[str, dict[str, Any]]) -> None:
-        """The requests of a ``chat_many`` not in the cache, decoded together in batches before it sends them."""
+    def prepare_chats(self, requests: dict[str, dict[str, Any]], ready: Callable[[str], None]) -> None:
+        """The requests of a ``chat_many`` not in the cache, decoded together in batches; ``ready`` is told the key
+        of each as soon as its answer is."""
         waiting = {
             key: request for key, request in requests.items()
             if key not in self._ready and (self.cache is None or self.cache.get(key) is None)
         }
-        for key, answer in zip(waiting, self._answer(list(waiting.values()))):
-            self._ready[key] = answer
+        keys = list(waiting)
+
+        def answered(index: int, answer: tuple[int, dict[str, Any]]) -> None:
+            self._ready[keys[index]] = answer
+            ready(keys[index])
+
+        self._answer(list(waiting.values()), answered)
 
     def complete(
         self, prompt: str, max_tokens: int = 0, echo: bool = True, logprobs: int = 0, **params: Any
@@ -119,41 +132,60 @@ class InProcessLLMClient(LLMClient):
         ``chat_many`` decoded it already)."""
         self._count(requests=1)
         ready = self._ready.pop(cache_key(route, self.config.model, request), None)
-        status, body = ready if ready is not None else self._answer([request])[0]
+        if ready is None:
+            answers: list[tuple[int, dict[str, Any]]] = []
+            self._answer([request], lambda _, answer: answers.append(answer))
+            ready = answers[0]
+        status, body = ready
         return httpx.Response(status, json=body, request=httpx.Request("POST", f"{IN_PROCESS_URL}/{route}"))
 
-    def _answer(self, requests: list[dict[str, Any]]) -> list[tuple[int, dict[str, Any]]]:
-        """(status, body) of each chat request, decoded in batches of equal decoding settings."""
-        answers: dict[int, tuple[int, dict[str, Any]]] = {}
+    def _read(self, delivery: Delivery) -> Attempt:
+        """As an endpoint's, but a refused request says why without an HTTP status (nothing was sent)."""
+        response = delivery.response
+        if response is not None and response.status_code >= 400:
+            return Attempt(error=str(response.json()["error"]["message"]), raw=response.text)
+        return super()._read(delivery)
+
+    def _answer(
+        self, requests: list[dict[str, Any]], answered: Callable[[int, tuple[int, dict[str, Any]]], None]
+    ) -> None:
+        """Tell ``answered`` the (status, body) of each chat request as soon as it is decoded (in batches of equal
+        decoding settings but their token limits)."""
         groups: dict[str, list[int]] = {}
         for index, request in enumerate(requests):
             unknown = sorted(set(request) - DECODING_PARAMS - {"model", "messages", "reply_format"})
             if unknown:
-                answers[index] = _error(400, f"an in-process model does not take {', '.join(unknown)}")
+                answered(index, _error(400, f"an in-process model does not take {', '.join(unknown)}"))
                 continue
-            settings = {name: request.get(name) for name in DECODING_PARAMS}
+            settings = {name: request.get(name) for name in DECODING_PARAMS - {"max_tokens"}}
             groups.setdefault(json.dumps(settings, sort_keys=True), []).append(index)
         for settings_text, indices in groups.items():
             settings = json.loads(settings_text)
             stop = settings["stop"]
+            limits = [int(requests[i].get("max_tokens") or DEFAULT_REPLY_TOKENS) for i in indices]
             decoding = Decoding(
-                max_tokens=int(settings["max_tokens"] or DEFAULT_REPLY_TOKENS),
+                max_tokens=max(limits),
                 temperature=float(settings["temperature"] or 0.0),
                 top_p=float(settings["top_p"] if settings["top_p"] is not None else 1.0),
                 stop=(stop,) if isinstance(stop, str) else tuple(stop or ()),
                 seed=settings["seed"],
+                seconds=self.seconds,
             )
             formats = [
                 ReplyFormat.from_spec(requests[i]["reply_format"]) if "reply_format" in requests[i] else None
                 for i in indices
             ]
+
+            def told(position: int, reply: Generated, indices: list[int] = indices) -> None:
+                answered(indices[position], _body(reply, self.config.model))
+
             try:
-                replies = self.chat_model.generate([requests[i]["messages"] for i in indices], decoding, formats)
+                self.chat_model.generate(
+                    [requests[i]["messages"] for i in indices], decoding, formats, told, limits
+                )
             except ConfigError as error:
-                replies = [Generated(None, error=str(error)) for _ in indices]
-            for index, reply in zip(indices, replies):
-                answers[index] = _body(reply, self.config.model)
-        return [answers[index] for index in range(len(requests))]
+                for position in range(len(indices)):
+                    told(position, Generated(None, error=str(error)))
 
 
 def _body(reply: Generated, model: str) -> tuple[int, dict[str, Any]]:

@@ -34,7 +34,7 @@ def _price(kind: str, example: str) -> Mapping[str, Any]:
 class LLMEndpoint(ValidatedOptions):
     """The LLM settings of a run: ``local`` names an in-process model (``local:PATH_OR_NAME``) instead of an
     endpoint at ``base_url``; ``model``, ``api_key``, ``config_path`` (a TOML file with an ``[llm]`` table),
-    ``concurrency`` (parallel requests), ``cache_path`` (SQLite response cache, or 'off') and the prices per
+    ``concurrency`` (parallel requests), ``timeout`` (seconds a call may take), ``cache_path`` (SQLite response cache, or 'off') and the prices per
     1,000 tokens go to ``LLMConfig.resolve``."""
 
     local: str | None = field(default=None, metadata=about(
@@ -42,7 +42,8 @@ class LLMEndpoint(ValidatedOptions):
         "folder, a .gguf file, a hub name in the local cache; local:embedded for SmolLM2-135M)", flag="--llm",
     ))
     base_url: str | None = field(default=None, metadata=about(
-        "e.g. http://localhost:8000/v1 \\[env FACTSCOPE_LLM_BASE_URL]", flag="--llm-base-url"
+        "e.g. http://localhost:8000/v1 \\[env FACTSCOPE_LLM_BASE_URL or OPENAI_BASE_URL; default "
+        "https://api.openai.com/v1 when OPENAI_API_KEY is set]", flag="--llm-base-url"
     ))
     model: str | None = field(default=None, metadata=about(
         "model name \\[env FACTSCOPE_LLM_MODEL]", flag="--llm-model"
@@ -54,6 +55,11 @@ class LLMEndpoint(ValidatedOptions):
         "TOML file with an \\[llm] table (default ~/.config/factscope/config.toml)", flag="--llm-config"
     ))
     concurrency: int = field(default=8, metadata=about("parallel requests", flag="--llm-concurrency", min=1))
+    timeout: float | None = field(default=None, metadata=about(
+        "seconds one LLM call may take; a call still running then fails and says so (default: 60 for an "
+        "endpoint \\[env FACTSCOPE_LLM_TIMEOUT], none for a model run in-process)", flag="--llm-timeout",
+        min=0.0, min_open=True,
+    ))
     cache_path: str | None = field(default=None, metadata=about(
         "SQLite response cache file, or 'off' \\[env FACTSCOPE_LLM_CACHE]", flag="--llm-cache"
     ))
@@ -65,13 +71,22 @@ class LLMEndpoint(ValidatedOptions):
         from factscope.llm.client import LLMClient
 
         if self.local is None:
-            return LLMClient(self._config(self.base_url, self.model, concurrency=self.concurrency))
+            from factscope.llm.config import MissingEndpoint
+
+            try:
+                return LLMClient(self._config(
+                    self.base_url, self.model, concurrency=self.concurrency, timeout=self.timeout
+                ))
+            except MissingEndpoint as error:
+                raise ConfigError(
+                    f"{error}; or pass `local` to run a model in-process (local:embedded, or local:PATH_OR_NAME)"
+                ) from None
         from factscope.hf.in_process_llm import IN_PROCESS_URL, InProcessLLMClient, local_model_name
 
         if self.base_url is not None:
             raise ConfigError("`local` runs a model in-process: leave `base_url` out, or leave `local` out")
         name = local_model_name(self.local)
-        return InProcessLLMClient.load(name, self._config(IN_PROCESS_URL, name))
+        return InProcessLLMClient.load(name, self._config(IN_PROCESS_URL, name), seconds=self.timeout)
 
     def _config(self, base_url: str | None, model: str | None, **more: object) -> LLMConfig:
         """The resolved settings of an endpoint at ``base_url`` serving ``model`` (the in-process model's

@@ -98,7 +98,7 @@ class LLMUsage:
 
 
 @dataclass
-class _Attempt:
+class Attempt:
     """The final HTTP result of a call: a decoded body, or an error with the raw body if any."""
 
     body: dict[str, Any] | None = None
@@ -185,32 +185,41 @@ class LLMClient:
         conversations: Sequence[Sequence[Message]],
         *,
         on_done: Callable[[], None] | None = None,
-        reply_format: ReplyFormat | None = None,
+        reply_format: ReplyFormat | Sequence[ReplyFormat | None] | None = None,
+        max_tokens: int | Sequence[int] | None = None,
         **params: Any,
     ) -> list[ChatReply]:
         """Many chat calls in parallel (at most ``concurrency`` at once), identical ones sent once.
 
         Returns one reply per conversation, in order; failures are replies with ``failed=True``.
         ``on_done`` is called once per conversation as its reply arrives (e.g. to advance a progress bar);
-        ``reply_format`` is as for ``chat``.
+        ``reply_format`` is as for ``chat``, and it and ``max_tokens`` may be one per conversation.
         """
-        requests = [self._chat_request(c, params, reply_format) for c in conversations]
+        formats = _each(reply_format, len(conversations), "reply_format")
+        limits = _each(max_tokens, len(conversations), "max_tokens")
+
+        def call_params(index: int) -> dict[str, Any]:
+            return params if limits[index] is None else {**params, "max_tokens": limits[index]}
+
+        requests = [
+            self._chat_request(c, call_params(index), formats[index]) for index, c in enumerate(conversations)
+        ]
         keys = [cache_key(CHAT_ROUTE, self.config.model, request) for request in requests]
-        self.prepare_chats(dict(zip(keys, requests)))
         first_index: dict[str, int] = {}
         for index, key in enumerate(keys):
             first_index.setdefault(key, index)
-        unique = list(first_index.values())
         copies = Counter(keys)
         results: dict[str, ChatReply] = {}
 
         def run(index: int) -> None:
-            reply = self.chat(conversations[index], reply_format=reply_format, **params)
+            reply = self.chat(conversations[index], reply_format=formats[index], **call_params(index))
             results[keys[index]] = reply
             if on_done is not None:
                 for _ in range(copies[keys[index]]):
                     on_done()
 
+        self.prepare_chats(dict(zip(keys, requests)), lambda key: run(first_index[key]))
+        unique = [index for key, index in first_index.items() if key not in results]
         with ThreadPoolExecutor(max_workers=max(1, self.config.concurrency)) as pool:
             futures = [pool.submit(run, index) for index in unique]
             try:
@@ -221,9 +230,9 @@ class LLMClient:
                 raise
         return [results[key] for key in keys]
 
-    def prepare_chats(self, requests: dict[str, dict[str, Any]]) -> None:
-        """What ``chat_many`` does with its distinct requests (by cache key) before it sends them one by one;
-        nothing for an endpoint."""
+    def prepare_chats(self, requests: dict[str, dict[str, Any]], ready: Callable[[str], None]) -> None:
+        """What ``chat_many`` does with its distinct requests (by cache key) before it sends the rest one by one;
+        ``ready`` sends one at once (by its key). Nothing for an endpoint."""
 
     def complete(
         self, prompt: str, max_tokens: int = 0, echo: bool = True, logprobs: int = 0, **params: Any
@@ -329,7 +338,7 @@ class LLMClient:
             try:
                 value = read(body)
             except (ValueError, TypeError) as error:
-                attempt = _Attempt(error=f"unexpected reply: {error}", raw=json.dumps(body))
+                attempt = Attempt(error=f"unexpected reply: {error}", raw=json.dumps(body))
             else:
                 if self.cache is not None:
                     self.cache.put(key, body)
@@ -344,13 +353,13 @@ class LLMClient:
             self._count(requests=1)
             return self._http.post(route, json=request)
 
-    def _read(self, delivery: Delivery) -> _Attempt:
+    def _read(self, delivery: Delivery) -> Attempt:
         """The body of the final response, or what went wrong; raises BackendError for wrong settings."""
         if isinstance(delivery.error, httpx.TimeoutException):
             kind = type(delivery.error).__name__
-            return _Attempt(error=f"timed out after {self.config.timeout:g}s ({kind})")
+            return Attempt(error=f"timed out after {self.config.timeout:g}s ({kind})")
         if delivery.error is not None or delivery.response is None:
-            return _Attempt(error=f"cannot reach {self.config.base_url}: {delivery.error}")
+            return Attempt(error=f"cannot reach {self.config.base_url}: {delivery.error}")
         response = delivery.response
         status = response.status_code
         if status in FATAL_STATUS:
@@ -360,14 +369,23 @@ class LLMClient:
                 "model name and API key (FACTSCOPE_LLM_API_KEY)"
             )
         if status >= 400:
-            return _Attempt(error=f"HTTP {status}: {_error_message(response)}", raw=response.text)
+            return Attempt(error=f"HTTP {status}: {_error_message(response)}", raw=response.text)
         try:
             body = response.json()
         except ValueError:
-            return _Attempt(error="the reply body is not JSON", raw=response.text)
+            return Attempt(error="the reply body is not JSON", raw=response.text)
         if not isinstance(body, dict):
-            return _Attempt(error="the reply body is not a JSON object", raw=response.text)
-        return _Attempt(body=body)
+            return Attempt(error="the reply body is not a JSON object", raw=response.text)
+        return Attempt(body=body)
+
+
+def _each(value: Any, count: int, name: str) -> list[Any]:
+    """``value`` once per conversation: as it is when a list or tuple of ``count``, else repeated."""
+    if isinstance(value, (list, tuple)):
+        if len(value) != count:
+            raise ValueError(f"{count} conversations but {len(value)} values of `{name}`")
+        return list(value)
+    return [value] * count
 
 
 def _chat_text(body: dict[str, Any]) -> str:

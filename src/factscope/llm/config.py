@@ -25,6 +25,8 @@ from factscope.core.user_dirs import cache_home, config_home
 
 ENV_PREFIX = "FACTSCOPE_LLM_"
 ENVIRONMENT = "the environment"
+OPENAI_URL = "https://api.openai.com/v1"
+"""The endpoint when no base URL is set anywhere and OPENAI_API_KEY is, as the openai SDK chooses it."""
 CACHE_OFF = frozenset({"", "off", "none"})
 """Cache paths that mean "no cache"."""
 
@@ -63,7 +65,7 @@ class LLMConfig(BaseSettings):
         env_prefix=ENV_PREFIX, env_ignore_empty=True, extra="forbid", populate_by_name=True
     )
 
-    base_url: str
+    base_url: str = Field(validation_alias=AliasChoices(f"{ENV_PREFIX}BASE_URL", "OPENAI_BASE_URL"))
     model: str
     api_key: str | None = Field(
         None, validation_alias=AliasChoices(f"{ENV_PREFIX}API_KEY", "OPENAI_API_KEY"), repr=False
@@ -141,8 +143,9 @@ class LLMConfig(BaseSettings):
         """Settings from flags, then the environment, then the config file, then defaults.
 
         Flags are the arguments (None means "not given"). Environment: ``FACTSCOPE_LLM_<SETTING>`` for any
-        setting (e.g. FACTSCOPE_LLM_BASE_URL, FACTSCOPE_LLM_TIMEOUT), the key also from OPENAI_API_KEY, the
-        cache from FACTSCOPE_LLM_CACHE. Config file: ``config_path`` or ~/.config/factscope/config.toml, table
+        setting (e.g. FACTSCOPE_LLM_BASE_URL, FACTSCOPE_LLM_TIMEOUT), the base URL also from OPENAI_BASE_URL and
+        the key from OPENAI_API_KEY (as the openai SDK reads them), the cache from FACTSCOPE_LLM_CACHE. With no
+        base URL anywhere, OPENAI_API_KEY alone means OpenAI's endpoint (``OPENAI_URL``). Config file: ``config_path`` or ~/.config/factscope/config.toml, table
         ``[llm]`` with any setting. The cache defaults to ~/.cache/factscope/llm-cache.sqlite; "" or "off"
         disables it. Raises ConfigError naming the missing or bad setting and where it came from.
         """
@@ -162,16 +165,22 @@ class LLMConfig(BaseSettings):
         for origin, layer in layers.items():
             values.update(layer)
             origins.update({key: _env_variable(key) if origin == ENVIRONMENT else origin for key in layer})
+        if not values.get("base_url") and os.environ.get("OPENAI_API_KEY"):
+            values["base_url"], origins["base_url"] = OPENAI_URL, "OPENAI_API_KEY in the environment"
         if not values.get("base_url"):
-            raise ConfigError(
-                "no LLM endpoint: pass `base_url` (e.g. https://api.openai.com/v1 or "
-                f"http://localhost:8000/v1), set FACTSCOPE_LLM_BASE_URL, or set base_url under {where}"
+            raise MissingEndpoint(
+                "no LLM endpoint: pass `base_url` (e.g. http://localhost:8000/v1), set FACTSCOPE_LLM_BASE_URL "
+                f"or OPENAI_BASE_URL, set OPENAI_API_KEY for OpenAI's endpoint, or set base_url under {where}"
             )
         if not values.get("model"):
             raise ConfigError(
                 f"no LLM model: pass `model`, set FACTSCOPE_LLM_MODEL, or set model under {where}"
             )
         return cls(_origins=origins, **values)
+
+
+class MissingEndpoint(ConfigError):
+    """No base URL in the arguments, the environment or the config file (a front-end may name more ways)."""
 
 
 def read_config_file(path: Path, *, required: bool) -> dict[str, Any]:
