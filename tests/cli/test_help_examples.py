@@ -19,8 +19,10 @@ TRIPLETS = json.dumps({"claims": [{"triplet": ["Paris", "capital of", "France"],
 
 
 def _examples(needing: str) -> list[list[str]]:
-    """The example command lines of the check command's help that contain ``needing``, as arguments."""
-    lines = [line.split("#")[0].strip() for line in HELP.splitlines() if line.strip().startswith("factscope check")]
+    """The example command lines of the check command's help (a line ending in a backslash goes on on the next)
+    that contain ``needing``, as arguments."""
+    joined = HELP.replace("\\\n", " ")
+    lines = [line.split("#")[0].strip() for line in joined.splitlines() if line.strip().startswith("factscope check")]
     return [shlex.split(line)[1:] for line in lines if needing in line]
 
 

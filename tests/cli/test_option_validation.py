@@ -63,6 +63,7 @@ Q_KNOW_WEIGHTS = ["1,2", "0.25,0.25,0.25,nan", "-1,1,1,1", "a,b,c,d", "1,1,1,1,1
 
 LLM = {
     "--llm-concurrency": COUNT,
+    "--llm-timeout": ["0", "-1", "nan"],
     "--llm-price-prompt": NON_NEGATIVE_FINITE,
     "--llm-price-completion": NON_NEGATIVE_FINITE,
 }

@@ -154,7 +154,7 @@ def test_wikipedia_pages_in_a_language_edition(web, tmp_path):
     german = WikipediaSearch(None, language="de")
     assert german.base_url == "https://de.wikipedia.org/w/api.php"
     assert german.page_url("Marie Curie") == "https://de.wikipedia.org/wiki/Marie_Curie"
-    with pytest.raises(ConfigError, match="language must be a Wikipedia language code"):
+    with pytest.raises(ConfigError, match="give a Wikipedia language code such as 'en'"):
         WebSettings(language="en/../x")
 
 

@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from command_line import command_line
 from factscope.cli import train_checker
+from factscope.cli.option_groups import range_shown
 from factscope.training.options import TrainOptions
 
 
@@ -35,7 +36,8 @@ def test_every_field_is_an_option_with_its_flag_default_and_help():
         else:
             assert not option.required and option.default == item.default, item.name
         declared = item.metadata["help"]
-        assert option.help.startswith(declared.split("`")[0]) and option.help.endswith(declared.split("`")[-1])
+        shown = option.help.removesuffix(range_shown(item.metadata))
+        assert shown.startswith(declared.split("`")[0]) and shown.endswith(declared.split("`")[-1])
         assert "`" not in option.help, (item.name, option.help)
 
 

@@ -106,8 +106,8 @@ class CheckerOptions(ValidatedOptions):
         min=0.0, max=1.0, counts_when=MODEL_CHECKER,
     ))
     mismatch: MismatchSetting = field(default=DEFAULT_MISMATCH, metadata=about(
-        "an Entailment whose evidence bears another value becomes Contradiction: values (numbers, dates, "
-        "quantities), all (and named entities) or off",
+        "Entailment becomes Contradiction when the evidence bears another value: values (numbers, dates), all "
+        "(and names) or off",
         flag="--mismatch-checks", counts_when=MODEL_CHECKER,
     ))
     mode: CheckMode = field(default=DEFAULT_MODE, metadata=about(
@@ -119,12 +119,11 @@ class CheckerOptions(ValidatedOptions):
         counts_when=ON_A_DEVICE,
     ))
     threshold: float | None = field(default=None, metadata=about(
-        "the P(Entailment) from which a segment entails (default: the argmax; minicheck, hhem, alignscore: 0.5)",
+        "P(Entailment) from which a segment entails (default: argmax; judges 0.5)",
         min=0.0, max=1.0, counts_when=MODEL_CHECKER,
     ))
     decision: str | None = field(default=None, metadata=about(
-        "a claim decision saved by `factscope eval-checker --fit-decision` (default: none, the checker's own "
-        "labels)",
+        "a claim decision saved by `factscope eval-checker --fit-decision` (default: none)",
         flag="--claim-decision", counts_when=MODEL_CHECKER,
     ))
     label_order: list[str] | None = field(default=None, metadata=about(

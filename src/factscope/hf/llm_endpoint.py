@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 def _price(kind: str, example: str) -> Mapping[str, Any]:
     """The metadata of the price per 1,000 ``kind`` tokens."""
     return about(
-        f"price per 1,000 {kind} tokens, for the cost line of the summary (e.g. {example})",
+        f"price per 1,000 {kind} tokens, for the summary's cost (e.g. {example})",
         flag=f"--llm-price-{kind}", min=0.0,
     )
 
@@ -42,8 +42,8 @@ class LLMEndpoint(ValidatedOptions):
         "folder, a .gguf file, a hub name in the local cache; local:embedded for SmolLM2-135M)", flag="--llm",
     ))
     base_url: str | None = field(default=None, metadata=about(
-        "e.g. http://localhost:8000/v1 \\[env FACTSCOPE_LLM_BASE_URL or OPENAI_BASE_URL; default "
-        "https://api.openai.com/v1 when OPENAI_API_KEY is set]", flag="--llm-base-url"
+        "e.g. http://localhost:8000/v1; OpenAI's when only OPENAI_API_KEY is set \\[env FACTSCOPE_LLM_BASE_URL, "
+        "OPENAI_BASE_URL]", flag="--llm-base-url"
     ))
     model: str | None = field(default=None, metadata=about(
         "model name \\[env FACTSCOPE_LLM_MODEL]", flag="--llm-model"
@@ -56,8 +56,8 @@ class LLMEndpoint(ValidatedOptions):
     ))
     concurrency: int = field(default=8, metadata=about("parallel requests", flag="--llm-concurrency", min=1))
     timeout: float | None = field(default=None, metadata=about(
-        "seconds one LLM call may take; a call still running then fails and says so (default: 60 for an "
-        "endpoint \\[env FACTSCOPE_LLM_TIMEOUT], none for a model run in-process)", flag="--llm-timeout",
+        "seconds an LLM call may take before it fails (default: 60 for an endpoint, none in-process) "
+        "\\[env FACTSCOPE_LLM_TIMEOUT]", flag="--llm-timeout",
         min=0.0, min_open=True,
     ))
     cache_path: str | None = field(default=None, metadata=about(
