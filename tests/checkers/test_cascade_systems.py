@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 import factscope
 from factscope.checkers.registry import make_checker
+from factscope.core.errors import FactscopeWarning
 from repo_paths import EXAMPLES
 
 CASCADE = "cascade:embedded,similarity,0,1"
@@ -46,6 +49,7 @@ def _cascades(value):
         for inner in value:
             yield from _cascades(inner)
 
-def test_the_cascade_is_built_from_its_spec_in_fast_mode():
-    checker = make_checker(CASCADE, mode="fast")
-    assert checker.first.mode == "fast" and checker.name.startswith("cascade:embedded,similarity")
+def test_the_cascade_is_built_from_its_spec_in_the_deprecated_fast_mode_as_exact():
+    with pytest.warns(FactscopeWarning, match="deprecated"):
+        checker = make_checker(CASCADE, mode="fast")
+    assert checker.first.mode == "exact" and checker.name.startswith("cascade:embedded,similarity")

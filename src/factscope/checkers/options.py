@@ -122,9 +122,8 @@ class CheckerOptions(ValidatedOptions):
         flag="--mismatch-checks", counts_when=MODEL_CHECKER,
     ))
     mode: CheckMode = field(default=DEFAULT_MODE, metadata=about(
-        "model checkers: exact (every segment that can decide a label is scored, see `exact_scoring`) or fast "
-        "(each claim only against its most relevant segments, stopping at a confident entailment; a claim whose "
-        "label pruning could change is scored exactly, and each verdict's fast_path says which)",
+        "model checkers: exact (every segment that can decide a label is scored, see `exact_scoring`); fast is "
+        "deprecated: it warns and checks as exact does, with the same labels",
         counts_when=FAST_MODE,
     ))
     device: Device = field(default="auto", metadata=about(
