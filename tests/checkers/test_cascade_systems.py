@@ -1,4 +1,4 @@
-"""A cascade checker runs in every system, in fast mode: ground (as the presence model's checker), attribute and
+"""A cascade checker runs in every system: ground (as the presence model's checker, in fast mode), attribute and
 knowledge, with the cheap embedded -> similarity pair and a band that escalates every scored claim."""
 
 from __future__ import annotations
@@ -23,13 +23,13 @@ def test_ground_attribute_and_knowledge_run_with_a_cascade(tmp_path):
     )
     assert grounded.results and grounded.failed == 0
     attributed = factscope.attribute(
-        EXAMPLES / "attribute" / "answers.jsonl", checker=CASCADE, checker_settings={"mode": "fast"},
+        EXAMPLES / "attribute" / "answers.jsonl", checker=CASCADE,
         output=tmp_path / "attribute.jsonl",
     )
     assert attributed.results and attributed.failed == 0
     known = factscope.knowledge(
         EXAMPLES / "knowledge" / "records.jsonl", corpus=EXAMPLES / "knowledge" / "corpus.jsonl", checker=CASCADE,
-        relevance="none", coherence="none", mode="fast", output=tmp_path / "knowledge.jsonl",
+        relevance="none", coherence="none", output=tmp_path / "knowledge.jsonl",
     )
     assert known.results and known.failed == 0
     # each results file's manifest records the cascade with its band, so a resumed run cannot mix checkers
