@@ -68,7 +68,7 @@ def measure(spec: str, device: str, batch_sizes: list[int], records: list[dict[s
     from factscope.checkers.registry import make_checker
 
     started = time.perf_counter()
-    checker = make_checker(spec, mode="exact", device=device)
+    checker: Any = make_checker(spec, mode="exact", device=device)
     checker.check([CheckTask(claim="The museum opened in 1990.", references=("The museum opened in 1990.",))])
     synchronize(device)
     load_seconds = time.perf_counter() - started

@@ -102,7 +102,7 @@ def instrument(checker: Any, extractor: Any) -> StageClock:
         clock.pairs += len(premises)
         return counted(scorer, premises, hypotheses)
 
-    setattr(scorer_type, "score", counting)
+    scorer_type.score = counting
     return clock
 
 
@@ -120,7 +120,7 @@ def profile(args: argparse.Namespace, records: list[dict[str, Any]]) -> dict[str
     warm_up = [{"id": "warm-up", "response": "The museum opened in 1990.", "references": ["It opened in 1990."]}]
     factscope.check(warm_up, extractor=extractor, checker=checker, output=folder / "warm_up.jsonl")
     load_seconds = time.perf_counter() - started
-    profiled = {}
+    profiled: dict[str, dict[str, Any]] = {}
     for record in records:
         clock.reset()
         row = {"id": record["id"], "response": " ".join(record["claims"]), "references": record["pages"]}
@@ -137,7 +137,7 @@ def profile(args: argparse.Namespace, records: list[dict[str, Any]]) -> dict[str
             "claims": len(verdicts),
             "pairs_scored": clock.pairs,
             "pairs_per_second": round(clock.pairs / stages["cross_encoder"], 1) if clock.pairs else None,
-            "labels": [verdict.label.value for verdict in verdicts],
+            "labels": [verdict.label.value if verdict.label else None for verdict in verdicts],
         }
         print(f"{record['id']}: {total:.2f} s, {stages}", flush=True)
     totals = {stage: sum(found["stages"][stage] for found in profiled.values()) for stage in (*STAGES, "other")}
