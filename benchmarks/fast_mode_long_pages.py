@@ -3,7 +3,7 @@
 Records (``long_page_records``): several real claims of a public set against as many pages of about
 ``--page-tokens`` tokens (ContractNLI's contracts as they are; Factcheck-GPT's web snippets, ConTRoL's passages
 and SummEdits' documents among others of their set). The checker is ``check``'s default, built as the command
-builds it (``make_checker("embedded", mode=...)``: sentence windows of 1 and 2 sentences, lexical relevance
+builds it (``make_checker("embedded")``; fast mode through ``pruning_checker``: sentence windows of 1 and 2 sentences, lexical relevance
 floor, value check).
 
 - **exact**: each record's exact labels, deciding windows and seconds are kept in the results file and every
@@ -52,6 +52,7 @@ from exact_baseline import (
     verdict_row,
 )
 from long_page_records import add_record_options, records_from_options
+from pruning_checker import pruning_checker
 from results_file import RESULTS_DIR, add_out_option, load_average, write_results
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -139,10 +140,9 @@ def why_not_scored(checker: Any, task: Any, exact: dict[str, Any], fast: Any) ->
 def check_fast(records: list[dict[str, Any]], exact: dict[str, Any], same_run: list[str]) -> dict[str, Any]:
     """Fast mode with and without escalation on every record, timed, against exact mode's labels."""
     from factscope.checkers.base import CheckTask
-    from factscope.checkers.registry import make_checker
 
     started = time.perf_counter()
-    checker: Any = make_checker("embedded", mode="fast")
+    checker: Any = pruning_checker("embedded")
     checker.check([CheckTask(claim="The museum opened in 1990.", references=("The museum opened in 1990.",))])
     load_seconds = time.perf_counter() - started
     escalating = checker.fast
@@ -262,13 +262,12 @@ def replay_sweep(
     """Identical labels and pairs scored when exact mode's probabilities are replayed through fast mode at each
     ``exact_margin``, and with escalation off; None without the probability cache."""
     from factscope.checkers.embedded import load_embedded_scorer
-    from factscope.checkers.registry import make_checker
 
     cache = load_cache(cache_path)
     if not all(record["id"] in cache["records"] for record in records):
         return None
     count_tokens = load_embedded_scorer().count_tokens
-    checker: Any = make_checker("embedded", mode="fast")
+    checker: Any = pruning_checker("embedded")
     every_pair = sum(exact_pairs(checker, record) for record in records)
     settings = [("pruned only", replace(checker.fast, escalate=False))]
     settings += [

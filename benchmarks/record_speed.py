@@ -3,7 +3,7 @@
 A realistic record is six real claims against six pages of about 2,000 tokens (``long_page_records``: ContractNLI's
 contracts, Factcheck-GPT's web snippets, ConTRoL's passages, SummEdits' documents). For each checker spec
 (``--checkers``; by default the embedded checker, the accurate one and the cascade of the two) the checker is built
-as ``factscope check --mode fast`` builds it in a fresh process (no model, cache or scored pair carries over from
+on the pruning path (``pruning_checker``; the checkers' ``mode`` 'fast' is deprecated) in a fresh process (no model, cache or scored pair carries over from
 another checker), loaded and warmed up on one short claim (the load is timed apart and not counted), then each
 record is checked and timed. The figures are the median and largest seconds a record, the
 pairs (window, claim) scored a second, and for the cascade the share of claims it escalated.
@@ -27,6 +27,7 @@ from typing import Any
 
 from exact_baseline import tasks_of
 from long_page_records import add_record_options, records_from_options
+from pruning_checker import pruning_checker
 from results_file import add_out_option, load_average, write_results
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -74,7 +75,7 @@ def time_in_process(spec: str, mode: str, records: list[dict[str, Any]], exact_s
     from factscope.checkers.registry import make_checker
 
     started = time.perf_counter()
-    checker = make_checker(spec, mode=mode, exact_scoring=exact_scoring)
+    checker = pruning_checker(spec) if mode == "fast" else make_checker(spec, mode=mode, exact_scoring=exact_scoring)
     checker.check([CheckTask(claim="The museum opened in 1990.", references=("The museum opened in 1990.",))])
     load_seconds = time.perf_counter() - started
     counters = counted(checker)

@@ -275,8 +275,8 @@ def knowledge(
     (a DataFrame or a ``Dataset``) or ``KnowledgeRecord`` objects.
     ``evaluator`` is a ready ``KnowledgeEvaluator``; without one it is assembled from the parts named as the
     command-line options are (``factscope.conner.evaluator_setup.make_evaluator``: corpus, checker, relevance,
-    coherence, lm, llm, ...; ``mode`` 'fast': the checker reads each sentence only against the most relevant
-    segments of each evidence passage), where ``checker``, ``relevance``, ``coherence`` and ``lm`` may also be
+    coherence, lm, llm, ...; ``mode`` 'fast' is deprecated: the checker
+    warns and reads every segment that can decide, as in exact mode), where ``checker``, ``relevance``, ``coherence`` and ``lm`` may also be
     ready objects (a ``Checker``, ``RelevanceModel``, ``ParagraphCoherence``, ``TokenLogProbs``); the corpus's
     fingerprint goes into the results file's manifest. ``retriever`` 'web:serper', 'web:brave' or 'wikipedia'
     finds the evidence on the web or in Wikipedia instead of a corpus, as ``web`` says. A metric that a missing part would compute is left out and

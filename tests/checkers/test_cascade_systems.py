@@ -1,12 +1,15 @@
-"""A cascade checker runs in every system, in fast mode: ground (as the presence model's checker), attribute and
+"""A cascade checker runs in every system: ground (as the presence model's checker, in fast mode), attribute and
 knowledge, with the cheap embedded -> similarity pair and a band that escalates every scored claim."""
 
 from __future__ import annotations
 
 import json
 
+import pytest
+
 import factscope
 from factscope.checkers.registry import make_checker
+from factscope.core.errors import FactscopeWarning
 from repo_paths import EXAMPLES
 
 CASCADE = "cascade:embedded,similarity,0,1"
@@ -20,13 +23,13 @@ def test_ground_attribute_and_knowledge_run_with_a_cascade(tmp_path):
     )
     assert grounded.results and grounded.failed == 0
     attributed = factscope.attribute(
-        EXAMPLES / "attribute" / "answers.jsonl", checker=CASCADE, checker_settings={"mode": "fast"},
+        EXAMPLES / "attribute" / "answers.jsonl", checker=CASCADE,
         output=tmp_path / "attribute.jsonl",
     )
     assert attributed.results and attributed.failed == 0
     known = factscope.knowledge(
         EXAMPLES / "knowledge" / "records.jsonl", corpus=EXAMPLES / "knowledge" / "corpus.jsonl", checker=CASCADE,
-        relevance="none", coherence="none", mode="fast", output=tmp_path / "knowledge.jsonl",
+        relevance="none", coherence="none", output=tmp_path / "knowledge.jsonl",
     )
     assert known.results and known.failed == 0
     # each results file's manifest records the cascade with its band, so a resumed run cannot mix checkers
@@ -46,6 +49,7 @@ def _cascades(value):
         for inner in value:
             yield from _cascades(inner)
 
-def test_the_cascade_is_built_from_its_spec_in_fast_mode():
-    checker = make_checker(CASCADE, mode="fast")
-    assert checker.first.mode == "fast" and checker.name.startswith("cascade:embedded,similarity")
+def test_the_cascade_is_built_from_its_spec_in_the_deprecated_fast_mode_as_exact():
+    with pytest.warns(FactscopeWarning, match="deprecated"):
+        checker = make_checker(CASCADE, mode="fast")
+    assert checker.first.mode == "exact" and checker.name.startswith("cascade:embedded,similarity")

@@ -18,4 +18,5 @@ DEFAULT_MISMATCH: Final = "all"
 
 DEFAULT_MODE: Final = "exact"
 """How model checks read their text when a run names no mode: every segment or window that can decide is scored
-(the checkers' and the presence models' `mode`; 'fast' scores only the most relevant ones)."""
+(the checkers' and the presence models' `mode`; the presence models' 'fast' scores only the most relevant ones,
+the checkers' 'fast' is deprecated and scores as 'exact')."""

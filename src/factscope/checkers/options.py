@@ -111,7 +111,7 @@ class CheckerOptions(ValidatedOptions):
         flag="--mismatch-checks", counts_when=MODEL_CHECKER,
     ))
     mode: CheckMode = field(default=DEFAULT_MODE, metadata=about(
-        "exact (every segment that can decide) or fast (the most relevant first)",
+        "exact; fast is deprecated: it warns and checks as exact does",
         counts_when=FAST_MODE,
     ))
     device: Device = field(default="auto", metadata=about(

@@ -9,6 +9,7 @@ when someone asks.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from dataclasses import replace
 from functools import partial
@@ -17,13 +18,14 @@ from typing import TYPE_CHECKING, Any
 
 from factscope.checkers.base import Checker, PairScorer
 from factscope.checkers.defaults import DEFAULT_CHECKER
-from factscope.core.errors import ConfigError
+from factscope.core.errors import ConfigError, FactscopeWarning
 from factscope.core.registry import Argument, Entry, Registry
 
 if TYPE_CHECKING:
     from factscope.checkers.claim_decision import ClaimDecision
     from factscope.checkers.mismatch import MismatchKind
     from factscope.checkers.options import CheckerOptions
+    from factscope.checkers.segmented import CheckMode
     from factscope.llm.client import LLMClient
 
 MISMATCH_KINDS: dict[str, tuple[MismatchKind, ...]] = {
@@ -43,12 +45,19 @@ MODEL_BATCH = 32
 JUDGE_BATCH = 16
 """Pairs per batch of a published judge (minicheck, hhem, alignscore) when ``batch_size`` is not set."""
 
+FAST_MODE_DEPRECATED = (
+    "the checkers' mode 'fast' is deprecated and runs exact mode: exact mode gives the same labels and fast mode "
+    "was not five times as fast on realistic long-page records; leave `mode` out"
+)
+"""The warning of a model checker built with ``mode`` 'fast'."""
+
+
 def _segmented(scorer: PairScorer, options: CheckerOptions, *, name: str | None = None) -> Checker:
     """A SegmentedChecker over ``scorer`` with the decision settings of ``options``: ``mismatch`` picks the value
     check, ``threshold`` the label rule (None: argmax; else P(Entailment) >= threshold, see ``checkers.decision``)
     and ``window_sentences`` the layout (None or 0: ``max_tokens`` segments; k: windows of k sentences, and with
     ``min_window_sentences`` j, of every width from j to k) and ``decision`` the claim decision (see
-    ``_claim_decision``)."""
+    ``_claim_decision``). ``mode`` 'fast' is deprecated: it warns and builds exact mode."""
     from factscope.checkers.decision import LabelDecision
     from factscope.checkers.relevance import DEFAULT_MIN_RELEVANCE
     from factscope.checkers.segmented import SegmentedChecker
@@ -70,11 +79,18 @@ def _segmented(scorer: PairScorer, options: CheckerOptions, *, name: str | None 
         min_relevance=DEFAULT_MIN_RELEVANCE if options.min_relevance is None else options.min_relevance,
         min_confidence=options.min_confidence,
         mismatch=check,
-        mode=options.mode,
+        mode=_exact_mode(options.mode),
         decision=LabelDecision(options.threshold),
         exact_scoring=options.exact_scoring,
         claim_decision=_claim_decision(options.decision),
     )
+
+
+def _exact_mode(mode: CheckMode) -> CheckMode:
+    """Exact mode, with :data:`FAST_MODE_DEPRECATED` as a warning when ``mode`` is 'fast'."""
+    if mode == "fast":
+        warnings.warn(FAST_MODE_DEPRECATED, FactscopeWarning, stacklevel=3)
+    return "exact"
 
 
 def _claim_decision(decision: str | None) -> ClaimDecision | None:
@@ -109,10 +125,6 @@ ACCURATE_RENAMED = (
 
 
 def _accurate(argument: None, options: CheckerOptions, llm: LLMClient | None) -> Checker:
-    import warnings
-
-    from factscope.core.errors import FactscopeWarning
-
     warnings.warn(ACCURATE_RENAMED, FactscopeWarning, stacklevel=2)
     return _mpnet(argument, options, llm)
 
@@ -331,14 +343,14 @@ def make_checker(
     **settings: Any,
 ) -> Checker:
     """A Checker for ``spec``, built with ``options`` (a CheckerOptions, or a mapping of its fields; None: the
-    defaults) and the ``settings`` given by name on top (``make_checker("embedded", mode="fast")``); an unknown
+    defaults) and the ``settings`` given by name on top (``make_checker("embedded", device="cpu")``); an unknown
     setting, or one that this checker does not use, is refused (ConfigError). ``llm`` is the client of the
     checkers that call an LLM.
 
     The model checkers cut long references into segments (``max_tokens``) and decide their verdicts by
     ``relevance``, the A.3 merge, the value check (``mismatch``) and ``min_confidence`` (see
-    ``factscope.checkers.segmented``); ``mode`` 'fast' scores each claim only against its most relevant segments
-    (``factscope.checkers.pruning``), and ``device`` places their model (see ``CheckerOptions``).
+    ``factscope.checkers.segmented``); ``mode`` 'fast' is deprecated (it warns and builds
+    exact mode), and ``device`` places their model (see ``CheckerOptions``).
     """
     from factscope.checkers.options import checker_options
     from factscope.core.option_validation import parameter_values, validate_options

@@ -50,8 +50,7 @@ def make_evaluator(spec: KnowledgeSpec | None = None, *, llm: LLMClient | None =
     'llamacpp:FILE.gguf' or 'llamacpp:embedded' run by llama.cpp (the ``llamacpp`` extra), or 'endpoint' for the
     completions endpoint of ``llm``) enables sentence coherence,
     informativeness and helpfulness; 'none' switches the checker, relevance or coherence model off. ``mode``
-    'fast' has a model checker score each sentence only against the most relevant segments of each evidence
-    passage (``factscope.checkers.pruning``). The checker, relevance, coherence and LM parts are each a name
+    'fast' is deprecated for the checker: it warns and scores as exact mode. The checker, relevance, coherence and LM parts are each a name
     (built here) or a ready object (used as it is).
     """
     from factscope.checkers.options import CheckerOptions

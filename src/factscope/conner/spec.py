@@ -61,8 +61,8 @@ class KnowledgeSpec(ValidatedOptions):
     """The evaluator of a knowledge-scoring run: a ready ``evaluator``, or the parts
     ``factscope.conner.evaluator_setup.make_evaluator`` builds it from (``corpus`` enables factuality and
     open-ended validity, and its fingerprint goes into the manifest; ``lm``, a causal LM or 'endpoint', enables
-    sentence coherence, informativeness and helpfulness; ``mode`` 'fast' has a model checker score each
-    knowledge sentence only against the most relevant segments of each evidence passage; ``checker``,
+    sentence coherence, informativeness and helpfulness; ``mode`` 'fast' is deprecated for the checker (it
+    warns and scores as exact mode); ``checker``,
     ``relevance``, ``coherence`` and ``lm`` are each a name or a ready object). ``pool``: the knowledge texts the
     helpfulness baselines are drawn from (settled by ``prepare`` when a causal LM is configured). A ``retriever``
     that searches the web or Wikipedia ('web:serper', 'web:brave', 'wikipedia') needs no corpus: it searches as
