@@ -29,6 +29,8 @@ Two steps:
     python benchmarks/users_task.py score --checker embedded
     python benchmarks/users_task.py score --checker accurate --per-set 120 --nli-per-set 0
     python benchmarks/users_task.py fit --checker embedded --write-decision decision.json
+    python benchmarks/users_task.py score --checker mpnet --only summedits --per-set 32 --scores QUIET
+    python benchmarks/users_task.py seconds --scores QUIET    # after both checkers scored QUIET on a quiet machine
 """
 
 from __future__ import annotations
@@ -271,6 +273,23 @@ def cascade(first: list[dict], second: list[dict], second_name: str) -> dict:
     return {"second": second_name, "pairs": len(shared), "per_family": table, "mean": mean}
 
 
+def seconds(args: argparse.Namespace) -> None:
+    """Mean seconds a pair of each checker on each set it scored (a scores folder scored on a quiet machine)."""
+    figures = {}
+    for checker in args.checkers:
+        rows = load(args.scores, checker)
+        names = sorted({row["set"] for row in rows})
+        figures[checker] = {
+            name: {
+                "pairs": len([row for row in rows if row["set"] == name]),
+                "seconds_per_pair": float(np.mean([row["seconds"] for row in rows if row["set"] == name])),
+            }
+            for name in names
+        }
+    print(json.dumps(figures, indent=1))
+    write_results("users_task_speed", args, figures)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -288,12 +307,17 @@ def main() -> None:
     fitting.add_argument("--second", help="a second scored checker: simulate the cascade checker -> second")
     fitting.add_argument("--write-decision", type=Path, help="save the decision fitted on every users'-task family")
     add_out_option(fitting)
-    for sub in (scoring, fitting):
+    timing = commands.add_parser("seconds", help="seconds a pair of each checker, per set, from its scores")
+    timing.add_argument("--checkers", nargs="+", default=["embedded", "mpnet"])
+    add_out_option(timing)
+    for sub in (scoring, fitting, timing):
         sub.add_argument("--data", type=Path, default=default_data_dir())
         sub.add_argument("--scores", type=Path, default=DEFAULT_SCORES)
     args = parser.parse_args()
     if args.command == "score":
         score(args)
+    elif args.command == "seconds":
+        seconds(args)
     else:
         fit(args)
 
