@@ -11,9 +11,10 @@ Two steps:
 
 ``score``
     runs a checker as ``factscope check`` does (windows, relevance, value check; no claim decision) on a seeded
-    sample of each set (``--draw``; a slower checker scores the first ``--per-set`` of the same sample) and appends one JSON line per pair to ``--scores DIR/<checker>.jsonl``: the gold label, the
-    checker's label, its probabilities and the claim's measurements (``checkers.segmented.claim_measurements``),
-    with the seconds per batch. A rerun continues the file.
+    sample of each set (``--draw``; a slower checker scores the first ``--per-set`` of the same sample) and
+    appends one JSON line per pair to ``--scores DIR/<checker>.jsonl``: the gold label, the checker's label, its
+    probabilities and the claim's measurements (``checkers.segmented.claim_measurements``), with the seconds per
+    batch. A rerun continues the file.
 ``fit``
     reads those lines and reports, per family and as a mean, balanced accuracy of Entailment against the rest and
     AUROC, leave one family out: every figure of a family comes from a decision fitted on the other families only.

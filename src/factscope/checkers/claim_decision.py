@@ -60,8 +60,8 @@ def _logit(p: float) -> float:
 
 def feature_row(measured: Mapping[str, float], names: Sequence[str] = FEATURES) -> np.ndarray:
     """The features ``names`` of one claim from its raw measurements: ``entailed`` and ``contradicted`` (0 or 1),
-    ``entailment`` and ``contradiction`` (the probabilities), ``entailing_share``, ``reference_words`` and ``claim_words`` (counts), ``relevance`` and
-    ``mismatch`` (0 or 1)."""
+    ``entailment`` and ``contradiction`` (the probabilities), ``entailing_share``, ``reference_words`` and
+    ``claim_words`` (counts), ``relevance`` and ``mismatch`` (0 or 1)."""
     values = {
         "entailed": float(measured["entailed"]),
         "contradicted": float(measured["contradicted"]),

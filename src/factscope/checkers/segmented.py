@@ -384,10 +384,8 @@ class SegmentedChecker:
         if supported == (verdict.label == Label.ENTAILMENT):
             return verdict.model_copy(update={"support": support})
         if not supported:
-            return verdict.model_copy(
-                update={"label": Label.NEUTRAL, "rule": "decision", "reason": f"{said}; {verdict.reason}",
-                        "support": support}
-            )
+            update = {"label": Label.NEUTRAL, "rule": "decision", "reason": f"{said}; {verdict.reason}"}
+            return verdict.model_copy(update={**update, "support": support})
         pool = [j for j in judged if j.relevant] or list(judged)
         best = max(pool, key=lambda j: j.prob(Label.ENTAILMENT))
         reason = f"{said}; best window: {_model_reason(Label.ENTAILMENT, best)}"
@@ -436,9 +434,9 @@ class SegmentedChecker:
 
 def claim_measurements(task: CheckTask, judged: Sequence[Judgement], verdict: Verdict) -> dict[str, float]:
     """What a claim decision reads of one claim (``checkers.claim_decision.feature_row``): whether the verdict
-    before the claim decision is Entailment or Contradiction; over its counted windows (all judged windows when none counts), the highest P(Entailment) and P(Contradiction), the share the
-    model labels Entailment and the best relevance; the words of its references and of the claim; 1 when the value
-    check decided the verdict."""
+    before the claim decision is Entailment or Contradiction; over its counted windows (all judged windows when
+    none counts), the highest P(Entailment) and P(Contradiction), the share the model labels Entailment and the
+    best relevance; the words of its references and of the claim; 1 when the value check decided the verdict."""
     pool = [j for j in judged if j.relevant] or list(judged)
     return {
         "entailed": 1.0 if verdict.label is Label.ENTAILMENT else 0.0,
