@@ -7,30 +7,14 @@ import pytest
 
 from cli_entry import run_factscope
 from factscope.checkers.claim_decision import ClaimDecision
+from nli_pairs import write_pairs
 from repo_paths import EXAMPLES
-
-FACTS = [
-    ("The Eiffel Tower is in Paris and was finished in 1889.", "The Eiffel Tower is in Paris.", "The Eiffel Tower is in Rome."),
-    ("Water boils at 100 degrees Celsius at sea level.", "Water boils at 100 degrees Celsius.", "Water boils at 40 degrees Celsius."),
-    ("Marie Curie won two Nobel Prizes, in physics and chemistry.", "Marie Curie won two Nobel Prizes.", "Marie Curie never won a prize."),
-    ("The Amazon river flows through Brazil into the Atlantic.", "The Amazon flows into the Atlantic.", "The Amazon flows into the Pacific."),
-    ("Tokyo is the capital of Japan and its largest city.", "Tokyo is the capital of Japan.", "Osaka is the capital of Japan."),
-    ("Bees make honey from the nectar of flowers.", "Bees make honey from nectar.", "Bees make honey from sand."),
-]
-
-
-def pair_file(path, rows):
-    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
-    return path
 
 
 @pytest.fixture
 def pairs(tmp_path):
-    rows = []
-    for number, (premise, supported, unsupported) in enumerate(FACTS):
-        rows.append({"id": f"s{number}", "premise": premise, "hypothesis": supported, "label": "entailment"})
-        rows.append({"id": f"u{number}", "premise": premise, "hypothesis": unsupported, "label": "contradiction"})
-    return pair_file(tmp_path / "pairs.jsonl", rows)
+    """18 labelled pairs, entailed and not (the shared NLI templates)."""
+    return write_pairs(tmp_path / "pairs.jsonl", n=18)
 
 
 def test_fit_save_and_check_with_the_decision(tmp_path, monkeypatch, capsys, pairs):
@@ -42,9 +26,9 @@ def test_fit_save_and_check_with_the_decision(tmp_path, monkeypatch, capsys, pai
     assert ran.code == 0, ran.text
     assert "fitted on pairs that are also evaluated" in ran.text  # the figures of this run are optimistic
     decision = ClaimDecision.load(saved)
-    assert "12 labelled pairs (pairs)" in decision.fitted_on
+    assert "18 labelled pairs (pairs)" in decision.fitted_on
     report = json.loads(out.read_text())
-    assert report["claim_decision"] == str(saved) and report["datasets"][0]["n"] == 12
+    assert report["claim_decision"] == str(saved) and report["datasets"][0]["n"] == 18
     assert "after the claim decision fitted into" in ran.text
 
     results = tmp_path / "checked.jsonl"
