@@ -148,7 +148,7 @@ class KnowledgeWriter(Writer[KnowledgeGenerationSettings, KnowledgeRecord, Knowl
         return WriterSteps(
             batch_knowledge, key=lambda record: record.id, row_type=GeneratedKnowledge,
             components={"generator": generator, "evaluator": selector},
-            settings={"demonstrations": fingerprint_items(examples.examples).sha256},
+            settings={"demonstration_examples": fingerprint_items(examples.examples).sha256},
             failed=lambda row: row.failed,
         )
 
