@@ -1,7 +1,7 @@
 """factscope: check what language models write against knowledge.
 
 One entry point per system, each of the same shape and each built from its system's definition (see
-``factscope.core.system``): input (a file path, or records), the components by spec or as objects, an optional
+``factscope.engines.parts``): input (a file path, or records), the components by spec or as objects, an optional
 results file (written as the run goes, resumed on a rerun) and an optional progress callback (nothing is drawn
 without one); ``retry_failed=True`` processes again, and replaces in place, the rows of the results file marked
 failed; each returns its typed run result (a ``RunResult``: ``results``, ``new_records``, ``resumed_records``,
@@ -25,7 +25,7 @@ input or settings), ``progress``, ``overwrite`` and ``retry_failed``; each runs 
 - ``factscope.agree``: agreement of a checker with human labels (RefChecker's annotations) -> ``AgreementReport``
 
 ``acheck``, ``aground``, ``aattribute`` and ``aknowledge`` are the same calls for asyncio code: awaited, run in a
-worker thread, cancellable between steps (``factscope.core.off_loop``); pass them an ``AsyncLLMClient``.
+worker thread, cancellable between steps (``factscope.core.runs.off_loop``); pass them an ``AsyncLLMClient``.
 """
 
 from __future__ import annotations
@@ -39,9 +39,9 @@ from factscope.conner.demonstrations import DemonstrationSettings
 from factscope.conner.generation import CandidateSampling, GenerationSettings
 from factscope.conner.generation_run import KnowledgeGenerationSettings
 from factscope.conner.spec import KNOWLEDGE_BATCH_SIZE, KnowledgeSpec
-from factscope.core.display import use_html_view
+from factscope.core.display.notebook import use_html_view
 from factscope.core.errors import ConfigError
-from factscope.core.off_loop import off_the_loop
+from factscope.core.runs.off_loop import off_the_loop
 from factscope.core.version import __version__
 from factscope.grounding.generation import ResponseGenerationSettings
 from factscope.grounding.spec import GROUND_BATCH_SIZE, GroundSpec
@@ -63,9 +63,9 @@ if TYPE_CHECKING:
     from factscope.conner.generation_run import KnowledgeGenerationRun
     from factscope.conner.relevance import RelevanceModel
     from factscope.conner.task import KnowledgeRun
-    from factscope.core.run import ProgressCallback
+    from factscope.core.files.tables import Table
+    from factscope.core.runs.loop import ProgressCallback
     from factscope.core.schema import Record
-    from factscope.core.tables import Table
     from factscope.engines.ray import RayOptions
     from factscope.engines.system import Engine, RunOptions, System
     from factscope.grounding.data import GroundExample

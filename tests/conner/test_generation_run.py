@@ -19,7 +19,7 @@ from factscope.conner.scores import KnowledgeScores
 from factscope.conner.spec import KnowledgeSpec
 from factscope.conner.system import KnowledgeSystem
 from factscope.core.errors import InputError
-from factscope.core.option_rules import broken_rule, field_rules
+from factscope.core.options.rules import broken_rule, field_rules
 from factscope.llm.client import LLMClient, LLMConfig
 from kept_notes import KeptNotes
 

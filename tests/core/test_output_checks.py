@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from factscope.core.errors import InputError
-from factscope.core.output_checks import check_outputs, check_written_file
+from factscope.core.files.output_checks import check_outputs, check_written_file
 from factscope.evaluation.checker_comparison import EvaluationPairs, EvaluationSettings, evaluate_pair_files
 from factscope.refchecker.agree import AgreementInputs, AgreementWriter, AgreeSettings
 from factscope.refchecker.spec import CheckSpec

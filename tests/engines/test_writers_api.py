@@ -12,7 +12,7 @@ import pytest
 import factscope
 import repo_paths
 from factscope.conner.spec import KnowledgeSpec
-from factscope.core.manifest import ResultsMismatch, manifest_path
+from factscope.core.files.manifest import ResultsMismatch, manifest_path
 from factscope.core.schema import Label, Verdict
 from factscope.llm.client import LLMClient, LLMConfig
 

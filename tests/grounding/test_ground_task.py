@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from factscope import ground
-from factscope.core.results import ResultRows
-from factscope.core.run import ProgressEvent
+from factscope.core.runs.loop import ProgressEvent
+from factscope.core.runs.results import ResultRows
 from factscope.core.schema import Claim, Extraction
 from factscope.grounding.data import GroundExample
 from factscope.grounding.distractors import DistractorSettings
@@ -130,7 +130,7 @@ def test_an_interrupted_run_resumes_and_summarises_the_whole_file(tmp_path):
 
 
 def test_a_rerun_with_other_input_or_settings_is_refused_until_overwrite(tmp_path):
-    from factscope.core.manifest import ResultsMismatch
+    from factscope.core.files.manifest import ResultsMismatch
 
     output = tmp_path / "ground.jsonl"
     ground(EXAMPLES[:2], extractor=_SentenceFacts(), presence=_Contains(), output=output)

@@ -10,7 +10,7 @@ import pytest
 import repo_paths
 from factscope import attribute
 from factscope.core.errors import ConfigError, InputError
-from factscope.core.input_notes import report_usable
+from factscope.core.files.input_notes import report_usable
 from factscope.kalma.answers import AnswerRecord, AnswerRecords, LoadedAnswers
 from factscope.kalma.generation import AnswerWriter
 from factscope.kalma.generation_settings import AnswerGenerationSettings, EvolutionSettings

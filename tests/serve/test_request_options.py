@@ -16,7 +16,7 @@ from fastapi.testclient import TestClient
 
 from factscope.claims.registry import make_extractor
 from factscope.core.errors import ConfigError
-from factscope.core.option_metadata import about
+from factscope.core.options.metadata import about
 from factscope.core.schema import Label, Verdict
 from factscope.kalma.spec import AttributeSpec
 from factscope.kalma.system import ATTRIBUTE

@@ -20,7 +20,7 @@ from typing import Any
 
 from factscope.checkers.base import Checker, CheckTask
 from factscope.core.errors import ConfigError
-from factscope.core.manifest import describe
+from factscope.core.files.manifest import describe
 from factscope.core.schema import Label, Verdict
 
 BANDS_FILE = Path(__file__).resolve().parent.parent / "models" / "cascade_bands.json"

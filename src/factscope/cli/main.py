@@ -15,7 +15,7 @@ from rich.markup import escape
 
 from factscope.cli.parameter_flags import for_command_line
 from factscope.core.errors import FactscopeError, FactscopeWarning, RecordsFailed
-from factscope.core.storage_faults import STORAGE_ERRNOS, storage_fault
+from factscope.core.files.storage_faults import STORAGE_ERRNOS, storage_fault
 from factscope.core.version import __version__
 
 EXIT_BUG = 1

@@ -17,8 +17,8 @@ from pydantic import BaseModel, Field
 
 from factscope.conner.data import KnowledgeRecord
 from factscope.conner.templates import answer_prompt, few_shot_prompt, zero_shot_prompt
-from factscope.core.option_metadata import about
-from factscope.core.option_validation import ValidatedOptions
+from factscope.core.options.metadata import about
+from factscope.core.options.validation import ValidatedOptions
 
 if TYPE_CHECKING:
     from factscope.conner.evaluator import KnowledgeEvaluator

@@ -20,11 +20,11 @@ from factscope.conner.generation import (
 )
 from factscope.conner.spec import KnowledgeSpec
 from factscope.core.errors import InputError
-from factscope.core.input_notes import InputNotes
-from factscope.core.manifest import fingerprint_items
-from factscope.core.option_metadata import about
-from factscope.core.option_validation import ValidatedOptions
-from factscope.core.run_result import RunResult
+from factscope.core.files.input_notes import InputNotes
+from factscope.core.files.manifest import fingerprint_items
+from factscope.core.options.metadata import about
+from factscope.core.options.validation import ValidatedOptions
+from factscope.core.runs.result import RunResult
 from factscope.engines.writer import Loaded, Produced, Writer, WriterSteps
 
 if TYPE_CHECKING:

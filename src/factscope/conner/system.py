@@ -15,12 +15,12 @@ from factscope.conner.spec import KnowledgeSpec
 from factscope.conner.task import KnowledgeRun, knowledge_pipeline, knowledge_pool, knowledge_run
 from factscope.conner.totals import KnowledgeTotals
 from factscope.core.errors import ConfigError, InputError
-from factscope.core.input_notes import InputNotes
-from factscope.core.manifest import SettingValue, fingerprint_file
+from factscope.core.files.input_notes import InputNotes
+from factscope.core.files.manifest import SettingValue, fingerprint_file
+from factscope.core.files.whole_file import whole_file_error
 from factscope.core.record_form import FormField, RecordForm
-from factscope.core.run import Pipeline, RunRows
-from factscope.core.system import ReportHooks, RunFacts, RunOutcome
-from factscope.core.whole_file import whole_file_error
+from factscope.core.runs.loop import Pipeline, RunRows
+from factscope.engines.parts import ReportHooks, RunFacts, RunOutcome
 from factscope.engines.served import ServedField
 from factscope.engines.system import System
 
@@ -135,7 +135,7 @@ class KnowledgeSystem(System[KnowledgeSpec, KnowledgeRecord, KnowledgeScores, Kn
     def check_usable(
         self, count: int, problems: Sequence[InputError], path: str | Path, notes: InputNotes | None
     ) -> None:
-        """A file whose every record fails for one reason is one error (``factscope.core.whole_file``); else as
+        """A file whose every record fails for one reason is one error (``factscope.core.files.whole_file``); else as
         every system's input."""
         whole = whole_file_error(path, problems, count)
         if whole is not None:

@@ -28,14 +28,14 @@ from pydantic import BaseModel
 from rich.table import Table as RichTable
 
 from factscope.core.errors import ConfigError, InputError
-from factscope.core.input_notes import InputNotes, report_usable
-from factscope.core.manifest import DigestedItems, spec_settings
-from factscope.core.option_validation import rule_refusal
-from factscope.core.output_checks import check_outputs
+from factscope.core.files.input_notes import InputNotes, report_usable
+from factscope.core.files.manifest import DigestedItems, spec_settings
+from factscope.core.files.output_checks import check_outputs
+from factscope.core.files.results_lock import results_lock
+from factscope.core.files.tables import Table, is_table, is_table_file, table_name, table_records
+from factscope.core.options.validation import rule_refusal
 from factscope.core.record_form import RecordForm
-from factscope.core.results import ResultRows, Totals
-from factscope.core.results_lock import results_lock
-from factscope.core.run import (
+from factscope.core.runs.loop import (
     Pipeline,
     ProgressCallback,
     RunRows,
@@ -43,8 +43,9 @@ from factscope.core.run import (
     reporting_setup,
     run_pipeline,
 )
-from factscope.core.run_result import RunResult
-from factscope.core.system import (
+from factscope.core.runs.result import RunResult
+from factscope.core.runs.results import ResultRows, Totals
+from factscope.engines.parts import (
     LLMClient,
     RecordSource,
     ReportHooks,
@@ -53,7 +54,6 @@ from factscope.core.system import (
     SystemBuild,
     facts_of,
 )
-from factscope.core.tables import Table, is_table, is_table_file, table_name, table_records
 from factscope.engines.ray import RayOptions, require_ray, run_on_ray
 from factscope.engines.served import ServedField, served_spec
 from factscope.engines.shards import check_results_folder, readable_items
@@ -139,7 +139,7 @@ class System(ABC, Generic[SpecT, Item, Row, TotalsT, RunT]):
     condition of ``unused_llm``'s refusal)."""
     served: ClassVar[tuple[ServedField, ...]] = ()
     """The fields of its spec that a server chooses once, at start-up (the components it builds); a request may
-    set the fields marked ``per_request`` (``factscope.core.option_metadata.about``), and the others keep their
+    set the fields marked ``per_request`` (``factscope.core.options.metadata.about``), and the others keep their
     defaults."""
     form: ClassVar[RecordForm]
     """The web form of one of its records."""
@@ -316,8 +316,8 @@ class System(ABC, Generic[SpecT, Item, Row, TotalsT, RunT]):
         ``batch_size`` this call sets); ``llm`` must then be a picklable function that makes the client.
         ``loaded`` is told the records' count and problems (see ``LoadedCallback``); an input file is then held
         to ``check_usable``, which tells ``notes`` (and its reader's warnings) of what it skipped. A bad ``output``
-        (or results folder) is refused, and its lock taken (``factscope.core.results_lock``), before the input is
-        read or any model loads (``factscope.core.output_checks``)."""
+        (or results folder) is refused, and its lock taken (``factscope.core.files.results_lock``), before the input is
+        read or any model loads (``factscope.core.files.output_checks``)."""
         if engine == "ray":
             ran = self._execute_on_ray(spec, inputs, llm, output, batch_size, progress, overwrite, retry_failed, ray)
             done = ran.result

@@ -8,7 +8,7 @@ such as a metadata file, are the instance's own), how its batches are made from 
 ``System.execute`` is for every system: the results path is judged and locked before the input is read, the
 manifest records the components, every option of the settings that is not at its default (``spec_settings``) and
 the writer's further settings, a rerun resumes without writing a record twice, and a results file made from
-other input or settings is refused (``factscope.core.run.run_batches``); progress goes to the callback.
+other input or settings is refused (``factscope.core.runs.loop.run_batches``); progress goes to the callback.
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar
 
-from factscope.core.input_notes import InputNotes
-from factscope.core.manifest import SettingValue, spec_settings
-from factscope.core.output_checks import check_outputs
-from factscope.core.results_lock import results_lock
-from factscope.core.run import (
+from factscope.core.files.input_notes import InputNotes
+from factscope.core.files.manifest import SettingValue, spec_settings
+from factscope.core.files.output_checks import check_outputs
+from factscope.core.files.results_lock import results_lock
+from factscope.core.runs.loop import (
     ProgressCallback,
     RunRows,
     report_progress,
@@ -92,7 +92,7 @@ class Produced:
 
 class Writer(ABC, Generic[SettingsT, Item, RunT]):
     """A run that writes a results file (see the module's description). ``SettingsT`` is its frozen dataclass of
-    options, validated on construction (``factscope.core.option_validation.ValidatedOptions``)."""
+    options, validated on construction (``factscope.core.options.validation.ValidatedOptions``)."""
 
     name: ClassVar[str]
     """The command it runs, as its results files' manifests name it."""

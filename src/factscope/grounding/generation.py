@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, Field
 
-from factscope.core.input_notes import InputNotes
-from factscope.core.option_metadata import about
-from factscope.core.option_validation import ValidatedOptions
+from factscope.core.files.input_notes import InputNotes
+from factscope.core.options.metadata import about
+from factscope.core.options.validation import ValidatedOptions
 from factscope.core.prompts import load_prompt
-from factscope.core.run_result import RunResult
+from factscope.core.runs.result import RunResult
 from factscope.engines.writer import Loaded, Produced, Writer, WriterSteps
 from factscope.grounding.data import GroundExample, load_dataset
 from factscope.grounding.distractors import DistractorSettings, add_corpus_distractors

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 from factscope.claims.base import Extractor
 from factscope.core.errors import ConfigError, InputError
-from factscope.core.input_notes import InputNotes
+from factscope.core.files.input_notes import InputNotes
 from factscope.core.record_form import FormField, RecordForm
-from factscope.core.run import Pipeline, RunRows
-from factscope.core.system import ReportHooks, RunFacts, RunOutcome
+from factscope.core.runs.loop import Pipeline, RunRows
+from factscope.engines.parts import ReportHooks, RunFacts, RunOutcome
 from factscope.engines.served import ServedField
 from factscope.engines.system import System
 from factscope.grounding import report

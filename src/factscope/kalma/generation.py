@@ -11,9 +11,9 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
 
-from factscope.core.input_notes import InputNotes, report_usable
+from factscope.core.files.input_notes import InputNotes, report_usable
 from factscope.core.prompts import load_prompt
-from factscope.core.run_result import RunResult
+from factscope.core.runs.result import RunResult
 from factscope.engines.writer import Loaded, Produced, Writer, WriterSteps
 from factscope.kalma.data import load_questions
 from factscope.kalma.generation_settings import AnswerGenerationSettings

@@ -11,13 +11,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from factscope.core.option_metadata import about
-from factscope.core.option_validation import ValidatedOptions
+from factscope.core.options.metadata import about
+from factscope.core.options.validation import ValidatedOptions
 from factscope.core.seeds import SEED_MAX
 from factscope.kg.wikidata import WIKIDATA_SPARQL
 
 if TYPE_CHECKING:
-    from factscope.core.input_notes import InputNotes
+    from factscope.core.files.input_notes import InputNotes
     from factscope.kg.graph import KnowledgeGraph
 
 RetrieveMode = Literal["none", "local", "wikidata"]

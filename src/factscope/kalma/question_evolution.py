@@ -18,14 +18,14 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
 
-from factscope.core.error_location import parse_located
 from factscope.core.errors import InputError
-from factscope.core.input_notes import InputNotes, report_usable
+from factscope.core.files.error_location import parse_located
+from factscope.core.files.input_notes import InputNotes, report_usable
+from factscope.core.files.record_ids import first_of_each_id
+from factscope.core.files.tables import read_records
+from factscope.core.files.whole_file import usable_records
 from factscope.core.prompts import load_prompt
-from factscope.core.record_ids import first_of_each_id
-from factscope.core.run_result import RunResult
-from factscope.core.tables import read_records
-from factscope.core.whole_file import usable_records
+from factscope.core.runs.result import RunResult
 from factscope.engines.writer import Loaded, Produced, Writer, WriterSteps
 from factscope.kalma.data import SeedInput, entity_graph
 from factscope.kalma.file_kinds import SEEDS, expect_kind
@@ -66,7 +66,7 @@ class EvolutionState:
 def read_seeds(path: str | Path, kg: KnowledgeGraph | None) -> Iterator[tuple[int, EvolutionSeed | InputError]]:
     """Seeds from JSON / JSONL ``{id, paragraph, qids: [...]}`` (entities taken from ``kg``) or
     ``{id, paragraph, graph: [entity, ...]}``; bad records, and records whose id repeats an earlier one's
-    (``factscope.core.record_ids``), come back as InputError items."""
+    (``factscope.core.files.record_ids``), come back as InputError items."""
     path = Path(path)
     yield from first_of_each_id(path, _seed_records(path, kg), lambda seed: seed.id)
 

@@ -24,9 +24,9 @@ from pydantic import BaseModel, Field
 
 from factscope.checkers.base import Checker, CheckTask
 from factscope.core.errors import ConfigError, InputError
-from factscope.core.input_notes import InputNotes
-from factscope.core.option_metadata import about
-from factscope.core.option_validation import ValidatedOptions, rule_refusal
+from factscope.core.files.input_notes import InputNotes
+from factscope.core.options.metadata import about
+from factscope.core.options.validation import ValidatedOptions, rule_refusal
 from factscope.core.schema import Claim, ContextSetting, Label, Record, Verdict
 from factscope.engines.writer import Loaded, Produced, Writer, WriterSteps
 from factscope.refchecker.agreement_figures import AgreementFigures, ScoredResponse, agreement_figures

@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any
 from factscope.checkers.base import Checker
 from factscope.claims.base import Extractor
 from factscope.core.errors import InputError
-from factscope.core.manifest import SettingValue, fingerprint_file
+from factscope.core.files.manifest import SettingValue, fingerprint_file
 from factscope.core.record_form import FormField, RecordForm
-from factscope.core.run import Pipeline, RunRows
+from factscope.core.runs.loop import Pipeline, RunRows
 from factscope.core.schema import Record
-from factscope.core.system import ReportHooks, RunFacts, RunOutcome
+from factscope.engines.parts import ReportHooks, RunFacts, RunOutcome
 from factscope.engines.served import ServedField
 from factscope.engines.system import System
 from factscope.refchecker import html_report

@@ -17,11 +17,11 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ValidationError
 
-from factscope.core.error_location import parse_located
 from factscope.core.errors import InputError
-from factscope.core.input_files import read_json_records
-from factscope.core.manifest import RunManifest, manifest_path
-from factscope.core.results import FirstRows, repeated_message
+from factscope.core.files.error_location import parse_located
+from factscope.core.files.input_files import read_json_records
+from factscope.core.files.manifest import RunManifest, manifest_path
+from factscope.core.runs.results import FirstRows, repeated_message
 from factscope.core.schema import MODEL_FIELD
 from factscope.reports.page import RecordEntry, render_page
 from factscope.reports.report_options import Only, ReportOptions

@@ -26,8 +26,8 @@ from starlette.exceptions import HTTPException
 from starlette.routing import Match
 
 from factscope.core.errors import FactscopeError, InputError
-from factscope.core.results import FirstRows, repeated_message
-from factscope.core.storage_faults import StorageError
+from factscope.core.files.storage_faults import StorageError
+from factscope.core.runs.results import FirstRows, repeated_message
 from factscope.core.version import __version__
 from factscope.serve.config import ServeConfig, Startup
 from factscope.serve.jobs import FINISHED, Job

@@ -12,8 +12,8 @@ from dataclasses import Field, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from factscope.checkers.defaults import DEFAULT_MODE
-from factscope.core.option_metadata import about, declared_type
-from factscope.core.option_validation import ValidatedOptions, default_of
+from factscope.core.options.metadata import about, declared_type
+from factscope.core.options.validation import ValidatedOptions, default_of
 from factscope.retrieve.web_settings import WebSettings
 from factscope.serve.endpoints import endpoint_path
 from factscope.systems import SYSTEMS, AnySystem

@@ -1,5 +1,5 @@
 """What a server is started with: where it listens, where it keeps its data, its components, its limits and its
-API key. Each setting is declared once, with its help and range (``factscope.core.option_metadata.about``):
+API key. Each setting is declared once, with its help and range (``factscope.core.options.metadata.about``):
 `factscope serve` offers every such field as an option. The components come from the systems' specs
 (``factscope.serve.components``)."""
 
@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from factscope.core.option_metadata import about
-from factscope.core.option_validation import ValidatedOptions
+from factscope.core.options.metadata import about
+from factscope.core.options.validation import ValidatedOptions
 from factscope.serve.components import Components, ServerComponents
 
 

@@ -19,7 +19,7 @@ from markupsafe import Markup, escape
 from starlette.datastructures import UploadFile
 
 from factscope.core.errors import InputError
-from factscope.core.input_files import read_json_records
+from factscope.core.files.input_files import read_json_records
 from factscope.core.record_form import RecordForm
 from factscope.core.version import __version__
 from factscope.reports.dispatch import render_record, render_report

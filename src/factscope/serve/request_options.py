@@ -1,6 +1,6 @@
 """A synchronous request's body: its records (one at least) and the options of its system's spec that a request
 may set, generated from the spec's fields (their type, default, range, check and help text; see
-``factscope.core.option_metadata``); a job's options are the same fields without the records.
+``factscope.core.options.metadata``); a job's options are the same fields without the records.
 
 A request may set the options whose metadata says ``per_request``: settings the pipeline is put together with,
 never the choice of a component, as the server builds its components once. The server runs such a request with
@@ -18,8 +18,8 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, create_model
 from pydantic import Field as RequestField
 
 from factscope.core.errors import ConfigError
-from factscope.core.option_metadata import declared_type, option_fields
-from factscope.core.option_validation import refusal
+from factscope.core.options.metadata import declared_type, option_fields
+from factscope.core.options.validation import refusal
 
 
 class RecordsRequest(BaseModel):
@@ -84,7 +84,7 @@ def chosen_options(request: RecordsRequest | RequestOptions) -> dict[str, Any]:
 
 def _request_field(spec_type: type, item: Field[Any]) -> tuple[Any, Any]:
     """The pydantic field of the spec's field ``item``: its type, default, range (shown in the schema) and help;
-    a value is refused in the spec's own words (``factscope.core.option_validation.refusal``), a 422."""
+    a value is refused in the spec's own words (``factscope.core.options.validation.refusal``), a 422."""
     meta = item.metadata
     kind = declared_type(spec_type, item)
     kind = Annotated[kind, AfterValidator(_validator(spec_type, item))]

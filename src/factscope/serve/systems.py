@@ -21,7 +21,7 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel, create_model
 
 from factscope.core.errors import InputError
-from factscope.core.run import Pipeline, ProgressCallback
+from factscope.core.runs.loop import Pipeline, ProgressCallback
 from factscope.engines.system import LoadedCallback, System
 from factscope.serve.components import ServerComponents
 from factscope.serve.endpoints import endpoint_path
