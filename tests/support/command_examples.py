@@ -39,8 +39,11 @@ class Example:
 def _command_lines(text: str) -> list[str]:
     """The lines of ``text`` that run factscope (a line ending in a backslash goes on on the next), stripped."""
     joined = re.sub(r"\\\n\s*", " ", text)
-    return [" ".join(line.strip().removeprefix("$ ").split()) for line in joined.splitlines()
-            if _COMMAND.match(line.strip())]
+    return [
+        " ".join(line.strip().removeprefix("$ ").split())
+        for line in joined.splitlines()
+        if _COMMAND.match(line.strip())
+    ]
 
 
 def help_examples() -> list[Example]:

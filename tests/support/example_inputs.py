@@ -25,8 +25,13 @@ from tiny_models import WORDS, build_nli_classifier
 LOCAL_ENDPOINT = "http://localhost:8000/v1"
 """The endpoint the guides' examples name for a local server; the fake LLM server stands for it."""
 
-NLI_MODELS = ("MODEL", "roberta-large-mnli", "sentence-transformers/nli-roberta-large",
-              "MoritzLaurer/DeBERTa-v3-base-mnli", "MoritzLaurer/DeBERTa-v3-large-mnli-fever-anli-ling-wanli")
+NLI_MODELS = (
+    "MODEL",
+    "roberta-large-mnli",
+    "sentence-transformers/nli-roberta-large",
+    "MoritzLaurer/DeBERTa-v3-base-mnli",
+    "MoritzLaurer/DeBERTa-v3-large-mnli-fever-anli-ling-wanli",
+)
 """Hub NLI classifiers (and the MODEL placeholder): a tiny three-label classifier stands for each."""
 
 MODELS: dict[str, str] = {
@@ -40,38 +45,80 @@ MODELS: dict[str, str] = {
 }
 """Each hub model name an example uses, and the kind of tiny model that stands for it."""
 
-PAIRS_FILES = ("mnli_dev_matched.jsonl", "pairs.jsonl", "my_pairs.jsonl", "summedits.jsonl", "begin.jsonl",
-               "mnli.jsonl", "llm_aggrefact_test.jsonl", "llm_aggrefact_dev.jsonl", "my_test.jsonl", "my_dev.jsonl",
-               "factcheckgpt.jsonl", "support_labels.jsonl", "my_claims.jsonl", "pairs.csv",
-               "llm_aggrefact_test.parquet")
+PAIRS_FILES = (
+    "mnli_dev_matched.jsonl",
+    "pairs.jsonl",
+    "my_pairs.jsonl",
+    "summedits.jsonl",
+    "begin.jsonl",
+    "mnli.jsonl",
+    "llm_aggrefact_test.jsonl",
+    "llm_aggrefact_dev.jsonl",
+    "my_test.jsonl",
+    "my_dev.jsonl",
+    "factcheckgpt.jsonl",
+    "support_labels.jsonl",
+    "my_claims.jsonl",
+    "pairs.csv",
+    "llm_aggrefact_test.parquet",
+)
 """Labelled pair sets the checker examples read: 9 pairs, one per template (a CSV or Parquet table of
 them for those names)."""
 
-CHECK_INPUTS = ("answers.jsonl", "records.jsonl", "claims.jsonl", "responses.jsonl", "zero.jsonl",
-                "zero_context.jsonl", "answers.csv")
+CHECK_INPUTS = (
+    "answers.jsonl",
+    "records.jsonl",
+    "claims.jsonl",
+    "responses.jsonl",
+    "zero.jsonl",
+    "zero_context.jsonl",
+    "answers.csv",
+)
 """Records to check: the shipped examples/check.jsonl (a CSV table of it for answers.csv)."""
 
 CHECK_RESULTS = ("checked.jsonl", "gpt.checked.jsonl", "llama.checked.jsonl", "check.checked.jsonl")
 """A check's results file: the offline check of examples/check.jsonl."""
 
-CHECKER_FOLDERS = ("my_checker", "my-checker", "my_checker_fp32", "support_checker", "mpnet_checker", "my-mpnet")
+CHECKER_FOLDERS = (
+    "my_checker",
+    "my-checker",
+    "my_checker_fp32",
+    "support_checker",
+    "mpnet_checker",
+    "my-mpnet",
+)
 """A trained checker's folder: `factscope train-checker` on labelled pairs."""
 
 SHIPPED = {
-    "ground": {"data.json": "ground/original.json", "data/original.json": "ground/original.json",
-               "meta.json": "ground/metadata.json", "data/meta.json": "ground/metadata.json",
-               "records.jsonl": "ground/records.jsonl", "labels.jsonl": "ground/labels.jsonl",
-               "wiki.jsonl": "ground/corpus.jsonl", "original-dist.responses.jsonl": "ground/responses.jsonl"},
-    "attribute": {"answers.jsonl": "attribute/answers.jsonl", "questions.jsonl": "attribute/questions.jsonl",
-                  "graph.jsonl": "attribute/graph.jsonl"},
-    "knowledge": {"knowledge.jsonl": "knowledge/records.jsonl", "wiki.jsonl": "knowledge/corpus.jsonl",
-                  "queries.jsonl": "knowledge/records.jsonl", "train.jsonl": "knowledge/records.jsonl",
-                  "human.jsonl": "knowledge/human.jsonl"},
+    "ground": {
+        "data.json": "ground/original.json",
+        "data/original.json": "ground/original.json",
+        "meta.json": "ground/metadata.json",
+        "data/meta.json": "ground/metadata.json",
+        "records.jsonl": "ground/records.jsonl",
+        "labels.jsonl": "ground/labels.jsonl",
+        "wiki.jsonl": "ground/corpus.jsonl",
+        "original-dist.responses.jsonl": "ground/responses.jsonl",
+    },
+    "attribute": {
+        "answers.jsonl": "attribute/answers.jsonl",
+        "questions.jsonl": "attribute/questions.jsonl",
+        "graph.jsonl": "attribute/graph.jsonl",
+    },
+    "knowledge": {
+        "knowledge.jsonl": "knowledge/records.jsonl",
+        "wiki.jsonl": "knowledge/corpus.jsonl",
+        "queries.jsonl": "knowledge/records.jsonl",
+        "train.jsonl": "knowledge/records.jsonl",
+        "human.jsonl": "knowledge/human.jsonl",
+    },
 }
 """Per system, the names that stand for one of the shipped example files."""
 
-TEST_DATA = {"nq_test_random_testset.txt": "knowledge/nq_random_testset.txt",
-             "llama_nq_knowledge": "knowledge/nq_knowledge"}
+TEST_DATA = {
+    "nq_test_random_testset.txt": "knowledge/nq_random_testset.txt",
+    "llama_nq_knowledge": "knowledge/nq_knowledge",
+}
 """Names that stand for one of the tests' own data files (CONNER's released layouts)."""
 
 Command = Callable[..., None]
@@ -91,16 +138,20 @@ class Workspace:
 
     def results(self, system: str, factscope: Command) -> Path:
         """A results file of ``system`` (check, ground, attribute, knowledge) made by its offline example."""
+
         def run(folder: Path) -> None:
             shutil.copytree(EXAMPLES, folder / "examples")
             factscope(folder, *_OFFLINE_RUNS[system](self), "-o", "results.jsonl")
+
         return self._once(f"results-{system}", run) / "results.jsonl"
 
     def checker(self, factscope: Command) -> Path:
         """A checker folder trained by `factscope train-checker` on labelled pairs."""
+
         def train(folder: Path) -> None:
             write_pairs(folder / "pairs.jsonl", n=9)
             factscope(folder, "train-checker", "--data", "pairs.jsonl", "--out", "checker")
+
         return self._once("checker", train) / "checker"
 
     def _once(self, name: str, make: Callable[[Path], object]) -> Path:
@@ -133,8 +184,10 @@ class Workspace:
             shutil.copytree(self.checker(factscope), target)
         elif name == "gold_spans.jsonl":
             records = (EXAMPLES / "check.jsonl").read_text(encoding="utf-8").splitlines()
-            target.write_text("".join(json.dumps({"id": json.loads(line)["id"], "labels": []}) + "\n"
-                                      for line in records), encoding="utf-8")
+            target.write_text(
+                "".join(json.dumps({"id": json.loads(line)["id"], "labels": []}) + "\n" for line in records),
+                encoding="utf-8",
+            )
         elif name == "wiki/":
             target.mkdir()
             for line in (EXAMPLES / "knowledge" / "corpus.jsonl").read_text(encoding="utf-8").splitlines():
@@ -153,11 +206,22 @@ class Workspace:
 
 _OFFLINE_RUNS: dict[str, Callable[[Workspace], list[str]]] = {
     "check": lambda space: ["check", "examples/check.jsonl"],
-    "ground": lambda space: ["ground", "examples/ground/original.json", "--metadata", "examples/ground/metadata.json",
-                             "--responses", "examples/ground/responses.jsonl"],
+    "ground": lambda space: [
+        "ground",
+        "examples/ground/original.json",
+        "--metadata",
+        "examples/ground/metadata.json",
+        "--responses",
+        "examples/ground/responses.jsonl",
+    ],
     "attribute": lambda space: ["attribute", "score", "examples/attribute/answers.jsonl"],
-    "knowledge": lambda space: ["knowledge", "score", "examples/knowledge/records.jsonl", "--corpus",
-                                "examples/knowledge/corpus.jsonl"],
+    "knowledge": lambda space: [
+        "knowledge",
+        "score",
+        "examples/knowledge/records.jsonl",
+        "--corpus",
+        "examples/knowledge/corpus.jsonl",
+    ],
 }
 """The offline example of each system, whose results file stands for that system's results in other examples."""
 
@@ -206,12 +270,12 @@ def _build_causal_lm(folder: Path) -> None:
     vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *WORDS, ".", ",", ":", "?"]
     BertTokenizer(vocab=dict(zip(vocab, range(len(vocab)))), bos_token="[CLS]").save_pretrained(folder)
     torch.manual_seed(0)
-    GPT2LMHeadModel(GPT2Config(vocab_size=len(vocab), n_positions=256, n_embd=32, n_layer=2, n_head=2)
-                    ).save_pretrained(folder)
+    GPT2LMHeadModel(
+        GPT2Config(vocab_size=len(vocab), n_positions=256, n_embd=32, n_layer=2, n_head=2)
+    ).save_pretrained(folder)
 
 
 def model_path(space: Workspace, name: str) -> Path:
     """The tiny model that stands for the hub model ``name``."""
     made = space.model(MODELS[name])
     return made / "hhem" if MODELS[name] == "hhem" else made
-

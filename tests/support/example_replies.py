@@ -19,8 +19,13 @@ _REPLIES = [
     ("Answer with a single word, one of Entailment", "Entailment"),
     ("Is the fact supported by the text?", "True"),
     ("Score (1-5):", "4"),
-    ("Generated Answer:", ("Generated Answer: Paris is the capital of France [NA].\n"
-                          "Generated Question: What is the capital of France?")),
+    (
+        "Generated Answer:",
+        (
+            "Generated Answer: Paris is the capital of France [NA].\n"
+            "Generated Question: What is the capital of France?"
+        ),
+    ),
     ("Wikipedia:", "Paris is the capital and most populous city of France."),
     ("Output:", "What is the capital of France?"),
 ]
@@ -37,4 +42,6 @@ def reply(request: dict[str, Any]) -> str | Logprobs:
     joint = re.search(r"Answer with exactly (\d+) lines", prompt)
     if joint:
         return "\n".join(f"{number}. Entailment" for number in range(1, int(joint.group(1)) + 1))
-    return next((text for marker, text in _REPLIES if marker in prompt), "Paris is the capital of France [NA].")
+    return next(
+        (text for marker, text in _REPLIES if marker in prompt), "Paris is the capital of France [NA]."
+    )
