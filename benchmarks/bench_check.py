@@ -199,7 +199,7 @@ class RefChecker:
 
 def time_paths(paths: dict[str, Any], pairs: list, warmup: list, repeats: int) -> dict[str, dict[str, Any]]:
     """Warm each path up, then time ``repeats`` interleaved runs; labels of the last run are kept."""
-    from factscope.core.progress_display import progress
+    from factscope.core.display.progress import progress
 
     figures: dict[str, dict[str, Any]] = {key: {"seconds": [], "cpu_seconds": []} for key in paths}
     with progress("benchmark runs", total=repeats * len(paths)) as bar:
@@ -321,8 +321,8 @@ def main() -> None:
     from transformers import AutoTokenizer
 
     from factscope.cli.display import print_table
-    from factscope.core.figure_table import summary_table
-    from factscope.core.progress_display import console
+    from factscope.core.display.figure_table import summary_table
+    from factscope.core.display.progress import console
 
     torch.set_num_threads(args.threads)
     workdir = Path(tempfile.mkdtemp(prefix="factscope-bench-"))

@@ -54,7 +54,7 @@ def main() -> None:
     from factscope.claims.rule_triplets import RuleTripletExtractor
     from factscope.claims.sentences import SentenceExtractor
     from factscope.cli.display import print_table
-    from factscope.core.figure_table import summary_table
+    from factscope.core.display.figure_table import summary_table
 
     responses = load_responses(args.data, args.count, args.join)
     words = sum(len(r.split()) for r in responses)

@@ -22,7 +22,7 @@ from results_file import add_out_option, write_results
 
 from factscope.checkers.embedded import load_embedded_scorer, shipped_checker_dir
 from factscope.cli.display import print_table
-from factscope.core.figure_table import summary_table
+from factscope.core.display.figure_table import summary_table
 from factscope.core.schema import LABELS, Label
 from factscope.training.evaluation import evaluate
 from factscope.training.long_context import in_context, unrelated_context

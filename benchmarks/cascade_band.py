@@ -44,7 +44,7 @@ from claim_families import PAIR_SETS, default_data_dir
 from results_file import RESULTS_DIR, machine
 
 from factscope.checkers.registry import make_checker
-from factscope.core.manifest import describe
+from factscope.core.files.manifest import describe
 from factscope.evaluation.checker_eval import check_pairs
 from factscope.evaluation.pairs import LabelledPair, read_pairs, sample_pairs
 from factscope.metrics.classification import auroc, balanced_accuracy

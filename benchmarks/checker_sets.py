@@ -22,7 +22,7 @@ from results_file import add_out_option, write_results
 
 from factscope.checkers.registry import make_checker
 from factscope.cli.display import print_table
-from factscope.core.figure_table import summary_table
+from factscope.core.display.figure_table import summary_table
 from factscope.evaluation.checker_eval import evaluate_checker
 from factscope.evaluation.pairs import read_pairs, sample_pairs
 

@@ -26,7 +26,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from factscope.checkers.base import Checker, CheckTask
 from factscope.checkers.registry import make_checker
-from factscope.core.manifest import describe, fingerprint_items
+from factscope.core.files.manifest import describe, fingerprint_items
 
 CONFIGURATIONS = {
     "none": (),

@@ -160,7 +160,7 @@ def score_documents(
     ``shortlist``, the checker reads only each fact's ``shortlist`` windows of highest cosine (the others score NaN).
     """
     from factscope.checkers.registry import make_checker
-    from factscope.core.manifest import describe
+    from factscope.core.files.manifest import describe
     from factscope.grounding.presence import BiEncoderPresence, NLIPresence, sentence_windows
 
     bi = BiEncoderPresence(window=window)

@@ -84,7 +84,7 @@ class StageClock:
 def instrument(checker: Any, extractor: Any) -> StageClock:
     """A clock on the stages of ``checker`` (a segmented checker) and ``extractor``."""
     from factscope.checkers.segmented import SegmentedChecker
-    from factscope.core.results_file import ResultWriter
+    from factscope.core.files.results_file import ResultWriter
     from factscope.hf.encoders import BiEncoder
 
     clock = StageClock()

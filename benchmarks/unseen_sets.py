@@ -36,7 +36,7 @@ from claim_families import PAIR_SETS, default_data_dir
 from results_file import RESULTS_DIR, add_out_option, machine
 
 from factscope.checkers.registry import make_checker
-from factscope.core.manifest import describe
+from factscope.core.files.manifest import describe
 from factscope.evaluation.checker_eval import evaluate_checker
 from factscope.evaluation.pairs import read_pairs, sample_pairs
 from factscope.metrics.classification import auroc, balanced_accuracy

@@ -209,6 +209,8 @@ def fit(args: argparse.Namespace) -> None:
     }
     if args.second:
         figures["cascade"] = cascade(users, load(args.scores, args.second), args.second)
+        if args.write_band:
+            write_band(args.checker, figures["cascade"])
     if args.write_decision:
         decision = ClaimDecision.fit(
             [row["measured"] for row in users],
@@ -245,19 +247,24 @@ def cascade(first: list[dict], second: list[dict], second_name: str) -> dict:
     def gold(rows: list[dict]) -> np.ndarray:
         return np.array([row["supported"] for row in rows])
 
-    table = {}
-    for family in families:
-        held = [row for row in shared if row["family"] == family]
-        others = {f: [row for row in shared if row["family"] == f] for f in families if f != family}
+    def best_band(groups: list[list[dict]]) -> tuple[float, float, float]:
+        """The band with the best mean balanced accuracy over ``groups`` among those escalating at most 40%."""
         best: tuple[float, float, float] | None = None
         for low, high in bands:
-            results = [called(rows, low, high) for rows in others.values()]
+            results = [called(rows, low, high) for rows in groups]
             if np.mean(np.concatenate([band for _, band in results])) > 0.4:
                 continue
-            score = float(np.mean([_ba(gold(rows), calls) for rows, (calls, _) in zip(others.values(), results)]))
+            score = float(np.mean([_ba(gold(rows), calls) for rows, (calls, _) in zip(groups, results)]))
             if best is None or score > best[0]:
                 best = (score, low, high)
         assert best is not None
+        return best
+
+    by_family = {family: [row for row in shared if row["family"] == family] for family in families}
+    table = {}
+    for family in families:
+        held = by_family[family]
+        best = best_band([rows for other, rows in by_family.items() if other != family])
         calls, band = called(held, best[1], best[2])
         table[family] = {
             "pairs": len(held),
@@ -271,7 +278,32 @@ def cascade(first: list[dict], second: list[dict], second_name: str) -> dict:
         key: float(np.mean([entry[key] for entry in table.values()]))
         for key in ("cascade_ba", "first_ba", "second_ba", "escalated")
     }
-    return {"second": second_name, "pairs": len(shared), "per_family": table, "mean": mean}
+    everything = best_band(list(by_family.values()))
+    fitted = {"low": everything[1], "high": everything[2], "mean_ba": everything[0]}
+    return {"second": second_name, "pairs": len(shared), "per_family": table, "mean": mean, "fitted_on_all": fitted}
+
+
+def write_band(first: str, fitted: dict) -> None:
+    """Keep the band fitted on every users'-task family as the shipped band of the cascade ``first`` -> second."""
+    from factscope.checkers.cascade import BANDS_FILE
+
+    bands = json.loads(BANDS_FILE.read_text(encoding="utf-8"))
+    everything = fitted["fitted_on_all"]
+    escalated = float(np.mean([entry["escalated"] for entry in fitted["per_family"].values()]))
+    bands[first] = {
+        "low": everything["low"],
+        "high": everything["high"],
+        "fitted_on": f"the users'-task benchmark, {fitted['pairs']} pairs of four families (validation and test groups)",
+        "second": fitted["second"],
+        "rule": "among the bands escalating at most 40% of the pairs, the best mean balanced accuracy over the families",
+        "left_out_family_mean_ba": {
+            "cascade": round(fitted["mean"]["cascade_ba"], 3),
+            "first_alone": round(fitted["mean"]["first_ba"], 3),
+        },
+        "left_out_share_escalated": round(escalated, 3),
+        "benchmark": "benchmarks/users_task.py fit --second mpnet --write-band, benchmarks/results/users_task.json",
+    }
+    BANDS_FILE.write_text(json.dumps(bands, indent=2) + "\n", encoding="utf-8")
 
 
 def seconds(args: argparse.Namespace) -> None:
@@ -306,6 +338,9 @@ def main() -> None:
     fitting = commands.add_parser("fit", help="leave-one-family-out figures of each decision")
     fitting.add_argument("--checker", default="embedded")
     fitting.add_argument("--second", help="a second scored checker: simulate the cascade checker -> second")
+    fitting.add_argument(
+        "--write-band", action="store_true", help="with --second: ship the band fitted on every family"
+    )
     fitting.add_argument("--write-decision", type=Path, help="save the decision fitted on every users'-task family")
     add_out_option(fitting)
     timing = commands.add_parser("seconds", help="seconds a pair of each checker, per set, from its scores")

@@ -95,7 +95,7 @@ def test_the_shipped_band_is_fitted_for_the_embedded_checker():
     bands = json.loads(BANDS_FILE.read_text())
     low, high = fitted_band("embedded")
     assert 0.0 <= low < high <= 1.0
-    assert bands["embedded"]["fitted_on"].startswith("validation groups")
+    assert bands["embedded"]["fitted_on"].startswith("the users'-task benchmark")
 
 
 def test_check_with_the_real_cascade_of_embedded_and_mpnet(monkeypatch, capsys, tmp_path):

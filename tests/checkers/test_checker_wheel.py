@@ -19,7 +19,7 @@ from factscope.checkers.embedded import directory_digest, shipped_checker_dir
 from factscope.checkers.registry import CHECKERS, make_checker
 from factscope.checkers.wheel import CheckerPackage, build_checker_wheel, package_checker
 from factscope.core.errors import ConfigError
-from factscope.core.manifest import describe
+from factscope.core.files.manifest import describe
 from plugin_path import plugins_from
 
 

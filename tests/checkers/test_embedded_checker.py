@@ -17,7 +17,7 @@ from factscope.checkers.embedded import (
     shipped_checker_dir,
 )
 from factscope.core.errors import ConfigError
-from factscope.core.manifest import describe
+from factscope.core.files.manifest import describe
 from factscope.core.schema import LABELS, Label
 
 ENTAILED = [

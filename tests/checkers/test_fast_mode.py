@@ -274,7 +274,7 @@ def test_an_unknown_mode_is_refused():
 
 
 def test_the_results_manifest_records_the_mode_and_the_fast_settings():
-    from factscope.core.manifest import describe
+    from factscope.core.files.manifest import describe
 
     fast = describe(make_checker(StandInScorer(), "fast", top_k=5))
     exact = describe(make_checker(StandInScorer(), "exact"))
@@ -344,7 +344,7 @@ def test_check_mode_fast_warns_and_checks_exactly_and_device_reaches_the_checker
     from typer.testing import CliRunner
 
     from factscope.checkers import embedded
-    from factscope.core.manifest import manifest_path
+    from factscope.core.files.manifest import manifest_path
 
     devices = []
 

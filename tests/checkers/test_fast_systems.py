@@ -19,7 +19,7 @@ from factscope.conner.data import KnowledgeRecord
 from factscope.conner.evaluator import KnowledgeEvaluator
 from factscope.conner.evaluator_setup import make_evaluator
 from factscope.conner.spec import KnowledgeSpec
-from factscope.core.manifest import manifest_path
+from factscope.core.files.manifest import manifest_path
 from factscope.grounding.presence import NLIPresence, ShortlistNLIPresence, decide, make_presence
 from factscope.grounding.presence_rounds import PresenceRounds, best_in_rounds, rank_windows
 from factscope.grounding.spec import GroundSpec
@@ -106,7 +106,7 @@ def test_fast_shortlist_presence_reads_the_closest_window_first_and_stops():
 
 
 def test_the_presence_mode_goes_from_the_spec_to_the_model_and_its_description():
-    from factscope.core.manifest import describe
+    from factscope.core.files.manifest import describe
     from factscope.llm.client import LLMClient
     from factscope.llm.config import LLMConfig
 

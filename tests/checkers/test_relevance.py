@@ -9,7 +9,7 @@ from factscope.checkers.base import CheckTask
 from factscope.checkers.registry import make_checker
 from factscope.checkers.relevance import DEFAULT_MIN_RELEVANCE, content_stems, lexical_relevance
 from factscope.core.errors import ConfigError
-from factscope.core.manifest import describe
+from factscope.core.files.manifest import describe
 from factscope.core.schema import Label
 from tiny_models import build_nli_classifier
 

@@ -10,7 +10,7 @@ import pytest
 
 from factscope.checkers.base import CheckTask
 from factscope.checkers.segmented import SegmentedChecker
-from factscope.core.manifest import describe
+from factscope.core.files.manifest import describe
 from factscope.core.schema import Label, Mismatch, Span
 
 E, N, C = Label.ENTAILMENT, Label.NEUTRAL, Label.CONTRADICTION

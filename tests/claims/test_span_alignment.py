@@ -43,3 +43,17 @@ def test_the_example_of_the_spans_page_prints_what_it_says(tmp_path, capsys):
     said = [line.removeprefix("# ") for line in block.splitlines() if line.startswith("# (")]
     printed = capsys.readouterr().out.splitlines()
     assert printed[: len(said)] == said
+
+
+def test_the_share_of_content_words_a_claim_needs_is_a_parameter(tmp_path, capsys):
+    half = Claim(text="Pierre received the Nobel Prize.", sentence_ids=[1])
+    assert spans_of(half) == (["the Nobel Prize"], "words"), "two of its four content words: half is enough"
+    stricter = aligned_spans(TEXT, half, SENTENCES, min_coverage=0.75)
+    assert stricter["spans_cover"] == "sentence"
+    assert [s.text for s in stricter["spans"]] == ["She won the Nobel Prize in 1903 and discovered radium."]
+    from doc_examples import python_blocks, run_block
+
+    run_block(python_blocks("concepts/spans.md")[1], tmp_path)
+    assert capsys.readouterr().out.splitlines() == ["words", "sentence"], (
+        "the spans page's example of the parameter"
+    )

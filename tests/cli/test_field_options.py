@@ -30,9 +30,9 @@ from factscope.conner.demonstrations import DemonstrationSettings
 from factscope.conner.generation import CandidateSampling, GenerationSettings
 from factscope.conner.generation_run import SELECTION_FIELDS
 from factscope.conner.spec import KnowledgeSpec
-from factscope.core.option_metadata import about
-from factscope.core.option_rules import CountsWhen
-from factscope.core.option_validation import ValidatedOptions
+from factscope.core.options.metadata import about
+from factscope.core.options.rules import CountsWhen
+from factscope.core.options.validation import ValidatedOptions
 from factscope.engines.ray import RayOptions
 from factscope.grounding.calibration import CalibrationSettings
 from factscope.grounding.distractors import DistractorSettings

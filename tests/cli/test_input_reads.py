@@ -8,7 +8,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from factscope.core.manifest import fingerprint_items
+from factscope.core.files.manifest import fingerprint_items
 from factscope.grounding.data import ScoredExamples
 from factscope.refchecker.data import CheckRecords
 from repo_paths import EXAMPLES

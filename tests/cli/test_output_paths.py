@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from cli_entry import run_factscope
-from factscope.core import manifest, output_checks
 from factscope.core.errors import InputError
+from factscope.core.files import manifest, output_checks
 
 RECORD = {"id": "r1", "response": "Ada wrote code.", "references": ["Ada wrote code."]}
 

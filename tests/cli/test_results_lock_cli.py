@@ -7,12 +7,12 @@ import sys
 from typer.testing import CliRunner
 
 from factscope.checkers import registry
-from factscope.core.results_lock import ResultsLocked, lock_path
+from factscope.core.files.results_lock import ResultsLocked, lock_path
 from repo_paths import EXAMPLES
 
 HOLD = """
 import sys, time
-from factscope.core.results_lock import results_lock
+from factscope.core.files.results_lock import results_lock
 with results_lock(sys.argv[1]):
     print("held", flush=True)
     time.sleep(60)

@@ -30,26 +30,27 @@ ALLOWED: dict[str, set[str]] = {
     "plots": {"core"},
     "engines": {"core"},
     "training": {"core", "hf", "checkers", "metrics", "evaluation"},
-    "reports": {"core", "metrics", "plots", "engines", "refchecker", "grounding", "kalma", "conner"},
+    "systems": {"engines", "refchecker", "grounding", "kalma", "conner"},
+    "reports": {"core", "metrics", "plots", "engines", "refchecker", "grounding", "kalma", "conner", "systems"},
     "serve": {
         "core", "llm", "hf", "kg", "claims", "checkers", "retrieve", "metrics", "evaluation", "plots", "engines",
-        "refchecker", "grounding", "kalma", "conner", "reports",
+        "refchecker", "grounding", "kalma", "conner", "systems", "reports",
     },
     ROOT: {
         "core", "llm", "hf", "kg", "metrics", "claims", "checkers", "retrieve", "refchecker", "grounding", "kalma",
-        "conner", "evaluation", "plots", "engines", "reports",
+        "conner", "evaluation", "plots", "engines", "systems", "reports",
     },
     "testing": {
         "core", "llm", "hf", "kg", "metrics", "claims", "checkers", "retrieve", "refchecker", "grounding", "kalma",
-        "conner", "evaluation", "plots", "engines", "reports", ROOT,
+        "conner", "evaluation", "plots", "engines", "systems", "reports", ROOT,
     },
     "integrations": {
         "core", "llm", "hf", "kg", "metrics", "claims", "checkers", "retrieve", "refchecker", "grounding", "kalma",
-        "conner", "evaluation", "plots", "engines", "reports", ROOT,
+        "conner", "evaluation", "plots", "engines", "systems", "reports", ROOT,
     },
     "cli": {
         "core", "llm", "hf", "kg", "metrics", "claims", "checkers", "retrieve", "refchecker", "grounding", "kalma",
-        "conner", "evaluation", "plots", "engines", "training", "reports", "serve", ROOT,
+        "conner", "evaluation", "plots", "engines", "systems", "training", "reports", "serve", ROOT,
     },
     "__main__": {"cli"},
 }

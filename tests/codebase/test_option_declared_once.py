@@ -18,8 +18,8 @@ import factscope
 from command_line import command_line
 from factscope.claims.registry import make_extractor
 from factscope.cli import check as check_command
-from factscope.core.manifest import manifest_path
-from factscope.core.option_metadata import about
+from factscope.core.files.manifest import manifest_path
+from factscope.core.options.metadata import about
 from factscope.core.schema import Label, Verdict
 from factscope.refchecker.spec import CheckSpec
 from factscope.refchecker.system import CheckSystem

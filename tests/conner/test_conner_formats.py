@@ -18,7 +18,7 @@ from factscope.conner.data import KnowledgeRecord, read_knowledge_records
 from factscope.conner.evaluator import KnowledgeEvaluator, KnowledgeSettings
 from factscope.conner.released_files import file_layout
 from factscope.core.errors import ConfigError, InputError
-from factscope.core.manifest import ResultsMismatch
+from factscope.core.files.manifest import ResultsMismatch
 from factscope.core.schema import LABELS, Verdict
 from factscope.retrieve.corpus import Hit
 

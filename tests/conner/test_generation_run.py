@@ -1,5 +1,6 @@
-"""A knowledge-generation run over a file of queries (conner.generation_run) on the fake LLM server: its
-settings declared once (GenerationSettings, CandidateSampling, DemonstrationSettings), the evaluator built only
+"""A knowledge-generation run over a file of queries (conner.generation_run: the KnowledgeWriter) on the fake LLM
+server: its settings declared once (GenerationSettings, CandidateSampling, DemonstrationSettings, held by
+KnowledgeGenerationSettings), the evaluator built only
 where Q_know chooses, the records counted, and the run policy of a knowledge file (KnowledgeSystem.check_usable)."""
 
 from __future__ import annotations
@@ -13,12 +14,12 @@ import pytest
 import repo_paths
 from factscope.conner.demonstrations import DemonstrationSettings
 from factscope.conner.generation import CandidateSampling, GenerationSettings
-from factscope.conner.generation_run import run_generation, selection_spec
+from factscope.conner.generation_run import KnowledgeGenerationSettings, KnowledgeWriter, selection_spec
 from factscope.conner.scores import KnowledgeScores
 from factscope.conner.spec import KnowledgeSpec
 from factscope.conner.system import KnowledgeSystem
 from factscope.core.errors import InputError
-from factscope.core.option_rules import broken_rule, field_rules
+from factscope.core.options.rules import broken_rule, field_rules
 from factscope.llm.client import LLMClient, LLMConfig
 from kept_notes import KeptNotes
 
@@ -82,10 +83,9 @@ class NotesWithRequests(KeptNotes):
 def test_a_run_counts_its_records_reports_the_bad_ones_and_answers(fake_llm, tmp_path):
     fake_llm.responder = lambda request: "Some knowledge."
     told = KeptNotes()
-    made = run_generation(
-        BAD_RECORDS, _client(fake_llm), GenerationSettings(), DemonstrationSettings(answer=True),
-        output=tmp_path / "out.jsonl", notes=told,
-    )
+    settings = KnowledgeGenerationSettings(demonstrations=DemonstrationSettings(answer=True))
+    made = KnowledgeWriter().write(settings, BAD_RECORDS, llm=_client(fake_llm), output=tmp_path / "out.jsonl",
+                                   notes=told)
     # lines 4 and 5 cannot be read; line 6 has no knowledge, which a query to generate for needs not
     assert (made.records, made.skipped, made.new_records, made.failed) == (4, 2, 4, 0)
     assert [problem.line for problem in told.skipped_records] == [4, 5] and len(told.lines) == 2
@@ -103,11 +103,12 @@ def test_selection_keeps_the_best_candidate_and_demonstrations_are_told_before_g
     texts = ["Short.", "The longest candidate of all.", "Mid length."]
     fake_llm.responder = lambda request: texts[request["seed"]] if "seed" in request else "x"
     told = NotesWithRequests(fake_llm)
-    made = run_generation(
-        _queries(tmp_path, "who wrote it"), _client(fake_llm),
-        CandidateSampling(candidates=3).settings(GenerationSettings(mode="few")),
-        DemonstrationSettings(train=TRAIN, shots=2, select_from=4), scoring=KnowledgeSpec(evaluator=RankByLength()),
-        output=tmp_path / "out.jsonl", notes=told,
+    settings = KnowledgeGenerationSettings(
+        generation=CandidateSampling(candidates=3).settings(GenerationSettings(mode="few")),
+        demonstrations=DemonstrationSettings(train=TRAIN, shots=2, select_from=4),
+    )
+    made = KnowledgeWriter(KnowledgeSpec(evaluator=RankByLength())).write(
+        settings, _queries(tmp_path, "who wrote it"), llm=_client(fake_llm), output=tmp_path / "out.jsonl", notes=told
     )
     (row,) = made.results
     assert row.selected == 1 and row.knowledge == texts[1]
@@ -122,7 +123,7 @@ def test_a_file_without_a_usable_query_is_an_error(fake_llm, tmp_path):
     bad.write_text('{"id": "a"}\n{broken\n')  # two reasons: no whole-file error, each record skipped
     told = KeptNotes()
     with pytest.raises(InputError, match="no usable records"):
-        run_generation(bad, _client(fake_llm), GenerationSettings(), DemonstrationSettings(), notes=told)
+        KnowledgeWriter().write(KnowledgeGenerationSettings(), bad, llm=_client(fake_llm), notes=told)
     assert [problem.line for problem in told.skipped_records] == [1, 2] and fake_llm.requests == []
 
 

@@ -9,9 +9,9 @@ from factscope.conner.data import KnowledgeRecord
 from factscope.conner.generation import (
     GenerationSettings,
     KnowledgeGenerator,
+    keep_best_candidates,
     sample_demonstrations,
     select_demonstrations,
-    select_knowledge,
 )
 from factscope.conner.scores import KnowledgeScores
 from factscope.conner.templates import few_shot_prompt, fill
@@ -74,12 +74,12 @@ class RankByLength:
         ]
 
 
-def test_select_knowledge_keeps_argmax(fake_llm):
+def test_keep_best_candidates_keeps_argmax(fake_llm):
     texts = ["short.", "the longest candidate text.", "unscorable and very long text here"]
     fake_llm.responder = lambda request: texts[request["seed"]]
     generator = KnowledgeGenerator(_client(fake_llm), GenerationSettings(candidates=3, seed=0))
     generated = generator.generate([TEST])
-    select_knowledge([TEST], generated, RankByLength())
+    keep_best_candidates([TEST], generated, RankByLength())
     item = generated[0]
     assert [c.q_know for c in item.candidates] == [6.0, 27.0, None]
     assert item.selected == 1 and item.knowledge == texts[1]

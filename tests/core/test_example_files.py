@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from factscope.core.errors import InputError
-from factscope.core.example_files import copy_examples
+from factscope.core.files.example_files import copy_examples
 from repo_paths import EXAMPLES
 
 

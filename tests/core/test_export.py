@@ -9,7 +9,7 @@ import pytest
 import factscope
 from cli_entry import run_factscope
 from containment import ContainsChecker
-from factscope.core.tables import csv_records, table_records
+from factscope.core.files.tables import csv_records, table_records
 from repo_paths import EXAMPLES
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from rich.console import Console
 
-from factscope.core.figure_table import format_value, summary_table
+from factscope.core.display.figure_table import format_value, summary_table
 
 
 @pytest.mark.parametrize(("value", "shown"), [(None, "n/a"), (0.123456, "0.1235"), (3, "3"), ("gpt-4", "gpt-4")])

@@ -7,8 +7,8 @@ import platform
 
 import pytest
 
-from factscope.core import heap
-from factscope.core.heap import HeapTrimmer
+from factscope.core.runs import heap
+from factscope.core.runs.heap import HeapTrimmer
 
 
 class _Clock:

@@ -8,8 +8,8 @@ import json
 import pytest
 
 from factscope.core.errors import ConfigError, InputError
-from factscope.core.input_files import read_json_records
-from factscope.core.record_limits import MAX_RECORD_BYTES
+from factscope.core.files.input_files import read_json_records
+from factscope.core.files.record_limits import MAX_RECORD_BYTES
 
 
 def _records(path):

@@ -8,11 +8,11 @@ from typing import Annotated, Literal
 import pytest
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from factscope.core.error_location import located_error, parse_located
 from factscope.core.errors import InputError
-from factscope.core.input_files import read_json_records
-from factscope.core.results import ResultRows, iter_json_rows
-from factscope.core.results_file import ResultWriter
+from factscope.core.files.error_location import located_error, parse_located
+from factscope.core.files.input_files import read_json_records
+from factscope.core.files.results_file import ResultWriter
+from factscope.core.runs.results import ResultRows, iter_json_rows
 
 
 def test_json_list_items_carry_their_line_numbers(tmp_path):
@@ -143,7 +143,7 @@ def test_parse_located_returns_the_model_or_raises_the_located_error():
 
 
 def test_a_record_nested_too_deeply_is_skipped_with_its_line_and_the_others_are_kept(tmp_path):
-    from factscope.core.input_files import read_json_records
+    from factscope.core.files.input_files import read_json_records
 
     deep = "[" * 10_000 + "]" * 10_000
     lines = tmp_path / "deep.jsonl"

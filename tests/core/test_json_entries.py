@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from factscope.core import json_entries as module
 from factscope.core.errors import InputError
-from factscope.core.json_entries import document_kind, json_entries
+from factscope.core.files import json_entries as module
+from factscope.core.files.json_entries import document_kind, json_entries
 
 TRICKY = {
     "plain": {"qText": "Who?", "n": [1, 2.5, -3e2, True, False, None]},

@@ -19,7 +19,7 @@ from factscope.conner.evaluator import KnowledgeEvaluator
 from factscope.conner.scores import Factuality, KnowledgeScores, SentenceEvidence
 from factscope.conner.totals import KnowledgeTotals
 from factscope.conner.totals import summarize as summarize_knowledge
-from factscope.core.results import ResultRows
+from factscope.core.runs.results import ResultRows
 from factscope.core.schema import LABELS, Claim, Extraction, Label, Record, Verdict
 from factscope.grounding.data import GroundExample
 from factscope.grounding.presence import WindowedPresence

@@ -22,7 +22,7 @@ from factscope.checkers.options import CheckerOptions
 from factscope.cli.option_groups import option_flags
 from factscope.conner.spec import KnowledgeSpec
 from factscope.core.errors import ConfigError
-from factscope.core.option_validation import ValidatedOptions
+from factscope.core.options.validation import ValidatedOptions
 from factscope.grounding.spec import GroundSpec
 from factscope.kalma.spec import AttributeSpec
 from factscope.refchecker.spec import CheckSpec

@@ -6,7 +6,7 @@ import subprocess
 import sys
 from dataclasses import dataclass, field, fields
 
-from factscope.core.option_metadata import about, option_fields
+from factscope.core.options.metadata import about, option_fields
 from factscope.refchecker.spec import CheckSpec, checker_catalogue, extractor_catalogue
 
 

@@ -16,8 +16,8 @@ from factscope.checkers.options import (
     CheckerOptions,
 )
 from factscope.conner.spec import KnowledgeSpec
-from factscope.core.option_metadata import about
-from factscope.core.option_rules import CountsWhen, broken_rule, field_rules
+from factscope.core.options.metadata import about
+from factscope.core.options.rules import CountsWhen, broken_rule, field_rules
 from factscope.grounding.spec import UP_TO_WINDOW, WINDOWED, GroundSpec
 from factscope.refchecker.spec import CheckSpec, retrieves
 from factscope.retrieve.retriever_names import names_search_service

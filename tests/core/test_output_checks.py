@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from factscope.core.errors import InputError
-from factscope.core.output_checks import check_outputs, check_written_file
+from factscope.core.files.output_checks import check_outputs, check_written_file
 from factscope.evaluation.checker_comparison import EvaluationPairs, EvaluationSettings, evaluate_pair_files
-from factscope.refchecker.agree import AgreementInputs, AgreeSettings, run_agreement
+from factscope.refchecker.agree import AgreementInputs, AgreementWriter, AgreeSettings
 from factscope.refchecker.spec import CheckSpec
 from factscope.refchecker.system import CHECK
 
@@ -58,9 +58,11 @@ def test_agreement_and_evaluation_runs_refuse_a_bad_report_before_any_work(tmp_p
     nothing = AgreementInputs(annotations=[], records=[], skipped=[])
     settings = AgreeSettings(output=tmp_path / "a.jsonl", report=tmp_path)
     with pytest.raises(InputError, match="is a folder; give `report` a file name"):
-        run_agreement(nothing, settings, CheckSpec(checker="no-such-checker"))
+        AgreementWriter(CheckSpec(checker="no-such-checker")).write(settings, nothing, llm=None,
+                                                                    output=settings.results_file)
     with pytest.raises(InputError, match="is a folder; name a results file as `output`"):
-        run_agreement(nothing, AgreeSettings(output=tmp_path), CheckSpec(checker="no-such-checker"))
+        AgreementWriter(CheckSpec(checker="no-such-checker")).write(AgreeSettings(output=tmp_path), nothing, llm=None,
+                                                                    output=tmp_path)
     no_pairs = EvaluationPairs(files=[Path("pairs.jsonl")], pairs=[], skipped={})
     with pytest.raises(InputError, match="is a folder; give `output` a file name"):
         evaluate_pair_files(no_pairs, EvaluationSettings(output=tmp_path))

@@ -2,7 +2,7 @@
 
 import pytest
 
-from factscope.core import progress_display as report
+from factscope.core.display import progress as report
 
 
 class FakeClock:

@@ -9,7 +9,7 @@ from command_line import command_line
 from factscope.checkers.base import CheckTask
 from factscope.conner.evaluator import KnowledgeEvaluator
 from factscope.conner.task import KnowledgeRun
-from factscope.core.run import ProgressEvent
+from factscope.core.runs.loop import ProgressEvent
 from factscope.core.schema import Label, Verdict
 from factscope.grounding.task import GroundRun
 from factscope.kalma.task import AttributionRun

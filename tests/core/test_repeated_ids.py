@@ -1,5 +1,5 @@
 """One rule for a repeated id, in every reader: the first record keeps it, a later one is skipped with a located
-error that names the line of the first (``factscope.core.record_ids``)."""
+error that names the line of the first (``factscope.core.files.record_ids``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import json
 import pytest
 
 from cli_entry import run_factscope
-from factscope.core.record_ids import RecordIds
+from factscope.core.files.record_ids import RecordIds
 from factscope.grounding.data import load_dataset
 from factscope.grounding.responses import read_responses
 from factscope.refchecker.data import load_check_records

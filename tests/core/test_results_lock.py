@@ -14,13 +14,13 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-import factscope.core.results_lock as locking
-from factscope.core.results_lock import ResultsLocked, acquire, lock_path, release, results_lock
-from factscope.core.run import run_batches, run_manifest
+import factscope.core.files.results_lock as locking
+from factscope.core.files.results_lock import ResultsLocked, acquire, lock_path, release, results_lock
+from factscope.core.runs.loop import run_batches, run_manifest
 
 HOLD = """
 import sys, time
-from factscope.core.results_lock import results_lock
+from factscope.core.files.results_lock import results_lock
 with results_lock(sys.argv[1]):
     print("held", flush=True)
     time.sleep(float(sys.argv[2]))
@@ -122,8 +122,8 @@ def test_two_processes_racing_for_one_file_write_every_record_once(tmp_path):
     script = """
 import sys, time
 from pydantic import BaseModel
-from factscope.core.results_lock import ResultsLocked
-from factscope.core.run import run_batches, run_manifest
+from factscope.core.files.results_lock import ResultsLocked
+from factscope.core.runs.loop import run_batches, run_manifest
 class Row(BaseModel):
     id: str
 items = [f"r{n}" for n in range(200)]

@@ -7,7 +7,7 @@ from pydantic import BaseModel
 from typer.testing import CliRunner
 
 from factscope.core.errors import InputError
-from factscope.core.manifest import (
+from factscope.core.files.manifest import (
     ResultsMismatch,
     RunManifest,
     describe,
@@ -16,7 +16,7 @@ from factscope.core.manifest import (
     manifest_path,
     prepare_results,
 )
-from factscope.core.run import run_batches, run_manifest
+from factscope.core.runs.loop import run_batches, run_manifest
 from repo_paths import EXAMPLES
 
 

@@ -13,9 +13,9 @@ from pydantic import BaseModel
 
 import factscope
 from containment import ContainsChecker
-from factscope.core.results import FirstRows, RepeatedRecords, ResultRows
-from factscope.core.results_file import ResultWriter
-from factscope.core.storage_faults import StorageError, storage_fault
+from factscope.core.files.results_file import ResultWriter
+from factscope.core.files.storage_faults import StorageError, storage_fault
+from factscope.core.runs.results import FirstRows, RepeatedRecords, ResultRows
 from factscope.llm.cache import ResponseCache
 from repo_paths import EXAMPLES
 

@@ -13,8 +13,8 @@ from factscope.checkers.registry import make_checker
 from factscope.claims.registry import make_extractor
 from factscope.conner.spec import KnowledgeSpec
 from factscope.conner.system import KNOWLEDGE
-from factscope.core.manifest import ResultsMismatch, manifest_path, spec_settings
-from factscope.core.option_metadata import about, option_fields
+from factscope.core.files.manifest import ResultsMismatch, manifest_path, spec_settings
+from factscope.core.options.metadata import about, option_fields
 from factscope.grounding.spec import GroundSpec
 from factscope.grounding.system import GROUND
 from factscope.kalma.spec import AttributeSpec

@@ -11,7 +11,7 @@ import pytest
 import factscope
 from factscope.conner.data import KnowledgeRecords
 from factscope.core.errors import InputError
-from factscope.core.results import ResultRows
+from factscope.core.runs.results import ResultRows
 from factscope.core.schema import Label, Verdict
 from factscope.kalma.answers import AnswerRecords, load_answers
 from repo_paths import EXAMPLES

@@ -12,7 +12,7 @@ from factscope.claims.registry import make_extractor
 from factscope.conner.spec import KnowledgeSpec
 from factscope.conner.system import KNOWLEDGE
 from factscope.core.errors import InputError
-from factscope.core.system import SystemBuild
+from factscope.engines.parts import SystemBuild
 from factscope.engines.shards import readable_items
 from factscope.engines.system import RunOptions, System
 from factscope.grounding.data import GroundExample, ScoredExamples
@@ -203,7 +203,7 @@ def test_a_grounding_file_without_responses_says_how_to_give_them(tmp_path):
 def test_a_run_on_a_results_file_another_run_writes_is_refused_before_any_model_is_built(tmp_path):
     import threading
 
-    from factscope.core.results_lock import ResultsLocked, results_lock
+    from factscope.core.files.results_lock import ResultsLocked, results_lock
 
     data, output = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
     data.write_text("".join(json.dumps(record) + "\n" for record in RECORDS), encoding="utf-8")

@@ -16,8 +16,8 @@ import factscope
 from cli_entry import run_factscope
 from containment import ContainsChecker, SubstringPresence
 from factscope.conner.evaluator import KnowledgeEvaluator
-from factscope.core import tables
 from factscope.core.errors import InputError
+from factscope.core.files import tables
 from factscope.refchecker.data import CheckRecords
 from repo_paths import EXAMPLES
 

@@ -14,8 +14,8 @@ from containment import SUPPORTED, UNSUPPORTED, ContainsChecker, SubstringPresen
 from doc_examples import python_blocks, run_block
 from factscope.conner.scores import KnowledgeScores, SentenceEvidence
 from factscope.core.errors import InputError
-from factscope.core.result_tables import table_rows, write_table
-from factscope.core.tables import csv_records, parquet_records
+from factscope.core.files.result_tables import table_rows, write_table
+from factscope.core.files.tables import csv_records, parquet_records
 from repo_paths import EXAMPLES
 
 

@@ -16,7 +16,7 @@ import factscope
 from command_line import command_line
 from factscope.checkers.options import CheckerOptions
 from factscope.core.errors import ConfigError
-from factscope.core.option_metadata import option_fields
+from factscope.core.options.metadata import option_fields
 from factscope.refchecker.spec import CheckSpec
 
 SEGMENTING = {"embedded", "mpnet", "accurate", "nli", "path"}

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from factscope.core.errors import InputError
-from factscope.core.manifest import ResultsMismatch, RunManifest
+from factscope.core.files.manifest import ResultsMismatch, RunManifest
 from factscope.engines.shards import (
     FOLDER_MANIFEST,
     check_results_folder,

@@ -38,8 +38,8 @@ from factscope.conner.system import KNOWLEDGE
 from factscope.conner.task import knowledge_pipeline
 from factscope.conner.totals import METRICS, KnowledgeTotals
 from factscope.core.errors import ConfigError
-from factscope.core.manifest import ResultsMismatch
-from factscope.core.run import Pipeline, run_pipeline
+from factscope.core.files.manifest import ResultsMismatch
+from factscope.core.runs.loop import Pipeline, run_pipeline
 from factscope.core.schema import Claim, Extraction, Record, Verdict
 from factscope.core.text import split_sentences
 from factscope.engines.ray import RayOptions, require_ray, run_on_ray

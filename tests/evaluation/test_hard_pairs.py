@@ -8,7 +8,7 @@ import pytest
 from pydantic import BaseModel, ConfigDict
 
 import repo_paths
-from factscope.core.error_location import parse_located
+from factscope.core.files.error_location import parse_located
 from factscope.evaluation.pairs import read_pairs
 
 HARD_PAIRS = repo_paths.ROOT / "benchmarks" / "data" / "hard_pairs.jsonl"

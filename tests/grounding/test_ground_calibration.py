@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from factscope.core.errors import InputError
-from factscope.core.run import ProgressEvent
+from factscope.core.runs.loop import ProgressEvent
 from factscope.grounding.calibration import CalibrationSettings, calibrate_presence, read_labels
 from factscope.grounding.data import PresenceLabelInput
 

@@ -123,7 +123,7 @@ def test_llm_facts_and_generation_with_distractors_on_the_fake_server(app, tmp_p
     same = ["--corpus", corpus, "--retriever", "bm25", "--budget", "100", "--gold-position", "end"]
     assert _run(app, "ground", "generate", DATA / "original.json", "-o", responses, *same, *LLM).exit_code == 0
     assert len(fake_llm.requests) == requests and len(_rows(responses)) == 3
-    from factscope.core.manifest import ResultsMismatch
+    from factscope.core.files.manifest import ResultsMismatch
 
     with pytest.raises(ResultsMismatch, match="input 'records'"):
         _run(app, "ground", "generate", DATA / "original.json", "-o", responses, *LLM)

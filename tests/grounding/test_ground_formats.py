@@ -11,7 +11,7 @@ import repo_paths
 from factscope.cli import ground
 from factscope.cli import main as entry
 from factscope.core.errors import InputError
-from factscope.core.manifest import fingerprint_file, manifest_path
+from factscope.core.files.manifest import fingerprint_file, manifest_path
 from factscope.core.schema import Claim, Extraction
 from factscope.grounding.atomic_facts import SentenceFacts, load_atomic_facts, paper_fact_rules
 from factscope.grounding.data import attach_responses, load_dataset

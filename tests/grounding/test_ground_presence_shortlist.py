@@ -41,7 +41,7 @@ def test_ground_defaults_to_the_shortlist_model_and_its_manifest_records_it():
     import typer.main
 
     from command_line import command_line
-    from factscope.core.manifest import describe
+    from factscope.core.files.manifest import describe
     from factscope.grounding.presence import make_presence
     from factscope.grounding.spec import DEFAULT_PRESENCE
 

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from factscope import ground
-from factscope.core.results import ResultRows
-from factscope.core.run import ProgressEvent
+from factscope.core.runs.loop import ProgressEvent
+from factscope.core.runs.results import ResultRows
 from factscope.core.schema import Claim, Extraction
 from factscope.grounding.data import GroundExample
 from factscope.grounding.distractors import DistractorSettings
@@ -16,9 +16,8 @@ from factscope.grounding.generation import (
     GeneratedResponse,
     GenerationRun,
     ResponseGenerationSettings,
-    generate,
-    generate_for_dataset,
-    generate_responses,
+    ResponseWriter,
+    response_replies,
 )
 from factscope.grounding.presence import WindowedPresence
 from factscope.grounding.task import GroundResult, summarize
@@ -131,7 +130,7 @@ def test_an_interrupted_run_resumes_and_summarises_the_whole_file(tmp_path):
 
 
 def test_a_rerun_with_other_input_or_settings_is_refused_until_overwrite(tmp_path):
-    from factscope.core.manifest import ResultsMismatch
+    from factscope.core.files.manifest import ResultsMismatch
 
     output = tmp_path / "ground.jsonl"
     ground(EXAMPLES[:2], extractor=_SentenceFacts(), presence=_Contains(), output=output)
@@ -158,7 +157,7 @@ def test_examples_without_response_are_refused():
 def test_generate_builds_the_prompt_from_contexts_and_question(fake_llm):
     fake_llm.script(["The Lenne."])
     client = LLMClient(LLMConfig(base_url=fake_llm.base_url, model="gen", cache_path=None, max_retries=0))
-    [reply] = generate_responses(EXAMPLES[:1], client, max_tokens=64)
+    [reply] = response_replies(EXAMPLES[:1], client, max_tokens=64)
     assert reply.text == "The Lenne."
     request = fake_llm.requests[0]["json"]
     prompt = request["messages"][-1]["content"]
@@ -202,8 +201,8 @@ def test_a_dataset_file_gets_its_responses_with_distractors_and_notes(fake_llm, 
                                  concurrency=1))
     told, out = KeptNotes(), tmp_path / "responses.jsonl"
     distractors = DistractorSettings(retriever="bm25", budget=50)
-    run = generate_for_dataset(data, client, ResponseGenerationSettings(max_tokens=8), metadata=metadata,
-                               corpus=corpus, distractors=distractors, output=out, notes=told)
+    settings = ResponseGenerationSettings(max_tokens=8, corpus=corpus, distractors=distractors)
+    run = ResponseWriter(metadata).write(settings, data, llm=client, output=out, notes=told)
     # the broken line is skipped, g2 has no metadata, and the first call (g0's) fails and is not written
     assert [problem.line for problem in told.skipped_records] == [4]
     assert told.lines[1:] == [f"warning {metadata}: no metadata for 1 question id(s): g2",
@@ -216,9 +215,8 @@ def test_a_dataset_file_gets_its_responses_with_distractors_and_notes(fake_llm, 
 
 def test_generation_defaults_are_the_settings_defaults():
     settings = ResponseGenerationSettings()
-    for function in (generate, generate_responses):
-        assert inspect.signature(function).parameters["max_tokens"].default == settings.max_tokens == 512
-    assert inspect.signature(generate).parameters["batch_size"].default == settings.batch_size == 32
+    assert inspect.signature(response_replies).parameters["max_tokens"].default == settings.max_tokens == 512
+    assert ResponseWriter().batch_of(settings) == settings.batch_size == 32
 
 
 def test_an_empty_response_scores_zero_by_default_and_can_be_skipped():

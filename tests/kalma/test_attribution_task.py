@@ -13,9 +13,10 @@ from factscope.core.errors import ConfigError
 from factscope.core.schema import Label, Verdict
 from factscope.kalma.answers import AnswerRecord
 from factscope.kalma.data import AttributionQuestion, read_questions
-from factscope.kalma.generation import generate, generation_prompt
+from factscope.kalma.generation import AnswerWriter, generation_prompt
+from factscope.kalma.generation_settings import AnswerGenerationSettings, EvolutionSettings
 from factscope.kalma.graphs import prepare, removed_knowledge
-from factscope.kalma.question_evolution import EvolutionSeed, evolve, parse_generated
+from factscope.kalma.question_evolution import EvolutionSeed, QuestionWriter, parse_generated
 from factscope.kalma.report import record_html
 from factscope.kalma.scores import AttributionScore, score_crashed, score_failed
 from factscope.kalma.text_quality import continuation_logprob, judge_text_quality
@@ -93,13 +94,14 @@ def test_generate_writes_resumes_and_keeps_failures(fake_llm, tmp_path):
     babbage = AttributionQuestion("b", "What did Charles Babbage design?", [Triple("Q4", "notable work",
                                                                                   "Analytical Engine")])
     items, _ = prepare([question(), babbage], kg=GRAPH)
-    run = generate(items, client(fake_llm), output=out)
+    run = AnswerWriter().write(AnswerGenerationSettings(), items, llm=client(fake_llm), output=out)
     assert (run.new_records, run.failed, run.resumed_records) == (2, 1, 0)
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert rows[0]["answer"] == "Ada's father was Lord Byron [Q1, father: Lord Byron]."
     assert rows[1]["failed"] and rows[1]["answer"] is None and "HTTP 400" in rows[1]["error"]
     sent = len(fake_llm.requests)
-    assert generate(items, client(fake_llm), output=out).resumed_records == 2 and len(fake_llm.requests) == sent
+    again = AnswerWriter().write(AnswerGenerationSettings(), items, llm=client(fake_llm), output=out)
+    assert again.resumed_records == 2 and len(fake_llm.requests) == sent
 
 
 def record(answer, removed=()):
@@ -198,7 +200,7 @@ def test_evolution_builds_the_minimum_set_round_by_round(fake_llm, tmp_path):
     fake_llm.responder = responder
     seeds = [EvolutionSeed("ada", "Ada Lovelace was born in London to Lord Byron.", GRAPH.subgraph(["Q1"]))]
     out = tmp_path / "questions.jsonl"
-    evolve(seeds, client(fake_llm), output=out, rounds=3, seed=0)
+    QuestionWriter().write(EvolutionSettings(rounds=3, seed=0), seeds, llm=client(fake_llm), output=out)
     row = json.loads(out.read_text())
     minimum = [Triple(*t) for t in row["minimum"]]
     # round 1 cites place of birth and father (name is identity, not knowledge); rounds 2-3 inject one each
@@ -216,7 +218,7 @@ def test_evolution_unreadable_reply_is_kept_raw_and_marked(fake_llm, tmp_path):
     fake_llm.responder = lambda request: "I cannot do that."
     seeds = [EvolutionSeed("ada", "Ada Lovelace was born in London.", GRAPH.subgraph(["Q1"]))]
     out = tmp_path / "questions.jsonl"
-    assert evolve(seeds, client(fake_llm), output=out, rounds=2).failed == 1
+    assert QuestionWriter().write(EvolutionSettings(rounds=2), seeds, llm=client(fake_llm), output=out).failed == 1
     row = json.loads(out.read_text())
     assert row["failed"] and row["raw"] == "I cannot do that." and "round 1" in row["error"]
     (_, error), = read_questions(out)

@@ -1,4 +1,4 @@
-"""Writing from a graph with settings declared once: ``generate_answers`` and ``evolve_questions`` read their
+"""Writing from a graph with settings declared once: the ``AnswerWriter`` and the ``QuestionWriter`` read their
 files, tell what they found and count it for the summary; ``AttributeSystem(minimum=...)`` scores against gold
 sets from a file and refuses Ray; the scoring tables of one group and of several; the usable-records rule."""
 
@@ -10,12 +10,12 @@ import pytest
 import repo_paths
 from factscope import attribute
 from factscope.core.errors import ConfigError, InputError
-from factscope.core.input_notes import report_usable
+from factscope.core.files.input_notes import report_usable
 from factscope.kalma.answers import AnswerRecord, AnswerRecords, LoadedAnswers
-from factscope.kalma.generation import generate_answers
+from factscope.kalma.generation import AnswerWriter
 from factscope.kalma.generation_settings import AnswerGenerationSettings, EvolutionSettings
 from factscope.kalma.graphs import prepare, question_retrieval
-from factscope.kalma.question_evolution import evolve, evolve_questions
+from factscope.kalma.question_evolution import QuestionWriter
 from factscope.kalma.score_tables import group_tables, score_title, single_group_rows
 from factscope.kalma.system import AttributeSystem
 from factscope.kg.graph import KnowledgeGraph, Triple
@@ -49,7 +49,6 @@ def test_report_usable_tells_the_skipped_and_stops_on_none(tmp_path):
 @pytest.mark.parametrize(("function", "settings", "names"), [
     (prepare, AnswerGenerationSettings(), ("remove", "retrieval_accuracy", "seed")),
     (question_retrieval, AnswerGenerationSettings(), ("sparql_endpoint", "sparql_interval")),
-    (evolve, EvolutionSettings(), ("rounds", "seed")),
 ])
 def test_the_functions_default_to_the_declared_settings(function, settings, names):
     parameters = inspect.signature(function).parameters
@@ -62,7 +61,7 @@ def test_generate_answers_from_a_file_with_its_settings(fake_llm, tmp_path):
     gold.write_text(json.dumps({"id": "curie-1", "minimum": [["Q7186", "spouse", "Pierre Curie"]]}) + "\n")
     told, out = KeptNotes(), tmp_path / "answers.jsonl"
     settings = AnswerGenerationSettings(graph=EXAMPLES / "graph.jsonl", remove=1, temperature=0.7, minimum=gold)
-    run = generate_answers(EXAMPLES / "questions.jsonl", client(fake_llm), settings, output=out, notes=told)
+    run = AnswerWriter().write(settings, EXAMPLES / "questions.jsonl", llm=client(fake_llm), output=out, notes=told)
     assert told.lines[:3] == [
         f"graph {EXAMPLES / 'graph.jsonl'}: 6 entities, 67 triples",
         f"minimum knowledge {gold}: 1 of 4 records use its sets",
@@ -82,20 +81,21 @@ def test_generate_answers_counts_skipped_records_and_refuses_a_file_with_none(fa
     lines = (EXAMPLES / "questions.jsonl").read_text().splitlines()
     questions.write_text(lines[0] + "\n{broken\n")
     told = KeptNotes()
-    run = generate_answers(questions, client(fake_llm), output=tmp_path / "a.jsonl", notes=told)
+    run = AnswerWriter().write(AnswerGenerationSettings(), questions, llm=client(fake_llm), output=tmp_path / "a.jsonl",
+                               notes=told)
     assert (run.questions, run.skipped, run.new_records) == (1, 1, 1)
     assert told.lines[0].startswith(f"skipped {questions}:2")
     broken = tmp_path / "broken.jsonl"
     broken.write_text('{"id": "a", "question": ""}\n{broken\n')
     with pytest.raises(InputError, match="no usable questions"):
-        generate_answers(broken, client(fake_llm), output=tmp_path / "b.jsonl")
+        AnswerWriter().write(AnswerGenerationSettings(), broken, llm=client(fake_llm), output=tmp_path / "b.jsonl")
 
 
 def test_evolve_questions_from_a_file_with_its_settings(fake_llm, tmp_path):
     fake_llm.responder = lambda request: "Generated Answer: Text [Q7259, father: Lord Byron].\nGenerated Question: Q?"
     told, out = KeptNotes(), tmp_path / "q.jsonl"
-    run = evolve_questions(EXAMPLES / "seeds.jsonl", client(fake_llm),
-                           EvolutionSettings(graph=EXAMPLES / "graph.jsonl", rounds=2), output=out, notes=told)
+    run = QuestionWriter().write(EvolutionSettings(graph=EXAMPLES / "graph.jsonl", rounds=2), EXAMPLES / "seeds.jsonl",
+                                 llm=client(fake_llm), output=out, notes=told)
     assert told.lines == [f"graph {EXAMPLES / 'graph.jsonl'}: 6 entities, 67 triples"]
     assert run.summary_rows() == [("seed paragraphs", 2), ("skipped input records", 0), ("questions written", 2),
                                   ("already in output (resumed)", 0), ("failed (kept raw, marked)", 0)]

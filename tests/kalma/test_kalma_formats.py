@@ -15,7 +15,7 @@ import pytest
 import repo_paths
 from factscope import attribute
 from factscope.core.errors import InputError
-from factscope.core.manifest import ResultsMismatch
+from factscope.core.files.manifest import ResultsMismatch
 from factscope.kalma.answers import AnswerRecord, load_answers
 from factscope.kalma.data import load_questions
 from factscope.kalma.file_kinds import (

@@ -142,21 +142,20 @@ def test_knowledge_select_offline_with_the_embedded_lm(endpoint, tmp_path):
     """Selection by Q_know with every part offline: BM25 evidence, the embedded checker, the embedded LM (the
     default `--lm`), candidates sampled by the server (the Python API, to keep them short)."""
     from factscope.conner.data import KnowledgeRecord
-    from factscope.conner.evaluator_setup import default_lm, make_evaluator
-    from factscope.conner.generation import GenerationSettings, KnowledgeGenerator, generate_knowledge
+    from factscope.conner.evaluator_setup import default_lm
+    from factscope.conner.generation import GenerationSettings
+    from factscope.conner.generation_run import KnowledgeGenerationSettings, KnowledgeWriter
     from factscope.conner.spec import KnowledgeSpec
     from factscope.llm.client import LLMClient
     from factscope.llm.config import LLMConfig
 
     assert default_lm(None) == "embedded"
     client = LLMClient(LLMConfig.resolve())
-    evaluator = make_evaluator(
-        KnowledgeSpec(corpus=EXAMPLES / "knowledge" / "corpus.jsonl", evidence_k=2, lm="embedded"), llm=client
-    )
-    generator = KnowledgeGenerator(client, GenerationSettings(candidates=2, max_tokens=32))
+    scoring = KnowledgeSpec(corpus=EXAMPLES / "knowledge" / "corpus.jsonl", evidence_k=2, lm="embedded")
+    settings = KnowledgeGenerationSettings(generation=GenerationSettings(candidates=2, max_tokens=32))
     record = KnowledgeRecord(id="q", query="who wrote the song the glory of love")
     out = tmp_path / "selected.jsonl"
-    run = generate_knowledge([record], generator, evaluator=evaluator, output=out)
+    run = KnowledgeWriter(scoring).write(settings, [record], llm=client, output=out)
     (row,) = _rows(out)
     assert len(row["candidates"]) == 2 and run.failed == 0
     q_know = [candidate["q_know"] for candidate in row["candidates"]]

@@ -20,8 +20,8 @@ import pytest
 from pydantic import BaseModel
 
 from cli_process import FAULTS, llm_environment, read_rows, write_jsonl
-from factscope.core.results_file import drop_rows
-from factscope.core.run import run_batches, run_manifest
+from factscope.core.files.results_file import drop_rows
+from factscope.core.runs.loop import run_batches, run_manifest
 from fake_llm import FakeLLMServer
 from repo_paths import EXAMPLES
 

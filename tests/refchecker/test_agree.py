@@ -12,16 +12,29 @@ import pytest
 from factscope.core.errors import ConfigError
 from factscope.core.schema import Label
 from factscope.refchecker.agree import (
+    AgreementInputs,
     AgreementReport,
+    AgreementWriter,
     AgreeSettings,
-    agree,
     read_agreement_inputs,
-    run_agreement,
 )
 from factscope.refchecker.annotations import load_annotation_files, load_human_annotations, model_names
 from factscope.refchecker.data import load_check_records
 from factscope.refchecker.missing_references import MissingReferences, MissingReferencesWarning
 from factscope.refchecker.spec import CheckSpec
+
+
+def agree(human, records, *, checker, extractor=None, mode="checker", output=None, batch_size=32, **options):
+    """The agreement writer on annotations and records held in memory, with ready components."""
+    spec = CheckSpec(checker=checker, extractor=extractor if extractor is not None else CheckSpec.extractor)
+    settings = AgreeSettings(mode=mode, batch_size=batch_size)
+    inputs = AgreementInputs(list(human), list(records), [])
+    return AgreementWriter(spec).write(settings, inputs, llm=None, output=output, **options)
+
+
+def run_agreement(inputs, settings, spec, *, llm=None):
+    """The agreement writer as `factscope agree` runs it: into the settings' results file."""
+    return AgreementWriter(spec).write(settings, inputs, llm=llm, output=settings.results_file)
 
 
 class LookupChecker:

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from factscope import check
 from factscope.checkers.base import CheckTask
 from factscope.claims.registry import make_extractor
-from factscope.core.manifest import manifest_path
+from factscope.core.files.manifest import manifest_path
 from factscope.core.schema import Label, Record, Verdict
 from factscope.llm.client import LLMClient, LLMConfig
 

@@ -14,7 +14,7 @@ from factscope.checkers.base import CheckTask
 from factscope.checkers.llm import LLMChecker
 from factscope.checkers.registry import make_checker
 from factscope.checkers.segmented import SegmentedChecker
-from factscope.core.manifest import describe, manifest_path
+from factscope.core.files.manifest import describe, manifest_path
 from factscope.core.schema import Label
 from factscope.llm.client import LLMClient, LLMConfig
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from factscope.core.result_tables import SPANS, levels, table_rows
+from factscope.core.files.result_tables import SPANS, levels, table_rows
 from factscope.core.schema import Claim, ClaimSpan, Label, Verdict
 from factscope.refchecker.span_view import hallucinated_spans, span_view
 from factscope.refchecker.task import CheckResult, ClaimResult

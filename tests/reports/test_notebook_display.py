@@ -14,8 +14,8 @@ import factscope
 from containment import ContainsChecker, SubstringPresence
 from doc_examples import python_blocks, run_block
 from factscope.conner.evaluator import KnowledgeEvaluator
-from factscope.core.results import ResultRows
-from factscope.core.run_result import RunResult
+from factscope.core.runs.result import RunResult
+from factscope.core.runs.results import ResultRows
 from factscope.reports.notebook import NOTEBOOK_RECORDS
 from repo_paths import EXAMPLES
 

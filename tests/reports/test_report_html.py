@@ -150,7 +150,9 @@ def section(page, index):
 
 
 def marks(html):
-    return re.findall(r'<mark class="(\w+)" data-claims="([\d ]+)" title="[^"]*">(.*?)</mark>', html)
+    return re.findall(
+        r'<mark class="(\w+)" data-claims="([\d ]+)" title="[^"]*" tabindex="0">(.*?)</mark>', html
+    )
 
 
 def highlighted(text, covered, anchor="r1"):
@@ -224,10 +226,10 @@ def test_evidence_is_highlighted_at_its_offsets_in_the_reference(rows, render):
     first = span_of(REFERENCE, "Marie Curie (1867-1934) was a physicist and chemist.")
     born = span_of(REFERENCE, BORN)
     expected = (
-        f'<mark class="entailment" data-claims="1" title="claim 1: Entailment">{REFERENCE[first.start : first.end]}</mark>'
+        f'<mark class="entailment" data-claims="1" title="claim 1: Entailment" tabindex="0">{REFERENCE[first.start : first.end]}</mark>'
         '<sup class="claims"><a href="#r1-c1">1</a></sup>'
         f"{REFERENCE[first.end : born.start]}"
-        f'<mark class="contradiction" data-claims="2 3" title="claim 2: Contradiction; claim 3: Entailment">{BORN}'
+        f'<mark class="contradiction" data-claims="2 3" title="claim 2: Contradiction; claim 3: Entailment" tabindex="0">{BORN}'
         '</mark><sup class="claims"><a href="#r1-c2">2</a>,<a href="#r1-c3">3</a></sup>'
     )
     assert text == expected
@@ -280,7 +282,10 @@ def test_header_rates_follow_refchecker_eq_1(rows, render):
     # claims by label: 3 Entailment (copy rates 1.0 and None and None -> mean 1.0), 1 Contradiction (0.5), 1 failed
     assert '<span class="badge entailment">Entailment</span></th><td>3</td><td>1.0000</td>' in page
     assert '<span class="badge contradiction">Contradiction</span></th><td>1</td><td>0.5000</td>' in page
-    assert "4 records, 5 claims; 1 extraction failure; 1 failed check</p>" in page and "showing 4 records" in page
+    assert (
+        "4 records, 5 claims; 1 extraction failure; 1 failed check</p>" in page
+        and "showing 4 records" in page
+    )
 
 
 def test_only_hallucinated_and_limit_choose_records_but_not_rates(rows, render):
@@ -296,7 +301,10 @@ def test_only_hallucinated_and_limit_choose_records_but_not_rates(rows, render):
 
 def test_the_contents_line_gives_setting_claims_strict_label_and_rate(rows, render):
     contents = render(rows).split('<table class="contents">')[1].split("</table>")[0]
-    assert '<a href="#r1">curie</a></td><td>noisy; 4 claims; Contradiction; hallucination rate 0.33</td>' in contents
+    assert (
+        '<a href="#r1">curie</a></td><td>noisy; 4 claims; Contradiction; hallucination rate 0.33</td>'
+        in contents
+    )
     assert '<a href="#r3">abstain</a></td><td>zero; 0 claims; no claims</td>' in contents
     assert '<a href="#r4">broken</a></td><td>0 claims; extraction failed</td>' in contents
 
@@ -385,8 +393,12 @@ def test_markup_in_every_field_of_the_results_comes_out_escaped_and_inert(render
     )
     assert f"<b>Question</b> {shown}</p>" in record
     assert f'title="claim 1: {shown} \u2192 Neutral' in record.split('"text response">')[1]
-    assert f'claim 2: {shown} \u2192 failed">{shown}</mark>' in record.split('"text response">')[1]
-    assert f'title="claim 1: Neutral">{shown}</mark>' in record.split('<div class="reference"')[1]
+    assert (
+        f'claim 2: {shown} \u2192 failed" tabindex="0">{shown}</mark>' in record.split('"text response">')[1]
+    )
+    assert (
+        f'title="claim 1: Neutral" tabindex="0">{shown}</mark>' in record.split('<div class="reference"')[1]
+    )
     assert f'<span class="part">{shown}</span>' * 3 in record and f"<q>{shown}</q>" in record
     assert f'<span class="error">{shown}</span>' in record and f"<pre>{shown}</pre>" in record
     assert f"extraction failed:</b> {shown}<details>" in section(page, 2)

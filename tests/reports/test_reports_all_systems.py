@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from command_line import command_line
 from factscope.core.errors import InputError
-from factscope.core.manifest import manifest_path
+from factscope.core.files.manifest import manifest_path
 from factscope.reports.dispatch import SYSTEMS, make_report, render_record, render_report, system_of
 from factscope.reports.page import stylesheet
 from repo_paths import EXAMPLES

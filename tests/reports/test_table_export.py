@@ -8,7 +8,7 @@ import pytest
 import factscope
 from containment import ContainsChecker
 from factscope.core.errors import InputError
-from factscope.core.tables import csv_records
+from factscope.core.files.tables import csv_records
 from factscope.reports.table_export import export_results
 from repo_paths import EXAMPLES
 

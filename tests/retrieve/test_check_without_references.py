@@ -12,7 +12,7 @@ import pytest
 
 import factscope
 from cli_entry import run_factscope
-from factscope.core.manifest import ResultsMismatch
+from factscope.core.files.manifest import ResultsMismatch
 from factscope.core.schema import Label, Verdict
 from factscope.refchecker.data import load_check_records
 from factscope.retrieve.web_settings import WebSettings
@@ -189,7 +189,6 @@ def test_factscope_check_on_the_command_line(web, tmp_path, monkeypatch, capsys)
                         "--web-cache", str(tmp_path / "web.sqlite"), "--top-k", "2", "--search-results", "5",
                         "--summary", str(tmp_path / "summary.json"))
     assert ran.code == 0, ran.out + ran.err
-    shown = ran.out
     assert "web searches 1 sent (0.33 per claim), 0 from the cache" in ran.text
     assert "web pages 5 found, 3 read (1.00 per claim), 0 from the cache" in ran.text
     assert "failed searches and page reads 2" in ran.text

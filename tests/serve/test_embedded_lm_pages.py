@@ -91,13 +91,13 @@ def client(tmp_path_factory):
 
 
 def test_every_page_fills_in_an_example(client):
-    from factscope.serve.pages import FORMS
+    from factscope.systems import SYSTEMS
 
-    for system, form in FORMS.items():
-        assert form.example is not None, system
-        page = client.get(f"/?system={system}&example=1")
+    for system in SYSTEMS:
+        assert system.form.example is not None, system.name
+        page = client.get(f"/?system={system.name}&example=1")
         assert page.status_code == 200
-        assert f'href="/?system={system}&amp;example=1">fill in an example' in page.text
+        assert f'href="/?system={system.name}&amp;example=1">fill in an example' in page.text
     ground = client.get("/?system=ground&example=1").text
     assert "When did the Harbour Line tramway of Port Elsby close?" in ground
     assert "The Harbour Line tramway closed in 1958." in ground

@@ -16,7 +16,7 @@ from fastapi.testclient import TestClient
 
 from factscope.claims.registry import make_extractor
 from factscope.core.errors import ConfigError
-from factscope.core.option_metadata import about
+from factscope.core.options.metadata import about
 from factscope.core.schema import Label, Verdict
 from factscope.kalma.spec import AttributeSpec
 from factscope.kalma.system import ATTRIBUTE
@@ -88,9 +88,9 @@ def test_a_request_option_sets_the_run_policy_of_that_request_only(client):
 
 
 def test_a_bad_or_unknown_option_is_a_located_422(client):
-    wrong = client.post("/v1/attribute/score", json={"records": [], "matching": "fuzzy"})
+    wrong = client.post("/v1/attribute/score", json={"records": [{}], "matching": "fuzzy"})
     assert wrong.status_code == 422 and wrong.json()["error"]["field"] == "matching"
-    template = client.post("/v1/attribute/score", json={"records": [], "template": "{colour}"})
+    template = client.post("/v1/attribute/score", json={"records": [{}], "template": "{colour}"})
     assert template.status_code == 422 and template.json()["error"]["field"] == "template"
     assert "use the fields {qid}, {name}, {relation} and {value}" in template.json()["error"]["message"]
     unknown = client.post("/v1/check", json={"records": [DECLINES], "abstension_detection": False})

@@ -149,6 +149,9 @@ def test_a_browser_runs_a_check_and_opens_a_report(served, tmp_path):
         first.hover()
         page.screenshot(path=str(ARTIFACTS / "spans.png"), clip=record.bounding_box())
         page.screenshot(path=str(ARTIFACTS / "check.png"), full_page=True)
+        first.click()
+        popup = first.evaluate("mark => getComputedStyle(mark, '::after').content")
+        assert popup == "none", "the script's tip shows the claims; the report's click popup stays off"
 
         page.goto(f"{served.url}/?system=check")
         page.set_input_files("#upload", str(upload))

@@ -195,7 +195,7 @@ def test_a_full_job_store_is_a_located_507_and_the_server_still_answers(tmp_path
 
 HOLD = """
 import sys, time
-from factscope.core.results_lock import results_lock
+from factscope.core.files.results_lock import results_lock
 with results_lock(sys.argv[1]):
     print("held", flush=True)
     time.sleep(60)

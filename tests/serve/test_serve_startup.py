@@ -36,7 +36,7 @@ def test_every_kind_of_option_reaches_the_dataclass_that_declares_it(monkeypatch
     corpus = tmp_path / "corpus.jsonl"
     handed = _served(
         monkeypatch, "--port", "9001", "--no-warm", "--data-dir", str(tmp_path / "data"), "--batch-wait-ms", "0",
-        "--check-checker", "similarity", "--check-retriever", "wikipedia", "--corpus", str(corpus), "--lm", "none",
+        "--check-checker", "mpnet", "--check-retriever", "wikipedia", "--corpus", str(corpus), "--lm", "none",
         "--mode", "fast", "--max-records", "3", "--search-results", "5",
         env={"FACTSCOPE_API_KEY": "from-env"},
     )
@@ -45,7 +45,7 @@ def test_every_kind_of_option_reaches_the_dataclass_that_declares_it(monkeypatch
     assert config.data_dir == tmp_path / "data" and config.batch_wait_ms == 0.0 and config.api_key == "from-env"
     assert config.limits == Limits(max_records=3)
     components = config.components
-    assert (components.check_checker, components.check_retriever, components.mode) == ("similarity", "wikipedia", "fast")
+    assert (components.check_checker, components.check_retriever, components.mode) == ("mpnet", "wikipedia", "fast")
     assert components.knowledge_corpus == corpus and components.knowledge_lm == "none" and components.llm is None
     assert components.web.results_per_query == 5
 

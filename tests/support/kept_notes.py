@@ -1,4 +1,4 @@
-"""An ``InputNotes`` (``factscope.core.input_notes``) that keeps what a reader tells it, in order."""
+"""An ``InputNotes`` (``factscope.core.files.input_notes``) that keeps what a reader tells it, in order."""
 
 from __future__ import annotations
 

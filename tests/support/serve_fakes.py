@@ -16,12 +16,13 @@ from typing import Any
 from markupsafe import Markup
 from pydantic import BaseModel
 
-from factscope.core.error_location import parse_located
 from factscope.core.errors import InputError
-from factscope.core.input_files import read_json_records
-from factscope.core.run import Pipeline, RunRows
-from factscope.core.run_result import RunResult
-from factscope.core.system import ReportHooks, RunFacts, RunOutcome
+from factscope.core.files.error_location import parse_located
+from factscope.core.files.input_files import read_json_records
+from factscope.core.record_form import FormField, RecordForm
+from factscope.core.runs.loop import Pipeline, RunRows
+from factscope.core.runs.result import RunResult
+from factscope.engines.parts import ReportHooks, RunFacts, RunOutcome
 from factscope.engines.system import System
 from factscope.serve.systems import ServedSystem
 
@@ -70,8 +71,10 @@ class FakeRecords:
 class FakeRuns(System[None, FakeItem, FakeRow, FakeTotals, FakeRun]):
     name = "fake"
     manifest = "fake"
-    command = "fake"
+    command = "factscope fake"
     title = "Fake"
+    form = RecordForm("A stand-in system: each record's row is its text's length.",
+                      (FormField("id", "Id", required=True), FormField("text", "Text", required=True)))
     row_type = FakeRow
     run_type = FakeRun
     report = ReportHooks(fields=("length",), flagged=lambda row: False, flagged_means="none",

@@ -19,7 +19,6 @@ from factscope.training.distil import TEACHER_FILE, student_columns, teacher_pro
 from factscope.training.finetune import FinetuneConfig, distillation_loss, finetune_cross_encoder
 from factscope.training.nli_data import NOT_ENTAILMENT, NLIExample
 from factscope.training.options import TrainOptions
-from factscope.training.train import train_checker as train_checker_run
 from nli_pairs import write_pairs
 from tiny_models import build_nli_classifier
 

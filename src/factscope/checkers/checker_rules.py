@@ -1,4 +1,4 @@
-"""Which checkers use each checker setting, as the settings' rules (``factscope.core.option_rules.CountsWhen``):
+"""Which checkers use each checker setting, as the settings' rules (``factscope.core.options.rules.CountsWhen``):
 a setting given where the run's `checker` has no use for it is refused, never dropped in silence. Model checkers
 cut references into segments and decide labels themselves (embedded, mpnet, nli, path, minicheck, hhem,
 alignscore, and plugins); the similarity and llm checkers read each reference whole; a ready checker is built
@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from factscope.checkers.defaults import DEFAULT_CHECKER
-from factscope.core.option_rules import CountsWhen
+from factscope.core.options.rules import CountsWhen
 
 READS_WHOLE = frozenset({"similarity", "llm"})
 """Checkers that read each reference whole, with no segments, relevance floor or label decision of their own."""

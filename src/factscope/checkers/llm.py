@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Literal
 from factscope.checkers.base import CheckTask
 from factscope.checkers.merge import merge_passage_labels
 from factscope.core.prompts import load_prompt
-from factscope.core.run import ProgressCallback, StageProgress, stage
+from factscope.core.runs.loop import ProgressCallback, StageProgress, stage
 from factscope.core.schema import Claim, Label, Verdict
 from factscope.llm.reply_format import ReplyFormat
 

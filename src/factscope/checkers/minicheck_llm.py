@@ -20,7 +20,7 @@ from string import Template
 
 from factscope.checkers.base import CheckTask
 from factscope.core.prompts import load_prompt
-from factscope.core.run import ProgressCallback, stage
+from factscope.core.runs.loop import ProgressCallback, stage
 from factscope.core.schema import Label, Verdict
 from factscope.core.text import split_sentences
 from factscope.llm.client import ChatReply, LLMClient

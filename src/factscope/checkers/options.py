@@ -19,9 +19,9 @@ from factscope.checkers.checker_rules import (
 )
 from factscope.checkers.defaults import DEFAULT_MAX_TOKENS, DEFAULT_MISMATCH, DEFAULT_MODE, DEFAULT_RELEVANCE
 from factscope.checkers.relevance import DEFAULT_MIN_RELEVANCE
-from factscope.core.option_metadata import about
-from factscope.core.option_rules import CountsWhen
-from factscope.core.option_validation import ValidatedOptions, options_from
+from factscope.core.options.metadata import about
+from factscope.core.options.rules import CountsWhen
+from factscope.core.options.validation import ValidatedOptions, options_from
 
 if TYPE_CHECKING:
     from factscope.checkers.llm import LLMCheckMode, PassageMode
@@ -157,8 +157,8 @@ def checker_options(options: CheckerOptions | Mapping[str, Any] | None = None, *
 def used_options(options: CheckerOptions, checker: str) -> CheckerOptions:
     """``options`` with each setting that the checker ``checker`` (a spec) does not use back at its default: the
     share of settings given for several checkers that one of them takes."""
-    from factscope.core.option_rules import broken_rule, field_rules
-    from factscope.core.option_validation import default_of, parameter_values
+    from factscope.core.options.rules import broken_rule, field_rules
+    from factscope.core.options.validation import default_of, parameter_values
 
     values = {**parameter_values(options), "checker": checker}
     unused = {

@@ -353,7 +353,7 @@ def make_checker(
     exact mode), and ``device`` places their model (see ``CheckerOptions``).
     """
     from factscope.checkers.options import checker_options
-    from factscope.core.option_validation import parameter_values, validate_options
+    from factscope.core.options.validation import parameter_values, validate_options
 
     chosen = checker_options(options, **settings)
     validate_options(chosen, {**parameter_values(chosen), "checker": spec})

@@ -20,9 +20,9 @@ from pathlib import Path
 from factscope.checkers.checker_card import UNKNOWN_TERMS, checker_card
 from factscope.checkers.embedded import MANIFEST, read_manifest
 from factscope.core.errors import ConfigError
-from factscope.core.manifest import fingerprint_file
-from factscope.core.option_metadata import about
-from factscope.core.option_validation import ValidatedOptions
+from factscope.core.files.manifest import fingerprint_file
+from factscope.core.options.metadata import about
+from factscope.core.options.validation import ValidatedOptions
 from factscope.core.version import __version__
 
 CHECKER_NAME = re.compile(r"^[a-z][a-z0-9-]*[a-z0-9]$")

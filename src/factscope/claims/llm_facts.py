@@ -23,7 +23,7 @@ from factscope.claims.prompt_pieces import (
 )
 from factscope.claims.span_alignment import aligned_spans
 from factscope.core.prompts import load_prompt
-from factscope.core.run import ProgressCallback, stage
+from factscope.core.runs.loop import ProgressCallback, stage
 from factscope.core.schema import Claim, Extraction, Span
 from factscope.core.text import sentence_spans
 from factscope.llm.reply_format import ReplyFormat

@@ -9,14 +9,14 @@ from typing import Annotated
 import typer
 
 from factscope.checkers.options import CheckerOptions
-from factscope.cli.display import print_skipped, print_table
+from factscope.cli.display import TerminalNotes, print_table
 from factscope.cli.llm_options import ClientOnce, LLMOptions, llm_options, usage_rows
 from factscope.cli.option_groups import add_field_options
 from factscope.cli.output_options import OutputOptions, output_options
 from factscope.cli.output_paths import check_outputs
+from factscope.core.display.figure_table import summary_table
+from factscope.core.display.progress import ProgressDisplay
 from factscope.core.errors import RecordsFailed
-from factscope.core.figure_table import summary_table
-from factscope.core.progress_display import ProgressDisplay
 from factscope.refchecker.agree import AgreeSettings
 from factscope.refchecker.spec import CheckSpec
 
@@ -63,22 +63,21 @@ def agree_command(
     checking: CheckerOptions,
     chosen: CheckSpec,
 ) -> None:
-    from factscope.refchecker.agree import read_agreement_inputs, run_agreement
+    from factscope.refchecker.agree import AgreementWriter
     from factscope.reports.check_tables import agreement_rows, agreement_tables
 
     output = settings.results_file
     check_outputs(output, overwrite=outputs.overwrite, written={"report": settings.report})
-    endpoint.refuse_if_unused(settings.unused_llm(chosen))
-    inputs = read_agreement_inputs(human or [], settings)
-    print_skipped(*inputs.skipped)
+    spec = replace(chosen, checker_settings=checking)
+    endpoint.refuse_if_unused(settings.unused_llm(spec))
     client = ClientOnce(endpoint)
     with ProgressDisplay() as shown:
-        result = run_agreement(
-            inputs, settings, replace(chosen, checker_settings=checking), llm=client,
-            progress=shown, overwrite=outputs.overwrite, retry_failed=outputs.retry_failed,
+        result = AgreementWriter(spec).write(
+            settings, human or [], llm=client, output=output, progress=shown, overwrite=outputs.overwrite,
+            retry_failed=outputs.retry_failed, notes=TerminalNotes(),
         )
     print_table(*agreement_tables(result))
-    rows = agreement_rows(result, len(inputs.skipped), output) + usage_rows(client.client)
+    rows = agreement_rows(result, output) + usage_rows(client.client)
     print_table(summary_table("run", rows))
     if result.failed_responses:
         raise RecordsFailed(result.failed_responses, result.what_failed, output)

@@ -76,9 +76,9 @@ def generate_command(
     endpoint: LLMOptions,
     outputs: OutputOptions,
 ) -> None:
-    from factscope.kalma.generation import generate_answers
+    from factscope.kalma.generation import AnswerWriter
 
-    write_with_llm(partial(generate_answers, questions, settings=settings), "attribute generate", output, endpoint,
+    write_with_llm(partial(AnswerWriter().write, settings, questions), "attribute generate", output, endpoint,
                    outputs)
 
 
@@ -108,7 +108,7 @@ def make_questions_command(
     endpoint: LLMOptions,
     outputs: OutputOptions,
 ) -> None:
-    from factscope.kalma.question_evolution import evolve_questions
+    from factscope.kalma.question_evolution import QuestionWriter
 
-    write_with_llm(partial(evolve_questions, seeds, settings=settings), "attribute make-questions", output,
-                   endpoint, outputs)
+    write_with_llm(partial(QuestionWriter().write, settings, seeds), "attribute make-questions", output, endpoint,
+                   outputs)

@@ -10,8 +10,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from factscope.cli.parameter_flags import in_context
-from factscope.core.figure_table import summary_table
-from factscope.core.progress_display import ProgressDisplay, console
+from factscope.core.display.figure_table import summary_table
+from factscope.core.display.progress import ProgressDisplay, console
 
 __all__ = [
     "SHOWN_SKIPPED", "ProgressDisplay", "TerminalNotes", "console", "print_next", "print_notes", "print_skipped",
@@ -61,7 +61,7 @@ def print_notes(notes: Iterable[str]) -> None:
 
 
 class TerminalNotes:
-    """What a reader found in its input (``factscope.core.input_notes.InputNotes``), printed on stderr."""
+    """What a reader found in its input (``factscope.core.files.input_notes.InputNotes``), printed on stderr."""
 
     def skipped(self, problems: Sequence[object]) -> None:
         """Print each skipped input record."""

@@ -27,9 +27,9 @@ from factscope.cli.option_groups import Command, add_field_options
 from factscope.cli.output_options import OutputOptions, output_options
 from factscope.cli.output_paths import check_outputs
 from factscope.core.errors import RecordsFailed
-from factscope.core.option_metadata import about
-from factscope.core.option_validation import ValidatedOptions
-from factscope.core.system import RunOutcome
+from factscope.core.options.metadata import about
+from factscope.core.options.validation import ValidatedOptions
+from factscope.engines.parts import RunOutcome
 from factscope.engines.ray import RayOptions
 from factscope.engines.system import Engine
 

@@ -14,9 +14,9 @@ from factscope.cli.llm_options import ClientOnce, LLMOptions, llm_options, usage
 from factscope.cli.option_groups import add_field_options
 from factscope.cli.output_paths import check_outputs
 from factscope.cli.parameter_flags import in_context
+from factscope.core.display.figure_table import summary_table
+from factscope.core.display.progress import ProgressDisplay
 from factscope.core.errors import RecordsFailed
-from factscope.core.figure_table import summary_table
-from factscope.core.progress_display import ProgressDisplay
 from factscope.evaluation.checker_comparison import EvaluationSettings
 
 HELP = """Measure how well a checker decides labelled (premise, hypothesis) pairs.

@@ -11,7 +11,7 @@ import typer
 
 from factscope.cli.display import print_table, print_warning
 from factscope.cli.output_paths import check_outputs
-from factscope.core.figure_table import summary_table
+from factscope.core.display.figure_table import summary_table
 from factscope.refchecker.span_view import OverlapRule
 
 HELP = """Score predicted hallucinated spans against gold spans, as RAGTruth does.

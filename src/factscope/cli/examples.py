@@ -1,4 +1,4 @@
-"""`factscope examples`: copy the shipped example files into a folder (``factscope.core.example_files``)."""
+"""`factscope examples`: copy the shipped example files into a folder (``factscope.core.files.example_files``)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
-from factscope.core.example_files import EXAMPLES_FOLDER, copy_examples
-from factscope.core.progress_display import console
+from factscope.core.display.progress import console
+from factscope.core.files.example_files import EXAMPLES_FOLDER, copy_examples
 
 HELP = """Copy the example inputs that ship with factscope into DEST (default: ./examples), so that the quick starts run after a plain `pip install`.
 

@@ -9,8 +9,8 @@ import typer
 
 from factscope.cli.display import print_skipped, print_table, print_warning
 from factscope.cli.output_paths import check_outputs
-from factscope.core.figure_table import summary_table
-from factscope.core.result_tables import RECORDS
+from factscope.core.display.figure_table import summary_table
+from factscope.core.files.result_tables import RECORDS
 
 HELP = """Convert a results file into a table for pandas, DuckDB, Spark or a spreadsheet.
 

@@ -42,7 +42,7 @@ def register(app: typer.Typer) -> None:
         run_options(score, after="batch_size")
     )
     generate = add_field_options(output_options(generate_command, summary=False), ResponseGenerationSettings, "calls",
-                                 after="corpus")
+                                 names={"max_tokens", "batch_size"}, after="corpus")
     generate = add_field_options(generate, DistractorSettings, "distractors", after="corpus")
     ground_app.command("generate", help=GENERATE_HELP)(llm_options(generate))
     calibrate = add_field_options(calibrate_command, GroundSpec, "spec", names=PRESENCE_FIELDS)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Annotated
@@ -38,8 +39,8 @@ def generate_command(
     distractors: DistractorSettings,
     calls: ResponseGenerationSettings,
 ) -> None:
-    from factscope.grounding.generation import generate_for_dataset
+    from factscope.grounding.generation import ResponseWriter
 
-    write = partial(generate_for_dataset, input, settings=calls, metadata=metadata, corpus=corpus,
-                    distractors=distractors)
-    write_with_llm(write, "ground generate", output, endpoint, outputs)
+    settings = replace(calls, corpus=corpus, distractors=distractors)
+    write_with_llm(partial(ResponseWriter(metadata).write, settings, input), "ground generate", output, endpoint,
+                   outputs)

@@ -12,7 +12,7 @@ from typer.core import TyperCommand, TyperGroup
 from typer.models import DefaultPlaceholder
 
 from factscope.cli.help_page import HelpCommand, HelpGroup
-from factscope.cli.help_panels import COMMAND_PANELS
+from factscope.cli.help_panels import command_panel
 
 _ITEM = re.compile(r"^(?:[-*] |\d+[.)] )")
 
@@ -49,9 +49,9 @@ def lay_out(app: Any) -> None:
             info.help = reflow(info.help)
     for command in app.registered_commands:
         command.cls = _drawn(command.cls, TyperCommand, HelpCommand)
-        command.rich_help_panel = COMMAND_PANELS.get(command.name or "", command.rich_help_panel)
+        command.rich_help_panel = command_panel(command.name or "", command.rich_help_panel)
     for group in app.registered_groups:
-        group.rich_help_panel = COMMAND_PANELS.get(group.name or "", group.rich_help_panel)
+        group.rich_help_panel = command_panel(group.name or "", group.rich_help_panel)
         lay_out(group.typer_instance)
 
 

@@ -3,6 +3,8 @@ and those `factscope --help` groups the commands in, the four systems first."""
 
 from __future__ import annotations
 
+from typing import Any
+
 ARGUMENTS = "Arguments"
 INPUT = "Input"
 CLAIMS = "Claims"
@@ -13,7 +15,7 @@ OUTPUT = "Output"
 ENGINE = "Engine: where and how the run goes"
 OPTIONS = "Options"
 
-SYSTEMS = "The four systems"
+SYSTEMS = "The systems"
 RESULTS = "Results"
 CHECKERS = "Checkers"
 MORE = "Examples and the server"
@@ -24,9 +26,18 @@ does, its own options (those of no panel, then those of a panel not named here),
 share."""
 
 COMMAND_PANELS = {
-    "check": SYSTEMS, "ground": SYSTEMS, "attribute": SYSTEMS, "knowledge": SYSTEMS,
     "report": RESULTS, "export": RESULTS, "agree": RESULTS, "eval-spans": RESULTS,
     "checkers": CHECKERS, "train-checker": CHECKERS, "eval-checker": CHECKERS, "package-checker": CHECKERS,
     "examples": MORE, "serve": MORE,
 }
-"""The panel of each command of `factscope --help`, listed in this order."""
+"""The panel of each command of `factscope --help` but the systems' (``command_panel``), listed in this order."""
+
+
+def command_panel(name: str, default: Any) -> Any:
+    """The panel of the command (or command group) ``name`` of `factscope --help`: the systems' panel for a
+    system's command (``factscope.systems``), else its panel in ``COMMAND_PANELS``, else ``default``."""
+    from factscope.systems import SYSTEMS as SYSTEM_LIST
+
+    if any(system.command.split()[1] == name for system in SYSTEM_LIST):
+        return SYSTEMS
+    return COMMAND_PANELS.get(name, default)

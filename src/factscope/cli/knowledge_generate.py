@@ -54,15 +54,17 @@ def generate_command(
     demonstrations: DemonstrationSettings,
     scoring: KnowledgeSpec,
 ) -> None:
-    from factscope.conner.generation_run import run_generation, selection_spec
+    from factscope.conner.generation_run import KnowledgeGenerationSettings, KnowledgeWriter, selection_spec
     from factscope.conner.system import spec_missing_parts
 
-    settings = replace(generation, seed=scoring.seed)
-    selection = selection_spec(replace(scoring, retriever=retriever), settings, demonstrations)
+    sampled = replace(generation, seed=scoring.seed)
+    selection = selection_spec(replace(scoring, retriever=retriever), sampled, demonstrations)
     if selection is not None:
         print_notes(spec_missing_parts(selection))
-    write = functools.partial(run_generation, input, settings=settings, demonstrations=demonstrations,
-                              scoring=selection, task=task, batch_size=batch_size)
+    settings = KnowledgeGenerationSettings(
+        generation=sampled, demonstrations=demonstrations, task=task, batch_size=batch_size
+    )
+    write = functools.partial(KnowledgeWriter(selection).write, settings, input)
     output = output or Path(f"{input.stem}.generated.jsonl")
     write_with_llm(write, "knowledge generation", output, endpoint, outputs)
 

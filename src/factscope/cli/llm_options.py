@@ -20,7 +20,7 @@ from factscope.core.errors import ConfigError, RecordsFailed
 from factscope.hf.llm_endpoint import LLMEndpoint
 
 if typing.TYPE_CHECKING:
-    from factscope.core.run_result import WriterRun
+    from factscope.core.runs.result import WriterRun
     from factscope.llm.client import LLMClient
 
 SETTING_OPTIONS = {item.name: option_flags(item)[0][2:].replace("-", "_") for item in fields(LLMEndpoint)}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import warnings
 from dataclasses import dataclass
+from importlib import import_module
 from types import ModuleType
 from typing import TextIO
 
@@ -14,7 +15,7 @@ from rich.markup import escape
 
 from factscope.cli.parameter_flags import for_command_line
 from factscope.core.errors import FactscopeError, FactscopeWarning, RecordsFailed
-from factscope.core.storage_faults import STORAGE_ERRNOS, storage_fault
+from factscope.core.files.storage_faults import STORAGE_ERRNOS, storage_fault
 from factscope.core.version import __version__
 
 EXIT_BUG = 1
@@ -72,26 +73,25 @@ def _root(
 
 
 def command_modules() -> list[ModuleType]:
-    """The command modules, in the order --help lists them; each has ``register(app)``."""
+    """The command modules, in the order --help lists them; each has ``register(app)``. Each system's comes
+    first, ``factscope.cli.<name>`` for every system of ``factscope.systems``."""
     from factscope.cli import (
         agree,
-        attribute,
-        check,
         checkers,
         eval_checker,
         eval_spans,
         examples,
         export,
-        ground,
-        knowledge,
         package_checker,
         report,
         serve,
         train_checker,
     )
+    from factscope.systems import SYSTEMS
 
-    return [check, ground, attribute, knowledge, report, export, agree, checkers, train_checker, eval_checker,
-            eval_spans, package_checker, examples, serve]
+    systems = [import_module(f"factscope.cli.{system.name}") for system in SYSTEMS]
+    return [*systems, report, export, agree, checkers, train_checker, eval_checker, eval_spans, package_checker,
+            examples, serve]
 
 
 def _register() -> None:

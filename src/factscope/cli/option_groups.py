@@ -1,5 +1,5 @@
 """A command's options built from a dataclass's fields, which declare each option's help, range, flag and rule
-(``factscope.core.option_metadata.about``); the command receives them as one instance."""
+(``factscope.core.options.metadata.about``); the command receives them as one instance."""
 
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ import typer
 from factscope.cli.option_rules import RuledOption, enforce_field_rules
 from factscope.cli.parameter_flags import MENTION, in_context, with_flags
 from factscope.core.errors import ConfigError
-from factscope.core.option_metadata import declared_type
-from factscope.core.option_rules import field_rules
-from factscope.core.option_validation import ValidatedOptions
+from factscope.core.options.metadata import declared_type
+from factscope.core.options.rules import field_rules
+from factscope.core.options.validation import ValidatedOptions
 
 Command = TypeVar("Command", bound=Callable[..., None])
 
@@ -105,7 +105,7 @@ def _option_type(group: type, item: Field[Any]) -> Any:
 
 def _option(item: Field[Any], kind: Any, flags: Mapping[str, str], panel: str | None) -> Any:
     """The typer option of the field ``item``, its range shown in its help; the value is validated where the
-    dataclass is built (``factscope.core.option_validation``), so every front-end refuses it in the same words."""
+    dataclass is built (``factscope.core.options.validation``), so every front-end refuses it in the same words."""
     meta = item.metadata
     parse = meta.get("parse")
     return typer.Option(

@@ -1,4 +1,4 @@
-"""An option given on the command line where its rule (``factscope.core.option_rules``) does not hold, even at its
+"""An option given on the command line where its rule (``factscope.core.options.rules``) does not hold, even at its
 default, is refused as a usage error before any work in the library's words, or warned about where the rule only
 warns; one left out never is."""
 
@@ -11,9 +11,9 @@ import typer
 
 from factscope.cli.output_paths import running_command
 from factscope.cli.parameter_flags import in_context
-from factscope.core.option_rules import CountsWhen, broken_rule
-from factscope.core.option_validation import rule_refusal
-from factscope.core.progress_display import console
+from factscope.core.display.progress import console
+from factscope.core.options.rules import CountsWhen, broken_rule
+from factscope.core.options.validation import rule_refusal
 
 
 class RuledOption(NamedTuple):

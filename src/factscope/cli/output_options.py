@@ -8,8 +8,8 @@ from pathlib import Path
 
 from factscope.cli.help_panels import OUTPUT
 from factscope.cli.option_groups import Command, add_field_options
-from factscope.core.option_metadata import about
-from factscope.core.option_validation import ValidatedOptions
+from factscope.core.options.metadata import about
+from factscope.core.options.validation import ValidatedOptions
 
 RERUN_FIELDS = frozenset({"overwrite", "retry_failed"})
 """The fields of a command that writes no summary file."""

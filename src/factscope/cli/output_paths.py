@@ -1,4 +1,4 @@
-"""A command's output paths, checked before any work (``factscope.core.output_checks``), and the results
+"""A command's output paths, checked before any work (``factscope.core.files.output_checks``), and the results
 file's lock held until the command ends, so that a second run on the file is refused before models load."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from factscope.core import output_checks
-from factscope.core.results_lock import acquire, release
+from factscope.core.files import output_checks
+from factscope.core.files.results_lock import acquire, release
 
 try:
     from typer._click.globals import get_current_context
@@ -20,7 +20,7 @@ except ImportError:  # typer before 0.29 runs on click itself
 def check_outputs(
     results: Path | None = None, *, overwrite: bool = False, written: Mapping[str, Path | None] | None = None
 ) -> None:
-    """``factscope.core.output_checks.check_outputs`` (``written``: parameter -> path), with ``results``'s lock
+    """``factscope.core.files.output_checks.check_outputs`` (``written``: parameter -> path), with ``results``'s lock
     taken first (``ResultsLocked`` when another run holds it) and held until the running command ends."""
     context = running_command()
     if results is not None and context is not None:

@@ -10,7 +10,7 @@ import typer
 from factscope.checkers.wheel import CheckerPackage
 from factscope.cli.option_groups import add_field_options
 from factscope.cli.parameter_flags import in_context
-from factscope.core.progress_display import console
+from factscope.core.display.progress import console
 
 HELP = """Pack a checker folder into a wheel, so that `--checker NAME` uses it wherever the wheel is installed.
 

@@ -11,7 +11,7 @@ import typer
 from factscope.cli.display import print_skipped, print_table, print_warning
 from factscope.cli.option_groups import add_field_options
 from factscope.cli.output_paths import check_outputs
-from factscope.core.figure_table import summary_table
+from factscope.core.display.figure_table import summary_table
 from factscope.reports.report_options import ReportOptions
 
 HELP = """Write the results of any factscope command as one HTML page you can open in any browser.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import typer
 
@@ -11,7 +12,7 @@ from factscope.cli.option_groups import add_field_options
 from factscope.cli.web_options import web_options
 from factscope.core.errors import ConfigError
 from factscope.retrieve.web_settings import WebSettings
-from factscope.serve.config import Components, Limits, ServeConfig, Startup
+from factscope.serve.config import Components, Limits, ServeConfig, ServerComponents, Startup
 
 HELP = """Serve the four systems over HTTP, with a web app to look at results.
 
@@ -43,7 +44,7 @@ def serve_command(
     *,
     startup: Startup,
     config: ServeConfig,
-    components: Components,
+    components: ServerComponents,
     limits: Limits,
     endpoint: LLMOptions,
     web: WebSettings,
@@ -58,6 +59,7 @@ def serve_command(
                           "pip install 'factscope[serve]'") from None
     from factscope.conner.evaluator_setup import default_lm
 
-    chosen = replace(components, web=web, knowledge_lm=default_lm(components.knowledge_lm))
+    lm: dict[str, Any] = {"knowledge_lm": default_lm(components.knowledge_lm)}  # as `factscope knowledge score`
+    chosen = replace(components, web=web, **lm)
     chosen = replace(chosen, llm=endpoint.build_if(chosen.needs_llm()))
     serve(replace(config, components=chosen, limits=limits, api_key=config.api_key or None), startup)

@@ -33,8 +33,8 @@ def train_checker(options: TrainOptions) -> None:
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from factscope.cli.display import SHOWN_SKIPPED, print_skipped, print_table
-    from factscope.core.figure_table import summary_table
-    from factscope.core.progress_display import progress
+    from factscope.core.display.figure_table import summary_table
+    from factscope.core.display.progress import progress
     from factscope.training.summary import summary_rows
     from factscope.training.train import train_checker as run
 

@@ -9,8 +9,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from factscope.core.errors import InputError
-from factscope.core.input_files import read_json_records
-from factscope.core.tables import read_records
+from factscope.core.files.input_files import read_json_records
+from factscope.core.files.tables import read_records
 from factscope.metrics.agreement import pearson, somers_d, spearman
 
 HUMAN_DIMENSIONS: dict[str, tuple[str, ...]] = {

@@ -9,14 +9,14 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from factscope.conner.released_files import file_layout, read_query_table
-from factscope.core.error_location import parse_located
 from factscope.core.errors import ConfigError, InputError
 from factscope.core.fields import Identifier, NonBlank
-from factscope.core.input_files import read_lines
-from factscope.core.manifest import ItemsDigest
-from factscope.core.record_ids import first_of_each_id
-from factscope.core.tables import read_records
-from factscope.core.whole_file import usable_records
+from factscope.core.files.error_location import parse_located
+from factscope.core.files.input_files import read_lines
+from factscope.core.files.manifest import ItemsDigest
+from factscope.core.files.record_ids import first_of_each_id
+from factscope.core.files.tables import read_records
+from factscope.core.files.whole_file import usable_records
 
 KnowledgeTask = Literal["qa", "dialogue"]
 
@@ -90,7 +90,7 @@ def read_knowledge_records(
     ``queries``, knowledge written one text per line, paired line for line with the records of ``queries`` (see
     ``factscope.conner.released_files``). ``task`` is the task of the records that name none (query tables have
     no task column; default qa). A bad record, or one whose id repeats an earlier one's
-    (``factscope.core.record_ids``), comes back as an InputError; a file that cannot be paired raises."""
+    (``factscope.core.files.record_ids``), comes back as an InputError; a file that cannot be paired raises."""
     layout = file_layout(path)
     if layout == "lines":
         if queries is None:
@@ -114,7 +114,7 @@ def usable_knowledge_records(
 ) -> tuple[list[KnowledgeRecord], int]:
     """The usable records of a knowledge file, held in memory (options as ``read_knowledge_records``), and how
     many were skipped, each passed to ``skipped``; a file whose every record fails for one reason is one error
-    (``factscope.core.whole_file``)."""
+    (``factscope.core.files.whole_file``)."""
     read = read_knowledge_records(path, need_knowledge=need_knowledge, task=task)
     records, problems = usable_records(path, read)
     for problem in problems:
@@ -131,7 +131,7 @@ class KnowledgeRecords:
     lines with their ``queries`` a line at a time), so a run can fingerprint them and then score them without
     holding them in memory; options as ``read_knowledge_records``. Bad records are skipped; after a full pass
     ``problems`` holds their errors and ``digest`` the digest of the good ones
-    (``factscope.core.manifest.DigestedItems``), so a run's manifest does not read the file again."""
+    (``factscope.core.files.manifest.DigestedItems``), so a run's manifest does not read the file again."""
 
     def __init__(
         self,

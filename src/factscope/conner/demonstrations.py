@@ -16,9 +16,9 @@ from factscope.conner.generation import (
     select_demonstrations,
 )
 from factscope.core.errors import ConfigError, InputError
-from factscope.core.option_metadata import about
-from factscope.core.option_rules import CountsWhen
-from factscope.core.option_validation import ValidatedOptions
+from factscope.core.options.metadata import about
+from factscope.core.options.rules import CountsWhen
+from factscope.core.options.validation import ValidatedOptions
 
 if TYPE_CHECKING:
     from factscope.conner.evaluator import KnowledgeEvaluator

@@ -11,18 +11,14 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
 from factscope.conner.data import KnowledgeRecord
 from factscope.conner.templates import answer_prompt, few_shot_prompt, zero_shot_prompt
-from factscope.core.manifest import fingerprint_items
-from factscope.core.option_metadata import about
-from factscope.core.option_validation import ValidatedOptions
-from factscope.core.run import ProgressCallback, run_batches, run_manifest
-from factscope.core.run_result import RunResult
+from factscope.core.options.metadata import about
+from factscope.core.options.validation import ValidatedOptions
 
 if TYPE_CHECKING:
     from factscope.conner.evaluator import KnowledgeEvaluator
@@ -60,7 +56,7 @@ class GeneratedKnowledge(BaseModel):
     prompt: str | None = None
 
 
-@dataclass
+@dataclass(frozen=True)
 class GenerationSettings(ValidatedOptions):
     """Sampling of knowledge candidates (the paper: top-p 0.9, r = 5) and answer length."""
 
@@ -166,7 +162,7 @@ class KnowledgeGenerator:
         return replies
 
 
-def select_knowledge(
+def keep_best_candidates(
     records: Sequence[KnowledgeRecord], generated: Sequence[GeneratedKnowledge], evaluator: KnowledgeEvaluator,
     pool: Sequence[str] | None = None,
 ) -> None:
@@ -238,74 +234,3 @@ def _candidate(reply: Any) -> Candidate:
     if not text:
         return Candidate(failed=True, error="empty reply", raw=reply.raw or reply.text)
     return Candidate(text=text)
-
-
-class KnowledgeGenerationRun(RunResult[GeneratedKnowledge]):
-    """Every generated record in the output file (read lazily; left out of ``model_dump``), and the counts of this
-    run (``failed``: the file's rows marked failed; ``records`` and ``skipped``: the usable and skipped records of
-    the queries file, when ``run_generation`` read one)."""
-
-    what_failed: ClassVar[str] = "knowledge generations"
-    failures_kept: ClassVar[bool] = True
-    records: int = 0
-    skipped: int = 0
-
-    def summary_rows(self) -> list[tuple[str, object]]:
-        """The figures of the run's summary table (label, value)."""
-        return [
-            ("records", self.records),
-            ("skipped (bad input)", self.skipped),
-            ("generated (new / resumed)", f"{self.new_records} / {self.resumed_records}"),
-            ("failed", self.failed),
-        ]
-
-
-def generate_knowledge(
-    records: Sequence[KnowledgeRecord],
-    generator: KnowledgeGenerator,
-    *,
-    demonstrations: Sequence[KnowledgeRecord] = (),
-    evaluator: KnowledgeEvaluator | None = None,
-    answer: bool = False,
-    output: str | Path | None = None,
-    batch_size: int = 16,
-    progress: ProgressCallback | None = None,
-    overwrite: bool = False,
-    retry_failed: bool = False,
-) -> KnowledgeGenerationRun:
-    """Generate knowledge for ``records`` in batches (resuming from ``output``); with an ``evaluator`` the
-    candidate with the best Q_know is kept, and with ``answer`` an answer is generated from the kept knowledge.
-    With ``retry_failed``, the rows of ``output`` marked failed are generated again and replaced in place."""
-
-    def batch_knowledge(batch: Sequence[KnowledgeRecord]) -> list[GeneratedKnowledge]:
-        generated = generator.generate(batch, demonstrations)
-        if evaluator is not None:
-            select_knowledge(batch, generated, evaluator)
-        if answer:
-            generator.answer(batch, generated, demonstrations)
-        return generated
-
-    produced = run_batches(
-        records,
-        batch_knowledge,
-        key=lambda record: record.id,
-        row_type=GeneratedKnowledge,
-        output=output,
-        batch_size=batch_size,
-        progress=progress,
-        stage_name="generating knowledge",
-        manifest=run_manifest(
-            "knowledge generate",
-            records,
-            {"generator": generator, "evaluator": evaluator},
-            {"answer": answer, "demonstrations": fingerprint_items(demonstrations).sha256},
-        ),
-        overwrite=overwrite,
-        failed=lambda row: row.failed,
-        retry_failed=retry_failed,
-    )
-    return KnowledgeGenerationRun(
-        results=produced.results,
-        failed=sum(1 for row in produced.results if row.failed),
-        **produced.counts(),
-    )

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from factscope.core.errors import InputError
-from factscope.core.input_files import read_lines
+from factscope.core.files.input_files import read_lines
 
 Layout = Literal["records", "table", "lines"]
 

@@ -7,8 +7,8 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
 
-from factscope.core.display import ShownAsHtml
-from factscope.core.result_tables import probability_columns
+from factscope.core.display.notebook import ShownAsHtml
+from factscope.core.files.result_tables import probability_columns
 from factscope.core.schema import LABELS
 
 
@@ -50,7 +50,7 @@ class KnowledgeScores(ShownAsHtml, BaseModel):
     item_fields: ClassVar[tuple[str, ...]] = ("sentences",)
 
     def item_rows(self) -> list[dict[str, Any]]:
-        """One table row per knowledge sentence, numbered from 1 (``factscope.core.result_tables``): its text,
+        """One table row per knowledge sentence, numbered from 1 (``factscope.core.files.result_tables``): its text,
         the label of its largest probability (None: unchecked), the probabilities, its best evidence and how many
         of its checks failed."""
         return [

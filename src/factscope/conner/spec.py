@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 
 from factscope.checkers.checker_rules import FAST_MODE
 from factscope.checkers.defaults import DEFAULT_CHECKER, DEFAULT_MODE
-from factscope.core.option_metadata import about
-from factscope.core.option_validation import ValidatedOptions
+from factscope.core.options.metadata import about
+from factscope.core.options.validation import ValidatedOptions
 from factscope.core.seeds import SEED_MAX
 from factscope.retrieve.web_settings import WebSettings
 

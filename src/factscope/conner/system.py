@@ -15,11 +15,13 @@ from factscope.conner.spec import KnowledgeSpec
 from factscope.conner.task import KnowledgeRun, knowledge_pipeline, knowledge_pool, knowledge_run
 from factscope.conner.totals import KnowledgeTotals
 from factscope.core.errors import ConfigError, InputError
-from factscope.core.input_notes import InputNotes
-from factscope.core.manifest import SettingValue, fingerprint_file
-from factscope.core.run import Pipeline, RunRows
-from factscope.core.system import ReportHooks, RunFacts, RunOutcome
-from factscope.core.whole_file import whole_file_error
+from factscope.core.files.input_notes import InputNotes
+from factscope.core.files.manifest import SettingValue, fingerprint_file
+from factscope.core.files.whole_file import whole_file_error
+from factscope.core.record_form import FormField, RecordForm
+from factscope.core.runs.loop import Pipeline, RunRows
+from factscope.engines.parts import ReportHooks, RunFacts, RunOutcome
+from factscope.engines.served import ServedField
 from factscope.engines.system import System
 
 if TYPE_CHECKING:
@@ -53,6 +55,22 @@ class KnowledgeSystem(System[KnowledgeSpec, KnowledgeRecord, KnowledgeScores, Kn
     command = "factscope knowledge score"
     llm_users = "with `lm='endpoint'` or an llm `checker` (llm, llm:minicheck)"
     title = "Knowledge quality (CONNER)"
+    served = (ServedField("checker"), ServedField("corpus", flag="--corpus"), ServedField("lm", flag="--lm"))
+    form = RecordForm(
+        "CONNER's six dimensions of generated knowledge: factuality, relevance, coherence, informativeness, "
+        "helpfulness and validity; those the server's models cannot compute say why.",
+        (
+            FormField("query", "Query", required=True),
+            FormField("knowledge", "Knowledge", lines=5, required=True),
+            FormField("evidence", "Evidence (optional)", "passages", lines=6,
+                      help="passages separated by a blank line; factuality checks each knowledge sentence "
+                           "against them (else against the server's --corpus)"),
+            FormField("answer", "Answer (optional)",
+                      help="helpfulness compares it with random other knowledge: run several records as a job"),
+            FormField("gold_answer", "Gold answer (optional)"),
+        ),
+        "knowledge/with_evidence.jsonl",
+    )
     report = ReportHooks.of(report)
 
     def __init__(self, task: KnowledgeTask | None = None, queries: str | Path | None = None) -> None:
@@ -117,7 +135,7 @@ class KnowledgeSystem(System[KnowledgeSpec, KnowledgeRecord, KnowledgeScores, Kn
     def check_usable(
         self, count: int, problems: Sequence[InputError], path: str | Path, notes: InputNotes | None
     ) -> None:
-        """A file whose every record fails for one reason is one error (``factscope.core.whole_file``); else as
+        """A file whose every record fails for one reason is one error (``factscope.core.files.whole_file``); else as
         every system's input."""
         whole = whole_file_error(path, problems, count)
         if whole is not None:

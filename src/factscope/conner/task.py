@@ -12,9 +12,9 @@ from factscope.conner.data import KnowledgeRecord
 from factscope.conner.evaluator import KnowledgeEvaluator
 from factscope.conner.scores import NOT_SCORED, KnowledgeScores, knowledge_failed
 from factscope.conner.totals import METRICS, KnowledgeSummary, KnowledgeTotals
-from factscope.core.manifest import SettingValue
-from factscope.core.run import Pipeline, RunRows
-from factscope.core.run_result import RunResult
+from factscope.core.files.manifest import SettingValue
+from factscope.core.runs.loop import Pipeline, RunRows
+from factscope.core.runs.result import RunResult
 
 
 class KnowledgeRun(RunResult[KnowledgeScores]):

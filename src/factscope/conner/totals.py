@@ -1,5 +1,5 @@
 """The dataset figures of a knowledge run, as mergeable totals fed one row at a time (see
-``factscope.core.results``): each metric's mean over the records that have it, and why a metric was not
+``factscope.core.runs.results``): each metric's mean over the records that have it, and why a metric was not
 computed."""
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ class KnowledgeSummary(BaseModel):
 
 @dataclass
 class KnowledgeTotals:
-    """The mergeable figures of a knowledge run, fed one result row at a time (see ``factscope.core.results``): an
+    """The mergeable figures of a knowledge run, fed one result row at a time (see ``factscope.core.runs.results``): an
     exact mean per summary metric, how often each reason for a metric not computed was given, and the failures."""
 
     records: int = 0

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BeforeValidator
 
-from factscope.core.error_location import json_kind
+from factscope.core.files.error_location import json_kind
 
 
 def _identifier(value: Any) -> Any:

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-from factscope.core.display import ShownAsHtml
+from factscope.core.display.notebook import ShownAsHtml
 
 
 class Label(str, Enum):

@@ -33,15 +33,15 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel
 
 from factscope.core.errors import ConfigError, InputError
-from factscope.core.manifest import RunManifest
-from factscope.core.option_metadata import about
-from factscope.core.option_rules import CountsWhen
-from factscope.core.option_validation import ValidatedOptions
-from factscope.core.results import ResultRows, Totals
-from factscope.core.results_file import ResultWriter, drop_rows
-from factscope.core.results_lock import results_lock
-from factscope.core.run import Pipeline, ProgressCallback, RunRows, stage
-from factscope.core.system import RecordParser, RunFacts, SystemBuild
+from factscope.core.files.manifest import RunManifest
+from factscope.core.files.results_file import ResultWriter, drop_rows
+from factscope.core.files.results_lock import results_lock
+from factscope.core.options.metadata import about
+from factscope.core.options.rules import CountsWhen
+from factscope.core.options.validation import ValidatedOptions
+from factscope.core.runs.loop import Pipeline, ProgressCallback, RunRows, stage
+from factscope.core.runs.results import ResultRows, Totals
+from factscope.engines.parts import RecordParser, RunFacts, SystemBuild
 from factscope.engines.shards import (
     WorkUnit,
     input_fingerprints,

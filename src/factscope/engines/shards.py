@@ -4,7 +4,7 @@ The input is one JSON / JSONL file or a folder of ``*.jsonl`` shards (read in so
 folder holding, for each input shard, a results shard of the same name (``part-003.jsonl`` gives
 ``part-003.jsonl``; a single ``answers.json`` gives ``answers.jsonl``) and ``manifest.json``, which records the
 system, the fingerprint of every input shard and the settings, as a results file's manifest does
-(``factscope.core.manifest``): a rerun resumes into the folder only when its manifest is the same.
+(``factscope.core.files.manifest``): a rerun resumes into the folder only when its manifest is the same.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from factscope.core.errors import InputError
-from factscope.core.input_files import read_json_records, read_jsonl_range
-from factscope.core.manifest import (
+from factscope.core.files.input_files import read_json_records, read_jsonl_range
+from factscope.core.files.manifest import (
     InputFingerprint,
     RunManifest,
     fingerprint_file,
@@ -25,8 +25,8 @@ from factscope.core.manifest import (
     read_manifest,
     refuse_another_run,
 )
-from factscope.core.record_limits import require_file
-from factscope.core.system import RecordParser
+from factscope.core.files.record_limits import require_file
+from factscope.engines.parts import RecordParser
 
 Item = TypeVar("Item")
 

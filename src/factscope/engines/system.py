@@ -7,7 +7,9 @@ LLM (``needs_llm``), how its components are built from a spec (``ready``) and pu
 before a run and which records stop it (``prepare``), the typed result of a run's rows and totals (``result``),
 the rows of its summary table (``summary_rows``), what a terminal shows around that table (``figure_tables``,
 ``notes``), the figures of its summary file (``summary_figures``), what its failed records failed at
-(``failures``) and its report hooks (``report``). The template methods here are the same for every system:
+(``failures``), its report hooks (``report``), and what a server needs of it: the spec fields it chooses at
+start-up (``served``, ``served_spec``), the web form of one record (``form``) and the few figures a page shows of
+a request's run (``page_figures``). The template methods here are the same for every system:
 ``run`` (and ``execute``, which also hands back the skipped input records and the LLM usage) chooses the engine
 and applies every run policy, so that the Python API, the CLI, the server and the Ray engine behave the same.
 """
@@ -26,13 +28,14 @@ from pydantic import BaseModel
 from rich.table import Table as RichTable
 
 from factscope.core.errors import ConfigError, InputError
-from factscope.core.input_notes import InputNotes, report_usable
-from factscope.core.manifest import DigestedItems, spec_settings
-from factscope.core.option_validation import rule_refusal
-from factscope.core.output_checks import check_outputs
-from factscope.core.results import ResultRows, Totals
-from factscope.core.results_lock import results_lock
-from factscope.core.run import (
+from factscope.core.files.input_notes import InputNotes, report_usable
+from factscope.core.files.manifest import DigestedItems, spec_settings
+from factscope.core.files.output_checks import check_outputs
+from factscope.core.files.results_lock import results_lock
+from factscope.core.files.tables import Table, is_table, is_table_file, table_name, table_records
+from factscope.core.options.validation import rule_refusal
+from factscope.core.record_form import RecordForm
+from factscope.core.runs.loop import (
     Pipeline,
     ProgressCallback,
     RunRows,
@@ -40,8 +43,9 @@ from factscope.core.run import (
     reporting_setup,
     run_pipeline,
 )
-from factscope.core.run_result import RunResult
-from factscope.core.system import (
+from factscope.core.runs.result import RunResult
+from factscope.core.runs.results import ResultRows, Totals
+from factscope.engines.parts import (
     LLMClient,
     RecordSource,
     ReportHooks,
@@ -50,8 +54,8 @@ from factscope.core.system import (
     SystemBuild,
     facts_of,
 )
-from factscope.core.tables import Table, is_table, is_table_file, table_name, table_records
 from factscope.engines.ray import RayOptions, require_ray, run_on_ray
+from factscope.engines.served import ServedField, served_spec
 from factscope.engines.shards import check_results_folder, readable_items
 
 SpecT = TypeVar("SpecT")
@@ -117,7 +121,11 @@ class System(ABC, Generic[SpecT, Item, Row, TotalsT, RunT]):
     manifest: ClassVar[str]
     """The system its results files' manifests name."""
     command: ClassVar[str]
+    """Its command line: `factscope check`, `factscope attribute score`; a server's endpoint is named after it
+    (/v1/check, /v1/attribute/score)."""
     title: ClassVar[str]
+    spec_type: type[SpecT]
+    """The type of its spec, which its ``System[...]`` base names."""
     row_type: type[Row]
     """The type of its result rows; this and the next two are the types its ``System[...]`` base names."""
     run_type: type[RunT]
@@ -129,14 +137,22 @@ class System(ABC, Generic[SpecT, Item, Row, TotalsT, RunT]):
     llm_users: ClassVar[str]
     """When its runs use an LLM: the components that call one, naming the parameters that choose them (the
     condition of ``unused_llm``'s refusal)."""
+    served: ClassVar[tuple[ServedField, ...]] = ()
+    """The fields of its spec that a server chooses once, at start-up (the components it builds); a request may
+    set the fields marked ``per_request`` (``factscope.core.options.metadata.about``), and the others keep their
+    defaults."""
+    form: ClassVar[RecordForm]
+    """The web form of one of its records."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
-        """A subclass's ``row_type``, ``totals_type`` and ``run_type``: the types its ``System[...]`` base names."""
+        """A subclass's ``spec_type``, ``row_type``, ``totals_type`` and ``run_type``: the types its ``System[...]``
+        base names."""
         super().__init_subclass__(**kwargs)
         for base in getattr(cls, "__orig_bases__", ()):
             if get_origin(base) is System:
-                _, _, row, totals, run = get_args(base)
-                for attribute, named in (("row_type", row), ("totals_type", totals), ("run_type", run)):
+                spec, _, row, totals, run = get_args(base)
+                named_types = (("spec_type", spec), ("row_type", row), ("totals_type", totals), ("run_type", run))
+                for attribute, named in named_types:
                     if isinstance(named, type):
                         setattr(cls, attribute, named)
 
@@ -206,6 +222,17 @@ class System(ABC, Generic[SpecT, Item, Row, TotalsT, RunT]):
         """How many records of the run failed, and what failed in them, in words (for the message that ends a
         run with failures): ``run.failed`` records by default."""
         return run.failed, "records"
+
+    def served_spec(self, chosen: Mapping[str, Any], *, mode: str, web: Any) -> SpecT:
+        """The spec a server runs with: the ``served`` fields as ``chosen`` (by field name), the server's check
+        ``mode`` for every model check, and the spec's defaults for the rest (``factscope.engines.served``). ``web``
+        is the server's web retrieval settings, for a system that serves a web retriever (none by default)."""
+        return cast(SpecT, served_spec(self.spec_type, chosen, mode=mode))
+
+    def page_figures(self, run: RunT) -> list[tuple[str, float | bool | None]]:
+        """The few figures of a run that a page showing one request's results puts above them; none by
+        default."""
+        return []
 
     def mergeable(self, spec: SpecT) -> bool:
         """Whether a record's row depends on it alone, so that records of several requests may share a batch."""
@@ -289,8 +316,8 @@ class System(ABC, Generic[SpecT, Item, Row, TotalsT, RunT]):
         ``batch_size`` this call sets); ``llm`` must then be a picklable function that makes the client.
         ``loaded`` is told the records' count and problems (see ``LoadedCallback``); an input file is then held
         to ``check_usable``, which tells ``notes`` (and its reader's warnings) of what it skipped. A bad ``output``
-        (or results folder) is refused, and its lock taken (``factscope.core.results_lock``), before the input is
-        read or any model loads (``factscope.core.output_checks``)."""
+        (or results folder) is refused, and its lock taken (``factscope.core.files.results_lock``), before the input is
+        read or any model loads (``factscope.core.files.output_checks``)."""
         if engine == "ray":
             ran = self._execute_on_ray(spec, inputs, llm, output, batch_size, progress, overwrite, retry_failed, ray)
             done = ran.result

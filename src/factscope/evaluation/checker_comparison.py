@@ -19,15 +19,15 @@ from factscope.checkers.defaults import DEFAULT_CHECKER
 from factscope.checkers.options import CheckerOptions, checker_options, used_options
 from factscope.checkers.registry import CHECKERS, make_checker
 from factscope.core.errors import ConfigError, InputError
-from factscope.core.option_metadata import about
-from factscope.core.option_validation import (
+from factscope.core.files.output_checks import check_outputs
+from factscope.core.options.metadata import about
+from factscope.core.options.validation import (
     ValidatedOptions,
     parameter_values,
     rule_refusal,
     validate_options,
 )
-from factscope.core.output_checks import check_outputs
-from factscope.core.run import ProgressCallback
+from factscope.core.runs.loop import ProgressCallback
 from factscope.evaluation.checker_eval import CheckerComparison, EvalReport, evaluate_checker, tune_threshold
 from factscope.evaluation.pairs import LabelledPair, PartChoice, read_pairs, sample_pairs
 

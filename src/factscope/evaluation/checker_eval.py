@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from factscope.checkers.base import Checker, CheckTask
 from factscope.core.errors import ConfigError
-from factscope.core.run import ProgressCallback, StageProgress, stage
+from factscope.core.runs.loop import ProgressCallback, StageProgress, stage
 from factscope.core.schema import Label, Verdict
 from factscope.evaluation.pairs import THREE_WAY, LabelledPair, PartChoice
 from factscope.metrics.classification import (

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from rich.table import Table
 from rich.text import Text
 
-from factscope.core.figure_table import format_value
+from factscope.core.display.figure_table import format_value
 from factscope.evaluation.checker_eval import EvalReport
 
 

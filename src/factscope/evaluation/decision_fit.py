@@ -9,7 +9,7 @@ from factscope.checkers.base import Checker, CheckTask
 from factscope.checkers.claim_decision import ClaimDecision
 from factscope.checkers.segmented import SegmentedChecker, claim_measurements
 from factscope.core.errors import ConfigError
-from factscope.core.run import ProgressCallback, stage
+from factscope.core.runs.loop import ProgressCallback, stage
 from factscope.evaluation.pairs import LabelledPair
 
 

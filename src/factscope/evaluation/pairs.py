@@ -9,7 +9,7 @@ Two record shapes are read, one per record (a file may mix them):
 
 Both may carry ``id``, ``dataset`` and ``group``. Files are JSONL, a JSON list, CSV with a header row (``.csv``) or
 Parquet (``.parquet``, LLM-AggreFact's published format; needs pyarrow, the ``tables`` extra), read by
-``factscope.core.tables``; a Parquet record's line is its row number.
+``factscope.core.files.tables``; a Parquet record's line is its row number.
 """
 
 from __future__ import annotations
@@ -21,11 +21,11 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict
 
-from factscope.core.error_location import parse_located
 from factscope.core.errors import InputError
 from factscope.core.fields import Identifier, NonBlank
-from factscope.core.record_ids import RecordIds
-from factscope.core.tables import read_records
+from factscope.core.files.error_location import parse_located
+from factscope.core.files.record_ids import RecordIds
+from factscope.core.files.tables import read_records
 from factscope.evaluation.splits import part_of
 
 PairLabel = Literal["entailment", "neutral", "contradiction", "not_entailment"]

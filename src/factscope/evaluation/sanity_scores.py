@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from pydantic import BaseModel
 
 from factscope.checkers.base import Checker
-from factscope.core.run import ProgressCallback
+from factscope.core.runs.loop import ProgressCallback
 from factscope.core.schema import Label, Verdict
 from factscope.evaluation.checker_eval import check_pairs
 from factscope.evaluation.pairs import LabelledPair

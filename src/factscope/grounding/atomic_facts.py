@@ -23,11 +23,11 @@ from typing import Annotated, Any
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, PlainValidator, model_validator
 
-from factscope.core.error_location import json_kind, parse_located
 from factscope.core.errors import InputError
 from factscope.core.fields import Identifier
-from factscope.core.input_files import parse_keyed_document, read_json_records, read_text
-from factscope.core.record_ids import RecordIds, repeated_keys
+from factscope.core.files.error_location import json_kind, parse_located
+from factscope.core.files.input_files import parse_keyed_document, read_json_records, read_text
+from factscope.core.files.record_ids import RecordIds, repeated_keys
 
 ACCEPTED_SHAPES = (
     'records {"id" (or "qId"): ..., "atomic_facts": [...]} or FActScore records with "annotations", as JSONL or '

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from factscope.core.errors import InputError
-from factscope.core.option_metadata import about
-from factscope.core.option_validation import ValidatedOptions
-from factscope.core.run import ProgressCallback, stage
+from factscope.core.options.metadata import about
+from factscope.core.options.validation import ValidatedOptions
+from factscope.core.runs.loop import ProgressCallback, stage
 from factscope.grounding.data import PresenceLabelInput, read_presence_labels
 from factscope.grounding.presence import PresenceModel
 from factscope.metrics.grounding import AgreementStatistic, agreement, calibrate_threshold

@@ -7,7 +7,7 @@ Truly Ground layout: ``{"<qid>": {"qId", "qText", "answer", "atomic_texts": [gol
 Generic JSONL: one object per line with ``question``, ``contexts`` (a list or one string), ``gold_facts`` and
 optionally ``id``, ``response``, ``answer``, ``metadata``; other top-level fields join the metadata.
 
-Both layouts are read one record at a time (the keyed layout entry by entry, ``factscope.core.json_entries``), so
+Both layouts are read one record at a time (the keyed layout entry by entry, ``factscope.core.files.json_entries``), so
 a dataset of any size takes the memory of one record.
 """
 
@@ -29,14 +29,14 @@ from pydantic import (
     model_validator,
 )
 
-from factscope.core.error_location import parse_located
 from factscope.core.errors import InputError
 from factscope.core.fields import Flag, Identifier, NonBlank, Passages, Texts
-from factscope.core.input_notes import InputNotes
-from factscope.core.json_entries import document_kind, json_entries
-from factscope.core.manifest import ItemsDigest
-from factscope.core.record_ids import RecordIds
-from factscope.core.tables import is_table_file, read_records
+from factscope.core.files.error_location import parse_located
+from factscope.core.files.input_notes import InputNotes
+from factscope.core.files.json_entries import document_kind, json_entries
+from factscope.core.files.manifest import ItemsDigest
+from factscope.core.files.record_ids import RecordIds
+from factscope.core.files.tables import is_table_file, read_records
 from factscope.grounding.metadata import SHOWN_IDS, Metadata, join_warnings
 from factscope.grounding.response_index import ResponseIndex
 from factscope.grounding.responses import ResponseRow, read_responses
@@ -174,7 +174,7 @@ def read_presence_labels(path: str | Path) -> Iterator[tuple[int, PresenceLabelI
 def is_seed_layout(path: Path) -> bool:
     """True when the file is one JSON object whose values are objects with ``qText`` (the Truly Ground layout).
 
-    The file's entries are read one at a time up to the first such value (``factscope.core.json_entries``), so no
+    The file's entries are read one at a time up to the first such value (``factscope.core.files.json_entries``), so no
     file is read whole to tell it apart: for JSONL, the first record's fields are all that is read; a Parquet or
     CSV file holds generic records."""
     if is_table_file(path) or document_kind(path) != "object":
@@ -188,7 +188,7 @@ def is_seed_layout(path: Path) -> bool:
 def seed_entries(path: str | Path) -> Iterator[tuple[str, GroundExample | InputError]]:
     """(question id, example) for each entry of a Truly Ground layout file, read one entry at a time, so a file of
     any size takes the memory of one entry; an entry that cannot be read, or whose key repeats an earlier one's
-    (``factscope.core.record_ids``: the first is read), comes back as its error naming the file, line, question
+    (``factscope.core.files.record_ids``: the first is read), comes back as its error naming the file, line, question
     and field. A file that is not one JSON object, or whose object is broken between entries, raises InputError."""
     path = Path(path)
     if document_kind(path) != "object":
@@ -346,7 +346,7 @@ class ScoredExamples:
     an entry of the Truly Ground layout) and joins each record to its response and its metadata through on-disk
     indexes of those files (``ResponseIndex``, ``Metadata``), so memory holds the ids, not the records. Opening
     reads the input once, to find the problems and warnings, count the examples, gather the metadata ``fields``
-    that have a value and digest the examples (``digest``, see ``factscope.core.manifest.DigestedItems``), so
+    that have a value and digest the examples (``digest``, see ``factscope.core.files.manifest.DigestedItems``), so
     neither a run's preparation nor its manifest reads the file again; ``close`` removes the indexes."""
 
     def __init__(

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal, get_args
 
-from factscope.core.option_metadata import about
-from factscope.core.option_validation import ValidatedOptions
+from factscope.core.options.metadata import about
+from factscope.core.options.validation import ValidatedOptions
 from factscope.core.seeds import SEED_MAX
 from factscope.grounding.data import GroundExample, context_title
 from factscope.retrieve.corpus import Corpus, Hit, Retriever, RetrieverName, make_retriever

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from rich.table import Table
 from rich.text import Text
 
-from factscope.core.figure_table import format_value
+from factscope.core.display.figure_table import format_value
 
 if TYPE_CHECKING:
     from factscope.grounding.task import GroundSummary

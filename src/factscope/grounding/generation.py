@@ -1,20 +1,21 @@
-"""Responses for grounding evaluation: one LLM reply per example from its contexts and question."""
+"""Responses for grounding evaluation: one LLM reply per example from its contexts and question, written by the
+``ResponseWriter`` (`factscope ground generate`, ``factscope.generate_responses``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, Field
 
-from factscope.core.input_notes import InputNotes
-from factscope.core.option_metadata import about
-from factscope.core.option_validation import ValidatedOptions
+from factscope.core.files.input_notes import InputNotes
+from factscope.core.options.metadata import about
+from factscope.core.options.validation import ValidatedOptions
 from factscope.core.prompts import load_prompt
-from factscope.core.run import ProgressCallback, run_batches, run_manifest
-from factscope.core.run_result import RunResult
+from factscope.core.runs.result import RunResult
+from factscope.engines.writer import Loaded, Produced, Writer, WriterSteps
 from factscope.grounding.data import GroundExample, load_dataset
 from factscope.grounding.distractors import DistractorSettings, add_corpus_distractors
 
@@ -24,12 +25,18 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class ResponseGenerationSettings(ValidatedOptions):
-    """How ``generate`` calls the LLM: ``max_tokens`` per response, ``batch_size`` questions at a time."""
+    """How responses are written: ``max_tokens`` per response, ``batch_size`` questions at a time, and, with a
+    ``corpus``, the ``distractors`` found there added to each question's contexts (the paper's Dist setting; the
+    input's fingerprint records the contexts they make)."""
 
     max_tokens: int = field(default=512, metadata=about("response length limit", min=1))
     batch_size: int = field(default=32, metadata=about(
-        "questions sent (in parallel) before results are written", min=1
+        "questions sent (in parallel) before results are written", min=1, changes_results=False
     ))
+    corpus: Path | None = field(default=None, metadata=about(
+        "JSONL {id, title, text} or folder of .txt to draw distractors from", recorded_by="records"
+    ))
+    distractors: DistractorSettings = field(default_factory=DistractorSettings)
 
 
 GOLD_ONLY = "none (gold only)"
@@ -57,7 +64,7 @@ class GenerationRun(RunResult[GeneratedResponse]):
     """Every response in the responses file (read lazily; left out of ``model_dump``), the counts, and the calls
     of this run that failed (``failed`` of them, each in ``failed_calls``; not written, so a rerun retries them);
     ``skipped`` and ``distractors``: the entries of the dataset file that did not load and the distractors added,
-    in words, when ``generate_for_dataset`` read one."""
+    in words."""
 
     what_failed: ClassVar[str] = "generation calls"
     failures_kept: ClassVar[bool] = False
@@ -84,7 +91,7 @@ def generation_prompt(example: GroundExample, template: str) -> str:
     )
 
 
-def generate_responses(
+def response_replies(
     examples: Sequence[GroundExample],
     client: LLMClient,
     *,
@@ -99,91 +106,63 @@ def generate_responses(
     return client.chat_many(conversations, on_done=on_done, **params)
 
 
-def generate(
-    examples: Sequence[GroundExample],
-    client: LLMClient,
-    *,
-    output: str | Path | None = None,
-    max_tokens: int | None = ResponseGenerationSettings.max_tokens,
-    batch_size: int = ResponseGenerationSettings.batch_size,
-    progress: ProgressCallback | None = None,
-    overwrite: bool = False,
-    retry_failed: bool = False,
-) -> GenerationRun:
-    """Generate and write a response per example; examples already in ``output`` are skipped (resume).
+class ResponseWriter(Writer[ResponseGenerationSettings, GroundExample, GenerationRun]):
+    """A response per example of a dataset file (``load_dataset``, with the ``metadata`` file this writer reads)
+    or of the examples given, its distractors added first when the settings name a corpus. A failed call is
+    reported and not written, so any rerun tries it again (``retry_failed`` has nothing more to retry)."""
 
-    A failed call is reported in ``failed_calls`` and not written, so any rerun tries it again: ``retry_failed``
-    is accepted for the shape every entry point shares and has nothing more to retry."""
-    failures: list[GenerationFailure] = []
+    name = "ground generate"
+    stage_name = "generating"
 
-    def batch_responses(batch: Sequence[GroundExample]) -> list[GeneratedResponse]:
-        rows = []
-        for example, reply in zip(batch, generate_responses(batch, client, max_tokens=max_tokens)):
-            if reply.failed:
-                failures.append(GenerationFailure(id=example.id, error=reply.error))
-                continue
-            rows.append(
-                GeneratedResponse(
-                    id=example.id,
-                    question=example.question,
-                    response=reply.text or "",
-                    contexts=list(example.contexts),
-                    model=client.name,
-                )
-            )
-        return rows
+    def __init__(self, metadata: str | Path | None = None) -> None:
+        self.metadata = metadata
 
-    produced = run_batches(
-        examples,
-        batch_responses,
-        key=lambda example: example.id,
-        row_type=GeneratedResponse,
-        output=output,
-        batch_size=batch_size,
-        progress=progress,
-        stage_name="generating",
-        manifest=run_manifest("ground generate", examples, {"llm": client}, {"max_tokens": max_tokens}),
-        overwrite=overwrite,
-        retry_failed=retry_failed,
-    )
-    return GenerationRun(
-        results=produced.results,
-        failed=len(failures),
-        failed_calls=failures,
-        **produced.counts(),
-    )
+    def load(
+        self, settings: ResponseGenerationSettings, inputs: str | Path | Iterable[GroundExample],
+        notes: InputNotes | None,
+    ) -> Loaded[GroundExample]:
+        """The examples of the dataset file (``notes`` told of the entries that did not load and its warnings)
+        or the examples given, with their distractors."""
+        skipped = 0
+        if isinstance(inputs, (str, Path)):
+            dataset = load_dataset(inputs, self.metadata)
+            dataset.report(notes)
+            examples, skipped = dataset.examples, len(dataset.errors)
+        else:
+            examples = list(inputs)
+        if settings.corpus is not None:
+            examples = add_corpus_distractors(examples, settings.corpus, settings.distractors)
+        return Loaded(examples, len(examples), skipped)
 
+    def steps(
+        self, settings: ResponseGenerationSettings, llm: LLMClient, loaded: Loaded[GroundExample],
+        notes: InputNotes | None,
+    ) -> WriterSteps[GroundExample]:
+        """A response row per example whose call succeeded."""
+        failures: list[tuple[str, str | None]] = []
 
-def generate_for_dataset(
-    dataset: str | Path,
-    llm: LLMClient,
-    settings: ResponseGenerationSettings | None = None,
-    *,
-    metadata: str | Path | None = None,
-    corpus: str | Path | None = None,
-    distractors: DistractorSettings | None = None,
-    output: str | Path | None = None,
-    progress: ProgressCallback | None = None,
-    overwrite: bool = False,
-    retry_failed: bool = False,
-    notes: InputNotes | None = None,
-) -> GenerationRun:
-    """A response per example of the file ``dataset`` (``load_dataset``, with its ``metadata`` file) with ``llm``,
-    written to ``output`` as ``generate`` does; with ``corpus``, the distractor passages that ``distractors``
-    find there are added to each example's contexts (the paper's Dist setting). ``notes`` is told of the entries
-    that did not load, the dataset's warnings and each call that failed."""
-    settings = settings or ResponseGenerationSettings()
-    loaded = load_dataset(dataset, metadata)
-    loaded.report(notes)
-    examples = loaded.examples
-    described = GOLD_ONLY
-    if corpus is not None:
-        distractors = distractors or DistractorSettings()
-        examples = add_corpus_distractors(examples, corpus, distractors)
-        described = distractors.describe()
-    run = generate(examples, llm, output=output, max_tokens=settings.max_tokens, batch_size=settings.batch_size,
-                   progress=progress, overwrite=overwrite, retry_failed=retry_failed)
-    if notes is not None:
-        for failure in run.failed_calls:
-            notes.warning(f"call failed for {failure.id}: {failure.error}")
-    return run.model_copy(update={"skipped": len(loaded.errors), "distractors": described})
+        def batch_responses(batch: Sequence[GroundExample]) -> list[GeneratedResponse]:
+            rows = []
+            for example, reply in zip(batch, response_replies(batch, llm, max_tokens=settings.max_tokens)):
+                if reply.failed:
+                    failures.append((example.id, reply.error))
+                    continue
+                rows.append(GeneratedResponse(id=example.id, question=example.question, response=reply.text or "",
+                                              contexts=list(example.contexts), model=llm.name))
+            return rows
+
+        return WriterSteps(batch_responses, key=lambda example: example.id, row_type=GeneratedResponse,
+                           components={"llm": llm}, failures=failures)
+
+    def batch_of(self, settings: ResponseGenerationSettings) -> int:
+        """The settings' ``batch_size``."""
+        return settings.batch_size
+
+    def result(
+        self, settings: ResponseGenerationSettings, loaded: Loaded[GroundExample], produced: Produced
+    ) -> GenerationRun:
+        """The responses file's rows, this run's failed calls, and the distractors added, in words."""
+        failures = [GenerationFailure(id=key, error=error) for key, error in produced.failures]
+        described = settings.distractors.describe() if settings.corpus is not None else GOLD_ONLY
+        return GenerationRun(results=produced.rows.results, failed=len(failures), failed_calls=failures,
+                             skipped=loaded.skipped, distractors=described, **produced.rows.counts())

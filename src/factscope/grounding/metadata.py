@@ -1,8 +1,8 @@
 """A grounding metadata file, ``{"<qid>": {"has_answer", "has_multi", "pop", ...}}``, joined to examples by question
 id one example at a time.
 
-The file is read entry by entry (``factscope.core.json_entries``) into an on-disk store keyed by id
-(``factscope.core.keyed_store``), so memory holds neither the file nor its entries, whatever its size.
+The file is read entry by entry (``factscope.core.files.json_entries``) into an on-disk store keyed by id
+(``factscope.core.files.keyed_store``), so memory holds neither the file nor its entries, whatever its size.
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from factscope.core.error_location import parse_located
 from factscope.core.errors import InputError
-from factscope.core.json_entries import document_kind, json_entries
-from factscope.core.keyed_store import KeyedStore
-from factscope.core.record_ids import repeated_id
+from factscope.core.files.error_location import parse_located
+from factscope.core.files.json_entries import document_kind, json_entries
+from factscope.core.files.keyed_store import KeyedStore
+from factscope.core.files.record_ids import repeated_id
 
 SHOWN_IDS = 5
 """Ids a warning names before it says how many more there are."""

@@ -2,7 +2,7 @@
 time, without holding every response in memory.
 
 The responses (see ``factscope.grounding.responses``) are read once into an on-disk store keyed by id
-(``factscope.core.keyed_store``); a lookup is one indexed read. The store is removed when the index is closed.
+(``factscope.core.files.keyed_store``); a lookup is one indexed read. The store is removed when the index is closed.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from factscope.core.errors import InputError
-from factscope.core.keyed_store import KeyedStore
+from factscope.core.files.keyed_store import KeyedStore
 from factscope.grounding.responses import ResponseRow, response_entries
 
 

@@ -7,7 +7,7 @@ Prediction files of Truly Ground's generation script: one JSON object keyed by q
 one string. ``input`` (the prompt the model saw) is kept but not parsed; where the output repeats it (a causal
 LM echoing its prompt), it is removed from the response, as the paper's scoring script does.
 
-Both are read one response at a time (a prediction file entry by entry, ``factscope.core.json_entries``).
+Both are read one response at a time (a prediction file entry by entry, ``factscope.core.files.json_entries``).
 """
 
 from __future__ import annotations
@@ -20,12 +20,12 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, create_model
 
-from factscope.core.error_location import json_kind, parse_located
 from factscope.core.errors import InputError
 from factscope.core.fields import Identifier, Passages
-from factscope.core.json_entries import document_kind, json_entries
-from factscope.core.record_ids import RecordIds
-from factscope.core.tables import is_table_file, read_records
+from factscope.core.files.error_location import json_kind, parse_located
+from factscope.core.files.json_entries import document_kind, json_entries
+from factscope.core.files.record_ids import RecordIds
+from factscope.core.files.tables import is_table_file, read_records
 
 ACCEPTED_FORMATS = (
     'JSONL (or a JSON list, Parquet or CSV) of {"id": ..., "response": ...} rows, or a prediction file of '

@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING
 
 from factscope.checkers.defaults import DEFAULT_MODE
 from factscope.core.errors import ConfigError
-from factscope.core.option_metadata import about
-from factscope.core.option_rules import CountsWhen
-from factscope.core.option_validation import ValidatedOptions
+from factscope.core.options.metadata import about
+from factscope.core.options.rules import CountsWhen
+from factscope.core.options.validation import ValidatedOptions
 
 if TYPE_CHECKING:
     from factscope.claims.base import Extractor
-    from factscope.core.manifest import SettingValue
+    from factscope.core.files.manifest import SettingValue
     from factscope.grounding.presence import PresenceModel
     from factscope.grounding.presence_rounds import PresenceMode
     from factscope.metrics.ratios import EmptyPolicy

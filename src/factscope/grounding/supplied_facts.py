@@ -13,9 +13,9 @@ from pathlib import Path
 
 from factscope.claims.base import Extractor, check_questions
 from factscope.core.errors import InputError
-from factscope.core.manifest import SettingValue, describe
-from factscope.core.option_metadata import about
-from factscope.core.option_validation import ValidatedOptions
+from factscope.core.files.manifest import SettingValue, describe
+from factscope.core.options.metadata import about
+from factscope.core.options.validation import ValidatedOptions
 from factscope.core.schema import Claim, Extraction
 from factscope.grounding.data import GroundExample
 from factscope.grounding.spec import GroundSpec
@@ -110,7 +110,7 @@ def supply_facts(
     """The atomic facts of ``path`` (``load_atomic_facts``; ``human``: FActScore's human annotations) for the
     responses of ``examples``; the manifest records the file's fingerprint and how it was read, so a results
     file is resumed only with the same facts."""
-    from factscope.core.manifest import fingerprint_file
+    from factscope.core.files.manifest import fingerprint_file
     from factscope.grounding.atomic_facts import HUMAN_FACTS, MODEL_FACTS, load_atomic_facts
 
     loaded = load_atomic_facts(path, human=human, paper_rules=paper_rules)

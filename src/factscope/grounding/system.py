@@ -12,9 +12,11 @@ from typing import TYPE_CHECKING, Any
 
 from factscope.claims.base import Extractor
 from factscope.core.errors import ConfigError, InputError
-from factscope.core.input_notes import InputNotes
-from factscope.core.run import Pipeline, RunRows
-from factscope.core.system import ReportHooks, RunFacts, RunOutcome
+from factscope.core.files.input_notes import InputNotes
+from factscope.core.record_form import FormField, RecordForm
+from factscope.core.runs.loop import Pipeline, RunRows
+from factscope.engines.parts import ReportHooks, RunFacts, RunOutcome
+from factscope.engines.served import ServedField
 from factscope.engines.system import System
 from factscope.grounding import report
 from factscope.grounding.data import GroundExample, ScoredExamples, generic_example
@@ -96,6 +98,20 @@ class GroundSystem(System[GroundSpec, GroundExample, GroundResult, GroundTotals,
     command = "factscope ground"
     llm_users = "with an LLM fact `extractor` (llm-facts) or an LLM `presence` model (llm, nli:llm)"
     title = "Grounding (Truly Ground)"
+    served = (ServedField("extractor"), ServedField("presence"))
+    form = RecordForm(
+        "Precision: the response's atomic facts found in the contexts; recall: the gold facts found in the "
+        "response; F1 is the grounding score.",
+        (
+            FormField("question", "Question", required=True),
+            FormField("contexts", "Contexts", "passages", lines=6, required=True,
+                      help="passages separated by a blank line"),
+            FormField("gold_facts", "Gold atomic facts", "lines", lines=4, required=True, help="one per line"),
+            FormField("response", "Response", lines=4, required=True),
+            FormField("answer", "Short answer (optional)"),
+        ),
+        "ground/records.jsonl",
+    )
     report = ReportHooks.of(report, record_in_context=report.record_html)
 
     def __init__(
@@ -202,6 +218,11 @@ class GroundSystem(System[GroundSpec, GroundExample, GroundResult, GroundTotals,
             presence=facts.names.get("presence", ""),
             threshold=float(threshold) if isinstance(threshold, (int, float)) else math.nan,
         )
+
+    def page_figures(self, run: GroundRun) -> list[tuple[str, float | bool | None]]:
+        """Precision, recall and F1 over the run's records."""
+        overall = run.summary.overall
+        return [("precision", overall.precision), ("recall", overall.recall), ("F1", overall.f1)]
 
     def summary_rows(self, run: GroundRun, outcome: RunOutcome) -> list[tuple[str, object]]:
         """The figures of a grounding run's summary table."""

@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 from pydantic import BaseModel, Field
 
-from factscope.core.display import ShownAsHtml
+from factscope.core.display.notebook import ShownAsHtml
 from factscope.core.errors import ConfigError
-from factscope.core.manifest import SettingValue
-from factscope.core.run import Pipeline
-from factscope.core.run_result import RunResult
+from factscope.core.files.manifest import SettingValue
+from factscope.core.runs.loop import Pipeline
+from factscope.core.runs.result import RunResult
 from factscope.grounding.data import GroundExample, ScoredExamples
 from factscope.grounding.presence import PresenceModel, decide
 from factscope.metrics.grounding import (
@@ -70,7 +70,7 @@ class GroundResult(ShownAsHtml, BaseModel):
     item_fields: ClassVar[tuple[str, ...]] = ("response_facts", "gold_facts")
 
     def item_rows(self) -> list[dict[str, Any]]:
-        """One table row per fact (``factscope.core.result_tables``): ``side`` 'response' (judged against the
+        """One table row per fact (``factscope.core.files.result_tables``): ``side`` 'response' (judged against the
         contexts: precision) or 'gold' (judged against the response: recall), its number on that side from 1,
         its text, presence score and decision (None: unjudged)."""
         return [
@@ -169,7 +169,7 @@ def score_batch(
 
 @dataclass
 class GroundTotals:
-    """The mergeable figures of a grounding run, fed one result row at a time (see ``factscope.core.results``):
+    """The mergeable figures of a grounding run, fed one result row at a time (see ``factscope.core.runs.results``):
     the overall macro averages, one breakdown per factor, and what was left out."""
 
     factors: tuple[str, ...] = DEFAULT_FACTORS

@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 from factscope.core.errors import ConfigError
-from factscope.core.user_dirs import cache_home
+from factscope.core.files.user_dirs import cache_home
 
 READER_HINT = "pip install 'factscope[lm]'"
 """How to install what reads a GGUF file (the ``gguf`` and ``accelerate`` packages, with torch and transformers)."""

@@ -8,7 +8,7 @@ add-on that factscope never imports (it brings AGPL and unlicensed packages and 
 installed with ``--no-deps`` (`INSTALL`). Read in order the pieces form one zip of
 the model folder. The first use reads the zip across the installed pieces, with no joined copy on disk, checks each
 member's CRC, and extracts the folder to ``$XDG_CACHE_HOME/factscope/encoders/all-mpnet-base-v2`` (reported as a
-setup stage of the run that needs it, ``factscope.core.run.setup_stage``, in megabytes); later uses find
+setup stage of the run that needs it, ``factscope.core.runs.loop.setup_stage``, in megabytes); later uses find
 it there, until the installed pieces change version (then it is extracted again). A checker manifest names the
 model ``packaged-mpnet``, so a checker folder records no local path.
 """
@@ -24,8 +24,8 @@ from importlib import metadata
 from pathlib import Path, PurePosixPath
 
 from factscope.core.errors import ConfigError
-from factscope.core.run import setup_stage
-from factscope.core.user_dirs import cache_home
+from factscope.core.files.user_dirs import cache_home
+from factscope.core.runs.loop import setup_stage
 
 PACKAGED_MPNET = "packaged-mpnet"
 """How a checker manifest or ``--encoder`` names the all-mpnet-base-v2 installed from PyPI."""

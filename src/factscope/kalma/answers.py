@@ -8,12 +8,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from factscope.core.error_location import parse_located
 from factscope.core.errors import InputError
-from factscope.core.manifest import ItemsDigest
-from factscope.core.record_ids import RecordIds
-from factscope.core.tables import read_records
-from factscope.core.whole_file import whole_file_error
+from factscope.core.files.error_location import parse_located
+from factscope.core.files.manifest import ItemsDigest
+from factscope.core.files.record_ids import RecordIds
+from factscope.core.files.tables import read_records
+from factscope.core.files.whole_file import whole_file_error
 from factscope.kalma.data import AnswerInput, entity_graph, parse_triples
 from factscope.kalma.file_kinds import ANSWERS, expect_kind
 from factscope.kg.graph import KnowledgeGraph, Triple
@@ -60,14 +60,14 @@ ANSWERS_EXPECTED = "attributed answers: the output of `attribute generate`, or r
 
 
 class AnswerRecords:
-    """The answers of an answers file (JSON / JSONL, Parquet or CSV: ``factscope.core.tables``) that can be scored, read afresh (a line at a time for JSONL) each time they
+    """The answers of an answers file (JSON / JSONL, Parquet or CSV: ``factscope.core.files.tables``) that can be scored, read afresh (a line at a time for JSONL) each time they
     are iterated: a run can fingerprint them and then score them without holding them in memory.
 
     The file's kind is checked when the reader is made (see ``load_answers``). Bad records are skipped with their
-    file, line and field, and so is an answer whose id repeats an earlier one's (``factscope.core.record_ids``);
+    file, line and field, and so is an answer whose id repeats an earlier one's (``factscope.core.files.record_ids``);
     rows whose generation failed are counted, not scored. After a full pass, ``problems`` holds the skipped
     records' errors, ``failed_generations`` the failed rows, ``count`` the answers and ``digest`` their digest
-    (``factscope.core.manifest.DigestedItems``: a run's manifest does not read the file again); a pass over a file
+    (``factscope.core.files.manifest.DigestedItems``: a run's manifest does not read the file again); a pass over a file
     whose every record fails for one reason raises that reason.
     """
 

@@ -17,13 +17,13 @@ from pydantic import (
     WrapValidator,
 )
 
-from factscope.core.error_location import parse_located
 from factscope.core.errors import InputError
 from factscope.core.fields import Identifier, NonBlank
-from factscope.core.input_files import read_text
-from factscope.core.record_ids import first_of_each_id
-from factscope.core.tables import read_records
-from factscope.core.whole_file import usable_records
+from factscope.core.files.error_location import parse_located
+from factscope.core.files.input_files import read_text
+from factscope.core.files.record_ids import first_of_each_id
+from factscope.core.files.tables import read_records
+from factscope.core.files.whole_file import usable_records
 from factscope.kalma.file_kinds import QUESTION_GRAPHS, QUESTIONS, expect_kind
 from factscope.kg.graph import Entity, KnowledgeGraph, Triple, normalize_qid
 from factscope.kg.loaders import entity_from_dict, is_biokalma, iter_biokalma

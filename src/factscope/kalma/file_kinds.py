@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from factscope.core.errors import InputError
-from factscope.core.input_files import read_json_records, read_lines
-from factscope.core.json_entries import document_kind, json_entries
-from factscope.core.tables import is_table_file, read_records
+from factscope.core.files.input_files import read_json_records, read_lines
+from factscope.core.files.json_entries import document_kind, json_entries
+from factscope.core.files.tables import is_table_file, read_records
 from factscope.kg.loaders import RDF_FORMATS
 
 

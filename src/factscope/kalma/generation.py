@@ -1,23 +1,20 @@
 """Attributed answer generation: an LLM answers each question citing the graph it is given (KaLMA Table 10),
-and each answer is written to the answers file as it arrives."""
+and each answer is written to the answers file as it arrives (the ``AnswerWriter``: `factscope attribute
+generate`, ``factscope.generate_answers``)."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
 
-from factscope.core.input_notes import InputNotes, report_usable
+from factscope.core.files.input_notes import InputNotes, report_usable
 from factscope.core.prompts import load_prompt
-from factscope.core.run import (
-    ProgressCallback,
-    run_batches,
-    run_manifest,
-)
-from factscope.core.run_result import RunResult
+from factscope.core.runs.result import RunResult
+from factscope.engines.writer import Loaded, Produced, Writer, WriterSteps
 from factscope.kalma.data import load_questions
 from factscope.kalma.generation_settings import AnswerGenerationSettings
 from factscope.kalma.graphs import GenerationItem, prepare, question_retrieval
@@ -60,7 +57,7 @@ class GeneratedAnswer(BaseModel):
 class AnswerGenerationRun(RunResult[GeneratedAnswer]):
     """Every answer in the answers file (read lazily; left out of ``model_dump``), and the counts of this run
     (``failed``: the file's rows marked failed; ``questions`` and ``skipped``: the usable and skipped records of
-    the questions file, when ``generate_answers`` read one)."""
+    the questions file, when one was read)."""
 
     what_failed: ClassVar[str] = "answer generations"
     failures_kept: ClassVar[bool] = True
@@ -78,61 +75,59 @@ class AnswerGenerationRun(RunResult[GeneratedAnswer]):
         ]
 
 
-def generate(items: Sequence[GenerationItem], llm: Any, *, output: str | Path | None = None, batch_size: int = 16,
-             progress: ProgressCallback | None = None, overwrite: bool = False, retry_failed: bool = False,
-             **params: Any) -> AnswerGenerationRun:
-    """Generate an attributed answer per item with ``llm`` (an LLMClient), writing each record as it
-    arrives; items whose id is already in ``output`` are skipped, except, with ``retry_failed``, those whose
-    row is marked failed: they are generated again and replaced in place. ``params`` go to each chat call."""
+class AnswerWriter(Writer[AnswerGenerationSettings, GenerationItem, AnswerGenerationRun]):
+    """An attributed answer per question of a file (``load_questions``), over the graph the settings give each
+    (its gold minimum sets replaced by those of ``settings.minimum`` when given; see ``prepare``), or per
+    ``GenerationItem`` given. A failed call is written, marked failed with its error and raw reply; with
+    ``retry_failed`` such rows are generated again and replaced in place."""
 
-    def batch_answers(batch: Sequence[GenerationItem]) -> list[GeneratedAnswer]:
-        conversations = [[{"role": "user", "content": generation_prompt(i.question.question, i.graph)}]
-                         for i in batch]
-        replies = llm.chat_many(conversations, **params)
-        return [answer_record(item, reply, getattr(llm, "name", "")) for item, reply in zip(batch, replies)]
+    name = "attribute generate"
+    stage_name = "generating answers"
 
-    produced = run_batches(items, batch_answers, key=lambda item: item.question.id, row_type=GeneratedAnswer,
-                           output=output, batch_size=batch_size, progress=progress, stage_name="generating answers",
-                           manifest=run_manifest("attribute generate", items, {"llm": llm}, dict(params)),
-                           overwrite=overwrite, failed=lambda row: row.failed, retry_failed=retry_failed)
-    return AnswerGenerationRun(
-        results=produced.results,
-        failed=sum(1 for row in produced.results if row.failed),
-        **produced.counts(),
-    )
+    def load(
+        self, settings: AnswerGenerationSettings, inputs: str | Path | Iterable[GenerationItem],
+        notes: InputNotes | None,
+    ) -> Loaded[GenerationItem]:
+        """The items of a questions file (``notes`` told of the graph, the records skipped, the gold sets used
+        and the questions left out; a file with no usable question is an InputError), or the items given."""
+        if not isinstance(inputs, (str, Path)):
+            items = list(inputs)
+            return Loaded(items, len(items))
+        kg = settings.load_graph(notes)
+        loaded, problems = load_questions(inputs)
+        report_usable(len(loaded), problems, "questions", inputs, notes)
+        use_minimum(settings.minimum, loaded, notes)
+        retrieval = question_retrieval(settings.retrieve, kg, sparql_endpoint=settings.sparql_endpoint,
+                                       sparql_cache=settings.sparql_cache, sparql_interval=settings.sparql_interval)
+        items, warnings = prepare(loaded, kg=kg, retrieve=retrieval, remove=settings.remove,
+                                  retrieval_accuracy=settings.retrieval_accuracy, seed=settings.seed)
+        if notes is not None:
+            for warning in warnings:
+                notes.warning(warning)
+        return Loaded(items, len(loaded), len(problems))
 
+    def steps(
+        self, settings: AnswerGenerationSettings, llm: Any, loaded: Loaded[GenerationItem],
+        notes: InputNotes | None,
+    ) -> WriterSteps[GenerationItem]:
+        """An answer row per item, from one chat call each (at the settings' temperature, when given)."""
+        params: dict[str, Any] = {"temperature": settings.temperature} if settings.temperature is not None else {}
 
-def generate_answers(
-    questions: str | Path,
-    llm: Any,
-    settings: AnswerGenerationSettings | None = None,
-    *,
-    output: str | Path | None = None,
-    progress: ProgressCallback | None = None,
-    overwrite: bool = False,
-    retry_failed: bool = False,
-    notes: InputNotes | None = None,
-) -> AnswerGenerationRun:
-    """Answer the questions of a file (``load_questions``) with ``llm`` over the graph ``settings`` give each
-    (its gold minimum sets replaced by those of ``settings.minimum`` when given; see ``prepare``), writing each
-    answer to ``output`` as ``generate`` does. ``notes`` is told of the graph, the records skipped, the gold sets
-    used and the questions left out; a file with no usable question is an InputError."""
-    settings = settings or AnswerGenerationSettings()
-    kg = settings.load_graph(notes)
-    loaded, problems = load_questions(questions)
-    report_usable(len(loaded), problems, "questions", questions, notes)
-    use_minimum(settings.minimum, loaded, notes)
-    retrieval = question_retrieval(settings.retrieve, kg, sparql_endpoint=settings.sparql_endpoint,
-                                   sparql_cache=settings.sparql_cache, sparql_interval=settings.sparql_interval)
-    items, warnings = prepare(loaded, kg=kg, retrieve=retrieval, remove=settings.remove,
-                              retrieval_accuracy=settings.retrieval_accuracy, seed=settings.seed)
-    if notes is not None:
-        for warning in warnings:
-            notes.warning(warning)
-    params: dict[str, Any] = {"temperature": settings.temperature} if settings.temperature is not None else {}
-    run = generate(items, llm, output=output, progress=progress, overwrite=overwrite, retry_failed=retry_failed,
-                   **params)
-    return run.model_copy(update={"questions": len(loaded), "skipped": len(problems)})
+        def batch_answers(batch: Sequence[GenerationItem]) -> list[GeneratedAnswer]:
+            conversations = [[{"role": "user", "content": generation_prompt(i.question.question, i.graph)}]
+                             for i in batch]
+            replies = llm.chat_many(conversations, **params)
+            return [answer_record(item, reply, getattr(llm, "name", "")) for item, reply in zip(batch, replies)]
+
+        return WriterSteps(batch_answers, key=lambda item: item.question.id, row_type=GeneratedAnswer,
+                           components={"llm": llm}, failed=lambda row: row.failed)
+
+    def result(
+        self, settings: AnswerGenerationSettings, loaded: Loaded[GenerationItem], produced: Produced
+    ) -> AnswerGenerationRun:
+        """The answers file's rows, its rows marked failed, and the questions read and skipped."""
+        return AnswerGenerationRun(results=produced.rows.results, failed=produced.failed_rows,
+                                   questions=loaded.usable, skipped=loaded.skipped, **produced.rows.counts())
 
 
 def answer_record(item: GenerationItem, reply: Any, model: str) -> GeneratedAnswer:

@@ -1,7 +1,9 @@
 """The settings of writing with an LLM from a knowledge graph, each option declared once: answers
-(``AnswerGenerationSettings``, taken by ``factscope.kalma.generation.generate_answers``) and questions
-(``EvolutionSettings``, taken by ``factscope.kalma.question_evolution.evolve_questions``). The command line builds
-its options from these fields. Light to import: the graph is loaded only when asked for."""
+(``AnswerGenerationSettings``, of the ``AnswerWriter`` in ``factscope.kalma.generation``) and questions
+(``EvolutionSettings``, of the ``QuestionWriter`` in ``factscope.kalma.question_evolution``). The command line and
+``factscope.generate_answers`` / ``make_questions`` build them from these fields. Light to import: the graph is
+loaded only when asked for. The files they name are recorded in a results file's manifest by what they put into
+the records (the input's fingerprint), not by their paths."""
 
 from __future__ import annotations
 
@@ -9,13 +11,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from factscope.core.option_metadata import about
-from factscope.core.option_validation import ValidatedOptions
+from factscope.core.options.metadata import about
+from factscope.core.options.validation import ValidatedOptions
 from factscope.core.seeds import SEED_MAX
 from factscope.kg.wikidata import WIKIDATA_SPARQL
 
 if TYPE_CHECKING:
-    from factscope.core.input_notes import InputNotes
+    from factscope.core.files.input_notes import InputNotes
     from factscope.kg.graph import KnowledgeGraph
 
 RetrieveMode = Literal["none", "local", "wikidata"]
@@ -27,7 +29,7 @@ class GraphSettings(ValidatedOptions):
     """The knowledge graph a generation reads its entities from."""
 
     graph: Path | None = field(default=None, metadata=about(
-        "knowledge graph: .json / .jsonl entities, BioKaLMA layout, or RDF .nt / .ttl / .rdf"
+        "knowledge graph: .json / .jsonl entities, BioKaLMA layout, or RDF .nt / .ttl / .rdf", recorded_by="records"
     ))
 
     def load_graph(self, notes: InputNotes | None = None) -> KnowledgeGraph | None:
@@ -58,14 +60,19 @@ class AnswerGenerationSettings(GraphSettings):
     sparql_endpoint: str = field(default=WIKIDATA_SPARQL, metadata=about(
         "SPARQL endpoint for `retrieve='wikidata'`"
     ))
-    sparql_cache: Path = field(default=Path(".factscope/sparql"), metadata=about("on-disk cache of SPARQL replies"))
-    sparql_interval: float = field(default=1.0, metadata=about("seconds between SPARQL requests", min=0.0))
+    sparql_cache: Path = field(default=Path(".factscope/sparql"), metadata=about(
+        "on-disk cache of SPARQL replies", changes_results=False
+    ))
+    sparql_interval: float = field(default=1.0, metadata=about(
+        "seconds between SPARQL requests", min=0.0, changes_results=False
+    ))
     temperature: float | None = field(default=None, metadata=about(
         "sampling temperature (default: the LLM config's, 0)", min=0.0
     ))
     minimum: Path | None = field(default=None, metadata=about(
         "gold minimum knowledge sets: KaLMA's JSON list of \\[question, \\[\\[qid, relation, value], ...]] (item i "
-        "is question i), or JSON / JSONL records {id?, question?, minimum}; they replace the records' own sets"
+        "is question i), or JSON / JSONL records {id?, question?, minimum}; they replace the records' own sets",
+        recorded_by="records",
     ))
 
 

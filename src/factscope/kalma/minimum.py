@@ -23,12 +23,12 @@ from typing import Any, Protocol, Self
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from factscope.core.error_location import parse_located
 from factscope.core.errors import InputError
 from factscope.core.fields import Identifier, NonBlank
-from factscope.core.input_files import read_json_records, read_text
-from factscope.core.input_notes import InputNotes
-from factscope.core.whole_file import whole_file_error
+from factscope.core.files.error_location import parse_located
+from factscope.core.files.input_files import read_json_records, read_text
+from factscope.core.files.input_notes import InputNotes
+from factscope.core.files.whole_file import whole_file_error
 from factscope.kalma.data import TripleOrEntity, parse_triples
 from factscope.kg.graph import Triple
 

@@ -3,29 +3,30 @@
 Round 1 labels a seed paragraph with knowledge from the graph and writes a question it answers (the
 "answer-to-question" paradigm); each later round injects one more triple into the answer and rewrites
 the question. The knowledge cited correctly in round 1 plus every injected triple form the question's
-minimum knowledge set.
+minimum knowledge set. The ``QuestionWriter`` runs it over a file of seeds (`factscope attribute make-questions`,
+``factscope.make_questions``).
 """
 
 from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
 
-from factscope.core.error_location import parse_located
 from factscope.core.errors import InputError
-from factscope.core.input_notes import InputNotes, report_usable
+from factscope.core.files.error_location import parse_located
+from factscope.core.files.input_notes import InputNotes, report_usable
+from factscope.core.files.record_ids import first_of_each_id
+from factscope.core.files.tables import read_records
+from factscope.core.files.whole_file import usable_records
 from factscope.core.prompts import load_prompt
-from factscope.core.record_ids import first_of_each_id
-from factscope.core.run import ProgressCallback, run_batches, run_manifest
-from factscope.core.run_result import RunResult
-from factscope.core.tables import read_records
-from factscope.core.whole_file import usable_records
+from factscope.core.runs.result import RunResult
+from factscope.engines.writer import Loaded, Produced, Writer, WriterSteps
 from factscope.kalma.data import SeedInput, entity_graph
 from factscope.kalma.file_kinds import SEEDS, expect_kind
 from factscope.kalma.generation_settings import EvolutionSettings
@@ -65,7 +66,7 @@ class EvolutionState:
 def read_seeds(path: str | Path, kg: KnowledgeGraph | None) -> Iterator[tuple[int, EvolutionSeed | InputError]]:
     """Seeds from JSON / JSONL ``{id, paragraph, qids: [...]}`` (entities taken from ``kg``) or
     ``{id, paragraph, graph: [entity, ...]}``; bad records, and records whose id repeats an earlier one's
-    (``factscope.core.record_ids``), come back as InputError items."""
+    (``factscope.core.files.record_ids``), come back as InputError items."""
     path = Path(path)
     yield from first_of_each_id(path, _seed_records(path, kg), lambda seed: seed.id)
 
@@ -174,7 +175,7 @@ class EvolvedQuestion(BaseModel):
 class EvolutionRun(RunResult[EvolvedQuestion]):
     """Every question in the output file (read lazily; left out of ``model_dump``), and the counts of this run
     (``failed``: the file's rows marked failed; ``seeds`` and ``skipped``: the usable and skipped records of the
-    seeds file, when ``evolve_questions`` read one)."""
+    seeds file, when one was read)."""
 
     what_failed: ClassVar[str] = "question evolutions"
     failures_kept: ClassVar[bool] = True
@@ -192,60 +193,48 @@ class EvolutionRun(RunResult[EvolvedQuestion]):
         ]
 
 
-def evolve(seeds: Sequence[EvolutionSeed], llm: Any, *, output: str | Path | None = None,
-           rounds: int = EvolutionSettings.rounds, seed: int = EvolutionSettings.seed,
-           excluded: frozenset[str] = DEFAULT_EXCLUDED, batch_size: int = 16,
-           progress: ProgressCallback | None = None, overwrite: bool = False, retry_failed: bool = False,
-           **params: Any) -> EvolutionRun:
-    """Run ``rounds`` rounds for every seed (one batched LLM call per round and batch of seeds), writing one
-    question record per seed; seeds already in ``output`` are skipped. A reply that cannot be read ends that
-    seed's evolution: its record is marked failed, with the raw reply and the rounds done so far; with
-    ``retry_failed``, such records of ``output`` are evolved again and replaced in place."""
+class QuestionWriter(Writer[EvolutionSettings, EvolutionSeed, EvolutionRun]):
+    """A question evolved from each seed paragraph of a file (``load_seeds``, its entities from the graph of the
+    settings) or each ``EvolutionSeed`` given, for ``settings.rounds`` rounds (one batched LLM call per round and
+    batch of seeds). A reply that cannot be read ends that seed's evolution: its row is marked failed, with the
+    raw reply and the rounds done so far; with ``retry_failed`` such rows are evolved again and replaced in place."""
 
-    def batch_questions(batch: Sequence[EvolutionSeed]) -> list[EvolvedQuestion]:
-        states = [EvolutionState(s) for s in batch]
-        for number in range(1, rounds + 1):
-            _evolve_round(states, number, llm, seed, excluded, params)
-        return [question_record(state) for state in states]
+    name = "attribute make-questions"
+    stage_name = "evolving questions"
 
-    produced = run_batches(seeds, batch_questions, key=lambda item: item.id, row_type=EvolvedQuestion,
-                           output=output, batch_size=batch_size, progress=progress, stage_name="evolving questions",
-                           manifest=run_manifest("attribute make-questions", seeds, {"llm": llm},
-                                                 {"rounds": rounds, "seed": seed, "excluded": sorted(excluded),
-                                                  **params}),
-                           overwrite=overwrite, failed=lambda row: row.failed, retry_failed=retry_failed)
-    return EvolutionRun(
-        results=produced.results,
-        failed=sum(1 for row in produced.results if row.failed),
-        **produced.counts(),
-    )
+    def load(
+        self, settings: EvolutionSettings, inputs: str | Path | Iterable[EvolutionSeed], notes: InputNotes | None
+    ) -> Loaded[EvolutionSeed]:
+        """The seeds of a file (``notes`` told of the graph and the records skipped; a file with no usable seed
+        is an InputError), or the seeds given."""
+        if not isinstance(inputs, (str, Path)):
+            seeds = list(inputs)
+            return Loaded(seeds, len(seeds))
+        loaded, problems = load_seeds(inputs, settings.load_graph(notes))
+        report_usable(len(loaded), problems, "seed paragraphs", inputs, notes)
+        return Loaded(loaded, len(loaded), len(problems))
 
+    def steps(
+        self, settings: EvolutionSettings, llm: Any, loaded: Loaded[EvolutionSeed], notes: InputNotes | None
+    ) -> WriterSteps[EvolutionSeed]:
+        """A question row per seed, after ``settings.rounds`` rounds."""
 
-def evolve_questions(
-    seeds: str | Path,
-    llm: Any,
-    settings: EvolutionSettings | None = None,
-    *,
-    output: str | Path | None = None,
-    progress: ProgressCallback | None = None,
-    overwrite: bool = False,
-    retry_failed: bool = False,
-    notes: InputNotes | None = None,
-) -> EvolutionRun:
-    """Evolve a question from each seed paragraph of a file (``load_seeds``, its entities from the graph of
-    ``settings``) for ``settings.rounds`` rounds with ``llm``, writing each to ``output`` as ``evolve`` does.
-    ``notes`` is told of the graph and the records skipped; a file with no usable seed is an InputError."""
-    settings = settings or EvolutionSettings()
-    kg = settings.load_graph(notes)
-    loaded, problems = load_seeds(seeds, kg)
-    report_usable(len(loaded), problems, "seed paragraphs", seeds, notes)
-    run = evolve(loaded, llm, output=output, rounds=settings.rounds, seed=settings.seed, progress=progress,
-                 overwrite=overwrite, retry_failed=retry_failed)
-    return run.model_copy(update={"seeds": len(loaded), "skipped": len(problems)})
+        def batch_questions(batch: Sequence[EvolutionSeed]) -> list[EvolvedQuestion]:
+            states = [EvolutionState(s) for s in batch]
+            for number in range(1, settings.rounds + 1):
+                _evolve_round(states, number, llm, settings.seed, DEFAULT_EXCLUDED)
+            return [question_record(state) for state in states]
+
+        return WriterSteps(batch_questions, key=lambda item: item.id, row_type=EvolvedQuestion,
+                           components={"llm": llm}, failed=lambda row: row.failed)
+
+    def result(self, settings: EvolutionSettings, loaded: Loaded[EvolutionSeed], produced: Produced) -> EvolutionRun:
+        """The questions file's rows, its rows marked failed, and the seeds read and skipped."""
+        return EvolutionRun(results=produced.rows.results, failed=produced.failed_rows, seeds=loaded.usable,
+                            skipped=loaded.skipped, **produced.rows.counts())
 
 
-def _evolve_round(states: Sequence[EvolutionState], number: int, llm: Any, seed: int, excluded: frozenset[str],
-                  params: dict[str, Any]) -> None:
+def _evolve_round(states: Sequence[EvolutionState], number: int, llm: Any, seed: int, excluded: frozenset[str]) -> None:
     """Round ``number`` for the seeds still evolving: pick the knowledge to inject, ask, read the replies."""
     active = [s for s in states if not s.failed]
     injected: list[Triple | None] = []
@@ -263,7 +252,7 @@ def _evolve_round(states: Sequence[EvolutionState], number: int, llm: Any, seed:
     for state, triple, _ in zip(active, injected, prompts):
         if number > 1 and triple is None:
             state.rounds.append({"round": number, "skipped": "no knowledge left to inject"})
-    replies = llm.chat_many([[{"role": "user", "content": p}] for _, _, p in asked], **params)
+    replies = llm.chat_many([[{"role": "user", "content": p}] for _, _, p in asked])
     for (state, triple, _), reply in zip(asked, replies):
         _advance(state, number, triple, reply)
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from rich.table import Table
 
-from factscope.core.figure_table import summary_table
+from factscope.core.display.figure_table import summary_table
 
 if TYPE_CHECKING:
     from factscope.kalma.task import AttributionRun

@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
 
-from factscope.core.display import ShownAsHtml
+from factscope.core.display.notebook import ShownAsHtml
 from factscope.kalma.answers import AnswerRecord
 from factscope.kalma.hypotheses import DEFAULT_HYPOTHESIS, alignment_pairs, hypothesis
 from factscope.kg.citations import parse_answer
@@ -61,7 +61,7 @@ class AttributionScore(ShownAsHtml, BaseModel):
     item_fields: ClassVar[tuple[str, ...]] = ("citations",)
 
     def item_rows(self) -> list[dict[str, Any]]:
-        """One table row per citation, numbered from 1 (``factscope.core.result_tables``): the answer sentence it
+        """One table row per citation, numbered from 1 (``factscope.core.files.result_tables``): the answer sentence it
         stands in (number from 0 and text), the triple it cites, and whether it is correct, precise and entailed
         by its sentence (None: undecided)."""
         return [

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from factscope.checkers.defaults import DEFAULT_CHECKER
 from factscope.checkers.options import CheckedWithOptions, CheckerOptions
 from factscope.core.errors import ConfigError
-from factscope.core.option_metadata import about
+from factscope.core.options.metadata import about
 
 if TYPE_CHECKING:
     from factscope.checkers.base import Checker

@@ -11,9 +11,11 @@ from typing import TYPE_CHECKING, Any
 
 from factscope.checkers.base import Checker
 from factscope.core.errors import ConfigError, InputError
-from factscope.core.input_notes import InputNotes
-from factscope.core.run import Pipeline, RunRows
-from factscope.core.system import ReportHooks, RunFacts, RunOutcome
+from factscope.core.files.input_notes import InputNotes
+from factscope.core.record_form import FormField, RecordForm
+from factscope.core.runs.loop import Pipeline, RunRows
+from factscope.engines.parts import ReportHooks, RunFacts, RunOutcome
+from factscope.engines.served import ServedField
 from factscope.engines.system import System
 from factscope.kalma import report
 from factscope.kalma.answers import AnswerRecord, AnswerRecords, LoadedAnswers, load_answers, read_answer
@@ -50,6 +52,21 @@ class AttributeSystem(System[AttributeSpec, AnswerRecord, AttributionScore, Attr
     command = "factscope attribute score"
     llm_users = "with G-Eval (`geval`) or an llm `checker` (llm, llm:minicheck)"
     title = "Attribution to a knowledge graph (KaLMA)"
+    served = (ServedField("checker"),)
+    form = RecordForm(
+        "Citations such as [Q7186, spouse: Pierre Curie] are checked against the graph (correct), the minimum "
+        "knowledge set (precise) and their sentence (aligned); [NA] marks knowledge the graph lacks.",
+        (
+            FormField("id", "Answer id", required=True),
+            FormField("question", "Question"),
+            FormField("answer", "Answer with citations", lines=5, required=True),
+            FormField("graph", "Graph (JSON list of entities)", "json", lines=6, required=True,
+                      help='e.g. [{"qid": "Q7186", "name": "Marie Curie", "properties": {"spouse": ["Pierre Curie"]}}]'),
+            FormField("minimum", "Minimum knowledge (JSON list of [qid, relation, value])", "json", lines=3),
+            FormField("removed", "Removed knowledge (JSON, optional)", "json", lines=2),
+        ),
+        "attribute/answers.jsonl",
+    )
     report = ReportHooks.of(report)
     records = "answers"
 
@@ -117,6 +134,11 @@ class AttributeSystem(System[AttributeSpec, AnswerRecord, AttributionScore, Attr
     ) -> AttributionRun:
         """The typed result of a scoring run."""
         return attribution_run(produced, totals, checker=facts.names.get("checker", ""))
+
+    def page_figures(self, run: AttributionRun) -> list[tuple[str, float | bool | None]]:
+        """Correctness and micro precision, recall and F1 of the run's first group of answers."""
+        figures: dict[str, Any] = next(iter(run.summary.values()), {})
+        return [(name, figures.get(name)) for name in ("correctness", "micro_precision", "micro_recall", "micro_f1")]
 
     def summary_rows(self, run: AttributionRun, outcome: RunOutcome) -> list[tuple[str, object]]:
         """The counts that head a scoring run's summary table, then the figures of its one group of answers where

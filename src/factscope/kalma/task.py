@@ -15,12 +15,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from factscope.checkers.base import Checker
-from factscope.core.manifest import SettingValue
-from factscope.core.run import (
+from factscope.core.files.manifest import SettingValue
+from factscope.core.runs.loop import (
     Pipeline,
     RunRows,
 )
-from factscope.core.run_result import RunResult
+from factscope.core.runs.result import RunResult
 from factscope.kalma.answers import AnswerRecord
 from factscope.kalma.hypotheses import (
     DEFAULT_HYPOTHESIS,

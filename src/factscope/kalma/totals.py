@@ -1,5 +1,5 @@
 """The dataset figures of KaLMA's scoring, as mergeable totals fed one row at a time (see
-``factscope.core.results``): per number of removed triples, one column of KaLMA Table 5."""
+``factscope.core.runs.results``): per number of removed triples, one column of KaLMA Table 5."""
 
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ class RemovedGroupTotals:
 
 @dataclass
 class AttributionTotals:
-    """The mergeable figures of a scoring run, fed one result row at a time (see ``factscope.core.results``):
+    """The mergeable figures of a scoring run, fed one result row at a time (see ``factscope.core.runs.results``):
     one ``RemovedGroupTotals`` per number of removed triples, and the rows with a failed call."""
 
     empty_answers: EmptyPolicy = "skip"

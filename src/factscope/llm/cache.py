@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from factscope.core.errors import ConfigError
-from factscope.core.storage_faults import sqlite_fault
+from factscope.core.files.storage_faults import sqlite_fault
 
 
 def cache_key(endpoint: str, model: str, request: dict[str, Any]) -> str:

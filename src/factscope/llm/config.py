@@ -21,7 +21,7 @@ from pydantic_core import ErrorDetails
 from pydantic_settings import BaseSettings, EnvSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
 
 from factscope.core.errors import ConfigError
-from factscope.core.user_dirs import cache_home, config_home
+from factscope.core.files.user_dirs import cache_home, config_home
 
 ENV_PREFIX = "FACTSCOPE_LLM_"
 ENVIRONMENT = "the environment"

@@ -6,33 +6,33 @@ all responses and per context setting (``factscope.refchecker.agreement_figures`
 file as they go and resume from it. The annotations are read and joined with their records by
 ``factscope.refchecker.annotations``.
 
-``AgreeSettings`` declares what a run of annotation files takes (`factscope agree` builds its options from its
-fields, and from ``CheckSpec``'s for the checker and extractor): ``read_agreement_inputs`` reads the files and
-``run_agreement`` runs ``agree`` on them.
+``AgreeSettings`` declares what a run of annotation files takes (`factscope agree` and ``factscope.agree`` build
+it from its fields, and a ``CheckSpec`` for the checker and extractor): the ``AgreementWriter`` reads the files
+(``read_agreement_inputs``), checks them and writes the results file.
 """
 
 from __future__ import annotations
 
 import json
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from pydantic import BaseModel, Field
 
 from factscope.checkers.base import Checker, CheckTask
-from factscope.claims.base import Extractor
 from factscope.core.errors import ConfigError, InputError
-from factscope.core.option_metadata import about
-from factscope.core.option_validation import ValidatedOptions, rule_refusal
-from factscope.core.output_checks import check_outputs
-from factscope.core.run import ProgressCallback, report_progress, run_batches, run_manifest
+from factscope.core.files.input_notes import InputNotes
+from factscope.core.options.metadata import about
+from factscope.core.options.validation import ValidatedOptions, rule_refusal
 from factscope.core.schema import Claim, ContextSetting, Label, Record, Verdict
+from factscope.engines.writer import Loaded, Produced, Writer, WriterSteps
 from factscope.refchecker.agreement_figures import AgreementFigures, ScoredResponse, agreement_figures
 from factscope.refchecker.annotations import (
     AnnotatedRecord,
+    AnnotationJoin,
     HumanResponse,
     ModelSource,
     join_annotations,
@@ -44,6 +44,7 @@ from factscope.refchecker.annotations import (
 if TYPE_CHECKING:
     from factscope.llm.client import LLMClient
     from factscope.refchecker.spec import CheckSpec
+    from factscope.refchecker.task import CheckResult
 
 AgreeMode = Literal["checker", "pipeline"]
 """``checker`` checks the annotated triplets; ``pipeline`` extracts claims anew."""
@@ -55,31 +56,36 @@ SETTINGS: tuple[ContextSetting, ...] = get_args(ContextSetting)
 @dataclass(frozen=True)
 class AgreeSettings(ValidatedOptions):
     """Where an agreement run finds the records that supply questions and references and each annotation file's
-    model, what it checks (``mode``), and where it writes its results and report."""
+    model, what it checks (``mode``), and where it writes its results and report. The files it names enter a
+    results file's manifest by what they hold (the annotations joined with their records), not by their paths."""
 
     input: list[Path] | None = field(default=None, metadata=about(
-        "records with question and references, by id (repeatable; required)", flag=("--input", "-i")
+        "records with question and references, by id (repeatable; required)", flag=("--input", "-i"),
+        recorded_by="records",
     ))
     model_from: ModelSource = field(default="stem", metadata=about(
-        "where a file's model name comes from: its file name, or `model_field`"
+        "where a file's model name comes from: its file name, or `model_field`", recorded_by="records"
     ))
     model_field: str = field(default="model", metadata=about(
-        "the record field that names the model (`model_from='field'`)"
+        "the record field that names the model (`model_from='field'`)", recorded_by="records"
     ))
     model: list[str] | None = field(default=None, metadata=about(
         "NAME=FILE: the responses of FILE are model NAME (repeatable; FILE need not be among the annotation files "
         "too)",
-        check=model_names,
+        check=model_names, recorded_by="records",
     ))
     mode: AgreeMode = field(default="checker", metadata=about(
         "checker (given triplets) or pipeline (extract anew with `extractor`)"
     ))
-    batch_size: int = field(default=32, metadata=about("responses per checking batch", min=1))
+    batch_size: int = field(default=32, metadata=about(
+        "responses per checking batch", min=1, changes_results=False
+    ))
     output: Path | None = field(default=None, metadata=about(
-        "results JSONL, one line per response (default: agree-MODE.jsonl here)", flag=("--output", "-o")
+        "results JSONL, one line per response (default: agree-MODE.jsonl here)", flag=("--output", "-o"),
+        changes_results=False,
     ))
     report: Path | None = field(default=None, metadata=about(
-        "write the figures, the confusion matrix and every claim's labels as JSON here"
+        "write the figures, the confusion matrix and every claim's labels as JSON here", changes_results=False
     ))
 
     @property
@@ -148,65 +154,14 @@ class AgreementReport(AgreementFigures):
     seconds: float = 0.0
     failed_responses: int = 0
     """Responses of the results file with a failed claim check (or, in pipeline mode, a failed extraction)."""
+    skipped_records: int = 0
+    """Records of the annotation and input files that could not be read."""
 
     @property
     def what_failed(self) -> str:
         """What ``failed_responses`` counts, as the message that reports them says it."""
         extraction = " or the extraction" if self.mode == "pipeline" else ""
         return f"responses (a claim check{extraction})"
-
-
-def agree(
-    human: Sequence[HumanResponse],
-    records: Sequence[Record],
-    *,
-    checker: Checker,
-    extractor: Extractor | None = None,
-    mode: AgreeMode = "checker",
-    output: str | Path | None = None,
-    batch_size: int = 32,
-    progress: ProgressCallback | None = None,
-    overwrite: bool = False,
-    retry_failed: bool = False,
-) -> AgreementReport:
-    """Compare factscope with human labels; ``mode`` is 'checker' (given triplets) or 'pipeline'.
-
-    With ``output``, each response's result is written there as it is done, and a rerun resumes (only into a
-    file made by the same annotations, records and settings, unless ``overwrite``); ``progress`` receives the
-    run's progress events. With ``retry_failed``, the file's responses with a failed claim check (or, in
-    pipeline mode, a failed extraction) are checked again and replaced in place. Every annotated response is
-    checked, those whose record has no references included: the caller decides on them
-    (``AnnotationJoin.without_references``; ``run_agreement`` stops on them unless told to go on).
-    """
-    joined = join_annotations(human, records)
-    if not joined.pairs:
-        raise InputError("no annotated id matches a record id of the input file; check that both files use the same ids")
-    writing = _Writing(output, batch_size, progress, overwrite, retry_failed)
-    if mode == "checker":
-        scored, predictions, counts = _check_given_triplets(joined.pairs, checker, writing)
-    elif mode == "pipeline":
-        if extractor is None:
-            raise ValueError("pipeline mode needs an extractor")
-        scored, predictions, counts = _run_pipeline(joined.pairs, checker, extractor, writing)
-    else:
-        raise ValueError(f"unknown mode {mode!r}; use 'checker' or 'pipeline'")
-    aligned = mode == "checker"
-    by_setting: dict[str, AgreementFigures] = {
-        setting: agreement_figures([s for s in scored if s.setting == setting], aligned)
-        for setting in SETTINGS
-        if any(s.setting == setting for s in scored)
-    }
-    return AgreementReport(
-        **agreement_figures(scored, aligned).model_dump(),
-        mode=mode,
-        by_setting=by_setting,
-        unmatched_ids=joined.unmatched_ids,
-        predictions=predictions,
-        new_responses=counts[0],
-        resumed_responses=counts[1],
-        seconds=counts[2],
-        failed_responses=counts[3],
-    )
 
 
 @dataclass(frozen=True)
@@ -234,110 +189,120 @@ def read_agreement_inputs(human: Sequence[Path], settings: AgreeSettings) -> Agr
     return AgreementInputs(annotations, records, [*problems, *missing])
 
 
-def run_agreement(
-    inputs: AgreementInputs,
-    settings: AgreeSettings,
-    spec: CheckSpec,
-    *,
-    llm: LLMClient | Callable[[], LLMClient] | None = None,
-    progress: ProgressCallback | None = None,
-    overwrite: bool = False,
-    retry_failed: bool = False,
-) -> AgreementReport:
-    """``agree`` on ``inputs`` in ``settings.mode``, with the checker of ``spec`` (and in pipeline mode its
-    extractor), each built with its settings where it is a spec string; ``llm`` is a client, or a function that
-    makes one, called only when a component needs it. The results go to ``settings.results_file`` and, with
-    ``settings.report``, the report to that file as JSON; a bad path of either is refused first
-    (``factscope.core.output_checks``).
+@dataclass(frozen=True)
+class AgreementLoaded(Loaded[Any]):
+    """The items of an agreement run (the joined annotations in checker mode, their records with the annotated
+    responses in pipeline mode) and the join they come from."""
+
+    join: AnnotationJoin = field(default_factory=lambda: AnnotationJoin(pairs=[], unmatched_ids=[]))
+
+
+class AgreementWriter(Writer[AgreeSettings, Any, AgreementReport]):
+    """Agreement with human labels in ``settings.mode``, with the checker of ``spec`` (and in pipeline mode its
+    extractor), each built with its settings where it is a spec string; the LLM is a client, or a function that
+    makes one, called only when a component needs it. Each response's row is written as it is done, and a rerun
+    resumes (only into a file made by the same annotations, records and settings, unless ``overwrite``); with
+    ``retry_failed``, the file's responses with a failed claim check (or, in pipeline mode, a failed extraction)
+    are checked again and replaced in place. With ``settings.report``, the report is also written there as JSON.
 
     Annotated responses whose record has no references stop the run before any work (``MissingReferences``)
-    unless ``spec.allow_missing_references``; then a ``MissingReferencesWarning`` names them.
-    """
-    from factscope.checkers.registry import make_checker
-    from factscope.claims.registry import make_extractor
-    from factscope.refchecker.missing_references import MissingReferences, MissingReferencesWarning
+    unless ``spec.allow_missing_references``; then a ``MissingReferencesWarning`` names them."""
 
-    check_outputs(settings.results_file, overwrite=overwrite, written={"report": settings.report})
-    keys = join_annotations(inputs.annotations, inputs.records).without_references()
-    if keys and not spec.allow_missing_references:
-        raise MissingReferences(keys, "check that `input` holds the records these annotations were made on")
-    if keys:
-        warnings.warn(MissingReferencesWarning(keys), stacklevel=2)
-    client = (llm() if settings.needs_llm(spec) else None) if callable(llm) else llm
-    checker = spec.checker
-    if isinstance(checker, str):
-        checker = make_checker(checker, options=spec.checker_settings, llm=client)
-    extractor = None
-    if settings.mode == "pipeline":
-        extractor = make_extractor(spec.extractor, llm=client) if isinstance(spec.extractor, str) else spec.extractor
-    result = agree(
-        inputs.annotations, inputs.records, checker=checker, extractor=extractor, mode=settings.mode,
-        output=settings.results_file, batch_size=settings.batch_size, progress=progress, overwrite=overwrite,
-        retry_failed=retry_failed,
-    )
-    if settings.report is not None:
-        settings.report.write_text(json.dumps(result.model_dump(mode="json"), indent=2), encoding="utf-8")
-    return result
+    name = "agree"
+    stage_name = "checking annotated claims"
 
+    def __init__(self, spec: CheckSpec) -> None:
+        self.spec = spec
 
-Counts = tuple[int, int, float, int]
-"""New responses, resumed responses, seconds, responses with a failure."""
+    def batch_of(self, settings: AgreeSettings) -> int:
+        """The settings' ``batch_size``."""
+        return settings.batch_size
 
+    def written(self, settings: AgreeSettings) -> dict[str, str | Path | None]:
+        """The report file, when the settings name one."""
+        return {"report": settings.report}
+
+    def load(
+        self, settings: AgreeSettings, inputs: Sequence[Path] | AgreementInputs, notes: InputNotes | None
+    ) -> AgreementLoaded:
+        """The annotation files ``inputs`` read with the records of ``settings.input`` (``read_agreement_inputs``;
+        ``notes`` told of the records skipped), or inputs already read, joined."""
+        from factscope.refchecker.missing_references import MissingReferences, MissingReferencesWarning
+
+        read = inputs if isinstance(inputs, AgreementInputs) else read_agreement_inputs(inputs, settings)
+        if notes is not None and read.skipped:
+            notes.skipped(read.skipped)
+        joined = join_annotations(read.annotations, read.records)
+        if not joined.pairs:
+            raise InputError(
+                "no annotated id matches a record id of the input file; check that both files use the same ids"
+            )
+        keys = joined.without_references()
+        if keys and not self.spec.allow_missing_references:
+            raise MissingReferences(keys, "check that `input` holds the records these annotations were made on")
+        if keys:
+            warnings.warn(MissingReferencesWarning(keys), stacklevel=2)
+        items: list[Any] = list(joined.pairs)
+        if settings.mode == "pipeline":
+            items = [
+                pair.record.model_copy(update={
+                    "id": pair.key, "response": pair.human.response or pair.record.response, "setting": pair.setting,
+                })
+                for pair in joined.pairs
+            ]
+        return AgreementLoaded(items, len(joined.pairs), len(read.skipped), join=joined)
+
+    def steps(
+        self, settings: AgreeSettings, llm: LLMClient | Callable[[], LLMClient] | None, loaded: Loaded[Any],
+        notes: InputNotes | None,
+    ) -> WriterSteps[Any]:
+        """Checker mode: the annotated triplets checked; pipeline mode: the check system's pipeline over the
+        records with the annotated responses."""
+        from dataclasses import replace
+
+        from factscope.checkers.registry import make_checker
+        from factscope.refchecker.system import CHECK
+
+        client = (llm() if settings.needs_llm(self.spec) else None) if callable(llm) else llm
+        if settings.mode == "pipeline":
+            pipeline = CHECK.pipeline(replace(self.spec, allow_missing_references=True), client)
+            return WriterSteps(pipeline.process, key=pipeline.key, row_type=pipeline.row_type,
+                               components=pipeline.components, settings=pipeline.settings, failed=pipeline.failed)
+        checker = self.spec.checker
+        if isinstance(checker, str):
+            checker = make_checker(checker, options=self.spec.checker_settings, llm=client)
+        ready = checker
+        return WriterSteps(lambda batch: _check_batch(batch, ready), key=lambda pair: pair.key, row_type=AgreementRow,
+                           components={"checker": checker}, failed=agreement_failed)
+
+    def result(self, settings: AgreeSettings, loaded: Loaded[Any], produced: Produced) -> AgreementReport:
+        """The figures over all responses and per context setting, every claim's labels and the run's counts;
+        written as JSON to ``settings.report`` when it names a file."""
+        join = loaded.join if isinstance(loaded, AgreementLoaded) else AnnotationJoin(pairs=[], unmatched_ids=[])
+        rows = produced.rows
+        if settings.mode == "pipeline":
+            scored, predictions = _pipeline_figures(rows.results, join)
+        else:
+            scored, predictions = _checker_figures(rows.results)
+        aligned = settings.mode == "checker"
+        by_setting: dict[str, AgreementFigures] = {
+            setting: agreement_figures([s for s in scored if s.setting == setting], aligned)
+            for setting in SETTINGS
+            if any(s.setting == setting for s in scored)
+        }
+        report = AgreementReport(
+            **agreement_figures(scored, aligned).model_dump(), mode=settings.mode, by_setting=by_setting,
+            unmatched_ids=join.unmatched_ids, predictions=predictions, new_responses=rows.new,
+            resumed_responses=rows.resumed, seconds=rows.seconds, failed_responses=produced.failed_rows,
+            skipped_records=loaded.skipped,
+        )
+        if settings.report is not None:
+            settings.report.write_text(json.dumps(report.model_dump(mode="json"), indent=2), encoding="utf-8")
+        return report
 
 def agreement_failed(row: AgreementRow) -> bool:
     """Whether a checker-mode row holds a failed claim check a rerun should retry."""
     return any(t.verdict.failed for t in row.triplets)
-
-
-@dataclass(frozen=True)
-class _Writing:
-    """How an agreement run writes its results and reports its progress (see ``agree``)."""
-
-    output: str | Path | None
-    batch_size: int
-    progress: ProgressCallback | None
-    overwrite: bool
-    retry_failed: bool
-
-
-def _check_given_triplets(
-    pairs: Sequence[AnnotatedRecord], checker: Checker, writing: _Writing
-) -> tuple[list[ScoredResponse], list[ClaimPrediction], Counts]:
-    report_progress(writing.progress, checker)
-    produced = run_batches(
-        pairs,
-        lambda batch: _check_batch(batch, checker),
-        key=lambda pair: pair.key,
-        row_type=AgreementRow,
-        output=writing.output,
-        batch_size=writing.batch_size,
-        progress=writing.progress,
-        stage_name="checking annotated claims",
-        manifest=run_manifest("agree", pairs, {"checker": checker}, {"mode": "checker"}),
-        overwrite=writing.overwrite,
-        failed=agreement_failed,
-        retry_failed=writing.retry_failed,
-    )
-    scored, predictions = [], []
-    for row in produced.results:
-        scored.append(
-            ScoredResponse(row.model, row.setting, [t.human for t in row.triplets], [t.verdict.label for t in row.triplets])
-        )
-        predictions += [
-            ClaimPrediction(
-                model=row.model,
-                setting=row.setting,
-                id=row.response_id,
-                claim=_claim_text(t.triplet),
-                triplet=t.triplet,
-                human=t.human,
-                checker=t.verdict.label,
-                error=t.verdict.error,
-            )
-            for t in row.triplets
-        ]
-    failed = sum(1 for row in produced.results if agreement_failed(row))
-    return scored, predictions, (produced.new, produced.resumed, produced.seconds, failed)
 
 
 def _check_batch(batch: Sequence[AnnotatedRecord], checker: Checker) -> list[AgreementRow]:
@@ -370,47 +335,39 @@ def _claim_text(triplet: tuple[str, str, str]) -> str:
     return Claim(text=" ".join(triplet), kind="triplet", triplet=triplet).render()
 
 
-def _run_pipeline(
-    pairs: Sequence[AnnotatedRecord], checker: Checker, extractor: Extractor, writing: _Writing
-) -> tuple[list[ScoredResponse], list[ClaimPrediction], Counts]:
-    from factscope.refchecker.missing_references import MissingReferencesWarning
-    from factscope.refchecker.spec import CheckSpec
-    from factscope.refchecker.system import CHECK
-    from factscope.refchecker.task import check_failed
-
-    by_key = {pair.key: pair for pair in pairs}
-    records = [
-        pair.record.model_copy(
-            update={"id": pair.key, "response": pair.human.response or pair.record.response, "setting": pair.setting}
-        )
-        for pair in pairs
-    ]
-    spec = CheckSpec(
-        extractor=extractor, checker=checker, allow_missing_references=True, settings={"agree_mode": "pipeline"}
-    )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", MissingReferencesWarning)  # the caller decides on them (see ``agree``)
-        run = CHECK.run(
-            spec, records, output=writing.output, batch_size=writing.batch_size, progress=writing.progress,
-            overwrite=writing.overwrite, retry_failed=writing.retry_failed,
-        )
+def _checker_figures(rows: Iterable[AgreementRow]) -> tuple[list[ScoredResponse], list[ClaimPrediction]]:
+    """The scored responses and claim labels of checker-mode rows."""
     scored, predictions = [], []
-    for result in run.results:
+    for row in rows:
+        scored.append(
+            ScoredResponse(row.model, row.setting, [t.human for t in row.triplets], [t.verdict.label for t in row.triplets])
+        )
+        predictions += [
+            ClaimPrediction(
+                model=row.model, setting=row.setting, id=row.response_id, claim=_claim_text(t.triplet),
+                triplet=t.triplet, human=t.human, checker=t.verdict.label, error=t.verdict.error,
+            )
+            for t in row.triplets
+        ]
+    return scored, predictions
+
+
+def _pipeline_figures(
+    results: Iterable[CheckResult], join: AnnotationJoin
+) -> tuple[list[ScoredResponse], list[ClaimPrediction]]:
+    """The scored responses and claim labels of pipeline-mode rows (check results keyed by their annotation)."""
+    by_key = {pair.key: pair for pair in join.pairs}
+    scored, predictions = [], []
+    for result in results:
         pair = by_key[result.id]
         human = [t.label for t in pair.human.triplets]
         ours = None if result.extraction_failed else [c.verdict.label for c in result.claims]
         scored.append(ScoredResponse(pair.human.model, pair.setting, human, ours))
         predictions += [
             ClaimPrediction(
-                model=pair.human.model,
-                setting=pair.setting,
-                id=pair.human.id,
-                claim=c.claim.render(),
-                triplet=c.claim.triplet,
-                checker=c.verdict.label,
-                error=c.verdict.error,
+                model=pair.human.model, setting=pair.setting, id=pair.human.id, claim=c.claim.render(),
+                triplet=c.claim.triplet, checker=c.verdict.label, error=c.verdict.error,
             )
             for c in result.claims
         ]
-    failed = sum(1 for result in run.results if check_failed(result))
-    return scored, predictions, (run.new_records, run.resumed_records, run.seconds, failed)
+    return scored, predictions

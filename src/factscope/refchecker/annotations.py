@@ -16,12 +16,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from factscope.core.error_location import parse_located
 from factscope.core.errors import InputError
 from factscope.core.fields import Identifier
-from factscope.core.record_ids import RecordIds
+from factscope.core.files.error_location import parse_located
+from factscope.core.files.record_ids import RecordIds
+from factscope.core.files.tables import read_records
 from factscope.core.schema import ContextSetting, Label, Record
-from factscope.core.tables import read_records
 from factscope.refchecker.data import MAX_REFERENCE_CHARS, ContextSettingName, load_check_records
 from factscope.refchecker.file_names import read_file_name
 
@@ -87,7 +87,7 @@ def load_human_annotations(
     (``read_file_name``: ``gpt4_zero.json`` and ``nq_gpt4_answers.json`` are both gpt4), or with
     ``model_from="field"`` each record's ``model_field``. The setting is a record's ``setting`` field, else the
     one the file name gives. A response whose (model, setting, id) repeats an earlier one's is skipped with a located
-    error (``factscope.core.record_ids``).
+    error (``factscope.core.files.record_ids``).
     """
     path = Path(path)
     named = read_file_name(path)

@@ -9,13 +9,13 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, model_validator
 
-from factscope.core.error_location import parse_located
 from factscope.core.errors import InputError
 from factscope.core.fields import Identifier, Passages
-from factscope.core.manifest import ItemsDigest
-from factscope.core.record_ids import RecordIds
+from factscope.core.files.error_location import parse_located
+from factscope.core.files.manifest import ItemsDigest
+from factscope.core.files.record_ids import RecordIds
+from factscope.core.files.tables import read_records
 from factscope.core.schema import ContextSetting, Record
-from factscope.core.tables import read_records
 
 MAX_REFERENCE_CHARS = 2_000_000
 """Default cap on one record's reference text (about 500k tokens, some 2,500 segments per claim)."""
@@ -114,13 +114,13 @@ def parse_record(
 
 
 class CheckRecords:
-    """The check records of a JSON / JSONL, Parquet or CSV file (``factscope.core.tables``), read afresh, a line at a time for JSONL, each time they are
+    """The check records of a JSON / JSONL, Parquet or CSV file (``factscope.core.files.tables``), read afresh, a line at a time for JSONL, each time they are
     iterated: a run can fingerprint them and then check them without holding them in memory.
 
     Records without an id get a content hash; a record whose id repeats an earlier one's is skipped with a
-    located error (``factscope.core.record_ids``), so a record without an id identical to an earlier one is
+    located error (``factscope.core.files.record_ids``), so a record without an id identical to an earlier one is
     too. After a full pass, ``problems`` holds the errors of the bad records (reported, not fatal) and ``count``
-    the good ones, and ``digest`` their digest (``factscope.core.manifest.DigestedItems``), so a run's manifest
+    the good ones, and ``digest`` their digest (``factscope.core.files.manifest.DigestedItems``), so a run's manifest
     does not read the file again. ``max_reference_chars`` and ``require_response`` as in ``parse_record``.
     """
 

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from rich.table import Table
 
-from factscope.core.figure_table import format_value
+from factscope.core.display.figure_table import format_value
 from factscope.core.schema import LABELS
 
 if TYPE_CHECKING:

@@ -11,15 +11,15 @@ from typing import TYPE_CHECKING, Any
 
 from factscope.checkers.defaults import DEFAULT_CHECKER
 from factscope.checkers.options import CheckedWithOptions, CheckerOptions
-from factscope.core.option_metadata import about
-from factscope.core.option_rules import CountsWhen
+from factscope.core.options.metadata import about
+from factscope.core.options.rules import CountsWhen
 from factscope.retrieve.retriever_names import EvidenceRetrieverName, names_search_service
 from factscope.retrieve.web_settings import WebSettings
 
 if TYPE_CHECKING:
     from factscope.checkers.base import Checker
     from factscope.claims.base import Extractor
-    from factscope.core.manifest import SettingValue
+    from factscope.core.files.manifest import SettingValue
     from factscope.retrieve.corpus import Retriever
     from factscope.retrieve.retriever_names import RetrieveFor
     from factscope.retrieve.web_evidence import WebEvidence

@@ -5,7 +5,7 @@ summary rows and its report."""
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -13,10 +13,12 @@ from typing import TYPE_CHECKING, Any
 from factscope.checkers.base import Checker
 from factscope.claims.base import Extractor
 from factscope.core.errors import InputError
-from factscope.core.manifest import SettingValue, fingerprint_file
-from factscope.core.run import Pipeline, RunRows
+from factscope.core.files.manifest import SettingValue, fingerprint_file
+from factscope.core.record_form import FormField, RecordForm
+from factscope.core.runs.loop import Pipeline, RunRows
 from factscope.core.schema import Record
-from factscope.core.system import ReportHooks, RunFacts, RunOutcome
+from factscope.engines.parts import ReportHooks, RunFacts, RunOutcome
+from factscope.engines.served import ServedField
 from factscope.engines.system import System
 from factscope.refchecker import html_report
 from factscope.refchecker.data import MAX_REFERENCE_CHARS, CheckRecords, parse_record
@@ -30,6 +32,7 @@ from factscope.refchecker.task import (
     check_run,
 )
 from factscope.retrieve.corpus import Retriever
+from factscope.retrieve.retriever_names import SearchServiceName
 from factscope.retrieve.web_evidence import WebEvidence
 from factscope.retrieve.web_retrievers import is_web_retriever
 
@@ -110,6 +113,24 @@ class CheckSystem(System[CheckSpec, Record, CheckResult, CheckTotals, CheckRun])
         "web `retriever` (the LLM writes its search queries)"
     )
     title = "Check claims (RefChecker)"
+    served = (
+        ServedField("extractor"),
+        ServedField("checker"),
+        ServedField("retriever", option_type=SearchServiceName | None, help=(
+            "search service that finds evidence for records without references (key from SERPER_API_KEY or "
+            "BRAVE_API_KEY; the web retrieval settings apply); none: such records are checked against nothing"
+        )),
+    )
+    form = RecordForm(
+        "Claims are extracted from the response and checked against the references: supported (Entailment), "
+        "not verifiable (Neutral) or contradicted (Contradiction). Hover a claim for its probabilities.",
+        (
+            FormField("question", "Question"),
+            FormField("response", "Response", lines=5, required=True),
+            FormField("references", "References", "passages", lines=8, help="passages separated by a blank line"),
+        ),
+        "check.jsonl",
+    )
     report = ReportHooks(
         fields=("claims",),
         flagged=html_report.is_hallucinated,
@@ -175,6 +196,10 @@ class CheckSystem(System[CheckSpec, Record, CheckResult, CheckTotals, CheckRun])
             warnings.warn(MissingReferencesWarning(missing), stacklevel=2)
         return spec
 
+    def served_spec(self, chosen: Mapping[str, Any], *, mode: str, web: Any) -> CheckSpec:
+        """The server's spec (see ``System.served_spec``), whose web retriever searches as ``web`` says."""
+        return super().served_spec({**chosen, "web": web}, mode=mode, web=web)
+
     def result(self, produced: RunRows[CheckResult], totals: CheckTotals, facts: RunFacts) -> CheckRun:
         """The typed result of a check run."""
         return check_run(produced, totals, extractor=facts.names.get("extractor", ""), checker=facts.names.get("checker", ""))
@@ -199,6 +224,13 @@ class CheckSystem(System[CheckSpec, Record, CheckResult, CheckTotals, CheckRun])
             ),
             ("results", str(outcome.output)),
         ]
+
+    def page_figures(self, run: CheckRun) -> list[tuple[str, float | bool | None]]:
+        """The rate of each label and the hallucination rate."""
+        rates = run.rates
+        given = rates.rates or {}
+        shown: list[tuple[str, float | bool | None]] = [(label.value, given[label]) for label in given]
+        return [*shown, ("hallucination rate", rates.hallucination_rate)]
 
     def figure_tables(self, run: CheckRun) -> list[Table]:
         """The label rates, overall and per context setting."""

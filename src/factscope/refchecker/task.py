@@ -11,11 +11,11 @@ from pydantic import BaseModel, Field
 from factscope.checkers.base import Checker, CheckTask
 from factscope.claims.abstention import AbstentionDetector, extract_answers
 from factscope.claims.base import Extractor
-from factscope.core.display import ShownAsHtml
-from factscope.core.manifest import SettingValue
-from factscope.core.result_tables import probability_columns
-from factscope.core.run import Pipeline, RunRows
-from factscope.core.run_result import RunResult
+from factscope.core.display.notebook import ShownAsHtml
+from factscope.core.files.manifest import SettingValue
+from factscope.core.files.result_tables import probability_columns
+from factscope.core.runs.loop import Pipeline, RunRows
+from factscope.core.runs.result import RunResult
 from factscope.core.schema import Claim, Label, Record, Verdict
 from factscope.metrics.hallucination import (
     DatasetRates,
@@ -83,7 +83,7 @@ class CheckResult(ShownAsHtml, BaseModel):
     def item_rows(self) -> list[dict[str, Any]]:
         """One table row per claim (numbered from 1): its text, the verdict's label, probabilities, evidence and
         what decided it, the evidence's page when a web retriever found it, in fast mode whether the pruned or the
-        exact path decided it, and under a cascade which checker did (``factscope.core.result_tables``)."""
+        exact path decided it, and under a cascade which checker did (``factscope.core.files.result_tables``)."""
         rows = []
         for number, result in enumerate(self.claims, start=1):
             claim, verdict = result.claim, result.verdict
@@ -183,7 +183,7 @@ class CheckRun(RunResult[CheckResult]):
 
 @dataclass
 class CheckTotals:
-    """The mergeable figures of a check run, fed one result row at a time (see ``factscope.core.results``)."""
+    """The mergeable figures of a check run, fed one result row at a time (see ``factscope.core.runs.results``)."""
 
     overall: RateTotals = field(default_factory=RateTotals)
     by_setting: dict[str, RateTotals] = field(default_factory=dict)

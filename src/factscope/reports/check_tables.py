@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from rich.table import Table
 from rich.text import Text
 
-from factscope.core.figure_table import format_value
+from factscope.core.display.figure_table import format_value
 from factscope.core.schema import LABELS
 
 if TYPE_CHECKING:
@@ -78,13 +78,13 @@ def agreement_tables(result: AgreementReport) -> list[Table]:
     return [*tables, confusion_table(result)] if result.mode == "checker" else tables
 
 
-def agreement_rows(result: AgreementReport, skipped: int, output: Path) -> list[tuple[str, object]]:
+def agreement_rows(result: AgreementReport, output: Path) -> list[tuple[str, object]]:
     """The summary rows of an agreement run: its mode, the responses it checked and resumed, the annotated ids
-    without a record, the ``skipped`` input records and the results file ``output``."""
+    without a record, the input records skipped and the results file ``output``."""
     return [
         ("mode", result.mode),
         ("responses (new / resumed)", f"{result.new_responses} / {result.resumed_responses}"),
         ("annotated ids without a record", len(result.unmatched_ids)),
-        ("skipped input records", skipped),
+        ("skipped input records", result.skipped_records),
         ("results", str(output)),
     ]

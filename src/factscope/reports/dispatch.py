@@ -17,25 +17,21 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ValidationError
 
-from factscope.conner.system import KNOWLEDGE
-from factscope.core.error_location import parse_located
 from factscope.core.errors import InputError
-from factscope.core.input_files import read_json_records
-from factscope.core.manifest import RunManifest, manifest_path
-from factscope.core.results import FirstRows, repeated_message
+from factscope.core.files.error_location import parse_located
+from factscope.core.files.input_files import read_json_records
+from factscope.core.files.manifest import RunManifest, manifest_path
+from factscope.core.runs.results import FirstRows, repeated_message
 from factscope.core.schema import MODEL_FIELD
-from factscope.engines.system import System
-from factscope.grounding.system import GROUND
-from factscope.kalma.system import ATTRIBUTE
-from factscope.refchecker.system import CHECK
 from factscope.reports.page import RecordEntry, render_page
 from factscope.reports.report_options import Only, ReportOptions
+from factscope.systems import BY_NAME, AnySystem
 
-ReportedSystem = System[Any, Any, Any, Any, Any]
+ReportedSystem = AnySystem
 """A system as a report sees it: its row type, manifest name, command and report hooks."""
 
-SYSTEMS: dict[str, ReportedSystem] = {system.name: system for system in (CHECK, GROUND, ATTRIBUTE, KNOWLEDGE)}
-"""The systems a report can show, by short name."""
+SYSTEMS: dict[str, ReportedSystem] = BY_NAME
+"""The systems a report can show, by short name: every system (``factscope.systems``)."""
 
 
 @dataclass

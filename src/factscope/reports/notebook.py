@@ -9,7 +9,7 @@ from html import escape
 from markupsafe import Markup
 from pydantic import BaseModel
 
-from factscope.core.run_result import RunResult
+from factscope.core.runs.result import RunResult
 from factscope.core.schema import LABELS, Verdict
 from factscope.refchecker.html_report import verdict_class as label_class
 from factscope.reports.dispatch import SYSTEMS, ReportedSystem, render_rows

@@ -1,5 +1,5 @@
 """A results file of any system as a Parquet or CSV table (`factscope export`): the system that wrote it and its
-rows (``factscope.reports.dispatch``), their table at a level (``factscope.core.result_tables``)."""
+rows (``factscope.reports.dispatch``), their table at a level (``factscope.core.files.result_tables``)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from factscope.core.errors import InputError
-from factscope.core.result_tables import RECORDS, table_rows, write_table
-from factscope.core.results import repeated_message
+from factscope.core.files.result_tables import RECORDS, table_rows, write_table
+from factscope.core.runs.results import repeated_message
 from factscope.reports.dispatch import ReportedSystem, read_rows, system_of
 
 

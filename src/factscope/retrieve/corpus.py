@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 import numpy as np
 
 from factscope.core.errors import InputError
-from factscope.core.input_files import read_text
+from factscope.core.files.input_files import read_text
+from factscope.core.files.tables import read_records
 from factscope.core.registry import Entry, Registry
-from factscope.core.tables import read_records
 
 if TYPE_CHECKING:
     from factscope.hf.encoders import TextEncoder

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from factscope.core.errors import ConfigError
+from factscope.core.files.user_dirs import cache_home
 from factscope.core.text import segment_spans
-from factscope.core.user_dirs import cache_home
 from factscope.retrieve.corpus import Corpus, Document, Hit, make_retriever, tokenize
 from factscope.retrieve.passage_source import PassageSource, RetrievalCost
 from factscope.retrieve.search_queries import QueryRequest, QueryWriter

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Literal
 
 from factscope.core.errors import ConfigError
-from factscope.core.option_metadata import about
-from factscope.core.option_rules import CountsWhen
-from factscope.core.option_validation import ValidatedOptions
+from factscope.core.options.metadata import about
+from factscope.core.options.rules import CountsWhen
+from factscope.core.options.validation import ValidatedOptions
 from factscope.retrieve.corpus import RetrieverName
 from factscope.retrieve.retriever_names import names_search_service
 

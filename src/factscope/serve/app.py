@@ -1,10 +1,11 @@
 """The FastAPI application of ``factscope serve``: synchronous endpoints, the jobs API, the web pages.
 
-``create_app(config)`` builds everything from a ``ServeConfig`` (``serve`` runs it at an address): the four
-systems (components built once, on first use or by ``warm``), one model worker with a micro-batcher per system,
-the jobs store and its runner.
-Errors come back as ``{"error": {"message", "field", "record"}}`` with a status that says whose problem it is;
-no response carries a traceback.
+``create_app(config)`` builds everything from a ``ServeConfig`` (``serve`` runs it at an address): every system
+of ``factscope.systems`` (components built once, on first use or by ``warm``), one model worker with a
+micro-batcher per system, the jobs store and its runner.
+Errors come back as ``{"error": {"message", "field", "record"}}`` with a status that says whose problem it is,
+each declared in the OpenAPI schema of the endpoints that answer it (``factscope.serve.statuses``); a 405 names
+the methods the path takes (``Allow``); no response carries a traceback.
 """
 
 from __future__ import annotations
@@ -15,17 +16,18 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, cast
 
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
+from starlette.routing import Match
 
 from factscope.core.errors import FactscopeError, InputError
-from factscope.core.results import FirstRows, repeated_message
-from factscope.core.storage_faults import StorageError
+from factscope.core.files.storage_faults import StorageError
+from factscope.core.runs.results import FirstRows, repeated_message
 from factscope.core.version import __version__
 from factscope.serve.config import ServeConfig, Startup
 from factscope.serve.jobs import FINISHED, Job
@@ -42,6 +44,7 @@ from factscope.serve.security import (
     safe_name,
 )
 from factscope.serve.server import Server
+from factscope.serve.statuses import FILE_JOB, JOB, RECORDS, declared
 from factscope.serve.systems import ServedSystem
 from factscope.serve.uploads import UPLOAD_FIELD, request_file, save_upload
 
@@ -62,26 +65,18 @@ UPLOAD_BODY: dict[str, Any] = {
             }},
         },
     },
-    "responses": {"415": {"description": "a body that is neither a file nor a multipart upload of one"}},
 }
 """The jobs endpoint's body as OpenAPI shows it: the endpoint reads it itself (``request_file``), as a stream."""
 OPEN_PATHS = ("/login", "/static/", "/docs-assets/")
 """Paths served without the API key: the sign-in page, the style sheet and scripts."""
 CHUNK = 1 << 16
-SYNC_PATHS = {
-    "check": "/v1/check",
-    "ground": "/v1/ground",
-    "attribute": "/v1/attribute/score",
-    "knowledge": "/v1/knowledge/score",
-}
-"""The synchronous endpoint of each system."""
 
 
 def create_app(
     config: ServeConfig, *, warm: bool = False, systems: dict[str, ServedSystem[Any, Any]] | None = None
 ) -> FastAPI:
     """The application; ``warm`` builds the models at start-up rather than on the first request. ``systems``
-    replaces the four systems built from ``config.components`` (another set of systems to serve)."""
+    replaces the systems built from ``config.components`` (another set of systems to serve)."""
     server = Server(config, systems)
 
     @asynccontextmanager
@@ -107,7 +102,7 @@ def create_app(
     )
     app.state.server = server
     _errors(app)
-    _api(app, server, config)
+    _api(app, server, config, 401 if config.api_key else None)
     add_pages(app, server)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     _docs(app)
@@ -184,9 +179,12 @@ def _errors(app: FastAPI) -> None:
         return JSONResponse(RequestProblem(503, str(error)).payload(), status_code=503)
 
     @app.exception_handler(HTTPException)
-    async def http(_: Request, error: HTTPException) -> JSONResponse:
+    async def http(request: Request, error: HTTPException) -> JSONResponse:
+        headers = dict(error.headers or {})
+        if error.status_code == 405:
+            headers["Allow"] = ", ".join(_allowed_methods(app, request))
         return JSONResponse(RequestProblem(error.status_code, str(error.detail)).payload(),
-                            status_code=error.status_code)
+                            status_code=error.status_code, headers=headers)
 
     @app.exception_handler(Exception)
     async def unexpected(_: Request, error: Exception) -> JSONResponse:
@@ -212,10 +210,22 @@ def _require_key(app: FastAPI, api_key: str) -> None:
         return RedirectResponse("/login", status_code=303)
 
 
-def _api(app: FastAPI, server: Server, config: ServeConfig) -> None:
-    """The JSON API under /v1."""
+def _allowed_methods(app: FastAPI, request: Request) -> list[str]:
+    """The methods of the routes at the request's path (the ``Allow`` header of a 405, RFC 9110 15.5.6)."""
+    methods = {
+        method
+        for route in app.router.routes
+        if route.matches(request.scope)[0] != Match.NONE
+        for method in getattr(route, "methods", None) or ()
+    }
+    return sorted(methods)
 
-    @app.get("/v1/health", tags=["server"])
+
+def _api(app: FastAPI, server: Server, config: ServeConfig, key: int | None) -> None:
+    """The JSON API under /v1; ``key``, 401 where every request must carry the API key (declared with the other
+    statuses of each endpoint)."""
+
+    @app.get("/v1/health", tags=["server"], responses=declared((), key))
     async def health() -> dict[str, Any]:
         """Whether the server is up, and what its micro-batchers have done."""
         return {
@@ -224,14 +234,14 @@ def _api(app: FastAPI, server: Server, config: ServeConfig) -> None:
             "batching": {name: vars(batcher.stats) for name, batcher in server.batchers.items()},
         }
 
-    for name, path in SYNC_PATHS.items():
-        if name in server.systems:
-            _sync_endpoint(app, server, name, path)
+    for name in server.systems:
+        _sync_endpoint(app, server, name, declared(RECORDS, key))
 
-    @app.post("/v1/jobs", tags=["jobs"], status_code=202, openapi_extra=UPLOAD_BODY)
+    names = tuple(server.systems)
+
     async def create_job(
         request: Request,
-        system: str = Query(description="check, ground, attribute or knowledge"),
+        system: str = Query(description=", ".join(names)),
         name: str | None = Query(None, description="the input file's name (sanitised; default: the uploaded "
                                                     "file's name, else input.jsonl), which the job's problems name"),
         path: str | None = Query(None, description="instead of a body: a file already in the data folder's "
@@ -260,23 +270,28 @@ def _api(app: FastAPI, server: Server, config: ServeConfig) -> None:
         upload = await save_upload(chunks, server.store.inputs, config.limits.max_upload_bytes)
         return await asyncio.to_thread(server.create_job, system, name or filename or "input.jsonl", upload, chosen)
 
-    @app.get("/v1/jobs", tags=["jobs"])
+    create_job.__annotations__["system"] = cast(Any, Literal)[names]  # this server's systems: an enum of the schema
+    app.post("/v1/jobs", tags=["jobs"], status_code=202, openapi_extra=UPLOAD_BODY,
+             responses=declared(FILE_JOB, key))(create_job)
+
+    @app.get("/v1/jobs", tags=["jobs"], responses=declared((), key))
     async def list_jobs() -> list[Job]:
         """Every job, newest first, with its progress."""
         return await asyncio.to_thread(server.store.recent)
 
-    @app.get("/v1/jobs/{job_id}", tags=["jobs"])
+    @app.get("/v1/jobs/{job_id}", tags=["jobs"], responses=declared(JOB, key))
     async def get_job(job_id: str) -> Job:
         """One job: status, records done of all, records per second, skipped input records, error."""
         return await asyncio.to_thread(server.job, job_id)
 
-    @app.post("/v1/jobs/{job_id}/cancel", tags=["jobs"])
+    @app.post("/v1/jobs/{job_id}/cancel", tags=["jobs"], responses=declared(JOB, key))
     async def cancel_job(job_id: str) -> Job:
         """Cancel a job: a queued one at once, a running one after its current batch (its rows are kept)."""
         server.job(job_id)
         return await asyncio.to_thread(server.runner.cancel, job_id)
 
-    @app.get("/v1/jobs/{job_id}/results", tags=["jobs"], response_class=StreamingResponse)
+    @app.get("/v1/jobs/{job_id}/results", tags=["jobs"], response_class=StreamingResponse,
+             responses=declared(JOB, key))
     async def job_results(job_id: str, follow: bool = Query(False, description="keep streaming rows as they are "
                                                                                 "written, until the job ends")
                           ) -> StreamingResponse:
@@ -287,7 +302,7 @@ def _api(app: FastAPI, server: Server, config: ServeConfig) -> None:
         return StreamingResponse(_stream_rows(server, job_id, results, follow), media_type="application/x-ndjson")
 
 
-def _sync_endpoint(app: FastAPI, server: Server, name: str, path: str) -> None:
+def _sync_endpoint(app: FastAPI, server: Server, name: str, responses: dict[int | str, dict[str, Any]]) -> None:
     system = server.systems[name]
 
     async def endpoint(request: RecordsRequest) -> Any:
@@ -301,7 +316,7 @@ def _sync_endpoint(app: FastAPI, server: Server, name: str, path: str) -> None:
         "options of its body; those it leaves out keep the server's values. Concurrent requests share model "
         "batches."
     )
-    app.post(path, response_model=system.run_type, tags=["systems"], name=name)(endpoint)
+    app.post(system.path, response_model=system.run_type, tags=["systems"], name=name, responses=responses)(endpoint)
 
 
 async def _file_chunks(path: Path) -> AsyncIterator[bytes]:

@@ -1,23 +1,16 @@
 """What a server is started with: where it listens, where it keeps its data, its components, its limits and its
-API key. Each setting is declared once, with its help and range (``factscope.core.option_metadata.about``):
-`factscope serve` offers every such field as an option."""
+API key. Each setting is declared once, with its help and range (``factscope.core.options.metadata.about``):
+`factscope serve` offers every such field as an option. The components come from the systems' specs
+(``factscope.serve.components``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
-from factscope.checkers.defaults import DEFAULT_CHECKER, DEFAULT_MODE
-from factscope.core.option_metadata import about
-from factscope.core.option_validation import ValidatedOptions
-from factscope.grounding.spec import DEFAULT_FACT_EXTRACTOR, DEFAULT_PRESENCE
-from factscope.refchecker.spec import DEFAULT_EXTRACTOR
-from factscope.retrieve.web_settings import WebSettings
-
-if TYPE_CHECKING:
-    from factscope.checkers.segmented import CheckMode
-    from factscope.retrieve.retriever_names import SearchServiceName
+from factscope.core.options.metadata import about
+from factscope.core.options.validation import ValidatedOptions
+from factscope.serve.components import Components, ServerComponents
 
 
 @dataclass(frozen=True)
@@ -48,62 +41,13 @@ class Limits(ValidatedOptions):
 
 
 @dataclass(frozen=True)
-class Components(ValidatedOptions):
-    """The components each system runs with, by spec (as the CLI options name them); built once, on first use."""
-
-    check_extractor: str = field(default=DEFAULT_EXTRACTOR, metadata=about("claim extractor of /v1/check"))
-    check_checker: str = field(default=DEFAULT_CHECKER, metadata=about("checker of /v1/check"))
-    check_retriever: SearchServiceName | None = field(default=None, metadata=about(
-        "search service that finds evidence for /v1/check records without references (key from SERPER_API_KEY "
-        "or BRAVE_API_KEY; the web retrieval settings apply); none: such records are checked against nothing"
-    ))
-    web: WebSettings = field(default_factory=WebSettings)
-    ground_extractor: str = field(default=DEFAULT_FACT_EXTRACTOR, metadata=about("fact extractor of /v1/ground"))
-    ground_presence: str = field(default=DEFAULT_PRESENCE, metadata=about("presence model of /v1/ground"))
-    attribute_checker: str = field(default=DEFAULT_CHECKER, metadata=about(
-        "alignment / \\[NA] checker of /v1/attribute/score"
-    ))
-    knowledge_checker: str = field(default=DEFAULT_CHECKER, metadata=about(
-        "factuality / validity checker of /v1/knowledge/score"
-    ))
-    knowledge_corpus: Path | None = field(default=None, metadata=about(
-        "evidence corpus of /v1/knowledge/score (enables factuality)", flag="--corpus"
-    ))
-    knowledge_lm: str | None = field(default=None, metadata=about(
-        "causal LM of /v1/knowledge/score (sentence coherence, informativeness, helpfulness); default: the "
-        "embedded LM when factscope\\[lm] is installed; 'none'", flag="--lm"
-    ))
-    mode: CheckMode = field(default=DEFAULT_MODE, metadata=about(
-        "exact, or fast: every system's model checks read each claim or fact against its most relevant segments "
-        "or windows only (check's and knowledge's checkers, ground's presence model, attribute's checker)"
-    ))
-    llm: Any = None
-    """An ``LLMClient`` for the components that need one (None: such components cannot be built)."""
-
-    def needs_llm(self) -> bool:
-        """Whether any of these components needs an LLM client (an LLM extractor, checker or presence model, or
-        the endpoint's completions as the causal LM)."""
-        from factscope.checkers.registry import CHECKERS
-        from factscope.claims.registry import EXTRACTORS
-        from factscope.grounding.presence import PRESENCE_MODELS
-
-        checkers = (self.check_checker, self.attribute_checker, self.knowledge_checker)
-        return (
-            any(EXTRACTORS.needs_llm(spec) for spec in (self.check_extractor, self.ground_extractor))
-            or any(CHECKERS.needs_llm(spec) for spec in checkers)
-            or PRESENCE_MODELS.needs_llm(self.ground_presence)
-            or self.knowledge_lm == "endpoint"
-        )
-
-
-@dataclass(frozen=True)
 class ServeConfig(ValidatedOptions):
     """Everything ``create_app`` needs."""
 
     data_dir: Path = field(default=Path(".factscope/serve"), metadata=about(
         "folder of the jobs database, uploaded inputs and results"
     ))
-    components: Components = field(default_factory=Components)
+    components: ServerComponents = field(default_factory=Components)
     limits: Limits = field(default_factory=Limits)
     api_key: str | None = field(default=None, metadata=about(
         "key every request must carry (`Authorization: Bearer KEY` or `X-API-Key: KEY`)",

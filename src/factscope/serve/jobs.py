@@ -10,7 +10,7 @@ Several servers may share one data folder: a server runs a job only under a **le
 naming it as the job's owner until a time a few seconds ahead, which it renews (its heartbeat) while the job
 runs. Taking a lease is one conditional UPDATE, so of two servers only one gets it; a server that crashed stops
 renewing, and once its lease has expired another server takes the job and resumes it from its results file.
-The run loop also locks each results file (``factscope.core.results_lock``), so even a job taken twice would
+The run loop also locks each results file (``factscope.core.files.results_lock``), so even a job taken twice would
 not write its records twice.
 
 A disk or permission fault of the data folder (full, read-only) is a ``StorageError``: a job whose results file
@@ -36,10 +36,10 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from factscope.core.errors import FactscopeError, InputError
-from factscope.core.results import FirstRows, iter_json_rows
-from factscope.core.results_lock import ResultsLocked
-from factscope.core.run import ProgressEvent
-from factscope.core.storage_faults import StorageError, sqlite_fault, storage_fault
+from factscope.core.files.results_lock import ResultsLocked
+from factscope.core.files.storage_faults import StorageError, sqlite_fault, storage_fault
+from factscope.core.runs.loop import ProgressEvent
+from factscope.core.runs.results import FirstRows, iter_json_rows
 from factscope.serve.batching import FairLock
 from factscope.serve.security import inside, safe_name
 from factscope.serve.systems import ServedSystem

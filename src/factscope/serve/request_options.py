@@ -1,5 +1,6 @@
-"""A synchronous request's body: its records and the options of its system's spec that a request may set, generated
-from the spec's fields (their type, default, range, check and help text; see ``factscope.core.option_metadata``).
+"""A synchronous request's body: its records (one at least) and the options of its system's spec that a request
+may set, generated from the spec's fields (their type, default, range, check and help text; see
+``factscope.core.options.metadata``); a job's options are the same fields without the records.
 
 A request may set the options whose metadata says ``per_request``: settings the pipeline is put together with,
 never the choice of a component, as the server builds its components once. The server runs such a request with
@@ -17,8 +18,8 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, create_model
 from pydantic import Field as RequestField
 
 from factscope.core.errors import ConfigError
-from factscope.core.option_metadata import declared_type, option_fields
-from factscope.core.option_validation import refusal
+from factscope.core.options.metadata import declared_type, option_fields
+from factscope.core.options.validation import refusal
 
 
 class RecordsRequest(BaseModel):
@@ -28,8 +29,14 @@ class RecordsRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     records: list[Any] = RequestField(
-        description="records in the system's input format, as one line of its JSONL input"
+        min_length=1, description="records in the system's input format, as one line of its JSONL input"
     )
+
+
+class RequestOptions(BaseModel):
+    """A job's options: the options of a synchronous request; a field that is not one is refused."""
+
+    model_config = ConfigDict(extra="forbid")
 
 
 def request_options(spec_type: type) -> list[Field[Any]]:
@@ -43,7 +50,7 @@ def request_options(spec_type: type) -> list[Field[Any]]:
 def request_model(name: str, spec_type: type) -> type[RecordsRequest]:
     """The request body of the system ``name`` (``CheckRequest``, ...): its records and a field for each option
     of ``request_options``, with the option's type, default, range and help; an unknown field is refused."""
-    options: dict[str, Any] = {item.name: _request_field(spec_type, item) for item in request_options(spec_type)}
+    options = _option_fields(spec_type)
     if "records" in options:
         raise ConfigError(f"{spec_type.__name__}: an option named 'records' would hide a request's records")
     return create_model(
@@ -54,14 +61,30 @@ def request_model(name: str, spec_type: type) -> type[RecordsRequest]:
     )
 
 
-def chosen_options(request: RecordsRequest) -> dict[str, Any]:
+def options_model(name: str, spec_type: type) -> type[RequestOptions]:
+    """The options of a job of the system ``name`` (``CheckOptions``, ...): the fields of ``request_model`` but
+    the records."""
+    return create_model(
+        f"{name.capitalize()}Options",
+        __base__=RequestOptions,
+        __doc__=f"The options of a {name} job ({spec_type.__name__}).",
+        **_option_fields(spec_type),
+    )
+
+
+def _option_fields(spec_type: type) -> dict[str, Any]:
+    """A pydantic field for each option of ``request_options``, by name."""
+    return {item.name: _request_field(spec_type, item) for item in request_options(spec_type)}
+
+
+def chosen_options(request: RecordsRequest | RequestOptions) -> dict[str, Any]:
     """The options the request gives (those it leaves out keep the server's values), as JSON values."""
     return request.model_dump(mode="json", include=request.model_fields_set - {"records"})
 
 
 def _request_field(spec_type: type, item: Field[Any]) -> tuple[Any, Any]:
     """The pydantic field of the spec's field ``item``: its type, default, range (shown in the schema) and help;
-    a value is refused in the spec's own words (``factscope.core.option_validation.refusal``), a 422."""
+    a value is refused in the spec's own words (``factscope.core.options.validation.refusal``), a 422."""
     meta = item.metadata
     kind = declared_type(spec_type, item)
     kind = Annotated[kind, AfterValidator(_validator(spec_type, item))]

@@ -54,8 +54,6 @@ def read_records(
     over the limit, a bad record or a repeated id) naming the field and the record's index, and the system's
     InputError (a 422) when it refuses the records together with the request's ``options``
     (``ServedSystem.admit``)."""
-    if not records:
-        raise RequestProblem(422, "no records; send at least one", field="records")
     if len(records) > limits.max_records:
         raise RequestProblem(
             413,
@@ -90,17 +88,17 @@ def read_records(
 
 def job_options(system: ServedSystem[Any, Any], text: str | None) -> dict[str, Any]:
     """The spec options of a job request, given as the JSON object ``text`` (None: none), checked as a synchronous
-    request's are (``ServedSystem.request_type``); a RequestProblem (422) names the option that is wrong."""
+    request's are (``ServedSystem.options_type``); a RequestProblem (422) names the option that is wrong."""
     if text is None:
         return {}
     try:
         given = json.loads(text)
     except json.JSONDecodeError as error:
         raise RequestProblem(422, f"options: not JSON ({error.msg})", field="options") from None
-    if not isinstance(given, dict) or "records" in given:
+    if not isinstance(given, dict):
         raise RequestProblem(422, "options: give a JSON object of the system's options", field="options")
     try:
-        return chosen_options(system.request_type.model_validate({"records": [], **given}))
+        return chosen_options(system.options_type.model_validate(given))
     except ValidationError as error:
         detail = error.errors()[0]
         name = ".".join(str(part) for part in detail["loc"])

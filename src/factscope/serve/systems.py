@@ -1,5 +1,5 @@
-"""The four systems as the server runs them: the same ``System`` objects as the API and the CLI
-(``factscope.engines.system``), each with the server's spec.
+"""The systems as the server runs them: the same ``System`` objects as the API and the CLI (``factscope.systems``),
+each with the server's spec (``factscope.serve.components``).
 
 A served system reads a request's records with its system's record parser (errors name the record and the
 field), runs a batch of records through its pipeline with no results file (synchronous requests), or a whole input
@@ -20,20 +20,13 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, create_model
 
-from factscope.checkers.options import CheckerOptions
-from factscope.conner.spec import KnowledgeSpec
-from factscope.conner.system import KNOWLEDGE
 from factscope.core.errors import InputError
-from factscope.core.run import Pipeline, ProgressCallback
+from factscope.core.runs.loop import Pipeline, ProgressCallback
 from factscope.engines.system import LoadedCallback, System
-from factscope.grounding.spec import GroundSpec
-from factscope.grounding.system import GROUND
-from factscope.kalma.spec import AttributeSpec
-from factscope.kalma.system import ATTRIBUTE
-from factscope.refchecker.spec import CheckSpec
-from factscope.refchecker.system import CHECK
-from factscope.serve.config import Components
-from factscope.serve.request_options import RecordsRequest, request_model
+from factscope.serve.components import ServerComponents
+from factscope.serve.endpoints import endpoint_path
+from factscope.serve.request_options import RecordsRequest, RequestOptions, options_model, request_model
+from factscope.systems import SYSTEMS
 
 Item = TypeVar("Item")
 Row = TypeVar("Row", bound=BaseModel)
@@ -61,10 +54,14 @@ class ServedSystem(Generic[Item, Row]):
         self.system = system
         self.name = system.name
         self.title = system.title
+        self.path = endpoint_path(system)
+        """The path of its synchronous endpoint."""
         self.run_type = answer_type(system.run_type, system.row_type)
         self.row_type = system.row_type
         self.request_type: type[RecordsRequest] = request_model(system.name, type(spec))
         """The body of a synchronous request: its records and the options of the spec a request may set."""
+        self.options_type: type[RequestOptions] = options_model(system.name, type(spec))
+        """The options of a job: those of a synchronous request, without its records."""
         self.mergeable = system.mergeable(spec)
         """Whether records of several requests may share one model batch (their results do not depend on it)."""
         self.llm = llm
@@ -156,37 +153,9 @@ def _with(spec: Any, options: Mapping[str, Any] | None) -> Any:
     return dataclasses.replace(spec, **{name: tuple(v) if isinstance(v, list) else v for name, v in options.items()})
 
 
-def make_systems(components: Components) -> dict[str, ServedSystem[Any, Any]]:
-    """Each system, in the order pages list them, with the server's components."""
-    llm = components.llm
-    mode = CheckerOptions(mode=components.mode)
-    systems: list[ServedSystem[Any, Any]] = [
-        ServedSystem(
-            CHECK,
-            CheckSpec(extractor=components.check_extractor, checker=components.check_checker, checker_settings=mode,
-                      retriever=components.check_retriever, web=components.web),
-            llm,
-        ),
-        ServedSystem(
-            GROUND,
-            GroundSpec(
-                extractor=components.ground_extractor, presence=components.ground_presence, mode=components.mode
-            ),
-            llm,
-        ),
-        ServedSystem(ATTRIBUTE, AttributeSpec(checker=components.attribute_checker, checker_settings=mode), llm),
-        ServedSystem(
-            KNOWLEDGE,
-            KnowledgeSpec(
-                corpus=components.knowledge_corpus,
-                checker=components.knowledge_checker,
-                lm=components.knowledge_lm,
-                mode=components.mode,
-            ),
-            llm,
-        ),
-    ]
-    return {system.name: system for system in systems}
+def make_systems(components: ServerComponents) -> dict[str, ServedSystem[Any, Any]]:
+    """Every system (``factscope.systems``), in the order pages list them, with the server's components."""
+    return {system.name: ServedSystem(system, components.spec(system), components.llm) for system in SYSTEMS}
 
 
 def timed(process: Callable[[], Any]) -> tuple[Any, float]:

@@ -20,7 +20,7 @@ from pathlib import Path
 from starlette.datastructures import FormData, UploadFile
 from starlette.requests import Request
 
-from factscope.core.storage_faults import storage_fault
+from factscope.core.files.storage_faults import storage_fault
 from factscope.serve.requests import RequestProblem
 from factscope.serve.security import BodyTooLarge
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from factscope.core.errors import InputError
-from factscope.core.input_files import read_json_records
+from factscope.core.files.input_files import read_json_records
 from factscope.evaluation.splits import part_of
 
 THREE_WAY = ("entailment", "neutral", "contradiction")

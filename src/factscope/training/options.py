@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Literal
 
 from factscope.checkers.repc import RepCClassifier, RepCFeatures, check_layer_spec
-from factscope.core.option_metadata import about
-from factscope.core.option_validation import ValidatedOptions
+from factscope.core.options.metadata import about
+from factscope.core.options.validation import ValidatedOptions
 from factscope.core.seeds import SEED_MAX
 from factscope.hf.device import Device
 from factscope.hf.embedded import PACKAGED_ENCODER

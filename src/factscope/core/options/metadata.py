@@ -1,7 +1,7 @@
 """An option declared once: a dataclass field whose metadata holds its help text, range and flag, read by every
 front-end that offers the field (the command line builds its option from it, see ``factscope.cli.option_groups``;
 the server its request fields, see ``factscope.serve.request_options``) and by the results file's manifest
-(``factscope.core.manifest.spec_settings``).
+(``factscope.core.files.manifest.spec_settings``).
 
 A field without a help text is not offered as an option: it keeps its default there.
 """
@@ -29,7 +29,7 @@ def about(help: str, *, catalogue: Callable[[], str] | None = None, **limits: An
     name ('--segment-tokens', '--abstention-detection/--no-abstention-detection'); ``option_type`` and
     ``parse``, the type the option reads where it is not the field's and the function that turns it into the
     field's value; ``envvar``, an environment variable the option is read from when it is not given;
-    ``counts_when``, the option's rule (``factscope.core.option_rules.CountsWhen``, or a tuple of
+    ``counts_when``, the option's rule (``factscope.core.options.rules.CountsWhen``, or a tuple of
     them): the other parameters' values it needs to count, without which a front-end refuses it.
 
     And where the option stands: ``per_request=True``, a setting that the server takes per request (one the

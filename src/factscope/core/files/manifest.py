@@ -20,8 +20,8 @@ from typing import Any, Protocol, runtime_checkable
 from pydantic import BaseModel, Field, ValidationError
 
 from factscope.core.errors import InputError
-from factscope.core.option_metadata import option_fields
-from factscope.core.storage_faults import storage_fault
+from factscope.core.files.storage_faults import storage_fault
+from factscope.core.options.metadata import option_fields
 
 MANIFEST_SUFFIX = ".manifest.json"
 

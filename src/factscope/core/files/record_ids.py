@@ -78,7 +78,7 @@ def first_of_each_id(
 
 
 def repeated_keys(path: str | Path, keys: Iterable[str], *, what: str = "question id") -> list[InputError]:
-    """The errors of the keys that a JSON object keyed by id repeats (see ``factscope.core.input_files.parse_keyed_document``,
+    """The errors of the keys that a JSON object keyed by id repeats (see ``factscope.core.files.input_files.parse_keyed_document``,
     which keeps each key's first entry)."""
     return [
         InputError(

@@ -1,5 +1,5 @@
 """A dataclass of options validates itself on construction (``ValidatedOptions``): each field's declared limits
-(``factscope.core.option_metadata.about``: ``min``, ``max``, ``min_open``, ``check``; a float field is finite), its
+(``factscope.core.options.metadata.about``: ``min``, ``max``, ``min_open``, ``check``; a float field is finite), its
 choices (the values of a ``Literal`` type) and the rules (``counts_when``) of each field set away from its default,
 read over its own fields and those of the option dataclasses it holds. The Python API, the command line and the
 server all build the dataclass, so they refuse the same values with the same words (``refusal``)."""
@@ -16,8 +16,8 @@ from dataclasses import MISSING, Field
 from typing import Any, Literal, TypeVar
 
 from factscope.core.errors import ConfigError
-from factscope.core.option_metadata import declared_type
-from factscope.core.option_rules import broken_rule, field_rules
+from factscope.core.options.metadata import declared_type
+from factscope.core.options.rules import broken_rule, field_rules
 
 T = TypeVar("T")
 

@@ -1,6 +1,6 @@
 """Progress on a terminal: a rich progress bar per stage of a run, or plain progress lines where stderr is not a
 terminal (a log file, CI, nohup). ``ProgressDisplay`` is a progress callback for the run loop
-(``factscope.core.run``), as the Python API's ``progress=`` and the command line take it; ``progress`` is one
+(``factscope.core.runs.loop``), as the Python API's ``progress=`` and the command line take it; ``progress`` is one
 stage's bar, for work that counts its own steps (training a checker)."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from factscope.core.run import ProgressEvent
+from factscope.core.runs.loop import ProgressEvent
 
 console = Console(stderr=True)
 """Progress goes to stderr; notes printed while a bar shows go through this console too, above the bar."""
@@ -157,7 +157,7 @@ def progress(description: str, total: int | None) -> Iterator[_Bar | _LogBar]:
 
 
 class ProgressDisplay:
-    """A progress callback for the run loop (``factscope.core.run``) that draws each stage with ``progress``.
+    """A progress callback for the run loop (``factscope.core.runs.loop``) that draws each stage with ``progress``.
 
     Use it as a context manager so that bars still open when a run stops are closed.
     """

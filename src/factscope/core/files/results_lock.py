@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from factscope.core.errors import InputError
-from factscope.core.storage_faults import storage_fault
+from factscope.core.files.storage_faults import storage_fault
 
 try:
     import fcntl

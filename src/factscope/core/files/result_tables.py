@@ -5,7 +5,7 @@ A record's row is its result flattened: nested objects become dotted columns (``
 ``metadata.pop``; an empty object gives none), lists stay lists, and the list of items is left out (it has a level of its own). A row model
 with items names their level and lists them (``ItemTable``); every row of a level starts with the record's
 ``id``. In a CSV file a list or object cell is written as JSON, as the table readers
-(``factscope.core.tables``) read it back.
+(``factscope.core.files.tables``) read it back.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 from pydantic import BaseModel
 
 from factscope.core.errors import InputError
+from factscope.core.files.tables import TABLES_EXTRA
 from factscope.core.schema import LABELS
-from factscope.core.tables import TABLES_EXTRA
 
 RECORDS = "records"
 """The level of one row per record, which every result has."""

@@ -1,5 +1,5 @@
 """Writing the results file: the append-only, resumable ``ResultWriter`` a run writes its rows with, and
-``drop_rows``, which rewrites the file without the rows a rerun retries. Reading it back is ``factscope.core.results``."""
+``drop_rows``, which rewrites the file without the rows a rerun retries. Reading it back is ``factscope.core.runs.results``."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import Any, Self
 
 from pydantic import BaseModel
 
-from factscope.core.storage_faults import StorageError, storage_fault
+from factscope.core.files.storage_faults import StorageError, storage_fault
 
 
 def drop_rows(path: str | Path, drop: Callable[[dict[str, Any]], bool]) -> int:
@@ -64,7 +64,7 @@ class ResultWriter:
     and a rerun skips the keys already present, so an interrupted run resumes without duplicates.
 
     Opening reads the existing file a line at a time, keeping only the keys; ``seen`` (when given) receives each
-    of its rows once, the first row of each key (the row every reader keeps, see ``factscope.core.results.FirstRows``),
+    of its rows once, the first row of each key (the row every reader keeps, see ``factscope.core.runs.results.FirstRows``),
     so a run can count them into its summary as it goes; ``repeated`` counts the later rows of a key already read.
 
     A write the disk refuses (full, read-only, over quota, not permitted) raises ``StorageError`` naming the file,

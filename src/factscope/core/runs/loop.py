@@ -6,12 +6,12 @@ batch, writes each row as soon as its batch is done and counts it into the syste
 figures its summary is made of. The rows already in the file are counted as the file is opened, so the summary
 covers exactly the rows the file holds, and memory does not grow with the number of records: the run hands back
 a lazy reader of the file, not a list, and between batches the memory a batch freed goes back to the operating
-system (``factscope.core.heap``), so the resident set does not creep up either. With ``retry_failed``, the rows the
+system (``factscope.core.runs.heap``), so the resident set does not creep up either. With ``retry_failed``, the rows the
 system's ``failed`` predicate picks are first taken out of the file, so their items are processed again and
 replaced in place. Library code draws nothing: the CLI passes a callback that draws rich bars, a notebook user
 passes none (or their own).
 
-A run holds its results file's lock (``factscope.core.results_lock``) from before it reads the file to its end,
+A run holds its results file's lock (``factscope.core.files.results_lock``) from before it reads the file to its end,
 so a second run on the same file is refused before any work rather than writing every record again. A results
 file that already repeats some record ids (written by two runs before files were locked) is counted one row per
 id, the first, and a ``RepeatedRecords`` warning says how many rows were left out.
@@ -30,8 +30,7 @@ from typing import Any, Generic, Protocol, TypedDict, TypeVar, runtime_checkable
 
 from pydantic import BaseModel
 
-from factscope.core.heap import HeapTrimmer
-from factscope.core.manifest import (
+from factscope.core.files.manifest import (
     RunManifest,
     SettingValue,
     describe,
@@ -39,9 +38,10 @@ from factscope.core.manifest import (
     fingerprint_items,
     prepare_results,
 )
-from factscope.core.results import RepeatedRecords, ResultRows, Totals, repeated_message
-from factscope.core.results_file import ResultWriter, drop_rows
-from factscope.core.results_lock import results_lock
+from factscope.core.files.results_file import ResultWriter, drop_rows
+from factscope.core.files.results_lock import results_lock
+from factscope.core.runs.heap import HeapTrimmer
+from factscope.core.runs.results import RepeatedRecords, ResultRows, Totals, repeated_message
 from factscope.core.version import __version__
 
 Item = TypeVar("Item")
@@ -335,7 +335,7 @@ def run_pipeline(
 ) -> tuple[RunRows[Row], TotalsT]:
     """Run ``pipeline`` over ``items`` in this process (``run_batches``): its rows and the totals of the whole
     results file. ``items`` is read twice, once for the manifest's fingerprint and once to run (once only when
-    a reader digested them on an earlier complete pass, ``factscope.core.manifest.DigestedItems``), so give a
+    a reader digested them on an earlier complete pass, ``factscope.core.files.manifest.DigestedItems``), so give a
     list or a re-iterable reader; a one-pass iterator is first gathered into a list."""
     if isinstance(items, Iterator):
         items = list(items)

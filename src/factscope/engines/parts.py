@@ -17,8 +17,8 @@ from markupsafe import Markup
 from pydantic import BaseModel
 
 from factscope.core.errors import InputError
-from factscope.core.manifest import SettingValue
-from factscope.core.run import Pipeline
+from factscope.core.files.manifest import SettingValue
+from factscope.core.runs.loop import Pipeline
 
 LLMClient = Any
 """An ``LLMClient`` of ``factscope.llm`` (a layer above core, so named here only)."""

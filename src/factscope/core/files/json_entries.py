@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import IO, Any, Literal
 
 from factscope.core.errors import InputError
-from factscope.core.record_limits import (
+from factscope.core.files.record_limits import (
     TOO_DEEP,
     broken_json,
     max_record_bytes,

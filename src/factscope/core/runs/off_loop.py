@@ -23,7 +23,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any, ParamSpec, TypeVar, cast
 from weakref import WeakKeyDictionary
 
-from factscope.core.run import ProgressCallback, ProgressEvent
+from factscope.core.runs.loop import ProgressCallback, ProgressEvent
 
 P = ParamSpec("P")
 R = TypeVar("R")

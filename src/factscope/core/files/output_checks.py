@@ -4,7 +4,7 @@ raised before any input is scored or any model loads, so a long run never ends i
 results are never appended to a foreign file.
 
 A results file is judged by the rules ``prepare_results`` applies when the run starts
-(``factscope.core.manifest.check_results_path``); a file that a run writes whole at its end (a summary, a
+(``factscope.core.files.manifest.check_results_path``); a file that a run writes whole at its end (a summary, a
 report) by ``check_written_file``.
 """
 
@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from factscope.core.errors import InputError
-from factscope.core.manifest import check_results_path
+from factscope.core.files.manifest import check_results_path
 
 
 def check_outputs(

@@ -16,8 +16,8 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from factscope.core.display import ShownAsHtml
-from factscope.core.results import ResultRows
+from factscope.core.display.notebook import ShownAsHtml
+from factscope.core.runs.results import ResultRows
 
 Row = TypeVar("Row", bound=BaseModel)
 
@@ -40,7 +40,7 @@ class RunResult(ShownAsHtml, BaseModel, Generic[Row]):
         return []
 
     def __repr__(self) -> str:
-        from factscope.core.figure_table import format_value
+        from factscope.core.display.figure_table import format_value
 
         counts = (
             f"{self.new_records + self.resumed_records} records ({self.new_records} new, {self.resumed_records} "
@@ -55,9 +55,9 @@ class RunResult(ShownAsHtml, BaseModel, Generic[Row]):
         """The run's rows as a pandas DataFrame: one row per record (``level="records"``), or one row per item
         where the system has them (``"claims"`` of a check, ``"facts"`` of a grounding run, ``"citations"`` of an
         attribution run, ``"sentences"`` of a knowledge run), or, for a check, one row per labelled span of each response
-(``"spans"``; see ``factscope.core.result_tables``). Needs pandas
+(``"spans"``; see ``factscope.core.files.result_tables``). Needs pandas
         (the ``tables`` extra)."""
-        from factscope.core.result_tables import data_frame, table_rows
+        from factscope.core.files.result_tables import data_frame, table_rows
 
         return data_frame(table_rows(self.results, self.results.row_type, level))
 

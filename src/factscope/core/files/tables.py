@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any, TypeAlias
 
 from factscope.core.errors import InputError
-from factscope.core.input_files import read_json_records
-from factscope.core.record_limits import max_record_bytes, oversized_record, require_file
+from factscope.core.files.input_files import read_json_records
+from factscope.core.files.record_limits import max_record_bytes, oversized_record, require_file
 
 TABLES_EXTRA = "pip install 'factscope[tables]'"
 """The install command of the optional table libraries (pandas, pyarrow, datasets)."""

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from factscope.core.errors import InputError
-from factscope.core.record_limits import (
+from factscope.core.files.record_limits import (
     TOO_DEEP,
     broken_json,
     max_record_bytes,
@@ -62,7 +62,7 @@ def parse_keyed_document(text: str) -> tuple[Any, list[str]]:
     """Parse one JSON document; when it is an object keyed by id, also the keys it repeats.
 
     ``json.loads`` keeps the last value of a repeated key without a word; here the top-level object keeps the
-    first (the rule of ``factscope.core.record_ids``) and each later key is returned, to be reported.
+    first (the rule of ``factscope.core.files.record_ids``) and each later key is returned, to be reported.
     Raises ``json.JSONDecodeError`` or ``RecursionError`` as ``json.loads`` does.
     """
     last: list[list[tuple[str, Any]]] = []
@@ -92,11 +92,11 @@ def read_json_records(path: str | Path) -> Iterator[tuple[int, dict[str, Any] | 
     on. In a JSON list the line is where the item starts. Whole-file problems (missing, empty, undecodable, a list
     broken between its items) raise InputError.
 
-    JSONL is read a line at a time and a JSON list an item at a time (``factscope.core.json_entries``), so a file
+    JSONL is read a line at a time and a JSON list an item at a time (``factscope.core.files.json_entries``), so a file
     of any length takes the memory of its longest record; one JSON object spread over several lines is one record,
     read whole.
     """
-    from factscope.core.json_entries import document_kind, json_list_records
+    from factscope.core.files.json_entries import document_kind, json_list_records
 
     path = Path(path)
     limit = max_record_bytes()

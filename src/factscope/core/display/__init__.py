@@ -1,0 +1,1 @@
+"""What a run shows: progress on a terminal, figures as tables, results in a notebook."""
