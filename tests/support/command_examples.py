@@ -89,6 +89,15 @@ def doc_examples() -> list[Example]:
     return list(found.values())
 
 
+def distinct_examples(examples: list[Example], skipped: set[str]) -> list[Example]:
+    """``examples`` with each command run once: those whose words (comments aside) are the same are one example,
+    shown where it is first met; an example of which any showing is in ``skipped`` is left out."""
+    by_words: dict[tuple[str, ...], list[Example]] = {}
+    for example in examples:
+        by_words.setdefault(tuple(shlex.split(example.line, comments=True)), []).append(example)
+    return [shown[0] for shown in by_words.values() if not any(example.line in skipped for example in shown)]
+
+
 def output_paths(words: list[str]) -> list[str]:
     """The files or folders a command's words name as its outputs (-o, --output, --out, --report, --summary)."""
     flags = {"-o", "--output", "--out", "--report", "--summary"}
