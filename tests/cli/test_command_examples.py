@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import glob
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -143,6 +144,23 @@ def _run(example: Example, folder: Path, space: Workspace, fake_llm, monkeypatch
                 assert written.stat().st_size > 0, f"{example.line}: {output} is empty"
             if written.suffix == ".jsonl":
                 assert all(json.loads(line) for line in written.read_text(encoding="utf-8").splitlines())
+    _check_requests(example, fake_llm.requests)
+
+
+def _check_requests(example: Example, requests: list[dict]) -> None:
+    """Each LLM request carries the key in effect (FACTSCOPE_LLM_API_KEY, else the OpenAI SDK's OPENAI_API_KEY)
+    and, where the example names models with --llm-model, one of them (and there is a request)."""
+    key = os.environ.get("FACTSCOPE_LLM_API_KEY") or os.environ["OPENAI_API_KEY"]
+    models = {
+        words[index + 1]
+        for words in example.commands()
+        for index, word in enumerate(words[:-1])
+        if word == "--llm-model"
+    }
+    assert requests or not models, f"{example.line}: no LLM request"
+    for request in requests:
+        assert request["headers"]["Authorization"] == f"Bearer {key}", example.line
+        assert not models or request["json"]["model"] in models, example.line
 
 
 @pytest.fixture
