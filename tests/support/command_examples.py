@@ -90,12 +90,30 @@ def doc_examples() -> list[Example]:
 
 
 def distinct_examples(examples: list[Example], skipped: set[str]) -> list[Example]:
-    """``examples`` with each command run once: those whose words (comments aside) are the same are one example,
-    shown where it is first met; an example of which any showing is in ``skipped`` is left out."""
-    by_words: dict[tuple[str, ...], list[Example]] = {}
+    """``examples`` with each command run once: those that run the same (:func:`same_run`) are one example, shown
+    where it is first met; an example of which any showing is in ``skipped`` is left out."""
+    by_run: dict[tuple, list[Example]] = {}
     for example in examples:
-        by_words.setdefault(tuple(shlex.split(example.line, comments=True)), []).append(example)
-    return [shown[0] for shown in by_words.values() if not any(example.line in skipped for example in shown)]
+        by_run.setdefault(same_run(example), []).append(example)
+    return [shown[0] for shown in by_run.values() if not any(example.line in skipped for example in shown)]
+
+
+def same_run(example: Example) -> tuple:
+    """What an example runs, the same for two lines that differ only in their comments, in the order of their
+    options (a flag and the words up to the next flag) or in a leading ``HF_HUB_OFFLINE=1`` (the tests' own
+    setting)."""
+    runs = []
+    for words in example.commands():
+        words = [word for word in words if word != "HF_HUB_OFFLINE=1"]
+        first = next((index for index, word in enumerate(words) if word.startswith("-")), len(words))
+        options: list[list[str]] = []
+        for word in words[first:]:
+            if word.startswith("-"):
+                options.append([word])
+            else:
+                options[-1].append(word)
+        runs.append((tuple(words[:first]), tuple(sorted(tuple(option) for option in options))))
+    return tuple(runs)
 
 
 def output_paths(words: list[str]) -> list[str]:
