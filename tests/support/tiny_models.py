@@ -21,8 +21,11 @@ def build_tokenizer(folder: Path):
     return tokenizer
 
 
-def build_nli_classifier(folder: Path, id2label: dict[int, str], bias: list[float] | None = None, seed: int = 0) -> Path:
-    """A 2-layer BERT sequence classifier with the given label names; ``bias`` fixes its output (zero weights)."""
+def build_nli_classifier(
+    folder: Path, id2label: dict[int, str], bias: list[float] | None = None, seed: int = 0, layers: int = 2
+) -> Path:
+    """A BERT sequence classifier of ``layers`` tiny layers with the given label names; ``bias`` fixes its output
+    (zero weights)."""
     import torch
     from transformers import BertConfig, BertForSequenceClassification
 
@@ -30,7 +33,7 @@ def build_nli_classifier(folder: Path, id2label: dict[int, str], bias: list[floa
     tokenizer = build_tokenizer(folder)
     config = BertConfig(
         vocab_size=len(tokenizer),
-        **TINY_ENCODER,
+        **{**TINY_ENCODER, "num_hidden_layers": layers},
         max_position_embeddings=512,
         num_labels=len(id2label),
         id2label=id2label,
@@ -45,12 +48,13 @@ def build_nli_classifier(folder: Path, id2label: dict[int, str], bias: list[floa
     return folder
 
 
-def build_mpnet_encoder(folder: Path, seed: int = 0) -> Path:
-    """A 2-layer MPNet encoder (hidden 32) with the small vocabulary, standing in for all-mpnet-base-v2."""
+def build_mpnet_encoder(folder: Path, seed: int = 0, layers: int = 2) -> Path:
+    """An MPNet encoder of ``layers`` layers (hidden 32) with the small vocabulary, standing in for
+    all-mpnet-base-v2."""
     import torch
     from transformers import MPNetConfig, MPNetModel
 
     torch.manual_seed(seed)
     tokenizer = build_tokenizer(folder)
-    MPNetModel(MPNetConfig(vocab_size=len(tokenizer), **TINY_ENCODER, max_position_embeddings=520, pad_token_id=0)).save_pretrained(folder)
+    MPNetModel(MPNetConfig(vocab_size=len(tokenizer), **{**TINY_ENCODER, "num_hidden_layers": layers}, max_position_embeddings=520, pad_token_id=0)).save_pretrained(folder)
     return folder

@@ -111,11 +111,11 @@ class CheckerOptions(ValidatedOptions):
         flag="--mismatch-checks", counts_when=MODEL_CHECKER,
     ))
     mode: CheckMode = field(default=DEFAULT_MODE, metadata=about(
-        "exact; fast is deprecated: it warns and checks as exact does",
+        "exact; fast is deprecated (it checks as exact)",
         counts_when=FAST_MODE,
     ))
     device: Device = field(default="auto", metadata=about(
-        "where local checkers run: auto (a GPU when present), cpu or cuda",
+        "auto (a GPU if present), cpu or cuda",
         counts_when=ON_A_DEVICE,
     ))
     threshold: float | None = field(default=None, metadata=about(

@@ -20,9 +20,8 @@ from factscope.retrieve.web_settings import WebSettings
 HELP = """Extract claims from LLM responses and check each against the references: Entailment (supported),
 Neutral (not verifiable from them) or Contradiction.
 
-Input: records with `response` and `references` (a list) or `reference`; optional `id`, `question`, `setting`.
-RefChecker's own files work as they are. Records without references stop the run unless --corpus or --retriever
-finds passages for them, or --allow-missing-references is given.
+Input: records with `response`, `references` (a list) or `reference`, and optional `id`, `question`, `setting`,
+or RefChecker's files. Records without references need --corpus, --retriever or --allow-missing-references.
 
 Examples:
   factscope check examples/check.jsonl            # offline: rules + embedded
@@ -60,7 +59,7 @@ def check_command(
         "folder", rich_help_panel=OUTPUT,
     )] = None,
     batch_size: Annotated[int, typer.Option(
-        min=1, help="records per extraction / checking batch", rich_help_panel=ENGINE)] = (
+        min=1, help="records per batch", rich_help_panel=ENGINE)] = (
         CHECK_BATCH_SIZE
     ),
     max_reference_chars: Annotated[int, typer.Option(

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 def _price(kind: str, example: str) -> Mapping[str, Any]:
     """The metadata of the price per 1,000 ``kind`` tokens."""
     return about(
-        f"price per 1,000 {kind} tokens, for the summary's cost (e.g. {example})",
+        f"cost of 1,000 {kind} tokens, e.g. {example}",
         flag=f"--llm-price-{kind}", min=0.0,
     )
 
@@ -38,8 +38,8 @@ class LLMEndpoint(ValidatedOptions):
     1,000 tokens go to ``LLMConfig.resolve``."""
 
     local: str | None = field(default=None, metadata=about(
-        "run a local model in-process instead of calling an endpoint: local:PATH_OR_NAME (a Hugging Face "
-        "folder, a .gguf file, a hub name in the local cache; local:embedded for SmolLM2-135M)", flag="--llm",
+        "a model run in-process: local:PATH_OR_NAME (a Hugging Face folder, a .gguf file or a cached hub "
+        "name; local:embedded: SmolLM2-135M)", flag="--llm",
     ))
     base_url: str | None = field(default=None, metadata=about(
         "e.g. http://localhost:8000/v1; OpenAI's when only OPENAI_API_KEY is set \\[env FACTSCOPE_LLM_BASE_URL, "
@@ -56,7 +56,7 @@ class LLMEndpoint(ValidatedOptions):
     ))
     concurrency: int = field(default=8, metadata=about("parallel requests", flag="--llm-concurrency", min=1))
     timeout: float | None = field(default=None, metadata=about(
-        "seconds an LLM call may take before it fails (default: 60 for an endpoint, none in-process) "
+        "seconds per LLM call (default: 60 for an endpoint, none in-process) "
         "\\[env FACTSCOPE_LLM_TIMEOUT]", flag="--llm-timeout",
         min=0.0, min_open=True,
     ))

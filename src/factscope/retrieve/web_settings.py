@@ -52,7 +52,7 @@ class WebSettings(ValidatedOptions):
         "one search per response (RefChecker) or per claim (claims, SAFE)", flag="--search-queries", counts_when=SEARCHING
     ))
     results_per_query: int = field(default=3, metadata=about(
-        "search results (pages) read per query", flag="--search-results", min=1, max=20, counts_when=SEARCHING
+        "pages read per search", flag="--search-results", min=1, max=20, counts_when=SEARCHING
     ))
     language: str = field(default="en", metadata=about(
         "language of the searches and of Wikipedia's edition (en, de, fr, ...)", check=check_language,
@@ -63,7 +63,7 @@ class WebSettings(ValidatedOptions):
         counts_when=SEARCHING,
     ))
     passage_words: int = field(default=120, metadata=about(
-        "most words of one passage cut from a page", min=8, counts_when=SEARCHING
+        "most words per passage", min=8, counts_when=SEARCHING
     ))
     search_url: str | None = field(default=None, metadata=about(
         "the search service's base URL (a proxy or a local stand-in); Wikipedia's may hold {language}",
@@ -73,15 +73,15 @@ class WebSettings(ValidatedOptions):
         "requests in flight at once", flag="--web-concurrency", min=1, max=64, counts_when=SEARCHING
     ))
     timeout: float = field(default=10.0, metadata=about(
-        "seconds to wait for one request", flag="--web-timeout", min=0.1, counts_when=SEARCHING
+        "seconds per request", flag="--web-timeout", min=0.1, counts_when=SEARCHING
     ))
     max_retries: int = field(default=3, metadata=about(
-        "retries on 429, 5xx and timeouts", flag="--web-retries", min=0, max=10,
+        "retries on 429/5xx/timeout", flag="--web-retries", min=0, max=10,
         counts_when=SEARCHING,
     ))
     backoff_max: float = 30.0
     max_page_bytes: int = field(default=2_000_000, metadata=about(
-        "a fetched page is read up to this many bytes", min=1024, counts_when=SEARCHING
+        "bytes read of a page", min=1024, counts_when=SEARCHING
     ))
     robots: bool = True
     cache_path: Path | None = field(default=None, metadata=about(

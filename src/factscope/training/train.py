@@ -229,7 +229,10 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
     manifest["validation_by_set"] = evaluate_by_source(
         validation_labels, apply_log_bias(validation_probs, log_bias), validation_sources
     )
-    if cues != "off" and len(classes) == 3:
+    every_class = len(set(np.asarray(validation_labels).tolist())) == len(classes)
+    if cues == "on" and not every_class:
+        raise InputError("`cues='on'` fits the cue stacker on the validation part, which lacks a class; give more pairs")
+    if cues != "off" and len(classes) == 3 and every_class:
         from factscope.checkers.cues import CueStacker
 
         stacker = CueStacker.fit(
