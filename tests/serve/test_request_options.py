@@ -152,4 +152,4 @@ def test_an_option_named_records_is_refused_when_the_model_is_made():
         records: int = field(default=1, metadata=about("records per call", per_request=True))
 
     with pytest.raises(ConfigError, match="an option named 'records' would hide a request's records"):
-        request_model("check", Shadowing)
+        request_model("check", Shadowing, CHECK.request_record)

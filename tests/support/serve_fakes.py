@@ -73,6 +73,7 @@ class FakeRuns(System[None, FakeItem, FakeRow, FakeTotals, FakeRun]):
     manifest = "fake"
     command = "factscope fake"
     title = "Fake"
+    request_record = FakeItem
     form = RecordForm("A stand-in system: each record's row is its text's length.",
                       (FormField("id", "Id", required=True), FormField("text", "Text", required=True)))
     row_type = FakeRow

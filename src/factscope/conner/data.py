@@ -52,6 +52,13 @@ class KnowledgeInput(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
 
 
+class KnowledgeRequestRecord(KnowledgeInput):
+    """A knowledge record as a request sends it, as the server's schema shows it: with the knowledge to evaluate
+    (``parse_knowledge_record``)."""
+
+    knowledge: NonBlank
+
+
 def parse_knowledge_record(
     item: dict[str, Any], *, path: str | Path | None = None, line: int | None = None, need_knowledge: bool = True
 ) -> KnowledgeRecord:

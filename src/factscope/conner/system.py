@@ -9,7 +9,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from factscope.conner import report
-from factscope.conner.data import KnowledgeRecord, KnowledgeRecords, KnowledgeTask, parse_knowledge_record
+from factscope.conner.data import (
+    KnowledgeRecord,
+    KnowledgeRecords,
+    KnowledgeRequestRecord,
+    KnowledgeTask,
+    parse_knowledge_record,
+)
 from factscope.conner.scores import KnowledgeScores
 from factscope.conner.spec import KnowledgeSpec
 from factscope.conner.task import KnowledgeRun, knowledge_pipeline, knowledge_pool, knowledge_run
@@ -56,6 +62,7 @@ class KnowledgeSystem(System[KnowledgeSpec, KnowledgeRecord, KnowledgeScores, Kn
     llm_users = "with `lm='endpoint'` or an llm `checker` (llm, llm:minicheck)"
     title = "Knowledge quality (CONNER)"
     served = (ServedField("checker"), ServedField("corpus", flag="--corpus"), ServedField("lm", flag="--lm"))
+    request_record = KnowledgeRequestRecord
     form = RecordForm(
         "CONNER's six dimensions of generated knowledge: factuality, relevance, coherence, informativeness, "
         "helpfulness and validity; those the server's models cannot compute say why.",

@@ -1,11 +1,13 @@
 """Field types of the input models: exact where a reader needs one type, tolerant where files spell a value
-several ways (one text or a list of texts, an id as a string or a number, a flag as true / false or 1 / 0)."""
+several ways (one text or a list of texts, an id as a string or a number, a flag as true / false or 1 / 0). Each
+type used in a record carries the JSON Schema of what it takes, so that a model's schema (a server's request
+schema) says what its validation accepts."""
 
 from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BeforeValidator
+from pydantic import AfterValidator, BeforeValidator, WithJsonSchema
 
 from factscope.core.files.error_location import json_kind
 
@@ -36,6 +38,24 @@ def _without_blanks(values: list[str]) -> list[str]:
     return [value for value in values if value.strip()]
 
 
+SPACES = r"[\s\x1c-\x1f]"
+"""A regular expression that finds a character ``str.strip`` removes: Unicode's white space (``\\s``) and the
+separators U+001C to U+001F, which Python counts as space too."""
+
+NON_BLANK = r"[^\s\x1c-\x1f]"
+"""A regular expression that finds a character ``str.strip`` keeps: a string it finds one in is not blank."""
+
+NON_BLANK_STRING: dict[str, Any] = {"type": "string", "pattern": NON_BLANK}
+"""The JSON Schema of a string with some non-space text in it."""
+
+STRINGS: dict[str, Any] = {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]}
+"""The JSON Schema of one string or a list of strings."""
+
+SOME_TEXT: dict[str, Any] = {
+    "anyOf": [NON_BLANK_STRING, {"type": "array", "items": {"type": "string"}, "contains": NON_BLANK_STRING}]
+}
+"""The JSON Schema of passages with one at least that is not blank: one such string, or a list holding one."""
+
 _FLAG_WORDS = {"true": True, "1": True, "false": False, "0": False}
 
 
@@ -49,13 +69,15 @@ def _flag(value: Any) -> Any:
     return value
 
 
-Identifier = Annotated[str, BeforeValidator(_identifier)]
+Identifier = Annotated[
+    str, BeforeValidator(_identifier), WithJsonSchema({"anyOf": [{"type": "string"}, {"type": "integer"}]})
+]
 """An id: a string, or a whole number read as its decimal text."""
 
-NonBlank = Annotated[str, AfterValidator(_not_blank)]
+NonBlank = Annotated[str, AfterValidator(_not_blank), WithJsonSchema(NON_BLANK_STRING)]
 """A string with some non-space text in it (kept as given)."""
 
-Texts = Annotated[list[str], BeforeValidator(_one_or_many)]
+Texts = Annotated[list[str], BeforeValidator(_one_or_many), WithJsonSchema(STRINGS)]
 """One string or a list of strings, read as a list."""
 
 Passages = Annotated[Texts, AfterValidator(_without_blanks)]

@@ -143,6 +143,9 @@ class System(ABC, Generic[SpecT, Item, Row, TotalsT, RunT]):
     defaults."""
     form: ClassVar[RecordForm]
     """The web form of one of its records."""
+    request_record: ClassVar[type[BaseModel]]
+    """One of its records as a request sends it (``parse_request``): the model whose JSON Schema a server's API
+    schema shows for a record, its input model with what ``parse`` asks of a record besides."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """A subclass's ``spec_type``, ``row_type``, ``totals_type`` and ``run_type``: the types its ``System[...]``

@@ -26,11 +26,12 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    WithJsonSchema,
     model_validator,
 )
 
 from factscope.core.errors import InputError
-from factscope.core.fields import Flag, Identifier, NonBlank, Passages, Texts
+from factscope.core.fields import SOME_TEXT, Flag, Identifier, NonBlank, Passages, Texts
 from factscope.core.files.error_location import parse_located
 from factscope.core.files.input_notes import InputNotes
 from factscope.core.files.json_entries import document_kind, json_entries
@@ -97,13 +98,15 @@ def _number_as_text(value: Any) -> Any:
     return str(value) if type(value) in (int, float) else value
 
 
-Contexts = Annotated[Passages, AfterValidator(_some_context)]
+Contexts = Annotated[Passages, AfterValidator(_some_context), WithJsonSchema(SOME_TEXT)]
 """The input contexts: one text or a list, blank ones dropped, at least one left."""
 
-GoldFacts = Annotated[Passages, AfterValidator(_some_gold_facts)]
+GoldFacts = Annotated[Passages, AfterValidator(_some_gold_facts), WithJsonSchema(SOME_TEXT)]
 """The gold atomic facts: one text or a list, blank ones dropped, at least one left."""
 
-AnswerText = Annotated[str, BeforeValidator(_number_as_text)]
+AnswerText = Annotated[
+    str, BeforeValidator(_number_as_text), WithJsonSchema({"anyOf": [{"type": "string"}, {"type": "number"}]})
+]
 """A short answer: a string, or a number read as its text."""
 
 
@@ -131,6 +134,13 @@ class GenericExampleInput(BaseModel):
     response: str | None = None
     metadata: dict[str, Any] | None = None
     id: Identifier | None = None
+
+
+class GroundRequestRecord(GenericExampleInput):
+    """A grounding record as a request sends it, as the server's schema shows it: with the response to score
+    (``GroundSystem.parse``)."""
+
+    response: str
 
 
 def _at_least_one_text(texts: list[str]) -> list[str]:

@@ -19,7 +19,7 @@ from factscope.engines.parts import ReportHooks, RunFacts, RunOutcome
 from factscope.engines.served import ServedField
 from factscope.engines.system import System
 from factscope.grounding import report
-from factscope.grounding.data import GroundExample, ScoredExamples, generic_example
+from factscope.grounding.data import GroundExample, GroundRequestRecord, ScoredExamples, generic_example
 from factscope.grounding.presence import PresenceModel
 from factscope.grounding.spec import GroundSpec
 from factscope.grounding.supplied_facts import AtomicFactsFile, SuppliedFactExtractor, SuppliedFacts
@@ -99,6 +99,7 @@ class GroundSystem(System[GroundSpec, GroundExample, GroundResult, GroundTotals,
     llm_users = "with an LLM fact `extractor` (llm-facts) or an LLM `presence` model (llm, nli:llm)"
     title = "Grounding (Truly Ground)"
     served = (ServedField("extractor"), ServedField("presence"))
+    request_record = GroundRequestRecord
     form = RecordForm(
         "Precision: the response's atomic facts found in the contexts; recall: the gold facts found in the "
         "response; F1 is the grounding score.",

@@ -14,11 +14,12 @@ from pydantic import (
     Field,
     ValidationError,
     ValidatorFunctionWrapHandler,
+    WithJsonSchema,
     WrapValidator,
 )
 
 from factscope.core.errors import InputError
-from factscope.core.fields import Identifier, NonBlank
+from factscope.core.fields import NON_BLANK_STRING, Identifier, NonBlank
 from factscope.core.files.error_location import parse_located
 from factscope.core.files.input_files import read_text
 from factscope.core.files.record_ids import first_of_each_id
@@ -26,7 +27,7 @@ from factscope.core.files.tables import read_records
 from factscope.core.files.whole_file import usable_records
 from factscope.kalma.file_kinds import QUESTION_GRAPHS, QUESTIONS, expect_kind
 from factscope.kg.graph import Entity, KnowledgeGraph, Triple, normalize_qid
-from factscope.kg.loaders import entity_from_dict, is_biokalma, iter_biokalma
+from factscope.kg.loaders import ENTITY_OBJECT, entity_from_dict, is_biokalma, iter_biokalma
 
 
 @dataclass
@@ -60,12 +61,17 @@ def _triple_or_entity(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
         raise ValueError("expected [qid, relation, value] with three non-empty strings, or an entity object") from None
 
 
+TRIPLE: dict[str, Any] = {"type": "array", "items": NON_BLANK_STRING, "minItems": 3, "maxItems": 3}
+"""The JSON Schema of a ``[qid, relation, value]`` triple."""
+
 TripleOrEntity = Annotated[
-    Annotated[list[NonBlank], Field(min_length=3, max_length=3)] | dict[str, Any], WrapValidator(_triple_or_entity)
+    Annotated[list[NonBlank], Field(min_length=3, max_length=3)] | dict[str, Any],
+    WrapValidator(_triple_or_entity),
+    WithJsonSchema({"anyOf": [TRIPLE, ENTITY_OBJECT]}),
 ]
 """One piece of knowledge: a ``[qid, relation, value]`` triple or an entity object (all its triples)."""
 
-EntityObjects = list[dict[str, Any]]
+EntityObjects = Annotated[list[dict[str, Any]], WithJsonSchema({"type": "array", "items": ENTITY_OBJECT})]
 """A graph as written: entity objects ``{qid, name, relation: value, ...}``, read by ``entity_from_dict``."""
 
 
@@ -92,6 +98,17 @@ class AnswerInput(BaseModel):
     question: str | None = None
     minimum: list[TripleOrEntity] | None = None
     removed: list[TripleOrEntity] | None = None
+
+
+FALSY: list[Any] = [False, None, 0, "", [], {}]
+"""The JSON values Python reads as false: those a record's ``failed`` may hold to be scored."""
+
+
+class AnswerRequestRecord(AnswerInput):
+    """An answer as a request sends it, as the server's schema shows it: one whose generation failed (its
+    ``failed`` true, ``read_answer``) has nothing to score."""
+
+    failed: Annotated[Any, WithJsonSchema({"enum": FALSY})] = None
 
 
 class SeedInput(BaseModel):

@@ -19,6 +19,7 @@ from factscope.engines.served import ServedField
 from factscope.engines.system import System
 from factscope.kalma import report
 from factscope.kalma.answers import AnswerRecord, AnswerRecords, LoadedAnswers, load_answers, read_answer
+from factscope.kalma.data import AnswerRequestRecord
 from factscope.kalma.minimum import use_minimum
 from factscope.kalma.score_tables import group_tables, score_title, single_group_rows
 from factscope.kalma.scores import AttributionScore
@@ -53,6 +54,7 @@ class AttributeSystem(System[AttributeSpec, AnswerRecord, AttributionScore, Attr
     llm_users = "with G-Eval (`geval`) or an llm `checker` (llm, llm:minicheck)"
     title = "Attribution to a knowledge graph (KaLMA)"
     served = (ServedField("checker"),)
+    request_record = AnswerRequestRecord
     form = RecordForm(
         "Citations such as [Q7186, spouse: Pierre Curie] are checked against the graph (correct), the minimum "
         "knowledge set (precise) and their sentence (aligned); [NA] marks knowledge the graph lacks.",

@@ -9,9 +9,20 @@ from pathlib import Path
 from typing import Any
 
 from factscope.core.errors import ConfigError, InputError
+from factscope.core.fields import SPACES
 from factscope.kg.graph import NAME, Entity, KnowledgeGraph, normalize_qid
 
 QID_KEYS = ("qid", "id")
+QID_VALUE: dict[str, Any] = {"not": {"type": "string", "pattern": f"^{SPACES}*$"}}
+"""The JSON Schema of an entity's qid: any value but a blank string (a value that is not a string is read as its
+text)."""
+ENTITY_OBJECT: dict[str, Any] = {
+    "type": "object",
+    "if": {"required": [QID_KEYS[0]]},
+    "then": {"properties": {QID_KEYS[0]: QID_VALUE}},
+    "else": {"required": [QID_KEYS[1]], "properties": {QID_KEYS[1]: QID_VALUE}},
+}
+"""The JSON Schema of the objects ``entity_from_dict`` reads: its qid under the first of ``QID_KEYS`` it has."""
 ALIAS_KEYS = ("aliases", "alias")
 RDF_FORMATS = {".nt": "nt", ".ttl": "turtle", ".n3": "n3", ".rdf": "xml", ".owl": "xml", ".xml": "xml"}
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, get_args
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, WithJsonSchema, model_validator
 
 from factscope.core.errors import InputError
-from factscope.core.fields import Identifier, Passages
+from factscope.core.fields import SPACES, Identifier, Passages
 from factscope.core.files.error_location import parse_located
 from factscope.core.files.manifest import ItemsDigest
 from factscope.core.files.record_ids import RecordIds
@@ -34,7 +34,19 @@ def _setting_words(value: Any) -> Any:
     return None if value is None else str(value).strip().lower()
 
 
-ContextSettingName = Annotated[ContextSetting | None, BeforeValidator(_setting_words)]
+def _any_case(word: str) -> str:
+    """A regular expression that finds ``word`` in any case."""
+    return "".join(f"[{letter.upper()}{letter}]" for letter in word)
+
+
+SETTING_WORDS = "|".join(_any_case(word) for word in get_args(ContextSetting))
+
+ContextSettingName = Annotated[
+    ContextSetting | None,
+    BeforeValidator(_setting_words),
+    WithJsonSchema({"anyOf": [{"type": "string", "pattern": f"^{SPACES}*(?:{SETTING_WORDS}){SPACES}*$"},
+                              {"type": "null"}]}),
+]
 """A context setting as files write it: 'zero', 'noisy' or 'accurate', in any case, spaces trimmed."""
 
 REFERENCE_FIELDS = ("references", "reference", "context")
@@ -42,12 +54,23 @@ REFERENCE_FIELDS = ("references", "reference", "context")
 and the ``context`` of RefChecker's benchmark records (a list of passages or one text)."""
 
 
+def _first_spelling_schema(schema: dict[str, Any]) -> None:
+    """The JSON Schema of a record's references: a later spelling of REFERENCE_FIELDS is held to its type only
+    when no earlier one is given (``CheckInput._first_spelling_wins``)."""
+    properties = schema["properties"]
+    later: dict[str, Any] = {}
+    for name in reversed(REFERENCE_FIELDS[1:]):
+        spelling = {"properties": {name: properties.pop(name)}}
+        later = {"if": {"required": [name]}, "then": spelling, "else": later} if later else spelling
+    schema.update({"if": {"required": [REFERENCE_FIELDS[0]]}, "else": later})
+
+
 class CheckInput(BaseModel):
     """One record of a check input file as written: ours (``references`` or ``reference``, one text or a list)
     or RefChecker's own (``reference``, or ``context`` in its benchmark records); other fields are kept as the
     record's metadata. ``response`` is checked by ``parse_record``, since reference-only files may leave it out."""
 
-    model_config = ConfigDict(strict=True, extra="allow")
+    model_config = ConfigDict(strict=True, extra="allow", json_schema_extra=_first_spelling_schema)
 
     id: Identifier | None = None
     question: str | None = None
@@ -70,6 +93,13 @@ class CheckInput(BaseModel):
     def passages(self) -> list[str]:
         """The reference passages, blank ones dropped."""
         return self.references or self.reference or self.context or []
+
+
+class CheckRequestRecord(CheckInput):
+    """A check record as a request sends it, as the server's schema shows it: with its response
+    (``parse_record``)."""
+
+    response: str
 
 
 def parse_record(

@@ -21,7 +21,7 @@ from factscope.engines.parts import ReportHooks, RunFacts, RunOutcome
 from factscope.engines.served import ServedField
 from factscope.engines.system import System
 from factscope.refchecker import html_report
-from factscope.refchecker.data import MAX_REFERENCE_CHARS, CheckRecords, parse_record
+from factscope.refchecker.data import MAX_REFERENCE_CHARS, CheckRecords, CheckRequestRecord, parse_record
 from factscope.refchecker.missing_references import MissingReferences, MissingReferencesWarning
 from factscope.refchecker.spec import DEFAULT_CORPUS_RETRIEVER, CheckSpec
 from factscope.refchecker.task import (
@@ -121,6 +121,7 @@ class CheckSystem(System[CheckSpec, Record, CheckResult, CheckTotals, CheckRun])
             "BRAVE_API_KEY; the web retrieval settings apply); none: such records are checked against nothing"
         )),
     )
+    request_record = CheckRequestRecord
     form = RecordForm(
         "Claims are extracted from the response and checked against the references: supported (Entailment), "
         "not verifiable (Neutral) or contradicted (Contradiction). Hover a claim for its probabilities.",

@@ -1,5 +1,6 @@
-"""A synchronous request's body: its records (one at least) and the options of its system's spec that a request
-may set, generated from the spec's fields (their type, default, range, check and help text; see
+"""A synchronous request's body: its records (one at least), each shown in the schema as its system's
+``request_record`` shows it (read by the system's parser, whose errors name the record and the field), and the
+options of its system's spec that a request may set, generated from the spec's fields (their type, default, range, check and help text; see
 ``factscope.core.options.metadata``); a job's options are the same fields without the records.
 
 A request may set the options whose metadata says ``per_request``: settings the pipeline is put together with,
@@ -14,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import MISSING, Field
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, create_model
+from pydantic import AfterValidator, BaseModel, ConfigDict, PlainValidator, create_model
 from pydantic import Field as RequestField
 
 from factscope.core.errors import ConfigError
@@ -47,18 +48,26 @@ def request_options(spec_type: type) -> list[Field[Any]]:
     return [item for item in option_fields(spec_type) if item.metadata.get("per_request")]
 
 
-def request_model(name: str, spec_type: type) -> type[RecordsRequest]:
-    """The request body of the system ``name`` (``CheckRequest``, ...): its records and a field for each option
-    of ``request_options``, with the option's type, default, range and help; an unknown field is refused."""
+def request_model(name: str, spec_type: type, record: type[BaseModel]) -> type[RecordsRequest]:
+    """The request body of the system ``name`` (``CheckRequest``, ...): its records, shown in the schema as the
+    model ``record`` (and read by the system's parser), and a field for each option of ``request_options``, with
+    the option's type, default, range and help; an unknown field is refused."""
     options = _option_fields(spec_type)
     if "records" in options:
         raise ConfigError(f"{spec_type.__name__}: an option named 'records' would hide a request's records")
+    records = list[Annotated[Any, PlainValidator(_as_given, json_schema_input_type=record)]]
     return create_model(
         f"{name.capitalize()}Request",
         __base__=RecordsRequest,
         __doc__=f"A synchronous {name} request: its records and the options of this request ({spec_type.__name__}).",
+        records=(records, RecordsRequest.model_fields["records"]),
         **options,
     )
+
+
+def _as_given(record: Any) -> Any:
+    """A record as the request gives it: the system's parser reads it."""
+    return record
 
 
 def options_model(name: str, spec_type: type) -> type[RequestOptions]:

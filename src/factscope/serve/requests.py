@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from factscope.core.errors import InputError
+from factscope.core.errors import ConfigError, InputError
 from factscope.serve.config import Limits
 from factscope.serve.request_options import chosen_options
 from factscope.serve.systems import ServedSystem
@@ -53,7 +53,8 @@ def read_records(
     """The request's records as the system's items; raises RequestProblem (413 too many records, 422 a text
     over the limit, a bad record or a repeated id) naming the field and the record's index, and the system's
     InputError (a 422) when it refuses the records together with the request's ``options``
-    (``ServedSystem.admit``)."""
+    (``ServedSystem.admit``); a ConfigError of those options with the records (a breakdown by a field no record
+    has) is a RequestProblem (422) too."""
     if len(records) > limits.max_records:
         raise RequestProblem(
             413,
@@ -82,7 +83,10 @@ def read_records(
             )
         seen[item_id] = index
         items.append(item)
-    system.admit(items, options)
+    try:
+        system.admit(items, options)
+    except ConfigError as error:
+        raise RequestProblem(422, f"records: {error}", field="records") from None
     return items
 
 

@@ -58,7 +58,7 @@ class ServedSystem(Generic[Item, Row]):
         """The path of its synchronous endpoint."""
         self.run_type = answer_type(system.run_type, system.row_type)
         self.row_type = system.row_type
-        self.request_type: type[RecordsRequest] = request_model(system.name, type(spec))
+        self.request_type: type[RecordsRequest] = request_model(system.name, type(spec), system.request_record)
         """The body of a synchronous request: its records and the options of the spec a request may set."""
         self.options_type: type[RequestOptions] = options_model(system.name, type(spec))
         """The options of a job: those of a synchronous request, without its records."""
