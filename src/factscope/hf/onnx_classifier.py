@@ -1,0 +1,144 @@
+"""A PyTorch sequence classifier run by ONNX Runtime, exported once into the user cache.
+
+On a CPU, ONNX Runtime runs the embedded checker's cross-encoder in about two thirds of PyTorch's time, with the
+same labels and probabilities that agree to about 1e-6 (``benchmarks/record_speed.py``, the benchmarks page).
+The model is exported on first use (a few seconds, shown as a setup stage) to
+``$XDG_CACHE_HOME/factscope/onnx/<digest>.onnx``, where ``<digest>`` covers the weights: a copy of a checker
+shares its export, a retrained one gets its own. It needs the ``onnx`` extra (onnxruntime, and onnx for the export); without it the PyTorch
+model runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from factscope.core.run import setup_stage
+from factscope.core.user_dirs import cache_home
+from factscope.hf.sorted_batches import sorted_logits
+
+EXPORT_FORMAT = 1
+"""Part of every exported file's digest: raised when the export changes, so older files are not reused."""
+OPSET = 17
+KEPT_EXPORTS = 6
+"""Exports the cache keeps: the most recently used (the shipped checker's is 91 MB, the mpnet checker's 438 MB)."""
+INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+
+
+def onnx_runtime_installed() -> bool:
+    """True when onnxruntime and onnx (the ``onnx`` extra) can be imported."""
+    return all(importlib.util.find_spec(name) is not None for name in ("onnxruntime", "onnx"))
+
+
+def onnx_cache() -> Path:
+    """``$XDG_CACHE_HOME/factscope/onnx`` (``~/.cache/factscope/onnx``)."""
+    return cache_home() / "onnx"
+
+
+class OnnxClassifier:
+    """An exported sequence classifier in an ONNX Runtime session on the CPU.
+
+    The session's threads do not spin while they wait for work: on a CPU shared with other processes that took
+    a fifth less time than spinning (``benchmarks/record_speed.py``).
+    """
+
+    def __init__(self, path: Path, num_labels: int) -> None:
+        import onnxruntime
+
+        options = onnxruntime.SessionOptions()
+        options.inter_op_num_threads = 1
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        self.path = path
+        self.num_labels = num_labels
+        self._session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        self._inputs = [found.name for found in self._session.get_inputs()]
+
+    def logits(
+        self,
+        tokenizer: Any,
+        first: Sequence[str],
+        second: Sequence[str] | None = None,
+        *,
+        batch_size: int = 32,
+        max_length: int = 512,
+    ) -> np.ndarray:
+        """Logits (n, labels) for each text of ``first``, or each (first[i], second[i]) pair, in the deduplicated,
+        length-sorted batches of :func:`~factscope.hf.sorted_batches.sorted_logits`."""
+        return sorted_logits(
+            self._forward,
+            self.num_labels,
+            tokenizer,
+            first,
+            second,
+            batch_size=batch_size,
+            max_length=max_length,
+            tensors="np",
+        )
+
+    def _forward(self, inputs: Any) -> np.ndarray:
+        feed = {name: np.asarray(inputs[name], dtype=np.int64) for name in self._inputs}
+        return np.asarray(self._session.run(None, feed)[0], dtype=np.float32)
+
+
+def weights_digest(model: Any) -> str:
+    """The first 32 hex digits of a SHA-256 over ``model``'s class, its state dict (names, shapes and values) and
+    ``EXPORT_FORMAT``."""
+    digest = hashlib.sha256(f"{type(model).__name__}:{EXPORT_FORMAT}:{OPSET}".encode())
+    for name, tensor in model.state_dict().items():
+        values = tensor.detach().float().contiguous().cpu().numpy()
+        digest.update(f"{name}{tuple(values.shape)}".encode())
+        digest.update(values.tobytes())
+    return digest.hexdigest()[:32]
+
+
+def onnx_classifier(model: Any, tokenizer: Any, cache: Path | None = None) -> OnnxClassifier:
+    """``model`` (a PyTorch sequence classifier on the CPU, in eval mode) in ONNX Runtime, from the cached export
+    of its weights, exported first when there is none; the cache keeps the ``KEPT_EXPORTS`` most recently used."""
+    folder = cache or onnx_cache()
+    path = folder / f"{weights_digest(model)}.onnx"
+    if path.is_file():
+        path.touch()
+    else:
+        export_classifier(model, tokenizer, path)
+        recent = sorted(folder.glob("*.onnx"), key=lambda found: found.stat().st_mtime, reverse=True)
+        for stale in recent[KEPT_EXPORTS:]:
+            stale.unlink(missing_ok=True)
+    return OnnxClassifier(path, int(model.config.num_labels))
+
+
+def export_classifier(model: Any, tokenizer: Any, path: Path) -> None:
+    """Write ``model`` to ``path`` as an ONNX graph over batches of any size and length; written under another
+    name and renamed, so a reader never sees a partial file."""
+    import torch
+
+    sample = tokenizer(
+        ["a first text", "a second"], ["its pair", "another pair"], padding=True, return_tensors="pt"
+    )
+    names = [name for name in INPUTS if name in sample]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f"{path.stem}.partial-{os.getpid()}")
+    axes = {name: {0: "batch", 1: "tokens"} for name in names}
+    try:
+        stage = setup_stage(f"exporting the checker for ONNX Runtime to {path.parent} (first use only)", None)
+        with stage, torch.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the tracer's notes on shapes it records as constants
+            torch.onnx.export(
+                model,
+                tuple(sample[name] for name in names),
+                str(partial),
+                input_names=names,
+                output_names=["logits"],
+                dynamic_axes={**axes, "logits": {0: "batch"}},
+                opset_version=OPSET,
+                dynamo=False,
+            )
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)
