@@ -6,9 +6,20 @@ import json
 
 import numpy as np
 
-from factscope.checkers.embedded import CrossEncoderModel, EmbeddedScorer, shipped_checker_dir
+from factscope.checkers.embedded import (
+    CrossEncoderModel,
+    EmbeddedScorer,
+    OnnxCrossEncoder,
+    shipped_checker_dir,
+)
 from factscope.core.run import reporting_setup
-from factscope.hf.onnx_classifier import KEPT_EXPORTS, onnx_classifier, onnx_runtime_installed, weights_digest
+from factscope.hf.onnx_classifier import (
+    folder_digest,
+    onnx_classifier,
+    onnx_runtime_installed,
+    prune_exports,
+    weights_digest,
+)
 from optional_extras import needs_extra
 from tiny_models import build_nli_classifier
 
@@ -43,7 +54,7 @@ def tiny_member(folder, seed: int = 3) -> CrossEncoderModel:
 def test_probabilities_and_labels_match_pytorch_over_batches_of_every_length(tmp_path):
     member = tiny_member(tmp_path / "model")
     expected = member.probs(PREMISES, HYPOTHESES)
-    member.use_onnx_runtime(tmp_path / "cache")
+    member.use_onnx_runtime(weights_digest(member.model), tmp_path / "cache")
     got = member.probs(PREMISES, HYPOTHESES)
     assert member.onnx is not None
     assert got.shape == expected.shape == (len(PREMISES), 3)
@@ -57,39 +68,66 @@ def test_the_export_is_made_once_and_reported_as_a_setup_stage(tmp_path):
     member = tiny_member(tmp_path / "model")
     events = []
     with reporting_setup(events.append):
-        first = onnx_classifier(member.model, member.tokenizer, tmp_path / "cache")
+        first = onnx_classifier(
+            member.model, member.tokenizer, weights_digest(member.model), tmp_path / "cache"
+        )
     assert first.path == tmp_path / "cache" / f"{weights_digest(member.model)}.onnx"
     assert any("ONNX Runtime" in event.stage for event in events)
     written = first.path.stat().st_mtime_ns
     events.clear()
     with reporting_setup(events.append):
-        again = onnx_classifier(member.model, member.tokenizer, tmp_path / "cache")
+        again = onnx_classifier(
+            member.model, member.tokenizer, weights_digest(member.model), tmp_path / "cache"
+        )
     assert again.path == first.path and not events
     assert first.path.stat().st_size > 0 and written <= first.path.stat().st_mtime_ns
     assert sorted(found.name for found in (tmp_path / "cache").iterdir()) == [first.path.name]
 
 
-def test_other_weights_get_their_own_export_and_only_the_most_recent_are_kept(tmp_path):
+def test_other_weights_get_their_own_export_and_the_least_recently_used_go_beyond_the_budget(tmp_path):
     cache = tmp_path / "cache"
     paths = []
-    for seed in range(KEPT_EXPORTS + 1):
+    for seed in range(3):
         member = tiny_member(tmp_path / f"model{seed}", seed=seed)
-        paths.append(onnx_classifier(member.model, member.tokenizer, cache).path)
-    assert len(set(paths)) == KEPT_EXPORTS + 1
-    assert sorted(cache.glob("*.onnx")) == sorted(paths[1:])
+        paths.append(
+            onnx_classifier(member.model, member.tokenizer, weights_digest(member.model), cache).path
+        )
+    assert len(set(paths)) == 3 and all(path.is_file() for path in paths)
+    first = tiny_member(tmp_path / "model0", seed=0)
+    onnx_classifier(first.model, first.tokenizer, weights_digest(first.model), cache)
+    size = paths[0].stat().st_size
+    prune_exports(cache, paths[2], budget=2 * size)
+    assert sorted(cache.glob("*.onnx")) == sorted([paths[0], paths[2]])
+    prune_exports(cache, paths[2], budget=0)
+    assert list(cache.glob("*.onnx")) == [paths[2]]
 
 
-def test_a_checker_directory_scores_alike_in_both_runtimes(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    folder = tmp_path / "checker"
-    build_nli_classifier(folder / "encoder", LABELS, seed=5)
+def tiny_checker(folder, seed: int = 5):
+    """A checker directory around a tiny classifier, with the shipped checker's manifest."""
+    build_nli_classifier(folder / "encoder", LABELS, seed=seed)
     manifest = json.loads((shipped_checker_dir() / "manifest.json").read_text())
     manifest.pop("cues", None)
     (folder / "manifest.json").write_text(json.dumps(manifest))
+    return folder
+
+
+def test_a_checker_directory_scores_alike_in_both_runtimes_and_loads_without_pytorch_once_exported(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    folder = tiny_checker(tmp_path / "checker")
     in_pytorch = EmbeddedScorer.from_dir(folder, onnx=False)
-    in_onnx = EmbeddedScorer.from_dir(folder, onnx=True)
-    assert in_onnx._model.members[0].onnx is not None and in_pytorch._model.members[0].onnx is None
-    assert list((tmp_path / "xdg" / "factscope" / "onnx").glob("*.onnx"))
-    np.testing.assert_allclose(
-        in_onnx.score(PREMISES, HYPOTHESES), in_pytorch.score(PREMISES, HYPOTHESES), atol=1e-5
-    )
+    exporting = EmbeddedScorer.from_dir(folder, onnx=True)
+    exported = EmbeddedScorer.from_dir(folder, onnx=True)
+    assert in_pytorch._model.members[0].onnx is None
+    assert isinstance(exporting._model.members[0], CrossEncoderModel) and exporting._model.members[0].onnx
+    assert isinstance(exported._model.members[0], OnnxCrossEncoder)
+    assert [p.name for p in (tmp_path / "xdg" / "factscope" / "onnx").glob("*.onnx")] == [
+        f"{folder_digest(folder / 'encoder')}.onnx"
+    ]
+    expected = in_pytorch.score(PREMISES, HYPOTHESES)
+    np.testing.assert_allclose(exporting.score(PREMISES, HYPOTHESES), expected, atol=1e-5)
+    np.testing.assert_allclose(exported.score(PREMISES, HYPOTHESES), expected, atol=1e-5)
+    assert [exported.count_tokens(text) for text in PREMISES] == [
+        in_pytorch.count_tokens(text) for text in PREMISES
+    ]

@@ -24,8 +24,16 @@ from factscope.core.errors import ConfigError
 from factscope.core.schema import LABELS
 from factscope.hf.cls_last_layer import restrict_last_layer_to_cls
 from factscope.hf.loading import load_pretrained
-from factscope.hf.onnx_classifier import OnnxClassifier, onnx_classifier, onnx_runtime_installed
+from factscope.hf.onnx_classifier import (
+    OnnxClassifier,
+    cached_export,
+    folder_digest,
+    onnx_classifier,
+    onnx_runtime_installed,
+    weights_digest,
+)
 from factscope.hf.sorted_batches import classifier_logits
+from factscope.hf.tokenizer_file import TokenizerFile, tokenizer_file
 
 MANIFEST = "manifest.json"
 MANIFEST_FORMAT = 1
@@ -78,10 +86,10 @@ class CrossEncoderModel:
         self.device = device
         self.onnx: OnnxClassifier | None = None
 
-    def use_onnx_runtime(self, cache: Path | None = None) -> None:
-        """Score with ONNX Runtime from now on, from the cached export of these weights (exported first if
+    def use_onnx_runtime(self, key: str, cache: Path | None = None) -> None:
+        """Score with ONNX Runtime from now on, from the cached export ``key`` of these weights (exported first if
         missing, see :func:`~factscope.hf.onnx_classifier.onnx_classifier`)."""
-        self.onnx = onnx_classifier(self.model, self.tokenizer, cache)
+        self.onnx = onnx_classifier(self.model, self.tokenizer, key, cache)
 
     @classmethod
     def from_pretrained(cls, path: str | Path, **kwargs: Any) -> CrossEncoderModel:
@@ -117,10 +125,46 @@ class CrossEncoderModel:
         return softmax(logits, axis=1)
 
 
+class OnnxCrossEncoder:
+    """A cross-encoder's cached export in ONNX Runtime with the tokenizer of its folder, loaded without PyTorch or
+    transformers: :class:`CrossEncoderModel`'s probabilities after :meth:`~CrossEncoderModel.use_onnx_runtime`."""
+
+    def __init__(
+        self, onnx: OnnxClassifier, tokenizer: TokenizerFile, batch_size: int = 32, max_length: int = 320
+    ) -> None:
+        self.onnx = onnx
+        self.tokenizer = tokenizer
+        self.batch_size = batch_size
+        self.max_length = max_length
+
+    def probs(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
+        """Softmax class probabilities, one row per pair, in the model's class order; duplicates scored once."""
+        found = self.onnx.logits(
+            self.tokenizer, premises, hypotheses, batch_size=self.batch_size, max_length=self.max_length
+        )
+        return softmax(found, axis=1)
+
+
+def onnx_member(
+    folder: Path, num_labels: int, settings: dict[str, Any]
+) -> CrossEncoderModel | OnnxCrossEncoder:
+    """The member of ``folder`` in ONNX Runtime: from its cached export and its ``tokenizer.json`` alone when both
+    are there, else loaded in PyTorch and exported (first use)."""
+    key = folder_digest(folder)
+    exported, tokenizer = cached_export(key), tokenizer_file(folder)
+    if exported is not None and tokenizer is not None:
+        return OnnxCrossEncoder(
+            OnnxClassifier(exported, num_labels), tokenizer, settings["batch_size"], settings["max_length"]
+        )
+    member = CrossEncoderModel.from_pretrained(folder, **settings)
+    member.use_onnx_runtime(key)
+    return member
+
+
 class CrossEncoderEnsemble:
     """Cross-encoders fine-tuned the same way from different seeds: the mean of their class probabilities."""
 
-    def __init__(self, members: Sequence[CrossEncoderModel]) -> None:
+    def __init__(self, members: Sequence[CrossEncoderModel | OnnxCrossEncoder]) -> None:
         if not members:
             raise ValueError("an ensemble needs at least one member")
         self.members = list(members)
@@ -169,18 +213,22 @@ class EmbeddedScorer:
                 "batch_size": GPU_BATCH_SIZE if device == "cuda" else CPU_BATCH_SIZE,
             }
             folders = [directory / folder for folder in manifest.get("members", ["encoder"])]
+            in_onnx = onnx or (onnx is None and device == "cpu" and onnx_runtime_installed())
+            members: list[CrossEncoderModel | OnnxCrossEncoder]
             if "delta" in manifest:
                 from factscope.checkers.lora_delta import load_delta_classifier
 
-                members = [
+                deltas = [
                     CrossEncoderModel(*load_delta_classifier(folder, manifest), **settings)
                     for folder in folders
                 ]
+                for delta in deltas if in_onnx else []:
+                    delta.use_onnx_runtime(weights_digest(delta.model))
+                members = list(deltas)
+            elif in_onnx:
+                members = [onnx_member(folder, len(manifest["classes"]), settings) for folder in folders]
             else:
                 members = [CrossEncoderModel.from_pretrained(folder, **settings) for folder in folders]
-            if onnx or (onnx is None and device == "cpu" and onnx_runtime_installed()):
-                for member in members:
-                    member.use_onnx_runtime()
             ensemble = CrossEncoderEnsemble(members)
             return cls(directory, manifest, ensemble, ensemble.tokenizer)
         if method == "repc":

@@ -26,7 +26,8 @@ def _price(kind: str, example: str) -> Mapping[str, Any]:
     """The metadata of the price per 1,000 ``kind`` tokens."""
     return about(
         f"price per 1,000 {kind} tokens, for the summary's cost (e.g. {example})",
-        flag=f"--llm-price-{kind}", min=0.0,
+        flag=f"--llm-price-{kind}",
+        min=0.0,
     )
 
 
@@ -37,32 +38,51 @@ class LLMEndpoint(ValidatedOptions):
     ``concurrency`` (parallel requests), ``timeout`` (seconds a call may take), ``cache_path`` (SQLite response cache, or 'off') and the prices per
     1,000 tokens go to ``LLMConfig.resolve``."""
 
-    local: str | None = field(default=None, metadata=about(
-        "run a local model in-process instead of calling an endpoint: local:PATH_OR_NAME (a Hugging Face "
-        "folder, a .gguf file, a hub name in the local cache; local:embedded for SmolLM2-135M)", flag="--llm",
-    ))
-    base_url: str | None = field(default=None, metadata=about(
-        "e.g. http://localhost:8000/v1; OpenAI's when only OPENAI_API_KEY is set \\[env FACTSCOPE_LLM_BASE_URL, "
-        "OPENAI_BASE_URL]", flag="--llm-base-url"
-    ))
-    model: str | None = field(default=None, metadata=about(
-        "model name \\[env FACTSCOPE_LLM_MODEL]", flag="--llm-model"
-    ))
-    api_key: str | None = field(default=None, metadata=about(
-        "\\[env FACTSCOPE_LLM_API_KEY or OPENAI_API_KEY]", flag="--llm-api-key"
-    ))
-    config_path: Path | None = field(default=None, metadata=about(
-        "TOML file with an \\[llm] table (default ~/.config/factscope/config.toml)", flag="--llm-config"
-    ))
+    local: str | None = field(
+        default=None,
+        metadata=about(
+            "run a local model in-process instead of calling an endpoint: local:PATH_OR_NAME (a Hugging Face "
+            "folder, a .gguf file, a hub name in the local cache; local:embedded for SmolLM2-135M)",
+            flag="--llm",
+        ),
+    )
+    base_url: str | None = field(
+        default=None,
+        metadata=about(
+            "e.g. http://localhost:8000/v1; OpenAI's when only OPENAI_API_KEY is set \\[env FACTSCOPE_LLM_BASE_URL, "
+            "OPENAI_BASE_URL]",
+            flag="--llm-base-url",
+        ),
+    )
+    model: str | None = field(
+        default=None, metadata=about("model name \\[env FACTSCOPE_LLM_MODEL]", flag="--llm-model")
+    )
+    api_key: str | None = field(
+        default=None, metadata=about("\\[env FACTSCOPE_LLM_API_KEY or OPENAI_API_KEY]", flag="--llm-api-key")
+    )
+    config_path: Path | None = field(
+        default=None,
+        metadata=about(
+            "TOML file with an \\[llm] table (default ~/.config/factscope/config.toml)", flag="--llm-config"
+        ),
+    )
     concurrency: int = field(default=8, metadata=about("parallel requests", flag="--llm-concurrency", min=1))
-    timeout: float | None = field(default=None, metadata=about(
-        "seconds an LLM call may take before it fails (default: 60 for an endpoint, none in-process) "
-        "\\[env FACTSCOPE_LLM_TIMEOUT]", flag="--llm-timeout",
-        min=0.0, min_open=True,
-    ))
-    cache_path: str | None = field(default=None, metadata=about(
-        "SQLite response cache file, or 'off' \\[env FACTSCOPE_LLM_CACHE]", flag="--llm-cache"
-    ))
+    timeout: float | None = field(
+        default=None,
+        metadata=about(
+            "seconds an LLM call may take before it fails (default: 60 for an endpoint, none in-process) "
+            "\\[env FACTSCOPE_LLM_TIMEOUT]",
+            flag="--llm-timeout",
+            min=0.0,
+            min_open=True,
+        ),
+    )
+    cache_path: str | None = field(
+        default=None,
+        metadata=about(
+            "SQLite response cache file, or 'off' \\[env FACTSCOPE_LLM_CACHE]", flag="--llm-cache"
+        ),
+    )
     price_prompt_per_1k: float | None = field(default=None, metadata=_price("prompt", "0.00015"))
     price_completion_per_1k: float | None = field(default=None, metadata=_price("completion", "0.0006"))
 
@@ -74,9 +94,11 @@ class LLMEndpoint(ValidatedOptions):
             from factscope.llm.config import MissingEndpoint
 
             try:
-                return LLMClient(self._config(
-                    self.base_url, self.model, concurrency=self.concurrency, timeout=self.timeout
-                ))
+                return LLMClient(
+                    self._config(
+                        self.base_url, self.model, concurrency=self.concurrency, timeout=self.timeout
+                    )
+                )
             except MissingEndpoint as error:
                 raise ConfigError(
                     f"{error}; or pass `local` to run a model in-process (local:embedded, or local:PATH_OR_NAME)"
@@ -96,7 +118,11 @@ class LLMEndpoint(ValidatedOptions):
 
         api_key = self.api_key if self.local is None else None
         return LLMConfig.resolve(
-            base_url, model, api_key, config_path=self.config_path, cache_path=self.cache_path,
+            base_url,
+            model,
+            api_key,
+            config_path=self.config_path,
+            cache_path=self.cache_path,
             price_prompt_per_1k=self.price_prompt_per_1k,
             price_completion_per_1k=self.price_completion_per_1k,
             **more,

@@ -27,8 +27,9 @@ from factscope.hf.sorted_batches import sorted_logits
 EXPORT_FORMAT = 1
 """Part of every exported file's digest: raised when the export changes, so older files are not reused."""
 OPSET = 17
-KEPT_EXPORTS = 6
-"""Exports the cache keeps: the most recently used (the shipped checker's is 91 MB, the mpnet checker's 438 MB)."""
+KEPT_BYTES = 2 << 30
+"""What the exports in the cache may take: the most recently used are kept up to 2 GiB (the shipped checker's is
+91 MB, the mpnet checker's 438 MB), and the one just written always."""
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
 
@@ -88,8 +89,8 @@ class OnnxClassifier:
 
 
 def weights_digest(model: Any) -> str:
-    """The first 32 hex digits of a SHA-256 over ``model``'s class, its state dict (names, shapes and values) and
-    ``EXPORT_FORMAT``."""
+    """A key of ``model``'s export: the first 32 hex digits of a SHA-256 over its class, its state dict (names,
+    shapes and values), ``EXPORT_FORMAT`` and ``OPSET``."""
     digest = hashlib.sha256(f"{type(model).__name__}:{EXPORT_FORMAT}:{OPSET}".encode())
     for name, tensor in model.state_dict().items():
         values = tensor.detach().float().contiguous().cpu().numpy()
@@ -98,19 +99,46 @@ def weights_digest(model: Any) -> str:
     return digest.hexdigest()[:32]
 
 
-def onnx_classifier(model: Any, tokenizer: Any, cache: Path | None = None) -> OnnxClassifier:
+def folder_digest(folder: Path) -> str:
+    """A key of the export of the model a folder holds, known before the model is loaded: the first 32 hex digits
+    of a SHA-256 over its files (names and bytes), ``EXPORT_FORMAT`` and ``OPSET``."""
+    digest = hashlib.sha256(f"folder:{EXPORT_FORMAT}:{OPSET}".encode())
+    for path in sorted(found for found in folder.rglob("*") if found.is_file()):
+        digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:32]
+
+
+def cached_export(key: str, cache: Path | None = None) -> Path | None:
+    """The export of ``key`` in the cache (marked as just used), or None when there is none."""
+    path = (cache or onnx_cache()) / f"{key}.onnx"
+    if not path.is_file():
+        return None
+    path.touch()
+    return path
+
+
+def onnx_classifier(model: Any, tokenizer: Any, key: str, cache: Path | None = None) -> OnnxClassifier:
     """``model`` (a PyTorch sequence classifier on the CPU, in eval mode) in ONNX Runtime, from the cached export
-    of its weights, exported first when there is none; the cache keeps the ``KEPT_EXPORTS`` most recently used."""
+    of ``key`` (:func:`weights_digest` or :func:`folder_digest`), exported first when there is none; the cache
+    keeps the most recently used, up to ``KEPT_BYTES``."""
     folder = cache or onnx_cache()
-    path = folder / f"{weights_digest(model)}.onnx"
-    if path.is_file():
-        path.touch()
-    else:
+    path = cached_export(key, folder)
+    if path is None:
+        path = folder / f"{key}.onnx"
         export_classifier(model, tokenizer, path)
-        recent = sorted(folder.glob("*.onnx"), key=lambda found: found.stat().st_mtime, reverse=True)
-        for stale in recent[KEPT_EXPORTS:]:
-            stale.unlink(missing_ok=True)
+        prune_exports(folder, path)
     return OnnxClassifier(path, int(model.config.num_labels))
+
+
+def prune_exports(folder: Path, kept: Path, budget: int = KEPT_BYTES) -> None:
+    """Remove the least recently used exports of ``folder`` beyond ``budget`` bytes in all, never ``kept``."""
+    recent = sorted(folder.glob("*.onnx"), key=lambda found: (found != kept, -found.stat().st_mtime))
+    total = 0
+    for found in recent:
+        total += found.stat().st_size
+        if total > budget and found != kept:
+            found.unlink(missing_ok=True)
 
 
 def export_classifier(model: Any, tokenizer: Any, path: Path) -> None:
