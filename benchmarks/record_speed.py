@@ -29,6 +29,7 @@ import multiprocessing
 import os
 import statistics
 import time
+from pathlib import Path
 from typing import Any
 
 from exact_baseline import tasks_of
@@ -133,6 +134,14 @@ def main() -> None:
     parser.add_argument("--targets", action="store_true", help="measure the three speed targets instead")
     parser.add_argument("--repeats", type=int, default=3, help="runs of each target (default 3)")
     parser.add_argument(
+        "--baseline-src",
+        type=Path,
+        help="the src folder of the previous version, whose CLI runs are timed in turn",
+    )
+    parser.add_argument(
+        "--only", nargs="+", choices=("record", "mpnet", "cli"), help="targets to measure (default all)"
+    )
+    parser.add_argument(
         "--mpnet-pairs", type=int, default=200, help="pairs of the mpnet target (default 200)"
     )
     add_out_option(parser)
@@ -144,9 +153,13 @@ def main() -> None:
             "load_average_start": load_average(),
             "records": [r["id"] for r in records],
         }
-        targets["record"] = record_target(records, args.repeats)
-        targets["mpnet"] = mpnet_target(records, args.repeats, args.mpnet_pairs)
-        targets["cli"] = cli_target(args.repeats)
+        chosen = set(args.only or ("record", "mpnet", "cli"))
+        if "record" in chosen:
+            targets["record"] = record_target(records, args.repeats)
+        if "mpnet" in chosen:
+            targets["mpnet"] = mpnet_target(records, args.repeats, args.mpnet_pairs)
+        if "cli" in chosen:
+            targets["cli"] = cli_target(args.repeats, args.baseline_src)
         targets["load_average_end"] = load_average()
         write_results(__file__, args, targets)
         return

@@ -6,7 +6,8 @@
 - ``mpnet``: the mpnet checker's seconds per pair over the default checker's, on the same deduplicated pairs (the
   decisive pairs of the records), each in its default runtime, in turn.
 - ``cli``: a fresh ``factscope check`` process on a short record file (the README's example): seconds until its
-  first verdict is in the results file, and until it exits, from a warm disk (one untimed run first).
+  first verdict is in the results file, and until it exits, from a warm disk (one untimed run first); with a
+  ``baseline`` source folder (the ``src`` of a checkout of the previous version), that version's runs in turn.
 
 Used by ``record_speed.py --targets``.
 """
@@ -130,14 +131,30 @@ def first_verdict(records: Path) -> tuple[float, float]:
         return (first if first is not None else ended), ended
 
 
-def cli_target(repeats: int, records: Path = EXAMPLE) -> dict[str, Any]:
-    """:func:`first_verdict` ``repeats`` times after one untimed run (a warm disk)."""
-    first_verdict(records)
-    runs = [first_verdict(records) for _ in range(repeats)]
-    for first, ended in runs:
-        print(f"cli: first verdict {first:.2f} s, exit {ended:.2f} s", flush=True)
-    return {
+def cli_target(repeats: int, baseline: Path | None = None, records: Path = EXAMPLE) -> dict[str, Any]:
+    """:func:`first_verdict` ``repeats`` times after one untimed run (a warm disk), and as many of ``baseline``'s
+    in turn."""
+    sources: dict[str, Path | None] = {"current": None, **({"baseline": baseline} if baseline else {})}
+    runs: dict[str, list[tuple[float, float]]] = {name: [] for name in sources}
+    for source in sources.values():
+        first_verdict(records, source)
+    for _ in range(repeats):
+        for name, source in sources.items():
+            runs[name].append(first_verdict(records, source))
+            print(
+                f"cli {name}: first verdict {runs[name][-1][0]:.2f} s, exit {runs[name][-1][1]:.2f} s",
+                flush=True,
+            )
+    found: dict[str, Any] = {
         "records": str(records.relative_to(EXAMPLE.parent.parent)),
-        "first_verdict_seconds": spread([first for first, _ in runs]),
-        "exit_seconds": spread([ended for _, ended in runs]),
+        "baseline": str(baseline) if baseline else None,
     }
+    for name, timed in runs.items():
+        found[name] = {
+            "first_verdict_seconds": spread([first for first, _ in timed]),
+            "exit_seconds": spread([ended for _, ended in timed]),
+        }
+    if baseline:
+        medians = {name: statistics.median(first for first, _ in timed) for name, timed in runs.items()}
+        found["first_verdict_times_as_fast_as_baseline"] = medians["baseline"] / medians["current"]
+    return found
