@@ -2,7 +2,8 @@
 
 - ``record``: seconds a realistic record takes in exact mode with the default checker, model loaded, in ONNX
   Runtime and in PyTorch (the path without the ``onnx`` extra): both loaded in one process and run in turn on
-  each record, ``repeats`` times, so that the load of a shared machine falls on both alike; their labels compared.
+  each record, ``repeats`` times, so that the load of a shared machine falls on both alike; their labels compared,
+  and their process CPU time, which the machine's other work disturbs less.
 - ``mpnet``: the mpnet checker's seconds per pair over the default checker's, on the same deduplicated pairs (the
   decisive pairs of the records), each in its default runtime, in turn.
 - ``cli``: a fresh ``factscope check`` process on a short record file (the README's example): seconds until its
@@ -48,13 +49,15 @@ def record_target(records: list[dict[str, Any]], repeats: int) -> dict[str, Any]
     seconds: dict[str, dict[str, list[float]]] = {
         runtime: {r["id"]: [] for r in records} for runtime in paths
     }
+    cpu: dict[str, list[float]] = {runtime: [] for runtime in paths}
     labels: dict[str, list[str]] = {}
     for _ in range(repeats):
         for record in records:
             for runtime, checker in paths.items():
-                began = time.perf_counter()
+                began, cpu_began = time.perf_counter(), time.process_time()
                 verdicts = checker.check(tasks_of(record))
                 seconds[runtime][record["id"]].append(time.perf_counter() - began)
+                cpu[runtime].append(time.process_time() - cpu_began)
                 labels.setdefault(runtime, []).extend(verdict.label.value for verdict in verdicts)
                 print(
                     f"exact {runtime} {record['id']}: {seconds[runtime][record['id']][-1]:.2f} s", flush=True
@@ -70,6 +73,8 @@ def record_target(records: list[dict[str, Any]], repeats: int) -> dict[str, Any]
             rid: medians["torch"][rid] / medians["onnx"][rid] for rid in medians["onnx"]
         },
         "times_as_fast_as_torch_total": sum(medians["torch"].values()) / sum(medians["onnx"].values()),
+        "cpu_seconds_all_runs": {runtime: sum(found) for runtime, found in cpu.items()},
+        "times_as_fast_as_torch_cpu": sum(cpu["torch"]) / sum(cpu["onnx"]),
         "labels_identical": labels["onnx"] == labels["torch"],
         "labels": len(labels["onnx"]),
     }
