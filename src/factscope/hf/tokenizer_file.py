@@ -9,6 +9,7 @@ importing transformers (and with it torch) takes seconds.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -38,14 +39,28 @@ class TokenizerFile:
     def __init__(self, folder: Path, pad_token: str = "[PAD]") -> None:
         from tokenizers import Tokenizer
 
-        path = folder / TOKENIZER_FILE
-        self._plain = Tokenizer.from_file(str(path))
+        self._json = (folder / TOKENIZER_FILE).read_text(encoding="utf-8")
+        self._plain = Tokenizer.from_str(self._json)
         self._plain.no_truncation()
         self._plain.no_padding()
-        self._truncating = Tokenizer.from_file(str(path))
-        self._truncating.no_padding()
+        self._truncating: dict[int, Any] = {}
+        self._lock = threading.Lock()
         padding = self._plain.token_to_id(pad_token)
         self.pad_token_id = 0 if padding is None else padding
+
+    def _truncated(self, max_length: int) -> Any:
+        """A tokenizer that truncates to ``max_length``, one for each length, never changed once made (a Rust
+        tokenizer whose settings change while another thread encodes with it raises)."""
+        with self._lock:
+            found = self._truncating.get(max_length)
+            if found is None:
+                from tokenizers import Tokenizer
+
+                found = Tokenizer.from_str(self._json)
+                found.no_padding()
+                found.enable_truncation(max_length, stride=0, strategy="longest_first", direction="right")
+                self._truncating[max_length] = found
+            return found
 
     def __call__(
         self,
@@ -58,10 +73,7 @@ class TokenizerFile:
     ) -> dict[str, Any]:
         """``input_ids``, ``token_type_ids`` and ``attention_mask`` of one text (lists) or of many texts or text
         pairs (lists of lists), unpadded; with ``truncation`` each item has at most ``max_length`` tokens."""
-        tokenizer = self._plain
-        if truncation and max_length is not None:
-            tokenizer = self._truncating
-            tokenizer.enable_truncation(max_length, stride=0, strategy="longest_first", direction="right")
+        tokenizer = self._truncated(max_length) if truncation and max_length is not None else self._plain
         if isinstance(first, str):
             one = tokenizer.encode(first, add_special_tokens=add_special_tokens)
             return {
