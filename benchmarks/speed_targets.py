@@ -116,14 +116,18 @@ def mpnet_target(records: list[dict[str, Any]], repeats: int, pairs: int) -> dic
     }
 
 
-def first_verdict(records: Path) -> tuple[float, float]:
-    """Seconds until a fresh ``factscope check`` process has written its first verdict, and until it exits."""
+def first_verdict(records: Path, source: Path | None = None) -> tuple[float, float]:
+    """Seconds until a fresh ``factscope check`` process (of the package in ``source``, else the one imported
+    here) has written its first verdict, and until it exits."""
+    environment = os.environ.copy()
+    if source is not None:
+        environment["PYTHONPATH"] = str(source)
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "checked.jsonl"
         command = [sys.executable, "-c", CLI, "check", str(records), "-o", str(out)]
         began = time.perf_counter()
         process = subprocess.Popen(
-            command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=os.environ.copy()
+            command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=environment
         )
         first = None
         while process.poll() is None:
