@@ -1,11 +1,11 @@
 """A PyTorch sequence classifier run by ONNX Runtime, exported once into the user cache.
 
-On a CPU, ONNX Runtime runs the embedded checker's cross-encoder in about two thirds of PyTorch's time, with the
-same labels and probabilities that agree to about 1e-6 (``benchmarks/record_speed.py``, the benchmarks page).
-The model is exported on first use (a few seconds, shown as a setup stage) to
-``$XDG_CACHE_HOME/factscope/onnx/<digest>.onnx``, where ``<digest>`` covers the weights: a copy of a checker
-shares its export, a retrained one gets its own. It needs the ``onnx`` extra (onnxruntime, and onnx for the export); without it the PyTorch
-model runs.
+On a CPU, ONNX Runtime runs the embedded checker's cross-encoder with the same labels (probabilities within about
+1e-6) in less CPU time than PyTorch; how much less wall-clock time depends on the machine's load (the benchmarks
+page, ``benchmarks/record_speed.py --targets``). The model is exported on first use (a few seconds, shown as a
+setup stage) to ``$XDG_CACHE_HOME/factscope/onnx/<digest>.onnx``, where ``<digest>`` covers the weights: a copy of
+a checker shares its export, a retrained one gets its own. It needs the ``onnx`` extra (onnxruntime, and onnx for
+the export); without it the PyTorch model runs.
 """
 
 from __future__ import annotations
@@ -46,8 +46,8 @@ def onnx_cache() -> Path:
 class OnnxClassifier:
     """An exported sequence classifier in an ONNX Runtime session on the CPU.
 
-    The session's threads do not spin while they wait for work: on a CPU shared with other processes that took
-    a fifth less time than spinning (``benchmarks/record_speed.py``).
+    The session's threads sleep rather than spin while they wait for work: on a CPU shared with other processes
+    (a server's workers, other jobs) spinning threads burn the cores that the work needs.
     """
 
     def __init__(self, path: Path, num_labels: int) -> None:
