@@ -13,7 +13,13 @@ the fast-mode speed-up measured under the same conditions: with ``--exact-scorin
 windows that can decide a label) and ``every`` (every window), each in its own process. Run it on an otherwise idle machine: the 1-minute load
 average is recorded at the start and the end.
 
+``--targets`` measures instead the three speed targets of exact checking on a CPU (``speed_targets``): a realistic
+record in exact mode in ONNX Runtime against PyTorch, the mpnet checker's time a pair against the default's, and a
+CLI run's first verdict; each with its median and largest seconds, written to ``results/record_speed_targets.json``
+unless ``--out`` says otherwise.
+
     HF_HUB_OFFLINE=1 python benchmarks/record_speed.py --exact-records 2
+    HF_HUB_OFFLINE=1 nice -n 10 python benchmarks/record_speed.py --targets --repeats 3
 """
 
 from __future__ import annotations
@@ -23,12 +29,14 @@ import multiprocessing
 import os
 import statistics
 import time
+from pathlib import Path
 from typing import Any
 
 from exact_baseline import tasks_of
 from long_page_records import add_record_options, records_from_options
 from pruning_checker import pruning_checker
-from results_file import add_out_option, load_average, write_results
+from results_file import RESULTS_DIR, add_out_option, load_average, write_results
+from speed_targets import cli_target, mpnet_target, record_target
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -63,19 +71,27 @@ def counted(checker: Any) -> list[CountingScorer]:
     return counters
 
 
-def time_checker(spec: str, mode: str, records: list[dict[str, Any]], exact_scoring: str = "decisive") -> dict[str, Any]:
+def time_checker(
+    spec: str, mode: str, records: list[dict[str, Any]], exact_scoring: str = "decisive"
+) -> dict[str, Any]:
     """:func:`time_in_process` in a fresh process."""
     with multiprocessing.get_context("spawn").Pool(1) as pool:
         return pool.apply(time_in_process, (spec, mode, records, exact_scoring))
 
 
-def time_in_process(spec: str, mode: str, records: list[dict[str, Any]], exact_scoring: str) -> dict[str, Any]:
+def time_in_process(
+    spec: str, mode: str, records: list[dict[str, Any]], exact_scoring: str
+) -> dict[str, Any]:
     """Load ``spec`` (timed apart), then check and time each record."""
     from factscope.checkers.base import CheckTask
     from factscope.checkers.registry import make_checker
 
     started = time.perf_counter()
-    checker = pruning_checker(spec) if mode == "fast" else make_checker(spec, mode=mode, exact_scoring=exact_scoring)
+    checker = (
+        pruning_checker(spec)
+        if mode == "fast"
+        else make_checker(spec, mode=mode, exact_scoring=exact_scoring)
+    )
     checker.check([CheckTask(claim="The museum opened in 1990.", references=("The museum opened in 1990.",))])
     load_seconds = time.perf_counter() - started
     counters = counted(checker)
@@ -102,7 +118,9 @@ def time_in_process(spec: str, mode: str, records: list[dict[str, Any]], exact_s
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     add_record_options(parser, SETS)
     parser.add_argument("--checkers", nargs="+", default=list(CHECKERS), help="checker specs to time")
     parser.add_argument("--exact-records", type=int, default=0, help="records also checked in exact mode")
@@ -113,13 +131,44 @@ def main() -> None:
         default=["decisive", "every"],
         help="exact mode's scorings to time (default both)",
     )
+    parser.add_argument("--targets", action="store_true", help="measure the three speed targets instead")
+    parser.add_argument("--repeats", type=int, default=3, help="runs of each target (default 3)")
+    parser.add_argument(
+        "--baseline-src",
+        type=Path,
+        help="the src folder of the previous version, whose CLI runs are timed in turn",
+    )
+    parser.add_argument(
+        "--only", nargs="+", choices=("record", "mpnet", "cli"), help="targets to measure (default all)"
+    )
+    parser.add_argument(
+        "--mpnet-pairs", type=int, default=200, help="pairs of the mpnet target (default 200)"
+    )
     add_out_option(parser)
     args = parser.parse_args()
     records = records_from_options(args, claims=6)
+    if args.targets:
+        args.out = args.out or RESULTS_DIR / "record_speed_targets.json"
+        targets: dict[str, Any] = {
+            "load_average_start": load_average(),
+            "records": [r["id"] for r in records],
+        }
+        chosen = set(args.only or ("record", "mpnet", "cli"))
+        if "record" in chosen:
+            targets["record"] = record_target(records, args.repeats)
+        if "mpnet" in chosen:
+            targets["mpnet"] = mpnet_target(records, args.repeats, args.mpnet_pairs)
+        if "cli" in chosen:
+            targets["cli"] = cli_target(args.repeats, args.baseline_src)
+        targets["load_average_end"] = load_average()
+        write_results(__file__, args, targets)
+        return
     figures: dict[str, Any] = {"load_average_start": load_average(), "records": [r["id"] for r in records]}
     figures["fast"] = {spec: time_checker(spec, "fast", records) for spec in args.checkers}
     if args.exact_records:
-        fast = figures["fast"].get("embedded") or time_checker("embedded", "fast", records[: args.exact_records])
+        fast = figures["fast"].get("embedded") or time_checker(
+            "embedded", "fast", records[: args.exact_records]
+        )
         for scoring in args.exact_scoring:
             exact = time_checker("embedded", "exact", records[: args.exact_records], scoring)
             same = [fast["record_seconds"][record] for record in exact["record_seconds"]]

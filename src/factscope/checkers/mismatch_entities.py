@@ -97,10 +97,11 @@ def _named(text: str, start: int, end: int, label: str) -> Entity:
 @lru_cache(maxsize=4096)
 def _entities(text: str) -> tuple[Entity, ...]:
     """Named entities of the checked types and capitalised proper-noun spans of a text (cached; parsed inside
-    spaCy's memory zone, so the vocabulary does not grow with every text)."""
-    nlp = load_spacy(("parser", "lemmatizer"))
+    spaCy's memory zone, so the vocabulary does not grow with every text). The pipeline is the rule extractors'
+    (``ParsedExtractor.unused_components`` left out), so a run loads one; its parser is skipped for this call."""
+    nlp = load_spacy(("lemmatizer",))
     with nlp.memory_zone():
-        return _entities_of(nlp(text), text)
+        return _entities_of(nlp(text, disable=["parser"]), text)
 
 
 def _entities_of(doc: Any, text: str) -> tuple[Entity, ...]:

@@ -91,7 +91,9 @@ class AlignScoreScorer:
 
     def model_inputs(self, premise: str, hypothesis: str) -> list[tuple[str, str]]:
         """The (chunk, claim sentence) pairs the model is given for one (context, claim), chunk by chunk."""
-        return [(chunk, sentence) for chunk in context_chunks(premise) for sentence in claim_sentences(hypothesis)]
+        return [
+            (chunk, sentence) for chunk in context_chunks(premise) for sentence in claim_sentences(hypothesis)
+        ]
 
     def count_tokens(self, text: str) -> int:
         """Number of tokens of ``text`` without special tokens."""
@@ -106,8 +108,10 @@ class AlignScoreScorer:
         if not unique:
             return found
         encoded = self.tokenizer(
-            [chunk for chunk, _ in unique], [sentence for _, sentence in unique],
-            truncation="only_first", max_length=self.max_length,
+            [chunk for chunk, _ in unique],
+            [sentence for _, sentence in unique],
+            truncation="only_first",
+            max_length=self.max_length,
         )
         for batch, inputs in padded_batches(self.tokenizer, encoded, self.batch_size, self.device):
             with torch.inference_mode():
@@ -120,11 +124,13 @@ class AlignScoreScorer:
         if len(premises) != len(hypotheses):
             raise ValueError("premises and hypotheses differ in length")
         grids = [
-            (context_chunks(premise), claim_sentences(hypothesis)) for premise, hypothesis in zip(premises, hypotheses)
+            (context_chunks(premise), claim_sentences(hypothesis))
+            for premise, hypothesis in zip(premises, hypotheses)
         ]
         probs = self.pair_probs([(c, s) for chunks, sentences in grids for c in chunks for s in sentences])
         rows = [
-            aggregate(np.array([[probs[(c, s)] for s in sentences] for c in chunks])) for chunks, sentences in grids
+            aggregate(np.array([[probs[(c, s)] for s in sentences] for c in chunks]))
+            for chunks, sentences in grids
         ]
         return np.array(rows, dtype=np.float64).reshape(len(rows), 3)
 
@@ -136,12 +142,16 @@ def _read_checkpoint(path: Path) -> tuple[dict[str, Any], str]:
     import torch
 
     if not path.is_file():
-        raise ConfigError(f"AlignScore checkpoint '{path}' does not exist; download AlignScore-base.ckpt or "
-                          "AlignScore-large.ckpt from the authors' release first")
+        raise ConfigError(
+            f"AlignScore checkpoint '{path}' does not exist; download AlignScore-base.ckpt or "
+            "AlignScore-large.ckpt from the authors' release first"
+        )
     try:
         checkpoint = torch.load(path, map_location="cpu", weights_only=True)
     except (pickle.UnpicklingError, RuntimeError, EOFError) as error:
-        raise ConfigError(f"cannot read '{path}' as an AlignScore checkpoint with weights only: {error}") from None
+        raise ConfigError(
+            f"cannot read '{path}' as an AlignScore checkpoint with weights only: {error}"
+        ) from None
     if not isinstance(checkpoint, dict) or "state_dict" not in checkpoint:
         raise ConfigError(f"'{path}' is not a Lightning checkpoint: it has no state_dict")
     state = checkpoint["state_dict"]
@@ -151,4 +161,3 @@ def _read_checkpoint(path: Path) -> tuple[dict[str, Any], str]:
     default = "roberta-large" if hidden.shape[1] == 1024 else "roberta-base"
     backbone = (checkpoint.get("hyper_parameters") or {}).get("model") or default
     return state, str(backbone)
-

@@ -72,7 +72,9 @@ class HFCausalLM:
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         self.model.to(self.device).eval()
         config = self.model.config
-        own_window = int(getattr(config, "n_positions", 0) or getattr(config, "max_position_embeddings", 1024))
+        own_window = int(
+            getattr(config, "n_positions", 0) or getattr(config, "max_position_embeddings", 1024)
+        )
         self.max_length = min(own_window, window) if window else own_window
         bos = self.tokenizer.bos_token_id
         self.start_id = bos if bos is not None else self.tokenizer.eos_token_id
@@ -113,7 +115,9 @@ class HFCausalLM:
             input_ids[row, : len(ids)] = torch.tensor(ids, dtype=torch.long)
             mask[row, : len(ids)] = 1
         with torch.inference_mode():
-            logits = self.model(input_ids=input_ids.to(self.device), attention_mask=mask.to(self.device)).logits
+            logits = self.model(
+                input_ids=input_ids.to(self.device), attention_mask=mask.to(self.device)
+            ).logits
             logprobs = torch.log_softmax(logits.float(), dim=-1).cpu()
         results = []
         for row, (ids, first) in enumerate(batch):
@@ -175,10 +179,13 @@ class EndpointCausalLM:
         values = list(reply.token_logprobs or [])
         offsets = _offsets(tokens)
         if len(tokens) != len(values):
-            raise BackendError("the completions endpoint returned tokens and log-probabilities of unequal length")
+            raise BackendError(
+                "the completions endpoint returned tokens and log-probabilities of unequal length"
+            )
         boundary = len(context)
         scored = [
-            value for offset, value in zip(offsets, values)
+            value
+            for offset, value in zip(offsets, values)
             if boundary <= offset < len(prompt) and value is not None
         ]
         if not scored:

@@ -110,7 +110,9 @@ class ChatModel:
         self.model.to(self.device).eval()
         self.batch_size = batch_size
         config = self.model.config
-        self.window = int(getattr(config, "max_position_embeddings", 0) or getattr(config, "n_positions", 2048))
+        self.window = int(
+            getattr(config, "max_position_embeddings", 0) or getattr(config, "n_positions", 2048)
+        )
         self.end_ids = _end_ids(self.model, self.tokenizer)
         pad = self.tokenizer.pad_token_id
         self.pad_id = int(pad) if pad is not None else min(self.end_ids)
@@ -128,8 +130,11 @@ class ChatModel:
         return list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
 
     def generate(
-        self, conversations: Sequence[Sequence[Message]], decoding: Decoding,
-        formats: Sequence[ReplyFormat | None] | None = None, on_reply: ReplyCallback | None = None,
+        self,
+        conversations: Sequence[Sequence[Message]],
+        decoding: Decoding,
+        formats: Sequence[ReplyFormat | None] | None = None,
+        on_reply: ReplyCallback | None = None,
         limits: Sequence[int] | None = None,
     ) -> list[Generated]:
         """One reply per conversation, in order, each held to its reply format (None: free text) and to its limit
@@ -152,9 +157,14 @@ class ChatModel:
         todo = []
         for index, ids in enumerate(prompts):
             if len(ids) >= self.window:
-                done(index, Generated(
-                    None, len(ids), error=f"the prompt has {len(ids)} tokens; the model's window is {self.window}"
-                ))
+                done(
+                    index,
+                    Generated(
+                        None,
+                        len(ids),
+                        error=f"the prompt has {len(ids)} tokens; the model's window is {self.window}",
+                    ),
+                )
             else:
                 todo.append(index)
         todo.sort(key=lambda index: len(prompts[index]))
@@ -165,8 +175,13 @@ class ChatModel:
                 def batch_done(row: int, reply: Generated, batch: list[int] = batch) -> None:
                     done(batch[row], reply)
 
-                self._batch([prompts[i] for i in batch], decoding, [wanted[i] for i in batch], batch_done,
-                            [most[i] for i in batch])
+                self._batch(
+                    [prompts[i] for i in batch],
+                    decoding,
+                    [wanted[i] for i in batch],
+                    batch_done,
+                    [most[i] for i in batch],
+                )
         return [results[index] for index in range(len(conversations))]
 
     def _matchers(self, formats: Sequence[ReplyFormat | None]) -> list[Any]:
@@ -199,8 +214,12 @@ class ChatModel:
         return matchers
 
     def _batch(
-        self, prompts: list[list[int]], decoding: Decoding, formats: Sequence[ReplyFormat | None],
-        on_reply: ReplyCallback, limits: list[int],
+        self,
+        prompts: list[list[int]],
+        decoding: Decoding,
+        formats: Sequence[ReplyFormat | None],
+        on_reply: ReplyCallback,
+        limits: list[int],
     ) -> None:
         """Decode one batch, each row to its limit of tokens, telling ``on_reply`` each row's reply as soon as it
         is complete."""
@@ -231,8 +250,14 @@ class ChatModel:
         mask, positions = mask.to(self.device), positions.to(self.device)
         with torch.inference_mode():
             for _ in range(max(limits)):
-                out = self.model(input_ids=step_ids, attention_mask=mask, position_ids=positions, use_cache=True,
-                                 **state, **self._last_logits_only)
+                out = self.model(
+                    input_ids=step_ids,
+                    attention_mask=mask,
+                    position_ids=positions,
+                    use_cache=True,
+                    **state,
+                    **self._last_logits_only,
+                )
                 state = {self._cache_argument: getattr(out, self._cache_argument)}
                 logits = out.logits[:, -1, :].float()
                 if bitmask is not None:
@@ -254,20 +279,32 @@ class ChatModel:
                         ):
                             done[row] = True
                     if done[row]:
-                        on_reply(row, self._reply(prompts[row], replies[row], produced[row], "stop", decoding))
+                        on_reply(
+                            row, self._reply(prompts[row], replies[row], produced[row], "stop", decoding)
+                        )
                     elif produced[row] >= limits[row]:
                         done[row] = True
-                        on_reply(row, self._reply(prompts[row], replies[row], produced[row], "length", decoding))
+                        on_reply(
+                            row, self._reply(prompts[row], replies[row], produced[row], "length", decoding)
+                        )
                 if all(done):
                     break
                 if deadline is not None and time.monotonic() > deadline:
                     for row in range(count):
                         if not done[row]:
                             done[row] = True
-                            on_reply(row, Generated(None, len(prompts[row]), produced[row], error=(
-                                f"no reply within the time budget of {decoding.seconds:g} s a call "
-                                f"({produced[row]} tokens written)"
-                            )))
+                            on_reply(
+                                row,
+                                Generated(
+                                    None,
+                                    len(prompts[row]),
+                                    produced[row],
+                                    error=(
+                                        f"no reply within the time budget of {decoding.seconds:g} s a call "
+                                        f"({produced[row]} tokens written)"
+                                    ),
+                                ),
+                            )
                     break
                 step_ids = torch.tensor(chosen, dtype=torch.long, device=self.device)[:, None]
                 mask = torch.cat([mask, torch.ones((count, 1), dtype=mask.dtype, device=self.device)], dim=1)
@@ -276,7 +313,9 @@ class ChatModel:
             if not done[row]:
                 on_reply(row, self._reply(prompts[row], replies[row], produced[row], "length", decoding))
 
-    def _reply(self, prompt: list[int], ids: list[int], produced: int, finish: str, decoding: Decoding) -> Generated:
+    def _reply(
+        self, prompt: list[int], ids: list[int], produced: int, finish: str, decoding: Decoding
+    ) -> Generated:
         return Generated(self._text(ids, decoding.stop), len(prompt), produced, finish)
 
     def _stopped(self, ids: list[int], stop: tuple[str, ...]) -> bool:

@@ -33,7 +33,9 @@ def restrict_last_layer_to_cls(model: Any) -> bool:
     return True
 
 
-def _cls_only_forward(layer: Any, hidden_states: Any, attention_mask: Any = None, *args: Any, **kwargs: Any) -> Any:
+def _cls_only_forward(
+    layer: Any, hidden_states: Any, attention_mask: Any = None, *args: Any, **kwargs: Any
+) -> Any:
     """A BertLayer forward whose output is the [CLS] row only, shape (batch, 1, hidden)."""
     import torch.nn.functional as F
 
@@ -42,7 +44,9 @@ def _cls_only_forward(layer: Any, hidden_states: Any, attention_mask: Any = None
     cls = hidden_states[:, :1]
 
     def heads(states: Any, positions: int) -> Any:
-        return states.view(batch, positions, attention.num_attention_heads, attention.attention_head_size).transpose(1, 2)
+        return states.view(
+            batch, positions, attention.num_attention_heads, attention.attention_head_size
+        ).transpose(1, 2)
 
     query = heads(attention.query(cls), 1)
     key = heads(attention.key(hidden_states), length)

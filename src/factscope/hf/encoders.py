@@ -56,7 +56,9 @@ class BiEncoder:
             )
             for text, vector in zip(missing, vectors):
                 found[text] = vector
-                self._cache.put(text, vector.copy())  # a row of its own: a view would keep the whole batch alive
+                self._cache.put(
+                    text, vector.copy()
+                )  # a row of its own: a view would keep the whole batch alive
         if not texts:
             return np.zeros((0, self.model.get_sentence_embedding_dimension()), dtype=np.float32)
         return np.stack([found[text] for text in texts])
@@ -85,7 +87,13 @@ class SequenceClassifier:
     """Any Hugging Face sequence classifier over texts or text pairs: logits in deduplicated, length-sorted batches."""
 
     def __init__(
-        self, name_or_path: str, *, what: str = "classifier", batch_size: int = 32, max_length: int = 512, device: str = "cpu"
+        self,
+        name_or_path: str,
+        *,
+        what: str = "classifier",
+        batch_size: int = 32,
+        max_length: int = 512,
+        device: str = "cpu",
     ) -> None:
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
@@ -94,21 +102,30 @@ class SequenceClassifier:
         self.device = device
         self.tokenizer = load_pretrained(AutoTokenizer, name_or_path, f"{what} tokenizer")
         self.model = load_pretrained(AutoModelForSequenceClassification, name_or_path, what).to(device).eval()
-        self.max_length = min(max_length, getattr(self.tokenizer, "model_max_length", max_length) or max_length)
+        self.max_length = min(
+            max_length, getattr(self.tokenizer, "model_max_length", max_length) or max_length
+        )
         self.id2label = {int(k): str(v) for k, v in (self.model.config.id2label or {}).items()}
 
     def logits(self, first: Sequence[str], second: Sequence[str] | None = None) -> np.ndarray:
         """Logits (n, labels) for each text, or each (first[i], second[i]) pair."""
         return classifier_logits(
-            self.model, self.tokenizer, first, second,
-            batch_size=self.batch_size, max_length=self.max_length, device=self.device,
+            self.model,
+            self.tokenizer,
+            first,
+            second,
+            batch_size=self.batch_size,
+            max_length=self.max_length,
+            device=self.device,
         )
 
 
 class CrossEncoderScorer:
     """Raw relevance scores (the first logit) of a cross-encoder, e.g. an MS MARCO re-ranker."""
 
-    def __init__(self, name_or_path: str, *, batch_size: int = 32, max_length: int = 512, device: str = "cpu") -> None:
+    def __init__(
+        self, name_or_path: str, *, batch_size: int = 32, max_length: int = 512, device: str = "cpu"
+    ) -> None:
         self.name = name_or_path
         self.classifier = SequenceClassifier(
             name_or_path, what="cross-encoder", batch_size=batch_size, max_length=max_length, device=device

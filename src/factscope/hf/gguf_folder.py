@@ -57,7 +57,9 @@ def dequantised_folder(gguf_path: str | Path, cache_root: Path | None = None) ->
     if (folder / WEIGHTS).is_file():
         return folder
     if not gguf_reader_available():
-        raise ConfigError(f"reading the GGUF file {path} needs transformers, gguf and accelerate: {READER_HINT}")
+        raise ConfigError(
+            f"reading the GGUF file {path} needs transformers, gguf and accelerate: {READER_HINT}"
+        )
     folder.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{folder.name[:16]}-", dir=folder.parent))
     try:

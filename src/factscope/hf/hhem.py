@@ -32,7 +32,9 @@ from factscope.hf.state_dict import load_exactly, read_safetensors
 from factscope.hf.token_counts import TokenCounts
 from factscope.hf.two_way import two_way_probs
 
-HHEM_PROMPT = "<pad> Determine if the hypothesis is true given the premise?\n\nPremise: {text1}\n\nHypothesis: {text2}"
+HHEM_PROMPT = (
+    "<pad> Determine if the hypothesis is true given the premise?\n\nPremise: {text1}\n\nHypothesis: {text2}"
+)
 """The authors' prompt template (used when the config gives none)."""
 WEIGHTS_PREFIX = "t5."
 TIED = {"transformer.encoder.embed_tokens.weight": "transformer.shared.weight"}
@@ -49,20 +51,28 @@ class HHEMScorer:
         self.name = f"hhem:{name_or_path}"
         self.batch_size = batch_size
         self.device = device
-        config = json.loads(model_file(name_or_path, "config.json", "HHEM config").read_text(encoding="utf-8"))
+        config = json.loads(
+            model_file(name_or_path, "config.json", "HHEM config").read_text(encoding="utf-8")
+        )
         foundation = config.get("foundation")
         if not foundation:
-            raise ConfigError(f"'{name_or_path}' is not HHEM-2.1-open: its config.json names no 'foundation' model")
+            raise ConfigError(
+                f"'{name_or_path}' is not HHEM-2.1-open: its config.json names no 'foundation' model"
+            )
         self.prompt: str = config.get("prompt") or HHEM_PROMPT
         t5_config = load_pretrained(AutoConfig, foundation, "HHEM foundation config", num_labels=2)
         self.model = cast(Any, T5ForTokenClassification(t5_config))
         weights = {
             key.removeprefix(WEIGHTS_PREFIX): value
-            for key, value in read_safetensors(model_file(name_or_path, "model.safetensors", "HHEM weights")).items()
+            for key, value in read_safetensors(
+                model_file(name_or_path, "model.safetensors", "HHEM weights")
+            ).items()
         }
         load_exactly(self.model, weights, f"HHEM '{name_or_path}'", tied=TIED)
         self.model.to(device).eval()
-        self.tokenizer = load_pretrained(AutoTokenizer, _tokenizer_source(name_or_path, foundation), "HHEM tokenizer")
+        self.tokenizer = load_pretrained(
+            AutoTokenizer, _tokenizer_source(name_or_path, foundation), "HHEM tokenizer"
+        )
         self._token_counts = TokenCounts(self.tokenizer)
 
     def model_input(self, premise: str, hypothesis: str) -> str:
@@ -86,7 +96,9 @@ class HHEMScorer:
             with torch.inference_mode():
                 logits = self.model(**inputs).logits[:, 0, :].float().cpu().numpy()
             found.update(zip((texts[i] for i in batch), softmax(logits.astype(np.float64), axis=1)[:, 1]))
-        return np.array([found[self.model_input(p, h)] for p, h in zip(premises, hypotheses)], dtype=np.float64)
+        return np.array(
+            [found[self.model_input(p, h)] for p, h in zip(premises, hypotheses)], dtype=np.float64
+        )
 
     def score(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
         """Probabilities (n, 3) in LABELS order: P(consistent), the rest Neutral, no Contradiction."""
@@ -97,4 +109,3 @@ def _tokenizer_source(name_or_path: str, foundation: str) -> str:
     """MODEL's folder when it holds a tokenizer, else the foundation model."""
     local = Path(name_or_path).expanduser()
     return str(local) if (local / "tokenizer_config.json").is_file() else foundation
-

@@ -48,16 +48,25 @@ class InProcessLLMClient(LLMClient):
     """The LLM roles' client for a model in this process (see the module's description)."""
 
     def __init__(
-        self, model: ChatModel, config: LLMConfig | None = None, *, constrained: bool = True,
+        self,
+        model: ChatModel,
+        config: LLMConfig | None = None,
+        *,
+        constrained: bool = True,
         seconds: float | None = None,
     ) -> None:
         """``config`` gives the cache, reply limit, temperature and prices (default: no cache, greedy, the calls'
         own limits); its base URL and model are replaced by the model's, and failures are not retried. ``seconds``
         is each call's time budget (None: none): a reply not written by then fails."""
         settings = config or LLMConfig(base_url=IN_PROCESS_URL, model=model.spec)
-        settings = settings.model_copy(update={
-            "base_url": IN_PROCESS_URL, "model": f"{LOCAL_PREFIX}{model.spec}", "max_retries": 0, "concurrency": 1,
-        })
+        settings = settings.model_copy(
+            update={
+                "base_url": IN_PROCESS_URL,
+                "model": f"{LOCAL_PREFIX}{model.spec}",
+                "max_retries": 0,
+                "concurrency": 1,
+            }
+        )
         super().__init__(settings)
         self.chat_model = model
         self.constrained = constrained
@@ -78,7 +87,9 @@ class InProcessLLMClient(LLMClient):
         """The client of ``setting`` (``local:PATH_OR_NAME``, or just the name), its model loaded once per process;
         the rest as for the class and ``ChatModel``."""
         name = local_model_name(setting if setting.startswith(LOCAL_PREFIX) else LOCAL_PREFIX + setting)
-        return cls(shared_chat_model(name, device, batch_size), config, constrained=constrained, seconds=seconds)
+        return cls(
+            shared_chat_model(name, device, batch_size), config, constrained=constrained, seconds=seconds
+        )
 
     def result_settings(self) -> dict[str, str | float | int | None]:
         """The settings that change replies (for a results file's manifest)."""
@@ -92,14 +103,17 @@ class InProcessLLMClient(LLMClient):
 
     def usage_rows(self) -> list[tuple[str, object]]:
         """The usage totals as summary rows; "LLM HTTP requests" reads "LLM generations" here."""
-        return [("LLM generations" if name == "LLM HTTP requests" else name, value)
-                for name, value in super().usage_rows()]
+        return [
+            ("LLM generations" if name == "LLM HTTP requests" else name, value)
+            for name, value in super().usage_rows()
+        ]
 
     def prepare_chats(self, requests: dict[str, dict[str, Any]], ready: Callable[[str], None]) -> None:
         """The requests of a ``chat_many`` not in the cache, decoded together in batches; ``ready`` is told the key
         of each as soon as its answer is."""
         waiting = {
-            key: request for key, request in requests.items()
+            key: request
+            for key, request in requests.items()
             if key not in self._ready and (self.cache is None or self.cache.get(key) is None)
         }
         keys = list(waiting)
@@ -195,10 +209,18 @@ def _body(reply: Generated, model: str) -> tuple[int, dict[str, Any]]:
     return 200, {
         "object": "chat.completion",
         "model": model,
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": reply.text},
-                     "finish_reason": reply.finish_reason}],
-        "usage": {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens,
-                  "total_tokens": reply.prompt_tokens + reply.completion_tokens},
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": reply.text},
+                "finish_reason": reply.finish_reason,
+            }
+        ],
+        "usage": {
+            "prompt_tokens": reply.prompt_tokens,
+            "completion_tokens": reply.completion_tokens,
+            "total_tokens": reply.prompt_tokens + reply.completion_tokens,
+        },
     }
 
 

@@ -72,12 +72,16 @@ def label_columns(id2label: Mapping[int, str], label_order: Sequence[str] | None
     names = list(label_order) if label_order else [id2label[i] for i in sorted(id2label)]
     source = "`label_order`" if label_order else "the model's config"
     if label_order and len(names) != len(id2label):
-        raise ConfigError(f"`label_order` names {len(names)} columns but the model has {len(id2label)} outputs")
+        raise ConfigError(
+            f"`label_order` names {len(names)} columns but the model has {len(id2label)} outputs"
+        )
     mapping: dict[int, Label] = {}
     for column, name in enumerate(names):
         label = read_label_name(name)
         if label is None:
-            raise ConfigError(f"cannot tell which label column {column} ('{name}', from {source}) is; {_HINT}")
+            raise ConfigError(
+                f"cannot tell which label column {column} ('{name}', from {source}) is; {_HINT}"
+            )
         repeated = next((other for other, seen in mapping.items() if seen is label), None)
         if repeated is not None:
             raise ConfigError(

@@ -58,14 +58,20 @@ def load_llama(model_path: str | Path, *, window: int = DEFAULT_WINDOW, threads:
     try:
         import llama_cpp
     except ImportError:
-        raise ConfigError(f"running a GGUF file with llama.cpp needs llama-cpp-python: {LLAMACPP_HINT}") from None
+        raise ConfigError(
+            f"running a GGUF file with llama.cpp needs llama-cpp-python: {LLAMACPP_HINT}"
+        ) from None
     path = Path(model_path)
     if not path.is_file():
         raise ConfigError(f"no GGUF model file at {path}")
     try:
         model = llama_cpp.Llama(
-            model_path=str(path), n_ctx=window, logits_all=True, verbose=False,
-            n_threads=threads or cpu_threads(), n_threads_batch=threads or cpu_threads(),
+            model_path=str(path),
+            n_ctx=window,
+            logits_all=True,
+            verbose=False,
+            n_threads=threads or cpu_threads(),
+            n_threads_batch=threads or cpu_threads(),
         )
     except (ValueError, RuntimeError) as error:
         raise ConfigError(f"llama.cpp cannot load {path}: {error}") from None
@@ -97,12 +103,18 @@ class LlamaCppLM:
     """
 
     def __init__(
-        self, model_path: str | Path | None = None, *, window: int = DEFAULT_WINDOW, threads: int | None = None
+        self,
+        model_path: str | Path | None = None,
+        *,
+        window: int = DEFAULT_WINDOW,
+        threads: int | None = None,
     ) -> None:
         path = Path(model_path) if model_path is not None else embedded_model_path()
         self.model = load_llama(path, window=window, threads=threads)
         self.name = "llamacpp:embedded" if model_path is None else f"llamacpp:{path.name}"
-        self.max_length = min(window, int(self.model.n_ctx()))  # llama.cpp rounds its context up (256 at least)
+        self.max_length = min(
+            window, int(self.model.n_ctx())
+        )  # llama.cpp rounds its context up (256 at least)
         self.start_id = self._start_token()
         self._cache: BoundedCache[tuple[str, str], np.ndarray] = BoundedCache(CACHED_SCORES)
         self._lock = threading.Lock()
@@ -132,7 +144,9 @@ class LlamaCppLM:
 
     def _encode(self, context: str, continuation: str) -> tuple[list[int], int]:
         """Token ids of context + continuation, and the index of the first continuation token."""
-        return scoring_window(self._tokens(context), self._tokens(continuation), self.start_id, self.max_length)
+        return scoring_window(
+            self._tokens(context), self._tokens(continuation), self.start_id, self.max_length
+        )
 
     def _score(self, ids: list[int], first: int) -> np.ndarray:
         if first >= len(ids):

@@ -11,7 +11,10 @@ from factscope.core.errors import ConfigError
 
 def offline() -> bool:
     """True when the Hugging Face hub must not be contacted (HF_HUB_OFFLINE or TRANSFORMERS_OFFLINE set)."""
-    return any(os.environ.get(name, "").lower() in {"1", "true", "yes"} for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
+    return any(
+        os.environ.get(name, "").lower() in {"1", "true", "yes"}
+        for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
+    )
 
 
 def load_pretrained(loader: Any, name_or_path: str, what: str, **kwargs: Any) -> Any:
@@ -20,7 +23,9 @@ def load_pretrained(loader: Any, name_or_path: str, what: str, **kwargs: Any) ->
     local = Path(name_or_path).expanduser()
     source = str(local) if local.exists() else name_or_path
     try:
-        return loader.from_pretrained(source, trust_remote_code=False, local_files_only=offline() or local.exists(), **kwargs)
+        return loader.from_pretrained(
+            source, trust_remote_code=False, local_files_only=offline() or local.exists(), **kwargs
+        )
     except (OSError, ValueError) as error:
         hint = (
             "the hub is offline here (HF_HUB_OFFLINE=1): pass a local folder, or download it first where a network is"
@@ -28,7 +33,9 @@ def load_pretrained(loader: Any, name_or_path: str, what: str, **kwargs: Any) ->
             if offline()
             else "check the hub name or the folder path"
         )
-        raise ConfigError(f"cannot load {what} '{name_or_path}': {hint} ({error.__class__.__name__}: {error})") from None
+        raise ConfigError(
+            f"cannot load {what} '{name_or_path}': {hint} ({error.__class__.__name__}: {error})"
+        ) from None
 
 
 def model_file(name_or_path: str, filename: str, what: str) -> Path:
@@ -44,8 +51,14 @@ def model_file(name_or_path: str, filename: str, what: str) -> Path:
     try:
         return Path(hf_hub_download(name_or_path, filename, local_files_only=offline()))
     except (OSError, ValueError) as error:  # the hub's errors: offline, missing repo or file, bad name
-        hint = "the hub is offline here (HF_HUB_OFFLINE=1): pass a local folder" if offline() else "check the name"
-        raise ConfigError(f"cannot load {what} '{name_or_path}' ({filename}): {hint} ({error.__class__.__name__})") from None
+        hint = (
+            "the hub is offline here (HF_HUB_OFFLINE=1): pass a local folder"
+            if offline()
+            else "check the name"
+        )
+        raise ConfigError(
+            f"cannot load {what} '{name_or_path}' ({filename}): {hint} ({error.__class__.__name__})"
+        ) from None
 
 
 def set_threads(threads: int | None) -> None:

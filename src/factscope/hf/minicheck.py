@@ -80,7 +80,9 @@ class MiniCheckScorer:
         model, info = load_pretrained(loader, name_or_path, "MiniCheck model", output_loading_info=True)
         refuse_partial_weights(info, f"MiniCheck model '{name_or_path}'")
         if not self.seq2seq and model.config.num_labels != 2:
-            raise ConfigError(f"'{name_or_path}' has {model.config.num_labels} outputs; MiniCheck's classifiers have 2")
+            raise ConfigError(
+                f"'{name_or_path}' has {model.config.num_labels} outputs; MiniCheck's classifiers have 2"
+            )
         return model
 
     def model_input(self, premise: str, hypothesis: str) -> str:
@@ -101,13 +103,22 @@ class MiniCheckScorer:
         texts = [self.model_input(premise, hypothesis) for premise, hypothesis in zip(premises, hypotheses)]
         if self.seq2seq:
             logits = first_token_logits(
-                self.model, self.tokenizer, texts, T5_LABEL_TOKENS,
-                batch_size=self.batch_size, max_length=self.max_length, device=self.device,
+                self.model,
+                self.tokenizer,
+                texts,
+                T5_LABEL_TOKENS,
+                batch_size=self.batch_size,
+                max_length=self.max_length,
+                device=self.device,
             )
         else:
             logits = classifier_logits(
-                self.model, self.tokenizer, texts,
-                batch_size=self.batch_size, max_length=self.max_length, device=self.device,
+                self.model,
+                self.tokenizer,
+                texts,
+                batch_size=self.batch_size,
+                max_length=self.max_length,
+                device=self.device,
             )
         return softmax(logits, axis=1)[:, 1] if len(texts) else np.zeros(0)
 

@@ -46,8 +46,12 @@ class HFNLIScorer:
         self.chunk_batches = chunk_batches
         self.device = device
         self.tokenizer = load_pretrained(AutoTokenizer, name_or_path, "NLI tokenizer")
-        self.model = load_pretrained(AutoModelForSequenceClassification, name_or_path, "NLI model").to(device).eval()
-        self.max_length = min(max_length, getattr(self.tokenizer, "model_max_length", max_length) or max_length)
+        self.model = (
+            load_pretrained(AutoModelForSequenceClassification, name_or_path, "NLI model").to(device).eval()
+        )
+        self.max_length = min(
+            max_length, getattr(self.tokenizer, "model_max_length", max_length) or max_length
+        )
         self.columns = label_columns(self.model.config.id2label, label_order)
         self._token_counts = TokenCounts(self.tokenizer)
 
@@ -61,8 +65,13 @@ class HFNLIScorer:
         if len(premises) != len(hypotheses):
             raise ValueError("premises and hypotheses differ in length")
         logits = classifier_logits(
-            self.model, self.tokenizer, premises, hypotheses,
-            batch_size=self.batch_size, max_length=self.max_length, device=self.device,
+            self.model,
+            self.tokenizer,
+            premises,
+            hypotheses,
+            batch_size=self.batch_size,
+            max_length=self.max_length,
+            device=self.device,
             chunk_batches=self.chunk_batches,
         )
         return to_label_order(softmax(logits, axis=1), self.columns)

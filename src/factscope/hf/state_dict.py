@@ -19,7 +19,9 @@ def read_safetensors(path: Path) -> dict[str, Any]:
     return load_file(str(path))
 
 
-def load_exactly(module: Any, weights: Mapping[str, Any], what: str, *, tied: Mapping[str, str] | None = None) -> None:
+def load_exactly(
+    module: Any, weights: Mapping[str, Any], what: str, *, tied: Mapping[str, str] | None = None
+) -> None:
     """Copy ``weights`` into ``module``; a key the module has and the weights lack, or the other way round, raises
     ConfigError naming the first few. ``tied`` maps a module key to the key it shares its tensor with (a checkpoint
     holds one of the two)."""
@@ -28,7 +30,9 @@ def load_exactly(module: Any, weights: Mapping[str, Any], what: str, *, tied: Ma
     for alias, source in (tied or {}).items():
         if alias not in given and source in given:
             given[alias] = given[source]
-    refuse_partial_weights({"missing_keys": expected - set(given), "unexpected_keys": set(given) - expected}, what)
+    refuse_partial_weights(
+        {"missing_keys": expected - set(given), "unexpected_keys": set(given) - expected}, what
+    )
     module.load_state_dict(given, strict=True)
 
 
