@@ -24,9 +24,9 @@ class PythonExample:
     index: int
     code: str
 
-    def has_line(self, line: str) -> bool:
-        """Whether one of the block's lines, stripped, is ``line``."""
-        return line in (text.strip() for text in self.code.splitlines())
+    def has_line(self, start: str) -> bool:
+        """Whether one of the block's lines, stripped, starts with ``start``."""
+        return any(text.strip().startswith(start) for text in self.code.splitlines())
 
 
 def python_blocks(page: str) -> list[str]:
