@@ -108,6 +108,7 @@ CHECK_INPUTS = (
     "zero.jsonl",
     "zero_context.jsonl",
     "answers.csv",
+    "traffic.jsonl",
 )
 """Records to check: the shipped examples/check.jsonl (a CSV table of it for answers.csv)."""
 
@@ -276,6 +277,16 @@ class Workspace:
             target.write_text(
                 "# A checker\n\nTrained on support tickets; see its evaluation.\n", encoding="utf-8"
             )
+        elif name == "article.txt":
+            target.write_text(
+                " ".join(
+                    json.loads(line)["text"]
+                    for line in (EXAMPLES / "knowledge" / "corpus.jsonl")
+                    .read_text(encoding="utf-8")
+                    .splitlines()
+                ),
+                encoding="utf-8",
+            )
         elif name == "gold_spans.jsonl":
             records = (EXAMPLES / "check.jsonl").read_text(encoding="utf-8").splitlines()
             target.write_text(
@@ -340,10 +351,10 @@ def _write_minimum(graphs: Path, target: Path) -> None:
 
 def _agree_input(name: str, folder: Path) -> bool:
     """Make the input ``name`` of an agreement example in ``folder``, in RefChecker's layout: a glob's annotation
-    folder, a benchmark file, one model's annotations (``MODEL_zero.json``) or records with references; whether it
+    folder, a benchmark file, one model's annotations (``MODEL_zero.json``, ``BENCHMARK_MODEL_answers.json``) or records with references; whether it
     was one of these."""
     benchmark = re.fullmatch(r"(?:data/)?(?:\w+_context/)?(nq|msmarco|dolly)\.json", name)
-    annotations = re.fullmatch(r"(\w+?)_zero\.json", name)
+    annotations = re.fullmatch(r"(?:(?:nq|msmarco|dolly)_)?(\w+?)_(?:zero|answers)\.json", name)
     if "*" in name:
         root = folder / name.split("/")[0]
         if not root.exists():
