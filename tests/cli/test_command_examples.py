@@ -6,6 +6,7 @@ that cannot run here is in EXCEPTIONS with the reason, and an exception that no 
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import json
 import os
@@ -26,6 +27,8 @@ from command_examples import (
 )
 from example_inputs import LOCAL_ENDPOINT, MODELS, Workspace, model_path, with_tiny_defaults
 from example_replies import reply
+from factscope.checkers.registry import CHECKERS
+from plugin_path import plugins_from
 from repo_paths import EXAMPLES
 
 HELP = help_examples()
@@ -37,9 +40,6 @@ WEB = "searches the web with a Serper key (tests/retrieve use a fake search serv
 GPU = "runs on a CUDA GPU"
 QWEN = "loads a 1.5B-parameter model from the hub cache (tests/hf run local:embedded)"
 WIKIDATA = "queries Wikidata over the network (tests/kalma use a fake SPARQL endpoint)"
-CHECKER = (
-    "needs the packaged checker's wheel pip-installed, which a test does not do to the environment it runs in"
-)
 LONG = (
     "checks the repository's 814 evaluation pairs with the default checker, minutes on a CPU "
     "(tests/evaluation read both files)"
@@ -70,9 +70,7 @@ EXCEPTIONS = {
 }
 """Examples that cannot run offline in a test, with the reason (each must match an example)."""
 
-NOT_YET_RUN = {
-    "factscope check records.jsonl --checker support-desk": CHECKER,
-}
+NOT_YET_RUN: dict[str, str] = {}
 """Examples that can run offline but do not yet, with what is missing (each must match an example); to be
 emptied."""
 
@@ -134,9 +132,14 @@ def _run(example: Example, folder: Path, space: Workspace, fake_llm, monkeypatch
         for word in placeholder_words(command[1:]):
             if word not in outputs:
                 space.make_input(_system(command), word, folder, factscope)
-        factscope(
-            folder, *_as_written(with_tiny_defaults(command, space), space, fake_llm.base_url, folder)[1:]
-        )
+        with contextlib.ExitStack() as installed:
+            for name in _packaged_checkers(command):
+                site = space.installed_checker(name, factscope)
+                module = "factscope_checker_" + name.replace("-", "_")
+                installed.enter_context(plugins_from(site, CHECKERS, module, monkeypatch))
+            factscope(
+                folder, *_as_written(with_tiny_defaults(command, space), space, fake_llm.base_url, folder)[1:]
+            )
         for output in outputs:
             written = folder / output
             assert written.exists(), f"{example.line}: no {output}"
@@ -145,6 +148,13 @@ def _run(example: Example, folder: Path, space: Workspace, fake_llm, monkeypatch
             if written.suffix == ".jsonl":
                 assert all(json.loads(line) for line in written.read_text(encoding="utf-8").splitlines())
     _check_requests(example, fake_llm.requests)
+
+
+def _packaged_checkers(words: list[str]) -> list[str]:
+    """The checker names after --checker that no installed checker has: a wheel of `factscope package-checker`
+    that the example's reader installed (installed here from the session's checker)."""
+    named = [words[index + 1] for index, word in enumerate(words[:-1]) if word == "--checker"]
+    return [name for name in named if ":" not in name and name not in CHECKERS.names()]
 
 
 def _check_requests(example: Example, requests: list[dict]) -> None:

@@ -23,6 +23,8 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -211,6 +213,21 @@ class Workspace:
             )
 
         return self._once("checker", train) / "checker"
+
+    def installed_checker(self, name: str, factscope: Command) -> Path:
+        """A folder holding the wheel that `factscope package-checker` packs of the session's checker as ``name``,
+        installed by pip (``--target``), for a run to put on sys.path as a reader's environment would have it."""
+
+        def install(folder: Path) -> None:
+            factscope(folder, "package-checker", str(self.checker(factscope)), "--name", name, "-o", "dist")
+            wheel = next((folder / "dist").glob("*.whl"))
+            subprocess.run(
+                [sys.executable, "-m", "pip", "install", "--quiet", "--no-index", "--no-deps", "--target",
+                 str(folder / "site"), str(wheel)],
+                check=True,
+            )
+
+        return self._once(f"installed-{name}", install) / "site"
 
     def pairs(self) -> Path:
         """A JSONL file of PAIRS labelled pairs."""
