@@ -49,6 +49,7 @@ EXTRAS = (
     "lm",
     "mpnet",
     "accurate",
+    "onnx",
     "all",
 )
 TORCH_EXTRAS = {"local", "lm", "mpnet", "accurate", "all"}
