@@ -49,6 +49,32 @@ def fake_llm():
         yield server
 
 
+@pytest.fixture(scope="session")
+def example_workspace(tmp_path_factory):
+    """The tiny models, results files and checker folders that the documentation's examples stand on, each built
+    on first use and shared by the tests that run the examples (tests/support/example_inputs.py)."""
+    from example_inputs import Workspace
+
+    return Workspace(tmp_path_factory.mktemp("example_inputs"))
+
+
+@pytest.fixture
+def reader_shell(tmp_path, fake_llm, monkeypatch):
+    """A reader's shell for the documentation's examples: an endpoint named by OPENAI_API_KEY and OPENAI_BASE_URL
+    (the fake server, answering each of factscope's prompts in its shape), no cache, no config file of its own;
+    the fake server is returned."""
+    from example_replies import reply
+
+    for name in ("FACTSCOPE_LLM_BASE_URL", "FACTSCOPE_LLM_MODEL", "FACTSCOPE_LLM_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("OPENAI_BASE_URL", fake_llm.base_url)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("FACTSCOPE_LLM_CACHE", "off")
+    fake_llm.responder = reply
+    return fake_llm
+
+
 @pytest.fixture
 def app():
     """The factscope command line with every command registered, for typer's CliRunner (no entry-point handler:

@@ -26,7 +26,6 @@ from command_examples import (
     placeholder_words,
 )
 from example_inputs import LOCAL_ENDPOINT, MODELS, Workspace, model_path, with_tiny_defaults
-from example_replies import reply
 from factscope.checkers.registry import CHECKERS
 from plugin_path import plugins_from
 from repo_paths import EXAMPLES
@@ -75,11 +74,6 @@ NOT_YET_RUN: dict[str, str] = {}
 emptied."""
 
 _LOCAL_URL = re.compile(r"^http://(?:localhost|127\.0\.0\.1):\d+/v1$")
-
-
-@pytest.fixture(scope="module")
-def workspace(tmp_path_factory) -> Workspace:
-    return Workspace(tmp_path_factory.mktemp("example_inputs"))
 
 
 def _system(words: list[str]) -> str:
@@ -173,20 +167,6 @@ def _check_requests(example: Example, requests: list[dict]) -> None:
         assert not models or request["json"]["model"] in models, example.line
 
 
-@pytest.fixture
-def environment(tmp_path, fake_llm, monkeypatch):
-    """A reader's shell: an endpoint named by OPENAI_API_KEY and OPENAI_BASE_URL (the fake server), no cache, no
-    config file of its own."""
-    for name in ("FACTSCOPE_LLM_BASE_URL", "FACTSCOPE_LLM_MODEL", "FACTSCOPE_LLM_API_KEY"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    monkeypatch.setenv("OPENAI_BASE_URL", fake_llm.base_url)
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    monkeypatch.setenv("FACTSCOPE_LLM_CACHE", "off")
-    fake_llm.responder = reply
-    return tmp_path / "run"
-
-
 CASES = distinct_examples(HELP + DOCS, set(EXCEPTIONS) | set(NOT_YET_RUN))
 """Each example command run once, though a --help page and a guide, or two guides, show it."""
 
@@ -194,9 +174,10 @@ CASES = distinct_examples(HELP + DOCS, set(EXCEPTIONS) | set(NOT_YET_RUN))
 @pytest.mark.parametrize(
     "example", [pytest.param(case, id=f"{case.source}: {case.line[:70]}") for case in CASES]
 )
-def test_an_example_runs_as_written(example, environment, workspace, fake_llm, monkeypatch, capsys):
-    environment.mkdir()
-    _run(example, environment, workspace, fake_llm, monkeypatch, capsys)
+def test_an_example_runs_as_written(example, reader_shell, example_workspace, tmp_path, monkeypatch, capsys):
+    folder = tmp_path / "run"
+    folder.mkdir()
+    _run(example, folder, example_workspace, reader_shell, monkeypatch, capsys)
 
 
 def test_every_exception_matches_an_example():

@@ -17,7 +17,6 @@ import pytest
 from cli_entry import run_factscope
 from doc_examples import PythonExample, free_names, named_inputs, python_examples, with_literals
 from example_inputs import LOCAL_ENDPOINT, MODELS, Workspace, model_path
-from example_replies import reply
 from repo_paths import EXAMPLES, ROOT
 
 EXAMPLES_FOUND = python_examples()
@@ -134,20 +133,11 @@ for _example in EXAMPLES_FOUND:
         PAGES.setdefault(_example.page, []).append(_example)
 
 
-@pytest.fixture(scope="module")
-def workspace(tmp_path_factory) -> Workspace:
-    return Workspace(tmp_path_factory.mktemp("python_example_inputs"))
-
-
 @pytest.mark.parametrize("page", sorted(PAGES))
-def test_the_python_examples_of_a_page_run(page, tmp_path, workspace, fake_llm, monkeypatch, capsys):
-    for name in ("FACTSCOPE_LLM_BASE_URL", "FACTSCOPE_LLM_MODEL", "FACTSCOPE_LLM_API_KEY"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    monkeypatch.setenv("OPENAI_BASE_URL", fake_llm.base_url)
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    monkeypatch.setenv("FACTSCOPE_LLM_CACHE", "off")
-    fake_llm.responder = reply
+def test_the_python_examples_of_a_page_run(
+    page, tmp_path, example_workspace, reader_shell, monkeypatch, capsys
+):
+    workspace, fake_llm = example_workspace, reader_shell
     folder = tmp_path / "run"
     shutil.copytree(EXAMPLES, folder / "examples")
 
