@@ -1,4 +1,4 @@
-"""Session-wide test settings (no model hub access), the `fake_llm` fixture, the `local_llm` fixture (a real
+"""Session-wide test settings (no model hub access), the `fake_llm`, `reader_shell` and `example_workspace` fixtures, the `local_llm` fixture (a real
 local server, tests/support/local_llm.py) and the `embedded_chat` fixture (the embedded model in-process).
 
 ``fake_llm`` is a running FakeLLMServer (see tests/support/fake_llm.py): script replies with
