@@ -1,5 +1,6 @@
-"""Session-wide test settings (no model hub access), the `fake_llm`, `reader_shell` and `example_workspace` fixtures, the `local_llm` fixture (a real
-local server, tests/support/local_llm.py) and the `embedded_chat` fixture (the embedded model in-process).
+"""Session-wide test settings (no model hub access), the `fake_llm`, `reader_shell` and `example_workspace`
+fixtures, the `local_llm` fixture (a real local server, tests/support/local_llm.py) and the `embedded_chat`
+fixture (the embedded model in-process).
 
 ``fake_llm`` is a running FakeLLMServer (see tests/support/fake_llm.py): script replies with
 ``fake_llm.script([...])`` or set ``fake_llm.responder``; point a client at ``fake_llm.base_url``.
