@@ -9,7 +9,9 @@ Three outputs, from disjoint source texts:
   ``{id, premise, hypothesis, label, group}`` JSONL files) whose group falls in the test part
   (``factscope.evaluation.splits.part_of``).
 - ``--train-out FILE``: from the entailment pairs of the claims data whose group falls in the train part, and of
-  an NLI file (``--mnli FILE``) whose id falls in the train part. Only these may be trained on.
+  an NLI file (``--mnli FILE``) whose id falls in the train part. Only these may be trained on. ``--sets``
+  keeps only the named claims files, ``--kinds`` the named kinds of edit, and ``--dataset`` gives every pair one
+  set name (so that ``train-checker --max-per-set`` caps them together).
 
 ``--score CHECKER`` (repeatable) checks every pair of the evaluation outputs and of the hard pairs (by
 phenomenon) with a factscope checker and writes the accuracy per dataset, with the pair counts, to
@@ -19,6 +21,9 @@ phenomenon) with a factscope checker and writes the accuracy per dataset, with t
     HF_HUB_OFFLINE=1 python benchmarks/make_counterfactual_pairs.py --claims DATA/claims \\
         --claims-test-out /tmp/claims_counterfactual_test.jsonl --mnli DATA/nli/mnli_dev_matched.jsonl \\
         --train-out /tmp/counterfactual_train.jsonl
+    HF_HUB_OFFLINE=1 python benchmarks/make_counterfactual_pairs.py --claims DATA/claims \\
+        --sets summedits,begin,faithdial_audit,factcheckgpt --kinds number,date,entity,negation,role \\
+        --dataset document-edits --train-out /tmp/document_edits.jsonl
 """
 
 from __future__ import annotations
@@ -79,13 +84,16 @@ def project_sources() -> list[Any]:
     return [Source(id=source_id, premise=text) for text, source_id in texts.items()]
 
 
-def claims_sources(folder: Path, part: str) -> list[Any]:
-    """Entailment pairs of the claims files whose group (else id, as the pair reader does) falls in ``part``."""
+def claims_sources(folder: Path, part: str, sets: list[str] | None = None) -> list[Any]:
+    """Entailment pairs of the claims files (only those named by ``sets``, when given) whose group (else id, as the
+    pair reader does) falls in ``part``."""
     from factscope.evaluation.counterfactuals import Source
     from factscope.evaluation.splits import part_of
 
     sources = []
     for path in sorted(folder.glob("*.jsonl")):
+        if sets is not None and path.stem not in sets:
+            continue
         for record in _jsonl(path):
             group = record.get("group") or record["id"]
             if record["label"] == "entailment" and part_of(group) == part:
@@ -168,12 +176,21 @@ def main() -> None:
         "--max-facts", type=int, default=3, help="facts per source for the claims and NLI data"
     )
     parser.add_argument(
+        "--sets", help="comma-separated claims file stems to draw --train-out from (default: every file)"
+    )
+    parser.add_argument(
+        "--kinds", help="comma-separated kinds of --train-out pairs (default: every kind)"
+    )
+    parser.add_argument(
+        "--dataset", help="one dataset name for every --train-out pair (default: counterfactual-<kind>)"
+    )
+    parser.add_argument(
         "--score", action="append", default=[], help="checker spec to score the evaluation pairs"
     )
     add_out_option(parser)
     args = parser.parse_args()
 
-    from factscope.evaluation.counterfactuals import counterfactual_pairs
+    from factscope.evaluation.counterfactuals import KINDS, counterfactual_pairs
 
     evaluation = counterfactual_pairs(project_sources(), seed=args.seed)
     if args.check:
@@ -193,10 +210,15 @@ def main() -> None:
         _write(args.claims_test_out, test)
         scored["claims-test"] = test
     if args.train_out:
-        train_sources = claims_sources(args.claims, "train")
+        sets = args.sets.split(",") if args.sets else None
+        train_sources = claims_sources(args.claims, "train", sets)
         if args.mnli:
             train_sources += nli_sources(args.mnli, "train")
-        _write(args.train_out, counterfactual_pairs(train_sources, seed=args.seed, max_facts=args.max_facts))
+        kinds = args.kinds.split(",") if args.kinds else KINDS
+        train = counterfactual_pairs(train_sources, seed=args.seed, max_facts=args.max_facts, kinds=kinds)
+        if args.dataset:
+            train = [pair.model_copy(update={"dataset": args.dataset}) for pair in train]
+        _write(args.train_out, train)
     if args.score:
         figures: dict[str, Any] = {
             "pairs": {name: dict(Counter(pair.dataset for pair in pairs)) for name, pairs in scored.items()}
