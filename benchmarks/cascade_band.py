@@ -18,12 +18,11 @@ The cascade's verdict on a pair is, by construction, the first checker's verdict
 every band come from the two checkers' verdicts on each pair, scored once and kept in ``--scores`` (a rerun reuses
 them while the checker and the sample are the same).
 
-Both checkers run in ``--mode`` (fast by default: each claim against its most relevant windows, which keeps the
-accurate checker's cost per pair bounded on long references on a CPU). ``--device cuda`` runs them on a GPU, the way
-every test pair is measured in exact mode (``cascade_band_all_pairs.json``); ``--band LOW,HIGH`` measures a given
+Both checkers run in exact mode (every window that can decide a label). ``--device cuda`` runs them on a GPU, the
+way every test pair is measured (``cascade_band_all_pairs.json``); ``--band LOW,HIGH`` measures a given
 band, such as the shipped one, and keeps the band fitted on validation beside it in the results.
 
-    python benchmarks/cascade_band.py --first embedded --second accurate --per-set 60 --unseen-per-set 120
+    python benchmarks/cascade_band.py --first embedded --second mpnet --per-set 60 --unseen-per-set 120
 """
 
 from __future__ import annotations
@@ -76,11 +75,11 @@ def sample(data: Path, shippable: bool, part: str, per_set: int) -> list[Labelle
 
 
 def scored(
-    spec: str, mode: str, pairs: list[LabelledPair], folder: Path, name: str, device: str = "cpu"
+    spec: str, pairs: list[LabelledPair], folder: Path, name: str, device: str = "cpu"
 ) -> tuple[list[Scored], float, dict]:
     """A checker's verdicts as :class:`Scored` rows (from ``folder`` when the same checker scored the same pairs
     before), the seconds spent checking, and the checker's description."""
-    checker = make_checker(spec, mode=mode, device=device)
+    checker = make_checker(spec, device=device)
     described = describe(checker)
     key = hashlib.sha256(json.dumps([described, [p.id for p in pairs]], default=str).encode()).hexdigest()[:16]
     path = folder / f"{name}.{spec.replace(':', '_').replace('/', '_')}.{key}.json"
@@ -216,14 +215,10 @@ def draw(front: list[dict], fitted: dict, first: dict, second: dict, path: Path)
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--first", default="embedded", help="the checker that decides first")
-    parser.add_argument("--second", default="accurate", help="the checker that decides inside the band")
+    parser.add_argument("--second", default="mpnet", help="the checker that decides inside the band")
     parser.add_argument("--data", type=Path, default=default_data_dir())
     parser.add_argument("--per-set", type=int, default=60, help="validation pairs a shippable set")
     parser.add_argument("--unseen-per-set", type=int, default=120, help="test pairs a never-trained set")
-    parser.add_argument(
-        "--mode", choices=["exact", "fast"], default="fast",
-        help="both checkers' mode (fast: each claim against its most relevant windows, as on long references)",
-    )
     parser.add_argument("--device", choices=["cpu", "cuda"], default="cpu", help="where both checkers run")
     parser.add_argument(
         "--band", default=None, metavar="LOW,HIGH",
@@ -240,8 +235,8 @@ def main() -> None:
     unseen = sample(args.data, shippable=False, part="test", per_set=args.unseen_per_set)
     runs = {}
     for role, spec in (("first", args.first), ("second", args.second)):
-        val_rows, _, described = scored(spec, args.mode, validation, args.scores, "validation", args.device)
-        test_rows, seconds, _ = scored(spec, args.mode, unseen, args.scores, "unseen", args.device)
+        val_rows, _, described = scored(spec, validation, args.scores, "validation", args.device)
+        test_rows, seconds, _ = scored(spec, unseen, args.scores, "unseen", args.device)
         runs[role] = {"spec": spec, "checker": described, "validation": val_rows, "unseen": test_rows,
                       "seconds": seconds}
     band = fit_band(runs["first"]["validation"], runs["second"]["validation"], args.margin, args.max_share)
@@ -258,7 +253,7 @@ def main() -> None:
         "second": {"spec": args.second, "checker": runs["second"]["checker"], **second,
                    "pairs_per_second": len(unseen) / runs["second"]["seconds"]},
         "band": band,
-        "mode": args.mode,
+        "mode": "exact",
         "device": args.device,
         "validation": {"pairs": len(validation), "per_set": args.per_set,
                        "sets": sorted({p.dataset for p in validation})},

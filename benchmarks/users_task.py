@@ -28,7 +28,7 @@ Two steps:
     claim decision fitted on every family of the users' task.
 
     python benchmarks/users_task.py score --checker embedded
-    python benchmarks/users_task.py score --checker accurate --per-set 120 --nli-per-set 0
+    python benchmarks/users_task.py score --checker mpnet --per-set 120 --nli-per-set 0
     python benchmarks/users_task.py fit --checker embedded --write-decision decision.json
     python benchmarks/users_task.py score --checker mpnet --only summedits --per-set 32 --scores QUIET
     python benchmarks/users_task.py seconds --scores QUIET    # after both checkers scored QUIET on a quiet machine
