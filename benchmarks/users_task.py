@@ -26,12 +26,16 @@ Two steps:
     With ``--second`` it also simulates the cascade (pairs whose best-window P(Entailment) under the first checker
     lies in a band take the second checker's label), the band fitted leave one family out. ``--write-decision FILE`` saves the
     claim decision fitted on every family of the users' task.
+``compare``
+    sets two scored checkers side by side on the pairs both scored (a checker before and after a change): per
+    family and as a mean, with the mean differences' 95% paired bootstrap intervals.
 
     python benchmarks/users_task.py score --checker embedded
     python benchmarks/users_task.py score --checker mpnet --per-set 120 --nli-per-set 0
     python benchmarks/users_task.py fit --checker embedded --write-decision decision.json
     python benchmarks/users_task.py score --checker mpnet --only summedits --per-set 32 --scores QUIET
     python benchmarks/users_task.py seconds --scores QUIET    # after both checkers scored QUIET on a quiet machine
+    python benchmarks/users_task.py compare --before mpnet --after path:my-mpnet
 """
 
 from __future__ import annotations
@@ -306,6 +310,66 @@ def write_band(first: str, fitted: dict) -> None:
     BANDS_FILE.write_text(json.dumps(bands, indent=2) + "\n", encoding="utf-8")
 
 
+def compare(args: argparse.Namespace) -> None:
+    """Two checkers on the users'-task pairs both scored: each family's balanced accuracy at the checkers' labels
+    and AUROC of the best window's P(Entailment), the family means, and the mean differences (after minus before)
+    with a 95% paired bootstrap interval (each family's pairs resampled with replacement, the same resample for
+    both checkers)."""
+    before = {row["id"]: row for row in load(args.scores, args.before) if row["column"] == "users"}
+    after = {row["id"]: row for row in load(args.scores, args.after) if row["column"] == "users"}
+    shared = sorted(before.keys() & after.keys())
+    families = sorted({before[key]["family"] for key in shared})
+    rng = np.random.default_rng(args.seed)
+
+    def measures(rows: list[dict]) -> tuple[float, float]:
+        gold = np.array([row["supported"] for row in rows])
+        labels = np.array([row["label"] == "Entailment" for row in rows])
+        return _ba(gold, labels), float(auroc(gold.tolist(), [row["measured"]["entailment"] for row in rows]))
+
+    per_family = {}
+    draws: dict[str, list[np.ndarray]] = {}
+    for family in families:
+        keys = [key for key in shared if before[key]["family"] == family]
+        ba_before, auroc_before = measures([before[key] for key in keys])
+        ba_after, auroc_after = measures([after[key] for key in keys])
+        per_family[family] = {
+            "pairs": len(keys),
+            "before": {"ba": ba_before, "auroc": auroc_before},
+            "after": {"ba": ba_after, "auroc": auroc_after},
+        }
+        draws[family] = [rng.integers(0, len(keys), len(keys)) for _ in range(args.resamples)]
+
+    def mean_difference(index: int | None) -> tuple[float, float]:
+        deltas = []
+        for family in families:
+            keys = [key for key in shared if before[key]["family"] == family]
+            chosen = keys if index is None else [keys[i] for i in draws[family][index]]
+            old, new = measures([before[key] for key in chosen]), measures([after[key] for key in chosen])
+            deltas.append((new[0] - old[0], new[1] - old[1]))
+        return float(np.mean([d[0] for d in deltas])), float(np.mean([d[1] for d in deltas]))
+
+    boot = [mean_difference(index) for index in range(args.resamples)]
+    point = mean_difference(None)
+    figures = {
+        "before": args.before,
+        "after": args.after,
+        "pairs": len(shared),
+        "per_family": per_family,
+        "mean": {
+            side: {m: float(np.mean([entry[side][m] for entry in per_family.values()])) for m in ("ba", "auroc")}
+            for side in ("before", "after")
+        },
+        "difference": {
+            "ba": point[0],
+            "ba_interval": [float(np.percentile([b[0] for b in boot], q)) for q in (2.5, 97.5)],
+            "auroc": point[1],
+            "auroc_interval": [float(np.percentile([b[1] for b in boot], q)) for q in (2.5, 97.5)],
+        },
+    }
+    print(json.dumps(figures, indent=1))
+    write_results("users_task_compare", args, figures)
+
+
 def seconds(args: argparse.Namespace) -> None:
     """Mean seconds a pair of each checker on each set it scored (a scores folder scored on a quiet machine)."""
     figures = {}
@@ -343,10 +407,16 @@ def main() -> None:
     )
     fitting.add_argument("--write-decision", type=Path, help="save the decision fitted on every users'-task family")
     add_out_option(fitting)
+    comparing = commands.add_parser("compare", help="two scored checkers on the pairs both scored, with intervals")
+    comparing.add_argument("--before", required=True, help="the checker as it was")
+    comparing.add_argument("--after", required=True, help="the checker changed")
+    comparing.add_argument("--resamples", type=int, default=1000)
+    comparing.add_argument("--seed", type=int, default=0)
+    add_out_option(comparing)
     timing = commands.add_parser("seconds", help="seconds a pair of each checker, per set, from its scores")
     timing.add_argument("--checkers", nargs="+", default=["embedded", "mpnet"])
     add_out_option(timing)
-    for sub in (scoring, fitting, timing):
+    for sub in (scoring, fitting, comparing, timing):
         sub.add_argument("--data", type=Path, default=default_data_dir())
         sub.add_argument("--scores", type=Path, default=DEFAULT_SCORES)
     args = parser.parse_args()
@@ -354,6 +424,8 @@ def main() -> None:
         score(args)
     elif args.command == "seconds":
         seconds(args)
+    elif args.command == "compare":
+        compare(args)
     else:
         fit(args)
 
