@@ -11,7 +11,8 @@ Three outputs, from disjoint source texts:
 - ``--train-out FILE``: from the entailment pairs of the claims data whose group falls in the train part, and of
   an NLI file (``--mnli FILE``) whose id falls in the train part. Only these may be trained on. ``--sets``
   keeps only the named claims files, ``--kinds`` the named kinds of edit, and ``--dataset`` gives every pair one
-  set name (so that ``train-checker --max-per-set`` caps them together).
+  set name (so that ``train-checker --max-per-set`` caps them together); ``--max-per-kind KIND=N`` keeps a seeded
+  sample of N pairs of a kind.
 
 ``--score CHECKER`` (repeatable) checks every pair of the evaluation outputs and of the hard pairs (by
 phenomenon) with a factscope checker and writes the accuracy per dataset, with the pair counts, to
@@ -22,8 +23,8 @@ phenomenon) with a factscope checker and writes the accuracy per dataset, with t
         --claims-test-out /tmp/claims_counterfactual_test.jsonl --mnli DATA/nli/mnli_dev_matched.jsonl \\
         --train-out /tmp/counterfactual_train.jsonl
     HF_HUB_OFFLINE=1 python benchmarks/make_counterfactual_pairs.py --claims DATA/claims \\
-        --sets summedits,begin,faithdial_audit,factcheckgpt --kinds number,date,entity,negation,role \\
-        --dataset document-edits --train-out /tmp/document_edits.jsonl
+        --sets summedits,begin,faithdial_audit,factcheckgpt --kinds number,date,entity,negation \\
+        --max-per-kind negation=300 --dataset document-edits --train-out /tmp/document_edits.jsonl
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import sys
 from collections import Counter
 from collections.abc import Iterator
@@ -128,6 +130,17 @@ def hard_pairs() -> list[Any]:
     ]
 
 
+def capped(pairs: list[Any], caps: dict[str, str], seed: int) -> list[Any]:
+    """``pairs`` with at most ``caps[kind]`` of each capped kind: a seeded sample, the pairs kept in order."""
+    rng = random.Random(seed)
+    dropped: set[str] = set()
+    for kind, cap in caps.items():
+        of_kind = [pair.id for pair in pairs if pair.kind == kind]
+        if len(of_kind) > int(cap):
+            dropped |= set(of_kind) - set(rng.sample(of_kind, int(cap)))
+    return [pair for pair in pairs if pair.id not in dropped]
+
+
 def _lines(pairs: list[Any]) -> str:
     return "".join(json.dumps(pair.model_dump(), ensure_ascii=False) + "\n" for pair in pairs)
 
@@ -185,6 +198,10 @@ def main() -> None:
         "--dataset", help="one dataset name for every --train-out pair (default: counterfactual-<kind>)"
     )
     parser.add_argument(
+        "--max-per-kind", action="append", default=[], metavar="KIND=N",
+        help="keep a seeded sample of N --train-out pairs of KIND (repeatable)",
+    )
+    parser.add_argument(
         "--score", action="append", default=[], help="checker spec to score the evaluation pairs"
     )
     add_out_option(parser)
@@ -216,6 +233,7 @@ def main() -> None:
             train_sources += nli_sources(args.mnli, "train")
         kinds = args.kinds.split(",") if args.kinds else KINDS
         train = counterfactual_pairs(train_sources, seed=args.seed, max_facts=args.max_facts, kinds=kinds)
+        train = capped(train, dict(cap.split("=") for cap in args.max_per_kind), args.seed)
         if args.dataset:
             train = [pair.model_copy(update={"dataset": args.dataset}) for pair in train]
         _write(args.train_out, train)

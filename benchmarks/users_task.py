@@ -28,7 +28,8 @@ Two steps:
     claim decision fitted on every family of the users' task.
 ``compare``
     sets two scored checkers side by side on the pairs both scored (a checker before and after a change): per
-    family and as a mean, with the mean differences' 95% paired bootstrap intervals.
+    family and as a mean, with the mean differences' 95% paired bootstrap intervals (pairs resampled within each
+    family and class).
 
     python benchmarks/users_task.py score --checker embedded
     python benchmarks/users_task.py score --checker mpnet --per-set 120 --nli-per-set 0
@@ -313,8 +314,8 @@ def write_band(first: str, fitted: dict) -> None:
 def compare(args: argparse.Namespace) -> None:
     """Two checkers on the users'-task pairs both scored: each family's balanced accuracy at the checkers' labels
     and AUROC of the best window's P(Entailment), the family means, and the mean differences (after minus before)
-    with a 95% paired bootstrap interval (each family's pairs resampled with replacement, the same resample for
-    both checkers)."""
+    with a 95% paired bootstrap interval (each family's supported and unsupported pairs resampled with
+    replacement apart, so every resample has both classes; the same resample for both checkers)."""
     before = {row["id"]: row for row in load(args.scores, args.before) if row["column"] == "users"}
     after = {row["id"]: row for row in load(args.scores, args.after) if row["column"] == "users"}
     shared = sorted(before.keys() & after.keys())
@@ -337,7 +338,13 @@ def compare(args: argparse.Namespace) -> None:
             "before": {"ba": ba_before, "auroc": auroc_before},
             "after": {"ba": ba_after, "auroc": auroc_after},
         }
-        draws[family] = [rng.integers(0, len(keys), len(keys)) for _ in range(args.resamples)]
+        classes = [
+            np.array([i for i, key in enumerate(keys) if before[key]["supported"] == side]) for side in (True, False)
+        ]
+        draws[family] = [
+            np.concatenate([rng.choice(positions, len(positions)) for positions in classes])
+            for _ in range(args.resamples)
+        ]
 
     def mean_difference(index: int | None) -> tuple[float, float]:
         deltas = []

@@ -4,6 +4,7 @@ import json
 import re
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import pytest
 
@@ -191,3 +192,17 @@ def test_the_committed_evaluation_file_is_up_to_date():
     command = [sys.executable, str(script), "--check"]
     done = subprocess.run(command, check=False, capture_output=True, text=True, cwd=REPO)
     assert done.returncode == 0, done.stderr
+
+
+def test_capping_a_kind_keeps_a_seeded_sample_in_order():
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    from make_counterfactual_pairs import capped
+
+    pairs = [
+        SimpleNamespace(id=f"{kind}{i}", kind=kind) for kind, count in (("negation", 6), ("number", 3)) for i in range(count)
+    ]
+    kept = capped(pairs, {"negation": "2"}, seed=0)
+    negations = [pair.id for pair in kept if pair.kind == "negation"]
+    assert len(negations) == 2 and negations == sorted(negations)
+    assert [pair.id for pair in kept if pair.kind == "number"] == ["number0", "number1", "number2"]
+    assert [pair.id for pair in capped(pairs, {"negation": "2"}, seed=0)] == [pair.id for pair in kept]
