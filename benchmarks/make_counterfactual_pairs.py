@@ -130,14 +130,14 @@ def hard_pairs() -> list[Any]:
     ]
 
 
-def capped(pairs: list[Any], caps: dict[str, str], seed: int) -> list[Any]:
+def capped(pairs: list[Any], caps: dict[str, int], seed: int) -> list[Any]:
     """``pairs`` with at most ``caps[kind]`` of each capped kind: a seeded sample, the pairs kept in order."""
     rng = random.Random(seed)
     dropped: set[str] = set()
     for kind, cap in caps.items():
         of_kind = [pair.id for pair in pairs if pair.kind == kind]
-        if len(of_kind) > int(cap):
-            dropped |= set(of_kind) - set(rng.sample(of_kind, int(cap)))
+        if len(of_kind) > cap:
+            dropped |= set(of_kind) - set(rng.sample(of_kind, cap))
     return [pair for pair in pairs if pair.id not in dropped]
 
 
@@ -233,7 +233,8 @@ def main() -> None:
             train_sources += nli_sources(args.mnli, "train")
         kinds = args.kinds.split(",") if args.kinds else KINDS
         train = counterfactual_pairs(train_sources, seed=args.seed, max_facts=args.max_facts, kinds=kinds)
-        train = capped(train, dict(cap.split("=") for cap in args.max_per_kind), args.seed)
+        caps = {kind: int(count) for kind, count in (cap.split("=") for cap in args.max_per_kind)}
+        train = capped(train, caps, args.seed)
         if args.dataset:
             train = [pair.model_copy(update={"dataset": args.dataset}) for pair in train]
         _write(args.train_out, train)

@@ -327,10 +327,10 @@ def compare(args: argparse.Namespace) -> None:
         labels = np.array([row["label"] == "Entailment" for row in rows])
         return _ba(gold, labels), float(auroc(gold.tolist(), [row["measured"]["entailment"] for row in rows]))
 
+    keys_of = {family: [key for key in shared if before[key]["family"] == family] for family in families}
     per_family = {}
     draws: dict[str, list[np.ndarray]] = {}
-    for family in families:
-        keys = [key for key in shared if before[key]["family"] == family]
+    for family, keys in keys_of.items():
         ba_before, auroc_before = measures([before[key] for key in keys])
         ba_after, auroc_after = measures([after[key] for key in keys])
         per_family[family] = {
@@ -348,8 +348,7 @@ def compare(args: argparse.Namespace) -> None:
 
     def mean_difference(index: int | None) -> tuple[float, float]:
         deltas = []
-        for family in families:
-            keys = [key for key in shared if before[key]["family"] == family]
+        for family, keys in keys_of.items():
             chosen = keys if index is None else [keys[i] for i in draws[family][index]]
             old, new = measures([before[key] for key in chosen]), measures([after[key] for key in chosen])
             deltas.append((new[0] - old[0], new[1] - old[1]))

@@ -201,8 +201,8 @@ def test_capping_a_kind_keeps_a_seeded_sample_in_order():
     pairs = [
         SimpleNamespace(id=f"{kind}{i}", kind=kind) for kind, count in (("negation", 6), ("number", 3)) for i in range(count)
     ]
-    kept = capped(pairs, {"negation": "2"}, seed=0)
+    kept = capped(pairs, {"negation": 2}, seed=0)
     negations = [pair.id for pair in kept if pair.kind == "negation"]
     assert len(negations) == 2 and negations == sorted(negations)
     assert [pair.id for pair in kept if pair.kind == "number"] == ["number0", "number1", "number2"]
-    assert [pair.id for pair in capped(pairs, {"negation": "2"}, seed=0)] == [pair.id for pair in kept]
+    assert [pair.id for pair in capped(pairs, {"negation": 2}, seed=0)] == [pair.id for pair in kept]
