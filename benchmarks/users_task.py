@@ -311,16 +311,16 @@ def write_band(first: str, fitted: dict) -> None:
     BANDS_FILE.write_text(json.dumps(bands, indent=2) + "\n", encoding="utf-8")
 
 
-def compare(args: argparse.Namespace) -> None:
-    """Two checkers on the users'-task pairs both scored: each family's balanced accuracy at the checkers' labels
-    and AUROC of the best window's P(Entailment), the family means, and the mean differences (after minus before)
-    with a 95% paired bootstrap interval (each family's supported and unsupported pairs resampled with
+def paired_difference(before_rows: list[dict], after_rows: list[dict], resamples: int, seed: int) -> dict:
+    """Two checkers' users'-task rows on the pairs both scored: each family's balanced accuracy at the checkers'
+    labels and AUROC of the best window's P(Entailment), the family means, and the mean differences (after minus
+    before) with a 95% paired bootstrap interval (each family's supported and unsupported pairs resampled with
     replacement apart, so every resample has both classes; the same resample for both checkers)."""
-    before = {row["id"]: row for row in load(args.scores, args.before) if row["column"] == "users"}
-    after = {row["id"]: row for row in load(args.scores, args.after) if row["column"] == "users"}
+    before = {row["id"]: row for row in before_rows if row["column"] == "users"}
+    after = {row["id"]: row for row in after_rows if row["column"] == "users"}
     shared = sorted(before.keys() & after.keys())
     families = sorted({before[key]["family"] for key in shared})
-    rng = np.random.default_rng(args.seed)
+    rng = np.random.default_rng(seed)
 
     def measures(rows: list[dict]) -> tuple[float, float]:
         gold = np.array([row["supported"] for row in rows])
@@ -335,15 +335,24 @@ def compare(args: argparse.Namespace) -> None:
         ba_after, auroc_after = measures([after[key] for key in keys])
         per_family[family] = {
             "pairs": len(keys),
-            "before": {"ba": ba_before, "auroc": auroc_before},
-            "after": {"ba": ba_after, "auroc": auroc_after},
+            "supported_share": float(np.mean([before[key]["supported"] for key in keys])),
+            "before": {
+                "ba": ba_before,
+                "auroc": auroc_before,
+                "called_supported": float(np.mean([before[key]["label"] == "Entailment" for key in keys])),
+            },
+            "after": {
+                "ba": ba_after,
+                "auroc": auroc_after,
+                "called_supported": float(np.mean([after[key]["label"] == "Entailment" for key in keys])),
+            },
         }
         classes = [
             np.array([i for i, key in enumerate(keys) if before[key]["supported"] == side]) for side in (True, False)
         ]
         draws[family] = [
             np.concatenate([rng.choice(positions, len(positions)) for positions in classes])
-            for _ in range(args.resamples)
+            for _ in range(resamples)
         ]
 
     def mean_difference(index: int | None) -> tuple[float, float]:
@@ -354,11 +363,9 @@ def compare(args: argparse.Namespace) -> None:
             deltas.append((new[0] - old[0], new[1] - old[1]))
         return float(np.mean([d[0] for d in deltas])), float(np.mean([d[1] for d in deltas]))
 
-    boot = [mean_difference(index) for index in range(args.resamples)]
+    boot = [mean_difference(index) for index in range(resamples)]
     point = mean_difference(None)
-    figures = {
-        "before": args.before,
-        "after": args.after,
+    return {
         "pairs": len(shared),
         "per_family": per_family,
         "mean": {
@@ -371,6 +378,17 @@ def compare(args: argparse.Namespace) -> None:
             "auroc": point[1],
             "auroc_interval": [float(np.percentile([b[1] for b in boot], q)) for q in (2.5, 97.5)],
         },
+    }
+
+
+def compare(args: argparse.Namespace) -> None:
+    """Two scored checkers side by side on the pairs both scored (:func:`paired_difference`)."""
+    figures = {
+        "before": args.before,
+        "after": args.after,
+        **paired_difference(
+            load(args.scores, args.before), load(args.scores, args.after), args.resamples, args.seed
+        ),
     }
     print(json.dumps(figures, indent=1))
     write_results("users_task_compare", args, figures)

@@ -44,11 +44,54 @@ def test_per_family_figures_their_means_and_the_difference(monkeypatch, tmp_path
 
     assert figures["pairs"] == 6
     a, b = figures["per_family"]["a"], figures["per_family"]["b"]
-    assert a["before"] == {"ba": 0.5, "auroc": 0.75} and a["after"] == {"ba": 1.0, "auroc": 1.0}
-    assert b["pairs"] == 2 and b["before"] == {"ba": 1.0, "auroc": 1.0} and b["after"] == {"ba": 0.5, "auroc": 0.5}
+    assert a["before"] == {"ba": 0.5, "auroc": 0.75, "called_supported": 0.5}
+    assert a["after"] == {"ba": 1.0, "auroc": 1.0, "called_supported": 0.5}
+    assert a["supported_share"] == 0.5 and b["supported_share"] == 0.5
+    assert b["pairs"] == 2 and b["before"] == {"ba": 1.0, "auroc": 1.0, "called_supported": 0.5}
+    assert b["after"] == {"ba": 0.5, "auroc": 0.5, "called_supported": 1.0}
     assert figures["mean"]["before"] == {"ba": 0.75, "auroc": 0.875}
     assert figures["mean"]["after"] == {"ba": 0.75, "auroc": 0.75}
     assert figures["difference"]["ba"] == pytest.approx(0.0)
     assert figures["difference"]["auroc"] == pytest.approx(-0.125)
     low, high = figures["difference"]["ba_interval"]
     assert low <= high
+
+
+def test_folds_take_each_family_from_the_checker_that_left_it_out(monkeypatch, tmp_path):
+    import users_task_folds
+
+    assert users_task_folds.folds() == {
+        "all_families": ("factcheckgpt", "summedits", "begin"),
+        "fold_web": ("summedits", "begin"),
+        "fold_summaries": ("factcheckgpt", "begin"),
+        "fold_dialogue": ("factcheckgpt", "summedits"),
+    }
+    # The all-families checker is right on every pair; each fold is wrong on its supported pair; the long
+    # documents, which no recipe set comes from, keep the all-families checker's rows.
+    families = {"summedits": "summaries", "begin": "dialogue", "factcheckgpt": "LLM claims vs web evidence",
+                "contractnli": "long documents"}
+    every = [(f"{name}:{i}", name, i == 0, i == 0, 0.9 if i == 0 else 0.1) for name in families for i in (0, 1)]
+    names = {"all_families": "path:all", "fold_summaries": "path:s", "fold_dialogue": "path:d", "fold_web": "path:w"}
+    rows = {"path:all": every}
+    for folder, name in (("path:s", "summedits"), ("path:d", "begin"), ("path:w", "factcheckgpt")):
+        rows[folder] = [(f"{name}:0", name, True, False, 0.2), (f"{name}:1", name, False, False, 0.3)]
+    for checker, scored in rows.items():
+        lines = [
+            json.dumps({"id": i, "set": name, "family": families[name], "column": "users", "supported": s,
+                        "label": "Entailment" if c else "Neutral", "measured": {"entailment": p}, "seconds": 0.1})
+            for i, name, s, c, p in scored
+        ]
+        (tmp_path / f"{checker.replace(':', '_')}.jsonl").write_text("\n".join(lines) + "\n")
+    args = type("Args", (), {"scores": tmp_path, "resamples": 20, "seed": 0, "start": "member"})()
+    table = users_task_folds.figures(args, names)
+
+    long_documents = table["per_family"]["long documents"]
+    assert long_documents["left_out"] == long_documents["trained_on"] == {"ba": 1.0, "auroc": 1.0,
+                                                                           "called_supported": 0.5}
+    assert not long_documents["recipe_trains_on_it"]
+    summaries = table["per_family"]["summaries"]
+    assert summaries["recipe_trains_on_it"]
+    # left out: calls neither pair supported -> BA 0.5; P 0.2 (supported) < 0.3 -> AUROC 0.0
+    assert summaries["left_out"] == {"ba": 0.5, "auroc": 0.0, "called_supported": 0.0}
+    assert table["mean"]["left_out"]["ba"] == pytest.approx((0.5 * 3 + 1.0) / 4)
+    assert table["difference"]["ba"] == pytest.approx(-0.375)
