@@ -3,18 +3,19 @@
 The embedded checker trains on the train groups of three users'-task sets (Factcheck-GPT, SummEdits, BEGIN), so
 its users'-task figures on those families are on unseen pairs but not on an unseen family. This script retrains
 the model card's recipe (``MODEL_CARD.md``, "Training procedure") once with every set and once without each of the
-three, all from the same starting encoder, and scores each checker with ``users_task.py score``:
+three, all from the same starting encoder, and scores each checker on every users'-task set with
+``users_task.py score``: the all-families checker and each fold on its left-out family at ``--per-set`` pairs a
+set, each fold on the families it trained on (unseen pairs of them) at ``--fit-per-set``.
 
-- ``all families``: the recipe as shipped, scored on every users'-task family;
-- one fold per trained family: the recipe without that family's set, scored on that family only.
-
-Each family's left-out figure is its fold's (or, for a family no set of the recipe comes from, the all-families
-checker's); the difference to the all-families checker, with its 95% paired bootstrap interval
-(``users_task.paired_difference``), is what training on the family bought. The starting encoder must be a
-MultiNLI-trained member, as the shipped checker's was (the model card names it); the recipe's fourth set, the
+Each family's figures come from the checker that left it out (its fold; the all-families checker for a family that
+no set of the recipe comes from), every decision fitted on that checker's pairs of the other families
+(``users_task.family_figures``): so no figure is on a family the checker trained or was tuned on. The same figures
+of the all-families checker, which trained on the family, and the difference at the labels with its 95% paired
+bootstrap interval (``users_task.paired_difference``) say what training on a family buys. The starting encoder must
+be a MultiNLI-trained member, as the shipped checker's was (the model card names it); the recipe's fourth set, the
 first 1,500 lines of MultiNLI matched dev, is written to ``--work`` from the development data. Every step is
-skipped when its output is there, so a rerun continues. About 3 minutes of training and 3 to 8 of scoring per
-checker on 2 idle CPU cores.
+skipped when its output is there, so a rerun continues. About 3 minutes of training per checker and 5 to 25 of
+scoring on 2 idle CPU cores (long documents take the most).
 
     factscope train-checker --encoder packaged-minilm --data DATA/nli/mnli_dev_matched.jsonl \\
         --epochs 3 --learning-rate 1e-4 --out MEMBER     # a MultiNLI member, about 13 minutes
@@ -30,11 +31,13 @@ import sys
 from itertools import islice
 from pathlib import Path
 
+import numpy as np
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from claim_families import default_data_dir
 from results_file import add_out_option, write_results
-from users_task import USERS_TASK_SETS, load, paired_difference
+from users_task import USERS_TASK_SETS, family_figures, load, paired_difference
 
 RECIPE_SETS = {"factcheckgpt": "LLM claims vs web evidence", "summedits": "summaries", "begin": "dialogue"}
 """The users'-task sets the embedded recipe trains on, with their family."""
@@ -72,12 +75,14 @@ def run(command: list[str], log: Path) -> None:
 
 
 def train_and_score(args: argparse.Namespace) -> dict[str, str]:
-    """Train every checker not trained yet and score it on its families; the checker name of each folder."""
+    """Train every checker not trained yet and score it on every users'-task set (the families it trains on, where
+    its decisions are fitted, at ``--fit-per-set``); the checker name of each folder."""
     args.work.mkdir(parents=True, exist_ok=True)
     mnli = args.work / "mnli_first_1500.jsonl"
     if not mnli.exists():
         with (args.data / "nli" / "mnli_dev_matched.jsonl").open(encoding="utf-8") as source:
             mnli.write_text("".join(islice(source, MNLI_LINES)), encoding="utf-8")
+    script = str(Path(__file__).with_name("users_task.py"))
     names = {}
     for folder, trained in folds().items():
         out = args.work / folder
@@ -86,37 +91,82 @@ def train_and_score(args: argparse.Namespace) -> dict[str, str]:
             command = ["factscope", "train-checker", "--encoder", str(args.start), "--data", str(mnli), *data]
             run([*command, *RECIPE_OPTIONS, "--out", str(out)], args.work / f"{folder}.log")
         names[folder] = f"path:{out}"
-        left_out = set(RECIPE_SETS) - set(trained)
-        only = [stem for name in left_out for stem in sets_of(RECIPE_SETS[name])] or [
-            Path(path).stem for path in USERS_TASK_SETS
-        ]
-        score = [sys.executable, str(Path(__file__).with_name("users_task.py")), "score", "--checker", names[folder]]
-        score += ["--only", *only, "--per-set", str(args.per_set), "--nli-per-set", "0"]
-        run([*score, "--scores", str(args.scores), "--data", str(args.data)], args.work / f"score_{folder}.log")
+        held = [stem for name in set(RECIPE_SETS) - set(trained) for stem in sets_of(RECIPE_SETS[name])]
+        every = [Path(path).stem for path in USERS_TASK_SETS]
+        fitting = [stem for stem in every if stem not in held] if held else []
+        for only, per_set in ((held or every, args.per_set), (fitting, args.fit_per_set)):
+            if only:
+                score = [sys.executable, script, "score", "--checker", names[folder], "--only", *only]
+                score += ["--per-set", str(per_set), "--nli-per-set", "0", "--scores", str(args.scores)]
+                run([*score, "--data", str(args.data)], args.work / f"score_{folder}.log")
     return names
 
 
+def left_out_checker(names: dict[str, str], family: str) -> str:
+    """The checker that did not train on ``family``: its fold, or the all-families checker for a family that no
+    set of the recipe comes from."""
+    for folder, trained in folds().items():
+        left_out = set(RECIPE_SETS) - set(trained)
+        if any(RECIPE_SETS[name] == family for name in left_out):
+            return names[folder]
+    return names["all_families"]
+
+
 def figures(args: argparse.Namespace, names: dict[str, str]) -> dict:
-    """Each family's left-out and trained-on figures, the means, and what training on the families bought."""
-    every = load(args.scores, names["all_families"])
-    left_out = [row for row in every if row["family"] not in RECIPE_SETS.values()]
-    for folder, checker in names.items():
-        if folder != "all_families":
-            left_out += load(args.scores, checker)
-    table = paired_difference(every, left_out, args.resamples, args.seed)
-    for family, entry in table["per_family"].items():
-        entry["trained_on"] = entry.pop("before")
-        entry["left_out"] = entry.pop("after")
-        entry["recipe_trains_on_it"] = family in RECIPE_SETS.values()
-    table["mean"] = {"trained_on": table["mean"]["before"], "left_out": table["mean"]["after"]}
-    return {"start": str(args.start), "checkers": names, "recipe": RECIPE_OPTIONS, **table}
+    """Each family's figures from the checker that left it out, every decision fitted on the other families'
+    pairs of the same checker (``users_task.family_figures``); the same from the all-families checker, which
+    trained on it; the means; and what training on the families bought at the labels."""
+    rows = {checker: [row for row in load(args.scores, checker) if row["column"] == "users"] for checker in names.values()}
+    every = rows[names["all_families"]]
+    families = sorted({row["family"] for row in every})
+    per_family: dict[str, dict] = {}
+    left_out_rows: list[dict] = []
+    for family in families:
+        checker = left_out_checker(names, family)
+        held = [row for row in rows[checker] if row["family"] == family]
+        left_out_rows += held
+        per_family[family] = {
+            "pairs": len(held),
+            "recipe_trains_on_it": family in RECIPE_SETS.values(),
+            "left_out_checker": checker,
+            "left_out": family_figures(held, [row for row in rows[checker] if row["family"] != family]),
+            "trained_on": family_figures(
+                [row for row in every if row["family"] == family], [row for row in every if row["family"] != family]
+            ),
+        }
+    means = {
+        side: {
+            f"{decision}_{measure}": float(np.mean([entry[side][decision][measure] for entry in per_family.values()]))
+            for decision, measure in MEASURES
+        }
+        for side in ("left_out", "trained_on")
+    }
+    labels = paired_difference(every, left_out_rows, args.resamples, args.seed)
+    return {
+        "start": str(args.start),
+        "checkers": names,
+        "recipe": RECIPE_OPTIONS,
+        "per_family": per_family,
+        "mean": means,
+        "labels_left_out_vs_trained_on": labels,
+    }
+
+
+MEASURES = (
+    ("labels", "ba"), ("labels", "auroc"), ("global_threshold", "ba"), ("oracle_threshold", "ba"),
+    ("claim_decision", "ba"), ("claim_decision", "auroc"),
+)  # fmt: skip
+"""The decisions and measures averaged over the families."""
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--start", type=Path, required=True, help="the MultiNLI-trained encoder every fold starts from")
     parser.add_argument("--work", type=Path, required=True, help="folder for the data, checkers, scores and logs")
-    parser.add_argument("--per-set", type=int, default=400, help="users'-task pairs scored per set")
+    parser.add_argument("--per-set", type=int, default=400, help="pairs scored per set of a left-out family")
+    parser.add_argument(
+        "--fit-per-set", type=int, default=150, help="pairs scored per set of the families a fold trains on"
+    )
     parser.add_argument("--resamples", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--data", type=Path, default=default_data_dir())

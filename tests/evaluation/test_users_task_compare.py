@@ -57,7 +57,7 @@ def test_per_family_figures_their_means_and_the_difference(monkeypatch, tmp_path
     assert low <= high
 
 
-def test_folds_take_each_family_from_the_checker_that_left_it_out(monkeypatch, tmp_path):
+def test_folds_take_each_family_from_the_checker_that_left_it_out(tmp_path):
     import users_task_folds
 
     assert users_task_folds.folds() == {
@@ -66,32 +66,40 @@ def test_folds_take_each_family_from_the_checker_that_left_it_out(monkeypatch, t
         "fold_summaries": ("factcheckgpt", "begin"),
         "fold_dialogue": ("factcheckgpt", "summedits"),
     }
-    # The all-families checker is right on every pair; each fold is wrong on its supported pair; the long
-    # documents, which no recipe set comes from, keep the all-families checker's rows.
     families = {"summedits": "summaries", "begin": "dialogue", "factcheckgpt": "LLM claims vs web evidence",
                 "contractnli": "long documents"}
-    every = [(f"{name}:{i}", name, i == 0, i == 0, 0.9 if i == 0 else 0.1) for name in families for i in (0, 1)]
     names = {"all_families": "path:all", "fold_summaries": "path:s", "fold_dialogue": "path:d", "fold_web": "path:w"}
-    rows = {"path:all": every}
-    for folder, name in (("path:s", "summedits"), ("path:d", "begin"), ("path:w", "factcheckgpt")):
-        rows[folder] = [(f"{name}:0", name, True, False, 0.2), (f"{name}:1", name, False, False, 0.3)]
-    for checker, scored in rows.items():
-        lines = [
-            json.dumps({"id": i, "set": name, "family": families[name], "column": "users", "supported": s,
-                        "label": "Entailment" if c else "Neutral", "measured": {"entailment": p}, "seconds": 0.1})
-            for i, name, s, c, p in scored
-        ]
-        (tmp_path / f"{checker.replace(':', '_')}.jsonl").write_text("\n".join(lines) + "\n")
+    assert users_task_folds.left_out_checker(names, "summaries") == "path:s"
+    assert users_task_folds.left_out_checker(names, "long documents") == "path:all"
+
+    def row(name, i, supported, called, p):
+        measured = {"entailment": p, "contradiction": 0.1, "entailing_share": float(called),
+                    "reference_words": 100.0, "claim_words": 10.0, "relevance": 1.0, "mismatch": 0.0}
+        return {"id": f"{name}:{i}", "set": name, "family": families[name], "column": "users",
+                "supported": supported, "label": "Entailment" if called else "Neutral", "measured": measured,
+                "seconds": 0.1}
+
+    # The all-families checker is right on every pair of every family. Each fold is right on the families it
+    # trained on and calls nothing supported on the one it left out, ranking that family's pairs the wrong way.
+    right = [row(name, i, i % 2 == 0, i % 2 == 0, 0.9 if i % 2 == 0 else 0.1) for name in families for i in range(4)]
+    scores = {"path:all": right}
+    for checker, left in (("path:s", "summedits"), ("path:d", "begin"), ("path:w", "factcheckgpt")):
+        wrong = [row(left, i, i % 2 == 0, False, 0.2 if i % 2 == 0 else 0.3) for i in range(4)]
+        scores[checker] = [r for r in right if r["set"] != left] + wrong
+    for checker, rows in scores.items():
+        text = "\n".join(json.dumps(r) for r in rows) + "\n"
+        (tmp_path / f"{checker.replace(':', '_')}.jsonl").write_text(text)
     args = type("Args", (), {"scores": tmp_path, "resamples": 20, "seed": 0, "start": "member"})()
     table = users_task_folds.figures(args, names)
 
     long_documents = table["per_family"]["long documents"]
-    assert long_documents["left_out"] == long_documents["trained_on"] == {"ba": 1.0, "auroc": 1.0,
-                                                                           "called_supported": 0.5}
     assert not long_documents["recipe_trains_on_it"]
+    assert long_documents["left_out"]["labels"] == long_documents["trained_on"]["labels"] == {"ba": 1.0, "auroc": 1.0}
     summaries = table["per_family"]["summaries"]
-    assert summaries["recipe_trains_on_it"]
-    # left out: calls neither pair supported -> BA 0.5; P 0.2 (supported) < 0.3 -> AUROC 0.0
-    assert summaries["left_out"] == {"ba": 0.5, "auroc": 0.0, "called_supported": 0.0}
-    assert table["mean"]["left_out"]["ba"] == pytest.approx((0.5 * 3 + 1.0) / 4)
-    assert table["difference"]["ba"] == pytest.approx(-0.375)
+    assert summaries["recipe_trains_on_it"] and summaries["left_out_checker"] == "path:s"
+    # left out: no pair called supported -> BA 0.5; P 0.2 (supported) < 0.3 (not) -> AUROC 0.0
+    assert summaries["left_out"]["labels"] == {"ba": 0.5, "auroc": 0.0}
+    assert summaries["trained_on"]["labels"] == {"ba": 1.0, "auroc": 1.0}
+    assert table["mean"]["left_out"]["labels_ba"] == pytest.approx((0.5 * 3 + 1.0) / 4)
+    assert table["mean"]["trained_on"]["labels_ba"] == pytest.approx(1.0)
+    assert table["labels_left_out_vs_trained_on"]["difference"]["ba"] == pytest.approx(-0.375)
