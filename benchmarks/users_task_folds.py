@@ -17,8 +17,7 @@ first 1,500 lines of MultiNLI matched dev, is written to ``--work`` from the dev
 skipped when its output is there, so a rerun continues. About 3 minutes of training per checker and 5 to 25 of
 scoring on 2 idle CPU cores (long documents take the most).
 
-    factscope train-checker --encoder packaged-minilm --data DATA/nli/mnli_dev_matched.jsonl \\
-        --epochs 3 --learning-rate 1e-4 --out MEMBER     # a MultiNLI member, about 13 minutes
+    factscope train-checker --data DATA/nli/mnli_dev_matched.jsonl --out MEMBER   # a MultiNLI member, 13 minutes
     python benchmarks/users_task_folds.py --start MEMBER/encoder --work FOLDS
 """
 
