@@ -66,9 +66,9 @@ def sets_of(family: str) -> list[str]:
 
 
 def run(command: list[str], log: Path) -> None:
-    """Run one step, its output to ``log``; stop with the log's name if it fails."""
+    """Run one step, its output appended to ``log``; stop with the log's name if it fails."""
     print(" ".join(command), flush=True)
-    with log.open("w", encoding="utf-8") as sink:
+    with log.open("a", encoding="utf-8") as sink:
         if subprocess.run(command, stdout=sink, stderr=subprocess.STDOUT, check=False).returncode:
             sys.exit(f"failed: see {log}")
 
