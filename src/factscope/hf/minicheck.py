@@ -29,7 +29,7 @@ from scipy.special import softmax
 from factscope.core.errors import ConfigError
 from factscope.hf.loading import load_pretrained
 from factscope.hf.seq2seq import first_token_logits
-from factscope.hf.sorted_batches import classifier_logits
+from factscope.hf.sorted_batches import TorchClassifier
 from factscope.hf.state_dict import refuse_partial_weights
 from factscope.hf.token_counts import TokenCounts
 from factscope.hf.two_way import two_way_probs
@@ -45,7 +45,7 @@ T5_LABEL_TOKENS = (3, 209)
 T5_PREFIX = "predict: "
 
 
-class MiniCheckScorer:
+class MiniCheckScorer(TorchClassifier):
     """P(supported) of MiniCheck's RoBERTa / DeBERTa classifiers or its Flan-T5 model, as (n, 3) probabilities
     (the rest Neutral; MiniCheck does not tell contradiction from missing support)."""
 
@@ -112,14 +112,7 @@ class MiniCheckScorer:
                 device=self.device,
             )
         else:
-            logits = classifier_logits(
-                self.model,
-                self.tokenizer,
-                texts,
-                batch_size=self.batch_size,
-                max_length=self.max_length,
-                device=self.device,
-            )
+            logits = self.logits(texts)
         return softmax(logits, axis=1)[:, 1] if len(texts) else np.zeros(0)
 
     def score(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
