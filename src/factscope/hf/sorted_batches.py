@@ -12,8 +12,9 @@ BatchLogits = Callable[[Any], np.ndarray]
 
 
 class TorchClassifier:
-    """A PyTorch sequence classifier with its tokenizer and batch settings, scored in the batches of
-    :func:`sorted_logits` (``logits``): what the classes that hold one set in their constructor."""
+    """A PyTorch model with its tokenizer and batch settings, scored in the batches of :func:`sorted_logits`
+    (``logits``): what the classes that hold one set in their constructor. Its ``forward`` is a sequence
+    classifier's; a model read another way overrides ``forward`` and ``num_labels``."""
 
     model: Any
     tokenizer: Any
@@ -22,17 +23,23 @@ class TorchClassifier:
     device: str
     chunk_batches: int = 64
 
-    def logits(self, first: Sequence[str], second: Sequence[str] | None = None) -> np.ndarray:
-        """Logits (n, labels) for each text of ``first``, or each (first[i], second[i]) pair."""
+    @property
+    def num_labels(self) -> int:
+        """The columns of ``forward``'s logits: the classifier's labels."""
+        return int(self.model.config.num_labels)
+
+    def forward(self, inputs: Any) -> np.ndarray:
+        """The logits (batch, labels) of a padded batch."""
         import torch
 
-        def forward(inputs: Any) -> np.ndarray:
-            with torch.inference_mode():
-                return np.asarray(self.model(**inputs).logits.float().cpu().numpy())
+        with torch.inference_mode():
+            return np.asarray(self.model(**inputs).logits.float().cpu().numpy())
 
+    def logits(self, first: Sequence[str], second: Sequence[str] | None = None) -> np.ndarray:
+        """Logits (n, labels) for each text of ``first``, or each (first[i], second[i]) pair."""
         return sorted_logits(
-            forward,
-            self.model.config.num_labels,
+            self.forward,
+            self.num_labels,
             self.tokenizer,
             first,
             second,
