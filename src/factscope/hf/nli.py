@@ -25,8 +25,8 @@ def to_label_order(probs: np.ndarray, columns: dict[int, Label]) -> np.ndarray:
 class HFNLIScorer(TorchClassifier):
     """3-way probabilities for (premise, hypothesis) pairs from a sequence-classification NLI model.
 
-    Pairs run through :meth:`~factscope.hf.sorted_batches.TorchClassifier.logits`: deduplicated, tokenised once per chunk of ``chunk_batches``
-    batches, each chunk sorted by token count, so little compute goes to padding.
+    Pairs run through :meth:`~factscope.hf.sorted_batches.TorchClassifier.logits`: deduplicated, tokenised once
+    per chunk of ``chunk_batches`` batches, each chunk sorted by token count, so little compute goes to padding.
     """
 
     def __init__(

@@ -12,9 +12,9 @@ BatchLogits = Callable[[Any], np.ndarray]
 
 
 class TorchClassifier:
-    """A PyTorch model with its tokenizer and batch settings, scored in the batches of :func:`sorted_logits`
-    (``logits``): what the classes that hold one set in their constructor. Its ``forward`` is a sequence
-    classifier's; a model read another way overrides ``forward`` and ``num_labels``."""
+    """A PyTorch model with its tokenizer and batch settings (set by a subclass's constructor), scored in the
+    batches of :func:`sorted_logits` by ``logits``. Its ``forward`` is a sequence classifier's; a model read
+    another way overrides ``forward`` and ``num_labels``."""
 
     model: Any
     tokenizer: Any
