@@ -32,7 +32,7 @@ from factscope.hf.onnx_classifier import (
     onnx_runtime_installed,
     weights_digest,
 )
-from factscope.hf.sorted_batches import classifier_logits
+from factscope.hf.sorted_batches import TorchClassifier
 from factscope.hf.tokenizer_file import TokenizerFile, tokenizer_file
 
 MANIFEST = "manifest.json"
@@ -68,7 +68,7 @@ def to_three_way(probs: np.ndarray, classes: Sequence[str]) -> np.ndarray:
     raise ConfigError(f"unknown checker classes {list(classes)}; expected 3-way or 2-way NLI classes")
 
 
-class CrossEncoderModel:
+class CrossEncoderModel(TorchClassifier):
     """A sequence-classification encoder over (premise, hypothesis) pairs, in batches sorted by token count.
 
     A BERT model's last layer is restricted to [CLS] (:func:`restrict_last_layer_to_cls`): same logits, less work.
@@ -113,16 +113,7 @@ class CrossEncoderModel:
                 self.tokenizer, premises, hypotheses, batch_size=self.batch_size, max_length=self.max_length
             )
             return softmax(found, axis=1)
-        logits = classifier_logits(
-            self.model,
-            self.tokenizer,
-            premises,
-            hypotheses,
-            batch_size=self.batch_size,
-            max_length=self.max_length,
-            device=self.device,
-        )
-        return softmax(logits, axis=1)
+        return softmax(self.logits(premises, hypotheses), axis=1)
 
 
 class OnnxCrossEncoder:

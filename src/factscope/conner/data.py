@@ -21,25 +21,9 @@ from factscope.core.files.whole_file import usable_records
 KnowledgeTask = Literal["qa", "dialogue"]
 
 
-class KnowledgeRecord(BaseModel):
-    """One query with its knowledge; ``task`` says whether answers are spans (qa) or open-ended (dialogue)."""
-
-    id: str
-    query: str
-    knowledge: str = ""
-    answer: str | None = None
-    gold_answer: str | None = None
-    topic: str | None = None
-    task: KnowledgeTask = "qa"
-    evidence: list[str] | None = None
-    """The record's own evidence passages: factuality checks its knowledge against them instead of the corpus."""
-    metadata: dict[str, Any] = Field(default_factory=dict)
-
-
-class KnowledgeInput(BaseModel):
-    """One record of a knowledge file as written; unknown fields join the metadata."""
-
-    model_config = ConfigDict(strict=True, extra="allow")
+class KnowledgeFields(BaseModel):
+    """The fields of a knowledge record, as a file may give them: a query, the knowledge acquired for it (absent
+    when it is to be generated), optional answers, the task, evidence passages and metadata."""
 
     id: Identifier | None = None
     query: NonBlank
@@ -49,7 +33,22 @@ class KnowledgeInput(BaseModel):
     topic: str | None = None
     task: KnowledgeTask = "qa"
     evidence: list[str] | None = None
+    """The record's own evidence passages: factuality checks its knowledge against them instead of the corpus."""
     metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class KnowledgeRecord(KnowledgeFields):
+    """One query with its knowledge; ``task`` says whether answers are spans (qa) or open-ended (dialogue)."""
+
+    id: str
+    query: str
+    knowledge: str = ""
+
+
+class KnowledgeInput(KnowledgeFields):
+    """One record of a knowledge file as written; unknown fields join the metadata."""
+
+    model_config = ConfigDict(strict=True, extra="allow")
 
 
 class KnowledgeRequestRecord(KnowledgeInput):

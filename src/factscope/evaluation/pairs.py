@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from factscope.core.errors import InputError
 from factscope.core.fields import Identifier, NonBlank
@@ -86,13 +86,13 @@ class _NLIRecord(BaseModel):
     group: Identifier | None = None
 
 
-class _AggreFactRecord(BaseModel):
-    doc: NonBlank
-    claim: NonBlank
+class _AggreFactRecord(_NLIRecord):
+    """LLM-AggreFact's row: an NLI record whose premise is its ``doc``, whose hypothesis is its ``claim`` and whose
+    label is 1 or 0."""
+
+    premise: NonBlank = Field(validation_alias="doc")
+    hypothesis: NonBlank = Field(validation_alias="claim")
     label: Annotated[PairLabel, BeforeValidator(_support_label)]
-    id: Identifier | None = None
-    dataset: NonBlank | None = None
-    group: Identifier | None = None
 
 
 class PairFields(BaseModel):
@@ -127,13 +127,9 @@ class LabelledPair(PairFields):
 def _pair(raw: dict[str, Any], *, path: Path, line: int) -> LabelledPair:
     """One record of either shape as a pair; a record of neither shape, or a bad field, raises InputError."""
     if "premise" in raw or "hypothesis" in raw:
-        nli = parse_located(_NLIRecord, raw, path=path, line=line)
-        premise, hypothesis, label = nli.premise, nli.hypothesis, nli.label
-        record_id, dataset, group = nli.id, nli.dataset, nli.group
+        record = parse_located(_NLIRecord, raw, path=path, line=line)
     elif "doc" in raw or "claim" in raw:
-        row = parse_located(_AggreFactRecord, raw, path=path, line=line)
-        premise, hypothesis, label = row.doc, row.claim, row.label
-        record_id, dataset, group = row.id, row.dataset, row.group
+        record = parse_located(_AggreFactRecord, raw, path=path, line=line)
     else:
         raise InputError(
             "missing; a pair has premise / hypothesis / label (or LLM-AggreFact's doc / claim / label)",
@@ -142,12 +138,12 @@ def _pair(raw: dict[str, Any], *, path: Path, line: int) -> LabelledPair:
             field="premise",
         )
     return LabelledPair(
-        id=record_id if record_id is not None else f"{path.stem}:{line}",
-        premise=premise,
-        hypothesis=hypothesis,
-        label=label,
-        dataset=dataset or path.stem,
-        group=group if group is not None else record_id if record_id is not None else str(line),
+        id=record.id if record.id is not None else f"{path.stem}:{line}",
+        premise=record.premise,
+        hypothesis=record.hypothesis,
+        label=record.label,
+        dataset=record.dataset or path.stem,
+        group=record.group if record.group is not None else record.id if record.id is not None else str(line),
         line=line,
     )
 

@@ -24,10 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel
-
 from factscope.core.text import sentence_spans
-from factscope.evaluation.pairs import PairLabel
+from factscope.evaluation.pairs import PairFields, PairLabel
 from factscope.evaluation.sanity_modifiers import modifier_drops
 from factscope.evaluation.sanity_rewrites import clauses, passive
 
@@ -49,17 +47,12 @@ class SanitySource:
     text: str
 
 
-class SanityPair(BaseModel):
-    """One pair of the suite in the shape ``factscope eval-checker`` reads, with how it was made."""
+class SanityPair(PairFields):
+    """One pair of the suite in the shape ``factscope eval-checker`` reads, with how it was made: its ``dataset``
+    is ``sanity-<kind>-<length>`` (eval-checker reports each kind at each reference length apart) and its
+    ``group`` the source's id (a split by group keeps a source's pairs together)."""
 
-    id: str
-    premise: str
-    hypothesis: str
     label: PairLabel = "entailment"
-    dataset: str
-    """``sanity-<kind>-<length>``: eval-checker reports each kind at each reference length apart."""
-    group: str
-    """The source's id: a split by group keeps a source's pairs together."""
     kind: SanityKind
     reference_sentences: int
     source: str

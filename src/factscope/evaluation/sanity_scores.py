@@ -11,7 +11,7 @@ from factscope.checkers.base import Checker
 from factscope.core.runs.loop import ProgressCallback
 from factscope.core.schema import Label, Verdict
 from factscope.evaluation.checker_eval import check_pairs
-from factscope.evaluation.pairs import LabelledPair
+from factscope.evaluation.pairs import LabelledPair, PairFields
 from factscope.evaluation.sanity import SanityPair
 
 
@@ -97,15 +97,7 @@ def score_sanity(
     """Check every pair of the suite with ``checker`` (the claim against its reference alone) and report the
     shares labelled Entailment."""
     labelled = [
-        LabelledPair(
-            id=pair.id,
-            premise=pair.premise,
-            hypothesis=pair.hypothesis,
-            label=pair.label,
-            dataset=pair.dataset,
-            group=pair.group,
-            line=line,
-        )
+        LabelledPair(**pair.model_dump(include=set(PairFields.model_fields)), line=line)
         for line, pair in enumerate(pairs, start=1)
     ]
     verdicts, seconds = check_pairs(checker, labelled, batch_size=batch_size, progress=progress)

@@ -10,7 +10,7 @@ import numpy as np
 from factscope.core.bounded_cache import BoundedCache
 from factscope.hf.embedded import minilm_path, resolve_encoder
 from factscope.hf.loading import load_pretrained
-from factscope.hf.sorted_batches import classifier_logits
+from factscope.hf.sorted_batches import TorchClassifier
 
 CACHED_EMBEDDINGS = 20_000
 """Embeddings a BiEncoder keeps for repeated texts (about 30 MB at 384 dimensions)."""
@@ -83,7 +83,7 @@ class _SentenceTransformerLoader:
         return self._cls(source, device=self._device, local_files_only=bool(kwargs.get("local_files_only")))
 
 
-class SequenceClassifier:
+class SequenceClassifier(TorchClassifier):
     """Any Hugging Face sequence classifier over texts or text pairs: logits in deduplicated, length-sorted batches."""
 
     def __init__(
@@ -106,18 +106,6 @@ class SequenceClassifier:
             max_length, getattr(self.tokenizer, "model_max_length", max_length) or max_length
         )
         self.id2label = {int(k): str(v) for k, v in (self.model.config.id2label or {}).items()}
-
-    def logits(self, first: Sequence[str], second: Sequence[str] | None = None) -> np.ndarray:
-        """Logits (n, labels) for each text, or each (first[i], second[i]) pair."""
-        return classifier_logits(
-            self.model,
-            self.tokenizer,
-            first,
-            second,
-            batch_size=self.batch_size,
-            max_length=self.max_length,
-            device=self.device,
-        )
 
 
 class CrossEncoderScorer:

@@ -28,8 +28,8 @@ from scipy.special import softmax
 
 from factscope.core.errors import ConfigError
 from factscope.hf.loading import load_pretrained
-from factscope.hf.seq2seq import first_token_logits
-from factscope.hf.sorted_batches import classifier_logits
+from factscope.hf.seq2seq import first_token_forward
+from factscope.hf.sorted_batches import TorchClassifier
 from factscope.hf.state_dict import refuse_partial_weights
 from factscope.hf.token_counts import TokenCounts
 from factscope.hf.two_way import two_way_probs
@@ -45,7 +45,7 @@ T5_LABEL_TOKENS = (3, 209)
 T5_PREFIX = "predict: "
 
 
-class MiniCheckScorer:
+class MiniCheckScorer(TorchClassifier):
     """P(supported) of MiniCheck's RoBERTa / DeBERTa classifiers or its Flan-T5 model, as (n, 3) probabilities
     (the rest Neutral; MiniCheck does not tell contradiction from missing support)."""
 
@@ -65,6 +65,7 @@ class MiniCheckScorer:
         self.tokenizer = load_pretrained(AutoTokenizer, name_or_path, "MiniCheck tokenizer")
         self.max_length = MAX_INPUT_TOKENS[self.model_type]
         self.model = self._load_model(name_or_path).to(device).eval()
+        self._first_token = first_token_forward(self.model, T5_LABEL_TOKENS) if self.seq2seq else None
         self.chunk_tokens = T5_CHUNK_WORDS if self.seq2seq else CLASSIFIER_CHUNK_TOKENS
         self._token_counts = TokenCounts(self.tokenizer)
 
@@ -72,6 +73,17 @@ class MiniCheckScorer:
     def seq2seq(self) -> bool:
         """Whether this is the Flan-T5 variant."""
         return self.model_type == "t5"
+
+    @property
+    def num_labels(self) -> int:
+        """Two columns: unsupported and supported (the classifiers' labels, or Flan-T5's label tokens)."""
+        return len(T5_LABEL_TOKENS) if self.seq2seq else super().num_labels
+
+    def forward(self, inputs: Any) -> np.ndarray:
+        """The classifier's logits of a padded batch, or Flan-T5's first-step logits of its label tokens."""
+        if self._first_token is not None:
+            return self._first_token(inputs)
+        return super().forward(inputs)
 
     def _load_model(self, name_or_path: str) -> Any:
         from transformers import AutoModelForSeq2SeqLM, AutoModelForSequenceClassification
@@ -101,26 +113,7 @@ class MiniCheckScorer:
         if len(premises) != len(hypotheses):
             raise ValueError("premises and hypotheses differ in length")
         texts = [self.model_input(premise, hypothesis) for premise, hypothesis in zip(premises, hypotheses)]
-        if self.seq2seq:
-            logits = first_token_logits(
-                self.model,
-                self.tokenizer,
-                texts,
-                T5_LABEL_TOKENS,
-                batch_size=self.batch_size,
-                max_length=self.max_length,
-                device=self.device,
-            )
-        else:
-            logits = classifier_logits(
-                self.model,
-                self.tokenizer,
-                texts,
-                batch_size=self.batch_size,
-                max_length=self.max_length,
-                device=self.device,
-            )
-        return softmax(logits, axis=1)[:, 1] if len(texts) else np.zeros(0)
+        return softmax(self.logits(texts), axis=1)[:, 1] if len(texts) else np.zeros(0)
 
     def score(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
         """Probabilities (n, 3) in LABELS order: P(supported), the rest Neutral, no Contradiction."""

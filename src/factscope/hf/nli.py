@@ -10,7 +10,7 @@ from scipy.special import softmax
 from factscope.core.schema import LABELS, Label
 from factscope.hf.label_map import label_columns
 from factscope.hf.loading import load_pretrained
-from factscope.hf.sorted_batches import classifier_logits
+from factscope.hf.sorted_batches import TorchClassifier
 from factscope.hf.token_counts import TokenCounts
 
 
@@ -22,11 +22,11 @@ def to_label_order(probs: np.ndarray, columns: dict[int, Label]) -> np.ndarray:
     return out
 
 
-class HFNLIScorer:
+class HFNLIScorer(TorchClassifier):
     """3-way probabilities for (premise, hypothesis) pairs from a sequence-classification NLI model.
 
-    Pairs run through :func:`classifier_logits`: deduplicated, tokenised once per chunk of ``chunk_batches``
-    batches, each chunk sorted by token count, so little compute goes to padding.
+    Pairs run through :meth:`~factscope.hf.sorted_batches.TorchClassifier.logits`: deduplicated, tokenised once
+    per chunk of ``chunk_batches`` batches, each chunk sorted by token count, so little compute goes to padding.
     """
 
     def __init__(
@@ -64,14 +64,4 @@ class HFNLIScorer:
         """Probabilities (n, 3) in LABELS order for each (premise, hypothesis) pair."""
         if len(premises) != len(hypotheses):
             raise ValueError("premises and hypotheses differ in length")
-        logits = classifier_logits(
-            self.model,
-            self.tokenizer,
-            premises,
-            hypotheses,
-            batch_size=self.batch_size,
-            max_length=self.max_length,
-            device=self.device,
-            chunk_batches=self.chunk_batches,
-        )
-        return to_label_order(softmax(logits, axis=1), self.columns)
+        return to_label_order(softmax(self.logits(premises, hypotheses), axis=1), self.columns)

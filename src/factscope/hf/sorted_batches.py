@@ -11,36 +11,43 @@ BatchLogits = Callable[[Any], np.ndarray]
 """A classifier's forward pass: a padded batch (a tokenizer's output) in, its logits (batch, labels) out."""
 
 
-def classifier_logits(
-    model: Any,
-    tokenizer: Any,
-    first: Sequence[str],
-    second: Sequence[str] | None = None,
-    *,
-    batch_size: int = 32,
-    max_length: int = 512,
-    device: str = "cpu",
-    chunk_batches: int = 64,
-) -> np.ndarray:
-    """Logits (n, labels) of a PyTorch ``model`` for each text of ``first``, or each (first[i], second[i]) pair,
-    in the batches of :func:`sorted_logits`."""
-    import torch
+class TorchClassifier:
+    """A PyTorch model with its tokenizer and batch settings (set by a subclass's constructor), scored in the
+    batches of :func:`sorted_logits` by ``logits``. Its ``forward`` is a sequence classifier's; a model read
+    another way overrides ``forward`` and ``num_labels``."""
 
-    def forward(inputs: Any) -> np.ndarray:
+    model: Any
+    tokenizer: Any
+    batch_size: int
+    max_length: int
+    device: str
+    chunk_batches: int = 64
+
+    @property
+    def num_labels(self) -> int:
+        """The columns of ``forward``'s logits: the classifier's labels."""
+        return int(self.model.config.num_labels)
+
+    def forward(self, inputs: Any) -> np.ndarray:
+        """The logits (batch, labels) of a padded batch."""
+        import torch
+
         with torch.inference_mode():
-            return np.asarray(model(**inputs).logits.float().cpu().numpy())
+            return np.asarray(self.model(**inputs).logits.float().cpu().numpy())
 
-    return sorted_logits(
-        forward,
-        model.config.num_labels,
-        tokenizer,
-        first,
-        second,
-        batch_size=batch_size,
-        max_length=max_length,
-        device=device,
-        chunk_batches=chunk_batches,
-    )
+    def logits(self, first: Sequence[str], second: Sequence[str] | None = None) -> np.ndarray:
+        """Logits (n, labels) for each text of ``first``, or each (first[i], second[i]) pair."""
+        return sorted_logits(
+            self.forward,
+            self.num_labels,
+            self.tokenizer,
+            first,
+            second,
+            batch_size=self.batch_size,
+            max_length=self.max_length,
+            device=self.device,
+            chunk_batches=self.chunk_batches,
+        )
 
 
 def sorted_logits(

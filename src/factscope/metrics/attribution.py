@@ -107,7 +107,16 @@ def citation_counts(citations: Sequence[Citation], graph_triples: Iterable[Tripl
 
 
 @dataclass(frozen=True)
-class CitationQuality:
+class Figures:
+    """Figures over a set of answers, written to JSON as a plain dict."""
+
+    def as_dict(self) -> dict[str, float | int | None]:
+        """Plain dict for JSON output."""
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class CitationQuality(Figures):
     """Micro and macro citation quality over a set of answers (KaLMA Table 3)."""
 
     answers: int
@@ -121,10 +130,6 @@ class CitationQuality:
     macro_recall: float | None
     macro_f1: float | None
     answers_without_citations: int
-
-    def as_dict(self) -> dict[str, float | int | None]:
-        """Plain dict for JSON output."""
-        return asdict(self)
 
 
 @dataclass
@@ -193,17 +198,13 @@ def citation_quality(counts: Iterable[AnswerCitationCounts], *,
 
 
 @dataclass(frozen=True)
-class Alignment:
+class Alignment(Figures):
     """Share of (sentence, citation) pairs whose sentence entails the citation (KaLMA 4.3)."""
 
     value: float | None
     pairs: int
     entailed: int
     failed: int
-
-    def as_dict(self) -> dict[str, float | int | None]:
-        """Plain dict for JSON output."""
-        return asdict(self)
 
 
 @dataclass
@@ -259,33 +260,28 @@ def na_counts(entails: Sequence[Sequence[bool | None]], absent: int) -> AnswerNA
     (None = the check failed). A sentence is precise when it entails some absent triple; an absent
     triple is recalled when some [NA] sentence entails it. A sentence or triple whose outcome depends
     on a failed check (no True, at least one None) is undecided: left out of both counts, reported."""
-    undecided = 0
-    precise = 0
-    sentences = 0
-    for row in entails:
-        if any(v is True for v in row):
-            precise += 1
-            sentences += 1
-        elif any(v is None for v in row):
+    precise, sentences, undecided_sentences = _entailing(entails)
+    recalled, triples, undecided_triples = _entailing([row[j] for row in entails] for j in range(absent))
+    return AnswerNACounts(sentences, precise, triples, recalled, undecided_sentences + undecided_triples)
+
+
+def _entailing(groups: Iterable[Sequence[bool | None]]) -> tuple[int, int, int]:
+    """Of groups of entailment checks: those in which some check entails, those decided (some check entails, or
+    none failed) and those undecided (none entails, some failed)."""
+    entailing = decided = undecided = 0
+    for group in groups:
+        if any(v is True for v in group):
+            entailing += 1
+            decided += 1
+        elif any(v is None for v in group):
             undecided += 1
         else:
-            sentences += 1
-    recalled = 0
-    triples = 0
-    for j in range(absent):
-        column = [row[j] for row in entails]
-        if any(v is True for v in column):
-            recalled += 1
-            triples += 1
-        elif any(v is None for v in column):
-            undecided += 1
-        else:
-            triples += 1
-    return AnswerNACounts(sentences, precise, triples, recalled, undecided)
+            decided += 1
+    return entailing, decided, undecided
 
 
 @dataclass(frozen=True)
-class NAQuality:
+class NAQuality(Figures):
     """[NA] precision over all [NA] sentences and recall over all absent knowledge (micro)."""
 
     precision: float | None
@@ -294,10 +290,6 @@ class NAQuality:
     na_sentences: int
     absent: int
     undecided: int
-
-    def as_dict(self) -> dict[str, float | int | None]:
-        """Plain dict for JSON output."""
-        return asdict(self)
 
 
 @dataclass
