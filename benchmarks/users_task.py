@@ -14,7 +14,8 @@ Two steps:
     sample of each set (``--draw``; a slower checker scores the first ``--per-set`` of the same sample) and
     appends one JSON line per pair to ``--scores DIR/<checker>.jsonl``: the gold label, the checker's label, its
     probabilities and the claim's measurements (``checkers.segmented.claim_measurements``), with the seconds per
-    batch. A rerun continues the file.
+    batch. A rerun continues the file; one with another checker's files or another draw is refused (the settings
+    are kept beside the file, ``<checker>.settings.json``).
 ``fit``
     reads those lines and reports, per family and as a mean, balanced accuracy of Entailment against the rest and
     AUROC, leave one family out: every figure of a family comes from a decision fitted on the other families only.
@@ -86,6 +87,45 @@ def drawn_pairs(data: Path, path: str, n: int, seed: int) -> list:
     return sample(pairs, n, seed)
 
 
+def checker_files(checker: str) -> str | None:
+    """A digest of the files a checker loads: its folder for ``path:DIR``, the package's folder for ``embedded``
+    and ``mpnet``; None for the others (a hub model is known by its name)."""
+    from factscope.checkers.embedded import files_digest, mpnet_checker_dir, shipped_checker_dir
+
+    folders = {"embedded": shipped_checker_dir(), "mpnet": mpnet_checker_dir()}
+    folder = Path(checker.removeprefix("path:")) if checker.startswith("path:") else folders.get(checker)
+    if folder is None or not folder.is_dir():
+        return None
+    return files_digest(folder, [path for path in folder.rglob("*") if path.is_file()])
+
+
+def scoring_settings(args: argparse.Namespace) -> dict:
+    """What a scores file's rows depend on: the checker and its files, and the seeded draws the pairs come from."""
+    return {
+        "checker": args.checker,
+        "files": checker_files(args.checker),
+        "seed": args.seed,
+        "draw": args.draw,
+        "nli_draw": args.nli_draw,
+    }
+
+
+def same_scoring(out: Path, settings: dict) -> None:
+    """Record ``settings`` beside the scores file ``out`` (``<name>.settings.json``), or stop when the file was
+    scored with other settings: continuing it would mix two checkers' or two samples' rows."""
+    recorded = out.with_suffix(".settings.json")
+    if recorded.exists():
+        before = json.loads(recorded.read_text(encoding="utf-8"))
+        differ = sorted(key for key in settings.keys() | before.keys() if settings.get(key) != before.get(key))
+        if differ:
+            sys.exit(
+                f"{out} was scored with other settings ({', '.join(differ)}: {[before.get(k) for k in differ]} "
+                f"then, {[settings.get(k) for k in differ]} now); score into another --scores folder"
+            )
+    else:
+        recorded.write_text(json.dumps(settings, indent=1) + "\n", encoding="utf-8")
+
+
 def score(args: argparse.Namespace) -> None:
     """Append the checker's labels and measurements for every drawn pair not scored yet."""
     from factscope.checkers.base import CheckTask
@@ -94,6 +134,7 @@ def score(args: argparse.Namespace) -> None:
 
     out = args.scores / f"{args.checker.replace(':', '_').replace('/', '_')}.jsonl"
     out.parent.mkdir(parents=True, exist_ok=True)
+    same_scoring(out, scoring_settings(args))
     done = {json.loads(line)["id"] for line in out.read_text().splitlines()} if out.exists() else set()
     checker = make_checker(args.checker)
     wanted = [(path, family, "users", args.per_set, args.draw) for path, family in USERS_TASK_SETS.items()]

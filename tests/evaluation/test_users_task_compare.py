@@ -103,3 +103,23 @@ def test_folds_take_each_family_from_the_checker_that_left_it_out(tmp_path):
     assert table["mean"]["left_out"]["labels_ba"] == pytest.approx((0.5 * 3 + 1.0) / 4)
     assert table["mean"]["trained_on"]["labels_ba"] == pytest.approx(1.0)
     assert table["labels_left_out_vs_trained_on"]["difference"]["ba"] == pytest.approx(-0.375)
+
+
+def test_a_scores_file_is_continued_only_with_the_settings_it_was_scored_with(tmp_path):
+    checker = tmp_path / "checker"
+    checker.mkdir()
+    (checker / "manifest.json").write_text("{}")
+    files = users_task.checker_files(f"path:{checker}")
+    assert files.startswith("sha256:") and users_task.checker_files("nli:some/model") is None
+    out = tmp_path / "scores" / "path_checker.jsonl"
+    out.parent.mkdir()
+    settings = {"checker": f"path:{checker}", "files": files, "seed": 0, "draw": 400, "nli_draw": 80}
+    users_task.same_scoring(out, settings)
+    users_task.same_scoring(out, dict(settings))  # the same settings: continued
+
+    (checker / "manifest.json").write_text('{"retrained": true}')
+    changed = {**settings, "files": users_task.checker_files(f"path:{checker}")}
+    with pytest.raises(SystemExit, match=r"scored with other settings \(files: .*another --scores folder"):
+        users_task.same_scoring(out, changed)
+    with pytest.raises(SystemExit, match=r"\(draw: \[400\] then, \[200\] now\)"):
+        users_task.same_scoring(out, {**settings, "draw": 200})
