@@ -27,7 +27,7 @@ import argparse
 import json
 import subprocess
 import sys
-from itertools import islice
+from itertools import combinations, islice
 from pathlib import Path
 
 import numpy as np
@@ -37,6 +37,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from claim_families import default_data_dir
 from results_file import add_out_option, write_results
 from users_task import USERS_TASK_SETS, family_figures, load, paired_difference
+
+from factscope.metrics.classification import balanced_accuracy
 
 RECIPE_SETS = {"factcheckgpt": "LLM claims vs web evidence", "summedits": "summaries", "begin": "dialogue"}
 """The users'-task sets the embedded recipe trains on, with their family."""
@@ -148,6 +150,43 @@ def figures(args: argparse.Namespace, names: dict[str, str]) -> dict:
         "per_family": per_family,
         "mean": means,
         "labels_left_out_vs_trained_on": labels,
+        "decision_search": decision_search(rows, names, families),
+    }
+
+
+def decision_search(rows: dict[str, list[dict]], names: dict[str, str], families: list[str], most: int = 10) -> dict:
+    """Claim decisions on every set of one to three features, each fitted on the other families and measured on
+    the family left out, both ways (with the checker that left the family out, and with the all-families checker):
+    the ``most`` best on left-out families, and the labels for reference. The sets are ranked on the families they
+    are measured on, so the best figure is optimistic."""
+    from factscope.checkers.claim_decision import FEATURES, ClaimDecision, feature_row
+
+    def mean_ba(features: tuple[str, ...], left_out: bool) -> float:
+        scores = []
+        for family in families:
+            checker = left_out_checker(names, family) if left_out else names["all_families"]
+            held = [row for row in rows[checker] if row["family"] == family]
+            fit = [row for row in rows[checker] if row["family"] != family]
+            gold = np.array([row["supported"] for row in held])
+            if features:
+                decision = ClaimDecision.fit([row["measured"] for row in fit], [row["supported"] for row in fit],
+                                             features=features)
+                support = decision.probabilities(np.stack([feature_row(row["measured"], features) for row in held]))
+                called = support >= decision.threshold
+            else:
+                called = np.array([row["label"] == "Entailment" for row in held])
+            scores.append(float(balanced_accuracy(gold.tolist(), called.tolist())))
+        return float(np.mean(scores))
+
+    tried = [features for size in (1, 2, 3) for features in combinations(FEATURES, size)]
+    ranked = sorted(((mean_ba(features, True), features) for features in tried), reverse=True)[:most]
+    return {
+        "feature_sets_tried": len(tried),
+        "best_on_left_out": [
+            {"features": list(features), "left_out_ba": ba, "trained_on_ba": mean_ba(features, False)}
+            for ba, features in ranked
+        ],
+        "labels": {"left_out_ba": mean_ba((), True), "trained_on_ba": mean_ba((), False)},
     }
 
 

@@ -103,6 +103,11 @@ def test_folds_take_each_family_from_the_checker_that_left_it_out(tmp_path):
     assert table["mean"]["left_out"]["labels_ba"] == pytest.approx((0.5 * 3 + 1.0) / 4)
     assert table["mean"]["trained_on"]["labels_ba"] == pytest.approx(1.0)
     assert table["labels_left_out_vs_trained_on"]["difference"]["ba"] == pytest.approx(-0.375)
+    search = table["decision_search"]
+    assert search["feature_sets_tried"] == 10 + 45 + 120
+    assert search["labels"] == {"left_out_ba": pytest.approx(0.625), "trained_on_ba": 1.0}
+    ranked = [entry["left_out_ba"] for entry in search["best_on_left_out"]]
+    assert len(ranked) == 10 and ranked == sorted(ranked, reverse=True)
 
 
 def test_a_scores_file_is_continued_only_with_the_settings_it_was_scored_with(tmp_path):
