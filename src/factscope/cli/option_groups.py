@@ -35,9 +35,6 @@ dataclass and its offered fields); a command wrapped again carries it on (``func
 FieldGroup: TypeAlias = tuple[type, Sequence[Field[Any]], Mapping[str, Any]]
 """A group of options of a command: the dataclass, the fields it offers and the command's own defaults."""
 
-CHECKED = "factscope.option_groups.validated"
-"""The key of ``Context.meta`` that holds the context whose groups were validated together (once a command)."""
-
 
 def add_field_options(
     command: Command,
@@ -97,21 +94,19 @@ def add_field_options(
 
 
 def validate_together(groups: Sequence[FieldGroup], values: Mapping[str, Any]) -> None:
-    """Build each group of options of the running command from its parameters ``values`` and validate it against
-    the options of all of them (a rule reads fields of other groups: `min_confidence` reads `checker`), as the
-    spec would, an option at the command's own default counting as at the field's; once a command, at the
-    outermost wrapper, which has them all. A ConfigError is a usage error of the first option it names; a given
-    option that the run ignores (a rule that only warns) is warned about."""
+    """Validate each group of options of the running command against the options of all of them (a rule reads
+    fields of other groups: `min_confidence` reads `checker`), as the spec they make up would be, an option at the
+    command's own default counting as at the field's; at the outermost wrapper, whose ``values`` are all the
+    command's parameters. A ConfigError is a usage error of the first option it names; a given option that the run
+    ignores (a rule that only warns) is warned about."""
     context = running_command()
-    if context is not None and context.meta.get(CHECKED) is context:
+    if context is None or values.keys() != context.params.keys():
         return
-    if context is not None:
-        context.meta[CHECKED] = context
-    given = [{item.name: _as_field(item, values[option_flag(item)[2:].replace("-", "_")], defaults)
-              for item in offered} for _, offered, defaults in groups]
-    every = {name: value for options in given for name, value in options.items()}
+    chosen = [{item.name: _as_field(item, values[option_flag(item)[2:].replace("-", "_")], defaults)
+               for item in offered} for _, offered, defaults in groups]
+    every = {name: value for options in chosen for name, value in options.items()}
     shown = {item.name: option_flag(item) for _, offered, _ in groups for item in offered}
-    for (group, offered, _), options in zip(groups, given, strict=True):
+    for (group, offered, _), options in zip(groups, chosen, strict=True):
         flags = shown | {item.name: option_flag(item) for item in offered}
         try:
             built = group(**options)
@@ -121,19 +116,14 @@ def validate_together(groups: Sequence[FieldGroup], values: Mapping[str, Any]) -
             raise typer.BadParameter(in_context(with_flags(str(error), flags)),
                                      param_hint=f"'{named[0]}'" if named else None) from None
         for name, warning in ignored_options(built, every | parameter_values(built)).items():
-            if name in options and _given(context, flags[name]):
+            source = context.get_parameter_source(flags[name][2:].replace("-", "_")) if name in options else None
+            if source is not None and source.name == "COMMANDLINE":
                 console.print(f"[bold yellow]warning[/] {escape(in_context(with_flags(warning, flags)))}")
 
 
 def _as_field(item: Field[Any], value: Any, defaults: Mapping[str, Any]) -> Any:
     """``value`` of the field ``item``'s option, the field's default when it is the command's own default."""
     return item.default if item.name in defaults and value == defaults[item.name] else value
-
-
-def _given(context: Any, flag: str) -> bool:
-    """Whether the option ``flag`` was given on the command line of the running command ``context``."""
-    source = context.get_parameter_source(flag[2:].replace("-", "_")) if context is not None else None
-    return source is not None and source.name == "COMMANDLINE"
 
 
 def option_flag(item: Field[Any]) -> str:
