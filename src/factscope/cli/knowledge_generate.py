@@ -9,11 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from factscope.cli.display import print_notes
-from factscope.cli.knowledge_options import BatchSize, Output, QueryFile, Retriever, Task
+from factscope.cli.knowledge_options import Output, QueryFile
 from factscope.cli.llm_options import LLMOptions, write_with_llm
 from factscope.cli.output_options import OutputOptions
 from factscope.conner.demonstrations import DemonstrationSettings
 from factscope.conner.generation import CandidateSampling, GenerationSettings
+from factscope.conner.generation_run import KnowledgeGenerationSettings
 from factscope.conner.spec import KnowledgeSpec
 
 GENERATE_HELP = """Generate knowledge for each query through an LLM, with the paper's prompts (Appendix F, Tables 11-12).
@@ -44,26 +45,21 @@ Example:
 def generate_command(
     input: QueryFile,
     output: Output = None,
-    task: Task = None,
-    retriever: Retriever = "bm25",
-    batch_size: BatchSize = 16,
     *,
     endpoint: LLMOptions,
     outputs: OutputOptions,
     generation: GenerationSettings,
     demonstrations: DemonstrationSettings,
+    run: KnowledgeGenerationSettings,
     scoring: KnowledgeSpec,
 ) -> None:
-    from factscope.conner.generation_run import KnowledgeGenerationSettings, KnowledgeWriter, selection_spec
+    from factscope.conner.generation_run import KnowledgeWriter, selection_spec
     from factscope.conner.system import spec_missing_parts
 
-    sampled = replace(generation, seed=scoring.seed)
-    selection = selection_spec(replace(scoring, retriever=retriever), sampled, demonstrations)
+    settings = replace(run, generation=replace(generation, seed=scoring.seed), demonstrations=demonstrations)
+    selection = selection_spec(scoring, settings.generation, demonstrations)
     if selection is not None:
         print_notes(spec_missing_parts(selection))
-    settings = KnowledgeGenerationSettings(
-        generation=sampled, demonstrations=demonstrations, task=task, batch_size=batch_size
-    )
     write = functools.partial(KnowledgeWriter(selection).write, settings, input)
     output = output or Path(f"{input.stem}.generated.jsonl")
     write_with_llm(write, "knowledge generation", output, endpoint, outputs)
@@ -73,4 +69,3 @@ def generate_command(
 def select_command(*, generation: GenerationSettings, sampling: CandidateSampling, **options: Any) -> None:
     """`knowledge generate` with the candidates of ``sampling`` (its options added to the same parameters)."""
     generate_command(generation=sampling.settings(generation), **options)
-

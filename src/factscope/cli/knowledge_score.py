@@ -11,7 +11,8 @@ import typer
 
 from factscope.cli.display import print_notes
 from factscope.cli.engine_options import CommandRun
-from factscope.cli.knowledge_options import BatchSize, Output, Queries, Task
+from factscope.cli.knowledge_options import Output
+from factscope.conner.generation_run import KnowledgeGenerationSettings
 from factscope.conner.spec import KNOWLEDGE_BATCH_SIZE, KnowledgeSpec
 from factscope.retrieve.web_settings import WebSettings
 
@@ -41,12 +42,12 @@ Examples:
 def score_command(
     input: Annotated[Path, typer.Argument(help="knowledge: JSON / JSONL / Parquet / CSV records, a CONNER query table (TSV), or one knowledge per line with --queries", show_default=False)],
     output: Output = None,
-    queries: Queries = None,
-    task: Task = None,
-    batch_size: BatchSize = KNOWLEDGE_BATCH_SIZE,
+    queries: Annotated[Path | None, typer.Option(help="the queries of an INPUT written one knowledge per line: a CONNER query table or JSON / JSONL records, line i of INPUT answering query i")] = None,
+    batch_size: Annotated[int, typer.Option(min=1, help="records per batch")] = KNOWLEDGE_BATCH_SIZE,
     *,
     run: CommandRun,
     web: WebSettings,
+    reading: KnowledgeGenerationSettings,
     chosen: KnowledgeSpec,
 ) -> None:
     from factscope.conner.evaluator_setup import default_lm
@@ -54,4 +55,4 @@ def score_command(
 
     spec = replace(chosen, lm=default_lm(chosen.lm), web=web)
     print_notes(spec_missing_parts(spec))
-    run(KnowledgeSystem(task, queries), spec, input, run.output(input, output, ".knowledge"), batch_size=batch_size)
+    run(KnowledgeSystem(reading.task, queries), spec, input, run.output(input, output, ".knowledge"), batch_size=batch_size)
