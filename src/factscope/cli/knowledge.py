@@ -6,18 +6,18 @@ from __future__ import annotations
 import typer
 
 from factscope.cli.engine_options import run_options
-from factscope.cli.help_panels import SCORING
+from factscope.cli.help_panels import EVIDENCE, SCORING
 from factscope.cli.knowledge_agree import AGREE_HELP, agree_command
 from factscope.cli.knowledge_generate import GENERATE_HELP, SELECT_HELP, generate_command, select_command
 from factscope.cli.knowledge_score import SCORE_HELP, score_command
 from factscope.cli.llm_options import llm_options
 from factscope.cli.option_groups import Command, add_field_options
 from factscope.cli.output_options import output_options
-from factscope.cli.web_options import web_options
 from factscope.conner.demonstrations import DemonstrationSettings
 from factscope.conner.generation import CandidateSampling, GenerationSettings
 from factscope.conner.generation_run import SELECTION_FIELDS, KnowledgeGenerationSettings
 from factscope.conner.spec import KnowledgeSpec
+from factscope.retrieve.web_settings import WebSettings
 
 RUN_FIELDS = frozenset({"task", "batch_size"})
 """The options of a generation run besides its prompts and demonstrations (``KnowledgeGenerationSettings``')."""
@@ -30,7 +30,8 @@ def register(app: typer.Typer) -> None:
     group = typer.Typer(help=HELP, no_args_is_help=True)
     score = add_field_options(score_command, KnowledgeSpec, "chosen", panel=SCORING)
     score = add_field_options(score, KnowledgeGenerationSettings, "reading", names={"task"}, after="queries")
-    group.command("score", help=SCORE_HELP)(run_options(web_options(score), after="batch_size"))
+    score = add_field_options(score, WebSettings, "web", panel=EVIDENCE)
+    group.command("score", help=SCORE_HELP)(run_options(score, after="batch_size"))
     group.command("generate", help=GENERATE_HELP)(generation_command(generate_command, sampling=False))
     group.command("select", help=SELECT_HELP)(generation_command(select_command, sampling=True))
     group.command("agree", help=AGREE_HELP)(agree_command)
