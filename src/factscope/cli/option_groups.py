@@ -116,14 +116,20 @@ def validate_together(groups: Sequence[FieldGroup], values: Mapping[str, Any]) -
             raise typer.BadParameter(in_context(with_flags(str(error), flags)),
                                      param_hint=f"'{named[0]}'" if named else None) from None
         for name, warning in ignored_options(built, every | parameter_values(built)).items():
-            source = context.get_parameter_source(flags[name][2:].replace("-", "_")) if name in options else None
-            if source is not None and source.name == "COMMANDLINE":
+            if name in options and given(context, flags[name]):
                 console.print(f"[bold yellow]warning[/] {escape(in_context(with_flags(warning, flags)))}")
 
 
 def _as_field(item: Field[Any], value: Any, defaults: Mapping[str, Any]) -> Any:
     """``value`` of the field ``item``'s option, the field's default when it is the command's own default."""
     return item.default if item.name in defaults and value == defaults[item.name] else value
+
+
+def given(context: Any, flag: str) -> bool:
+    """Whether the option ``flag`` was given on the command line of the running command (its click
+    ``context``)."""
+    source = context.get_parameter_source(flag[2:].replace("-", "_"))
+    return source is not None and source.name == "COMMANDLINE"
 
 
 def option_flag(item: Field[Any]) -> str:
