@@ -167,13 +167,17 @@ def _option(item: Field[Any], kind: Any, flags: Mapping[str, str], panel: str | 
 
 def range_shown(meta: Mapping[str, Any]) -> str:
     """The range of an option with the metadata ``meta`` as typer shows one (' [x>=1]', escaped for rich), or ''."""
+    shown = range_text(meta)
+    return f" \\[{shown}]" if shown else ""
+
+
+def range_text(meta: Mapping[str, Any]) -> str:
+    """The range of ``meta``'s ``min`` and ``max`` (and ``min_open``): 'x>=1', '0.0<=x<=1.0', 'x>0.0'; '' for none."""
     low, high = meta.get("min"), meta.get("max")
-    if low is None and high is None:
-        return ""
-    if high is None:
-        return f" \\[x{'>' if meta.get('min_open') else '>='}{low}]"
     lower = "" if low is None else f"{low}<" if meta.get("min_open") else f"{low}<="
-    return f" \\[{lower}x<={high}]"
+    if high is None:
+        return "" if low is None else f"x{'>' if meta.get('min_open') else '>='}{low}"
+    return f"{lower}x<={high}"
 
 
 def _with_flags(text: str, flags: Mapping[str, str]) -> str:
