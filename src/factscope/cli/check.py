@@ -16,11 +16,11 @@ from factscope.refchecker.data import MAX_REFERENCE_CHARS
 from factscope.refchecker.spec import CHECK_BATCH_SIZE, CheckSpec
 from factscope.retrieve.web_settings import WebSettings
 
-HELP = """Extract claims from LLM responses and check each against the references: Entailment (supported),
-Neutral (not verifiable from them) or Contradiction.
+HELP = """Claim checking (RefChecker): extract claims from LLM responses and check each against the references:
+Entailment (supported), Neutral (not verifiable from them) or Contradiction.
 
 Input: records with `response`, `references` (a list) or `reference`, and optional `id`, `question`, `setting`,
-or RefChecker's files. Records without references need --corpus, --retriever or --allow-missing-references.
+or RefChecker's files.
 
 Examples:
   factscope check examples/check.jsonl            # offline: rules + embedded

@@ -8,13 +8,17 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import typer
+
 from factscope.cli.display import print_notes
+from factscope.cli.help_panels import SCORING
 from factscope.cli.knowledge_options import Output, QueryFile
-from factscope.cli.llm_options import LLMOptions, write_with_llm
-from factscope.cli.output_options import OutputOptions
+from factscope.cli.llm_options import LLMOptions, llm_options, write_with_llm
+from factscope.cli.option_groups import Command, add_field_options
+from factscope.cli.output_options import OutputOptions, output_options
 from factscope.conner.demonstrations import DemonstrationSettings
 from factscope.conner.generation import CandidateSampling, GenerationSettings
-from factscope.conner.generation_run import KnowledgeGenerationSettings
+from factscope.conner.generation_run import SELECTION_FIELDS, KnowledgeGenerationSettings
 from factscope.conner.spec import KnowledgeSpec
 
 GENERATE_HELP = """Generate knowledge for each query through an LLM, with the paper's prompts (Appendix F, Tables 11-12).
@@ -40,6 +44,32 @@ Example:
   factscope knowledge select queries.jsonl --candidates 5 --top-p 0.9 --corpus wiki.jsonl --lm gpt2 \\
       --llm-model gpt-4o-mini -o selected.jsonl --answer
 """
+
+
+RUN_FIELDS = frozenset({"task", "batch_size"})
+"""The options of a generation run besides its prompts and demonstrations (``KnowledgeGenerationSettings``')."""
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `generate` and `select` commands to the `knowledge` group ``app``."""
+    app.command("generate", help=GENERATE_HELP)(generation_command(generate_command, sampling=False))
+    app.command("select", help=SELECT_HELP)(generation_command(select_command, sampling=True))
+
+
+def generation_command(command: Command, *, sampling: bool) -> Command:
+    """``command`` with the options of a generation run: its prompts, demonstrations, results file, Q_know
+    scoring and LLM endpoint; with ``sampling`` (`select`), the candidates' options too, and no --select-from
+    (the demonstrations are then random)."""
+    shown = {"train", "shots", "answer"} if sampling else None
+    command = add_field_options(command, KnowledgeGenerationSettings, "run", names=RUN_FIELDS, after="output")
+    command = add_field_options(command, DemonstrationSettings, "demonstrations", names=shown, after="task")
+    command = add_field_options(command, GenerationSettings, "generation", after="task")
+    if sampling:
+        command = add_field_options(command, CandidateSampling, "sampling", after="task")
+    command = add_field_options(
+        output_options(command, summary=False), KnowledgeSpec, "scoring", names=SELECTION_FIELDS, panel=SCORING
+    )
+    return llm_options(command)
 
 
 def generate_command(

@@ -28,8 +28,6 @@ app = typer.Typer(
     name="factscope",
     help=(
         "Check what language models write against knowledge.\n\n"
-        "The systems: check (RefChecker's claim checking), ground (Truly Ground's grounding precision / "
-        "recall), attribute (KaLMA's knowledge-graph citations), knowledge (CONNER's knowledge quality).\n\n"
         "Exit codes: 0 every record done; 1 an unexpected error (a bug: rerun with --debug and report it); "
         "2 a usage, input or settings error, or a disk or permission fault such as a full disk (the message says "
         "what to change); 3 the run finished but some records failed (kept in the results file; "
