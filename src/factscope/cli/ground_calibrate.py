@@ -8,9 +8,10 @@ from typing import Annotated
 
 import typer
 
-from factscope.cli.display import ProgressDisplay, print_skipped, print_table, summary_table
+from factscope.cli.display import print_skipped, print_summary
 from factscope.cli.llm_options import LLMOptions, llm_options
 from factscope.cli.option_groups import add_field_options
+from factscope.core.display.progress import ProgressDisplay
 from factscope.grounding.calibration import CalibrationSettings
 from factscope.grounding.spec import GroundSpec
 
@@ -50,5 +51,5 @@ def calibrate_command(
     model = make_spec_presence(spec, endpoint.build_if(GROUND.needs_llm(spec)))
     with ProgressDisplay() as shown:
         result = calibrate_presence(model, read.labels, settings.statistic, progress=shown, path=labels)
-    print_table(summary_table(f"presence threshold for {result.model}", result.summary_rows()))
+    print_summary(f"presence threshold for {result.model}", result.summary_rows())
     typer.echo(json.dumps(result.json_figures()))

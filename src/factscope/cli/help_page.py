@@ -52,8 +52,8 @@ def print_help(command: Any, ctx: Any, console: Console | None = None) -> None:
     if command.help:
         shown.print(Padding(_description(command.help, shown), (0, 1, 1, 1)))
     if isinstance(command, TyperGroup):
-        commands = [command.get_command(ctx, name) for name in command.list_commands(ctx)]
-        commands = [sub for sub in commands if sub is not None and not sub.hidden]
+        commands = [sub for name in command.list_commands(ctx)
+                    if (sub := command.get_command(ctx, name)) is not None and not sub.hidden]
         width = max(len(sub.name or "") for sub in commands)
         for title, listed in _by_panel(commands, lambda sub: "Commands").items():
             rows = [(Text(sub.name or "", style=NAME_STYLE), Text.from_markup(_summary(sub))) for sub in listed]

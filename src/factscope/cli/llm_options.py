@@ -10,12 +10,13 @@ from pathlib import Path
 
 import typer
 
-from factscope.cli.display import ProgressDisplay, TerminalNotes, print_table, summary_table
+from factscope.cli.display import TerminalNotes, print_summary
 from factscope.cli.help_panels import LLM
 from factscope.cli.option_groups import Command, add_field_options, given, option_flag
 from factscope.cli.output_options import OutputOptions
 from factscope.cli.output_paths import check_outputs, running_command
 from factscope.cli.parameter_flags import in_context, with_flags
+from factscope.core.display.progress import ProgressDisplay
 from factscope.core.errors import ConfigError, RecordsFailed
 from factscope.hf.llm_endpoint import LLMEndpoint
 
@@ -99,6 +100,6 @@ def write_with_llm(
     with ProgressDisplay() as shown:
         run = write(llm=llm, output=output, progress=shown, overwrite=outputs.overwrite,
                     retry_failed=outputs.retry_failed, notes=TerminalNotes())
-    print_table(summary_table(f"{title} -> {output}", run.summary_rows() + usage_rows(llm)))
+    print_summary(f"{title} -> {output}", run.summary_rows() + usage_rows(llm))
     if run.failed:
         raise RecordsFailed(run.failed, run.what_failed, output, kept=run.failures_kept)
