@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import partial
 from pathlib import Path
 from typing import Annotated
 
@@ -75,8 +74,7 @@ def generate_command(
 ) -> None:
     from factscope.kalma.generation import AnswerWriter
 
-    write_with_llm(partial(AnswerWriter().write, settings, questions), "attribute generate", output, endpoint,
-                   outputs)
+    write_with_llm(AnswerWriter(), settings, questions, output, endpoint, outputs)
 
 
 def score_command(
@@ -107,5 +105,4 @@ def make_questions_command(
 ) -> None:
     from factscope.kalma.question_evolution import QuestionWriter
 
-    write_with_llm(partial(QuestionWriter().write, settings, seeds), "attribute make-questions", output, endpoint,
-                   outputs)
+    write_with_llm(QuestionWriter(), settings, seeds, output, endpoint, outputs)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import partial
 from pathlib import Path
 from typing import Annotated
 
@@ -50,5 +49,4 @@ def generate_command(
     from factscope.grounding.generation import ResponseWriter
 
     settings = replace(calls, distractors=distractors)
-    write_with_llm(partial(ResponseWriter(metadata).write, settings, input), "ground generate", output, endpoint,
-                   outputs)
+    write_with_llm(ResponseWriter(metadata), settings, input, output, endpoint, outputs)

@@ -90,9 +90,8 @@ def generate_command(
     selection = selection_spec(scoring, settings.generation, demonstrations)
     if selection is not None:
         print_notes(spec_missing_parts(selection))
-    write = functools.partial(KnowledgeWriter(selection).write, settings, input)
     output = output or Path(f"{input.stem}.generated.jsonl")
-    write_with_llm(write, "knowledge generation", output, endpoint, outputs)
+    write_with_llm(KnowledgeWriter(selection), settings, input, output, endpoint, outputs)
 
 
 @functools.wraps(generate_command)

@@ -4,9 +4,10 @@ command and hands it one ``LLMOptions``; ``write_with_llm`` runs a library write
 from __future__ import annotations
 
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -22,6 +23,7 @@ from factscope.hf.llm_endpoint import LLMEndpoint
 
 if typing.TYPE_CHECKING:
     from factscope.core.runs.result import WriterRun
+    from factscope.engines.writer import Writer
     from factscope.llm.client import LLMClient
 
 SETTING_FLAGS = {item.name: option_flag(item) for item in fields(LLMEndpoint)}
@@ -91,15 +93,17 @@ def usage_rows(llm: LLMClient | None) -> list[tuple[str, object]]:
 
 
 def write_with_llm(
-    write: Callable[..., WriterRun], title: str, output: Path, endpoint: LLMOptions, outputs: OutputOptions
+    writer: Writer[Any, Any, Any], settings: Any, inputs: Path, output: Path, endpoint: LLMOptions,
+    outputs: OutputOptions,
 ) -> None:
-    """Run ``write`` (a library writer given its input and settings) with the command's LLM into ``output``,
-    under the progress display; print its summary table under ``title``; raise RecordsFailed when records failed."""
+    """Run the library ``writer`` with ``settings`` over ``inputs`` with the command's LLM into ``output``, under
+    the progress display; print its summary table under the writer's name; raise RecordsFailed when records
+    failed."""
     check_outputs(output, overwrite=outputs.overwrite)
     llm = endpoint.build()
     with ProgressDisplay() as shown:
-        run = write(llm=llm, output=output, progress=shown, overwrite=outputs.overwrite,
-                    retry_failed=outputs.retry_failed, notes=TerminalNotes())
-    print_summary(f"{title} -> {output}", run.summary_rows() + usage_rows(llm))
+        run: WriterRun = writer.write(settings, inputs, llm=llm, output=output, progress=shown, overwrite=outputs.overwrite,
+                           retry_failed=outputs.retry_failed, notes=TerminalNotes())
+    print_summary(f"{writer.name} -> {output}", run.summary_rows() + usage_rows(llm))
     if run.failed:
         raise RecordsFailed(run.failed, run.what_failed, output, kept=run.failures_kept)
