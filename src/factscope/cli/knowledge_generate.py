@@ -6,13 +6,12 @@ from __future__ import annotations
 import functools
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 
 from factscope.cli.display import print_notes
 from factscope.cli.help_panels import SCORING
-from factscope.cli.knowledge_options import Output, QueryFile
 from factscope.cli.llm_options import LLMOptions, llm_options, write_with_llm
 from factscope.cli.option_groups import Command, add_field_options
 from factscope.cli.output_options import OutputOptions, output_options
@@ -73,8 +72,11 @@ def generation_command(command: Command, *, sampling: bool) -> Command:
 
 
 def generate_command(
-    input: QueryFile,
-    output: Output = None,
+    input: Annotated[Path, typer.Argument(
+        help="queries: JSON / JSONL records with `query` (and `topic`, `task`), or a CONNER query table (TSV).",
+        show_default=False,
+    )],
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="results JSONL (resumable)")] = None,
     *,
     endpoint: LLMOptions,
     outputs: OutputOptions,

@@ -12,7 +12,6 @@ import typer
 from factscope.cli.display import print_notes
 from factscope.cli.engine_options import CommandRun, run_options
 from factscope.cli.help_panels import EVIDENCE, SCORING
-from factscope.cli.knowledge_options import Output
 from factscope.cli.option_groups import add_field_options
 from factscope.conner.generation_run import KnowledgeGenerationSettings
 from factscope.conner.spec import KNOWLEDGE_BATCH_SIZE, KnowledgeSpec
@@ -45,7 +44,7 @@ def register(app: typer.Typer) -> None:
 
 def score_command(
     input: Annotated[Path, typer.Argument(help="knowledge: JSON / JSONL / Parquet / CSV records, a CONNER query table (TSV), or one knowledge per line with --queries", show_default=False)],
-    output: Output = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="results JSONL (resumable)")] = None,
     queries: Annotated[Path | None, typer.Option(help="the queries of an INPUT written one knowledge per line: a CONNER query table or JSON / JSONL records, line i of INPUT answering query i")] = None,
     batch_size: Annotated[int, typer.Option(min=1, help="records per batch")] = KNOWLEDGE_BATCH_SIZE,
     *,
