@@ -60,7 +60,8 @@ def generation_command(command: Command, *, sampling: bool) -> Command:
     scoring and LLM endpoint; with ``sampling`` (`select`), the candidates' options too, and no --select-from
     (the demonstrations are then random)."""
     shown = {"train", "shots", "answer"} if sampling else None
-    command = add_field_options(command, KnowledgeGenerationSettings, "run", names=RUN_FIELDS, after="output")
+    command = add_field_options(command, KnowledgeGenerationSettings, "generation_run", names=RUN_FIELDS,
+                                after="output")
     command = add_field_options(command, DemonstrationSettings, "demonstrations", names=shown, after="task")
     command = add_field_options(command, GenerationSettings, "generation", after="task")
     if sampling:
@@ -82,13 +83,14 @@ def generate_command(
     outputs: OutputOptions,
     generation: GenerationSettings,
     demonstrations: DemonstrationSettings,
-    run: KnowledgeGenerationSettings,
+    generation_run: KnowledgeGenerationSettings,
     scoring: KnowledgeSpec,
 ) -> None:
     from factscope.conner.generation_run import KnowledgeWriter, selection_spec
     from factscope.conner.system import spec_missing_parts
 
-    settings = replace(run, generation=replace(generation, seed=scoring.seed), demonstrations=demonstrations)
+    settings = replace(generation_run, generation=replace(generation, seed=scoring.seed),
+                       demonstrations=demonstrations)
     selection = selection_spec(scoring, settings.generation, demonstrations)
     if selection is not None:
         print_notes(spec_missing_parts(selection))
