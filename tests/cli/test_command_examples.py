@@ -186,6 +186,6 @@ def test_every_exception_matches_an_example():
 
 def test_the_examples_are_found():
     assert len(HELP) > 40 and len(DOCS) > 90
-    assert {"factscope check --help", "factscope ground --help", "factscope knowledge score --help"} <= {
+    assert {"factscope check --help", "factscope ground score --help", "factscope knowledge score --help"} <= {
         example.source for example in HELP
     }

@@ -3,7 +3,7 @@ of every command built from that dataclass: a field added to ``CheckSpec`` or ``
 --help` with its help and range, is among the command's parameters with its default and flag, is checked while
 the command line is parsed, and reaches the spec the command runs. And every field a command offers is its option
 with the field's flag, default and help, each parameter it mentions shown as its flag. A rule declared on a field
-(``counts_when``) is enforced by every command built from it."""
+(``counts_when``) is enforced by every command built from it, as the dataclass enforces it."""
 
 from __future__ import annotations
 
@@ -236,13 +236,13 @@ def _crawl(ran: list[Crawl], *, source_first: bool = True, sources: set[str] | N
     ([], None),
     (["--corpus", "c.jsonl", "--depth", "3", "--width", "4"], None),
     (["--depth", "3"], "Invalid value for '--depth': --depth counts only with --corpus"),
-    (["--depth", "1"], "Invalid value for '--depth': --depth counts only with --corpus"),
+    (["--depth", "1"], None),
     (["--corpus", "c.jsonl", "--depth", "0", "--width", "4"],
      "Invalid value for '--width': --width counts only with --depth above 0"),
 ])
 def test_a_rule_declared_on_a_field_is_enforced_by_the_generated_command(arguments, refused, source_first):
-    """Given on the command line where its rule does not hold (at its default value too), an option is a usage
-    error naming it, whichever group of options the rule reads; left out, it is never refused."""
+    """Set away from its default where its rule does not hold, an option is a usage error naming it, whichever
+    group of options the rule reads, as the dataclass refuses it; at its default, or left out, it is taken."""
     ran: list[Crawl] = []
     result = CliRunner().invoke(_crawl(ran, source_first=source_first), arguments)
     if refused is None:

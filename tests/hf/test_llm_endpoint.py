@@ -40,9 +40,9 @@ def test_a_missing_endpoint_names_the_setting_and_the_command_line_its_flag():
         LLMEndpoint().build()
     for way in ("FACTSCOPE_LLM_BASE_URL", "OPENAI_BASE_URL", "OPENAI_API_KEY", "[llm] in", "pass `local`"):
         assert way in str(missing.value)
-    with pytest.raises(ConfigError, match="no LLM model: pass `llm_model`"):
+    with pytest.raises(ConfigError, match="no LLM model: pass --llm-model"):
         LLMOptions(base_url="http://127.0.0.1:9/v1").build()
-    with pytest.raises(ConfigError, match=r"pass `llm_base_url` .* or pass --llm to run a model in-process"):
+    with pytest.raises(ConfigError, match=r"pass --llm-base-url .* or pass --llm to run a model in-process"):
         LLMOptions().build()
 
 
@@ -68,7 +68,7 @@ def test_an_in_process_model_and_an_endpoint_together_are_refused():
     in_library = "^`local` runs a model in-process: leave `base_url` out, or leave `local` out$"
     with pytest.raises(ConfigError, match=in_library):
         LLMEndpoint(**both).build()
-    on_the_command_line = "^--llm runs a model in-process: leave `llm_base_url` out, or leave --llm out$"
+    on_the_command_line = "^--llm runs a model in-process: leave --llm-base-url out, or leave --llm out$"
     with pytest.raises(ConfigError, match=on_the_command_line):
         LLMOptions(**both).build()
     assert LLMEndpoint(local="local:embedded").configured()

@@ -297,7 +297,7 @@ def test_cli_generate_without_llm_names_the_setting(cli, tmp_path, monkeypatch):
     from factscope.core.errors import ConfigError
 
     (tmp_path / "none.toml").write_text("")
-    with pytest.raises(ConfigError, match="`llm_base_url`"):
+    with pytest.raises(ConfigError, match="--llm-base-url"):
         cli(["attribute", "generate", str(EXAMPLES / "questions.jsonl"), "-o", str(tmp_path / "a.jsonl"),
              "--llm-config", str(tmp_path / "none.toml")])
 

@@ -9,12 +9,11 @@ from typing import Annotated
 import typer
 
 from factscope.checkers.options import CheckerOptions
-from factscope.cli.display import TerminalNotes, print_table
+from factscope.cli.display import TerminalNotes, print_summary, print_table
 from factscope.cli.llm_options import ClientOnce, LLMOptions, llm_options, usage_rows
 from factscope.cli.option_groups import add_field_options
 from factscope.cli.output_options import OutputOptions, output_options
 from factscope.cli.output_paths import check_outputs
-from factscope.core.display.figure_table import summary_table
 from factscope.core.display.progress import ProgressDisplay
 from factscope.core.errors import RecordsFailed
 from factscope.refchecker.agree import AgreeSettings
@@ -78,6 +77,6 @@ def agree_command(
         )
     print_table(*agreement_tables(result))
     rows = agreement_rows(result, output) + usage_rows(client.client)
-    print_table(summary_table("run", rows))
+    print_summary("run", rows)
     if result.failed_responses:
         raise RecordsFailed(result.failed_responses, result.what_failed, output)

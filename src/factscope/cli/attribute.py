@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import partial
 from pathlib import Path
 from typing import Annotated
 
@@ -17,38 +16,35 @@ from factscope.cli.output_options import OutputOptions, output_options
 from factscope.kalma.generation_settings import AnswerGenerationSettings, EvolutionSettings
 from factscope.kalma.spec import ATTRIBUTE_BATCH_SIZE, AttributeSpec
 
-HELP = """Knowledge-graph attribution (KaLMA / BioKaLMA): answers that cite triples of a knowledge graph as \\[Q212657, place of birth: Rome], mark what the graph lacks with \\[NA], and are scored with no reference answers.
+HELP = """Knowledge-graph attribution (KaLMA / BioKaLMA): answers that cite triples of a knowledge graph as \\[Q212657, place of birth: Rome], mark what the graph lacks with \\[NA], and are scored with no reference answers."""
+
+GENERATE_HELP = """Generate attributed answers with an LLM (one-shot prompt with an \\[NA] demonstration, KaLMA Table 10).
+
+QUESTIONS: the BioKaLMA layout (JSON list of \\[question, \\[entity, ...]]) or JSON / JSONL records {id, question, minimum: \\[\\[qid, relation, value], ...], graph?: \\[entity, ...]}. Output is resumable JSONL.
+
+Examples:
+
+  factscope attribute generate examples/attribute/questions.jsonl --graph examples/attribute/graph.jsonl -o answers.jsonl --llm-model gpt-4o-mini
+
+  factscope attribute generate questions.jsonl --graph graph.jsonl --remove 2 -o answers_removed2.jsonl --llm-model gpt-4o-mini
+"""
+
+SCORE_HELP = """Score attributed answers: citation quality (micro and macro), alignment, \\[NA] quality, text quality.
+
+ANSWERS: the output of `attribute generate`, or JSON / JSONL / Parquet / CSV records {id, question, answer, graph: \\[entity, ...], minimum: \\[\\[qid, relation, value], ...], removed?: \\[...]}. Rows with different numbers of removed triples are summarised separately. Output is resumable JSONL, one row per answer.
 
 Examples:
 
   factscope attribute score examples/attribute/answers.jsonl -o scores.jsonl
 
-  factscope attribute generate examples/attribute/questions.jsonl --graph examples/attribute/graph.jsonl -o answers.jsonl --llm-model gpt-4o-mini
-
-  factscope attribute generate questions.jsonl --graph graph.jsonl --remove 2 -o answers_removed2.jsonl --llm-model gpt-4o-mini
-
-  factscope attribute make-questions examples/attribute/seeds.jsonl --graph examples/attribute/graph.jsonl --rounds 6 -o questions.jsonl --llm-model gpt-4o-mini
-"""
-
-GENERATE_HELP = """Generate attributed answers with an LLM (one-shot prompt with an \\[NA] demonstration, KaLMA Table 10).
-
-QUESTIONS: the BioKaLMA layout (JSON list of \\[question, \\[entity, ...]]) or JSON / JSONL records {id, question, minimum: \\[\\[qid, relation, value], ...], graph?: \\[entity, ...]}. The graph each question gets: --retrieve none (default) uses its gold graph: the one-hop subgraphs in --graph of its minimum-set entities, plus its own graph; --retrieve local / wikidata runs NER + look-up + type filter + exact-match re-ranking over --graph or live Wikidata. --remove N takes N minimum-set triples out (conscious incompetence, Table 5); --retrieval-accuracy 0.8 swaps 20% of the graphs for irrelevant ones (Figure 5). Output is resumable JSONL.
-
-Example: factscope attribute generate questions.jsonl --graph graph.jsonl -o answers.jsonl --llm-model gpt-4o-mini
-"""
-
-SCORE_HELP = """Score attributed answers: citation quality (micro and macro), alignment, \\[NA] quality, text quality.
-
-ANSWERS: the output of `attribute generate`, or JSON / JSONL / Parquet / CSV records {id, question, answer, graph: \\[entity, ...], minimum: \\[\\[qid, relation, value], ...], removed?: \\[...]}. Alignment and \\[NA] use --checker (premise: the sentence, hypothesis: "relation: value"); G-Eval (--geval) needs an LLM endpoint. Rows with different numbers of removed triples are summarised separately. Output is resumable JSONL, one row per answer.
-
-Example: factscope attribute score answers.jsonl -o scores.jsonl --checker nli:MoritzLaurer/DeBERTa-v3-base-mnli --summary summary.json
+  factscope attribute score answers.jsonl -o scores.jsonl --checker nli:MoritzLaurer/DeBERTa-v3-base-mnli --summary summary.json
 """
 
 EVOLVE_HELP = """Evolutionary question generation (KaLMA section 2.2): round 1 labels a seed paragraph with graph knowledge and writes a question; each later round injects one more triple and rewrites the question. The cited and injected knowledge is the question's minimum knowledge set. The output is a questions file for `attribute generate`.
 
 SEEDS: JSON / JSONL records {id, paragraph, qids: \\[...]} (entities from --graph) or {id, paragraph, graph: \\[entity, ...]}.
 
-Example: factscope attribute make-questions seeds.jsonl --graph graph.jsonl --rounds 6 -o questions.jsonl --llm-model gpt-4o-mini
+Example: factscope attribute make-questions examples/attribute/seeds.jsonl --graph examples/attribute/graph.jsonl --rounds 6 -o questions.jsonl --llm-model gpt-4o-mini
 """
 
 Output = Annotated[Path, typer.Option("--output", "-o", help="JSONL results file (resumes when it exists)")]
@@ -78,8 +74,7 @@ def generate_command(
 ) -> None:
     from factscope.kalma.generation import AnswerWriter
 
-    write_with_llm(partial(AnswerWriter().write, settings, questions), "attribute generate", output, endpoint,
-                   outputs)
+    write_with_llm(AnswerWriter(), settings, questions, output, endpoint, outputs)
 
 
 def score_command(
@@ -110,5 +105,4 @@ def make_questions_command(
 ) -> None:
     from factscope.kalma.question_evolution import QuestionWriter
 
-    write_with_llm(partial(QuestionWriter().write, settings, seeds), "attribute make-questions", output, endpoint,
-                   outputs)
+    write_with_llm(QuestionWriter(), settings, seeds, output, endpoint, outputs)

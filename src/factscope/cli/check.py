@@ -12,16 +12,15 @@ from factscope.checkers.options import CheckerOptions
 from factscope.cli.engine_options import CommandRun, run_options
 from factscope.cli.help_panels import CHECKING, CLAIMS, ENGINE, EVIDENCE, INPUT, LLM, OUTPUT
 from factscope.cli.option_groups import add_field_options
-from factscope.cli.web_options import web_options
 from factscope.refchecker.data import MAX_REFERENCE_CHARS
 from factscope.refchecker.spec import CHECK_BATCH_SIZE, CheckSpec
 from factscope.retrieve.web_settings import WebSettings
 
-HELP = """Extract claims from LLM responses and check each against the references: Entailment (supported),
-Neutral (not verifiable from them) or Contradiction.
+HELP = """Claim checking (RefChecker): extract claims from LLM responses and check each against the references:
+Entailment (supported), Neutral (not verifiable from them) or Contradiction.
 
 Input: records with `response`, `references` (a list) or `reference`, and optional `id`, `question`, `setting`,
-or RefChecker's files. Records without references need --corpus, --retriever or --allow-missing-references.
+or RefChecker's files.
 
 Examples:
   factscope check examples/check.jsonl            # offline: rules + embedded
@@ -36,7 +35,8 @@ def register(app: typer.Typer) -> None:
     """Add the `check` command."""
     command = add_field_options(check_command, CheckSpec, "chosen", panels=SPEC_PANELS)
     command = add_field_options(command, CheckerOptions, "checking", panel=CHECKING, panels=CHECKER_PANELS)
-    app.command("check", help=HELP)(run_options(web_options(command), after="max_reference_chars"))
+    command = add_field_options(command, WebSettings, "web", panel=EVIDENCE)
+    app.command("check", help=HELP)(run_options(command, after="max_reference_chars"))
 
 
 SPEC_PANELS = {

@@ -1,5 +1,5 @@
 """What the user sees: skipped records, notes and warnings on stderr (the progress bars' console), summary
-tables on stdout. The bars and the tables are the library's, named here for the commands."""
+tables on stdout."""
 
 from __future__ import annotations
 
@@ -11,12 +11,7 @@ from rich.table import Table
 
 from factscope.cli.parameter_flags import in_context
 from factscope.core.display.figure_table import summary_table
-from factscope.core.display.progress import ProgressDisplay, console
-
-__all__ = [
-    "SHOWN_SKIPPED", "ProgressDisplay", "TerminalNotes", "console", "print_next", "print_notes", "print_skipped",
-    "print_table", "print_warning", "summary_table",
-]
+from factscope.core.display.progress import console
 
 SHOWN_SKIPPED = 20
 """How many skipped records a command that may skip many lists one by one."""
@@ -28,6 +23,11 @@ results_console = Console()
 def print_table(*tables: Table) -> None:
     """Print summary tables to stdout."""
     results_console.print(*tables)
+
+
+def print_summary(title: str, rows: list[tuple[str, object]]) -> None:
+    """Print a command's summary table: ``rows`` of (label, value) under ``title``."""
+    print_table(summary_table(title, rows))
 
 
 def _say(label: str, message: object) -> None:

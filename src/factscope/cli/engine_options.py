@@ -13,19 +13,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from factscope.cli.display import (
-    ProgressDisplay,
-    TerminalNotes,
-    print_next,
-    print_notes,
-    print_table,
-    summary_table,
-)
+from factscope.cli.display import TerminalNotes, print_next, print_notes, print_summary, print_table
 from factscope.cli.help_panels import ENGINE
 from factscope.cli.llm_options import ClientOnce, LLMOptions, llm_options, summed_usage, usage_rows
 from factscope.cli.option_groups import Command, add_field_options
 from factscope.cli.output_options import OutputOptions, output_options
 from factscope.cli.output_paths import check_outputs
+from factscope.core.display.progress import ProgressDisplay
 from factscope.core.errors import RecordsFailed
 from factscope.core.options.metadata import about
 from factscope.core.options.validation import ValidatedOptions
@@ -101,8 +95,8 @@ class CommandRun:
         for table in system.figure_tables(run):
             print_table(table)
         outcome = RunOutcome(skipped=len(ran.problems), output=output, passed_over=ran.passed_over)
-        print_table(summary_table(system.summary_title(run, output), system.summary_rows(run, outcome)
-                                  + usage_rows(used)))
+        print_summary(system.summary_title(run, output), system.summary_rows(run, outcome)
+                                  + usage_rows(used))
         print_notes(system.notes(run))
         if not self.on_ray:
             print_next(f"the results are in {output}; see them as a page: factscope report {shlex.quote(str(output))}")

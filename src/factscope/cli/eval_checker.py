@@ -9,12 +9,11 @@ from typing import Annotated
 import typer
 
 from factscope.checkers.options import CheckerOptions
-from factscope.cli.display import SHOWN_SKIPPED, print_skipped, print_table, print_warning
+from factscope.cli.display import SHOWN_SKIPPED, print_skipped, print_summary, print_table, print_warning
 from factscope.cli.llm_options import ClientOnce, LLMOptions, llm_options, usage_rows
 from factscope.cli.option_groups import add_field_options
 from factscope.cli.output_paths import check_outputs
 from factscope.cli.parameter_flags import in_context
-from factscope.core.display.figure_table import summary_table
 from factscope.core.display.progress import ProgressDisplay
 from factscope.core.errors import RecordsFailed
 from factscope.evaluation.checker_comparison import EvaluationSettings
@@ -80,7 +79,7 @@ def eval_checker_command(
     rows = [*evaluation_rows(reports), *usage_rows(client.client)]
     if evaluation.output is not None:
         rows.append(("report", str(evaluation.output)))
-    print_table(summary_table("eval-checker", rows))
+    print_summary("eval-checker", rows)
     failed = sum(report.failed for report in reports)
     if failed:
         raise RecordsFailed(failed, "pair checks", evaluation.output or "the report", kept=False)

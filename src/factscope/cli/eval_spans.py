@@ -9,9 +9,8 @@ from typing import Annotated
 
 import typer
 
-from factscope.cli.display import print_table, print_warning
+from factscope.cli.display import print_summary, print_warning
 from factscope.cli.output_paths import check_outputs
-from factscope.core.display.figure_table import summary_table
 from factscope.refchecker.span_view import OverlapRule
 
 HELP = """Score predicted hallucinated spans against gold spans, as RAGTruth does.
@@ -51,6 +50,6 @@ def eval_spans_command(
     evaluation = evaluate_spans(predictions, gold, overlap=overlap)
     if evaluation.missing_predictions:
         print_warning(f"{len(evaluation.missing_predictions)} gold responses have no prediction and are left out")
-    print_table(summary_table("span scores", evaluation.summary_rows()))
+    print_summary("span scores", evaluation.summary_rows())
     if output is not None:
         output.write_text(json.dumps(dict(evaluation.summary_rows()), indent=2) + "\n", encoding="utf-8")

@@ -7,9 +7,8 @@ from typing import Annotated
 
 import typer
 
-from factscope.cli.display import print_skipped, print_table, print_warning
+from factscope.cli.display import print_skipped, print_summary, print_warning
 from factscope.cli.output_paths import check_outputs
-from factscope.core.display.figure_table import summary_table
 from factscope.core.files.result_tables import RECORDS
 
 HELP = """Convert a results file into a table for pandas, DuckDB, Spark or a spreadsheet.
@@ -52,4 +51,4 @@ def export_command(
     exported = export_results(results, output, level)
     print_warning(*exported.repeated)
     print_skipped(*exported.problems)
-    print_table(summary_table("export", exported.summary_rows()))
+    print_summary("export", exported.summary_rows())

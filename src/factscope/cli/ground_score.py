@@ -8,24 +8,26 @@ from typing import Annotated
 
 import typer
 
-from factscope.cli.engine_options import CommandRun
+from factscope.cli.engine_options import CommandRun, run_options
+from factscope.cli.option_groups import add_field_options
 from factscope.grounding.spec import GROUND_BATCH_SIZE, GroundSpec
 from factscope.grounding.supplied_facts import AtomicFactsFile
 
-HELP = """Grounding evaluation: does a response use all the needed knowledge of its contexts, and only that?
+HELP = """Score the grounding of responses (the group's default command).
 
 precision = share of the response's atomic facts present in the input contexts; recall = share of the gold atomic facts present in the response; grounding score = F1 (per record, macro-averaged). Also answer accuracy and breakdowns by popularity, single / multi context and definite / free-form.
 
-Commands: `factscope ground INPUT` scores (same as `ground score INPUT`); `ground generate` makes the responses with an LLM; `ground calibrate` picks a presence threshold from human labels.
-
-Examples (offline: spaCy facts, the embedded checker as presence model; then the Dist setting with an LLM; then calibration):
+Example (offline: spaCy facts, the embedded checker as presence model):
 
   factscope ground examples/ground/original.json --metadata examples/ground/metadata.json --responses examples/ground/responses.jsonl
-
-  factscope ground generate data.json -o responses.jsonl --llm-model gpt-4o-mini --corpus wiki.jsonl --gold-position end
-
-  factscope ground calibrate examples/ground/labels.jsonl --presence bi --statistic pearson
 """
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `score` command to the `ground` group ``app``."""
+    command = add_field_options(score_command, GroundSpec, "spec", after="output")
+    command = add_field_options(command, AtomicFactsFile, "facts", after="responses")
+    app.command("score", help=HELP)(run_options(command, after="batch_size"))
 
 
 def score_command(

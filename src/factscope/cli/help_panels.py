@@ -14,6 +14,7 @@ LLM = "LLM: an OpenAI-compatible endpoint, or a local model"
 OUTPUT = "Output"
 ENGINE = "Engine: where and how the run goes"
 OPTIONS = "Options"
+SCORING = "Scoring (CONNER metrics)"
 
 SYSTEMS = "The systems"
 RESULTS = "Results"

@@ -1,23 +1,11 @@
-"""`factscope knowledge score | generate | select | agree`: knowledge quality (CONNER); the commands are in
-knowledge_score, knowledge_generate and knowledge_agree, and get their options here."""
+"""`factscope knowledge score | generate | select | agree`: knowledge quality (CONNER); the commands, each with
+its options, are in knowledge_score, knowledge_generate and knowledge_agree."""
 
 from __future__ import annotations
 
 import typer
 
-from factscope.cli.engine_options import run_options
-from factscope.cli.knowledge_agree import AGREE_HELP, agree_command
-from factscope.cli.knowledge_generate import GENERATE_HELP, SELECT_HELP, generate_command, select_command
-from factscope.cli.knowledge_options import SCORING
-from factscope.cli.knowledge_score import SCORE_HELP, score_command
-from factscope.cli.llm_options import llm_options
-from factscope.cli.option_groups import Command, add_field_options
-from factscope.cli.output_options import output_options
-from factscope.cli.web_options import web_options
-from factscope.conner.demonstrations import DemonstrationSettings
-from factscope.conner.generation import CandidateSampling, GenerationSettings
-from factscope.conner.generation_run import SELECTION_FIELDS
-from factscope.conner.spec import KnowledgeSpec
+from factscope.cli import knowledge_agree, knowledge_generate, knowledge_score
 
 HELP = """Evaluate knowledge for a query on CONNER's six dimensions, and use the scores to pick better knowledge."""
 
@@ -25,24 +13,6 @@ HELP = """Evaluate knowledge for a query on CONNER's six dimensions, and use the
 def register(app: typer.Typer) -> None:
     """Add the `knowledge` command group."""
     group = typer.Typer(help=HELP, no_args_is_help=True)
-    score = add_field_options(score_command, KnowledgeSpec, "chosen", panel=SCORING)
-    group.command("score", help=SCORE_HELP)(run_options(web_options(score), after="batch_size"))
-    group.command("generate", help=GENERATE_HELP)(generation_command(generate_command, sampling=False))
-    group.command("select", help=SELECT_HELP)(generation_command(select_command, sampling=True))
-    group.command("agree", help=AGREE_HELP)(agree_command)
+    for commands in (knowledge_score, knowledge_generate, knowledge_agree):
+        commands.register(group)
     app.add_typer(group, name="knowledge")
-
-
-def generation_command(command: Command, *, sampling: bool) -> Command:
-    """``command`` with the options of a generation run: its prompts, demonstrations, results file, Q_know
-    scoring and LLM endpoint; with ``sampling`` (`select`), the candidates' options too, and no --select-from
-    (the demonstrations are then random)."""
-    shown = {"train", "shots", "answer"} if sampling else None
-    command = add_field_options(command, DemonstrationSettings, "demonstrations", names=shown, after="task")
-    command = add_field_options(command, GenerationSettings, "generation", after="task")
-    if sampling:
-        command = add_field_options(command, CandidateSampling, "sampling", after="task")
-    command = add_field_options(
-        output_options(command, summary=False), KnowledgeSpec, "scoring", names=SELECTION_FIELDS, panel=SCORING
-    )
-    return llm_options(command)

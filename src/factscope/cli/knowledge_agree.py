@@ -11,7 +11,7 @@ import typer
 from factscope.cli.display import print_notes, print_skipped, print_table
 from factscope.cli.output_paths import check_outputs
 
-AGREE_HELP = """Correlate `knowledge score` results with human ratings (CONNER Tables 9-10).
+HELP = """Correlate `knowledge score` results with human ratings (CONNER Tables 9-10).
 
 HUMAN: JSON / JSONL rows with `id` and any of factuality, relevance, coherence, informativeness,
 helpfulness, validity rated 0 (unacceptable), 1 (acceptable) or 2 (excellent). Prints Somers' D(metric |
@@ -21,6 +21,11 @@ Example:
 
   factscope knowledge agree scored.jsonl human.jsonl -o agreement.json
 """
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `agree` command to the `knowledge` group ``app``."""
+    app.command("agree", help=HELP)(agree_command)
 
 
 def agree_command(

@@ -4,28 +4,31 @@ command and hands it one ``LLMOptions``; ``write_with_llm`` runs a library write
 from __future__ import annotations
 
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import Any
 
 import typer
 
-from factscope.cli.display import ProgressDisplay, TerminalNotes, print_table, summary_table
+from factscope.cli.display import TerminalNotes, print_summary
 from factscope.cli.help_panels import LLM
-from factscope.cli.option_groups import Command, add_field_options, option_flags
+from factscope.cli.option_groups import Command, add_field_options, given, option_flag
 from factscope.cli.output_options import OutputOptions
 from factscope.cli.output_paths import check_outputs, running_command
-from factscope.cli.parameter_flags import BUNDLES, in_context
+from factscope.cli.parameter_flags import in_context, with_flags
+from factscope.core.display.progress import ProgressDisplay
 from factscope.core.errors import ConfigError, RecordsFailed
 from factscope.hf.llm_endpoint import LLMEndpoint
 
 if typing.TYPE_CHECKING:
     from factscope.core.runs.result import WriterRun
+    from factscope.engines.writer import Writer
     from factscope.llm.client import LLMClient
 
-SETTING_OPTIONS = {item.name: option_flags(item)[0][2:].replace("-", "_") for item in fields(LLMEndpoint)}
-"""Each setting of ``LLMEndpoint`` (which its errors name, as ``LLMConfig.resolve``'s do) -> its option's
-parameter (`base_url` -> `llm_base_url`)."""
+SETTING_FLAGS = {item.name: option_flag(item) for item in fields(LLMEndpoint)}
+"""Each setting of ``LLMEndpoint`` (which its errors name, as ``LLMConfig.resolve``'s do) -> its option's flag
+(`base_url` -> --llm-base-url)."""
 
 
 @dataclass(frozen=True)
@@ -37,7 +40,7 @@ class LLMOptions(LLMEndpoint):
         try:
             return super().build()
         except ConfigError as error:
-            raise ConfigError(as_options(str(error))) from None
+            raise ConfigError(with_flags(str(error), SETTING_FLAGS)) from None
 
     def refuse_if_unused(self, unused: str | None) -> None:
         """Refuse (a usage error of the first) the options of these settings given on the command line when the
@@ -45,21 +48,9 @@ class LLMOptions(LLMEndpoint):
         context = running_command()
         if unused is None or context is None:
             return
-        for item in fields(LLMEndpoint):
-            source = context.get_parameter_source(SETTING_OPTIONS[item.name])
-            if source is not None and source.name == "COMMANDLINE":
-                flag = option_flags(item)[0]
+        for flag in SETTING_FLAGS.values():
+            if given(context, flag):
                 raise typer.BadParameter(in_context(unused.replace("`llm`", flag, 1)), param_hint=f"'{flag}'")
-
-
-def as_options(message: str) -> str:
-    """An LLM settings error's ``message`` with each setting it names (`base_url`) named as its option
-    (`llm_base_url`), which the CLI then shows as a flag; the option `llm` is shown as its flag --llm at once,
-    since the CLI reads a mention of `llm` as the LLM client that its endpoint options build."""
-    for setting, option in SETTING_OPTIONS.items():
-        shown = "--" + option.replace("_", "-") if option in BUNDLES else f"`{option}`"
-        message = message.replace(f"`{setting}`", shown)
-    return message
 
 
 def llm_options(command: Command, *, after: str | None = None) -> Command:
@@ -102,15 +93,17 @@ def usage_rows(llm: LLMClient | None) -> list[tuple[str, object]]:
 
 
 def write_with_llm(
-    write: Callable[..., WriterRun], title: str, output: Path, endpoint: LLMOptions, outputs: OutputOptions
+    writer: Writer[Any, Any, Any], settings: Any, inputs: Path, output: Path, endpoint: LLMOptions,
+    outputs: OutputOptions,
 ) -> None:
-    """Run ``write`` (a library writer given its input and settings) with the command's LLM into ``output``,
-    under the progress display; print its summary table under ``title``; raise RecordsFailed when records failed."""
+    """Run the library ``writer`` with ``settings`` over ``inputs`` with the command's LLM into ``output``, under
+    the progress display; print its summary table under the writer's name; raise RecordsFailed when records
+    failed."""
     check_outputs(output, overwrite=outputs.overwrite)
     llm = endpoint.build()
     with ProgressDisplay() as shown:
-        run = write(llm=llm, output=output, progress=shown, overwrite=outputs.overwrite,
-                    retry_failed=outputs.retry_failed, notes=TerminalNotes())
-    print_table(summary_table(f"{title} -> {output}", run.summary_rows() + usage_rows(llm)))
+        run: WriterRun = writer.write(settings, inputs, llm=llm, output=output, progress=shown, overwrite=outputs.overwrite,
+                           retry_failed=outputs.retry_failed, notes=TerminalNotes())
+    print_summary(f"{writer.name} -> {output}", run.summary_rows() + usage_rows(llm))
     if run.failed:
         raise RecordsFailed(run.failed, run.what_failed, output, kept=run.failures_kept)

@@ -28,8 +28,6 @@ app = typer.Typer(
     name="factscope",
     help=(
         "Check what language models write against knowledge.\n\n"
-        "The systems: check (RefChecker's claim checking), ground (Truly Ground's grounding precision / "
-        "recall), attribute (KaLMA's knowledge-graph citations), knowledge (CONNER's knowledge quality).\n\n"
         "Exit codes: 0 every record done; 1 an unexpected error (a bug: rerun with --debug and report it); "
         "2 a usage, input or settings error, or a disk or permission fault such as a full disk (the message says "
         "what to change); 3 the run finished but some records failed (kept in the results file; "
@@ -75,23 +73,13 @@ def _root(
 def command_modules() -> list[ModuleType]:
     """The command modules, in the order --help lists them; each has ``register(app)``. Each system's comes
     first, ``factscope.cli.<name>`` for every system of ``factscope.systems``."""
-    from factscope.cli import (
-        agree,
-        checkers,
-        eval_checker,
-        eval_spans,
-        examples,
-        export,
-        package_checker,
-        report,
-        serve,
-        train_checker,
-    )
     from factscope.systems import SYSTEMS
 
-    systems = [import_module(f"factscope.cli.{system.name}") for system in SYSTEMS]
-    return [*systems, report, export, agree, checkers, train_checker, eval_checker, eval_spans, package_checker,
-            examples, serve]
+    names = [system.name for system in SYSTEMS] + [
+        "report", "export", "agree", "checkers", "train_checker", "eval_checker", "eval_spans", "package_checker",
+        "examples", "serve",
+    ]
+    return [import_module(f"factscope.cli.{name}") for name in names]
 
 
 def _register() -> None:

@@ -8,10 +8,9 @@ from typing import Annotated
 
 import typer
 
-from factscope.cli.display import print_skipped, print_table, print_warning
+from factscope.cli.display import print_skipped, print_summary, print_warning
 from factscope.cli.option_groups import add_field_options
 from factscope.cli.output_paths import check_outputs
-from factscope.core.display.figure_table import summary_table
 from factscope.reports.report_options import ReportOptions
 
 HELP = """Write the results of any factscope command as one HTML page you can open in any browser.
@@ -55,4 +54,4 @@ def report_command(
     print_warning(*report.repeated)
     print_skipped(*report.problems)
     output.write_text(report.html, encoding="utf-8")
-    print_table(summary_table("report", report.summary_rows(output)))
+    print_summary("report", report.summary_rows(output))

@@ -7,9 +7,9 @@ from typing import Any
 
 import typer
 
+from factscope.cli.help_panels import EVIDENCE
 from factscope.cli.llm_options import LLMOptions, llm_options
 from factscope.cli.option_groups import add_field_options
-from factscope.cli.web_options import web_options
 from factscope.core.errors import ConfigError
 from factscope.retrieve.web_settings import WebSettings
 from factscope.serve.config import Components, Limits, ServeConfig, ServerComponents, Startup
@@ -37,7 +37,8 @@ def register(app: typer.Typer) -> None:
     command = add_field_options(command, ServeConfig, "config", after="port")
     command = add_field_options(command, Components, "components", panel=PANEL)
     command = add_field_options(command, Limits, "limits", panel="Limits")
-    app.command("serve", help=HELP)(llm_options(web_options(command)))
+    command = add_field_options(command, WebSettings, "web", panel=EVIDENCE)
+    app.command("serve", help=HELP)(llm_options(command))
 
 
 def serve_command(

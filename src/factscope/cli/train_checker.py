@@ -32,15 +32,14 @@ def train_checker(options: TrainOptions) -> None:
     import os
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from factscope.cli.display import SHOWN_SKIPPED, print_skipped, print_table
-    from factscope.core.display.figure_table import summary_table
+    from factscope.cli.display import SHOWN_SKIPPED, print_skipped, print_summary
     from factscope.core.display.progress import progress
     from factscope.training.summary import summary_rows
     from factscope.training.train import train_checker as run
 
     result = run(options, progress)
     print_skipped(*result.skipped, limit=SHOWN_SKIPPED)
-    print_table(summary_table(f"checker written to {options.out}", summary_rows(result)))
+    print_summary(f"checker written to {options.out}", summary_rows(result))
 
 
 def register(app: typer.Typer) -> None:

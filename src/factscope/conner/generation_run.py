@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 
 SELECTION_FIELDS = frozenset(
-    {"corpus", "evidence_k", "checker", "relevance", "coherence", "lm", "weights", "seed"}
+    {"corpus", "retriever", "evidence_k", "checker", "relevance", "coherence", "lm", "weights", "seed"}
 )
 """The fields of ``KnowledgeSpec`` that Q_know selection reads (of candidates or demonstrations)."""
 
@@ -50,7 +50,8 @@ class KnowledgeGenerationSettings(ValidatedOptions):
         "the few-shot demonstrations and whether answers are generated"
     ))
     task: KnowledgeTask | None = field(default=None, metadata=about(
-        "task of the records that name none", recorded_by="records"
+        "task of the records that name none (query tables have no task column): qa (span answers, the default) or "
+        "dialogue (open-ended, as Wizard of Wikipedia)", recorded_by="records"
     ))
     batch_size: int = field(default=16, metadata=about("queries per batch", min=1, changes_results=False))
 

@@ -70,7 +70,7 @@ class KnowledgeSpec(ValidatedOptions):
 
     evaluator: KnowledgeEvaluator | None = None
     corpus: Path | None = field(default=None, metadata=about(
-        "evidence corpus: JSONL of {id, title?, text} or a folder of .txt"
+        "evidence corpus (factuality, dialogue validity): JSONL of {id, title?, text} or a folder of .txt"
     ))
     retriever: EvidenceRetrieverName = field(default="bm25", metadata=about(
         "evidence retriever: bm25, dense or hybrid over `corpus`; web:serper, web:brave or wikipedia search for "
@@ -94,19 +94,21 @@ class KnowledgeSpec(ValidatedOptions):
         "count each sentence by its argmax label", flag="--hard-factuality", recorded_by="evaluator"
     ))
     checker: str | Checker = field(default=DEFAULT_CHECKER, metadata=about(
-        "NLI checker: embedded, nli:MODEL, path:DIR, llm, similarity", option_type=str, recorded_by="evaluator"
+        "NLI checker (factuality, dialogue validity; qa validity of records with a gold_answer): embedded, "
+        "nli:MODEL, path:DIR, llm, similarity", option_type=str, recorded_by="evaluator"
     ))
     relevance: str | RelevanceModel = field(default=DEFAULT_RELEVANCE_MODEL, metadata=about(
-        "ranking cross-encoder (name or folder); 'bi-encoder' fallback; 'none'",
+        "relevance's ranking cross-encoder (name or folder); 'bi-encoder' the packaged fallback; 'none'",
         flag="--relevance-model", option_type=str, recorded_by="evaluator",
     ))
     coherence: str | ParagraphCoherence = field(default=DEFAULT_COHERENCE_MODEL, metadata=about(
-        "coherence classifier (name or folder); 'proxy' offline; 'none'", flag="--coherence-model", option_type=str,
-        recorded_by="evaluator",
+        "paragraph coherence's classifier (name or folder); 'proxy' offline (adjacent-sentence similarity); "
+        "'none'", flag="--coherence-model", option_type=str, recorded_by="evaluator",
     ))
     lm: str | TokenLogProbs | None = field(default=None, metadata=about(
-        "causal LM: 'embedded' (SmolLM2-135M via llama.cpp, the default when factscope\\[lm] is installed), "
-        "a hub name or folder, a .gguf file, 'endpoint' for the --llm-* completions endpoint, or 'none'",
+        "causal LM (sentence coherence, informativeness, helpfulness): 'embedded' (SmolLM2-135M via llama.cpp, "
+        "the default when factscope\\[lm] is installed), a hub name or folder, a .gguf file, 'endpoint' for the "
+        "--llm-* completions endpoint, or 'none'",
         flag="--lm", option_type=str | None,
     ))
     baselines: int = field(default=3, metadata=about(

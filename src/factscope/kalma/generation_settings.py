@@ -49,12 +49,16 @@ class AnswerGenerationSettings(GraphSettings):
     """Where each question's graph comes from, what is taken out of it, and how the LLM samples (KaLMA 4.4 and
     5.3; see ``factscope.kalma.graphs.prepare``)."""
 
-    retrieve: RetrieveMode = field(default="none", metadata=about("where each question's graph comes from"))
+    retrieve: RetrieveMode = field(default="none", metadata=about(
+        "where each question's graph comes from: none, its gold graph (the one-hop subgraphs in `graph` of its "
+        "minimum-set entities, plus its own graph); local or wikidata, NER, look-up, type filter and exact-match "
+        "re-ranking over `graph` or live Wikidata"
+    ))
     remove: int = field(default=0, metadata=about(
-        "minimum-set triples to remove from each graph (0-3 in the paper)", min=0
+        "minimum-set triples to remove from each graph (conscious incompetence, KaLMA Table 5: 0-3)", min=0
     ))
     retrieval_accuracy: float = field(default=1.0, metadata=about(
-        "share of graphs kept; the rest are swapped", min=0.0, max=1.0
+        "share of graphs kept; the rest are swapped for irrelevant ones (KaLMA Figure 5)", min=0.0, max=1.0
     ))
     seed: int = field(default=0, metadata=about("seed of the removal and swap choices", min=0, max=SEED_MAX))
     sparql_endpoint: str = field(default=WIKIDATA_SPARQL, metadata=about(

@@ -97,6 +97,17 @@ def validate_options(options: object, values: Mapping[str, Any] | None = None) -
             raise ConfigError(rule_refusal(item.name, rule.condition))
 
 
+def ignored_options(options: object, values: Mapping[str, Any]) -> dict[str, str]:
+    """The fields of the dataclass ``options`` whose rule that only warns does not hold for the parameter
+    ``values``, each with its warning: a run ignores them (the Ray engine's settings on the local engine)."""
+    ignored = {}
+    for item in dataclasses.fields(options):  # type: ignore[arg-type]
+        rule = broken_rule([r for r in field_rules(item) if r.warn], values)
+        if rule is not None:
+            ignored[item.name] = f"{rule_refusal(item.name, rule.condition)}; this run ignores it"
+    return ignored
+
+
 def rule_refusal(name: str, condition: str) -> str:
     """The refusal of the parameter ``name`` given where its rule, whose condition is ``condition``, does not
     hold."""
