@@ -23,7 +23,9 @@ Two steps:
     P(Entailment) fitted on the other families (``global_threshold``); the per-family best threshold chosen on the
     family's own pairs (``oracle_threshold``, optimistic: an upper reference, not a decision anyone can ship); the
     claim decision on its default features (``claim_decision``), on every feature (``claim_decision_all``) and on
-    P(Entailment) alone (``threshold_decision``).
+    P(Entailment) alone (``threshold_decision``). ``own_family`` gives, per family, the test groups at the labels
+    and with a threshold and a claim decision fitted on the family's own validation groups: what a user's
+    ``eval-checker --fit-decision`` on their own kind of output gets.
     With ``--second`` it also simulates the cascade (pairs whose best-window P(Entailment) under the first checker
     lies in a band take the second checker's label), the band fitted leave one family out. ``--write-decision FILE`` saves the
     claim decision fitted on every family of the users' task.
@@ -79,6 +81,9 @@ NLI_SETS: dict[str, str] = {
 """The second column: NLI and claim-verification sets, never used to fit a decision."""
 
 DEFAULT_SCORES = Path.home() / ".cache" / "factscope-benchmarks" / "users_task"
+
+DRAW = 400
+"""Pairs drawn from each users'-task set (``score --draw``), of which ``fit`` reads the split parts."""
 
 
 def drawn_pairs(data: Path, path: str, n: int, seed: int) -> list:
@@ -215,6 +220,45 @@ def family_figures(rows: list[dict], fit_rows: list[dict]) -> dict[str, dict[str
     return figures
 
 
+def pair_parts(data: Path, draw: int, seed: int) -> dict[str, str]:
+    """The part of the group split (validation or test) of every drawn users'-task pair, by its id."""
+    from factscope.evaluation.splits import part_of
+
+    return {
+        f"{Path(path).stem}:{index}": part_of(pair.group)
+        for path in USERS_TASK_SETS
+        for index, pair in enumerate(drawn_pairs(data, path, draw, seed))
+    }
+
+
+def own_family_figures(rows: list[dict], parts: dict[str, str]) -> dict[str, float]:
+    """A family's pairs of the test groups at the checker's labels, and with a threshold and a claim decision
+    (``DEFAULT_FEATURES``) fitted on the same family's validation groups: what a user gets from
+    ``eval-checker --fit-decision`` on labelled pairs of their own kind of output."""
+    from factscope.checkers.claim_decision import ClaimDecision, feature_row
+
+    fit_rows = [row for row in rows if parts[row["id"]] == "validation"]
+    test = [row for row in rows if parts[row["id"]] == "test"]
+    gold = np.array([row["supported"] for row in test])
+    fit_gold = [row["supported"] for row in fit_rows]
+    threshold = best_threshold([row["measured"]["entailment"] for row in fit_rows], fit_gold)
+    decision = ClaimDecision.fit([row["measured"] for row in fit_rows], fit_gold)
+    support = decision.probabilities(np.stack([feature_row(row["measured"], decision.features) for row in test]))
+    return {
+        "fit_pairs": len(fit_rows),
+        "test_pairs": len(test),
+        "labels_ba": _ba(gold, np.array([row["label"] == "Entailment" for row in test])),
+        "threshold_ba": _ba(gold, np.array([row["measured"]["entailment"] >= threshold for row in test])),
+        "claim_decision_ba": _ba(gold, support >= decision.threshold),
+    }
+
+
+def mean_of(table: dict[str, dict[str, float]]) -> dict[str, float]:
+    """The mean of each figure over the families of ``table``."""
+    names = [name for name in next(iter(table.values())) if name.endswith("_ba")]
+    return {name: float(np.mean([entry[name] for entry in table.values()])) for name in names}
+
+
 DECISION_FEATURES = {"claim_decision": "default", "claim_decision_all": "all", "threshold_decision": "entailment"}
 """The claim decisions compared: on ``DEFAULT_FEATURES``, on every feature, on P(Entailment) alone."""
 
@@ -253,6 +297,9 @@ def fit(args: argparse.Namespace) -> None:
         "nli_column": {"per_set": per_set_nli, "mean": means(per_set_nli) if per_set_nli else {}},
         "seconds_per_pair": seconds,
     }
+    parts = pair_parts(args.data, args.draw, args.seed)
+    own = {family: own_family_figures([row for row in users if row["family"] == family], parts) for family in families}
+    figures["own_family"] = {"per_family": own, "mean": mean_of(own)}
     if args.second:
         figures["cascade"] = cascade(users, load(args.scores, args.second), args.second)
         if args.write_band:
@@ -457,7 +504,7 @@ def main() -> None:
     commands = parser.add_subparsers(dest="command", required=True)
     scoring = commands.add_parser("score", help="score a checker on the drawn pairs (continues the file)")
     scoring.add_argument("--checker", default="embedded")
-    scoring.add_argument("--draw", type=int, default=400, help="pairs drawn from each users'-task set")
+    scoring.add_argument("--draw", type=int, default=DRAW, help="pairs drawn from each users'-task set")
     scoring.add_argument("--per-set", type=int, default=400, help="of those, the first N scored")
     scoring.add_argument("--nli-draw", type=int, default=80, help="pairs drawn from each NLI-column set")
     scoring.add_argument("--nli-per-set", type=int, default=80, help="of those, the first N scored")
@@ -471,6 +518,8 @@ def main() -> None:
         "--write-band", action="store_true", help="with --second: ship the band fitted on every family"
     )
     fitting.add_argument("--write-decision", type=Path, help="save the decision fitted on every users'-task family")
+    fitting.add_argument("--draw", type=int, default=DRAW, help="the draw the scores were made with")
+    fitting.add_argument("--seed", type=int, default=0, help="the seed the scores were made with")
     add_out_option(fitting)
     comparing = commands.add_parser("compare", help="two scored checkers on the pairs both scored, with intervals")
     comparing.add_argument("--before", required=True, help="the checker as it was")

@@ -36,7 +36,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from claim_families import default_data_dir
 from results_file import add_out_option, write_results
-from users_task import USERS_TASK_SETS, family_figures, load, paired_difference
+from users_task import (
+    DRAW,
+    USERS_TASK_SETS,
+    family_figures,
+    load,
+    mean_of,
+    own_family_figures,
+    pair_parts,
+    paired_difference,
+)
 
 from factscope.metrics.classification import balanced_accuracy
 
@@ -113,10 +122,11 @@ def left_out_checker(names: dict[str, str], family: str) -> str:
     return names["all_families"]
 
 
-def figures(args: argparse.Namespace, names: dict[str, str]) -> dict:
+def figures(args: argparse.Namespace, names: dict[str, str], parts: dict[str, str]) -> dict:
     """Each family's figures from the checker that left it out, every decision fitted on the other families'
     pairs of the same checker (``users_task.family_figures``); the same from the all-families checker, which
-    trained on it; the means; and what training on the families bought at the labels."""
+    trained on it; the means; what training on the families bought at the labels; and each family's test groups
+    with a decision fitted on its own validation groups (``parts``: each pair's part), both ways."""
     rows = {checker: [row for row in load(args.scores, checker) if row["column"] == "users"] for checker in names.values()}
     every = rows[names["all_families"]]
     families = sorted({row["family"] for row in every})
@@ -143,6 +153,18 @@ def figures(args: argparse.Namespace, names: dict[str, str]) -> dict:
         for side in ("left_out", "trained_on")
     }
     labels = paired_difference(every, left_out_rows, args.resamples, args.seed)
+    own = {
+        side: {
+            family: own_family_figures(
+                [row for row in rows[checker(family)] if row["family"] == family], parts
+            )
+            for family in families
+        }
+        for side, checker in (
+            ("left_out", lambda family: left_out_checker(names, family)),
+            ("trained_on", lambda family: names["all_families"]),
+        )
+    }
     return {
         "start": str(args.start),
         "checkers": names,
@@ -151,6 +173,7 @@ def figures(args: argparse.Namespace, names: dict[str, str]) -> dict:
         "mean": means,
         "labels_left_out_vs_trained_on": labels,
         "decision_search": decision_search(rows, names, families),
+        "own_family": {side: {"per_family": table, "mean": mean_of(table)} for side, table in own.items()},
     }
 
 
@@ -211,7 +234,7 @@ def main() -> None:
     add_out_option(parser)
     args = parser.parse_args()
     args.scores = args.work / "scores"
-    table = figures(args, train_and_score(args))
+    table = figures(args, train_and_score(args), pair_parts(args.data, DRAW, 0))
     print(json.dumps(table, indent=1))
     write_results("users_task_folds", args, table)
 

@@ -90,7 +90,8 @@ def test_folds_take_each_family_from_the_checker_that_left_it_out(tmp_path):
         text = "\n".join(json.dumps(r) for r in rows) + "\n"
         (tmp_path / f"{checker.replace(':', '_')}.jsonl").write_text(text)
     args = type("Args", (), {"scores": tmp_path, "resamples": 20, "seed": 0, "start": "member"})()
-    table = users_task_folds.figures(args, names)
+    parts = {f"{name}:{i}": "validation" if i < 2 else "test" for name in families for i in range(4)}
+    table = users_task_folds.figures(args, names, parts)
 
     long_documents = table["per_family"]["long documents"]
     assert not long_documents["recipe_trains_on_it"]
@@ -103,6 +104,14 @@ def test_folds_take_each_family_from_the_checker_that_left_it_out(tmp_path):
     assert table["mean"]["left_out"]["labels_ba"] == pytest.approx((0.5 * 3 + 1.0) / 4)
     assert table["mean"]["trained_on"]["labels_ba"] == pytest.approx(1.0)
     assert table["labels_left_out_vs_trained_on"]["difference"]["ba"] == pytest.approx(-0.375)
+    # each family's test pairs (2: supported, 3: not) after fitting on its validation pairs (0, 1): at its labels
+    # the all-families checker is right on both, the summaries fold calls neither supported (BA 0.5)
+    own = table["own_family"]
+    assert own["trained_on"]["per_family"]["summaries"]["labels_ba"] == 1.0
+    assert own["left_out"]["per_family"]["summaries"]["labels_ba"] == 0.5
+    assert own["left_out"]["per_family"]["summaries"]["fit_pairs"] == 2
+    assert own["left_out"]["per_family"]["summaries"]["test_pairs"] == 2
+    assert own["trained_on"]["mean"]["labels_ba"] == 1.0
     search = table["decision_search"]
     assert search["feature_sets_tried"] == 10 + 45 + 120
     assert search["labels"] == {"left_out_ba": pytest.approx(0.625), "trained_on_ba": 1.0}
