@@ -15,7 +15,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from command_line import command_line
+from command_line import command_line, swap_option_groups
 from factscope.checkers.options import CheckerOptions
 from factscope.checkers.wheel import CheckerPackage
 from factscope.cli import check
@@ -26,22 +26,26 @@ from factscope.cli.ground_calibrate import PRESENCE_FIELDS
 from factscope.cli.option_groups import add_field_options, option_flags, range_shown
 from factscope.cli.output_options import RERUN_FIELDS, OutputOptions
 from factscope.cli.parameter_flags import MENTION
+from factscope.conner.command_form import KnowledgeReading
 from factscope.conner.demonstrations import DemonstrationSettings
 from factscope.conner.generation import CandidateSampling, GenerationSettings
-from factscope.conner.generation_run import SELECTION_FIELDS
+from factscope.conner.generation_run import SELECTION_FIELDS, KnowledgeGenerationSettings
 from factscope.conner.spec import KnowledgeSpec
 from factscope.core.options.metadata import about
 from factscope.core.options.rules import CountsWhen
 from factscope.core.options.validation import ValidatedOptions
 from factscope.engines.ray import RayOptions
 from factscope.grounding.calibration import CalibrationSettings
+from factscope.grounding.command_form import GroundReading
 from factscope.grounding.distractors import DistractorSettings
 from factscope.grounding.generation import ResponseGenerationSettings
 from factscope.grounding.spec import GroundSpec
 from factscope.grounding.supplied_facts import AtomicFactsFile
 from factscope.kalma.generation_settings import AnswerGenerationSettings, EvolutionSettings
 from factscope.kalma.spec import AttributeSpec
+from factscope.refchecker.command_form import CheckReading
 from factscope.refchecker.spec import CheckSpec
+from factscope.refchecker.system import CheckSystem
 from factscope.reports.report_options import ReportOptions
 from factscope.retrieve.web_settings import WebSettings
 from factscope.serve.config import Components, Limits, ServeConfig, Startup
@@ -62,8 +66,7 @@ class CheckerWithKnob(CheckerOptions):
 def _app(monkeypatch: pytest.MonkeyPatch, ran: list[CheckSpec]) -> typer.Typer:
     """The `check` command built from the spec and checker settings with one more field each; its run records
     the spec it would run."""
-    monkeypatch.setattr(check, "CheckSpec", SpecWithKnob)
-    monkeypatch.setattr(check, "CheckerOptions", CheckerWithKnob)
+    swap_option_groups(monkeypatch, CheckSystem, {CheckSpec: SpecWithKnob, CheckerOptions: CheckerWithKnob})
 
     def run(self: CommandRun, system: Any, spec: CheckSpec, *args: Any, **kwargs: Any) -> Any:
         ran.append(spec)
@@ -156,6 +159,10 @@ OFFERED = [
     (ResponseGenerationSettings, ("ground", "generate"), None, {}),
     (CalibrationSettings, ("ground", "calibrate"), None, {}),
     (AtomicFactsFile, ("ground", "score"), None, {}),
+    (GroundReading, ("ground", "score"), None, {}),
+    (CheckReading, ("check",), None, {}),
+    (KnowledgeReading, ("knowledge", "score"), None, {}),
+    (KnowledgeGenerationSettings, ("knowledge", "score"), {"task"}, {}),
     (AttributeSpec, ("attribute", "score"), None, {}),
     (AnswerGenerationSettings, ("attribute", "generate"), None, {}),
     (AnswerGenerationSettings, ("attribute", "score"), {"minimum"}, {}),

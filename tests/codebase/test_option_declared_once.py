@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 import factscope
-from command_line import command_line
+from command_line import command_line, swap_option_groups
 from factscope.claims.registry import make_extractor
 from factscope.cli import check as check_command
 from factscope.core.files.manifest import manifest_path
@@ -75,7 +75,7 @@ def api_lacks(function, spec: type) -> list[str]:
 
 
 def test_the_option_is_in_help(monkeypatch):
-    monkeypatch.setattr(check_command, "CheckSpec", SpecWithKnob)
+    swap_option_groups(monkeypatch, CheckSystem, {CheckSpec: SpecWithKnob})
     shown = " ".join(CliRunner().invoke(command_line(check_command), ["check", "--help"],
                                         env={"COLUMNS": "200"}).output.split())
     assert "--claim-budget" in shown and "at most N claims per response" in shown and "x>=1" in shown

@@ -1,9 +1,13 @@
-"""The factscope command line with some or all of its commands registered, for typer's CliRunner."""
+"""The factscope command line with some or all of its commands registered, for typer's CliRunner; and a system's
+command built with other dataclasses for some of its groups of options."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from types import ModuleType
+from typing import Any
 
+import pytest
 import typer
 
 
@@ -21,3 +25,11 @@ def command_line(*modules: ModuleType) -> typer.Typer:
     for module in modules or command_modules():
         module.register(application)
     return application
+
+
+def swap_option_groups(monkeypatch: pytest.MonkeyPatch, system: type[Any], swapped: dict[type, type]) -> None:
+    """Make the command of ``system`` (a ``System`` class) offer the options of each dataclass of ``swapped`` in
+    place of its key's."""
+    form = system.command_form
+    groups = tuple(replace(group, options=swapped.get(group.options, group.options)) for group in form.options)
+    monkeypatch.setattr(system, "command_form", replace(form, options=groups))

@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from factscope.checkers.options import CheckerOptions
-from factscope.cli.engine_options import CommandRun, run_options
 from factscope.cli.llm_options import LLMOptions, llm_options, write_with_llm
 from factscope.cli.option_groups import add_field_options
 from factscope.cli.output_options import OutputOptions, output_options
+from factscope.cli.system_command import add_system_command
 from factscope.kalma.generation_settings import AnswerGenerationSettings, EvolutionSettings
-from factscope.kalma.spec import ATTRIBUTE_BATCH_SIZE, AttributeSpec
+from factscope.kalma.system import ATTRIBUTE
 
 HELP = """Knowledge-graph attribution (KaLMA / BioKaLMA): answers that cite triples of a knowledge graph as \\[Q212657, place of birth: Rome], mark what the graph lacks with \\[NA], and are scored with no reference answers."""
 
@@ -27,17 +25,6 @@ Examples:
   factscope attribute generate examples/attribute/questions.jsonl --graph examples/attribute/graph.jsonl -o answers.jsonl --llm-model gpt-4o-mini
 
   factscope attribute generate questions.jsonl --graph graph.jsonl --remove 2 -o answers_removed2.jsonl --llm-model gpt-4o-mini
-"""
-
-SCORE_HELP = """Score attributed answers: citation quality (micro and macro), alignment, \\[NA] quality, text quality.
-
-ANSWERS: the output of `attribute generate`, or JSON / JSONL / Parquet / CSV records {id, question, answer, graph: \\[entity, ...], minimum: \\[\\[qid, relation, value], ...], removed?: \\[...]}. Rows with different numbers of removed triples are summarised separately. Output is resumable JSONL, one row per answer.
-
-Examples:
-
-  factscope attribute score examples/attribute/answers.jsonl -o scores.jsonl
-
-  factscope attribute score answers.jsonl -o scores.jsonl --checker nli:MoritzLaurer/DeBERTa-v3-base-mnli --summary summary.json
 """
 
 EVOLVE_HELP = """Evolutionary question generation (KaLMA section 2.2): round 1 labels a seed paragraph with graph knowledge and writes a question; each later round injects one more triple and rewrites the question. The cited and injected knowledge is the question's minimum knowledge set. The output is a questions file for `attribute generate`.
@@ -55,10 +42,7 @@ def register(app: typer.Typer) -> None:
     attribute_app = typer.Typer(help=HELP, no_args_is_help=True)
     generate = add_field_options(generate_command, AnswerGenerationSettings, "settings", after="output")
     attribute_app.command("generate", help=GENERATE_HELP)(llm_options(output_options(generate, summary=False)))
-    score = add_field_options(score_command, AnswerGenerationSettings, "gold", names={"minimum"}, after="output")
-    score = add_field_options(score, CheckerOptions, "checking", names={"mode"})
-    score = add_field_options(score, AttributeSpec, "chosen")
-    attribute_app.command("score", help=SCORE_HELP)(run_options(score, after="output"))
+    add_system_command(attribute_app, ATTRIBUTE)
     evolve = add_field_options(make_questions_command, EvolutionSettings, "settings", after="output")
     attribute_app.command("make-questions", help=EVOLVE_HELP)(llm_options(output_options(evolve, summary=False)))
     app.add_typer(attribute_app, name="attribute")
@@ -75,24 +59,6 @@ def generate_command(
     from factscope.kalma.generation import AnswerWriter
 
     write_with_llm(AnswerWriter(), settings, questions, output, endpoint, outputs)
-
-
-def score_command(
-    answers: Annotated[Path, typer.Argument(help="answers file (output of `attribute generate`, or your own; with "
-                                                 "--engine ray also a folder of *.jsonl shards)")],
-    output: Annotated[Path, typer.Option("--output", "-o", help="JSONL results file (resumes when it exists); with "
-                                                                "--engine ray a results folder")],
-    *,
-    run: CommandRun,
-    gold: AnswerGenerationSettings,
-    checking: CheckerOptions,
-    chosen: AttributeSpec,
-) -> None:
-    from factscope.kalma.system import AttributeSystem
-
-    spec = replace(chosen, checker_settings=checking, geval=chosen.geval or chosen.weighted)
-    run(AttributeSystem(gold.minimum, run.notes, in_memory=True), spec, answers, output,
-        batch_size=ATTRIBUTE_BATCH_SIZE)
 
 
 def make_questions_command(

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from factscope.cli.display import TerminalNotes, print_next, print_notes, print_summary, print_table
-from factscope.cli.help_panels import ENGINE
 from factscope.cli.llm_options import ClientOnce, LLMOptions, llm_options, summed_usage, usage_rows
 from factscope.cli.option_groups import Command, add_field_options
 from factscope.cli.output_options import OutputOptions, output_options
@@ -22,6 +21,7 @@ from factscope.cli.output_paths import check_outputs
 from factscope.core.display.progress import ProgressDisplay
 from factscope.core.errors import RecordsFailed
 from factscope.core.options.metadata import about
+from factscope.core.options.panels import ENGINE
 from factscope.core.options.validation import ValidatedOptions
 from factscope.engines.parts import RunOutcome
 from factscope.engines.ray import RayOptions

@@ -1,5 +1,6 @@
-"""`factscope ground`: grounding precision / recall / F1 of LLM responses (Truly Ground); the commands, each with
-its options, are in ground_score, ground_generate and ground_calibrate."""
+"""`factscope ground`: grounding precision / recall / F1 of LLM responses (Truly Ground); the commands are `score`,
+which its system declares (``factscope.grounding.command_form``), and those of ground_generate and
+ground_calibrate, each with its options."""
 
 from __future__ import annotations
 
@@ -7,8 +8,10 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from factscope.cli import ground_calibrate, ground_generate, ground_score
+from factscope.cli import ground_calibrate, ground_generate
 from factscope.cli.help_page import HelpGroup
+from factscope.cli.system_command import add_system_command
+from factscope.grounding.system import GROUND
 
 if TYPE_CHECKING:
     from typer import _click  # typer vendors click: TyperGroup.parse_args takes typer's own Context
@@ -31,6 +34,7 @@ class _ScoreByDefault(HelpGroup):
 def register(app: typer.Typer) -> None:
     """Add the `ground` command group."""
     ground_app = typer.Typer(cls=_ScoreByDefault, help=HELP, no_args_is_help=True)
-    for command in (ground_score, ground_generate, ground_calibrate):
+    add_system_command(ground_app, GROUND)
+    for command in (ground_generate, ground_calibrate):
         command.register(ground_app)
     app.add_typer(ground_app, name="ground")

@@ -1,5 +1,5 @@
 """A command's --help page laid out for a terminal of any width: its options in panels by what they are for (in the
-order of ``help_panels.PANELS``), each option's name and value whole on the left, its help wrapped beside it (or
+order of ``factscope.core.options.panels.PANELS``), each option's name and value whole on the left, its help wrapped beside it (or
 under it, when the name is wider than the name column), a flag shown without a value placeholder."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from rich.text import Text
 from typer import rich_utils
 from typer.core import TyperArgument, TyperCommand, TyperGroup
 
-from factscope.cli.help_panels import ARGUMENTS, OPTIONS, PANELS
 from factscope.cli.option_groups import range_text
+from factscope.core.options.panels import ARGUMENTS, OPTIONS, PANELS
 
 NAME_STYLE = "bold cyan"
 VALUE_STYLE = "bold yellow"

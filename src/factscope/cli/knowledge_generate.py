@@ -11,7 +11,6 @@ from typing import Annotated, Any
 import typer
 
 from factscope.cli.display import print_notes
-from factscope.cli.help_panels import SCORING
 from factscope.cli.llm_options import LLMOptions, llm_options, write_with_llm
 from factscope.cli.option_groups import Command, add_field_options
 from factscope.cli.output_options import OutputOptions, output_options
@@ -19,6 +18,7 @@ from factscope.conner.demonstrations import DemonstrationSettings
 from factscope.conner.generation import CandidateSampling, GenerationSettings
 from factscope.conner.generation_run import SELECTION_FIELDS, KnowledgeGenerationSettings
 from factscope.conner.spec import KnowledgeSpec
+from factscope.core.options.panels import SCORING
 
 GENERATE_HELP = """Generate knowledge for each query through an LLM, with the paper's prompts (Appendix F, Tables 11-12).
 

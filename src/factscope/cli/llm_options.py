@@ -12,13 +12,13 @@ from typing import Any
 import typer
 
 from factscope.cli.display import TerminalNotes, print_summary
-from factscope.cli.help_panels import LLM
 from factscope.cli.option_groups import Command, add_field_options, given, option_flag
 from factscope.cli.output_options import OutputOptions
 from factscope.cli.output_paths import check_outputs, running_command
 from factscope.cli.parameter_flags import in_context, with_flags
 from factscope.core.display.progress import ProgressDisplay
 from factscope.core.errors import ConfigError, RecordsFailed
+from factscope.core.options.panels import LLM
 from factscope.hf.llm_endpoint import LLMEndpoint
 
 if typing.TYPE_CHECKING:

@@ -6,9 +6,9 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from factscope.cli.help_panels import OUTPUT
 from factscope.cli.option_groups import Command, add_field_options
 from factscope.core.options.metadata import about
+from factscope.core.options.panels import OUTPUT
 from factscope.core.options.validation import ValidatedOptions
 
 RERUN_FIELDS = frozenset({"overwrite", "retry_failed"})

@@ -7,10 +7,10 @@ from typing import Any
 
 import typer
 
-from factscope.cli.help_panels import EVIDENCE
 from factscope.cli.llm_options import LLMOptions, llm_options
 from factscope.cli.option_groups import add_field_options
 from factscope.core.errors import ConfigError
+from factscope.core.options.panels import EVIDENCE
 from factscope.retrieve.web_settings import WebSettings
 from factscope.serve.config import Components, Limits, ServeConfig, ServerComponents, Startup
 

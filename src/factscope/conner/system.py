@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from factscope.conner import report
+from factscope.conner.command_form import KNOWLEDGE_COMMAND, KnowledgeReading
 from factscope.conner.data import (
     KnowledgeRecord,
     KnowledgeRecords,
@@ -16,6 +17,7 @@ from factscope.conner.data import (
     KnowledgeTask,
     parse_knowledge_record,
 )
+from factscope.conner.generation_run import KnowledgeGenerationSettings
 from factscope.conner.scores import KnowledgeScores
 from factscope.conner.spec import KnowledgeSpec
 from factscope.conner.task import KnowledgeRun, knowledge_pipeline, knowledge_pool, knowledge_run
@@ -79,10 +81,26 @@ class KnowledgeSystem(System[KnowledgeSpec, KnowledgeRecord, KnowledgeScores, Kn
         "knowledge/with_evidence.jsonl",
     )
     report = ReportHooks.of(report)
+    command_form = KNOWLEDGE_COMMAND
 
     def __init__(self, task: KnowledgeTask | None = None, queries: str | Path | None = None) -> None:
         self.task = task
         self.queries = Path(queries) if queries is not None else None
+
+    def reader(self, reading: Sequence[Any], notes: InputNotes) -> KnowledgeSystem:
+        """The knowledge system joining the ``KnowledgeReading``'s queries, its records' task the settings'."""
+        files, settings = cast(tuple[KnowledgeReading, KnowledgeGenerationSettings], tuple(reading))
+        return KnowledgeSystem(settings.task, files.queries)
+
+    def command_spec(self, spec: KnowledgeSpec, *, endpoint: bool) -> KnowledgeSpec:
+        """``spec`` with its causal LM chosen where it names the default (``default_lm``)."""
+        from factscope.conner.evaluator_setup import default_lm
+
+        return replace(spec, lm=default_lm(spec.lm))
+
+    def spec_notes(self, spec: KnowledgeSpec) -> list[str]:
+        """What a run of ``spec`` will not compute for want of a part (``spec_missing_parts``)."""
+        return spec_missing_parts(spec)
 
     def parse(self, item: dict[str, Any], /, *, path: Path, line: int) -> KnowledgeRecord:
         """One knowledge record of a JSON / JSONL file or request, ``task`` given to the records that name none."""

@@ -45,6 +45,7 @@ from factscope.core.runs.loop import (
 )
 from factscope.core.runs.result import RunResult
 from factscope.core.runs.results import ResultRows, Totals
+from factscope.engines.command_form import CommandForm
 from factscope.engines.parts import (
     LLMClient,
     RecordSource,
@@ -146,6 +147,8 @@ class System(ABC, Generic[SpecT, Item, Row, TotalsT, RunT]):
     request_record: ClassVar[type[BaseModel]]
     """One of its records as a request sends it (``parse_request``): the model whose JSON Schema a server's API
     schema shows for a record, its input model with what ``parse`` asks of a record besides."""
+    command_form: ClassVar[CommandForm]
+    """Its command: what a command line builds it from (``factscope.cli.system_command``)."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """A subclass's ``spec_type``, ``row_type``, ``totals_type`` and ``run_type``: the types its ``System[...]``
@@ -176,6 +179,20 @@ class System(ABC, Generic[SpecT, Item, Row, TotalsT, RunT]):
         """Why an LLM given to a run of ``spec`` would go unused, in the words of a rule's refusal (`llm` counts
         only with ...), or None when a component of ``spec`` calls one."""
         return None if self.needs_llm(spec) else rule_refusal("llm", self.llm_users)
+
+    def reader(self, reading: Sequence[Any], notes: InputNotes) -> System[SpecT, Item, Row, TotalsT, RunT]:
+        """The system reading its input as the instances ``reading`` of its command's reader options say
+        (``command_form.reading``, in order), ``notes`` told what it finds there; itself by default."""
+        return self
+
+    def command_spec(self, spec: SpecT, *, endpoint: bool) -> SpecT:
+        """The spec a command runs: ``spec`` as its options make it, with what they leave to the run settled
+        (``endpoint``: whether an LLM endpoint is configured); ``spec`` itself by default."""
+        return spec
+
+    def spec_notes(self, spec: SpecT) -> list[str]:
+        """Lines a terminal shows before a run of ``spec`` (what it will not compute, and why); none by default."""
+        return []
 
     @abstractmethod
     def ready(self, spec: SpecT, llm: LLMClient | None) -> SpecT:

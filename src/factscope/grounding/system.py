@@ -8,7 +8,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from factscope.claims.base import Extractor
 from factscope.core.errors import ConfigError, InputError
@@ -19,6 +19,7 @@ from factscope.engines.parts import ReportHooks, RunFacts, RunOutcome
 from factscope.engines.served import ServedField
 from factscope.engines.system import System
 from factscope.grounding import report
+from factscope.grounding.command_form import GROUND_COMMAND, GroundReading
 from factscope.grounding.data import GroundExample, GroundRequestRecord, ScoredExamples, generic_example
 from factscope.grounding.presence import PresenceModel
 from factscope.grounding.spec import GroundSpec
@@ -114,6 +115,7 @@ class GroundSystem(System[GroundSpec, GroundExample, GroundResult, GroundTotals,
         "ground/records.jsonl",
     )
     report = ReportHooks.of(report, record_in_context=report.record_html)
+    command_form = GROUND_COMMAND
 
     def __init__(
         self, metadata: str | Path | None = None, responses: str | Path | None = None,
@@ -124,6 +126,11 @@ class GroundSystem(System[GroundSpec, GroundExample, GroundResult, GroundTotals,
         self.atomic_facts = atomic_facts if atomic_facts is not None and atomic_facts.path is not None else None
         self.input_notes = input_notes
         self.supplied: SuppliedFacts | None = None
+
+    def reader(self, reading: Sequence[Any], notes: InputNotes) -> GroundSystem:
+        """The grounding system joining the ``GroundReading``'s files and serving the ``AtomicFactsFile``'s facts."""
+        files, facts = cast(tuple[GroundReading, AtomicFactsFile], tuple(reading))
+        return GroundSystem(files.metadata, files.responses, facts, notes)
 
     def parse(self, item: dict[str, Any], /, *, path: Path, line: int) -> GroundExample:
         """One generic record of a grounding file or request; a record without a response is refused, located."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from factscope.checkers.base import Checker
 from factscope.core.errors import ConfigError, InputError
@@ -19,7 +19,9 @@ from factscope.engines.served import ServedField
 from factscope.engines.system import System
 from factscope.kalma import report
 from factscope.kalma.answers import AnswerRecord, AnswerRecords, LoadedAnswers, load_answers, read_answer
+from factscope.kalma.command_form import ATTRIBUTE_COMMAND
 from factscope.kalma.data import AnswerRequestRecord
+from factscope.kalma.generation_settings import AnswerGenerationSettings
 from factscope.kalma.minimum import use_minimum
 from factscope.kalma.score_tables import group_tables, score_title, single_group_rows
 from factscope.kalma.scores import AttributionScore
@@ -71,6 +73,7 @@ class AttributeSystem(System[AttributeSpec, AnswerRecord, AttributionScore, Attr
     )
     report = ReportHooks.of(report)
     records = "answers"
+    command_form = ATTRIBUTE_COMMAND
 
     def __init__(
         self, minimum: Path | None = None, input_notes: InputNotes | None = None, *, in_memory: bool = False
@@ -78,6 +81,16 @@ class AttributeSystem(System[AttributeSpec, AnswerRecord, AttributionScore, Attr
         self.minimum = minimum
         self.input_notes = input_notes
         self.in_memory = in_memory
+
+    def reader(self, reading: Sequence[Any], notes: InputNotes) -> AttributeSystem:
+        """The attribution system reading the answers into memory, given the gold sets of the settings'
+        ``minimum``."""
+        (gold,) = reading
+        return AttributeSystem(cast(AnswerGenerationSettings, gold).minimum, notes, in_memory=True)
+
+    def command_spec(self, spec: AttributeSpec, *, endpoint: bool) -> AttributeSpec:
+        """``spec`` judging with G-Eval when it weighs by it."""
+        return replace(spec, geval=spec.geval or spec.weighted)
 
     def parse(self, item: dict[str, Any], /, *, path: Path, line: int) -> AnswerRecord | None:
         """One answer of a file or request (``read_answer``); a failed generation is passed over (None)."""

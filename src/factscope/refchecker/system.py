@@ -8,11 +8,12 @@ import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from factscope.checkers.base import Checker
 from factscope.claims.base import Extractor
 from factscope.core.errors import InputError
+from factscope.core.files.input_notes import InputNotes
 from factscope.core.files.manifest import SettingValue, fingerprint_file
 from factscope.core.record_form import FormField, RecordForm
 from factscope.core.runs.loop import Pipeline, RunRows
@@ -21,6 +22,7 @@ from factscope.engines.parts import ReportHooks, RunFacts, RunOutcome
 from factscope.engines.served import ServedField
 from factscope.engines.system import System
 from factscope.refchecker import html_report
+from factscope.refchecker.command_form import CHECK_COMMAND, CheckReading
 from factscope.refchecker.data import MAX_REFERENCE_CHARS, CheckRecords, CheckRequestRecord, parse_record
 from factscope.refchecker.missing_references import MissingReferences, MissingReferencesWarning
 from factscope.refchecker.spec import DEFAULT_CORPUS_RETRIEVER, CheckSpec
@@ -140,9 +142,20 @@ class CheckSystem(System[CheckSpec, Record, CheckResult, CheckTotals, CheckRun])
         overview=html_report.overview_html,
         caption=html_report.record_caption,
     )
+    command_form = CHECK_COMMAND
 
     def __init__(self, max_reference_chars: int = MAX_REFERENCE_CHARS) -> None:
         self.max_reference_chars = max_reference_chars
+
+    def reader(self, reading: Sequence[Any], notes: InputNotes) -> CheckSystem:
+        """The check system refusing references longer than the ``CheckReading``'s limit."""
+        (options,) = reading
+        return CheckSystem(cast(CheckReading, options).max_reference_chars)
+
+    def command_spec(self, spec: CheckSpec, *, endpoint: bool) -> CheckSpec:
+        """``spec`` letting the LLM write the search queries of a web retriever when an endpoint is configured."""
+        web_search = isinstance(spec.retriever, str) and is_web_retriever(spec.retriever)
+        return replace(spec, query_llm=web_search and endpoint)
 
     def parse(self, item: dict[str, Any], /, *, path: Path, line: int) -> Record:
         """One check record of a file or a request (``parse_record``)."""
