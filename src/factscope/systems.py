@@ -3,7 +3,8 @@
 
 Each entry is a ``System`` (``factscope.engines.system``), which says everything a front-end needs of it: how its
 records are read, its spec (options, defaults, the components a server chooses), its report hooks and its web
-form. A new system is added here, with its own module (and its command module, ``factscope.cli.<name>``).
+form, and its command (``command_form``). A new system is added here, with its own package (and a module
+``factscope.cli.<name>`` that registers its command).
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """A command's --help page laid out for a terminal of any width: its options in panels by what they are for (in the
-order of ``factscope.core.options.panels.PANELS``), each option's name and value whole on the left, its help wrapped beside it (or
-under it, when the name is wider than the name column), a flag shown without a value placeholder."""
+order of ``factscope.core.options.panels.PANELS``), each option's name and value whole on the left, its help
+wrapped beside it (or under it, when the name is wider than the name column), a flag shown without a value
+placeholder."""
 
 from __future__ import annotations
 

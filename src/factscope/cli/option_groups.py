@@ -49,7 +49,7 @@ def add_field_options(
 ) -> Command:
     """``command`` with an option for each field of the dataclass ``group`` that has a help text (of those
     in ``names`` when given; default: the field's, or ``defaults``'), under ``panel`` (a field named in ``panels``:
-    under the panel it gives; see ``factscope.cli.help_panels``), after the parameter
+    under the panel it gives; see ``factscope.core.options.panels``), after the parameter
     ``after`` (else last). ``command`` gets them as one ``group`` instance under ``keyword``. ``group`` validates
     its values itself (``ValidatedOptions``), against the values of the command's other groups too
     (``validate_together``)."""

@@ -28,10 +28,10 @@ def add_system_command(app: typer.Typer, system: AnySystem) -> None:
     command: Callable[..., None] = _command(system)
     for index, group in reversed(list(enumerate(form.reading))):
         command = _with_group(command, group, f"reading_{index}", after="output")
-    read_last = [name for name in inspect.signature(command).parameters if name != "run"][-1]
+    last_read = [name for name in inspect.signature(command).parameters if name != "run"][-1]
     for group in form.options:
         command = _with_group(command, group, group.into or SPEC)
-    app.command(form.name, help=form.help)(run_options(command, after=read_last))
+    app.command(form.name, help=form.help)(run_options(command, after=last_read))  # results file: after input's
 
 
 def _with_group(command: Command, group: OptionGroup, keyword: str, *, after: str | None = None) -> Command:
