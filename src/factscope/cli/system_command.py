@@ -31,7 +31,7 @@ def add_system_command(app: typer.Typer, system: AnySystem) -> None:
     last_read = [name for name in inspect.signature(command).parameters if name != "run"][-1]
     for group in form.options:
         command = _with_group(command, group, group.into or SPEC)
-    app.command(form.name, help=form.help)(run_options(command, after=last_read))  # results file: after input's
+    app.command(form.name, help=form.help)(run_options(command, after=last_read))  # after the reader's options
 
 
 def _with_group(command: Command, group: OptionGroup, keyword: str, *, after: str | None = None) -> Command:
