@@ -67,7 +67,7 @@ def _parameters(form: CommandForm) -> list[inspect.Parameter]:
     """The parameters of ``form``'s command before its groups of options are added."""
     positional, keyword = inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY
     panels = form.panels
-    output = typer.Option("--output", "-o", help=form.output_help, rich_help_panel=panels.get("output"))
+    output = typer.Option("--output", "-o", help=form.output_text, rich_help_panel=panels.get("output"))
     parameters = [
         inspect.Parameter(form.input, positional, annotation=Annotated[Path, typer.Argument(
             help=form.input_help, show_default=False, rich_help_panel=panels.get("input"))]),

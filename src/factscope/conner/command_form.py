@@ -46,7 +46,6 @@ KNOWLEDGE_COMMAND = CommandForm(
     help=HELP,
     input_help="knowledge: JSON / JSONL / Parquet / CSV records, a CONNER query table (TSV), or one knowledge per "
                "line with --queries",
-    output_help="results JSONL (resumable)",
     suffix=".knowledge",
     batch_size=KNOWLEDGE_BATCH_SIZE,
     reading=(OptionGroup(KnowledgeReading), OptionGroup(KnowledgeGenerationSettings, names=frozenset({"task"}))),

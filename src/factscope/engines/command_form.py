@@ -25,21 +25,29 @@ class OptionGroup:
 
 @dataclass(frozen=True)
 class CommandForm:
-    """A system's command: its ``name`` (in its command group, if it is in one), its --help text ``help``; its input argument ``input`` (``input_help``); its results
-    file's option --output (``output_help``), which defaults to INPUT's name with ``suffix`` (None: it must be
-    given); --batch-size (``batch_help``; None: none, the run takes ``batch_size``), whose default is
-    ``batch_size``; ``reading``, the groups of its reader's options (``System.reader`` takes their instances in
-    this order); ``options``, the spec's group and those that fill its fields, in the order --help lists them; and
-    ``panels``, the panels of ``input``, ``output`` and ``batch_size``."""
+    """A system's command: its ``name`` (in its command group, if it is in one), its --help text ``help``; its
+    input argument ``input`` (``input_help``); its results file's option --output (``output_help``, by default
+    :attr:`output_text`'s), which defaults to INPUT's name with ``suffix`` (None: it must be given); --batch-size
+    (``batch_help``; None: none, the run takes ``batch_size``), whose default is ``batch_size``; ``reading``, the
+    groups of its reader's options (``System.reader`` takes their instances in this order); ``options``, the spec's
+    group and those that fill its fields, in the order --help lists them; and ``panels``, the panels of ``input``,
+    ``output`` and ``batch_size``."""
 
     name: str
     help: str
     input_help: str
-    output_help: str
     suffix: str | None
     batch_size: int
     options: tuple[OptionGroup, ...]
     reading: tuple[OptionGroup, ...] = ()
+    output_help: str | None = None
     batch_help: str | None = "records per batch"
     input: str = "input"
     panels: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def output_text(self) -> str:
+        """The help of --output: ``output_help``, else the results file and its default name."""
+        if self.output_help is not None:
+            return self.output_help
+        return "results JSONL" if self.suffix is None else f"results JSONL (default: INPUT name + {self.suffix}.jsonl)"

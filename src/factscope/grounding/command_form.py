@@ -39,7 +39,6 @@ GROUND_COMMAND = CommandForm(
     name="score",
     help=HELP,
     input_help="dataset: the Truly Ground JSON layout, or generic JSONL, Parquet or CSV records",
-    output_help="results JSONL (default: INPUT name + .ground.jsonl)",
     suffix=".ground",
     batch_size=GROUND_BATCH_SIZE,
     batch_help="records per decomposition / presence batch",
