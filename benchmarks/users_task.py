@@ -194,9 +194,22 @@ def _ba(gold: np.ndarray, called: np.ndarray) -> float:
     return float(balanced_accuracy(gold.tolist(), called.tolist()))
 
 
+def decision_support(fit_rows: list[dict], rows: list[dict], features: tuple[str, ...] | None = None) -> tuple:
+    """A claim decision on ``features`` (default: ``DEFAULT_FEATURES``) fitted on ``fit_rows``: its P(supported)
+    for each of ``rows``, and whether it calls each supported."""
+    from factscope.checkers.claim_decision import DEFAULT_FEATURES, ClaimDecision, feature_row
+
+    chosen = features or DEFAULT_FEATURES
+    decision = ClaimDecision.fit(
+        [row["measured"] for row in fit_rows], [row["supported"] for row in fit_rows], features=chosen
+    )
+    support = decision.probabilities(np.stack([feature_row(row["measured"], chosen) for row in rows]))
+    return support, support >= decision.threshold
+
+
 def family_figures(rows: list[dict], fit_rows: list[dict]) -> dict[str, dict[str, float]]:
     """Each decision's balanced accuracy (and AUROC of its score) on ``rows``, fitted on ``fit_rows`` only."""
-    from factscope.checkers.claim_decision import DEFAULT_FEATURES, FEATURES, ClaimDecision, feature_row
+    from factscope.checkers.claim_decision import FEATURES
 
     gold = np.array([row["supported"] for row in rows])
     p_entail = np.array([row["measured"]["entailment"] for row in rows])
@@ -210,13 +223,8 @@ def family_figures(rows: list[dict], fit_rows: list[dict]) -> dict[str, dict[str
     own = best_threshold(p_entail.tolist(), gold.tolist())
     figures["oracle_threshold"] = {"ba": _ba(gold, p_entail >= own), "threshold": float(own)}
     for name, chosen in DECISION_FEATURES.items():
-        features = {"default": DEFAULT_FEATURES, "all": FEATURES}.get(chosen, (chosen,))
-        decision = ClaimDecision.fit([row["measured"] for row in fit_rows], fit_gold, features=features)
-        support = decision.probabilities(np.stack([feature_row(row["measured"], features) for row in rows]))
-        figures[name] = {
-            "ba": _ba(gold, support >= decision.threshold),
-            "auroc": float(auroc(gold.tolist(), support.tolist())),
-        }
+        support, called = decision_support(fit_rows, rows, {"default": None, "all": FEATURES}.get(chosen, (chosen,)))
+        figures[name] = {"ba": _ba(gold, called), "auroc": float(auroc(gold.tolist(), support.tolist()))}
     return figures
 
 
@@ -235,21 +243,17 @@ def own_family_figures(rows: list[dict], parts: dict[str, str]) -> dict[str, flo
     """A family's pairs of the test groups at the checker's labels, and with a threshold and a claim decision
     (``DEFAULT_FEATURES``) fitted on the same family's validation groups: what a user gets from
     ``eval-checker --fit-decision`` on labelled pairs of their own kind of output."""
-    from factscope.checkers.claim_decision import ClaimDecision, feature_row
-
     fit_rows = [row for row in rows if parts[row["id"]] == "validation"]
     test = [row for row in rows if parts[row["id"]] == "test"]
     gold = np.array([row["supported"] for row in test])
     fit_gold = [row["supported"] for row in fit_rows]
     threshold = best_threshold([row["measured"]["entailment"] for row in fit_rows], fit_gold)
-    decision = ClaimDecision.fit([row["measured"] for row in fit_rows], fit_gold)
-    support = decision.probabilities(np.stack([feature_row(row["measured"], decision.features) for row in test]))
     return {
         "fit_pairs": len(fit_rows),
         "test_pairs": len(test),
         "labels_ba": _ba(gold, np.array([row["label"] == "Entailment" for row in test])),
         "threshold_ba": _ba(gold, np.array([row["measured"]["entailment"] >= threshold for row in test])),
-        "claim_decision_ba": _ba(gold, support >= decision.threshold),
+        "claim_decision_ba": _ba(gold, decision_support(fit_rows, test)[1]),
     }
 
 

@@ -39,6 +39,7 @@ from results_file import add_out_option, write_results
 from users_task import (
     DRAW,
     USERS_TASK_SETS,
+    decision_support,
     family_figures,
     load,
     mean_of,
@@ -182,7 +183,7 @@ def decision_search(rows: dict[str, list[dict]], names: dict[str, str], families
     the family left out, both ways (with the checker that left the family out, and with the all-families checker):
     the ``most`` best on left-out families, and the labels for reference. The sets are ranked on the families they
     are measured on, so the best figure is optimistic."""
-    from factscope.checkers.claim_decision import FEATURES, ClaimDecision, feature_row
+    from factscope.checkers.claim_decision import FEATURES
 
     def mean_ba(features: tuple[str, ...], left_out: bool) -> float:
         scores = []
@@ -192,10 +193,7 @@ def decision_search(rows: dict[str, list[dict]], names: dict[str, str], families
             fit = [row for row in rows[checker] if row["family"] != family]
             gold = np.array([row["supported"] for row in held])
             if features:
-                decision = ClaimDecision.fit([row["measured"] for row in fit], [row["supported"] for row in fit],
-                                             features=features)
-                support = decision.probabilities(np.stack([feature_row(row["measured"], features) for row in held]))
-                called = support >= decision.threshold
+                called = decision_support(fit, held, features)[1]
             else:
                 called = np.array([row["label"] == "Entailment" for row in held])
             scores.append(float(balanced_accuracy(gold.tolist(), called.tolist())))

@@ -88,7 +88,8 @@ class KnowledgeSystem(System[KnowledgeSpec, KnowledgeRecord, KnowledgeScores, Kn
         self.queries = Path(queries) if queries is not None else None
 
     def reader(self, reading: Sequence[Any], notes: InputNotes) -> KnowledgeSystem:
-        """The knowledge system joining the ``KnowledgeReading``'s queries, its records' task the settings'."""
+        """The knowledge system joining the ``KnowledgeReading``'s queries, giving the generation settings' task to
+        the records that name none."""
         files, settings = cast(tuple[KnowledgeReading, KnowledgeGenerationSettings], tuple(reading))
         return KnowledgeSystem(settings.task, files.queries)
 

@@ -10,8 +10,8 @@ the rows of its summary table (``summary_rows``), what a terminal shows around t
 (``failures``), its report hooks (``report``), and what a server needs of it: the spec fields it chooses at
 start-up (``served``, ``served_spec``), the web form of one record (``form``) and the few figures a page shows of
 a request's run (``page_figures``); and its command (``command_form``), with the reader, the spec and the notes a
-command makes of its options (``reader``, ``command_spec``, ``spec_notes``). The template methods here are the same for every system:
-``run`` (and ``execute``, which also hands back the skipped input records and the LLM usage) chooses the engine
+command makes of its options (``reader``, ``command_spec``, ``spec_notes``). The template methods here are the
+same for every system: ``run`` (and ``execute``, which also hands back the skipped input records and the LLM usage) chooses the engine
 and applies every run policy, so that the Python API, the CLI, the server and the Ray engine behave the same.
 """
 
