@@ -96,6 +96,16 @@ class CountingScorer:
         return self.scorer.count_tokens(text)
 
 
+def layout(window_sentences: int, min_window_sentences: int | None) -> Any:
+    """The checker options of this benchmark: windows of ``min_window_sentences`` to ``window_sentences`` sentences
+    (200-token segments when 0), without the value check."""
+    from factscope.checkers.options import CheckerOptions
+
+    return CheckerOptions(
+        window_sentences=window_sentences, min_window_sentences=min_window_sentences, mismatch="off"
+    )
+
+
 def run_mode(
     mode: str,
     records: list[dict[str, Any]],
@@ -109,6 +119,7 @@ def run_mode(
     claim; seconds, pairs and labels."""
     from factscope.checkers.base import CheckTask
     from factscope.checkers.embedded import EmbeddedScorer, shipped_checker_dir
+    from factscope.checkers.pruning import FastSettings
     from factscope.checkers.segmented import SegmentedChecker
 
     tasks = [
@@ -116,8 +127,10 @@ def run_mode(
     ]
     started = time.perf_counter()
     checker: Any = SegmentedChecker(
-        EmbeddedScorer.from_dir(checker_dir or shipped_checker_dir(), device=device), mode=mode, name="embedded",
-        window_sentences=window_sentences, min_window_sentences=min_window_sentences,
+        EmbeddedScorer.from_dir(checker_dir or shipped_checker_dir(), device=device),
+        layout(window_sentences, min_window_sentences),
+        name="embedded",
+        fast=FastSettings() if mode == "fast" else None,
     )
     loaded = time.perf_counter()
     counting = CountingScorer(checker.scorer)
@@ -179,8 +192,7 @@ def sweep(
     for top_k in top_ks:
         counting = CountingScorer(ReplayScorer(exact["probs"], load_embedded_scorer(checker_dir).count_tokens))
         checker = SegmentedChecker(
-            counting, mode="fast", fast=FastSettings(top_k=top_k), window_sentences=window_sentences,
-            min_window_sentences=min_window_sentences,
+            counting, layout(window_sentences, min_window_sentences), fast=FastSettings(top_k=top_k)
         )
         labels = [v.label.value if v.label else None for v in checker.check(tasks)]
         rows.append(

@@ -228,19 +228,19 @@ class _Counting:
 def same_run_exact(checker: Any, records: list[dict[str, Any]]) -> dict[str, Any]:
     """Exact mode and fast mode again on ``records`` in this run, one after the other with the same model and the
     windows already cut: the speed-up under the same load."""
+    from factscope.checkers.options import CheckerOptions
     from factscope.checkers.segmented import SegmentedChecker
 
-    exact = SegmentedChecker(
-        checker.scorer,
+    options = CheckerOptions(
+        max_tokens=checker.max_tokens,
         window_sentences=checker.window_sentences,
         min_window_sentences=checker.min_window_sentences,
-        name=checker.name,
         relevance=checker.relevance,
-        min_relevance=checker.min_relevance,
+        min_relevance=checker.min_relevance if checker.relevance == "lexical" else None,
         min_confidence=checker.min_confidence,
-        mismatch=checker._mismatch,
-        decision=checker.decision,
+        threshold=checker.decision.threshold,
     )
+    exact = SegmentedChecker(checker.scorer, options, name=checker.name, value_check=checker._mismatch)
     seconds = {"exact": 0.0, "fast": 0.0}
     for record in records:
         for name, chosen in (("exact", exact), ("fast", checker)):

@@ -28,6 +28,7 @@ from results_file import add_out_option, write_results
 
 from factscope.checkers.base import CheckTask, PairScorer
 from factscope.checkers.embedded import load_embedded_scorer
+from factscope.checkers.options import CheckerOptions
 from factscope.checkers.segmented import SegmentedChecker
 from factscope.core.schema import Label, Verdict
 from factscope.metrics.classification import balanced_accuracy
@@ -118,8 +119,12 @@ def main() -> None:
     scores = SharedScores(load_embedded_scorer(args.checker_dir))
     checkers = {
         setting: SegmentedChecker(
-            scores, max_tokens=args.segment_tokens, name="embedded", relevance=setting,
-            window_sentences=args.window_sentences, min_window_sentences=args.min_window_sentences,
+            scores,
+            CheckerOptions(
+                max_tokens=args.segment_tokens, relevance=setting, window_sentences=args.window_sentences,
+                min_window_sentences=args.min_window_sentences, mismatch="off",
+            ),
+            name="embedded",
         )
         for setting in SETTINGS
     }

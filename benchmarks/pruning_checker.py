@@ -1,4 +1,4 @@
-"""A checker on the pruning path (``SegmentedChecker`` with ``mode="fast"``), for the benchmarks that measure it.
+"""A checker on the pruning path (a ``SegmentedChecker`` with ``fast`` settings), for the benchmarks that measure it.
 
 The checkers' ``mode`` 'fast' is deprecated: ``make_checker`` warns and builds exact mode. These benchmarks build the
 checker as ``make_checker`` does in exact mode and switch each segmented checker in it (both members of a cascade)

@@ -15,7 +15,7 @@ from factscope.core.schema import LABELS, Label, Span
 from factscope.core.text import segment_spans, split_sentences
 from factscope.hf.label_map import label_columns
 from factscope.hf.nli import HFNLIScorer
-from fake_scorers import KeywordScorer
+from fake_scorers import KeywordScorer, plain_options
 from tiny_models import build_nli_classifier
 
 
@@ -86,7 +86,7 @@ def test_long_reference_is_checked_segment_by_segment_and_merged():
     filler = " ".join(f"Filler sentence {i} says nothing." for i in range(60))
     reference = f"{filler} The river is long. {filler}"
     scorer = KeywordScorer()
-    checker = SegmentedChecker(scorer, max_tokens=50, exact_scoring="every")
+    checker = SegmentedChecker(scorer, plain_options(max_tokens=50, exact_scoring="every"))
     verdicts = checker.check([CheckTask("the river is long", (reference,)), CheckTask("the dog barked", (reference,))])
     assert verdicts[0].label == Label.ENTAILMENT
     assert verdicts[0].evidence == "The river is long."
@@ -98,7 +98,7 @@ def test_long_reference_is_checked_segment_by_segment_and_merged():
 
 
 def test_noisy_context_merge_rule():
-    checker = SegmentedChecker(KeywordScorer())
+    checker = SegmentedChecker(KeywordScorer(), plain_options())
     supported = CheckTask("python was created by guido", ("Java was not python was created by guido.", "Python was created by guido."))
     contradicted = CheckTask("the sky is green", ("Unrelated passage.", "The sky is not the sky is green."))
     neither = CheckTask("the moon is cheese", ("Unrelated passage.", "Another one."))
@@ -107,7 +107,7 @@ def test_noisy_context_merge_rule():
 
 
 def test_no_references_is_neutral():
-    assert SegmentedChecker(KeywordScorer()).check([CheckTask("anything", ())])[0].label == Label.NEUTRAL
+    assert SegmentedChecker(KeywordScorer(), plain_options()).check([CheckTask("anything", ())])[0].label == Label.NEUTRAL
 
 
 @pytest.mark.parametrize(

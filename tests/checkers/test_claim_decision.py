@@ -12,7 +12,7 @@ from factscope.checkers.claim_decision import FEATURES, ClaimDecision, feature_r
 from factscope.checkers.segmented import SegmentedChecker, claim_measurements
 from factscope.core.errors import ConfigError
 from factscope.core.schema import Label
-from fake_scorers import KeywordScorer
+from fake_scorers import KeywordScorer, plain_options
 
 MEASURED = {
     "entailed": 1,
@@ -84,7 +84,7 @@ def test_save_load_and_refusals(tmp_path):
 
 
 def test_measurements_of_a_claim():
-    checker = SegmentedChecker(KeywordScorer(), max_tokens=50, window_sentences=1, relevance="off")
+    checker = SegmentedChecker(KeywordScorer(), plain_options(max_tokens=50, window_sentences=1, relevance="off"))
     task = CheckTask("the sky is blue", ("The sky is blue. Grass is green.",))
     judged = checker.judgements([task])[0]
     measured = claim_measurements(task, judged, checker.decide_without_claim_decision(task, judged))
@@ -95,20 +95,26 @@ def test_measurements_of_a_claim():
     assert measured["entailed"] == 1.0 and measured["contradicted"] == 0.0
 
 
-def test_checker_applies_the_decision_both_ways():
+def test_checker_applies_the_decision_both_ways(tmp_path):
     refuse = ClaimDecision(("entailment",), (0.0,), (1.0,), (1.0,), -10.0)  # P(E)=0.9 gives P(supported) 0.0003
     accept = ClaimDecision(("entailment",), (0.0,), (1.0,), (1.0,), 10.0)  # P(E)=0.1 gives P(supported) 0.9997
+    refuse.save(tmp_path / "refuse.json")
+    accept.save(tmp_path / "accept.json")
+
+    def deciding(name: str) -> SegmentedChecker:
+        return SegmentedChecker(KeywordScorer(), plain_options(relevance="off", decision=str(tmp_path / name)))
+
     task_entailed = CheckTask("the sky is blue", ("The sky is blue.",))
     task_neutral = CheckTask("the sky is red", ("The sky is blue.",))
-    refusing = SegmentedChecker(KeywordScorer(), relevance="off", claim_decision=refuse)
+    refusing = deciding("refuse.json")
     verdict = refusing.check([task_entailed])[0]
     assert verdict.label is Label.NEUTRAL and verdict.rule == "decision"
     assert verdict.support == pytest.approx(1 / (1 + math.exp(10 - math.log(9))))
     assert "P(supported) 0.00 < 0.50" in verdict.reason
-    accepting = SegmentedChecker(KeywordScorer(), relevance="off", claim_decision=accept)
+    accepting = deciding("accept.json")
     verdict = accepting.check([task_neutral])[0]
     assert verdict.label is Label.ENTAILMENT and verdict.rule == "decision" and verdict.evidence == "The sky is blue."
     kept = accepting.check([task_entailed])[0]
     assert kept.label is Label.ENTAILMENT and kept.rule == "model" and kept.support > 0.99
-    plain = SegmentedChecker(KeywordScorer(), relevance="off").check([task_entailed])[0]
+    plain = SegmentedChecker(KeywordScorer(), plain_options(relevance="off")).check([task_entailed])[0]
     assert plain.support is None and plain.label is Label.ENTAILMENT

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from factscope.checkers.base import CheckTask
-from factscope.checkers.decision import LabelDecision
 from factscope.checkers.segmented import SegmentedChecker
+from factscope.core.errors import ConfigError
 from factscope.core.schema import Label, Mismatch, Span
-from fake_scorers import KeywordScorer
+from fake_scorers import KeywordScorer, plain_options
 
 REFERENCE = "The harbour is deep. Ships dock there daily. The tower was completed in 1889."
 
@@ -48,8 +48,9 @@ def marked_values(claim: str, evidence: str, *, context: str | None = None) -> M
     return None
 
 
-def _checker(scorer, **settings) -> SegmentedChecker:
-    return SegmentedChecker(scorer, max_tokens=50, window_sentences=2, min_window_sentences=1, **settings)
+def _checker(scorer, value_check=None, **settings) -> SegmentedChecker:
+    options = plain_options(max_tokens=50, window_sentences=2, min_window_sentences=1, **settings)
+    return SegmentedChecker(scorer, options, value_check=value_check)
 
 
 def test_segments_under_the_relevance_floor_are_not_scored():
@@ -96,8 +97,8 @@ def test_every_verdict_is_the_one_that_scoring_every_segment_gives(threshold, mi
     settings = {
         "relevance": relevance,
         "min_confidence": min_confidence,
-        "mismatch": marked_values,
-        "decision": LabelDecision(threshold),
+        "value_check": marked_values,
+        "threshold": threshold,
     }
     decisive, every = _checker(HashScorer(), **settings), _checker(HashScorer(), exact_scoring="every", **settings)
     found, expected = decisive.check(tasks), every.check(tasks)
@@ -113,5 +114,5 @@ def test_every_verdict_is_the_one_that_scoring_every_segment_gives(threshold, mi
 
 
 def test_exact_scoring_takes_two_values():
-    with pytest.raises(ValueError, match="exact_scoring"):
+    with pytest.raises(ConfigError, match="`exact_scoring` must be one of 'decisive', 'every', not 'some'"):
         _checker(KeywordScorer(), exact_scoring="some")

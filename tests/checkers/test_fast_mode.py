@@ -8,6 +8,7 @@ import pytest
 from factscope.checkers.merge import merge_passage_labels
 from factscope.checkers.pruning import BM25Index, FastSettings, RoundScorer, SegmentRanker, words
 from factscope.core.schema import LABELS, Label
+from fake_scorers import plain_options
 
 ENTAILS = (0.95, 0.04, 0.01)
 WEAKLY_ENTAILS = (0.6, 0.3, 0.1)
@@ -198,9 +199,8 @@ def test_segments_that_are_not_eligible_are_never_kept():
 def make_checker(scorer, mode, **settings):
     from factscope.checkers.segmented import SegmentedChecker
 
-    return SegmentedChecker(
-        scorer, max_tokens=12, mode=mode, fast=FastSettings(**settings) if settings else None, exact_scoring="every"
-    )
+    fast = FastSettings(**settings) if mode == "fast" else None
+    return SegmentedChecker(scorer, plain_options(max_tokens=12, exact_scoring="every"), fast=fast)
 
 
 def test_the_fast_checker_gives_exact_verdicts_when_the_deciding_segment_is_kept():
@@ -269,8 +269,11 @@ def test_the_fast_checker_differs_only_where_a_pruned_segment_decides():
 
 
 def test_an_unknown_mode_is_refused():
-    with pytest.raises(ValueError, match="mode"):
-        make_checker(StandInScorer(), "quick")
+    from factscope.checkers.segmented import SegmentedChecker
+    from factscope.core.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="`mode` must be one of 'exact', 'fast', not 'quick'"):
+        SegmentedChecker(StandInScorer(), plain_options(mode="quick"))
 
 
 def test_the_results_manifest_records_the_mode_and_the_fast_settings():
@@ -314,8 +317,8 @@ def test_the_real_embedded_checker_gives_the_same_labels_in_both_modes():
     tasks = [CheckTask(claim=claim, references=references) for claim in claims]
     model = load_embedded_scorer()
     exact_scorer, fast_scorer = CountingScorer(model), CountingScorer(model)
-    exact = SegmentedChecker(exact_scorer, max_tokens=40, exact_scoring="every").check(tasks)
-    fast_checker = SegmentedChecker(fast_scorer, max_tokens=40, mode="fast", fast=FastSettings(top_k=3))
+    exact = SegmentedChecker(exact_scorer, plain_options(max_tokens=40, exact_scoring="every")).check(tasks)
+    fast_checker = SegmentedChecker(fast_scorer, plain_options(max_tokens=40), fast=FastSettings(top_k=3))
     fast = fast_checker.check(tasks)
     assert [v.label for v in fast] == [v.label for v in exact]
     assert 0 < fast_scorer.pairs < exact_scorer.pairs
@@ -453,7 +456,7 @@ def test_an_entailment_the_value_check_overrules_is_escalated_to_exact_modes_str
 
     def checker(mode, **settings):
         fast = FastSettings(top_k=1, **settings) if mode == "fast" else None
-        return SegmentedChecker(StandInScorer(table), max_tokens=40, mode=mode, fast=fast, mismatch=numbers)
+        return SegmentedChecker(StandInScorer(table), plain_options(max_tokens=40), value_check=numbers, fast=fast)
 
     exact = checker("exact").check([task])[0]
     assert exact.label is Label.ENTAILMENT and exact.evidence_reference == 1

@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from containment import ContainmentChecker, WordEncoder
 from factscope.checkers.options import CheckerOptions
+from factscope.checkers.pruning import FastSettings
 from factscope.checkers.segmented import SegmentedChecker
 from factscope.conner.data import KnowledgeRecord
 from factscope.conner.evaluator import KnowledgeEvaluator
@@ -25,7 +26,7 @@ from factscope.grounding.presence_rounds import PresenceRounds, best_in_rounds, 
 from factscope.grounding.spec import GroundSpec
 from factscope.grounding.system import make_spec_presence
 from factscope.retrieve.corpus import BM25Retriever, Corpus, Document
-from fake_scorers import KeywordScorer
+from fake_scorers import KeywordScorer, plain_options
 from repo_paths import DATA, EXAMPLES
 
 FILLER = [
@@ -124,6 +125,11 @@ LONG_PASSAGE = " ".join(
 )
 
 
+def _pruning(mode: str) -> FastSettings | None:
+    """The pruning path's settings for ``mode`` 'fast' (how the checkers' fast mode checked), none for 'exact'."""
+    return FastSettings() if mode == "fast" else None
+
+
 def _labels(scores) -> list[str]:
     names = ["consistent", "non_verified", "inconsistent"]
     return [names[int(np.argmax([s.factuality.consistent, s.factuality.non_verified, s.factuality.inconsistent]))]
@@ -139,7 +145,7 @@ def test_fast_knowledge_factuality_gives_the_exact_labels():
     runs = {}
     for mode in ("exact", "fast"):
         scorer = KeywordScorer()
-        checker = SegmentedChecker(scorer, max_tokens=12, mode=mode)
+        checker = SegmentedChecker(scorer, plain_options(max_tokens=12), fast=_pruning(mode))
         runs[mode] = (KnowledgeEvaluator(checker=checker, retriever=BM25Retriever(corpus)).score(records), scorer)
     assert _labels(runs["fast"][0]) == _labels(runs["exact"][0]) == ["consistent", "non_verified"]
     scored = {mode: sum(len(call) for call in scorer.calls) for mode, (_, scorer) in runs.items()}
@@ -150,7 +156,7 @@ def test_the_knowledge_mode_reaches_the_checker(tmp_path, monkeypatch):
     from factscope.checkers import registry
 
     monkeypatch.setattr(registry, "make_checker", lambda spec, *, options, llm: SegmentedChecker(
-        KeywordScorer(), mode=options.mode))
+        KeywordScorer(), plain_options(), fast=_pruning(options.mode)))
     corpus = tmp_path / "corpus.jsonl"
     corpus.write_text(json.dumps({"id": "d1", "text": "Alice won the race."}) + "\n", encoding="utf-8")
     for mode in ("exact", "fast"):
@@ -177,7 +183,7 @@ def recorded_checkers(monkeypatch):
 
     def make(spec, *, options, llm):
         settings.append(options)
-        return SegmentedChecker(KeywordScorer(), mode=options.mode)
+        return SegmentedChecker(KeywordScorer(), plain_options(), fast=_pruning(options.mode))
 
     monkeypatch.setattr(registry, "make_checker", make)
     return settings

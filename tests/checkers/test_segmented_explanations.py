@@ -10,8 +10,10 @@ import pytest
 
 from factscope.checkers.base import CheckTask
 from factscope.checkers.segmented import SegmentedChecker
+from factscope.core.errors import ConfigError
 from factscope.core.files.manifest import describe
 from factscope.core.schema import Label, Mismatch, Span
+from fake_scorers import plain_options
 
 E, N, C = Label.ENTAILMENT, Label.NEUTRAL, Label.CONTRADICTION
 
@@ -51,7 +53,7 @@ FILLER = " ".join(f"Filler sentence {i} says nothing much." for i in range(12))
 
 def test_an_entailment_names_its_reference_segment_sentence_and_probabilities():
     reference = f"{FILLER} The river Nile is long. {FILLER}"
-    checker = SegmentedChecker(StandInScorer(), max_tokens=30)
+    checker = SegmentedChecker(StandInScorer(), plain_options(max_tokens=30))
     (verdict,) = checker.check([CheckTask("the river nile is long", ("Unrelated text here.", reference))])
     assert verdict.label == E and verdict.rule == "model"
     assert verdict.evidence_reference == 1
@@ -65,7 +67,7 @@ def test_an_entailment_names_its_reference_segment_sentence_and_probabilities():
 
 
 def test_contradiction_and_neutral_verdicts_say_why():
-    checker = SegmentedChecker(StandInScorer())
+    checker = SegmentedChecker(StandInScorer(), plain_options())
     contradicted, neutral = checker.check(
         [
             CheckTask("the sky is green", ("The sky is blue.", "The sky is not the sky is green.")),
@@ -80,39 +82,40 @@ def test_contradiction_and_neutral_verdicts_say_why():
 
 def test_an_unrelated_segment_does_not_decide_and_the_filter_says_so():
     task = CheckTask("the tower is in paris", ("ANYTHING about cooking pasta.", "The tower stands in Paris, France."))
-    filtered = SegmentedChecker(StandInScorer(), exact_scoring="every").check([task])[0]
+    filtered = SegmentedChecker(StandInScorer(), plain_options(exact_scoring="every")).check([task])[0]
     assert filtered.label == N and filtered.rule == "relevance"
     assert filtered.evidence_reference == 1
     assert "reference 1, segment 1 says Entailment (P=0.70)" in filtered.reason
     assert "under the floor" in filtered.reason
-    unfiltered = SegmentedChecker(StandInScorer(), relevance="off").check([task])[0]
+    unfiltered = SegmentedChecker(StandInScorer(), plain_options(relevance="off")).check([task])[0]
     assert (unfiltered.label, unfiltered.rule, unfiltered.evidence_reference) == (E, "model", 0)
-    decisive = SegmentedChecker(StandInScorer()).check([task])[0]
+    decisive = SegmentedChecker(StandInScorer(), plain_options()).check([task])[0]
     assert (decisive.label, decisive.rule) == (N, "model"), "a segment under the floor is not scored, nor named"
 
 
 def test_no_relevant_segment_is_neutral_by_the_relevance_rule():
     task = CheckTask("the tower is in paris", ("ANYTHING about cooking pasta.", "Tomatoes grow in summer."))
-    (verdict,) = SegmentedChecker(StandInScorer()).check([task])
+    (verdict,) = SegmentedChecker(StandInScorer(), plain_options()).check([task])
     assert verdict.label == N and verdict.rule == "relevance"
     assert verdict.reason.startswith("no segment shares enough of the claim's content words")
     assert verdict.probs is not None and verdict.segment_span is not None
 
 
 def test_a_claim_without_content_words_is_never_filtered():
-    (verdict,) = SegmentedChecker(StandInScorer()).check([CheckTask("it is", ("ANYTHING at all.",))])
+    checker = SegmentedChecker(StandInScorer(), plain_options())
+    (verdict,) = checker.check([CheckTask("it is", ("ANYTHING at all.",))])
     assert verdict.label == E and verdict.rule == "model"
 
 
 def test_min_confidence_turns_a_weak_label_neutral():
     task = CheckTask("the cat sat", ("Perhaps the cat sat on a mat.",))
-    assert SegmentedChecker(StandInScorer(), min_confidence=0.5).check([task])[0].label == E
-    (verdict,) = SegmentedChecker(StandInScorer(), min_confidence=0.6).check([task])
+    assert SegmentedChecker(StandInScorer(), plain_options(min_confidence=0.5)).check([task])[0].label == E
+    (verdict,) = SegmentedChecker(StandInScorer(), plain_options(min_confidence=0.6)).check([task])
     assert verdict.label == N and verdict.rule == "min-confidence"
     assert verdict.probs == pytest.approx((0.55, 0.35, 0.1))
     assert verdict.reason == "entailed by reference 1, segment 1 (P=0.55), under the minimum confidence 0.60"
     strong = CheckTask("the cat sat", ("The cat sat on a mat.",))
-    assert SegmentedChecker(StandInScorer(), min_confidence=0.6).check([strong])[0].label == E
+    assert SegmentedChecker(StandInScorer(), plain_options(min_confidence=0.6)).check([strong])[0].label == E
 
 
 def _year_check(claim: str, evidence: str, *, context: str | None = None) -> Mismatch | None:
@@ -143,7 +146,7 @@ def test_a_value_mismatch_overrules_an_entailment_with_spans_in_the_reference():
         return _year_check(claim, evidence, context=context)
 
     reference = f"{FILLER} The museum opened to the public in 1994. {FILLER}"
-    checker = SegmentedChecker(StandInScorer(), max_tokens=30, mismatch=check)
+    checker = SegmentedChecker(StandInScorer(), plain_options(max_tokens=30), value_check=check)
     contradicted, kept, absent = checker.check(
         [
             CheckTask("the museum opened to the public in 1995", (reference.replace("1994", "ANYTHING 1994"),)),
@@ -169,7 +172,7 @@ def test_the_value_check_runs_only_on_entailments():
         calls.append(claim)
         return None
 
-    checker = SegmentedChecker(StandInScorer(), mismatch=check)
+    checker = SegmentedChecker(StandInScorer(), plain_options(), value_check=check)
     checker.check([CheckTask("the sky is green", ("The sky is not the sky is green.",)), CheckTask("x y", ("z w",))])
     assert calls == []
 
@@ -185,25 +188,27 @@ def _tasks() -> list[CheckTask]:
 
 def test_the_same_input_gives_the_same_verdicts_in_any_batch_order():
     tasks = _tasks()
-    first = SegmentedChecker(StandInScorer(), max_tokens=30, min_confidence=0.3).check(tasks)
-    again = SegmentedChecker(StandInScorer(), max_tokens=30, min_confidence=0.3).check(tasks)
+    options = plain_options(max_tokens=30, min_confidence=0.3)
+    first = SegmentedChecker(StandInScorer(), options).check(tasks)
+    again = SegmentedChecker(StandInScorer(), options).check(tasks)
     order = list(range(len(tasks)))
     random.Random(3).shuffle(order)
-    shuffled = SegmentedChecker(StandInScorer(), max_tokens=30, min_confidence=0.3).check([tasks[i] for i in order])
+    shuffled = SegmentedChecker(StandInScorer(), options).check([tasks[i] for i in order])
     assert first == again
     assert [shuffled[order.index(i)] for i in range(len(tasks))] == first
 
 
 def test_settings_are_checked_and_recorded_in_the_manifest():
-    checker = SegmentedChecker(StandInScorer(), min_relevance=0.3, min_confidence=0.7, mismatch=_year_check)
+    options = plain_options(min_relevance=0.3, min_confidence=0.7)
+    checker = SegmentedChecker(StandInScorer(), options, value_check=_year_check)
     described = describe(checker)
     assert described["relevance"] == "lexical" and described["min_relevance"] == 0.3
     assert described["min_confidence"] == 0.7
     assert described["mismatch_check"].endswith("_year_check")
-    assert describe(SegmentedChecker(StandInScorer()))["mismatch_check"] is None
+    assert describe(SegmentedChecker(StandInScorer(), plain_options()))["mismatch_check"] is None
     for bad in ({"min_confidence": 1.5}, {"min_relevance": -0.1}, {"relevance": "semantic"}):
-        with pytest.raises(ValueError):
-            SegmentedChecker(StandInScorer(), **bad)
+        with pytest.raises(ConfigError):
+            SegmentedChecker(StandInScorer(), plain_options(**bad))
 
 
 def test_the_report_shows_each_verdicts_reason_escaped():
@@ -214,7 +219,8 @@ def test_the_report_shows_each_verdicts_reason_escaped():
     from factscope.reports.dispatch import render_rows
 
     reference = "Tomatoes grow in summer <b>heat</b>."
-    (verdict,) = SegmentedChecker(StandInScorer()).check([CheckTask("the tower is in paris", (reference,))])
+    checker = SegmentedChecker(StandInScorer(), plain_options())
+    (verdict,) = checker.check([CheckTask("the tower is in paris", (reference,))])
     row = CheckResult(
         id="r",
         response="The tower is in Paris.",

@@ -10,9 +10,10 @@ from factscope.checkers.base import CheckTask
 from factscope.checkers.options import CheckerOptions
 from factscope.checkers.registry import _checker_defaults
 from factscope.checkers.segmented import SegmentedChecker
+from factscope.core.errors import ConfigError
 from factscope.core.schema import Label, Span
 from factscope.core.text import window_spans
-from fake_scorers import KeywordScorer
+from fake_scorers import KeywordScorer, plain_options
 
 TEXT = "Ann sang. Bob ran far. Cy slept. Di ate."
 
@@ -45,7 +46,7 @@ def test_a_window_over_the_token_budget_is_cut_to_fit():
 def test_the_checker_scores_each_window_and_points_at_the_deciding_one():
     reference = "Ann sang. Bob ran far. The river is long. Cy slept."
     scorer = KeywordScorer()
-    checker = SegmentedChecker(scorer, max_tokens=50, window_sentences=2, relevance="off")
+    checker = SegmentedChecker(scorer, plain_options(max_tokens=50, window_sentences=2, relevance="off"))
     [verdict] = checker.check([CheckTask("the river is long", (reference,))])
     assert [premise for premise, _ in scorer.calls[0]] == ["Ann sang. Bob ran far.", "Bob ran far. The river is long.", "The river is long. Cy slept."]
     assert verdict.label == Label.ENTAILMENT
@@ -54,8 +55,8 @@ def test_the_checker_scores_each_window_and_points_at_the_deciding_one():
 
 
 def test_windows_need_a_token_budget():
-    with pytest.raises(ValueError, match="window_sentences"):
-        SegmentedChecker(KeywordScorer(), max_tokens=0, window_sentences=2)
+    with pytest.raises(ConfigError, match="`window_sentences` counts only with segments"):
+        SegmentedChecker(KeywordScorer(), plain_options(max_tokens=0, window_sentences=2))
 
 
 class ManifestScorer(KeywordScorer):
@@ -77,7 +78,6 @@ def test_a_checker_folder_supplies_its_own_layout_and_threshold_unless_the_calle
 
 def test_the_published_judges_refuse_sentence_windows():
     from factscope.checkers.registry import _judge
-    from factscope.core.errors import ConfigError
 
     with pytest.raises(ConfigError, match="`window_sentences`"):
         _judge(KeywordScorer(), 0, CheckerOptions(window_sentences=2))
@@ -97,13 +97,15 @@ def test_mixed_widths_give_every_window_from_the_narrowest_to_the_widest_once():
 def test_a_claim_meets_its_sentence_alone_and_with_its_neighbour():
     reference = "The tower is in Paris. It was completed in 1889."
     scorer = KeywordScorer()
-    checker = SegmentedChecker(scorer, max_tokens=50, window_sentences=2, min_window_sentences=1, relevance="off")
+    checker = SegmentedChecker(
+        scorer, plain_options(max_tokens=50, window_sentences=2, min_window_sentences=1, relevance="off")
+    )
     checker.check([CheckTask("it was completed in 1889", (reference,))])
     assert sorted(premise for premise, _ in scorer.calls[0]) == sorted(
         ["The tower is in Paris.", "It was completed in 1889.", reference]
     )
-    with pytest.raises(ValueError, match="min_window_sentences"):
-        SegmentedChecker(KeywordScorer(), max_tokens=50, window_sentences=2, min_window_sentences=3)
+    with pytest.raises(ConfigError, match="`min_window_sentences` counts only up to `window_sentences`"):
+        SegmentedChecker(KeywordScorer(), plain_options(max_tokens=50, window_sentences=2, min_window_sentences=3))
 
 
 class MixedManifestScorer(KeywordScorer):
@@ -119,10 +121,7 @@ def test_the_manifests_narrowest_window_comes_only_with_its_own_width():
 
 
 def test_a_narrowest_window_without_windows_is_refused():
-    from factscope.checkers.registry import _segmented
-    from factscope.core.errors import ConfigError
-
-    with pytest.raises(ConfigError, match="give `window_sentences` too"):
-        _segmented(KeywordScorer(), CheckerOptions(min_window_sentences=1))
+    with pytest.raises(ConfigError, match="`min_window_sentences` needs sentence windows: give `window_sentences` too"):
+        SegmentedChecker(KeywordScorer(), CheckerOptions(min_window_sentences=1))
     with pytest.raises(ConfigError, match="`min_window_sentences` counts only with sentence windows"):
         CheckerOptions(window_sentences=0, min_window_sentences=1)

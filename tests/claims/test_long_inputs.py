@@ -20,7 +20,7 @@ from factscope.hf.embedded import load_spacy
 from factscope.refchecker.data import CheckRecords
 from factscope.refchecker.spec import CheckSpec
 from factscope.refchecker.system import CHECK
-from fake_scorers import KeywordScorer
+from fake_scorers import KeywordScorer, plain_options
 
 TEXT = (
     "## Summary\n\nMarie Curie was born in Warsaw in 1867. She moved to Paris in 1891 and studied physics.\n"
@@ -104,7 +104,8 @@ def test_a_one_megabyte_response_is_checked_end_to_end(tmp_path):
         encoding="utf-8",
     )
     output = tmp_path / "out.jsonl"
-    spec = CheckSpec(extractor=SentenceExtractor(_fast_pipeline()), checker=SegmentedChecker(KeywordScorer()))
+    checker = SegmentedChecker(KeywordScorer(), plain_options())
+    spec = CheckSpec(extractor=SentenceExtractor(_fast_pipeline()), checker=checker)
     run = CHECK.run(spec, CheckRecords(records), output=output)
     assert run.failed == 0
     (row,) = [json.loads(line) for line in output.read_text(encoding="utf-8").splitlines()]

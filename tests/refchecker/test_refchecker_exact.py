@@ -14,9 +14,11 @@ from factscope.checkers.base import CheckTask
 from factscope.checkers.llm import LLMChecker
 from factscope.checkers.registry import make_checker
 from factscope.checkers.segmented import SegmentedChecker
+from factscope.core.errors import ConfigError
 from factscope.core.files.manifest import describe, manifest_path
 from factscope.core.schema import Label
 from factscope.llm.client import LLMClient, LLMConfig
+from fake_scorers import plain_options
 
 
 class WordScorer:
@@ -40,13 +42,14 @@ LONG = " ".join(f"Sentence number {i} is here." for i in range(12))
 
 def test_zero_segment_tokens_checks_each_reference_whole():
     whole = WordScorer()
-    (verdict,) = SegmentedChecker(whole, max_tokens=0).check([CheckTask(claim="c", references=(f"  {LONG} ", " "))])
+    checker = SegmentedChecker(whole, plain_options(max_tokens=0))
+    (verdict,) = checker.check([CheckTask(claim="c", references=(f"  {LONG} ", " "))])
     assert whole.premises == [LONG] and verdict.label is Label.ENTAILMENT
     cut = WordScorer()
-    SegmentedChecker(cut, max_tokens=10).check([CheckTask(claim="c", references=(LONG,))])
+    SegmentedChecker(cut, plain_options(max_tokens=10)).check([CheckTask(claim="c", references=(LONG,))])
     assert len(cut.premises) == 6 and all(len(p.split()) <= 10 for p in cut.premises)
-    with pytest.raises(ValueError, match="0 \\(no segmentation\\)"):
-        SegmentedChecker(WordScorer(), max_tokens=-1)
+    with pytest.raises(ConfigError, match="`max_tokens` must be at least 0, not -1"):
+        SegmentedChecker(WordScorer(), plain_options(max_tokens=-1))
 
 
 @pytest.fixture

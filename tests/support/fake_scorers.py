@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import numpy as np
 
 from factscope.checkers.base import CheckTask
+from factscope.checkers.options import CheckerOptions
 from factscope.core.schema import LABELS, Label, Verdict
 
 WORD = re.compile(r"\w+")
@@ -35,6 +37,11 @@ class KeywordScorer:
             else:
                 rows.append([0.1, 0.8, 0.1])
         return np.array(rows)
+
+
+def plain_options(**settings: Any) -> CheckerOptions:
+    """CheckerOptions of ``settings`` with the value check off: a stand-in scorer's labels as it gives them."""
+    return CheckerOptions(mismatch="off", **settings)
 
 
 class ValueInSentence:

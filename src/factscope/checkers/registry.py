@@ -12,7 +12,6 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping
 from dataclasses import replace
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,22 +21,8 @@ from factscope.core.errors import ConfigError, FactscopeWarning
 from factscope.core.registry import Argument, Entry, Registry
 
 if TYPE_CHECKING:
-    from factscope.checkers.claim_decision import ClaimDecision
-    from factscope.checkers.mismatch import MismatchKind
     from factscope.checkers.options import CheckerOptions
-    from factscope.checkers.segmented import CheckMode
     from factscope.llm.client import LLMClient
-
-MISMATCH_KINDS: dict[str, tuple[MismatchKind, ...]] = {
-    "values": ("number", "date", "quantity"),
-    "all": ("number", "date", "quantity", "entity"),
-    "off": (),
-}
-"""The kinds each setting checks. ``all`` is the default: with the shipped checker it raises balanced accuracy on
-SummEdits' validation groups by 0.02 and on the hand-written hard pairs by 0.005, costs Factcheck-GPT 0.007, and
-catches every changed number, date and name of the project's counterfactual pairs
-(benchmarks/results/checker_variants.json)."""
-
 
 MODEL_BATCH = 32
 """Pairs per batch of an nli or path model when ``batch_size`` is not set."""
@@ -45,60 +30,12 @@ MODEL_BATCH = 32
 JUDGE_BATCH = 16
 """Pairs per batch of a published judge (minicheck, hhem, alignscore) when ``batch_size`` is not set."""
 
-FAST_MODE_DEPRECATED = (
-    "the checkers' mode 'fast' is deprecated and runs exact mode: exact mode gives the same labels and fast mode "
-    "was not five times as fast on realistic long-page records; leave `mode` out"
-)
-"""The warning of a model checker built with ``mode`` 'fast'."""
-
 
 def _segmented(scorer: PairScorer, options: CheckerOptions, *, name: str | None = None) -> Checker:
-    """A SegmentedChecker over ``scorer`` with the decision settings of ``options``: ``mismatch`` picks the value
-    check, ``threshold`` the label rule (None: argmax; else P(Entailment) >= threshold, see ``checkers.decision``)
-    and ``window_sentences`` the layout (None or 0: ``max_tokens`` segments; k: windows of k sentences, and with
-    ``min_window_sentences`` j, of every width from j to k) and ``decision`` the claim decision (see
-    ``_claim_decision``). ``mode`` 'fast' is deprecated: it warns and builds exact mode."""
-    from factscope.checkers.decision import LabelDecision
-    from factscope.checkers.relevance import DEFAULT_MIN_RELEVANCE
+    """A SegmentedChecker over ``scorer`` that checks as ``options`` say, named ``name`` (default: the scorer's)."""
     from factscope.checkers.segmented import SegmentedChecker
 
-    if options.min_window_sentences is not None and not options.window_sentences:
-        raise ConfigError("`min_window_sentences` needs sentence windows: give `window_sentences` too")
-    check = None
-    if MISMATCH_KINDS[options.mismatch]:
-        from factscope.checkers.mismatch import find_mismatch
-
-        check = partial(find_mismatch, kinds=MISMATCH_KINDS[options.mismatch])
-    return SegmentedChecker(
-        scorer,
-        max_tokens=options.max_tokens,
-        window_sentences=options.window_sentences or 0,
-        min_window_sentences=options.min_window_sentences,
-        name=name,
-        relevance=options.relevance,
-        min_relevance=DEFAULT_MIN_RELEVANCE if options.min_relevance is None else options.min_relevance,
-        min_confidence=options.min_confidence,
-        mismatch=check,
-        mode=_exact_mode(options.mode),
-        decision=LabelDecision(options.threshold),
-        exact_scoring=options.exact_scoring,
-        claim_decision=_claim_decision(options.decision),
-    )
-
-
-def _exact_mode(mode: CheckMode) -> CheckMode:
-    """Exact mode, with :data:`FAST_MODE_DEPRECATED` as a warning when ``mode`` is 'fast'."""
-    if mode == "fast":
-        warnings.warn(FAST_MODE_DEPRECATED, FactscopeWarning, stacklevel=3)
-    return "exact"
-
-
-def _claim_decision(decision: str | None) -> ClaimDecision | None:
-    """The claim decision saved at ``decision`` (``factscope eval-checker --fit-decision``), none for None or
-    'off'."""
-    from factscope.checkers.claim_decision import ClaimDecision
-
-    return None if decision in (None, "off") else ClaimDecision.load(decision)
+    return SegmentedChecker(scorer, options, name=name)
 
 
 def _embedded(argument: None, options: CheckerOptions, llm: LLMClient | None) -> Checker:

@@ -12,12 +12,19 @@ import numpy as np
 from factscope.checkers.base import CheckTask, PairScorer
 from factscope.checkers.claim_decision import ClaimDecision
 from factscope.checkers.decision import LabelDecision
-from factscope.checkers.defaults import DEFAULT_MAX_TOKENS, DEFAULT_MODE, DEFAULT_RELEVANCE
 from factscope.checkers.escalation import Escalation, ScoredWindow, escalation
 from factscope.checkers.evidence import best_sentence
 from factscope.checkers.merge import merge_passage_labels
+from factscope.checkers.options import CheckerOptions
 from factscope.checkers.pruning import FastSettings, RoundScorer, SegmentRanker
-from factscope.checkers.relevance import DEFAULT_MIN_RELEVANCE, RelevanceMode, content_stems, stem_overlap
+from factscope.checkers.relevance import content_stems, stem_overlap
+from factscope.checkers.segmented_settings import (
+    claim_decision_at,
+    relevance_floor,
+    value_check_of,
+    warn_of_fast_mode,
+    window_layout,
+)
 from factscope.core.bounded_cache import BoundedCache
 from factscope.core.schema import LABELS, Label, Mismatch, Rule, Span, Verdict
 from factscope.core.text import segment_spans, window_spans
@@ -72,30 +79,33 @@ class Judgement:
 
 
 class SegmentedChecker:
-    """Checks claims against references of any length with a (premise, hypothesis) model.
+    """Checks claims against references of any length with a (premise, hypothesis) model, as its ``options`` say
+    (a ``CheckerOptions``, whose fields are named below; None: the defaults).
 
     Each reference is split into segments of at most ``max_tokens`` tokens (RefChecker: 200), or, with
     ``window_sentences=k``, into every window of k consecutive sentences (each at most ``max_tokens``; with
     ``min_window_sentences=j`` every window of j to k sentences); with
     ``max_tokens=0`` each reference is one segment, as RefChecker checks NQ's references (the model's tokenizer
     then cuts what is over its own maximum input length). Every (segment, claim) pair of the whole batch is
-    scored in one deduplicated, length-sorted call. A segment's label is decided by ``decision`` (default: the
+    scored in one deduplicated, length-sorted call. A segment's label is decided by ``threshold`` (default: the
     argmax of its probabilities; with a threshold, P(Entailment) >= threshold, see ``checkers.decision``).
 
-    A verdict is decided in four steps, each recorded in its ``rule`` and ``reason``:
+    A verdict is decided in five steps, each recorded in its ``rule`` and ``reason``:
 
     1. relevance (``relevance="lexical"``): a segment counts only when at least ``min_relevance`` of the claim's
        content words occur in it; when no segment does, the verdict is Neutral;
     2. the merge of RefChecker A.3 over the counted segments of all references: any Entailment wins, else any
        Contradiction, else Neutral; the deciding segment is the one of that label with the highest probability;
-    3. the value check (``mismatch``, off when None): an Entailment whose evidence sentence bears another number,
-       date or entity than the claim becomes Contradiction (the evidence states another value) or Neutral;
+    3. the value check (the one ``mismatch`` names, or ``value_check``, a check of one's own, in its place): an
+       Entailment whose evidence sentence bears another number, date or entity than the claim becomes
+       Contradiction (the evidence states another value) or Neutral;
     4. ``min_confidence``: an Entailment or Contradiction of the model whose probability is under it becomes
        Neutral;
-    5. the claim decision (``claim_decision``, off when None, see ``checkers.claim_decision``): a logistic decision
-       fitted on labelled pairs says whether the claim is supported, from :func:`claim_measurements`; a claim it
-       calls supported becomes Entailment (decided by its best entailing window), one it does not call supported
-       loses an Entailment (Neutral). Its P(supported) is the verdict's ``support``.
+    5. the claim decision (the one saved at ``decision``, none by default, see ``checkers.claim_decision``): a
+       logistic decision fitted on labelled pairs says whether the claim is supported, from
+       :func:`claim_measurements`; a claim it calls supported becomes Entailment (decided by its best entailing
+       window), one it does not call supported loses an Entailment (Neutral). Its P(supported) is the verdict's
+       ``support``.
 
     Exact mode scores, by default (``exact_scoring="decisive"``), only the segments that can decide a label: those
     over the relevance floor (a claim with none meets its most relevant segment alone, whose probabilities its
@@ -103,10 +113,11 @@ class SegmentedChecker:
     label, probabilities, deciding segment and evidence; only the relevance rule's note that a segment under the
     floor would have decided otherwise (rule ``relevance`` over a model label) needs ``every``.
 
-    With ``mode="fast"`` each claim is scored only against its most relevant counted segments, in rounds that stop
-    at a confident entailment (``fast``: :class:`~factscope.checkers.pruning.FastSettings`; ``encoder`` ranks by
-    cosine for its dense and hybrid relevance); its label can differ from exact mode's only where a segment left
-    unscored would have decided it.
+    With ``fast`` (:class:`~factscope.checkers.pruning.FastSettings`) the checker takes the pruning path: each claim
+    is scored only against its most relevant counted segments, in rounds that stop at a confident entailment
+    (``encoder`` ranks by cosine for its dense and hybrid relevance); its label can differ from exact mode's only
+    where a segment left unscored would have decided it. The options' ``mode`` 'fast' is deprecated: it warns and
+    checks as exact mode. ``name`` names the checker in its verdicts (default: the scorer's name).
 
     The verdict keeps the deciding segment's probabilities and span, and as evidence the sentence of that segment
     with the highest word overlap with the claim (offsets in the original reference).
@@ -115,55 +126,32 @@ class SegmentedChecker:
     def __init__(
         self,
         scorer: PairScorer,
+        options: CheckerOptions | None = None,
         *,
-        max_tokens: int = DEFAULT_MAX_TOKENS,
-        window_sentences: int = 0,
-        min_window_sentences: int | None = None,
         name: str | None = None,
-        relevance: RelevanceMode = DEFAULT_RELEVANCE,
-        min_relevance: float = DEFAULT_MIN_RELEVANCE,
-        min_confidence: float = 0.0,
-        mismatch: MismatchCheck | None = None,
-        mode: CheckMode = DEFAULT_MODE,
+        value_check: MismatchCheck | None = None,
         fast: FastSettings | None = None,
         encoder: TextEncoder | None = None,
-        decision: LabelDecision | None = None,
-        exact_scoring: ExactScoring = "decisive",
-        claim_decision: ClaimDecision | None = None,
     ) -> None:
-        if max_tokens < 0:
-            raise ValueError("max_tokens must be 0 (no segmentation) or a positive number of tokens")
-        if window_sentences < 0 or (window_sentences and not max_tokens):
-            raise ValueError("window_sentences must be 0 (token segments) or a positive number, with max_tokens > 0")
-        if min_window_sentences is not None and not 1 <= min_window_sentences <= window_sentences:
-            raise ValueError("min_window_sentences must be between 1 and window_sentences (which must be set)")
-        if exact_scoring not in ("decisive", "every"):
-            raise ValueError(f"exact_scoring must be 'decisive' or 'every', not {exact_scoring!r}")
-        if relevance not in ("lexical", "off"):
-            raise ValueError(f"relevance must be 'lexical' or 'off', not {relevance!r}")
-        for setting, value in (("min_relevance", min_relevance), ("min_confidence", min_confidence)):
-            if not 0.0 <= value <= 1.0:
-                raise ValueError(f"{setting} must be between 0 and 1, not {value}")
+        chosen = options or CheckerOptions()
+        warn_of_fast_mode(chosen)
         self.scorer = scorer
-        self.decision = decision or LabelDecision()
-        self.claim_decision = claim_decision
-        self.max_tokens = max_tokens
-        self.window_sentences = window_sentences
-        self.min_window_sentences = min_window_sentences
-        self.exact_scoring = exact_scoring
+        self.decision = LabelDecision(chosen.threshold)
+        self.claim_decision = claim_decision_at(chosen.decision)
+        self.max_tokens = chosen.max_tokens
+        self.window_sentences, self.min_window_sentences = window_layout(chosen)
+        self.exact_scoring = chosen.exact_scoring
         self.name = name or scorer.name
-        self.relevance = relevance
-        self.min_relevance = min_relevance
-        self.min_confidence = min_confidence
-        self.mismatch_check = _qualified_name(mismatch) if mismatch is not None else None
-        self._mismatch = mismatch
+        self.relevance = chosen.relevance
+        self.min_relevance = relevance_floor(chosen)
+        self.min_confidence = chosen.min_confidence
+        self._mismatch = value_check or value_check_of(chosen.mismatch)
+        self.mismatch_check = _qualified_name(self._mismatch) if self._mismatch is not None else None
         self._segments: BoundedCache[str, list[tuple[str, Span]]] = BoundedCache(CACHED_REFERENCES)
         self._stems: BoundedCache[str, frozenset[str]] = BoundedCache(CACHED_REFERENCES)
-        if mode not in ("exact", "fast"):
-            raise ValueError(f"mode must be 'exact' or 'fast', not {mode!r}")
-        self.mode = mode
-        self.fast = (fast or FastSettings()) if mode == "fast" else None
-        self._ranker = SegmentRanker(self.fast, encoder) if self.fast is not None else None
+        self.mode: CheckMode = "exact" if fast is None else "fast"
+        self.fast = fast
+        self._ranker = SegmentRanker(fast, encoder) if fast is not None else None
 
     def segments(self, reference: str) -> list[tuple[str, Span]]:
         """The segments of one reference with their character spans in it (the ``CACHED_REFERENCES`` most recent
