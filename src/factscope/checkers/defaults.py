@@ -20,3 +20,9 @@ DEFAULT_MODE: Final = "exact"
 """How model checks read their text when a run names no mode: every segment or window that can decide is scored
 (the checkers' and the presence models' `mode`; the presence models' 'fast' scores only the most relevant ones,
 the checkers' 'fast' is deprecated and scores as 'exact')."""
+
+DEFAULT_SIMILARITY_THRESHOLD: Final = 0.7
+"""The cosine from which the similarity checker calls a claim entailed by its closest reference sentence."""
+
+DEFAULT_LLM_PASSAGES: Final = "each"
+"""How the llm checker reads a record's passages: each on its own, the labels merged."""

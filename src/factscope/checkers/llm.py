@@ -30,6 +30,7 @@ from string import Template
 from typing import TYPE_CHECKING, Literal
 
 from factscope.checkers.base import CheckTask
+from factscope.checkers.defaults import DEFAULT_LLM_PASSAGES
 from factscope.checkers.merge import merge_passage_labels
 from factscope.core.prompts import load_prompt
 from factscope.core.runs.loop import ProgressCallback, StageProgress, stage
@@ -142,7 +143,7 @@ class LLMChecker:
         *,
         mode: LLMCheckMode = "single",
         batch_size: int = 8,
-        passages: PassageMode = "each",
+        passages: PassageMode = DEFAULT_LLM_PASSAGES,
         prompt: str = "check_triplet",
         joint_prompt: str = "check_triplet_joint",
         max_tokens: int | None = None,

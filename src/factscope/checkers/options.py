@@ -17,7 +17,14 @@ from factscope.checkers.checker_rules import (
     SEGMENTING_CHECKER,
     SIMILARITY_CHECKER,
 )
-from factscope.checkers.defaults import DEFAULT_MAX_TOKENS, DEFAULT_MISMATCH, DEFAULT_MODE, DEFAULT_RELEVANCE
+from factscope.checkers.defaults import (
+    DEFAULT_LLM_PASSAGES,
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_MISMATCH,
+    DEFAULT_MODE,
+    DEFAULT_RELEVANCE,
+    DEFAULT_SIMILARITY_THRESHOLD,
+)
 from factscope.checkers.relevance import DEFAULT_MIN_RELEVANCE
 from factscope.core.options.metadata import about
 from factscope.core.options.rules import CountsWhen
@@ -130,14 +137,14 @@ class CheckerOptions(ValidatedOptions):
         "nli / path checkers: each output column's label, in order (e.g. not_entailment,entailment)",
         option_type=str | None, parse=label_names, counts_when=LABELLED_COLUMNS,
     ))
-    similarity_threshold: float = field(default=0.7, metadata=about(
+    similarity_threshold: float = field(default=DEFAULT_SIMILARITY_THRESHOLD, metadata=about(
         "cosine threshold of the similarity checker", min=-1.0, max=1.0, counts_when=SIMILARITY_CHECKER,
     ))
     llm_mode: LLMCheckMode = field(default="joint", metadata=about(
         "llm checker: one call per record (joint) or per claim (single)",
         flag="--llm-check-mode", counts_when=LLM_CHECKER,
     ))
-    llm_passages: PassageMode = field(default="each", metadata=about(
+    llm_passages: PassageMode = field(default=DEFAULT_LLM_PASSAGES, metadata=about(
         "llm checker: one call per passage (each), for all (together), or in RefChecker's text (refchecker)",
         counts_when=LLM_CHECKER,
     ))

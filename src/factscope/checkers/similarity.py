@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from factscope.checkers.base import CheckTask
+from factscope.checkers.defaults import DEFAULT_SIMILARITY_THRESHOLD
 from factscope.core.schema import Label, Span, Verdict
 from factscope.core.text import sentence_spans
 from factscope.hf.encoders import BiEncoder
@@ -17,7 +18,9 @@ class SimilarityChecker:
     cosine and its evidence that sentence. Default model: the packaged all-MiniLM-L6-v2.
     """
 
-    def __init__(self, encoder: BiEncoder | None = None, *, threshold: float = 0.7) -> None:
+    def __init__(
+        self, encoder: BiEncoder | None = None, *, threshold: float = DEFAULT_SIMILARITY_THRESHOLD
+    ) -> None:
         self.encoder = encoder or BiEncoder()
         self.threshold = threshold
         self.name = f"similarity:{self.encoder.name}@{threshold}"
