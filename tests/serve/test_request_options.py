@@ -133,6 +133,21 @@ def test_a_job_runs_with_the_options_it_was_submitted_with(client):
     assert [json.loads(row)["id"] for row in rows] == ["n"]
 
 
+def test_a_jobs_options_show_in_the_schema_as_json_of_one_systems_options(client):
+    schema = client.get("/openapi.json").json()
+    parameters = schema["paths"]["/v1/jobs"]["post"]["parameters"]
+    options = next(parameter for parameter in parameters if parameter["name"] == "options")
+    assert "schema" not in options and options["required"] is False
+    choices = options["content"]["application/json"]["schema"]["anyOf"]
+    assert choices == [{"$ref": "#/components/schemas/CheckOptions"}, {"$ref": "#/components/schemas/AttributeOptions"}]
+    schemas = schema["components"]["schemas"]
+    attribute = schemas["AttributeOptions"]
+    assert attribute["additionalProperties"] is False and "records" not in attribute["properties"]
+    assert attribute["properties"]["matching"]["enum"] == ["normalized", "paper"]
+    assert attribute["properties"]["matching"]["default"] == "normalized"
+    assert schemas["CheckOptions"]["properties"]["allow_missing_references"]["type"] == "boolean"
+
+
 @pytest.mark.parametrize(("options", "field"), [
     ('{"allow_missing_references": "perhaps"}', "options.allow_missing_references"),
     ('{"checker": "llm"}', "options.checker"),

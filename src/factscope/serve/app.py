@@ -30,6 +30,7 @@ from factscope.core.files.storage_faults import StorageError
 from factscope.core.runs.results import FirstRows, repeated_message
 from factscope.core.version import __version__
 from factscope.serve.config import ServeConfig, Startup
+from factscope.serve.job_schema import declare_job_options
 from factscope.serve.jobs import FINISHED, Job
 from factscope.serve.pages import add_pages
 from factscope.serve.request_options import RecordsRequest, chosen_options
@@ -103,6 +104,7 @@ def create_app(
     app.state.server = server
     _errors(app)
     _api(app, server, config, 401 if config.api_key else None)
+    _schema(app, server)
     add_pages(app, server)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     _docs(app)
@@ -125,6 +127,18 @@ def serve(config: ServeConfig, startup: Startup | None = None) -> None:
     require_key_off_loopback(startup.host, config.api_key)
     app = create_app(config, warm=startup.warm)
     uvicorn.run(app, host=startup.host, port=startup.port, log_level="info", server_header=False)
+
+
+def _schema(app: FastAPI, server: Server) -> None:
+    """The OpenAPI schema, made on first request as FastAPI makes it, with the jobs endpoint's ``options`` declared
+    as JSON of a system's options (``declare_job_options``)."""
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = declare_job_options(FastAPI.openapi(app), server.systems)
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def _docs(app: FastAPI) -> None:
@@ -246,9 +260,9 @@ def _api(app: FastAPI, server: Server, config: ServeConfig, key: int | None) -> 
                                                     "file's name, else input.jsonl), which the job's problems name"),
         path: str | None = Query(None, description="instead of a body: a file already in the data folder's "
                                                    "inputs/ (its name there)"),
-        options: str | None = Query(None, description="the job's options, a JSON object of the fields of the "
-                                                      "system's synchronous request other than records "
-                                                      "(CheckRequest, GroundRequest, ...)"),
+        options: str | None = Query(None, description="the job's options, a JSON object of its system's options "
+                                                      "(CheckOptions, GroundOptions, ...: the fields of its "
+                                                      "synchronous request other than records)"),
     ) -> Job:
         """Submit a JSONL (or JSON, CSV, Parquet) file as the raw request body, or as a multipart/form-data
         upload in the field ``file`` (``curl -F file=@answers.jsonl``), or name a file in the data folder's

@@ -76,7 +76,7 @@ def options_model(name: str, spec_type: type) -> type[RequestOptions]:
     return create_model(
         f"{name.capitalize()}Options",
         __base__=RequestOptions,
-        __doc__=f"The options of a {name} job ({spec_type.__name__}).",
+        __doc__=f"The options of a job of the system {name} ({spec_type.__name__}).",
         **_option_fields(spec_type),
     )
 
