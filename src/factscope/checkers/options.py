@@ -33,8 +33,16 @@ from factscope.core.options.validation import ValidatedOptions, options_from
 if TYPE_CHECKING:
     from factscope.checkers.llm import LLMCheckMode, PassageMode
     from factscope.checkers.relevance import RelevanceMode
-    from factscope.checkers.segmented import CheckMode, ExactScoring
     from factscope.hf.device import Device
+
+CheckMode = Literal["exact", "fast"]
+"""exact: every segment that can decide is scored; fast: deprecated for the checkers (it checks as exact; a
+``SegmentedChecker`` given ``FastSettings`` prunes, see checkers.pruning), the presence models' pruning mode."""
+
+ExactScoring = Literal["decisive", "every"]
+"""Which segments exact mode scores: decisive, only those that can decide a label, the ones over the relevance
+floor (the same verdicts as every but for the relevance rule's note, see ``SegmentedChecker``); every, every
+segment of every reference."""
 
 MismatchSetting = Literal["values", "all", "off"]
 """Which values of a claim the value check compares with its evidence: ``values`` (numbers, dates, quantities),

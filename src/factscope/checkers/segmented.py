@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import Literal, Protocol
 
 import numpy as np
 
@@ -15,10 +14,11 @@ from factscope.checkers.decision import LabelDecision
 from factscope.checkers.escalation import Escalation, ScoredWindow, escalation
 from factscope.checkers.evidence import best_sentence
 from factscope.checkers.merge import merge_passage_labels
-from factscope.checkers.options import CheckerOptions
+from factscope.checkers.options import CheckerOptions, CheckMode
 from factscope.checkers.pruning import FastSettings, RoundScorer, SegmentRanker
 from factscope.checkers.relevance import content_stems, stem_overlap
 from factscope.checkers.segmented_settings import (
+    MismatchCheck,
     claim_decision_at,
     relevance_floor,
     value_check_of,
@@ -26,27 +26,12 @@ from factscope.checkers.segmented_settings import (
     window_layout,
 )
 from factscope.core.bounded_cache import BoundedCache
-from factscope.core.schema import LABELS, Label, Mismatch, Rule, Span, Verdict
+from factscope.core.schema import LABELS, Label, Rule, Span, Verdict
 from factscope.core.text import segment_spans, window_spans
 from factscope.hf.encoders import TextEncoder
 
-CheckMode = Literal["exact", "fast"]
-"""exact: every segment of every reference is scored; fast: only the most relevant ones (see checkers.pruning)."""
-
-ExactScoring = Literal["decisive", "every"]
-"""Which segments exact mode scores: decisive, only those that can decide a label, the ones over the relevance
-floor (the same verdicts as every but for the relevance rule's note, see ``SegmentedChecker``); every, every
-segment of every reference."""
-
 CACHED_REFERENCES = 4_096
 """References whose segments a checker keeps, and segments whose content stems it keeps."""
-
-
-class MismatchCheck(Protocol):
-    """Finds a value of a claim (number, date, entity) that its evidence sentence does not bear; spans of the
-    evidence value are offsets in ``evidence``."""
-
-    def __call__(self, claim: str, evidence: str, *, context: str | None = None) -> Mismatch | None: ...
 
 
 @dataclass(frozen=True)

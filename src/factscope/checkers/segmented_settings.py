@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import warnings
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from factscope.checkers.relevance import DEFAULT_MIN_RELEVANCE
 from factscope.core.errors import ConfigError, FactscopeWarning
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from factscope.checkers.claim_decision import ClaimDecision
     from factscope.checkers.mismatch import MismatchKind
     from factscope.checkers.options import CheckerOptions, MismatchSetting
-    from factscope.checkers.segmented import MismatchCheck
+    from factscope.core.schema import Mismatch
 
 MISMATCH_KINDS: dict[str, tuple[MismatchKind, ...]] = {
     "values": ("number", "date", "quantity"),
@@ -26,6 +26,14 @@ MISMATCH_KINDS: dict[str, tuple[MismatchKind, ...]] = {
 SummEdits' validation groups by 0.02 and on the hand-written hard pairs by 0.005, costs Factcheck-GPT 0.007, and
 catches every changed number, date and name of the project's counterfactual pairs
 (benchmarks/results/checker_variants.json)."""
+
+
+class MismatchCheck(Protocol):
+    """Finds a value of a claim (number, date, entity) that its evidence sentence does not bear; spans of the
+    evidence value are offsets in ``evidence``."""
+
+    def __call__(self, claim: str, evidence: str, *, context: str | None = None) -> Mismatch | None: ...
+
 
 FAST_MODE_DEPRECATED = (
     "the checkers' mode 'fast' is deprecated and runs exact mode: exact mode gives the same labels and fast mode "

@@ -18,7 +18,7 @@ from factscope.retrieve.web_settings import WebSettings
 
 if TYPE_CHECKING:
     from factscope.checkers.base import Checker
-    from factscope.checkers.segmented import CheckMode
+    from factscope.checkers.options import CheckMode
     from factscope.conner.coherence import ParagraphCoherence
     from factscope.conner.evaluator import KnowledgeEvaluator
     from factscope.conner.relevance import RelevanceModel

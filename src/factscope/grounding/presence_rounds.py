@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from factscope.checkers.segmented import CheckMode
+from factscope.checkers.options import CheckMode
 
 PresenceMode = CheckMode
 """The modes of check's checkers: exact, every window of every source is scored; fast, the most relevant windows,

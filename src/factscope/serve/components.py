@@ -19,7 +19,7 @@ from factscope.serve.endpoints import endpoint_path
 from factscope.systems import SYSTEMS, AnySystem
 
 if TYPE_CHECKING:
-    from factscope.checkers.segmented import CheckMode
+    from factscope.checkers.options import CheckMode
     from factscope.engines.served import ServedField
 
 LIMITS = ("min", "max", "min_open", "check", "parse")
