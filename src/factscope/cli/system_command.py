@@ -14,8 +14,9 @@ import typer
 
 from factscope.cli.display import print_notes
 from factscope.cli.engine_options import CommandRun, run_options
-from factscope.cli.option_groups import Command, add_field_options
-from factscope.engines.command_form import CommandForm, OptionGroup
+from factscope.cli.form_parameters import file_parameters, with_parameters
+from factscope.cli.option_groups import add_group_options
+from factscope.engines.command_form import CommandForm
 from factscope.systems import AnySystem
 
 SPEC = "spec"
@@ -27,17 +28,11 @@ def add_system_command(app: typer.Typer, system: AnySystem) -> None:
     form = system.command_form
     command: Callable[..., None] = _command(system)
     for index, group in reversed(list(enumerate(form.reading))):
-        command = _with_group(command, group, f"reading_{index}", after="output")
+        command = add_group_options(command, group, f"reading_{index}", after="output")
     last_read = [name for name in inspect.signature(command).parameters if name != "run"][-1]
     for group in form.options:
-        command = _with_group(command, group, group.into or SPEC)
+        command = add_group_options(command, group, group.into or SPEC)
     app.command(form.name, help=form.help)(run_options(command, after=last_read))  # after the reader's options
-
-
-def _with_group(command: Command, group: OptionGroup, keyword: str, *, after: str | None = None) -> Command:
-    """``command`` with the options of ``group``, received as one instance under ``keyword``."""
-    return add_field_options(command, group.options, keyword, names=group.names, panel=group.panel,
-                             panels=group.panels, after=after)
 
 
 def _command(system: AnySystem) -> Callable[..., None]:
@@ -57,24 +52,15 @@ def _command(system: AnySystem) -> Callable[..., None]:
         output = run.output(source, given, form.suffix) if form.suffix is not None else cast(Path, given)
         run(reader, spec, source, output, batch_size=batch_size)
 
-    parameters = _parameters(form)
-    command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
-    command.__annotations__ = {parameter.name: parameter.annotation for parameter in parameters}
-    return command
+    return with_parameters(command, _parameters(form))
 
 
 def _parameters(form: CommandForm) -> list[inspect.Parameter]:
     """The parameters of ``form``'s command before its groups of options are added."""
     positional, keyword = inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY
-    panels = form.panels
-    output = typer.Option("--output", "-o", help=form.output_text, rich_help_panel=panels.get("output"))
-    parameters = [
-        inspect.Parameter(form.input, positional, annotation=Annotated[Path, typer.Argument(
-            help=form.input_help, show_default=False, rich_help_panel=panels.get("input"))]),
-        inspect.Parameter("output", positional, annotation=Annotated[Path, output]) if form.suffix is None else
-        inspect.Parameter("output", positional, default=None, annotation=Annotated[Path | None, output]),
-    ]
+    parameters = file_parameters(form.input, form.input_help, form.output_text, required=form.suffix is None,
+                                 panels=form.panels)
     if form.batch_help is not None:
         parameters.append(inspect.Parameter("batch_size", positional, default=form.batch_size, annotation=Annotated[
-            int, typer.Option(min=1, help=form.batch_help, rich_help_panel=panels.get("batch_size"))]))
+            int, typer.Option(min=1, help=form.batch_help, rich_help_panel=form.panels.get("batch_size"))]))
     return [*parameters, inspect.Parameter("run", keyword, annotation=CommandRun)]
