@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import typer
 
-from factscope.cli.system_command import add_system_command
-from factscope.cli.writer_command import add_writer_command
+from factscope.cli.form_commands import add_system_command, add_writer_command
 from factscope.kalma.system import ATTRIBUTE
 from factscope.kalma.writer_forms import ANSWER_COMMAND, QUESTION_COMMAND
 

@@ -1,12 +1,10 @@
 """The options of a command that runs a system: ``@run_options`` adds the results-file options, --engine with the
-Ray run's settings (``factscope.engines.ray.RayOptions``) and the LLM endpoint, and hands the command one
-``CommandRun``, which runs a system with them (``System.execute``, which chooses the engine) and shows the run
+Ray run's settings (``factscope.engines.ray.RayOptions``) and the LLM endpoint, which make a ``CommandRun``,
+which runs a system with them (``System.execute``, which chooses the engine) and shows the run
 through the system's hooks."""
 
 from __future__ import annotations
 
-import functools
-import inspect
 import shlex
 import typing
 from dataclasses import dataclass, field
@@ -108,19 +106,8 @@ class CommandRun:
 
 def run_options(command: Command, *, after: str | None = None) -> Command:
     """Give ``command`` the results-file options (listed after its parameter ``after``, else after all of
-    them), --engine with the Ray settings, and the LLM endpoint; it receives them as one keyword argument
-    ``run: CommandRun``."""
-
-    @functools.wraps(command)
-    def bundled(*, engine: EngineOptions, ray: RayOptions, endpoint: LLMOptions, outputs: OutputOptions,
-                **options: Any) -> None:
-        command(**options, run=CommandRun(engine, ray, endpoint, outputs))
-
-    signature = inspect.signature(command)
-    bundled.__signature__ = signature.replace(  # type: ignore[attr-defined]
-        parameters=[parameter for name, parameter in signature.parameters.items() if name != "run"]
-    )
-    with_engine = add_field_options(output_options(typing.cast(Command, bundled), after=after), EngineOptions,
-                                    "engine", panel=ENGINE)
+    them), --engine with the Ray settings, and the LLM endpoint; it receives them as the keyword arguments
+    named as the fields of ``CommandRun``, which they make."""
+    with_engine = add_field_options(output_options(command, after=after), EngineOptions, "engine", panel=ENGINE)
     with_ray = add_field_options(with_engine, RayOptions, "ray", defaults=RAY_DEFAULTS, panel=ENGINE)
     return llm_options(with_ray, after=LAST_OUTPUT_OPTION)

@@ -9,9 +9,8 @@ from typing import TYPE_CHECKING
 import typer
 
 from factscope.cli import ground_calibrate
+from factscope.cli.form_commands import add_system_command, add_writer_command
 from factscope.cli.help_page import HelpGroup
-from factscope.cli.system_command import add_system_command
-from factscope.cli.writer_command import add_writer_command
 from factscope.grounding.system import GROUND
 from factscope.grounding.writer_forms import RESPONSE_COMMAND
 

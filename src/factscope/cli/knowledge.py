@@ -7,8 +7,7 @@ from __future__ import annotations
 import typer
 
 from factscope.cli import knowledge_agree
-from factscope.cli.system_command import add_system_command
-from factscope.cli.writer_command import add_writer_command
+from factscope.cli.form_commands import add_system_command, add_writer_command
 from factscope.conner.system import KNOWLEDGE
 from factscope.conner.writer_forms import GENERATE_COMMAND, SELECT_COMMAND
 
