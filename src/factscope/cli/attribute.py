@@ -1,6 +1,5 @@
-"""`factscope attribute`: knowledge-graph attributed answers and their evaluation (KaLMA); `score` is the command
-its system declares (``factscope.kalma.command_form``), `generate` and `make-questions` those its package
-declares (``factscope.kalma.writer_forms``)."""
+"""`factscope attribute`: knowledge-graph attributed answers and their evaluation (KaLMA), the commands that
+``factscope.kalma`` declares: `score` (``command_form``), `generate`, `make-questions` (``writer_forms``)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""`factscope knowledge score | generate | select | agree`: knowledge quality (CONNER); `score` is the command
-its system declares (``factscope.conner.command_form``), `generate` and `select` those its package declares
-(``factscope.conner.writer_forms``), and `agree`, with its options, is in knowledge_agree."""
+"""`factscope knowledge score | generate | select | agree`: knowledge quality (CONNER); ``factscope.conner``
+declares `score` (``command_form``), `generate`, `select` (``writer_forms``); `agree` is knowledge_agree's."""
 
 from __future__ import annotations
 

@@ -52,34 +52,13 @@ def llm_options(command: Command, *, after: str | None = None) -> Command:
     return add_field_options(command, LLMOptions, "endpoint", panel=LLM, after=after)
 
 
-@dataclass
-class ClientOnce:
-    """The command's LLM client, made on the first call and kept (its usage goes into the summary); picklable
-    without it, so that each Ray worker makes its own."""
-
-    endpoint: LLMOptions
-    client: LLMClient | None = None
-
-    def __call__(self) -> LLMClient:
-        if self.client is None:
-            self.client = self.endpoint.build()
-        return self.client
-
-    def __getstate__(self) -> dict[str, object]:
-        return {"endpoint": self.endpoint, "client": None}
-
-
-def summed_usage(endpoint: LLMOptions, needed: bool, usage: Mapping[str, int]) -> LLMClient | None:
-    """A client of the run's endpoint holding the usage its workers reported (``ShardedRun.llm_usage``, summed
-    over the Ray actors), for ``usage_rows``; None when the run needed no LLM."""
+def summed_usage(endpoint: LLMOptions, needed: bool, usage: Mapping[str, int]) -> list[tuple[str, object]]:
+    """Summary-table rows of the usage a run's workers reported (``ShardedRun.llm_usage``, summed over the Ray
+    actors), as a client of the run's endpoint shows it; none when the run needed no LLM."""
     from factscope.llm.client import LLMUsage
 
     client = endpoint.build_if(needed)
-    if client is not None:
-        client.usage = LLMUsage(**usage)
-    return client
-
-
-def usage_rows(llm: LLMClient | None) -> list[tuple[str, object]]:
-    """Summary-table rows of an LLM client's calls, tokens and cost; none when no LLM was used."""
-    return llm.usage_rows() if llm is not None else []
+    if client is None:
+        return []
+    client.usage = LLMUsage(**usage)
+    return client.usage_rows()

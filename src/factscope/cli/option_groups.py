@@ -94,11 +94,10 @@ def add_field_options(
     return typing.cast(Command, wrapper)
 
 
-def add_group_options(command: Command, group: OptionGroup, keyword: str, *, after: str | None = None) -> Command:
-    """``command`` with the options of a form's ``group``, received as one instance under ``keyword``, listed
-    after the option ``after`` (default: the group's own)."""
+def add_group_options(command: Command, group: OptionGroup, keyword: str) -> Command:
+    """``command`` with the options of a form's ``group``, received as one instance under ``keyword``."""
     return add_field_options(command, group.options, keyword, names=group.names, panel=group.panel,
-                             panels=group.panels, after=after or group.after)
+                             panels=group.panels, after=group.after)
 
 
 def validate_together(groups: Sequence[FieldGroup], values: Mapping[str, Any]) -> None:

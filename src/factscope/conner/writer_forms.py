@@ -42,15 +42,21 @@ Example:
       --llm-model gpt-4o-mini -o selected.jsonl --answer
 """
 
-INPUT_HELP = "queries: JSON / JSONL records with `query` (and `topic`, `task`), or a CONNER query table (TSV)."
+INPUT_HELP = ("queries: JSON / JSONL records with `query` (and `topic`, `task`), or a CONNER query table "
+              "(TSV).")
 """The help of the commands' input argument."""
 
 RUN_FIELDS = frozenset({"task", "batch_size"})
-"""The options of a generation run besides its prompts and demonstrations (``KnowledgeGenerationSettings``')."""
+"""The options of a generation run besides its prompts and demonstrations
+(``KnowledgeGenerationSettings``')."""
 
-RUN_OPTIONS = OptionGroup(KnowledgeGenerationSettings, names=RUN_FIELDS)
-PROMPT_OPTIONS = OptionGroup(GenerationSettings, into="generation", after="task")
-SCORING_OPTIONS = OptionGroup(KnowledgeSpec, into="scoring", names=SELECTION_FIELDS, panel=SCORING)
+GENERATE_OPTIONS = {
+    "settings": OptionGroup(KnowledgeGenerationSettings, names=RUN_FIELDS),
+    "generation": OptionGroup(GenerationSettings, after="task"),
+    "demonstrations": OptionGroup(DemonstrationSettings, after="mode"),
+    "scoring": OptionGroup(KnowledgeSpec, names=SELECTION_FIELDS, panel=SCORING),
+}
+"""The groups of options of `knowledge generate`, by the keyword ``knowledge_writing`` takes each under."""
 
 
 def knowledge_writing(
@@ -60,7 +66,8 @@ def knowledge_writing(
     """The writer of `knowledge generate` and its settings: ``settings`` with ``generation`` (seeded with
     ``scoring``'s seed) and ``demonstrations``; the writer scores Q_know with ``scoring`` where it chooses
     candidates or demonstrations by it (``selection_spec``)."""
-    settings = replace(settings, generation=replace(generation, seed=scoring.seed), demonstrations=demonstrations)
+    seeded = replace(generation, seed=scoring.seed)
+    settings = replace(settings, generation=seeded, demonstrations=demonstrations)
     return KnowledgeWriter(selection_spec(scoring, settings.generation, demonstrations)), settings
 
 
@@ -78,10 +85,7 @@ GENERATE_COMMAND = WriterForm(
     input_help=INPUT_HELP,
     output_help="results JSONL (resumable)",
     suffix=".generated",
-    options=(
-        RUN_OPTIONS, PROMPT_OPTIONS, OptionGroup(DemonstrationSettings, into="demonstrations", after="mode"),
-        SCORING_OPTIONS,
-    ),
+    options=GENERATE_OPTIONS,
     writing=knowledge_writing,
 )
 """The `knowledge generate` command."""
@@ -90,12 +94,12 @@ SELECT_COMMAND = replace(
     GENERATE_COMMAND,
     name="select",
     help=SELECT_HELP,
-    options=(
-        RUN_OPTIONS, PROMPT_OPTIONS, OptionGroup(CandidateSampling, into="sampling", after="task"),
-        OptionGroup(DemonstrationSettings, into="demonstrations", names=frozenset({"train", "shots", "answer"}),
-                    after="mode"),
-        SCORING_OPTIONS,
-    ),
+    options={
+        **GENERATE_OPTIONS,
+        "demonstrations": OptionGroup(DemonstrationSettings, names=frozenset({"train", "shots", "answer"}),
+                                      after="mode"),
+        "sampling": OptionGroup(CandidateSampling, after="task"),
+    },
     writing=selection_writing,
 )
 """The `knowledge select` command: `generate`'s with sampled candidates, and no --select-from (its

@@ -120,7 +120,8 @@ class Writer(ABC, Generic[SettingsT, Item, RunT]):
         return self.batch_size
 
     def run_notes(self) -> list[str]:
-        """Lines a terminal shows before this writer's run (what it will not compute, and why); none by default."""
+        """Lines a terminal shows before this writer's run (what it will not compute, and why); none by
+        default."""
         return []
 
     def written(self, settings: SettingsT) -> Mapping[str, str | Path | None]:

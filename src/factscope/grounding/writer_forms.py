@@ -1,5 +1,5 @@
-"""`factscope ground generate`, as the grounding package declares it (``RESPONSE_COMMAND``): its help, the file
-its writer reads beside the dataset (``ResponseReading``) and the groups of options of its settings."""
+"""`factscope ground generate`, as the grounding package declares it (``RESPONSE_COMMAND``): its help, the
+file its writer reads beside the dataset (``ResponseReading``) and the groups of options of its settings."""
 
 from __future__ import annotations
 
@@ -34,8 +34,8 @@ class ResponseReading(ValidatedOptions):
 def response_writing(
     *, settings: ResponseGenerationSettings, distractors: DistractorSettings, reading: ResponseReading
 ) -> tuple[ResponseWriter, ResponseGenerationSettings]:
-    """The writer of `ground generate`, reading the metadata file of ``reading``, and its settings: ``settings``
-    with ``distractors``."""
+    """The writer of `ground generate`, reading the metadata file of ``reading``, and its settings:
+    ``settings`` with ``distractors``."""
     return ResponseWriter(reading.metadata), replace(settings, distractors=distractors)
 
 
@@ -45,11 +45,11 @@ RESPONSE_COMMAND = WriterForm(
     input_help="dataset: the Truly Ground JSON layout or generic JSONL",
     output_help="responses JSONL (appended to; resumes)",
     suffix=None,
-    options=(
-        OptionGroup(ResponseReading, into="reading"),
-        OptionGroup(ResponseGenerationSettings),
-        OptionGroup(DistractorSettings, into="distractors", after="corpus"),
-    ),
+    options={
+        "reading": OptionGroup(ResponseReading),
+        "settings": OptionGroup(ResponseGenerationSettings),
+        "distractors": OptionGroup(DistractorSettings, after="corpus"),
+    },
     writing=response_writing,
 )
 """The `ground generate` command."""

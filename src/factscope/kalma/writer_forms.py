@@ -47,7 +47,7 @@ ANSWER_COMMAND = WriterForm(
     input_help="questions file (BioKaLMA layout, JSON or JSONL)",
     output_help=RESULTS_HELP,
     suffix=None,
-    options=(OptionGroup(AnswerGenerationSettings),),
+    options={"settings": OptionGroup(AnswerGenerationSettings)},
     writing=answer_writing,
 )
 """The `attribute generate` command."""
@@ -59,7 +59,7 @@ QUESTION_COMMAND = WriterForm(
     input_help="seed paragraphs (JSON or JSONL)",
     output_help=RESULTS_HELP,
     suffix=None,
-    options=(OptionGroup(EvolutionSettings),),
+    options={"settings": OptionGroup(EvolutionSettings)},
     writing=question_writing,
 )
 """The `attribute make-questions` command."""
