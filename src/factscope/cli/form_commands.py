@@ -60,13 +60,13 @@ def _system_command(system: AnySystem) -> Callable[..., None]:
         output = run.output(source, given, form.suffix) if form.suffix is not None else cast(Path, given)
         run(reader, spec, source, output, batch_size=batch_size)
 
-    batch_size = []
+    more: list[inspect.Parameter] = []
     if form.batch_help is not None:
         batch = typer.Option(min=1, help=form.batch_help, rich_help_panel=form.panels.get("batch_size"))
-        batch_size.append(inspect.Parameter("batch_size", inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                                            default=form.batch_size, annotation=Annotated[int, batch]))
+        more.append(inspect.Parameter("batch_size", inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                      default=form.batch_size, annotation=Annotated[int, batch]))
     return _with_file_parameters(command, form.input, form.input_help, form.output_text,
-                                 required=form.suffix is None, panels=form.panels, more=batch_size)
+                                 required=form.suffix is None, panels=form.panels, more=more)
 
 
 def add_writer_command(app: typer.Typer, form: WriterForm) -> None:
