@@ -10,12 +10,13 @@ import typer
 
 from factscope.checkers.options import CheckerOptions
 from factscope.cli.display import TerminalNotes, print_summary, print_table
-from factscope.cli.llm_options import ClientOnce, LLMOptions, llm_options, usage_rows
+from factscope.cli.llm_options import LLMOptions, llm_options
 from factscope.cli.option_groups import add_field_options
 from factscope.cli.output_options import OutputOptions, output_options
 from factscope.cli.output_paths import check_outputs
 from factscope.core.display.progress import ProgressDisplay
 from factscope.core.errors import RecordsFailed
+from factscope.hf.llm_endpoint import ClientOnce
 from factscope.refchecker.agree import AgreeSettings
 from factscope.refchecker.spec import CheckSpec
 
@@ -76,7 +77,7 @@ def agree_command(
             retry_failed=outputs.retry_failed, notes=TerminalNotes(),
         )
     print_table(*agreement_tables(result))
-    rows = agreement_rows(result, output) + usage_rows(client.client)
+    rows = agreement_rows(result, output) + client.usage_rows()
     print_summary("run", rows)
     if result.failed_responses:
         raise RecordsFailed(result.failed_responses, result.what_failed, output)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import typer
 
-from factscope.cli.system_command import add_system_command
+from factscope.cli.form_commands import add_system_command
 from factscope.refchecker.system import CHECK
 
 

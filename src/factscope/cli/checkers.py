@@ -43,11 +43,6 @@ def checkers_command() -> None:
         for entry in registry.entries():
             if isinstance(entry, str):
                 rows.append((Text(entry.split(" ", 1)[0], style=NAME_STYLE), Text(entry)))
-                continue
-            about = entry.help
-            if entry.argument is not None:
-                about += f"; {entry.argument.metavar}: {entry.argument.meaning}"
-            if entry.needs_llm is True:
-                about += "; needs an LLM"
-            rows.append((Text(entry.usage, style=NAME_STYLE), Text(about)))
+            else:
+                rows.append((Text(entry.usage, style=NAME_STYLE), Text(entry.description())))
         print_listing(title, rows, console)

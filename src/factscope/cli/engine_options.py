@@ -1,12 +1,10 @@
 """The options of a command that runs a system: ``@run_options`` adds the results-file options, --engine with the
-Ray run's settings (``factscope.engines.ray.RayOptions``) and the LLM endpoint, and hands the command one
-``CommandRun``, which runs a system with them (``System.execute``, which chooses the engine) and shows the run
+Ray run's settings (``factscope.engines.ray.RayOptions``) and the LLM endpoint, which make a ``CommandRun``,
+which runs a system with them (``System.execute``, which chooses the engine) and shows the run
 through the system's hooks."""
 
 from __future__ import annotations
 
-import functools
-import inspect
 import shlex
 import typing
 from dataclasses import dataclass, field
@@ -14,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from factscope.cli.display import TerminalNotes, print_next, print_notes, print_summary, print_table
-from factscope.cli.llm_options import ClientOnce, LLMOptions, llm_options, summed_usage, usage_rows
+from factscope.cli.llm_options import LLMOptions, llm_options, summed_usage
 from factscope.cli.option_groups import Command, add_field_options
 from factscope.cli.output_options import OutputOptions, output_options
 from factscope.cli.output_paths import check_outputs
@@ -26,6 +24,7 @@ from factscope.core.options.validation import ValidatedOptions
 from factscope.engines.parts import RunOutcome
 from factscope.engines.ray import RayOptions
 from factscope.engines.system import Engine
+from factscope.hf.llm_endpoint import ClientOnce
 
 if typing.TYPE_CHECKING:
     from factscope.engines.system import System
@@ -59,11 +58,6 @@ class CommandRun:
     outputs: OutputOptions
 
     @property
-    def notes(self) -> TerminalNotes:
-        """Where a system's reader tells what it found in the input: the terminal."""
-        return TerminalNotes()
-
-    @property
     def on_ray(self) -> bool:
         """Whether the run goes to Ray."""
         return self.engine.engine == "ray"
@@ -88,15 +82,15 @@ class CommandRun:
             ran = system.execute(
                 spec, inputs, engine=self.engine.engine, llm=client, output=output, batch_size=batch_size,
                 progress=shown, overwrite=self.outputs.overwrite, retry_failed=self.outputs.retry_failed,
-                ray=self.ray, notes=self.notes,
+                ray=self.ray, notes=TerminalNotes(),
             )
-        used = summed_usage(self.endpoint, system.needs_llm(spec), ran.llm_usage) if self.on_ray else client.client
+        needed = system.needs_llm(spec)
+        usage = summed_usage(self.endpoint, needed, ran.llm_usage) if self.on_ray else client.usage_rows()
         run = ran.result
         for table in system.figure_tables(run):
             print_table(table)
         outcome = RunOutcome(skipped=len(ran.problems), output=output, passed_over=ran.passed_over)
-        print_summary(system.summary_title(run, output), system.summary_rows(run, outcome)
-                                  + usage_rows(used))
+        print_summary(system.summary_title(run, output), system.summary_rows(run, outcome) + usage)
         print_notes(system.notes(run))
         if not self.on_ray:
             print_next(f"the results are in {output}; see them as a page: factscope report {shlex.quote(str(output))}")
@@ -108,19 +102,9 @@ class CommandRun:
 
 def run_options(command: Command, *, after: str | None = None) -> Command:
     """Give ``command`` the results-file options (listed after its parameter ``after``, else after all of
-    them), --engine with the Ray settings, and the LLM endpoint; it receives them as one keyword argument
-    ``run: CommandRun``."""
-
-    @functools.wraps(command)
-    def bundled(*, engine: EngineOptions, ray: RayOptions, endpoint: LLMOptions, outputs: OutputOptions,
-                **options: Any) -> None:
-        command(**options, run=CommandRun(engine, ray, endpoint, outputs))
-
-    signature = inspect.signature(command)
-    bundled.__signature__ = signature.replace(  # type: ignore[attr-defined]
-        parameters=[parameter for name, parameter in signature.parameters.items() if name != "run"]
-    )
-    with_engine = add_field_options(output_options(typing.cast(Command, bundled), after=after), EngineOptions,
-                                    "engine", panel=ENGINE)
+    them), --engine with the Ray settings, and the LLM endpoint; it receives them as the keyword arguments
+    named as the fields of ``CommandRun``, which they make."""
+    with_outputs = output_options(command, after=after)
+    with_engine = add_field_options(with_outputs, EngineOptions, "engine", panel=ENGINE)
     with_ray = add_field_options(with_engine, RayOptions, "ray", defaults=RAY_DEFAULTS, panel=ENGINE)
     return llm_options(with_ray, after=LAST_OUTPUT_OPTION)

@@ -10,13 +10,14 @@ import typer
 
 from factscope.checkers.options import CheckerOptions
 from factscope.cli.display import SHOWN_SKIPPED, print_skipped, print_summary, print_table, print_warning
-from factscope.cli.llm_options import ClientOnce, LLMOptions, llm_options, usage_rows
+from factscope.cli.llm_options import LLMOptions, llm_options
 from factscope.cli.option_groups import add_field_options
 from factscope.cli.output_paths import check_outputs
 from factscope.cli.parameter_flags import in_context
 from factscope.core.display.progress import ProgressDisplay
 from factscope.core.errors import RecordsFailed
 from factscope.evaluation.checker_comparison import EvaluationSettings
+from factscope.hf.llm_endpoint import ClientOnce
 
 HELP = """Measure how well a checker decides labelled (premise, hypothesis) pairs.
 
@@ -76,7 +77,7 @@ def eval_checker_command(
             read, evaluation, checker_settings=checking, llm=client, progress=shown
         )
     print_table(datasets_table(reports[0]) if len(reports) == 1 else comparison_table(reports))
-    rows = [*evaluation_rows(reports), *usage_rows(client.client)]
+    rows = [*evaluation_rows(reports), *client.usage_rows()]
     if evaluation.output is not None:
         rows.append(("report", str(evaluation.output)))
     print_summary("eval-checker", rows)

@@ -1,6 +1,6 @@
 """`factscope ground`: grounding precision / recall / F1 of LLM responses (Truly Ground); the commands are `score`,
-which its system declares (``factscope.grounding.command_form``), and those of ground_generate and
-ground_calibrate, each with its options."""
+which its system declares (``factscope.grounding.command_form``), `generate`, which its package declares
+(``factscope.grounding.writer_forms``), and ground_calibrate's, with its options."""
 
 from __future__ import annotations
 
@@ -8,10 +8,11 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from factscope.cli import ground_calibrate, ground_generate
+from factscope.cli import ground_calibrate
+from factscope.cli.form_commands import add_system_command, add_writer_command
 from factscope.cli.help_page import HelpGroup
-from factscope.cli.system_command import add_system_command
 from factscope.grounding.system import GROUND
+from factscope.grounding.writer_forms import RESPONSE_COMMAND
 
 if TYPE_CHECKING:
     from typer import _click  # typer vendors click: TyperGroup.parse_args takes typer's own Context
@@ -35,6 +36,6 @@ def register(app: typer.Typer) -> None:
     """Add the `ground` command group."""
     ground_app = typer.Typer(cls=_ScoreByDefault, help=HELP, no_args_is_help=True)
     add_system_command(ground_app, GROUND)
-    for command in (ground_generate, ground_calibrate):
-        command.register(ground_app)
+    add_writer_command(ground_app, RESPONSE_COMMAND)
+    ground_calibrate.register(ground_app)
     app.add_typer(ground_app, name="ground")

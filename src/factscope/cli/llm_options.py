@@ -1,29 +1,22 @@
 """The --llm-* options, declared once in the fields of ``LLMEndpoint``: ``@llm_options`` adds them to a
-command and hands it one ``LLMOptions``; ``write_with_llm`` runs a library writer with the LLM they build."""
+command and hands it one ``LLMOptions``."""
 
 from __future__ import annotations
 
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from pathlib import Path
-from typing import Any
 
 import typer
 
-from factscope.cli.display import TerminalNotes, print_summary
 from factscope.cli.option_groups import Command, add_field_options, given, option_flag
-from factscope.cli.output_options import OutputOptions
-from factscope.cli.output_paths import check_outputs, running_command
+from factscope.cli.output_paths import running_command
 from factscope.cli.parameter_flags import in_context, with_flags
-from factscope.core.display.progress import ProgressDisplay
-from factscope.core.errors import ConfigError, RecordsFailed
+from factscope.core.errors import ConfigError
 from factscope.core.options.panels import LLM
 from factscope.hf.llm_endpoint import LLMEndpoint
 
 if typing.TYPE_CHECKING:
-    from factscope.core.runs.result import WriterRun
-    from factscope.engines.writer import Writer
     from factscope.llm.client import LLMClient
 
 SETTING_FLAGS = {item.name: option_flag(item) for item in fields(LLMEndpoint)}
@@ -59,51 +52,13 @@ def llm_options(command: Command, *, after: str | None = None) -> Command:
     return add_field_options(command, LLMOptions, "endpoint", panel=LLM, after=after)
 
 
-@dataclass
-class ClientOnce:
-    """The command's LLM client, made on the first call and kept (its usage goes into the summary); picklable
-    without it, so that each Ray worker makes its own."""
-
-    endpoint: LLMOptions
-    client: LLMClient | None = None
-
-    def __call__(self) -> LLMClient:
-        if self.client is None:
-            self.client = self.endpoint.build()
-        return self.client
-
-    def __getstate__(self) -> dict[str, object]:
-        return {"endpoint": self.endpoint, "client": None}
-
-
-def summed_usage(endpoint: LLMOptions, needed: bool, usage: Mapping[str, int]) -> LLMClient | None:
-    """A client of the run's endpoint holding the usage its workers reported (``ShardedRun.llm_usage``, summed
-    over the Ray actors), for ``usage_rows``; None when the run needed no LLM."""
+def summed_usage(endpoint: LLMOptions, needed: bool, usage: Mapping[str, int]) -> list[tuple[str, object]]:
+    """Summary-table rows of the usage a run's workers reported (``ShardedRun.llm_usage``, summed over the Ray
+    actors), as a client of the run's endpoint shows it; none when the run needed no LLM."""
     from factscope.llm.client import LLMUsage
 
     client = endpoint.build_if(needed)
-    if client is not None:
-        client.usage = LLMUsage(**usage)
-    return client
-
-
-def usage_rows(llm: LLMClient | None) -> list[tuple[str, object]]:
-    """Summary-table rows of an LLM client's calls, tokens and cost; none when no LLM was used."""
-    return llm.usage_rows() if llm is not None else []
-
-
-def write_with_llm(
-    writer: Writer[Any, Any, Any], settings: Any, inputs: Path, output: Path, endpoint: LLMOptions,
-    outputs: OutputOptions,
-) -> None:
-    """Run the library ``writer`` with ``settings`` over ``inputs`` with the command's LLM into ``output``, under
-    the progress display; print its summary table under the writer's name; raise RecordsFailed when records
-    failed."""
-    check_outputs(output, overwrite=outputs.overwrite)
-    llm = endpoint.build()
-    with ProgressDisplay() as shown:
-        run: WriterRun = writer.write(settings, inputs, llm=llm, output=output, progress=shown, overwrite=outputs.overwrite,
-                           retry_failed=outputs.retry_failed, notes=TerminalNotes())
-    print_summary(f"{writer.name} -> {output}", run.summary_rows() + usage_rows(llm))
-    if run.failed:
-        raise RecordsFailed(run.failed, run.what_failed, output, kept=run.failures_kept)
+    if client is None:
+        return []
+    client.usage = LLMUsage(**usage)
+    return client.usage_rows()

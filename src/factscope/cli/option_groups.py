@@ -25,6 +25,7 @@ from factscope.core.options.validation import (
     parameter_values,
     validate_options,
 )
+from factscope.engines.command_form import OptionGroup
 
 Command = TypeVar("Command", bound=Callable[..., None])
 
@@ -91,6 +92,12 @@ def add_field_options(
     wrapper.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
     wrapper.__annotations__ = {**{p.name: p.annotation for p in parameters}, "return": None}
     return typing.cast(Command, wrapper)
+
+
+def add_group_options(command: Command, group: OptionGroup, keyword: str) -> Command:
+    """``command`` with the options of a form's ``group``, received as one instance under ``keyword``."""
+    return add_field_options(command, group.options, keyword, names=group.names, panel=group.panel,
+                             panels=group.panels, after=group.after)
 
 
 def validate_together(groups: Sequence[FieldGroup], values: Mapping[str, Any]) -> None:

@@ -103,6 +103,23 @@ def _retriever(
     return make_retriever(name, Corpus.from_path(corpus)) if corpus else None
 
 
+def spec_missing_parts(spec: KnowledgeSpec) -> list[str]:
+    """What the evaluator of ``spec`` will not compute for want of a part (``missing_parts``), told without
+    building it: no corpus nor web retriever, no causal LM."""
+    from factscope.retrieve.web_retrievers import is_web_retriever
+
+    if spec.evaluator is not None:
+        return missing_parts(spec.evaluator)
+    return missing_parts_of(
+        has_retriever=spec.corpus is not None or is_web_retriever(spec.retriever), has_lm=uses_lm(spec)
+    )
+
+
+def uses_lm(spec: KnowledgeSpec) -> bool:
+    """Whether ``spec`` scores with a causal LM (whose helpfulness baselines need the pool of all records)."""
+    return spec.evaluator.lm is not None if spec.evaluator is not None else spec.lm not in (None, "", "none")
+
+
 def missing_parts(evaluator: KnowledgeEvaluator) -> list[str]:
     """What the evaluator cannot compute for want of a part, as notes that say which option supplies it."""
     return missing_parts_of(has_retriever=evaluator.retriever is not None, has_lm=evaluator.lm is not None)

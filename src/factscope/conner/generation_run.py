@@ -153,6 +153,13 @@ class KnowledgeWriter(Writer[KnowledgeGenerationSettings, KnowledgeRecord, Knowl
             failed=lambda row: row.failed,
         )
 
+    def run_notes(self) -> list[str]:
+        """What the Q_know evaluator of ``scoring`` will not compute for want of a part
+        (``spec_missing_parts``)."""
+        from factscope.conner.evaluator_setup import spec_missing_parts
+
+        return spec_missing_parts(self.scoring) if self.scoring is not None else []
+
     def batch_of(self, settings: KnowledgeGenerationSettings) -> int:
         """The settings' ``batch_size``."""
         return settings.batch_size

@@ -17,6 +17,7 @@ from factscope.conner.data import (
     KnowledgeTask,
     parse_knowledge_record,
 )
+from factscope.conner.evaluator_setup import spec_missing_parts, uses_lm
 from factscope.conner.generation_run import KnowledgeGenerationSettings
 from factscope.conner.scores import KnowledgeScores
 from factscope.conner.spec import KnowledgeSpec
@@ -34,24 +35,6 @@ from factscope.engines.system import System
 
 if TYPE_CHECKING:
     from factscope.llm.client import LLMClient
-
-
-def spec_missing_parts(spec: KnowledgeSpec) -> list[str]:
-    """What the evaluator of ``spec`` will not compute for want of a part (``missing_parts``), told without
-    building it: no corpus nor web retriever, no causal LM."""
-    from factscope.conner.evaluator_setup import missing_parts, missing_parts_of
-    from factscope.retrieve.web_retrievers import is_web_retriever
-
-    if spec.evaluator is not None:
-        return missing_parts(spec.evaluator)
-    return missing_parts_of(
-        has_retriever=spec.corpus is not None or is_web_retriever(spec.retriever), has_lm=uses_lm(spec)
-    )
-
-
-def uses_lm(spec: KnowledgeSpec) -> bool:
-    """Whether ``spec`` scores with a causal LM (whose helpfulness baselines need the pool of all records)."""
-    return spec.evaluator.lm is not None if spec.evaluator is not None else spec.lm not in (None, "", "none")
 
 
 class KnowledgeSystem(System[KnowledgeSpec, KnowledgeRecord, KnowledgeScores, KnowledgeTotals, KnowledgeRun]):

@@ -86,14 +86,19 @@ class Entry(Generic[T]):
         """Whether building this entry with ``argument`` needs an LLM."""
         return self.needs_llm(argument) if callable(self.needs_llm) else self.needs_llm
 
-    def help_line(self) -> str:
-        """``usage (help; ARG: meaning; needs an LLM)``."""
+    def description(self) -> str:
+        """``help; ARG: meaning; needs an LLM``: what the entry is, what its argument means, whether it always
+        needs an LLM."""
         details = [self.help]
         if self.argument is not None:
             details.append(f"{self.argument.metavar}: {self.argument.meaning}")
         if self.needs_llm is True:
             details.append("needs an LLM")
-        return f"{self.usage} ({'; '.join(details)})"
+        return "; ".join(details)
+
+    def help_line(self) -> str:
+        """``usage (help; ARG: meaning; needs an LLM)``."""
+        return f"{self.usage} ({self.description()})"
 
 
 class Registry(Generic[T]):

@@ -149,7 +149,7 @@ class System(ABC, Generic[SpecT, Item, Row, TotalsT, RunT]):
     """One of its records as a request sends it (``parse_request``): the model whose JSON Schema a server's API
     schema shows for a record, its input model with what ``parse`` asks of a record besides."""
     command_form: ClassVar[CommandForm]
-    """Its command: what a command line builds it from (``factscope.cli.system_command``)."""
+    """Its command: what a command line builds it from (``factscope.cli.form_commands``)."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """A subclass's ``spec_type``, ``row_type``, ``totals_type`` and ``run_type``: the types its ``System[...]``

@@ -119,6 +119,11 @@ class Writer(ABC, Generic[SettingsT, Item, RunT]):
         """Items per batch: the class's ``batch_size``."""
         return self.batch_size
 
+    def run_notes(self) -> list[str]:
+        """Lines a terminal shows before this writer's run (what it will not compute, and why); none by
+        default."""
+        return []
+
     def written(self, settings: SettingsT) -> Mapping[str, str | Path | None]:
         """Files a run writes beside its results file, by the parameter that names them; none by default."""
         return {}

@@ -118,3 +118,25 @@ class LLMEndpoint(ValidatedOptions):
         except ConfigError:
             return False
         return True
+
+
+@dataclass
+class ClientOnce:
+    """The client of ``endpoint``, made on the first call and kept (a run's summary reads its usage): the
+    picklable function that makes an LLM client which ``engine='ray'`` takes, pickled without the client, so
+    that each Ray worker makes its own."""
+
+    endpoint: LLMEndpoint
+    client: LLMClient | None = None
+
+    def __call__(self) -> LLMClient:
+        if self.client is None:
+            self.client = self.endpoint.build()
+        return self.client
+
+    def __getstate__(self) -> dict[str, object]:
+        return {"endpoint": self.endpoint, "client": None}
+
+    def usage_rows(self) -> list[tuple[str, object]]:
+        """Summary-table rows of the client's calls, tokens and cost; none when it was never made."""
+        return self.client.usage_rows() if self.client is not None else []
