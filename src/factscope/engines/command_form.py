@@ -70,7 +70,7 @@ class WriterForm:
     help: str
     input_help: str
     output_help: str
-    suffix: str | None
     options: Mapping[str, OptionGroup]
     writing: Callable[..., tuple[Writer[Any, Any, Any], Any]]
+    suffix: str | None = None
     input: str = "input"

@@ -44,7 +44,6 @@ RESPONSE_COMMAND = WriterForm(
     help=HELP,
     input_help="dataset: the Truly Ground JSON layout or generic JSONL",
     output_help="responses JSONL (appended to; resumes)",
-    suffix=None,
     options={
         "reading": OptionGroup(ResponseReading),
         "settings": OptionGroup(ResponseGenerationSettings),

@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from factscope.engines.command_form import OptionGroup, WriterForm
 from factscope.kalma.generation import AnswerWriter
 from factscope.kalma.generation_settings import AnswerGenerationSettings, EvolutionSettings
@@ -40,26 +43,18 @@ def question_writing(*, settings: EvolutionSettings) -> tuple[QuestionWriter, Ev
     return QuestionWriter(), settings
 
 
-ANSWER_COMMAND = WriterForm(
-    name="generate",
-    help=ANSWER_HELP,
-    input="questions",
-    input_help="questions file (BioKaLMA layout, JSON or JSONL)",
-    output_help=RESULTS_HELP,
-    suffix=None,
-    options={"settings": OptionGroup(AnswerGenerationSettings)},
-    writing=answer_writing,
-)
+def _settings_command(
+    name: str, help: str, input: str, input_help: str, settings: type, writing: Callable[..., Any]
+) -> WriterForm:
+    """A command whose writer takes one group of options, ``settings``, and whose results file must be given."""
+    return WriterForm(name=name, help=help, input=input, input_help=input_help, output_help=RESULTS_HELP,
+                      options={"settings": OptionGroup(settings)}, writing=writing)
+
+
+ANSWER_COMMAND = _settings_command("generate", ANSWER_HELP, "questions", "questions file (BioKaLMA layout, JSON or JSONL)",
+                                   AnswerGenerationSettings, answer_writing)
 """The `attribute generate` command."""
 
-QUESTION_COMMAND = WriterForm(
-    name="make-questions",
-    help=QUESTION_HELP,
-    input="seeds",
-    input_help="seed paragraphs (JSON or JSONL)",
-    output_help=RESULTS_HELP,
-    suffix=None,
-    options={"settings": OptionGroup(EvolutionSettings)},
-    writing=question_writing,
-)
+QUESTION_COMMAND = _settings_command("make-questions", QUESTION_HELP, "seeds", "seed paragraphs (JSON or JSONL)",
+                                     EvolutionSettings, question_writing)
 """The `attribute make-questions` command."""
