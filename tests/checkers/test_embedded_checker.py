@@ -11,6 +11,7 @@ import pytest
 
 from factscope.checkers.base import CheckTask
 from factscope.checkers.embedded import (
+    CPU_BATCH_TOKENS,
     EmbeddedScorer,
     directory_digest,
     load_embedded_scorer,
@@ -109,6 +110,25 @@ def test_probabilities_are_consistent(shipped):
     assert np.allclose(again[: len(premises)][::-1], probs, atol=1e-5)
     assert np.allclose(again[-1], probs[0], atol=1e-5)
     assert shipped.score([], []).shape == (0, 3)
+
+
+def test_on_a_cpu_batches_are_sized_by_tokens_with_the_same_probabilities(shipped):
+    members = shipped._model.members
+    assert [member.batch_tokens for member in members] == [CPU_BATCH_TOKENS] * len(members)
+    # pairs of many lengths: batches of up to 512 tokens hold many short pairs and few long ones
+    premises = [" ".join([p for p, _ in ENTAILED + CONTRADICTED][: n % 9 + 1]) for n in range(40)]
+    hypotheses = [h for _, h in ENTAILED + CONTRADICTED] * 4 + [h for _, h in ENTAILED]
+    hypotheses = hypotheses[: len(premises)]
+    by_tokens = shipped.score(premises, hypotheses)
+    for member in members:
+        member.batch_tokens = None
+    try:
+        by_count = shipped.score(premises, hypotheses)
+    finally:
+        for member in members:
+            member.batch_tokens = CPU_BATCH_TOKENS
+    assert np.allclose(by_tokens, by_count, atol=1e-5)
+    assert (by_tokens.argmax(axis=1) == by_count.argmax(axis=1)).all()
 
 
 def test_clear_pairs_are_decided_right(shipped):

@@ -42,3 +42,20 @@ def test_padded_batches_go_shortest_first_with_their_indices():
     assert [indices for indices, _ in batches] == [[1, 2], [0, 3]]
     first = batches[0][1]
     assert first["input_ids"] == [[1], [1, 2]] and first["device"] == "cpu"
+
+
+def test_a_token_budget_cuts_batches_where_the_padded_batch_would_exceed_it():
+    # lengths 1, 2, 2, 3, 5, 8 (already sorted); a budget of 6 tokens, up to 10 items a batch
+    encoded = {"input_ids": [[0] * n for n in (1, 2, 2, 3, 5, 8)]}
+    batches = [indices for indices, _ in padded_batches(WordTokenizer(), encoded, 10, "cpu", batch_tokens=6)]
+    # [1, 2, 2] pads to 3 x 2 = 6; adding the 3 would pad to 4 x 3 = 12; [3] and [5] go alone (2 x 5 > 6);
+    # the 8 is over the budget by itself and still gets a batch of its own
+    assert batches == [[0, 1, 2], [3], [4], [5]]
+    padded_tokens = sum(len(batch) * max(len(encoded["input_ids"][i]) for i in batch) for batch in batches)
+    assert padded_tokens == 6 + 3 + 5 + 8
+
+
+def test_without_a_token_budget_only_the_count_cuts_batches():
+    encoded = {"input_ids": [[0] * n for n in (1, 2, 2, 3, 5, 8)]}
+    batches = [indices for indices, _ in padded_batches(WordTokenizer(), encoded, 4, "cpu")]
+    assert batches == [[0, 1, 2, 3], [4, 5]]

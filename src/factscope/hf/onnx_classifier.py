@@ -69,9 +69,11 @@ class OnnxClassifier:
         *,
         batch_size: int = 32,
         max_length: int = 512,
+        batch_tokens: int | None = None,
     ) -> np.ndarray:
         """Logits (n, labels) for each text of ``first``, or each (first[i], second[i]) pair, in the deduplicated,
-        length-sorted batches of :func:`~factscope.hf.sorted_batches.sorted_logits`."""
+        length-sorted batches of :func:`~factscope.hf.sorted_batches.sorted_logits` (of at most ``batch_size``
+        items and, with ``batch_tokens``, that many tokens)."""
         return sorted_logits(
             self._forward,
             self.num_labels,
@@ -81,6 +83,7 @@ class OnnxClassifier:
             batch_size=batch_size,
             max_length=max_length,
             tensors="np",
+            batch_tokens=batch_tokens,
         )
 
     def _forward(self, inputs: Any) -> np.ndarray:

@@ -22,6 +22,7 @@ class TorchClassifier:
     max_length: int
     device: str
     chunk_batches: int = 64
+    batch_tokens: int | None = None
 
     @property
     def num_labels(self) -> int:
@@ -47,6 +48,7 @@ class TorchClassifier:
             max_length=self.max_length,
             device=self.device,
             chunk_batches=self.chunk_batches,
+            batch_tokens=self.batch_tokens,
         )
 
 
@@ -62,13 +64,16 @@ def sorted_logits(
     device: str = "cpu",
     tensors: str = "pt",
     chunk_batches: int = 64,
+    batch_tokens: int | None = None,
 ) -> np.ndarray:
     """Logits (n, ``num_labels``) of ``forward`` for each text of ``first``, or each (first[i], second[i]) pair.
 
     Items are deduplicated and tokenised once per chunk of ``chunk_batches`` batches (truncated to
     ``max_length``); each chunk is sorted by token count and run in batches padded to their own longest item, so
     little compute goes to padding (README, "How it decides": 3% padding instead of 16% when sorting by characters).
-    The batches are ``tensors`` ("pt": PyTorch tensors on ``device``; "np": NumPy arrays).
+    A batch holds at most ``batch_size`` items and, with ``batch_tokens``, at most that many tokens once padded
+    (:func:`padded_batches`). The batches are ``tensors`` ("pt": PyTorch tensors on ``device``; "np": NumPy
+    arrays).
     """
     items = list(zip(first, second)) if second is not None else [(text, None) for text in first]
     unique = list(dict.fromkeys(items))
@@ -84,21 +89,38 @@ def sorted_logits(
             truncation=True,
             max_length=max_length,
         )
-        for batch, inputs in padded_batches(tokenizer, encoded, batch_size, device, tensors):
+        for batch, inputs in padded_batches(tokenizer, encoded, batch_size, device, tensors, batch_tokens):
             rows.update(zip((chunk[i] for i in batch), forward(inputs)))
     return np.stack([rows[item] for item in items]).astype(np.float64)
 
 
 def padded_batches(
-    tokenizer: Any, encoded: Any, batch_size: int, device: str, tensors: str = "pt"
+    tokenizer: Any, encoded: Any, batch_size: int, device: str, tensors: str = "pt", batch_tokens: int | None = None
 ) -> Iterator[tuple[list[int], Any]]:
-    """The items of ``encoded`` (a tokenizer's output) in batches of ``batch_size`` sorted by token count, each
-    padded to its own longest item (as PyTorch tensors on ``device``, or with ``tensors="np"`` NumPy arrays),
-    with the indices of its items."""
-    order = sorted(range(len(encoded["input_ids"])), key=lambda i: len(encoded["input_ids"][i]))
-    for offset in range(0, len(order), batch_size):
-        batch = order[offset : offset + batch_size]
+    """The items of ``encoded`` (a tokenizer's output) in batches sorted by token count, each padded to its own
+    longest item (as PyTorch tensors on ``device``, or with ``tensors="np"`` NumPy arrays), with the indices of
+    its items. A batch holds at most ``batch_size`` items and, with ``batch_tokens``, no more than fit in that
+    many tokens once padded (one item at least): on a CPU, batches of about the same number of tokens waste less
+    on padding than batches of a fixed count (:data:`~factscope.checkers.embedded.CPU_BATCH_TOKENS`)."""
+    lengths = [len(ids) for ids in encoded["input_ids"]]
+    order = sorted(range(len(lengths)), key=lengths.__getitem__)
+    for batch in _batches(order, lengths, batch_size, batch_tokens):
         inputs = tokenizer.pad(
             {key: [values[i] for i in batch] for key, values in encoded.items()}, return_tensors=tensors
         )
         yield batch, inputs.to(device) if tensors == "pt" else inputs
+
+
+def _batches(order: list[int], lengths: list[int], batch_size: int, batch_tokens: int | None) -> Iterator[list[int]]:
+    """``order`` (indices sorted by ``lengths``) cut into batches of at most ``batch_size`` indices whose padded
+    size (count times the longest) is at most ``batch_tokens`` (None: no such limit), one index at least."""
+    batch: list[int] = []
+    for index in order:
+        if batch and (len(batch) == batch_size or (
+            batch_tokens is not None and (len(batch) + 1) * lengths[index] > batch_tokens
+        )):
+            yield batch
+            batch = []
+        batch.append(index)
+    if batch:
+        yield batch
