@@ -6,7 +6,9 @@ pairs are the (window, claim) pairs exact mode scores (``exact_scoring="decisive
 record's pairs in turn, ``--repeats`` times, in one process, so that the machine's other work falls on all of
 them alike. For each it reports the median seconds over all records, the process CPU seconds, the share of padding
 in its batches and the largest difference of its probabilities from the fixed-count batches' (with the labels
-compared).
+compared). It also reports the arithmetic rate the scoring reached, the multiply-adds of the model's layers over
+the padded batches (the last layer for [CLS] alone, as the checker runs it) a second, beside the CPU's rate on a
+float32 matrix product of the same size as the model's feed-forward layer: how much room a faster runtime has left.
 
     HF_HUB_OFFLINE=1 python benchmarks/batch_tokens.py --repeats 5
 """
@@ -47,14 +49,45 @@ def decisive_pairs(records: list[dict[str, Any]]) -> dict[str, list[tuple[str, s
     return found
 
 
-def padding_share(lengths: list[int], batch_size: int, batch_tokens: int | None) -> float:
-    """Padding tokens over real tokens when ``lengths`` are cut as ``padded_batches`` cuts them."""
+def padded_sizes(lengths: list[int], batch_size: int, batch_tokens: int | None) -> list[tuple[int, int]]:
+    """(pairs, padded length) of each batch ``padded_batches`` cuts ``lengths`` into."""
     from factscope.hf.sorted_batches import _batches
 
     order = sorted(range(len(lengths)), key=lengths.__getitem__)
-    padded = sum(len(batch) * max(lengths[i] for i in batch) for batch in _batches(order, lengths, batch_size,
-                                                                                       batch_tokens))
+    return [(len(batch), max(lengths[i] for i in batch)) for batch in _batches(order, lengths, batch_size, batch_tokens)]
+
+
+def padding_share(lengths: list[int], batch_size: int, batch_tokens: int | None) -> float:
+    """Padding tokens over real tokens when ``lengths`` are cut as ``padded_batches`` cuts them."""
+    padded = sum(pairs * length for pairs, length in padded_sizes(lengths, batch_size, batch_tokens))
     return padded / sum(lengths) - 1
+
+
+def model_flops(sizes: list[tuple[int, int]], config: Any) -> float:
+    """Floating-point operations (two a multiply-add) of a BERT classifier over padded batches of ``sizes``: every
+    layer but the last for every position (projections, feed-forward, attention scores and context), the last for
+    the keys and values of every position and [CLS]'s own work."""
+    hidden, inner, layers = config.hidden_size, config.intermediate_size, config.num_hidden_layers
+    per_position = 4 * hidden * hidden + 2 * hidden * inner
+    total = 0.0
+    for pairs, length in sizes:
+        full = pairs * length * (per_position + 2 * length * hidden)
+        last = pairs * (length * 2 * hidden * hidden + 2 * hidden * hidden + 2 * hidden * inner + 2 * length * hidden)
+        total += (layers - 1) * full + last
+    return 2 * total
+
+
+def matmul_flops_per_second(hidden: int, inner: int, rows: int = 512, repeats: int = 200) -> float:
+    """The rate of a float32 product (rows x hidden) @ (hidden x inner) on this CPU with torch's threads."""
+    import torch
+
+    left, right = torch.randn(rows, hidden), torch.randn(hidden, inner)
+    for _ in range(10):
+        left @ right
+    began = time.perf_counter()
+    for _ in range(repeats):
+        left @ right
+    return 2 * rows * hidden * inner * repeats / (time.perf_counter() - began)
 
 
 def main() -> None:
@@ -95,6 +128,11 @@ def main() -> None:
                                             max_length=member.max_length)["input_ids"]]
         for rid, found in pairs.items()
     }
+    import json
+
+    config = json.loads((shipped_checker_dir() / "encoder" / "config.json").read_text(encoding="utf-8"))
+    shape = argparse.Namespace(**config)
+    matmul_rate = matmul_flops_per_second(shape.hidden_size, shape.intermediate_size)
     baseline = f"{FIXED} pairs"
     figures: dict[str, Any] = {
         "load_average_start": load_start,
@@ -104,13 +142,18 @@ def main() -> None:
     }
     per_repeat = {name: [sum(found[i : i + len(pairs)]) for i in range(0, len(found), len(pairs))]
                   for name, found in seconds.items()}
+    figures["matmul_gflops"] = matmul_rate / 1e9
     for name, budget in batchings.items():
+        flops = sum(model_flops(padded_sizes(found, FIXED, budget), shape) for found in lengths.values())
         figures["seconds_all_records"][name] = {
+            "model_gflops": flops / 1e9,
+            "gflops_per_second": flops / statistics.median(per_repeat[name]) / 1e9,
             "median": statistics.median(per_repeat[name]),
             "min": min(per_repeat[name]),
             "max": max(per_repeat[name]),
             "cpu_seconds": cpu[name],
             "padding": statistics.mean(padding_share(found, FIXED, budget) for found in lengths.values()),
+            "share_of_matmul_rate": flops / statistics.median(per_repeat[name]) / matmul_rate,
             "max_probability_difference": max(
                 float(np.abs(probs[name][rid] - probs[baseline][rid]).max()) for rid in pairs
             ),
