@@ -73,15 +73,15 @@ def to_three_way(probs: np.ndarray, classes: Sequence[str]) -> np.ndarray:
 
 
 class CrossEncoderModel(TorchClassifier):
-    """A sequence-classification encoder over (premise, hypothesis) pairs, in batches sorted by token count.
+    """A sequence-classification encoder over (premise, hypothesis) pairs, in batches sorted by token count (on
+    the CPU, of at most ``CPU_BATCH_TOKENS`` tokens).
 
     A BERT model's last layer is restricted to [CLS] (:func:`restrict_last_layer_to_cls`): same logits, less work.
     After :meth:`use_onnx_runtime` the pairs run in ONNX Runtime (same labels, probabilities within about 1e-6).
     """
 
     def __init__(
-        self, model: Any, tokenizer: Any, batch_size: int = 32, max_length: int = 320, device: str = "cpu",
-        batch_tokens: int | None = None,
+        self, model: Any, tokenizer: Any, batch_size: int = 32, max_length: int = 320, device: str = "cpu"
     ) -> None:
         restrict_last_layer_to_cls(model)
         self.model = model.eval().to(device)
@@ -89,8 +89,8 @@ class CrossEncoderModel(TorchClassifier):
         self.batch_size = batch_size
         self.max_length = max_length
         self.device = device
-        self.batch_tokens = batch_tokens
         self.onnx: OnnxClassifier | None = None
+        self.batch_tokens = CPU_BATCH_TOKENS if device == "cpu" else None
 
     def use_onnx_runtime(self, key: str, cache: Path | None = None) -> None:
         """Score with ONNX Runtime from now on, from the cached export ``key`` of these weights (exported first if
@@ -127,15 +127,16 @@ class OnnxCrossEncoder:
     """A cross-encoder's cached export in ONNX Runtime with the tokenizer of its folder, loaded without PyTorch or
     transformers: :class:`CrossEncoderModel`'s probabilities after :meth:`~CrossEncoderModel.use_onnx_runtime`."""
 
+    batch_tokens: int | None = CPU_BATCH_TOKENS
+    """Tokens a batch of pairs holds at most (ONNX Runtime runs on the CPU)."""
+
     def __init__(
-        self, onnx: OnnxClassifier, tokenizer: TokenizerFile, batch_size: int = 32, max_length: int = 320,
-        batch_tokens: int | None = None,
+        self, onnx: OnnxClassifier, tokenizer: TokenizerFile, batch_size: int = 32, max_length: int = 320
     ) -> None:
         self.onnx = onnx
         self.tokenizer = tokenizer
         self.batch_size = batch_size
         self.max_length = max_length
-        self.batch_tokens = batch_tokens
 
     def probs(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
         """Softmax class probabilities, one row per pair, in the model's class order; duplicates scored once."""
@@ -155,8 +156,7 @@ def onnx_member(
     exported, tokenizer = cached_export(key), tokenizer_file(folder)
     if exported is not None and tokenizer is not None:
         return OnnxCrossEncoder(
-            OnnxClassifier(exported, num_labels), tokenizer, settings["batch_size"], settings["max_length"],
-            settings["batch_tokens"],
+            OnnxClassifier(exported, num_labels), tokenizer, settings["batch_size"], settings["max_length"]
         )
     member = CrossEncoderModel.from_pretrained(folder, **settings)
     member.use_onnx_runtime(key)
@@ -214,7 +214,6 @@ class EmbeddedScorer:
                 "max_length": int(manifest.get("inference_max_length", 320)),
                 "device": device,
                 "batch_size": GPU_BATCH_SIZE if device == "cuda" else CPU_BATCH_SIZE,
-                "batch_tokens": None if device == "cuda" else CPU_BATCH_TOKENS,
             }
             folders = [directory / folder for folder in manifest.get("members", ["encoder"])]
             in_onnx = onnx or (onnx is None and device == "cpu" and onnx_runtime_installed())
