@@ -70,6 +70,7 @@ def _roles(extract_tokens: int) -> dict[str, tuple[Callable[[Any], None], Callab
     from factscope.checkers.base import CheckTask
     from factscope.checkers.llm import LLMChecker, parse_label
     from factscope.checkers.minicheck_llm import MiniCheckLLMChecker, parse_yes_no
+    from factscope.checkers.options import CheckerOptions
     from factscope.claims.llm_facts import LLMFactExtractor, parse_facts
     from factscope.claims.llm_triplets import TripletExtractor, parse_claims
     from factscope.core.text import split_sentences
@@ -88,6 +89,7 @@ def _roles(extract_tokens: int) -> dict[str, tuple[Callable[[Any], None], Callab
     ground = _read(REPO / "examples/ground/records.jsonl")
     pairs = [(fact, context) for record in ground for fact in record["gold_facts"] for context in record["contexts"]]
     answers = load_answers(REPO / "examples/attribute/answers.jsonl").records
+    single = CheckerOptions(llm_mode="single")  # one claim a call: the reply a label
 
     def extraction_parses(reply: Any) -> bool:
         if reply.failed or reply.text is None:
@@ -107,7 +109,7 @@ def _roles(extract_tokens: int) -> dict[str, tuple[Callable[[Any], None], Callab
             lambda client: LLMFactExtractor(client, max_tokens=extract_tokens).extract(texts[:3]),
             _parses(parse_facts),
         ),
-        "llm_checker": (lambda client: LLMChecker(client).check(tasks), _parses(parse_label)),
+        "llm_checker": (lambda client: LLMChecker(client, single).check(tasks), _parses(parse_label)),
         "minicheck_llm": (lambda client: MiniCheckLLMChecker(client).check(tasks), _parses(parse_yes_no)),
         "presence_judge": (lambda client: LLMJudgePresence(client).score_pairs(pairs), _parses(parse_judgement)),
         "geval": (lambda client: judge_text_quality(answers, client), _parses(parse_score)),

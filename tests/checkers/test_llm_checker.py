@@ -12,11 +12,15 @@ from factscope.checkers.llm import (
     parse_label,
     render_claim,
 )
+from factscope.checkers.options import CheckerOptions
+from factscope.core.errors import ConfigError
 from factscope.core.schema import Claim, Label
 from factscope.llm.client import LLMClient, LLMConfig
 from fake_llm import Fail
 
 E, N, C = Label.ENTAILMENT, Label.NEUTRAL, Label.CONTRADICTION
+SINGLE = CheckerOptions(llm_mode="single")
+JOINT = CheckerOptions(llm_mode="joint")
 
 
 @pytest.fixture
@@ -80,7 +84,7 @@ def test_single_mode_prompt_and_verdict(fake_llm, client):
         references=("Paris is the capital of France.",),
         question="Where is Paris?",
     )
-    (verdict,) = LLMChecker(client).check([task])
+    (verdict,) = LLMChecker(client, SINGLE).check([task])
     assert (verdict.label, verdict.failed, verdict.raw, verdict.evidence_reference) == (
         C,
         False,
@@ -96,14 +100,14 @@ def test_single_mode_prompt_and_verdict(fake_llm, client):
 
 def test_unparsable_reply_gives_a_failed_verdict_with_the_raw_text(fake_llm, client):
     fake_llm.script(["I think it is probably true."])
-    (verdict,) = LLMChecker(client).check([CheckTask(claim="c", references=("r",))])
+    (verdict,) = LLMChecker(client, SINGLE).check([CheckTask(claim="c", references=("r",))])
     assert verdict.label is None and verdict.failed
     assert verdict.raw == "I think it is probably true." and "not one of" in verdict.error
 
 
 def test_failed_call_gives_a_failed_verdict(fake_llm, client):
     fake_llm.script([Fail(500, "down")])
-    (verdict,) = LLMChecker(client).check([CheckTask(claim="c", references=("r",))])
+    (verdict,) = LLMChecker(client, SINGLE).check([CheckTask(claim="c", references=("r",))])
     assert verdict.failed and verdict.label is None and "LLM call failed" in verdict.error
 
 
@@ -125,7 +129,7 @@ def answer_by_passage(mapping):
 def test_each_passage_is_checked_and_merged_by_seed_004_a3(fake_llm, client, answers, label, evidence):
     passages = ("passage one.", "passage two.", "passage three.")
     fake_llm.responder = answer_by_passage(dict(zip(passages, answers, strict=True)))
-    (verdict,) = LLMChecker(client).check([CheckTask(claim="c", references=passages)])
+    (verdict,) = LLMChecker(client, SINGLE).check([CheckTask(claim="c", references=passages)])
     assert (verdict.label, verdict.evidence_reference) == (label, evidence)
     assert len(fake_llm.requests) == 3
     assert verdict.raw.splitlines()[0] == f"[passage 1] {answers[0]}"
@@ -133,7 +137,7 @@ def test_each_passage_is_checked_and_merged_by_seed_004_a3(fake_llm, client, ans
 
 def test_a_failed_passage_fails_the_verdict_unless_another_passage_entails(fake_llm, client):
     fake_llm.responder = answer_by_passage({"p1.": "Neutral", "p2.": "no idea", "p3.": "Entailment"})
-    undecided, entailed = LLMChecker(client).check(
+    undecided, entailed = LLMChecker(client, SINGLE).check(
         [CheckTask(claim="c", references=("p1.", "p2.")), CheckTask(claim="c", references=("p2.", "p3."))]
     )
     assert undecided.failed and undecided.label is None and undecided.error.startswith("passage 2:")
@@ -142,7 +146,7 @@ def test_a_failed_passage_fails_the_verdict_unless_another_passage_entails(fake_
 
 def test_together_mode_sends_all_passages_in_one_prompt(fake_llm, client):
     fake_llm.script(["Entailment"])
-    (verdict,) = LLMChecker(client, passages="together").check(
+    (verdict,) = LLMChecker(client, CheckerOptions(llm_mode="single", llm_passages="together")).check(
         [CheckTask(claim="c", references=("a.", "b."))]
     )
     assert verdict.label is E and verdict.evidence_reference is None
@@ -150,14 +154,14 @@ def test_together_mode_sends_all_passages_in_one_prompt(fake_llm, client):
 
 
 def test_no_reference_is_neutral_without_a_call(fake_llm, client):
-    (verdict,) = LLMChecker(client).check([CheckTask(claim="c", references=())])
+    (verdict,) = LLMChecker(client, SINGLE).check([CheckTask(claim="c", references=())])
     assert verdict.label is N and not verdict.failed and fake_llm.requests == []
 
 
 def test_identical_tasks_are_asked_once(fake_llm, client):
     fake_llm.script(["Neutral"])
     task = CheckTask(claim="c", references=("r",))
-    assert [v.label for v in LLMChecker(client).check([task, task])] == [N, N]
+    assert [v.label for v in LLMChecker(client, SINGLE).check([task, task])] == [N, N]
     assert len(fake_llm.requests) == 1
 
 
@@ -167,7 +171,7 @@ def record_tasks(claims, reference="The reference.", question="Q?"):
 
 def test_joint_mode_numbers_the_claims_of_a_record_in_one_call(fake_llm, client):
     fake_llm.script(["1. Entailment\n2. Contradiction\n3. Neutral"])
-    verdicts = LLMChecker(client, mode="joint").check(record_tasks(["a", "b", "c"]))
+    verdicts = LLMChecker(client, JOINT).check(record_tasks(["a", "b", "c"]))
     assert [v.label for v in verdicts] == [E, C, N]
     prompt = prompt_of(fake_llm.requests[0]["json"])
     assert "### Claims:\n1. a\n2. b\n3. c\n" in prompt and "exactly 3 lines" in prompt
@@ -180,7 +184,7 @@ def test_joint_mode_splits_records_and_batches(fake_llm, client):
 
     fake_llm.responder = lambda request: "\n".join(f"{i}. Neutral" for i in range(1, claims_in(request) + 1))
     tasks = record_tasks(["a", "b", "c"]) + record_tasks(["d"], reference="Another reference.")
-    verdicts = LLMChecker(client, mode="joint", batch_size=2).check(tasks)
+    verdicts = LLMChecker(client, JOINT, batch_size=2).check(tasks)
     assert [v.label for v in verdicts] == [N, N, N, N]
     # [a, b], [c] and [d], sent concurrently (in any order); each reply is bounded by the lines its call needs:
     # a line's worth of tokens per claim
@@ -191,14 +195,14 @@ def test_joint_mode_splits_records_and_batches(fake_llm, client):
 
 def test_a_single_claim_reply_is_bounded_to_a_label_unless_max_tokens_is_set(fake_llm, client):
     fake_llm.script(["Neutral", "Neutral"])
-    LLMChecker(client).check(record_tasks(["a"]))
-    LLMChecker(client, max_tokens=99).check(record_tasks(["b"]))
+    LLMChecker(client, SINGLE).check(record_tasks(["a"]))
+    LLMChecker(client, SINGLE, max_tokens=99).check(record_tasks(["b"]))
     assert [request["json"]["max_tokens"] for request in fake_llm.requests] == [LABEL_TOKENS, 99]
 
 
 def test_bad_joint_reply_falls_back_to_one_call_per_claim(fake_llm, client):
     fake_llm.script(["1. Entailment\nClaim 2 seems neutral to me.", "Neutral", "Entailment"])
-    verdicts = LLMChecker(client, mode="joint").check(record_tasks(["a", "b"]))
+    verdicts = LLMChecker(client, JOINT).check(record_tasks(["a", "b"]))
     assert sorted(v.label.value for v in verdicts) == ["Entailment", "Neutral"]
     assert len(fake_llm.requests) == 3
     assert all("### Claim: " in prompt_of(r["json"]) for r in fake_llm.requests[1:])
@@ -206,7 +210,7 @@ def test_bad_joint_reply_falls_back_to_one_call_per_claim(fake_llm, client):
 
 def test_failed_joint_call_fails_its_claims(fake_llm, client):
     fake_llm.script([Fail(500, "down")])
-    verdicts = LLMChecker(client, mode="joint").check(record_tasks(["a", "b"]))
+    verdicts = LLMChecker(client, JOINT).check(record_tasks(["a", "b"]))
     assert all(v.failed and v.label is None for v in verdicts)
     assert len(fake_llm.requests) == 1
 
@@ -214,14 +218,20 @@ def test_failed_joint_call_fails_its_claims(fake_llm, client):
 def test_registry_builds_the_llm_checker(client):
     from factscope.checkers.registry import make_checker
 
-    assert isinstance(make_checker("llm", llm=client), LLMChecker)
+    built = make_checker("llm", {"llm_mode": "single", "llm_passages": "together"}, llm=client)
+    assert isinstance(built, LLMChecker)
+    assert (built.mode, built.passages) == ("single", "together")
+    # without options the checker asks as the command line does: per record, each passage apart
+    assert (LLMChecker(client).mode, LLMChecker(client).passages) == ("joint", "each")
 
 
 def test_bad_settings_are_rejected(client):
-    with pytest.raises(ValueError, match="mode"):
-        LLMChecker(client, mode="batch")
-    with pytest.raises(ValueError, match="passages"):
-        LLMChecker(client, passages="some")
+    with pytest.raises(ConfigError, match="`llm_mode` must be one of 'joint', 'single', not 'batch'"):
+        LLMChecker(client, CheckerOptions(llm_mode="batch"))
+    with pytest.raises(ConfigError, match="`llm_passages` must be one of"):
+        LLMChecker(client, CheckerOptions(llm_passages="some"))
+    with pytest.raises(ValueError, match="batch_size"):
+        LLMChecker(client, batch_size=0)
 
 
 def test_a_task_triplet_is_shown_in_the_paper_form_while_the_plain_text_stays_for_nli(fake_llm, client):
@@ -231,10 +241,10 @@ def test_a_task_triplet_is_shown_in_the_paper_form_while_the_plain_text_stays_fo
         references=("Paris is the capital of France.",),
         triplet=("Paris", "capital of", "France"),
     )
-    LLMChecker(client).check([triplet_task])
+    LLMChecker(client, SINGLE).check([triplet_task])
     assert '### Claim: ("Paris", "capital of", "France")\n' in prompt_of(fake_llm.requests[0]["json"])
     sentence_task = CheckTask(claim="Paris is big.", references=("Paris is the capital of France.",))
-    LLMChecker(client, mode="joint").check([triplet_task, sentence_task])
+    LLMChecker(client, JOINT).check([triplet_task, sentence_task])
     joint = prompt_of(fake_llm.requests[1]["json"])
     assert '### Claims:\n1. ("Paris", "capital of", "France")\n2. Paris is big.\n' in joint
 
@@ -258,7 +268,7 @@ def test_the_check_task_passes_claim_triplets_to_the_checker(fake_llm, client):
     record = Record(
         id="r1", response="Paris is the capital of France.", references=["Paris is the capital of France."]
     )
-    run = check([record], extractor=OneTriplet(), checker=LLMChecker(client))
+    run = check([record], extractor=OneTriplet(), checker=LLMChecker(client, SINGLE))
     assert run.results[0].claims[0].verdict.label is E
     assert '### Claim: ("Paris", "capital of", "France")\n' in prompt_of(fake_llm.requests[0]["json"])
 

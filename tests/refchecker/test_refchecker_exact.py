@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from factscope.checkers.base import CheckTask
 from factscope.checkers.llm import LLMChecker
+from factscope.checkers.options import CheckerOptions
 from factscope.checkers.registry import make_checker
 from factscope.checkers.segmented import SegmentedChecker
 from factscope.core.errors import ConfigError
@@ -64,7 +65,7 @@ def _reference(request: dict) -> str:
 def test_refchecker_passage_layout_numbers_from_zero_one_line_each(fake_llm, client):
     # the two calls run concurrently: answer by content, not by arrival order
     fake_llm.responder = lambda request: "Contradiction" if "Passage 1:" in str(request["messages"]) else "Neutral"
-    checker = LLMChecker(client, passages="refchecker")
+    checker = LLMChecker(client, CheckerOptions(llm_mode="single", llm_passages="refchecker"))
     several, single = checker.check(
         [CheckTask(claim="c", references=("a.", "b.")), CheckTask(claim="d", references=("only.",))]
     )

@@ -27,11 +27,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from string import Template
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from factscope.checkers.base import CheckTask
-from factscope.checkers.defaults import DEFAULT_LLM_PASSAGES
 from factscope.checkers.merge import merge_passage_labels
+from factscope.checkers.options import CheckerOptions, LLMCheckMode, PassageMode
 from factscope.core.prompts import load_prompt
 from factscope.core.runs.loop import ProgressCallback, StageProgress, stage
 from factscope.core.schema import Claim, Label, Verdict
@@ -40,10 +40,6 @@ from factscope.llm.reply_format import ReplyFormat
 if TYPE_CHECKING:
     from factscope.llm.client import ChatReply, LLMClient
 
-LLMCheckMode = Literal["joint", "single"]
-"""How the LLM checker batches claims: one call per claim, or the claims of a record together."""
-PassageMode = Literal["each", "together", "refchecker"]
-"""How the LLM checker is shown a record's passages (see the module docstring)."""
 Unit = tuple[int, int]
 """(task index, passage-group index): one claim asked against one reference text."""
 
@@ -140,24 +136,23 @@ class LLMChecker:
     def __init__(
         self,
         client: LLMClient,
+        options: CheckerOptions | None = None,
         *,
-        mode: LLMCheckMode = "single",
         batch_size: int = 8,
-        passages: PassageMode = DEFAULT_LLM_PASSAGES,
         prompt: str = "check_triplet",
         joint_prompt: str = "check_triplet_joint",
         max_tokens: int | None = None,
     ) -> None:
-        if mode not in ("single", "joint"):
-            raise ValueError(f"mode must be 'single' or 'joint', got {mode!r}")
-        if passages not in ("each", "together", "refchecker"):
-            raise ValueError(f"passages must be 'each', 'together' or 'refchecker', got {passages!r}")
+        """A checker that asks ``client`` as ``options`` say (a ``CheckerOptions``; None: the defaults): per record
+        or per claim (``llm_mode``), per passage or for all (``llm_passages``). ``batch_size`` is the claims of one
+        joint call, ``prompt`` and ``joint_prompt`` the prompts' names, ``max_tokens`` the reply's limit."""
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
+        options = options or CheckerOptions()
         self.client = client
-        self.mode: LLMCheckMode = mode
+        self.mode: LLMCheckMode = options.llm_mode
         self.batch_size = batch_size
-        self.passages: PassageMode = passages
+        self.passages: PassageMode = options.llm_passages
         self.single_template = Template(load_prompt(prompt))
         self.joint_template = Template(load_prompt(joint_prompt))
         self.max_tokens = max_tokens

@@ -31,13 +31,18 @@ from factscope.core.options.rules import CountsWhen
 from factscope.core.options.validation import ValidatedOptions, options_from
 
 if TYPE_CHECKING:
-    from factscope.checkers.llm import LLMCheckMode, PassageMode
     from factscope.checkers.relevance import RelevanceMode
     from factscope.hf.device import Device
 
 CheckMode = Literal["exact", "fast"]
 """exact: every segment that can decide is scored; fast: deprecated for the checkers (it checks as exact; a
 ``SegmentedChecker`` given ``FastSettings`` prunes, see checkers.pruning), the presence models' pruning mode."""
+
+LLMCheckMode = Literal["joint", "single"]
+"""How the LLM checker batches claims: one call per claim, or the claims of a record together."""
+
+PassageMode = Literal["each", "together", "refchecker"]
+"""How the LLM checker is shown a record's passages (see ``factscope.checkers.llm``)."""
 
 ExactScoring = Literal["decisive", "every"]
 """Which segments exact mode scores: decisive, only those that can decide a label, the ones over the relevance

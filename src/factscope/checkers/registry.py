@@ -185,7 +185,7 @@ def _llm(argument: str | None, options: CheckerOptions, llm: LLMClient) -> Check
         raise ConfigError(f"unknown prompt '{argument}' of the llm checker; use llm (RefChecker's) or llm:minicheck")
     from factscope.checkers.llm import LLMChecker
 
-    return LLMChecker(llm, mode=options.llm_mode, passages=options.llm_passages)
+    return LLMChecker(llm, options)
 
 
 CHECKERS: Registry[Checker] = Registry(
