@@ -131,7 +131,8 @@ class _Answer:
 
 
 class LLMChecker:
-    """Checks claims against references with an OpenAI-compatible chat model (implements Checker)."""
+    """Checks claims against references with an OpenAI-compatible chat model (implements Checker), with
+    RefChecker's checker prompt: a claim a call, or a record's claims together, each passage apart or all at once."""
 
     def __init__(
         self,
