@@ -171,6 +171,7 @@ BAD_VALUES: dict[str, dict[str, list[str]]] = {
         "--teacher-weight": ["0", *SHARE],
         "--lora-rank": NON_NEGATIVE,
         "--lora-alpha": COUNT,
+        "--encoder-layers": COUNT,
     },
     "report": {"--limit": NON_NEGATIVE, "--only": ["bad", "neutral"]},
     "examples": {},

@@ -11,7 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from safetensors.torch import save_file
+from safetensors.torch import load_file, save_file
+from transformers import AutoModel
 from typer.testing import CliRunner
 
 from command_line import command_line
@@ -158,3 +159,50 @@ def test_a_lora_run_needs_its_base_as_a_folder_before_any_training(tmp_path):
 
     with pytest.raises(ConfigError, match="needs its base encoder as a local folder"):
         train_checker(options, no_progress)
+
+
+def test_a_delta_over_the_first_layers_keeps_the_bases_own_layers_and_reads_back_cut(tiny_mpnet, tmp_path):
+    config = FinetuneConfig(lora_rank=4, fast_dropout=False, encoder_layers=1)
+    tokenizer, model, trained = load_classifier(str(tiny_mpnet), CLASSES, config)
+    encoder = model.base_model.model.mpnet.encoder
+    assert len(encoder.layer) == 1
+    base = AutoModel.from_pretrained(str(tiny_mpnet))
+    first = encoder.layer[0].attention.attn.q.base_layer.weight
+    assert torch.equal(first, base.encoder.layer[0].attention.attn.q.weight)  # the base's first layer, not a new one
+    torch.manual_seed(1)
+    with torch.no_grad():
+        for parameter in trained:
+            parameter.normal_(0.0, 0.2)
+    expected = _logits(model, tokenizer, "marie curie won the nobel prize", "curie won a prize")
+    save_delta(model, tmp_path)
+    assert not any(".layer.1." in key for key in delta_tensors(model))
+    record = {"base": str(tiny_mpnet), "base_sha256": base_sha256(tiny_mpnet), "file": DELTA_FILE, "layers": 1}
+    loaded, loaded_tokenizer = load_delta_classifier(tmp_path, {"classes": list(CLASSES), "delta": record})
+    assert loaded.config.num_hidden_layers == 1
+    got = _logits(loaded, loaded_tokenizer, "marie curie won the nobel prize", "curie won a prize")
+    np.testing.assert_allclose(got, expected, atol=2e-3)
+
+
+def test_more_layers_than_the_encoder_has_are_refused(tiny_mpnet):
+    config = FinetuneConfig(lora_rank=4, fast_dropout=False, encoder_layers=3)
+    with pytest.raises(ConfigError, match="has 2 layers; give 1 to 2"):
+        load_classifier(str(tiny_mpnet), CLASSES, config)
+
+
+def test_train_checker_records_the_layers_its_delta_uses(tiny_mpnet, tmp_path):
+    data = write_pairs(tmp_path / "pairs.jsonl", n=60)
+    out = tmp_path / "cut"
+    result = CliRunner().invoke(
+        command_line(train_checker),
+        [
+            "train-checker", "--data", str(data), "--out", str(out), "--encoder", str(tiny_mpnet), "--epochs", "1",
+            "--lora-rank", "4", "--encoder-layers", "1", "--cues", "off", "--precision", "fp32",
+        ],
+        catch_exceptions=False,
+    )
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["delta"]["layers"] == 1 and manifest["finetune"]["encoder_layers"] == 1
+    assert not any(".layer.1." in key for key in load_file(str(out / "encoder" / DELTA_FILE)))
+    probs = EmbeddedScorer.from_dir(out).score(["marie curie won the nobel prize"], ["curie won a prize"])
+    assert probs.shape == (1, 3) and probs.sum() == pytest.approx(1.0)

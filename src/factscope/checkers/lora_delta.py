@@ -46,10 +46,12 @@ def base_sha256(folder: Path) -> str:
     raise ConfigError(f"{folder}: no weights file ({' or '.join(BASE_WEIGHTS)}) in the base encoder's folder")
 
 
-def delta_record(folder: Path, base_name: str, base_folder: Path, rank: int, alpha: int) -> dict[str, Any]:
+def delta_record(
+    folder: Path, base_name: str, base_folder: Path, rank: int, alpha: int, layers: int | None = None
+) -> dict[str, Any]:
     """What a manifest says of a delta in ``folder``: its base (name and weights' SHA-256), the delta's SHA-256,
-    its rank and scale."""
-    return {
+    its rank and scale, and how many of the base's first layers it uses (``layers``; none: all)."""
+    record = {
         "base": base_name,
         "base_sha256": base_sha256(base_folder),
         "file": DELTA_FILE,
@@ -57,6 +59,9 @@ def delta_record(folder: Path, base_name: str, base_folder: Path, rank: int, alp
         "rank": rank,
         "alpha": alpha,
     }
+    if layers is not None:
+        record["layers"] = layers
+    return record
 
 
 def check_base(base_folder: Path, record: dict[str, Any], install: str) -> None:
@@ -123,11 +128,12 @@ def base_install_hint(base: str) -> str:
 
 def load_delta_classifier(folder: Path, manifest: dict[str, Any]) -> tuple[Any, Any]:
     """The fp32 sequence classifier and tokenizer of a delta checker member: its base (checked against the
-    manifest's SHA-256) with the delta in ``folder`` applied."""
+    manifest's SHA-256, cut to the first layers the delta records) with the delta in ``folder`` applied."""
     import torch
     from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer
 
     from factscope.hf.embedded import resolve_encoder
+    from factscope.hf.first_layers import keep_first_layers
     from factscope.hf.loading import load_pretrained
 
     record = manifest["delta"]
@@ -147,6 +153,8 @@ def load_delta_classifier(folder: Path, manifest: dict[str, Any]) -> tuple[Any, 
         id2label=dict(enumerate(classes)),
         label2id={name: i for i, name in enumerate(classes)},
     )
+    if "layers" in record:
+        keep_first_layers(config, int(record["layers"]), record["base"])
     model = load_pretrained(
         AutoModelForSequenceClassification, str(base), "base encoder", config=config, dtype=torch.float32
     )

@@ -14,6 +14,7 @@ import numpy as np
 from factscope.checkers.embedded import CrossEncoderModel
 from factscope.checkers.int8_weights import save_int8_model
 from factscope.hf.cls_last_layer import restrict_last_layer_to_cls
+from factscope.hf.first_layers import keep_first_layers
 from factscope.hf.loading import load_pretrained
 from factscope.training.checkpoint import TrainingState
 from factscope.training.evaluation import evaluate, mix_objective
@@ -44,6 +45,7 @@ class FinetuneConfig:
     teacher_weight: float = 0.0
     lora_rank: int = 0
     lora_alpha: int | None = None
+    encoder_layers: int | None = None
 
 
 @dataclass
@@ -177,7 +179,8 @@ def load_classifier(encoder: str, classes: tuple[str, ...], config: FinetuneConf
     (:func:`restrict_last_layer_to_cls`); all parameters are trained but the word embeddings, unless
     ``config.train_word_embeddings``. Dropout masks come from numpy (:func:`use_fast_dropout`, seeded with
     ``config.seed``) unless ``config.fast_dropout`` is off. With ``config.lora_rank`` above 0 the encoder is frozen
-    and only rank-r adapters and the head are trained (:func:`factscope.training.lora.with_lora`).
+    and only rank-r adapters and the head are trained (:func:`factscope.training.lora.with_lora`). With
+    ``config.encoder_layers`` only the encoder's first layers are loaded and trained (:mod:`factscope.hf.first_layers`).
     """
     import torch
     from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer
@@ -191,6 +194,8 @@ def load_classifier(encoder: str, classes: tuple[str, ...], config: FinetuneConf
         id2label=dict(enumerate(classes)),
         label2id={name: i for i, name in enumerate(classes)},
     )
+    if config.encoder_layers is not None:
+        keep_first_layers(model_config, config.encoder_layers, encoder)
     if hasattr(model_config, "attention_probs_dropout_prob"):
         model_config.attention_probs_dropout_prob = config.attention_dropout
     model = load_pretrained(

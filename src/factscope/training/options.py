@@ -215,6 +215,14 @@ class TrainOptions(ValidatedOptions):
             min=0,
         ),
     )
+    encoder_layers: int | None = field(
+        default=None,
+        metadata=about(
+            "finetune: keep only the encoder's first N layers, a smaller checker that scores a pair in about N / L of "
+            "the time (L the encoder's layers; default: all of them).",
+            min=1,
+        ),
+    )
     lora_alpha: int | None = field(
         default=None,
         metadata=about(

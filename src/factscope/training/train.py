@@ -95,6 +95,8 @@ def train_checker(options: TrainOptions, progress: ProgressFactory) -> TrainResu
         raise ConfigError("`members` must be at least 1, and more than 1 only with `method='finetune'`")
     if options.lora_rank < 0 or (options.lora_rank > 0 and options.method != "finetune"):
         raise ConfigError("`lora_rank` must be 0 (a full fine-tune) or a positive rank with `method='finetune'`")
+    if options.encoder_layers is not None and options.method != "finetune":
+        raise ConfigError("`encoder_layers` needs `method='finetune'`: it cuts the encoder a checker is fine-tuned on")
     if options.lora_rank > 0 and (options.weights != "fp16" or options.members != 1):
         raise ConfigError("a LoRA delta is saved in fp16 as one member: leave `weights` at 'fp16' and `members` at 1")
     if options.teacher is not None and options.method != "finetune":
@@ -313,7 +315,9 @@ def _saved_delta(
 
     save_delta(member.model, folder)
     alpha = options.lora_alpha if options.lora_alpha is not None else 2 * options.lora_rank
-    manifest["delta"] = delta_record(folder, options.encoder, Path(encoder_path), options.lora_rank, alpha)
+    manifest["delta"] = delta_record(
+        folder, options.encoder, Path(encoder_path), options.lora_rank, alpha, options.encoder_layers
+    )
     reloaded = CrossEncoderModel(
         *load_delta_classifier(folder, manifest),
         batch_size=member.batch_size,
@@ -388,6 +392,7 @@ def _train_finetune(options, encoder_path, train, copies, validation, classes, p
         teacher_weight=options.teacher_weight if options.teacher is not None else 0.0,
         lora_rank=options.lora_rank,
         lora_alpha=options.lora_alpha,
+        encoder_layers=options.encoder_layers,
     )
     pairs = sum(len(data) for data in epoch_schedule(train, copies, config.epochs, config.context_epochs))
     models, members = [], []
@@ -429,6 +434,7 @@ def _train_finetune(options, encoder_path, train, copies, validation, classes, p
             "attention_dropout": config.attention_dropout,
             "train_word_embeddings": config.train_word_embeddings,
             "lora_rank": config.lora_rank,
+            "encoder_layers": config.encoder_layers,
             "precision": resolve_precision(config.precision),
             "eager_attention_max_tokens": (
                 EAGER_ATTENTION_MAX_TOKENS if resolve_precision(config.precision) == "bf16" else None
