@@ -144,6 +144,13 @@ def main() -> None:
     parser.add_argument(
         "--mpnet-pairs", type=int, default=200, help="pairs of the mpnet target (default 200)"
     )
+    parser.add_argument(
+        "--also-time",
+        nargs="+",
+        default=[],
+        metavar="NAME=FOLDER",
+        help="checker folders the mpnet target also times over the default (a candidate successor)",
+    )
     add_out_option(parser)
     args = parser.parse_args()
     records = records_from_options(args, claims=6)
@@ -157,7 +164,10 @@ def main() -> None:
         if "record" in chosen:
             targets["record"] = record_target(records, args.repeats)
         if "mpnet" in chosen:
-            targets["mpnet"] = mpnet_target(records, args.repeats, args.mpnet_pairs)
+            others = dict(item.split("=", 1) for item in args.also_time)
+            targets["mpnet"] = mpnet_target(
+                records, args.repeats, args.mpnet_pairs, {name: Path(f) for name, f in others.items()}
+            )
         if "cli" in chosen:
             targets["cli"] = cli_target(args.repeats, args.baseline_src)
         targets["load_average_end"] = load_average()

@@ -80,9 +80,11 @@ def record_target(records: list[dict[str, Any]], repeats: int) -> dict[str, Any]
     }
 
 
-def mpnet_target(records: list[dict[str, Any]], repeats: int, pairs: int) -> dict[str, Any]:
+def mpnet_target(
+    records: list[dict[str, Any]], repeats: int, pairs: int, others: dict[str, Path] | None = None
+) -> dict[str, Any]:
     """Seconds per pair of the mpnet checker over the default checker's, on the first ``pairs`` distinct decisive
-    pairs of ``records``."""
+    pairs of ``records``; ``others`` (name: checker folder) are timed the same way, each over the default's."""
     from factscope.checkers.embedded import load_embedded_scorer, mpnet_checker_dir
     from factscope.checkers.registry import make_checker
 
@@ -95,6 +97,7 @@ def mpnet_target(records: list[dict[str, Any]], repeats: int, pairs: int) -> dic
     chosen = list(found)[:pairs]
     premises, hypotheses = [p for p, _ in chosen], [h for _, h in chosen]
     scorers = {"embedded": load_embedded_scorer(), "mpnet": load_embedded_scorer(mpnet_checker_dir())}
+    scorers.update({name: load_embedded_scorer(folder) for name, folder in (others or {}).items()})
     seconds: dict[str, list[float]] = {name: [] for name in scorers}
     for scorer in scorers.values():
         scorer.score(premises[:2], hypotheses[:2])
@@ -113,6 +116,10 @@ def mpnet_target(records: list[dict[str, Any]], repeats: int, pairs: int) -> dic
         "runtimes": runtimes,
         "seconds_per_pair": {name: spread(found) for name, found in seconds.items()},
         "mpnet_over_embedded": statistics.median(seconds["mpnet"]) / statistics.median(seconds["embedded"]),
+        **{
+            f"{name}_over_embedded": statistics.median(seconds[name]) / statistics.median(seconds["embedded"])
+            for name in others or {}
+        },
     }
 
 
