@@ -13,6 +13,7 @@ import torch
 from typer.testing import CliRunner
 
 from command_line import command_line
+from factscope.checkers.embedded import EmbeddedScorer
 from factscope.cli import train_checker
 from factscope.core.errors import ConfigError
 from factscope.training.distil import TEACHER_FILE, student_columns, teacher_probabilities, with_teacher
@@ -149,3 +150,17 @@ def test_a_folder_that_is_no_checker_cannot_teach(tmp_path):
     data = write_pairs(tmp_path / "pairs.jsonl", n=20)
     with pytest.raises(ConfigError, match="no manifest.json there"):
         run_cli("--data", data, "--out", tmp_path / "x", "--teacher", tmp_path)
+
+
+def test_a_checker_saved_as_a_delta_teaches_as_it_checks(tmp_path, tiny_encoder):
+    data = write_pairs(tmp_path / "pairs.jsonl", n=40)
+    delta = tmp_path / "delta_teacher"
+    result = run_cli(
+        "--data", data, "--out", delta, "--encoder", tiny_encoder, "--epochs", "1", "--cues", "off",
+        "--precision", "fp32", "--long-context", "0", "--unrelated-context", "0", "--lora-rank", "4",
+    )
+    assert result.exit_code == 0, result.output
+    assert "delta" in json.loads((delta / "manifest.json").read_text())
+    probs = teacher_probabilities(delta, PAIRS, CLASSES, tmp_path / TEACHER_FILE)
+    checked = EmbeddedScorer.from_dir(delta).model_probs([e.premise for e in PAIRS], [e.hypothesis for e in PAIRS])
+    np.testing.assert_allclose(probs, checked, atol=1e-5)

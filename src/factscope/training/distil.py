@@ -73,22 +73,17 @@ def teacher_probabilities(
         stored = np.load(cache)
         if str(stored["key"]) == key:
             return stored["probs"]
-    from factscope.checkers.embedded import CrossEncoderEnsemble, CrossEncoderModel
+    from factscope.checkers.embedded import load_embedded_scorer
 
     manifest = json.loads((teacher / "manifest.json").read_text(encoding="utf-8"))
     if manifest.get("method") != "finetune":
         raise ConfigError(f"`teacher` {teacher}: only a fine-tuned checker (method finetune) can teach")
     columns = student_columns(tuple(manifest["classes"]), classes)
-    model = CrossEncoderEnsemble(
-        [
-            CrossEncoderModel.from_pretrained(teacher / folder, batch_size=32, device=device)
-            for folder in manifest.get("members", ["encoder"])
-        ]
-    )
+    model = load_embedded_scorer(teacher, device)
     chunks = []
     for start in range(0, len(examples), 512):
         chunk = examples[start : start + 512]
-        chunks.append(model.probs([e.premise for e in chunk], [e.hypothesis for e in chunk]) @ columns)
+        chunks.append(model.model_probs([e.premise for e in chunk], [e.hypothesis for e in chunk]) @ columns)
         if progress is not None:
             progress.advance(len(chunk))
     probs = np.concatenate(chunks) if chunks else np.zeros((0, len(classes)))
