@@ -95,14 +95,16 @@ def test_a_delta_adds_b_times_a_to_the_weight_by_hand():
     assert layer.proj.weight.tolist() == [[4.0, 6.0], [4.0, 9.0]]
 
 
-def test_train_checker_writes_a_small_delta_with_both_digests(tiny_mpnet, tmp_path):
+@pytest.mark.parametrize("layers", [None, 1])
+def test_train_checker_writes_a_small_delta_with_both_digests(tiny_mpnet, tmp_path, layers):
     data = write_pairs(tmp_path / "pairs.jsonl", n=60)
     out = tmp_path / "lora"
+    cut = [] if layers is None else ["--encoder-layers", str(layers)]
     result = CliRunner().invoke(
         command_line(train_checker),
         [
             "train-checker", "--data", str(data), "--out", str(out), "--encoder", str(tiny_mpnet), "--epochs", "1",
-            "--lora-rank", "4", "--learning-rate", "1e-3", "--cues", "off", "--precision", "fp32",
+            "--lora-rank", "4", "--learning-rate", "1e-3", "--cues", "off", "--precision", "fp32", *cut,
         ],
         catch_exceptions=False,
     )
@@ -114,6 +116,10 @@ def test_train_checker_writes_a_small_delta_with_both_digests(tiny_mpnet, tmp_pa
     assert delta["base_sha256"] == "sha256:" + hashlib.sha256(weights).hexdigest()
     assert delta["sha256"] == "sha256:" + hashlib.sha256((out / "encoder" / DELTA_FILE).read_bytes()).hexdigest()
     assert delta["rank"] == 4 and delta["alpha"] == 8.0 and manifest["finetune"]["lora_rank"] == 4
+    assert delta.get("layers") == layers and manifest["finetune"]["encoder_layers"] == layers
+    adapted = {key.split(".layer.")[1].split(".")[0] for key in load_file(str(out / "encoder" / DELTA_FILE))
+               if ".layer." in key}
+    assert adapted == ({"0", "1"} if layers is None else {"0"})
     scorer = EmbeddedScorer.from_dir(out)
     probs = scorer.score(["marie curie won the nobel prize"], ["curie won a prize"])
     assert probs.shape == (1, 3) and probs.sum() == pytest.approx(1.0)
@@ -187,22 +193,3 @@ def test_more_layers_than_the_encoder_has_are_refused(tiny_mpnet):
     config = FinetuneConfig(lora_rank=4, fast_dropout=False, encoder_layers=3)
     with pytest.raises(ConfigError, match="has 2 layers; give 1 to 2"):
         load_classifier(str(tiny_mpnet), CLASSES, config)
-
-
-def test_train_checker_records_the_layers_its_delta_uses(tiny_mpnet, tmp_path):
-    data = write_pairs(tmp_path / "pairs.jsonl", n=60)
-    out = tmp_path / "cut"
-    result = CliRunner().invoke(
-        command_line(train_checker),
-        [
-            "train-checker", "--data", str(data), "--out", str(out), "--encoder", str(tiny_mpnet), "--epochs", "1",
-            "--lora-rank", "4", "--encoder-layers", "1", "--cues", "off", "--precision", "fp32",
-        ],
-        catch_exceptions=False,
-    )
-    assert result.exit_code == 0, result.output
-    manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["delta"]["layers"] == 1 and manifest["finetune"]["encoder_layers"] == 1
-    assert not any(".layer.1." in key for key in load_file(str(out / "encoder" / DELTA_FILE)))
-    probs = EmbeddedScorer.from_dir(out).score(["marie curie won the nobel prize"], ["curie won a prize"])
-    assert probs.shape == (1, 3) and probs.sum() == pytest.approx(1.0)
