@@ -193,3 +193,18 @@ def test_more_layers_than_the_encoder_has_are_refused(tiny_mpnet):
     config = FinetuneConfig(lora_rank=4, fast_dropout=False, encoder_layers=3)
     with pytest.raises(ConfigError, match="has 2 layers; give 1 to 2"):
         load_classifier(str(tiny_mpnet), CLASSES, config)
+
+
+def test_a_cut_encoder_needs_a_fine_tune_before_any_training(tmp_path):
+    from factscope.training.options import TrainOptions
+    from factscope.training.train import train_checker
+
+    options = TrainOptions(
+        data=[write_pairs(tmp_path / "pairs.jsonl", n=60)], out=tmp_path / "out", method="repc", encoder_layers=1
+    )
+
+    def no_progress(description: str, total: int):
+        raise AssertionError(f"training started ({description}) though the method cannot cut the encoder")
+
+    with pytest.raises(ConfigError, match="`encoder_layers` needs `method='finetune'`"):
+        train_checker(options, no_progress)
