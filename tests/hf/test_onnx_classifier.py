@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
+from scipy.special import softmax
 
 from factscope.checkers.embedded import (
     CrossEncoderModel,
@@ -12,6 +14,8 @@ from factscope.checkers.embedded import (
     OnnxCrossEncoder,
     shipped_checker_dir,
 )
+from factscope.checkers.registry import make_checker
+from factscope.core.errors import ConfigError
 from factscope.core.runs.loop import reporting_setup
 from factscope.hf.onnx_classifier import (
     folder_digest,
@@ -131,3 +135,73 @@ def test_a_checker_directory_scores_alike_in_both_runtimes_and_loads_without_pyt
     assert [exported.count_tokens(text) for text in PREMISES] == [
         in_pytorch.count_tokens(text) for text in PREMISES
     ]
+
+
+def operators(path) -> set[str]:
+    import onnx
+
+    return {node.op_type for node in onnx.load(str(path)).graph.node}
+
+
+def test_int8_quantises_the_export_once_and_keeps_the_labels_close(tmp_path):
+    member = tiny_member(tmp_path / "model")
+    expected = member.probs(PREMISES, HYPOTHESES)
+    key = weights_digest(member.model)
+    events = []
+    with reporting_setup(events.append):
+        int8 = onnx_classifier(member.model, member.tokenizer, key, tmp_path / "cache", precision="int8")
+    assert int8.path == tmp_path / "cache" / f"{key}-int8.onnx"
+    assert sorted(p.name for p in (tmp_path / "cache").iterdir()) == [f"{key}-int8.onnx", f"{key}.onnx"]
+    assert any("ONNX Runtime" in event.stage for event in events)
+    assert any("int8" in event.stage for event in events)
+    assert "MatMulInteger" in operators(int8.path)
+    assert "MatMulInteger" not in operators(tmp_path / "cache" / f"{key}.onnx")
+    got = softmax(int8.logits(member.tokenizer, PREMISES, HYPOTHESES, max_length=24), axis=1)
+    assert np.abs(got - expected).max() < 0.05
+    events.clear()
+    with reporting_setup(events.append):
+        again = onnx_classifier(member.model, member.tokenizer, key, tmp_path / "cache", precision="int8")
+    assert again.path == int8.path and not events
+
+
+def test_a_checker_directory_in_int8_loads_from_its_quantised_export_and_says_so_in_its_settings(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    folder = tiny_checker(tmp_path / "checker")
+    fp32 = EmbeddedScorer.from_dir(folder, onnx=True)
+    quantising = EmbeddedScorer.from_dir(folder, precision="int8")
+    quantised = EmbeddedScorer.from_dir(folder, precision="int8")
+    assert isinstance(quantising._model.members[0], CrossEncoderModel)
+    assert isinstance(quantised._model.members[0], OnnxCrossEncoder)
+    assert quantised._model.members[0].onnx.path.name == f"{folder_digest(folder / 'encoder')}-int8.onnx"
+    expected = fp32.score(PREMISES, HYPOTHESES)
+    np.testing.assert_allclose(quantised.score(PREMISES, HYPOTHESES), quantising.score(PREMISES, HYPOTHESES))
+    assert np.abs(quantised.score(PREMISES, HYPOTHESES) - expected).max() < 0.05
+    assert "precision" not in fp32.result_settings()
+    assert quantised.result_settings() == {**fp32.result_settings(), "precision": "int8"}
+
+
+@pytest.mark.parametrize(
+    ("settings", "said"),
+    [({"device": "cuda"}, "on the CPU"), ({"onnx": False}, "ONNX Runtime")],
+)
+def test_int8_is_refused_where_it_cannot_run(tmp_path, monkeypatch, settings, said):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    folder = tiny_checker(tmp_path / "checker")
+    with pytest.raises(ConfigError, match=said):
+        EmbeddedScorer.from_dir(folder, precision="int8", **settings)
+    assert not (tmp_path / "xdg").exists()
+
+
+def test_int8_is_refused_for_a_checker_that_is_not_fine_tuned_and_for_a_hub_model_folder(tmp_path):
+    repc = tmp_path / "repc"
+    repc.mkdir()
+    (repc / "manifest.json").write_text(json.dumps({"method": "repc", "classes": list(LABELS.values())}))
+    with pytest.raises(ConfigError, match="'repc'"):
+        EmbeddedScorer.from_dir(repc, precision="int8")
+    build_nli_classifier(tmp_path / "hub", LABELS, seed=1)
+    with pytest.raises(ConfigError, match="Hugging Face model folder"):
+        make_checker(f"path:{tmp_path / 'hub'}", precision="int8", device="cpu")
+    with pytest.raises(ConfigError, match="precision"):
+        make_checker("similarity", precision="int8")

@@ -95,6 +95,15 @@ LABELLED_COLUMNS = CountsWhen(
 )
 """The label of each output column of a Hugging Face classifier."""
 
+FACTSCOPE_CHECKER = CountsWhen(
+    lambda values: bool(_names(values) & {"embedded", "mpnet", "path"}),
+    "with a checker factscope trained (embedded, mpnet, or path: to a folder of `train-checker`)",
+)
+"""A setting of the checkers that `factscope train-checker` makes."""
+
+ON_THE_CPU = CountsWhen(lambda values: values["device"] != "cuda", "on the CPU (`device` cpu or auto)")
+"""A setting that only the CPU runs."""
+
 ON_A_DEVICE = CountsWhen(
     lambda values: bool(_names(values) - READS_WHOLE - UNPLACED),
     "with a checker placed on a device (embedded, mpnet, path, minicheck, hhem, alignscore), not nli, "

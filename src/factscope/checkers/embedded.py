@@ -26,7 +26,9 @@ from factscope.hf.cls_last_layer import restrict_last_layer_to_cls
 from factscope.hf.loading import load_pretrained
 from factscope.hf.onnx_classifier import (
     OnnxClassifier,
+    Precision,
     cached_export,
+    export_name,
     folder_digest,
     onnx_classifier,
     onnx_runtime_installed,
@@ -92,10 +94,10 @@ class CrossEncoderModel(TorchClassifier):
         self.onnx: OnnxClassifier | None = None
         self.batch_tokens = CPU_BATCH_TOKENS if device == "cpu" else None
 
-    def use_onnx_runtime(self, key: str, cache: Path | None = None) -> None:
-        """Score with ONNX Runtime from now on, from the cached export ``key`` of these weights (exported first if
-        missing, see :func:`~factscope.hf.onnx_classifier.onnx_classifier`)."""
-        self.onnx = onnx_classifier(self.model, self.tokenizer, key, cache)
+    def use_onnx_runtime(self, key: str, cache: Path | None = None, precision: Precision = "fp32") -> None:
+        """Score with ONNX Runtime from now on, from the cached export ``key`` of these weights at ``precision``
+        (exported first if missing, see :func:`~factscope.hf.onnx_classifier.onnx_classifier`)."""
+        self.onnx = onnx_classifier(self.model, self.tokenizer, key, cache, precision)
 
     @classmethod
     def from_pretrained(cls, path: str | Path, **kwargs: Any) -> CrossEncoderModel:
@@ -148,18 +150,18 @@ class OnnxCrossEncoder:
 
 
 def onnx_member(
-    folder: Path, num_labels: int, settings: dict[str, Any]
+    folder: Path, num_labels: int, settings: dict[str, Any], precision: Precision = "fp32"
 ) -> CrossEncoderModel | OnnxCrossEncoder:
-    """The member of ``folder`` in ONNX Runtime: from its cached export and its ``tokenizer.json`` alone when both
-    are there, else loaded in PyTorch and exported (first use)."""
+    """The member of ``folder`` in ONNX Runtime at ``precision``: from its cached export and its ``tokenizer.json``
+    alone when both are there, else loaded in PyTorch and exported (first use)."""
     key = folder_digest(folder)
-    exported, tokenizer = cached_export(key), tokenizer_file(folder)
+    exported, tokenizer = cached_export(export_name(key, precision)), tokenizer_file(folder)
     if exported is not None and tokenizer is not None:
         return OnnxCrossEncoder(
             OnnxClassifier(exported, num_labels), tokenizer, settings["batch_size"], settings["max_length"]
         )
     member = CrossEncoderModel.from_pretrained(folder, **settings)
-    member.use_onnx_runtime(key)
+    member.use_onnx_runtime(key, precision=precision)
     return member
 
 
@@ -180,8 +182,16 @@ class CrossEncoderEnsemble:
 class EmbeddedScorer:
     """PairScorer over a checker directory: (n, 3) probabilities in schema.LABELS order, rows summing to 1."""
 
-    def __init__(self, directory: Path, manifest: dict[str, Any], model: Any, tokenizer: Any) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        manifest: dict[str, Any],
+        model: Any,
+        tokenizer: Any,
+        precision: Precision = "fp32",
+    ) -> None:
         self.directory = directory
+        self.precision = precision
         self.manifest = manifest
         self.classes: tuple[str, ...] = tuple(manifest["classes"])
         self.name = f"embedded:{manifest['method']}:{directory.name}"
@@ -195,11 +205,13 @@ class EmbeddedScorer:
             self._cues = CueStacker.load(directory / manifest["cues"]["file"])
 
     @classmethod
-    def from_dir(cls, path: str | Path, device: str = "cpu", onnx: bool | None = None) -> EmbeddedScorer:
+    def from_dir(
+        cls, path: str | Path, device: str = "cpu", onnx: bool | None = None, precision: Precision = "fp32"
+    ) -> EmbeddedScorer:
         """Load a checker directory written by `factscope train-checker`; a fine-tuned checker runs on ``device``
         (``cpu``, in batches of ``CPU_BATCH_TOKENS`` tokens, or ``cuda``, in batches of ``GPU_BATCH_SIZE`` pairs),
         in ONNX Runtime when ``onnx`` is true (None: on the CPU when the ``onnx`` extra is installed), else in
-        PyTorch."""
+        PyTorch. ``precision='int8'`` runs it in ONNX Runtime's dynamic int8 quantisation, on the CPU only."""
         directory = Path(path)
         manifest_path = directory / MANIFEST
         if not manifest_path.is_file():
@@ -209,6 +221,8 @@ class EmbeddedScorer:
             )
         manifest = read_manifest(manifest_path)
         method = manifest.get("method")
+        if precision == "int8":
+            check_int8(directory, method, device, onnx)
         if method == "finetune":
             settings: dict[str, Any] = {
                 "max_length": int(manifest.get("inference_max_length", 320)),
@@ -226,14 +240,16 @@ class EmbeddedScorer:
                     for folder in folders
                 ]
                 for delta in deltas if in_onnx else []:
-                    delta.use_onnx_runtime(weights_digest(delta.model))
+                    delta.use_onnx_runtime(weights_digest(delta.model), precision=precision)
                 members = list(deltas)
             elif in_onnx:
-                members = [onnx_member(folder, len(manifest["classes"]), settings) for folder in folders]
+                members = [
+                    onnx_member(folder, len(manifest["classes"]), settings, precision) for folder in folders
+                ]
             else:
                 members = [CrossEncoderModel.from_pretrained(folder, **settings) for folder in folders]
             ensemble = CrossEncoderEnsemble(members)
-            return cls(directory, manifest, ensemble, ensemble.tokenizer)
+            return cls(directory, manifest, ensemble, ensemble.tokenizer, precision)
         if method == "repc":
             from factscope.checkers.repc import RepCModel
 
@@ -272,8 +288,10 @@ class EmbeddedScorer:
     def result_settings(self) -> dict[str, Any]:
         """What a results file records of this checker: a checker retrained into the same directory, or one
         whose manifest names another inference layout, differs here, so a resumed run cannot mix the two. The
-        folder's location is left out: the same files moved or installed elsewhere give the same verdicts."""
-        return {"name": self.name, "classes": list(self.classes), "contents": self.contents_digest}
+        folder's location is left out: the same files moved or installed elsewhere give the same verdicts. The
+        precision is named when it is int8 (a file written in fp32, before the setting existed, still resumes)."""
+        settings = {"name": self.name, "classes": list(self.classes), "contents": self.contents_digest}
+        return settings if self.precision == "fp32" else {**settings, "precision": self.precision}
 
 
 def read_manifest(path: Path) -> dict[str, Any]:
@@ -304,8 +322,8 @@ FilesStamp = tuple[tuple[str, int, int], ...]
 
 
 @lru_cache(maxsize=4)
-def _load_cached(path: str, device: str, stamp: FilesStamp) -> EmbeddedScorer:
-    return EmbeddedScorer.from_dir(path, device=device)
+def _load_cached(path: str, device: str, precision: Precision, stamp: FilesStamp) -> EmbeddedScorer:
+    return EmbeddedScorer.from_dir(path, device=device, precision=precision)
 
 
 def files_stamp(directory: Path) -> FilesStamp:
@@ -315,12 +333,30 @@ def files_stamp(directory: Path) -> FilesStamp:
     return tuple((p.relative_to(directory).as_posix(), p.stat().st_size, p.stat().st_mtime_ns) for p in files)
 
 
-def load_embedded_scorer(path: str | Path | None = None, device: str = "cpu") -> EmbeddedScorer:
-    """The checker at ``path``, or the shipped default, on ``device``; loads offline (HF_HUB_OFFLINE=1) and is
-    cached for as long as the folder's files are unchanged (a checker retrained into it loads afresh)."""
+def load_embedded_scorer(
+    path: str | Path | None = None, device: str = "cpu", precision: Precision = "fp32"
+) -> EmbeddedScorer:
+    """The checker at ``path``, or the shipped default, on ``device`` at ``precision``; loads offline
+    (HF_HUB_OFFLINE=1) and is cached for as long as the folder's files are unchanged (a checker retrained into it
+    loads afresh)."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     directory = (Path(path) if path is not None else shipped_checker_dir()).resolve()
-    return _load_cached(str(directory), device, files_stamp(directory))
+    return _load_cached(str(directory), device, precision, files_stamp(directory))
+
+
+def check_int8(directory: Path, method: object, device: str, onnx: bool | None) -> None:
+    """Refuse int8 where it cannot run: a checker that is not fine-tuned, a GPU, or no ONNX Runtime."""
+    if method != "finetune":
+        raise ConfigError(
+            f"{directory}: precision int8 runs fine-tuned checkers in ONNX Runtime; this checker's method is "
+            f"{method!r}; use precision fp32"
+        )
+    if device != "cpu":
+        raise ConfigError(f"precision int8 runs on the CPU, not on {device!r}; use device cpu, or precision fp32")
+    if onnx is False or not onnx_runtime_installed():
+        raise ConfigError(
+            "precision int8 runs in ONNX Runtime, which is not installed: pip install 'factscope[onnx]'"
+        )
 
 
 def directory_digest(directory: Path) -> str:

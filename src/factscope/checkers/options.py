@@ -9,11 +9,13 @@ from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from factscope.checkers.checker_rules import (
+    FACTSCOPE_CHECKER,
     FAST_MODE,
     LABELLED_COLUMNS,
     LLM_CHECKER,
     MODEL_CHECKER,
     ON_A_DEVICE,
+    ON_THE_CPU,
     SEGMENTING_CHECKER,
     SIMILARITY_CHECKER,
 )
@@ -33,6 +35,7 @@ from factscope.core.options.validation import ValidatedOptions, options_from
 if TYPE_CHECKING:
     from factscope.checkers.relevance import RelevanceMode
     from factscope.hf.device import Device
+    from factscope.hf.onnx_classifier import Precision
 
 CheckMode = Literal["exact", "fast"]
 """exact: every segment that can decide is scored; fast: deprecated for the checkers (it checks as exact; a
@@ -131,12 +134,16 @@ class CheckerOptions(ValidatedOptions):
         flag="--mismatch-checks", counts_when=MODEL_CHECKER,
     ))
     mode: CheckMode = field(default=DEFAULT_MODE, metadata=about(
-        "exact; fast is deprecated (it checks as exact)",
+        "deprecated: fast checks as exact",
         counts_when=FAST_MODE,
     ))
     device: Device = field(default="auto", metadata=about(
         "auto (a GPU if present), cpu or cuda",
         counts_when=ON_A_DEVICE,
+    ))
+    precision: Precision = field(default="fp32", metadata=about(
+        "fp32, or int8 (ONNX Runtime's dynamic int8 on a CPU: faster, a few labels differ)",
+        counts_when=(FACTSCOPE_CHECKER, ON_THE_CPU),
     ))
     threshold: float | None = field(default=None, metadata=about(
         "P(Entailment) from which a segment entails (default: argmax; judges 0.5)",

@@ -42,7 +42,7 @@ def _embedded(argument: None, options: CheckerOptions, llm: LLMClient | None) ->
     from factscope.checkers.embedded import load_embedded_scorer
     from factscope.hf.device import resolve_device
 
-    scorer = load_embedded_scorer(device=resolve_device(options.device))
+    scorer = load_embedded_scorer(device=resolve_device(options.device), precision=options.precision)
     return _segmented(scorer, _checker_defaults(scorer, options), name="embedded")
 
 
@@ -50,7 +50,9 @@ def _mpnet(argument: None, options: CheckerOptions, llm: LLMClient | None) -> Ch
     from factscope.checkers.embedded import load_embedded_scorer, mpnet_checker_dir
     from factscope.hf.device import resolve_device
 
-    scorer = load_embedded_scorer(mpnet_checker_dir(), device=resolve_device(options.device))
+    scorer = load_embedded_scorer(
+        mpnet_checker_dir(), device=resolve_device(options.device), precision=options.precision
+    )
     return _segmented(scorer, _checker_defaults(scorer, options), name="mpnet")
 
 
@@ -307,9 +309,15 @@ def _scorer_from_folder(folder: Path, options: CheckerOptions) -> Any:
     if manifest.exists() and "method" in read_manifest(manifest):
         from factscope.hf.device import resolve_device
 
-        return load_embedded_scorer(folder, device=resolve_device(options.device))
+        return load_embedded_scorer(folder, device=resolve_device(options.device), precision=options.precision)
     if (folder / "config.json").exists():
         from factscope.hf.nli import HFNLIScorer
+
+        if options.precision != "fp32":
+            raise ConfigError(
+                f"'{folder}': precision {options.precision} runs checkers trained by `factscope train-checker`, "
+                "not a Hugging Face model folder; use precision fp32"
+            )
 
         return HFNLIScorer(str(folder), batch_size=options.batch_size or MODEL_BATCH, label_order=options.label_order)
     raise ConfigError(f"'{folder}' is neither a factscope checker (manifest.json) nor a Hugging Face model (config.json)")

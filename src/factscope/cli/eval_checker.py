@@ -39,7 +39,7 @@ Examples:
 """
 
 EVAL_SETTINGS = frozenset({"max_tokens", "window_sentences", "min_window_sentences", "similarity_threshold",
-                           "llm_mode", "device", "label_order", "decision"})
+                           "llm_mode", "device", "precision", "label_order", "decision"})
 """The checker settings `eval-checker` offers (its LLM checker judges one pair a call by default)."""
 
 

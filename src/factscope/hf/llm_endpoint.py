@@ -56,7 +56,7 @@ class LLMEndpoint(ValidatedOptions):
     ))
     concurrency: int = field(default=8, metadata=about("parallel requests", flag="--llm-concurrency", min=1))
     timeout: float | None = field(default=None, metadata=about(
-        "seconds per LLM call (default: 60 for an endpoint, none in-process) "
+        "seconds per call (default: 60; none in-process) "
         "\\[env FACTSCOPE_LLM_TIMEOUT]", flag="--llm-timeout",
         min=0.0, min_open=True,
     ))

@@ -6,6 +6,10 @@ page, ``benchmarks/record_speed.py --targets``). The model is exported on first 
 setup stage) to ``$XDG_CACHE_HOME/factscope/onnx/<digest>.onnx``, where ``<digest>`` covers the weights: a copy of
 a checker shares its export, a retrained one gets its own. It needs the ``onnx`` extra (onnxruntime, and onnx for
 the export); without it the PyTorch model runs.
+
+With ``precision='int8'`` the export is quantised once more, to ``<digest>-int8.onnx``: ONNX Runtime's dynamic
+int8 quantisation (int8 weights, one scale per output channel; activations quantised per batch). It is faster on
+CPUs with int8 dot-product instructions and changes a few labels (the benchmarks page gives the share).
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import os
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -31,6 +35,12 @@ KEPT_BYTES = 2 << 30
 """What the exports in the cache may take: the most recently used are kept up to 2 GiB (the shipped checker's is
 91 MB, the mpnet checker's 438 MB), and the one just written always."""
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+
+Precision = Literal["fp32", "int8"]
+"""The arithmetic of an exported checker in ONNX Runtime: the export as it is, or its dynamic int8 quantisation."""
+
+INT8_SUFFIX = "-int8"
+"""Added to an export's key for its int8 quantisation."""
 
 
 def onnx_runtime_installed() -> bool:
@@ -121,17 +131,51 @@ def cached_export(key: str, cache: Path | None = None) -> Path | None:
     return path
 
 
-def onnx_classifier(model: Any, tokenizer: Any, key: str, cache: Path | None = None) -> OnnxClassifier:
-    """``model`` (a PyTorch sequence classifier on the CPU, in eval mode) in ONNX Runtime, from the cached export
-    of ``key`` (:func:`weights_digest` or :func:`folder_digest`), exported first when there is none; the cache
-    keeps the most recently used, up to ``KEPT_BYTES``."""
+def onnx_classifier(
+    model: Any, tokenizer: Any, key: str, cache: Path | None = None, precision: Precision = "fp32"
+) -> OnnxClassifier:
+    """``model`` (a PyTorch sequence classifier on the CPU, in eval mode) in ONNX Runtime at ``precision``, from the
+    cached export of ``key`` (:func:`weights_digest` or :func:`folder_digest`), exported (and quantised) first when
+    there is none; the cache keeps the most recently used, up to ``KEPT_BYTES``."""
     folder = cache or onnx_cache()
-    path = cached_export(key, folder)
+    name = export_name(key, precision)
+    path = cached_export(name, folder)
     if path is None:
-        path = folder / f"{key}.onnx"
-        export_classifier(model, tokenizer, path)
+        path = folder / f"{name}.onnx"
+        full = cached_export(key, folder)
+        if full is None:
+            full = folder / f"{key}.onnx"
+            export_classifier(model, tokenizer, full)
+        if precision == "int8":
+            quantize_export(full, path)
         prune_exports(folder, path)
     return OnnxClassifier(path, int(model.config.num_labels))
+
+
+def export_name(key: str, precision: Precision) -> str:
+    """The cache's name of the export of ``key`` at ``precision``."""
+    return key + INT8_SUFFIX if precision == "int8" else key
+
+
+def quantize_export(source: Path, path: Path) -> None:
+    """Write ``source``'s dynamic int8 quantisation (ONNX Runtime's ``quantize_dynamic``: int8 weights with one
+    scale per output channel) to ``path``, under another name first, so a reader never sees a partial file."""
+    import logging
+
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    partial = path.with_name(f"{path.stem}.partial-{os.getpid()}")
+    quantizer_log = logging.getLogger()
+    level = quantizer_log.level
+    try:
+        with setup_stage(f"quantising the checker to int8 in {path.parent} (first use only)", None):
+            # the quantizer logs a hint about shape pre-processing to the root logger: not the user's concern
+            quantizer_log.setLevel(logging.ERROR)
+            quantize_dynamic(str(source), str(partial), weight_type=QuantType.QInt8, per_channel=True)
+        os.replace(partial, path)
+    finally:
+        quantizer_log.setLevel(level)
+        partial.unlink(missing_ok=True)
 
 
 def prune_exports(folder: Path, kept: Path, budget: int = KEPT_BYTES) -> None:
