@@ -5,7 +5,8 @@
   each record, ``repeats`` times, so that the load of a shared machine falls on both alike; their labels compared,
   and their process CPU time, which the machine's other work disturbs less.
 - ``mpnet``: the mpnet checker's seconds per pair over the default checker's, on the same deduplicated pairs (the
-  decisive pairs of the records), each in its default runtime, in turn.
+  decisive pairs of the records), each in its default runtime, in turn; and both in int8 (ONNX Runtime's dynamic
+  int8, ``precision='int8'``), with the share of the pairs whose label int8 keeps.
 - ``cli``: a fresh ``factscope check`` process on a short record file (the README's example): seconds until its
   first verdict is in the results file, and until it exits, from a warm disk (one untimed run first); with a
   ``baseline`` source folder (the ``src`` of a checkout of the previous version), that version's runs in turn.
@@ -84,7 +85,8 @@ def mpnet_target(
     records: list[dict[str, Any]], repeats: int, pairs: int, others: dict[str, Path] | None = None
 ) -> dict[str, Any]:
     """Seconds per pair of the mpnet checker over the default checker's, on the first ``pairs`` distinct decisive
-    pairs of ``records``; ``others`` (name: checker folder) are timed the same way, each over the default's."""
+    pairs of ``records``; both checkers in int8 (``precision='int8'``, with the share of pairs whose label it
+    keeps) and ``others`` (name: checker folder) are timed the same way, each over the default's."""
     from factscope.checkers.embedded import load_embedded_scorer, mpnet_checker_dir
     from factscope.checkers.registry import make_checker
 
@@ -96,29 +98,40 @@ def mpnet_target(
                 found[(candidate.text, task.claim)] = None
     chosen = list(found)[:pairs]
     premises, hypotheses = [p for p, _ in chosen], [h for _, h in chosen]
-    scorers = {"embedded": load_embedded_scorer(), "mpnet": load_embedded_scorer(mpnet_checker_dir())}
+    scorers = {
+        "embedded": load_embedded_scorer(),
+        "mpnet": load_embedded_scorer(mpnet_checker_dir()),
+        "embedded-int8": load_embedded_scorer(precision="int8"),
+        "mpnet-int8": load_embedded_scorer(mpnet_checker_dir(), precision="int8"),
+    }
     scorers.update({name: load_embedded_scorer(folder) for name, folder in (others or {}).items()})
+    labels: dict[str, list[int]] = {}
     seconds: dict[str, list[float]] = {name: [] for name in scorers}
     for scorer in scorers.values():
         scorer.score(premises[:2], hypotheses[:2])
     for _ in range(repeats):
         for name, scorer in scorers.items():
             began = time.perf_counter()
-            scorer.score(premises, hypotheses)
+            labels[name] = scorer.score(premises, hypotheses).argmax(axis=1).tolist()
             seconds[name].append((time.perf_counter() - began) / len(chosen))
             print(f"{name}: {seconds[name][-1] * 1000:.1f} ms a pair", flush=True)
     runtimes = {
-        name: "onnx" if scorer._model.members[0].onnx is not None else "torch"
+        name: ("onnx" if scorer._model.members[0].onnx is not None else "torch")
+        + ("-int8" if scorer.precision == "int8" else "")
         for name, scorer in scorers.items()
     }
     return {
         "pairs": len(chosen),
         "runtimes": runtimes,
         "seconds_per_pair": {name: spread(found) for name, found in seconds.items()},
-        "mpnet_over_embedded": statistics.median(seconds["mpnet"]) / statistics.median(seconds["embedded"]),
         **{
-            f"{name}_over_embedded": statistics.median(seconds[name]) / statistics.median(seconds["embedded"])
-            for name in others or {}
+            f"{name}_over_embedded": statistics.median(found) / statistics.median(seconds["embedded"])
+            for name, found in seconds.items()
+            if name != "embedded"
+        },
+        "int8_labels_same": {
+            name: sum(a == b for a, b in zip(labels[name], labels[f"{name}-int8"])) / len(chosen)
+            for name in ("embedded", "mpnet")
         },
     }
 

@@ -12,8 +12,9 @@ other sets' samples, never on the set itself).
         --run shipped-win2=embedded:window_sentences=2 --run candidate=path:/tmp/checker --limit 120
 
 A run is ``NAME=SPEC`` or ``NAME=SPEC:SETTING=VALUE,...`` with integer settings of `make_checker`
-(``window_sentences``, ``min_window_sentences``, ``max_tokens``) or ``mode=fast`` (each claim against its most
-relevant windows only: what a larger checker costs to read long premises in full). Results go to
+(``window_sentences``, ``min_window_sentences``, ``max_tokens``), ``mode=fast`` (each claim against its most
+relevant windows only: what a larger checker costs to read long premises in full) or ``precision=int8`` (ONNX
+Runtime's dynamic int8). Results go to
 ``benchmarks/results/unseen_sets.json``; runs already there under the same name, options and checker (its
 weights' digest and settings) are kept, so a rerun adds only the new or changed ones. A file made from another
 sample (``--limit``, or other pairs in the data) is refused: name another ``--out``.
@@ -44,6 +45,8 @@ from factscope.metrics.classification import auroc, balanced_accuracy
 UNSEEN = tuple(s for s in PAIR_SETS if not s.shippable)
 INTEGER_SETTINGS = ("window_sentences", "min_window_sentences", "max_tokens")
 MODES = ("exact", "fast")
+CHOICES = {"mode": MODES, "precision": ("fp32", "int8")}
+"""The settings of a run that take a name, with their choices."""
 
 
 def parse_run(text: str) -> tuple[str, str, dict[str, int | str]]:
@@ -56,13 +59,14 @@ def parse_run(text: str) -> tuple[str, str, dict[str, int | str]]:
         spec = head
         for item in tail.split(","):
             key, _, value = item.partition("=")
-            if key == "mode" and value in MODES:
+            if value in CHOICES.get(key, ()):
                 settings[key] = value
             elif key in INTEGER_SETTINGS:
                 settings[key] = int(value)
             else:
                 raise SystemExit(
-                    f"--run {text!r}: {item!r} is not mode=exact|fast or one of {', '.join(INTEGER_SETTINGS)}"
+                    f"--run {text!r}: {item!r} is not mode=exact|fast, precision=fp32|int8 or one of "
+                    f"{', '.join(INTEGER_SETTINGS)}"
                 )
     if not name or not spec:
         raise SystemExit(f"--run {text!r}: give NAME=SPEC")

@@ -15,7 +15,8 @@ Two steps:
     appends one JSON line per pair to ``--scores DIR/<checker>.jsonl``: the gold label, the checker's label, its
     probabilities and the claim's measurements (``checkers.segmented.claim_measurements``), with the seconds per
     batch. A rerun continues the file; one with another checker's files or another draw is refused (the settings
-    are kept beside the file, ``<checker>.settings.json``).
+    are kept beside the file, ``<checker>.settings.json``). With ``--precision int8`` the checker runs in ONNX
+    Runtime's int8 and its file is ``<checker>.int8.jsonl``: the other steps name it ``CHECKER.int8``.
 ``fit``
     reads those lines and reports, per family and as a mean, balanced accuracy of Entailment against the rest and
     AUROC, leave one family out: every figure of a family comes from a decision fitted on the other families only.
@@ -32,7 +33,7 @@ Two steps:
 ``compare``
     sets two scored checkers side by side on the pairs both scored (a checker before and after a change): per
     family and as a mean, with the mean differences' 95% paired bootstrap intervals (pairs resampled within each
-    family and class).
+    family and class), and the share of pairs the two label alike.
 
     python benchmarks/users_task.py score --checker embedded
     python benchmarks/users_task.py score --checker mpnet --per-set 120 --nli-per-set 0
@@ -40,6 +41,8 @@ Two steps:
     python benchmarks/users_task.py score --checker mpnet --only summedits --per-set 32 --scores QUIET
     python benchmarks/users_task.py seconds --scores QUIET    # after both checkers scored QUIET on a quiet machine
     python benchmarks/users_task.py compare --before mpnet --after path:my-mpnet
+    python benchmarks/users_task.py score --checker mpnet --precision int8 --per-set 60 --nli-per-set 0
+    python benchmarks/users_task.py compare --before mpnet --after mpnet.int8
 """
 
 from __future__ import annotations
@@ -108,6 +111,7 @@ def scoring_settings(args: argparse.Namespace) -> dict:
     """What a scores file's rows depend on: the checker and its files, and the seeded draws the pairs come from."""
     return {
         "checker": args.checker,
+        **({"precision": args.precision} if args.precision != "fp32" else {}),
         "files": checker_files(args.checker),
         "seed": args.seed,
         "draw": args.draw,
@@ -137,11 +141,12 @@ def score(args: argparse.Namespace) -> None:
     from factscope.checkers.registry import make_checker
     from factscope.checkers.segmented import claim_measurements
 
-    out = args.scores / f"{args.checker.replace(':', '_').replace('/', '_')}.jsonl"
+    named = args.checker if args.precision == "fp32" else f"{args.checker}.{args.precision}"
+    out = scores_file(args.scores, named)
     out.parent.mkdir(parents=True, exist_ok=True)
     same_scoring(out, scoring_settings(args))
     done = {json.loads(line)["id"] for line in out.read_text().splitlines()} if out.exists() else set()
-    checker = make_checker(args.checker)
+    checker = make_checker(args.checker, precision=args.precision)
     wanted = [(path, family, "users", args.per_set, args.draw) for path, family in USERS_TASK_SETS.items()]
     wanted += [(path, family, "nli", args.nli_per_set, args.nli_draw) for path, family in NLI_SETS.items()]
     with out.open("a", encoding="utf-8") as sink:
@@ -180,10 +185,14 @@ def score(args: argparse.Namespace) -> None:
                 print(f"{name}: {start + len(batch)}/{len(todo)} ({seconds / len(batch):.2f} s a pair)", flush=True)
 
 
+def scores_file(scores: Path, checker: str) -> Path:
+    """The scores file of ``checker`` (a spec, or ``SPEC.int8`` for one scored in int8) in the folder ``scores``."""
+    return scores / f"{checker.replace(':', '_').replace('/', '_')}.jsonl"
+
+
 def load(scores: Path, checker: str) -> list[dict]:
     """The scored pairs of one checker."""
-    path = scores / f"{checker.replace(':', '_').replace('/', '_')}.jsonl"
-    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    rows = [json.loads(line) for line in scores_file(scores, checker).read_text().splitlines() if line.strip()]
     for row in rows:
         row["measured"].setdefault("entailed", float(row["label"] == "Entailment"))
         row["measured"].setdefault("contradicted", float(row["label"] == "Contradiction"))
@@ -459,6 +468,7 @@ def paired_difference(before_rows: list[dict], after_rows: list[dict], resamples
     point = mean_difference(None)
     return {
         "pairs": len(shared),
+        "labels_same": float(np.mean([before[key]["label"] == after[key]["label"] for key in shared])),
         "per_family": per_family,
         "mean": {
             side: {m: float(np.mean([entry[side][m] for entry in per_family.values()])) for m in ("ba", "auroc")}
@@ -508,6 +518,7 @@ def main() -> None:
     commands = parser.add_subparsers(dest="command", required=True)
     scoring = commands.add_parser("score", help="score a checker on the drawn pairs (continues the file)")
     scoring.add_argument("--checker", default="embedded")
+    scoring.add_argument("--precision", choices=("fp32", "int8"), default="fp32", help="the checker's arithmetic")
     scoring.add_argument("--draw", type=int, default=DRAW, help="pairs drawn from each users'-task set")
     scoring.add_argument("--per-set", type=int, default=400, help="of those, the first N scored")
     scoring.add_argument("--nli-draw", type=int, default=80, help="pairs drawn from each NLI-column set")

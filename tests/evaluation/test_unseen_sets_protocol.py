@@ -86,3 +86,12 @@ def test_the_sample_digest_follows_the_pairs_ids():
     assert one == unseen_sets.sample_digest({"sick": [Pair("a"), Pair("b")]})
     assert one != unseen_sets.sample_digest({"sick": [Pair("a"), Pair("c")]})
     assert one != unseen_sets.sample_digest({"rte": [Pair("a"), Pair("b")]})
+
+
+def test_a_run_names_its_settings_after_the_spec():
+    assert unseen_sets.parse_run("q=mpnet:precision=int8,window_sentences=1") == (
+        "q", "mpnet", {"precision": "int8", "window_sentences": 1}
+    )
+    assert unseen_sets.parse_run("p=path:/a/b") == ("p", "path:/a/b", {})
+    with pytest.raises(SystemExit, match="precision=fp32|int8"):
+        unseen_sets.parse_run("q=mpnet:precision=int4")

@@ -43,6 +43,7 @@ def test_per_family_figures_their_means_and_the_difference(monkeypatch, tmp_path
     figures = json.loads(out.read_text())["figures"]
 
     assert figures["pairs"] == 6
+    assert figures["labels_same"] == 0.5  # a:0, a:2, b:0 alike; a:1, a:3, b:1 not
     a, b = figures["per_family"]["a"], figures["per_family"]["b"]
     assert a["before"] == {"ba": 0.5, "auroc": 0.75, "called_supported": 0.5}
     assert a["after"] == {"ba": 1.0, "auroc": 1.0, "called_supported": 0.5}
@@ -137,3 +138,14 @@ def test_a_scores_file_is_continued_only_with_the_settings_it_was_scored_with(tm
         users_task.same_scoring(out, changed)
     with pytest.raises(SystemExit, match=r"\(draw: \[400\] then, \[200\] now\)"):
         users_task.same_scoring(out, {**settings, "draw": 200})
+
+
+def test_a_checker_scored_in_int8_has_its_own_scores_file_and_settings(tmp_path):
+    def settings(precision):
+        return users_task.scoring_settings(
+            users_task.argparse.Namespace(checker="mpnet", precision=precision, seed=0, draw=400, nli_draw=80)
+        )
+
+    assert "precision" not in settings("fp32") and settings("int8")["precision"] == "int8"
+    assert users_task.scores_file(tmp_path, "mpnet.int8") == tmp_path / "mpnet.int8.jsonl"
+    assert users_task.scores_file(tmp_path, "path:/a/b") == tmp_path / "path__a_b.jsonl"
