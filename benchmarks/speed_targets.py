@@ -1,9 +1,9 @@
 """The three speed targets of exact checking on a CPU, each against the previous path in the same run.
 
 - ``record``: seconds a realistic record takes in exact mode with the default checker, model loaded, in ONNX
-  Runtime and in PyTorch (the path without the ``onnx`` extra): both loaded in one process and run in turn on
-  each record, ``repeats`` times, so that the load of a shared machine falls on both alike; their labels compared,
-  and their process CPU time, which the machine's other work disturbs less.
+  Runtime, in PyTorch (the path without the ``onnx`` extra) and in ONNX Runtime's int8: all loaded in one process
+  and run in turn on each record, ``repeats`` times, so that the load of a shared machine falls on all alike; their
+  labels compared, and their process CPU time, which the machine's other work disturbs less.
 - ``mpnet``: the mpnet checker's seconds per pair over the default checker's, on the same deduplicated pairs (the
   decisive pairs of the records), each in its default runtime, in turn; and both in int8 (ONNX Runtime's dynamic
   int8, ``precision='int8'``), with the share of the pairs whose label int8 keeps.
@@ -37,14 +37,15 @@ def spread(seconds: list[float]) -> dict[str, float]:
 
 
 def record_target(records: list[dict[str, Any]], repeats: int) -> dict[str, Any]:
-    """Exact-mode seconds a record with the default checker in ONNX Runtime and in PyTorch, in turn."""
+    """Exact-mode seconds a record with the default checker in ONNX Runtime, in PyTorch and in ONNX Runtime's
+    int8 (``precision='int8'``, with the share of the claims whose label it keeps), in turn."""
     from factscope.checkers.embedded import EmbeddedScorer, shipped_checker_dir
     from factscope.checkers.options import CheckerOptions
     from factscope.checkers.registry import _checker_defaults, _segmented
 
     paths = {}
-    for runtime, onnx in (("onnx", True), ("torch", False)):
-        scorer = EmbeddedScorer.from_dir(shipped_checker_dir(), onnx=onnx)
+    for runtime, onnx, precision in (("onnx", True, "fp32"), ("torch", False, "fp32"), ("onnx-int8", True, "int8")):
+        scorer = EmbeddedScorer.from_dir(shipped_checker_dir(), onnx=onnx, precision=precision)
         paths[runtime] = _segmented(scorer, _checker_defaults(scorer, CheckerOptions()), name="embedded")
         paths[runtime].check(tasks_of(records[0])[:1])
     seconds: dict[str, dict[str, list[float]]] = {
@@ -78,6 +79,7 @@ def record_target(records: list[dict[str, Any]], repeats: int) -> dict[str, Any]
         "times_as_fast_as_torch_cpu": sum(cpu["torch"]) / sum(cpu["onnx"]),
         "labels_identical": labels["onnx"] == labels["torch"],
         "labels": len(labels["onnx"]),
+        "int8_labels_same": sum(a == b for a, b in zip(labels["onnx"], labels["onnx-int8"])) / len(labels["onnx"]),
     }
 
 
