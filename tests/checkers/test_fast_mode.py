@@ -351,7 +351,7 @@ def test_check_mode_fast_warns_and_checks_exactly_and_device_reaches_the_checker
 
     devices = []
 
-    def stand_in(path=None, device="cpu"):
+    def stand_in(path=None, device="cpu", precision="fp32"):
         devices.append(device)
         return StandInScorer()
 

@@ -26,7 +26,7 @@ from factscope.hf.cls_last_layer import restrict_last_layer_to_cls
 from factscope.hf.loading import load_pretrained
 from factscope.hf.onnx_classifier import (
     OnnxClassifier,
-    Precision,
+    OnnxPrecision,
     cached_export,
     export_name,
     folder_digest,
@@ -94,7 +94,7 @@ class CrossEncoderModel(TorchClassifier):
         self.onnx: OnnxClassifier | None = None
         self.batch_tokens = CPU_BATCH_TOKENS if device == "cpu" else None
 
-    def use_onnx_runtime(self, key: str, cache: Path | None = None, precision: Precision = "fp32") -> None:
+    def use_onnx_runtime(self, key: str, cache: Path | None = None, precision: OnnxPrecision = "fp32") -> None:
         """Score with ONNX Runtime from now on, from the cached export ``key`` of these weights at ``precision``
         (exported first if missing, see :func:`~factscope.hf.onnx_classifier.onnx_classifier`)."""
         self.onnx = onnx_classifier(self.model, self.tokenizer, key, cache, precision)
@@ -150,7 +150,7 @@ class OnnxCrossEncoder:
 
 
 def onnx_member(
-    folder: Path, num_labels: int, settings: dict[str, Any], precision: Precision = "fp32"
+    folder: Path, num_labels: int, settings: dict[str, Any], precision: OnnxPrecision = "fp32"
 ) -> CrossEncoderModel | OnnxCrossEncoder:
     """The member of ``folder`` in ONNX Runtime at ``precision``: from its cached export and its ``tokenizer.json``
     alone when both are there, else loaded in PyTorch and exported (first use)."""
@@ -188,7 +188,7 @@ class EmbeddedScorer:
         manifest: dict[str, Any],
         model: Any,
         tokenizer: Any,
-        precision: Precision = "fp32",
+        precision: OnnxPrecision = "fp32",
     ) -> None:
         self.directory = directory
         self.precision = precision
@@ -206,7 +206,7 @@ class EmbeddedScorer:
 
     @classmethod
     def from_dir(
-        cls, path: str | Path, device: str = "cpu", onnx: bool | None = None, precision: Precision = "fp32"
+        cls, path: str | Path, device: str = "cpu", onnx: bool | None = None, precision: OnnxPrecision = "fp32"
     ) -> EmbeddedScorer:
         """Load a checker directory written by `factscope train-checker`; a fine-tuned checker runs on ``device``
         (``cpu``, in batches of ``CPU_BATCH_TOKENS`` tokens, or ``cuda``, in batches of ``GPU_BATCH_SIZE`` pairs),
@@ -322,7 +322,7 @@ FilesStamp = tuple[tuple[str, int, int], ...]
 
 
 @lru_cache(maxsize=4)
-def _load_cached(path: str, device: str, precision: Precision, stamp: FilesStamp) -> EmbeddedScorer:
+def _load_cached(path: str, device: str, precision: OnnxPrecision, stamp: FilesStamp) -> EmbeddedScorer:
     return EmbeddedScorer.from_dir(path, device=device, precision=precision)
 
 
@@ -334,7 +334,7 @@ def files_stamp(directory: Path) -> FilesStamp:
 
 
 def load_embedded_scorer(
-    path: str | Path | None = None, device: str = "cpu", precision: Precision = "fp32"
+    path: str | Path | None = None, device: str = "cpu", precision: OnnxPrecision = "fp32"
 ) -> EmbeddedScorer:
     """The checker at ``path``, or the shipped default, on ``device`` at ``precision``; loads offline
     (HF_HUB_OFFLINE=1) and is cached for as long as the folder's files are unchanged (a checker retrained into it

@@ -35,7 +35,7 @@ from factscope.core.options.validation import ValidatedOptions, options_from
 if TYPE_CHECKING:
     from factscope.checkers.relevance import RelevanceMode
     from factscope.hf.device import Device
-    from factscope.hf.onnx_classifier import Precision
+    from factscope.hf.onnx_classifier import OnnxPrecision
 
 CheckMode = Literal["exact", "fast"]
 """exact: every segment that can decide is scored; fast: deprecated for the checkers (it checks as exact; a
@@ -141,7 +141,7 @@ class CheckerOptions(ValidatedOptions):
         "auto (a GPU if present), cpu or cuda",
         counts_when=ON_A_DEVICE,
     ))
-    precision: Precision = field(default="fp32", metadata=about(
+    precision: OnnxPrecision = field(default="fp32", metadata=about(
         "fp32, or int8 (ONNX Runtime's dynamic int8 on a CPU: faster, a few labels differ)",
         counts_when=(FACTSCOPE_CHECKER, ON_THE_CPU),
     ))

@@ -36,7 +36,7 @@ KEPT_BYTES = 2 << 30
 91 MB, the mpnet checker's 438 MB), and the one just written always."""
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
-Precision = Literal["fp32", "int8"]
+OnnxPrecision = Literal["fp32", "int8"]
 """The arithmetic of an exported checker in ONNX Runtime: the export as it is, or its dynamic int8 quantisation."""
 
 INT8_SUFFIX = "-int8"
@@ -132,7 +132,7 @@ def cached_export(key: str, cache: Path | None = None) -> Path | None:
 
 
 def onnx_classifier(
-    model: Any, tokenizer: Any, key: str, cache: Path | None = None, precision: Precision = "fp32"
+    model: Any, tokenizer: Any, key: str, cache: Path | None = None, precision: OnnxPrecision = "fp32"
 ) -> OnnxClassifier:
     """``model`` (a PyTorch sequence classifier on the CPU, in eval mode) in ONNX Runtime at ``precision``, from the
     cached export of ``key`` (:func:`weights_digest` or :func:`folder_digest`), exported (and quantised) first when
@@ -152,7 +152,7 @@ def onnx_classifier(
     return OnnxClassifier(path, int(model.config.num_labels))
 
 
-def export_name(key: str, precision: Precision) -> str:
+def export_name(key: str, precision: OnnxPrecision) -> str:
     """The cache's name of the export of ``key`` at ``precision``."""
     return key + INT8_SUFFIX if precision == "int8" else key
 
