@@ -68,6 +68,17 @@ def test_probabilities_and_labels_match_pytorch_over_batches_of_every_length(tmp
     assert member.probs([], []).shape == (0, 3)
 
 
+def test_the_attention_is_exported_in_its_eager_form_and_the_model_keeps_its_own(tmp_path):
+    member = tiny_member(tmp_path / "model")
+    member.model.set_attn_implementation("sdpa")
+    expected = member.probs(PREMISES, HYPOTHESES)
+    member.use_onnx_runtime(weights_digest(member.model), tmp_path / "cache")
+    assert member.model.config._attn_implementation == "sdpa"
+    exported = operators(member.onnx.path)
+    assert "Softmax" in exported and "IsNaN" not in exported
+    np.testing.assert_allclose(member.probs(PREMISES, HYPOTHESES), expected, atol=1e-5)
+
+
 def test_the_export_is_made_once_and_reported_as_a_setup_stage(tmp_path):
     member = tiny_member(tmp_path / "model")
     events = []

@@ -28,8 +28,9 @@ from factscope.core.files.user_dirs import cache_home
 from factscope.core.runs.loop import setup_stage
 from factscope.hf.sorted_batches import sorted_logits
 
-EXPORT_FORMAT = 1
-"""Part of every exported file's digest: raised when the export changes, so older files are not reused."""
+EXPORT_FORMAT = 2
+"""Part of every exported file's digest: raised when the export changes, so older files are not reused (2: the
+attention exported in its eager form)."""
 OPSET = 17
 KEPT_BYTES = 2 << 30
 """What the exports in the cache may take: the most recently used are kept up to 2 GiB (the shipped checker's is
@@ -190,7 +191,12 @@ def prune_exports(folder: Path, kept: Path, budget: int = KEPT_BYTES) -> None:
 
 def export_classifier(model: Any, tokenizer: Any, path: Path) -> None:
     """Write ``model`` to ``path`` as an ONNX graph over batches of any size and length; written under another
-    name and renamed, so a reader never sees a partial file."""
+    name and renamed, so a reader never sees a partial file.
+
+    The attention is exported in its eager form (``model``'s own is restored after): the graph transformers'
+    scaled-dot-product attention traces to scales queries and keys apart and guards the softmax against NaN, and
+    ONNX Runtime runs it more slowly on a CPU, with the same probabilities (the benchmarks page has the figures).
+    """
     import torch
 
     sample = tokenizer(
@@ -200,7 +206,10 @@ def export_classifier(model: Any, tokenizer: Any, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f"{path.stem}.partial-{os.getpid()}")
     axes = {name: {0: "batch", 1: "tokens"} for name in names}
+    attention = getattr(model.config, "_attn_implementation", None)
     try:
+        if attention not in (None, "eager"):
+            model.set_attn_implementation("eager")
         stage = setup_stage(f"exporting the checker for ONNX Runtime to {path.parent} (first use only)", None)
         with stage, torch.no_grad(), warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the tracer's notes on shapes it records as constants
@@ -216,4 +225,6 @@ def export_classifier(model: Any, tokenizer: Any, path: Path) -> None:
             )
         os.replace(partial, path)
     finally:
+        if attention not in (None, "eager"):
+            model.set_attn_implementation(attention)
         partial.unlink(missing_ok=True)
