@@ -142,7 +142,7 @@ class CheckerOptions(ValidatedOptions):
         counts_when=ON_A_DEVICE,
     ))
     precision: OnnxPrecision = field(default="fp32", metadata=about(
-        "fp32, or int8 (ONNX Runtime's dynamic int8 on a CPU: faster, a few labels differ)",
+        "fp32, or int8 (ONNX Runtime's dynamic int8 on a CPU: faster, some labels differ)",
         counts_when=(FACTSCOPE_CHECKER, ON_THE_CPU),
     ))
     threshold: float | None = field(default=None, metadata=about(
