@@ -34,6 +34,7 @@ USED_BY: dict[str, set[str]] = {
     "threshold": MODEL,
     "decision": MODEL,
     "device": MODEL - {"nli"},
+    "precision": {"embedded", "mpnet", "accurate", "path"},
     "label_order": {"nli", "path"},
     "similarity_threshold": {"similarity"},
     "llm_mode": {"llm"},
@@ -44,7 +45,7 @@ USED_BY: dict[str, set[str]] = {
 SET: dict[str, Any] = {
     "max_tokens": 100, "window_sentences": 2, "min_window_sentences": 1, "exact_scoring": "every",
     "relevance": "off", "min_relevance": 0.3, "min_confidence": 0.5, "mismatch": "off", "mode": "fast",
-    "threshold": 0.5, "decision": "off", "device": "cpu", "label_order": ["no", "yes"], "similarity_threshold": 0.5,
+    "threshold": 0.5, "decision": "off", "device": "cpu", "precision": "int8", "label_order": ["no", "yes"], "similarity_threshold": 0.5,
     "llm_mode": "single", "llm_passages": "together",
 }
 """A value away from its default for each setting."""

@@ -96,8 +96,9 @@ LABELLED_COLUMNS = CountsWhen(
 """The label of each output column of a Hugging Face classifier."""
 
 FACTSCOPE_CHECKER = CountsWhen(
-    lambda values: bool(_names(values) & {"embedded", "mpnet", "path"}),
-    "with a checker factscope trained (embedded, mpnet, or path: to a folder of `train-checker`)",
+    lambda values: bool(_names(values) & {"embedded", "mpnet", "accurate", "path"}),
+    "with a checker factscope trained (embedded, mpnet, or path: to a folder of `train-checker`), not nli, "
+    "minicheck, hhem, alignscore, similarity, llm or a ready checker",
 )
 """A setting of the checkers that `factscope train-checker` makes."""
 
